@@ -1,0 +1,21 @@
+#pragma once
+// Every `unieval` subcommand: `int cmd_NAME(const Args& args)` returns the exit code.
+// args excludes the program and subcommand names.
+#include "apps/unieval/cli.h"
+
+namespace unieval::cli {
+
+int cmd_score(const Args& args);      // cmd_score.cc + score_*.cc
+int cmd_eval(const Args& args);       // cmd_eval.cc
+int cmd_tokenize(const Args& args);   // cmd_tokenize.cc
+int cmd_reproduce(const Args& args);  // cmd_reproduce.cc
+int cmd_table(const Args& args);      // cmd_table.cc
+int cmd_compare(const Args& args);    // cmd_compare.cc
+#ifdef UNIEVAL_HAVE_TORCH
+int cmd_encode(const Args& args);     // torch/cmd_encode.cc
+int cmd_finetune(const Args& args);   // torch/cmd_finetune.cc
+int cmd_decode(const Args& args);     // torch/cmd_decode.cc
+int cmd_demo(const Args& args);       // torch/cmd_demo.cc
+#endif
+
+}  // namespace unieval::cli

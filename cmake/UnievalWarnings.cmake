@@ -1,0 +1,29 @@
+# unieval_target_defaults(target): warnings, includes rooted at the repository.
+function(unieval_target_defaults target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra)
+  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
+endfunction()
+
+# unieval_library(name dir...): a static library from every .cc under the given folders.
+function(unieval_library name)
+  set(srcs)
+  foreach(dir ${ARGN})
+    file(GLOB part CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${dir}/*.cc)
+    list(APPEND srcs ${part})
+  endforeach()
+  unieval_library_from(${name} ${srcs})
+endfunction()
+
+# unieval_library_from(name srcs...): as unieval_library, from an explicit source list; an empty
+# list still yields a (source-less) static library so that dependants link while it grows.
+function(unieval_library_from name)
+  set(srcs ${ARGN})
+  if(NOT srcs)
+    set(stub ${PROJECT_BINARY_DIR}/generated/empty_${name}.cc)
+    file(WRITE ${stub} "// ${name} has no sources yet\n")
+    set(srcs ${stub})
+  endif()
+  add_library(unieval_${name} STATIC ${srcs})
+  add_library(unieval::${name} ALIAS unieval_${name})
+  unieval_target_defaults(unieval_${name})
+endfunction()

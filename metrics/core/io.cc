@@ -1,0 +1,161 @@
+#include "metrics/core/io.h"
+
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "metrics/core/error.h"
+
+namespace unieval {
+
+namespace {
+
+std::string read_plain(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw InputError(path, 0, "read error");
+  return data;
+}
+
+std::string gunzip(const std::string& path, const std::string& compressed) {
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 32) != Z_OK) throw InputError(path, 0, "zlib init failed");
+  std::string out;
+  out.reserve(compressed.size() * 4);
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(compressed.data()));
+  zs.avail_in = static_cast<uInt>(compressed.size());
+  char buf[1 << 16];
+  int rc = Z_OK;
+  while (true) {
+    zs.next_out = reinterpret_cast<Bytef*>(buf);
+    zs.avail_out = sizeof(buf);
+    rc = inflate(&zs, Z_NO_FLUSH);
+    out.append(buf, sizeof(buf) - zs.avail_out);
+    if (rc == Z_STREAM_END) {
+      // Concatenated gzip members (as `cat a.gz b.gz` makes) continue.
+      if (zs.avail_in == 0) break;
+      inflateReset(&zs);
+      continue;
+    }
+    if (rc != Z_OK) {
+      inflateEnd(&zs);
+      throw InputError(path, 0, "corrupt or truncated gzip data");
+    }
+    if (zs.avail_in == 0 && zs.avail_out != 0) {
+      inflateEnd(&zs);
+      throw InputError(path, 0, "truncated gzip data");
+    }
+  }
+  inflateEnd(&zs);
+  return out;
+}
+
+}  // namespace
+
+std::string read_file(const std::string& path) {
+  std::string data = read_plain(path);
+  if (data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
+      static_cast<unsigned char>(data[1]) == 0x8b) {
+    return gunzip(path, data);
+  }
+  return data;
+}
+
+size_t find_invalid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  size_t n = s.size(), i = 0;
+  while (i < n) {
+    unsigned char c = p[i];
+    if (c < 0x80) { ++i; continue; }
+    size_t len;
+    uint32_t cp;
+    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
+    else return i;
+    if (i + len > n) return i;
+    for (size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return i;
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    // Overlong forms, surrogates and values past U+10FFFF are invalid.
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+        (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+      return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
+std::vector<std::string> split_lines(std::string_view text, const std::string& source_name,
+                                     const ReadLinesOptions& opts) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  long lineno = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    ++lineno;
+    if (opts.strip_cr && !line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (opts.check_utf8) {
+      size_t bad = find_invalid_utf8(line);
+      if (bad != std::string_view::npos)
+        throw InputError(source_name, lineno,
+                         "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line");
+    }
+    lines.emplace_back(line);
+    start = end + 1;
+  }
+  return lines;
+}
+
+std::vector<std::string> read_lines(const std::string& path, const ReadLinesOptions& opts) {
+  std::string data = read_file(path);
+  return split_lines(data, path, opts);
+}
+
+Corpus read_corpus(const std::string& hyp_path, const std::vector<std::string>& ref_paths) {
+  Corpus c;
+  c.hyps = read_lines(hyp_path);
+  for (const auto& r : ref_paths) {
+    c.refs.push_back(read_lines(r));
+    if (c.refs.back().size() != c.hyps.size())
+      throw InputError(r, 0,
+                       "has " + std::to_string(c.refs.back().size()) + " lines but the hypothesis file " +
+                           hyp_path + " has " + std::to_string(c.hyps.size()));
+  }
+  return c;
+}
+
+void write_file_atomic(const std::string& path, std::string_view content) {
+  if (path == "-") {
+    std::cout.write(content.data(), static_cast<std::streamsize>(content.size()));
+    std::cout.flush();
+    return;
+  }
+  std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw InputError(path, 0, std::string("cannot write: ") + std::strerror(errno));
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.flush();
+    if (!out) {
+      std::remove(tmp.c_str());
+      throw InputError(path, 0, "write failed (disk full?)");
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    int e = errno;
+    std::remove(tmp.c_str());
+    throw InputError(path, 0, std::string("cannot rename temporary file: ") + std::strerror(e));
+  }
+}
+
+}  // namespace unieval

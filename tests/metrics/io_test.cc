@@ -1,0 +1,87 @@
+#include "metrics/core/io.h"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include "metrics/core/error.h"
+#include "tests/test_util.h"
+
+namespace unieval {
+namespace {
+
+using testing::TempDir;
+
+TEST(IoTest, ReadLinesKeepsEmptyLinesAndDropsFinalNewline) {
+  TempDir t;
+  auto p = t.write("a.txt", "one\n\nthree\n");
+  EXPECT_EQ(read_lines(p), (std::vector<std::string>{"one", "", "three"}));
+  auto q = t.write("b.txt", "one\ntwo");
+  EXPECT_EQ(read_lines(q), (std::vector<std::string>{"one", "two"}));
+}
+
+TEST(IoTest, ReadLinesStripsCarriageReturn) {
+  TempDir t;
+  auto p = t.write("a.txt", "one\r\ntwo\r\n");
+  EXPECT_EQ(read_lines(p), (std::vector<std::string>{"one", "two"}));
+}
+
+TEST(IoTest, InvalidUtf8NamesFileAndLine) {
+  TempDir t;
+  auto p = t.write("bad.txt", "fine\nbad \xff here\n");
+  try {
+    read_lines(p);
+    FAIL() << "expected InputError";
+  } catch (const InputError& e) {
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_NE(std::string(e.what()).find("bad.txt:2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(IoTest, Utf8Validation) {
+  EXPECT_EQ(find_invalid_utf8("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80"), std::string::npos);
+  EXPECT_EQ(find_invalid_utf8("\xc0\xaf"), 0u);          // overlong '/'
+  EXPECT_EQ(find_invalid_utf8("ab\xed\xa0\x80"), 2u);    // surrogate
+  EXPECT_EQ(find_invalid_utf8("abc\xe2\x82"), 3u);       // truncated
+}
+
+TEST(IoTest, MissingFileIsInputError) {
+  EXPECT_THROW(read_lines("/nonexistent/unieval/file.txt"), InputError);
+}
+
+TEST(IoTest, GzipIsReadTransparently) {
+  TempDir t;
+  auto p = (t.path() / "a.txt.gz").string();
+  gzFile gz = gzopen(p.c_str(), "wb");
+  ASSERT_NE(gz, nullptr);
+  std::string text = "alpha\nbeta\n";
+  gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
+  gzclose(gz);
+  EXPECT_EQ(read_lines(p), (std::vector<std::string>{"alpha", "beta"}));
+}
+
+TEST(IoTest, CorpusLineCountMismatchIsAnError) {
+  TempDir t;
+  auto h = t.write("h.txt", "a\nb\n");
+  auto r = t.write("r.txt", "a\n");
+  try {
+    read_corpus(h, {r});
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("1 lines"), std::string::npos) << e.what();
+  }
+}
+
+TEST(IoTest, AtomicWriteReplacesAndLeavesNoTemp) {
+  TempDir t;
+  auto p = (t.path() / "out.json").string();
+  write_file_atomic(p, "first");
+  write_file_atomic(p, "second");
+  EXPECT_EQ(read_file(p), "second");
+  int files = 0;
+  for (auto& e : std::filesystem::directory_iterator(t.path())) { (void)e; ++files; }
+  EXPECT_EQ(files, 1);
+  EXPECT_THROW(write_file_atomic((t.path() / "no/such/dir/x").string(), "x"), InputError);
+}
+
+}  // namespace
+}  // namespace unieval

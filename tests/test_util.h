@@ -1,0 +1,110 @@
+#pragma once
+// Helpers shared by the test suites: where ../shared is, golden-vector reading, temp files and
+// running the `unieval` binary.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace unieval::testing {
+
+// ../shared beside the checkout, or $UNIEVAL_SHARED.
+inline std::filesystem::path shared_dir() {
+  if (const char* env = std::getenv("UNIEVAL_SHARED")) return env;
+  return std::filesystem::path(UNIEVAL_SOURCE_DIR).parent_path() / "shared";
+}
+
+// Skips the current test (with a message) when a shared resource is absent.
+#define UNIEVAL_REQUIRE_SHARED(relpath)                                                  \
+  do {                                                                                    \
+    if (!std::filesystem::exists(::unieval::testing::shared_dir() / (relpath)))           \
+      GTEST_SKIP() << "shared resource absent: " << (::unieval::testing::shared_dir() / (relpath)); \
+  } while (0)
+
+// Every JSON object of a .jsonl file.
+inline std::vector<nlohmann::json> read_jsonl(const std::filesystem::path& path) {
+  std::vector<nlohmann::json> out;
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    out.push_back(nlohmann::json::parse(line));
+  }
+  return out;
+}
+
+// A fresh temporary directory, removed when the object dies.
+class TempDir {
+ public:
+  TempDir() {
+    std::string tmpl = (std::filesystem::temp_directory_path() / "unieval_test_XXXXXX").string();
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!mkdtemp(buf.data())) throw std::runtime_error("mkdtemp failed");
+    path_ = buf.data();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  const std::filesystem::path& path() const { return path_; }
+  // Writes text to a file in the directory and returns its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    auto p = path_ / name;
+    std::filesystem::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Lines joined with '\n' and a final newline.
+inline std::string join_lines(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const auto& l : lines) s += l + "\n";
+  return s;
+}
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out;  // stdout
+  std::string err;  // stderr
+};
+
+// Runs `unieval ARGS` (ARGS is a shell-quoted string) and captures stdout, stderr, exit code.
+inline CliResult run_cli(const std::string& args) {
+  TempDir tmp;
+  std::string err_path = (tmp.path() / "stderr").string();
+  std::string cmd = std::string("'") + UNIEVAL_BINARY + "' " + args + " 2>'" + err_path + "'";
+  CliResult r;
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
+  int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream e(err_path);
+  r.err.assign(std::istreambuf_iterator<char>(e), std::istreambuf_iterator<char>());
+  return r;
+}
+
+// Single-quotes a string for the shell.
+inline std::string shq(const std::string& s) {
+  std::string out = "'";
+  for (char c : s) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+}  // namespace unieval::testing
