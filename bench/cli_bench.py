@@ -56,14 +56,17 @@ def generate_corpus(directory, n=20000, seed=13):
 
 
 def run_once(cmd):
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out, err = proc.communicate()
-    wall = time.perf_counter() - start
-    # ru_maxrss of all waited-for children is a running maximum; report it per job.
-    import resource
-    rss_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return proc.returncode, wall, rss_kb, out.decode(errors="replace"), err.decode(errors="replace")
+    """Runs cmd once; returns (exit code, wall seconds, peak RSS of that child in KiB, out, err)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        return (proc.returncode, wall, usage.ru_maxrss,
+                out.read().decode(errors="replace"), err.read().decode(errors="replace"))
 
 
 def git_commit():
