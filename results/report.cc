@@ -1,0 +1,320 @@
+#include "results/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "metrics/core/error.h"
+
+namespace unieval::results {
+
+TableFormat parse_table_format(const std::string& name) {
+  if (name == "md" || name == "markdown") return TableFormat::kMarkdown;
+  if (name == "latex" || name == "tex") return TableFormat::kLatex;
+  if (name == "html") return TableFormat::kHtml;
+  if (name == "csv") return TableFormat::kCsv;
+  throw InputError("--format: unknown format '" + name + "' (md, latex, html, csv)");
+}
+
+namespace {
+
+std::string md_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '|') out += "\\|";
+    else out += c;
+  }
+  return out;
+}
+
+std::string latex_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+        out += '\\';
+        out += c;
+        break;
+      case '~': out += "\\textasciitilde{}"; break;
+      case '^': out += "\\textasciicircum{}"; break;
+      case '\\': out += "\\textbackslash{}"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string html_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string csv_escape(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out += "\"\"";
+    else out += c;
+  }
+  return out + "\"";
+}
+
+bool is_bold(const Grid& g, size_t r, size_t c) {
+  return r < g.bold.size() && c < g.bold[r].size() && g.bold[r][c];
+}
+bool is_numeric(const Grid& g, size_t c) { return c < g.numeric.size() && g.numeric[c]; }
+
+}  // namespace
+
+std::string render_grid(const Grid& g, TableFormat format) {
+  std::ostringstream os;
+  size_t ncol = g.header.size();
+  switch (format) {
+    case TableFormat::kMarkdown: {
+      if (!g.caption.empty()) os << "**" << md_escape(g.caption) << "**\n\n";
+      std::vector<std::vector<std::string>> cells;
+      cells.push_back(g.header);
+      for (size_t r = 0; r < g.rows.size(); ++r) {
+        std::vector<std::string> row;
+        for (size_t c = 0; c < ncol; ++c) {
+          std::string v = c < g.rows[r].size() ? md_escape(g.rows[r][c]) : "";
+          if (is_bold(g, r, c) && !v.empty()) v = "**" + v + "**";
+          row.push_back(v);
+        }
+        cells.push_back(row);
+      }
+      std::vector<size_t> width(ncol, 3);
+      for (const auto& row : cells)
+        for (size_t c = 0; c < ncol; ++c) width[c] = std::max(width[c], row[c].size());
+      auto line = [&](const std::vector<std::string>& row) {
+        os << "|";
+        for (size_t c = 0; c < ncol; ++c) {
+          std::string pad(width[c] - row[c].size(), ' ');
+          os << " " << (is_numeric(g, c) ? pad + row[c] : row[c] + pad) << " |";
+        }
+        os << "\n";
+      };
+      line(cells[0]);
+      os << "|";
+      for (size_t c = 0; c < ncol; ++c)
+        os << (is_numeric(g, c) ? " " + std::string(width[c] - 1, '-') + ":" : " " + std::string(width[c], '-')) << " |";
+      os << "\n";
+      for (size_t r = 1; r < cells.size(); ++r) line(cells[r]);
+      if (!g.footer.empty()) {
+        os << "\n";
+        for (const auto& f : g.footer) os << md_escape(f) << "  \n";
+      }
+      break;
+    }
+    case TableFormat::kLatex: {
+      os << "\\begin{table}[t]\n\\centering\n\\begin{tabular}{";
+      for (size_t c = 0; c < ncol; ++c) os << (is_numeric(g, c) ? "r" : "l");
+      os << "}\n\\hline\n";
+      for (size_t c = 0; c < ncol; ++c) os << (c ? " & " : "") << latex_escape(g.header[c]);
+      os << " \\\\\n\\hline\n";
+      for (size_t r = 0; r < g.rows.size(); ++r) {
+        for (size_t c = 0; c < ncol; ++c) {
+          std::string v = c < g.rows[r].size() ? latex_escape(g.rows[r][c]) : "";
+          if (is_bold(g, r, c) && !v.empty()) v = "\\textbf{" + v + "}";
+          os << (c ? " & " : "") << v;
+        }
+        os << " \\\\\n";
+      }
+      os << "\\hline\n\\end{tabular}\n";
+      if (!g.caption.empty()) os << "\\caption{" << latex_escape(g.caption) << "}\n";
+      os << "\\end{table}\n";
+      for (const auto& f : g.footer) os << "% " << f << "\n";
+      break;
+    }
+    case TableFormat::kHtml: {
+      os << "<table>\n";
+      if (!g.caption.empty()) os << "<caption>" << html_escape(g.caption) << "</caption>\n";
+      os << "<thead><tr>";
+      for (const auto& h : g.header) os << "<th>" << html_escape(h) << "</th>";
+      os << "</tr></thead>\n<tbody>\n";
+      for (size_t r = 0; r < g.rows.size(); ++r) {
+        os << "<tr>";
+        for (size_t c = 0; c < ncol; ++c) {
+          std::string v = c < g.rows[r].size() ? html_escape(g.rows[r][c]) : "";
+          if (is_bold(g, r, c) && !v.empty()) v = "<strong>" + v + "</strong>";
+          os << (is_numeric(g, c) ? "<td style=\"text-align:right\">" : "<td>") << v << "</td>";
+        }
+        os << "</tr>\n";
+      }
+      os << "</tbody>\n";
+      if (!g.footer.empty()) {
+        os << "<tfoot>";
+        for (const auto& f : g.footer)
+          os << "<tr><td colspan=\"" << ncol << "\">" << html_escape(f) << "</td></tr>";
+        os << "</tfoot>\n";
+      }
+      os << "</table>\n";
+      break;
+    }
+    case TableFormat::kCsv: {
+      for (size_t c = 0; c < ncol; ++c) os << (c ? "," : "") << csv_escape(g.header[c]);
+      os << "\n";
+      for (const auto& row : g.rows) {
+        for (size_t c = 0; c < ncol; ++c) os << (c ? "," : "") << csv_escape(c < row.size() ? row[c] : "");
+        os << "\n";
+      }
+      for (const auto& f : g.footer) os << "# " << f << "\n";
+      break;
+    }
+  }
+  return os.str();
+}
+
+std::string format_value(double v, const std::string& unit, int decimals) {
+  if (std::isnan(v)) return "nan";
+  if (decimals < 0) {
+    if (unit == "percent") decimals = 2;
+    else if (unit == "tokens") decimals = 3;
+    else if (unit == "count") decimals = 0;
+    else decimals = 4;
+  }
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+
+std::string render_leaderboard(const std::vector<RunResult>& runs, const TableOptions& opts) {
+  if (runs.empty()) throw InputError("no result files to tabulate");
+  // Group by (task, split), keeping first-seen order.
+  std::vector<std::pair<std::string, std::string>> groups;
+  for (const auto& r : runs) {
+    auto key = std::make_pair(r.task, r.split);
+    if (std::find(groups.begin(), groups.end(), key) == groups.end()) groups.push_back(key);
+  }
+  std::ostringstream out;
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    std::vector<const RunResult*> members;
+    for (const auto& r : runs)
+      if (r.task == groups[gi].first && r.split == groups[gi].second) members.push_back(&r);
+    // Signatures must agree per metric id.
+    std::vector<std::pair<std::string, std::string>> sigs;  // id -> signature, first-seen order
+    for (const auto* r : members) {
+      for (const auto& m : r->metrics) {
+        auto it = std::find_if(sigs.begin(), sigs.end(), [&](auto& p) { return p.first == m.id; });
+        if (it == sigs.end()) sigs.push_back({m.id, m.signature});
+        else if (it->second != m.signature)
+          throw InputError("result of system '" + r->system + "': metric '" + m.id + "' has signature '" + m.signature +
+                               "' here but '" + it->second +
+                               "' in an earlier result: scores under different options are not "
+                               "put side by side");
+      }
+    }
+    // Columns: union of score names in first-seen order.
+    struct Col {
+      std::string name, unit, metric;
+      bool higher = true;
+    };
+    std::vector<Col> cols;
+    for (const auto* r : members)
+      for (const auto& s : r->scores)
+        if (std::none_of(cols.begin(), cols.end(), [&](const Col& c) { return c.name == s.name; }))
+          cols.push_back({s.name, s.unit, s.metric, s.higher_is_better});
+    size_t sort_col = 0;
+    if (!opts.sort_by.empty()) {
+      auto it = std::find_if(cols.begin(), cols.end(), [&](const Col& c) { return c.name == opts.sort_by; });
+      if (it == cols.end())
+        throw InputError("--sort-by: no score named '" + opts.sort_by + "' in the results");
+      sort_col = static_cast<size_t>(it - cols.begin());
+    }
+    std::vector<const RunResult*> order = members;
+    if (!cols.empty()) {
+      const Col& sc = cols[sort_col];
+      std::stable_sort(order.begin(), order.end(), [&](const RunResult* a, const RunResult* b) {
+        const Score* x = a->score(sc.name);
+        const Score* y = b->score(sc.name);
+        if (!x || !y) return x != nullptr;  // missing values last
+        if (x->value != y->value) return sc.higher ? x->value > y->value : x->value < y->value;
+        return a->system < b->system;
+      });
+    }
+    Grid g;
+    g.caption = groups[gi].first + (groups[gi].second.empty() ? "" : " (" + groups[gi].second + ")");
+    g.header.push_back("system");
+    g.numeric.push_back(false);
+    for (const auto& c : cols) {
+      g.header.push_back(c.name + (c.higher ? " ↑" : " ↓"));
+      g.numeric.push_back(true);
+    }
+    std::vector<double> best(cols.size(), std::nan(""));
+    for (size_t c = 0; c < cols.size(); ++c)
+      for (const auto* r : order)
+        if (const Score* s = r->score(cols[c].name)) {
+          if (std::isnan(s->value)) continue;
+          if (std::isnan(best[c]) || (cols[c].higher ? s->value > best[c] : s->value < best[c]))
+            best[c] = s->value;
+        }
+    std::vector<std::string> best_system(cols.size());
+    for (const auto* r : order) {
+      std::vector<std::string> row = {r->system.empty() ? "(unnamed)" : r->system};
+      std::vector<bool> bold = {false};
+      for (size_t c = 0; c < cols.size(); ++c) {
+        const Score* s = r->score(cols[c].name);
+        if (!s) {
+          row.push_back("–");
+          bold.push_back(false);
+          continue;
+        }
+        std::string v = format_value(s->value, s->unit, opts.decimals);
+        if (s->ci) {
+          v += " [" + format_value(s->ci->low, s->unit, opts.decimals) + ", " +
+               format_value(s->ci->high, s->unit, opts.decimals) + "]";
+        }
+        row.push_back(v);
+        bool is_best = s->value == best[c] && order.size() > 1;
+        bold.push_back(is_best);
+        if (is_best) best_system[c] += (best_system[c].empty() ? "" : " ") + row[0];
+      }
+      g.rows.push_back(row);
+      g.bold.push_back(bold);
+    }
+    if (opts.format == TableFormat::kCsv && order.size() > 1) {
+      std::vector<std::string> row = {"best"};
+      for (const auto& b : best_system) row.push_back(b);
+      g.rows.push_back(row);
+    }
+    g.footer.push_back("Best per column marked; sorted by " +
+                       (cols.empty() ? std::string("system") : cols[sort_col].name) + ".");
+    for (const auto& [id, sig] : sigs) g.footer.push_back("signature " + id + ": " + sig);
+    if (gi) out << "\n";
+    out << render_grid(g, opts.format);
+  }
+  return out.str();
+}
+
+std::string render_summary(const RunResult& r) {
+  std::ostringstream os;
+  os << "task " << r.task;
+  if (!r.split.empty()) os << " (" << r.split << ")";
+  if (!r.system.empty()) os << "  system " << r.system;
+  os << "  examples " << r.examples << "\n";
+  size_t w = 4;
+  for (const auto& s : r.scores) w = std::max(w, s.name.size());
+  for (const auto& s : r.scores) {
+    os << "  " << s.name << std::string(w - s.name.size() + 2, ' ') << format_value(s.value, s.unit, 6);
+    if (s.ci)
+      os << "  [" << format_value(s.ci->low, s.unit, 6) << ", " << format_value(s.ci->high, s.unit, 6)
+         << "] " << s.ci->level * 100 << "% " << s.ci->method;
+    os << "\n";
+  }
+  for (const auto& m : r.metrics) os << "signature " << m.id << ": " << m.signature << "\n";
+  for (const auto& n : r.notes) os << "note: " << n << "\n";
+  return os.str();
+}
+
+}  // namespace unieval::results
