@@ -1,9 +1,127 @@
-// `unieval tokenize` (being written).
+// `unieval tokenize`: BERT WordPiece tokens (and ids) of text, as a model sees it.
+// The tokenizer is models/tokenizer/wordpiece.h (ICU only: works in builds without LibTorch).
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <string>
+
 #include "apps/unieval/commands.h"
 #include "metrics/core/error.h"
+#include "metrics/core/io.h"
+#include "models/tokenizer/wordpiece.h"
 
 namespace unieval::cli {
 
-int cmd_tokenize(const Args& /*args*/) { throw InputError("'unieval tokenize' is not available in this build yet"); }
+namespace {
+
+const char* kUsage =
+    "usage: unieval tokenize --vocab FILE [--lowercase|--no-lowercase] [--hf]\n"
+    "                        [--text STR | --input FILE] [--json] [--ids]\n"
+    "\n"
+    "WordPiece-tokenizes each line of --input (plain or gzip; '-' or no --input/--text: standard\n"
+    "input), or the single string --text, exactly as google-research/bert's FullTokenizer does.\n"
+    "Prints the tokens of each input space-separated on one line, or with --json one object per\n"
+    "input: {\"tokens\": [...], \"ids\": [...]}.\n"
+    "Case: --lowercase / --no-lowercase; without either, the vocab decides: lower-casing unless\n"
+    "the vocab has entries with upper-case ASCII letters other than [BRACKETED] specials (a cased\n"
+    "vocab). --hf switches to Hugging Face BertTokenizer behaviour (100-character words, NFC,\n"
+    "[CLS] [SEP] [MASK] [UNK] [PAD] kept whole).\n"
+    "\n"
+    "example: unieval tokenize --vocab vocab.txt --text 'UNwant\\u00e9d,running' --json";
+
+// A cased vocab has upper-case entries besides the [PAD]/[UNK]/... specials.
+bool vocab_is_cased(const models::Vocab& vocab) {
+  for (size_t i = 0; i < vocab.size(); ++i) {
+    const std::string& t = vocab.token(static_cast<int32_t>(i));
+    if (t.size() >= 2 && t.front() == '[' && t.back() == ']') continue;
+    for (char c : t)
+      if (c >= 'A' && c <= 'Z') return true;
+  }
+  return false;
+}
+
+void append_line(std::string& out, const models::Encoding& enc, bool json, bool ids_only) {
+  if (json) {
+    nlohmann::ordered_json j;
+    j["tokens"] = enc.tokens;
+    j["ids"] = enc.ids;
+    out += j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::strict);
+  } else if (ids_only) {
+    for (size_t i = 0; i < enc.ids.size(); ++i) {
+      if (i) out += ' ';
+      out += std::to_string(enc.ids[i]);
+    }
+  } else {
+    for (size_t i = 0; i < enc.tokens.size(); ++i) {
+      if (i) out += ' ';
+      out += enc.tokens[i];
+    }
+  }
+  out += '\n';
+}
+
+}  // namespace
+
+int cmd_tokenize(const Args& args) {
+  po::options_description desc("tokenize options");
+  desc.add_options()
+      ("vocab", po::value<std::string>()->required(), "vocab.txt (one token per line; id = line number from 0)")
+      ("lowercase", po::bool_switch(), "lower-case and strip accents (uncased models)")
+      ("no-lowercase", po::bool_switch(), "keep case and accents (cased models)")
+      ("text", po::value<std::string>(), "tokenize this string (one input; may contain newlines)")
+      ("input", po::value<std::string>(), "tokenize each line of FILE ('-' = standard input)")
+      ("json", po::bool_switch(), "one JSON object per input: {\"tokens\": [...], \"ids\": [...]}")
+      ("ids", po::bool_switch(), "print ids instead of tokens (plain output)")
+      ("hf", po::bool_switch(), "Hugging Face BertTokenizer behaviour instead of the original BERT")
+      ("max-chars", po::value<size_t>(), "words longer than this many code points become [UNK] (BERT 200, --hf 100)");
+  auto vm = parse(args, desc, kUsage);
+  if (vm["lowercase"].as<bool>() && vm["no-lowercase"].as<bool>())
+    throw InputError("--lowercase and --no-lowercase exclude each other");
+  if (vm.count("text") && vm.count("input"))
+    throw InputError("--text and --input exclude each other");
+
+  models::Vocab vocab = models::Vocab::from_file(vm["vocab"].as<std::string>());
+  bool lower;
+  if (vm["lowercase"].as<bool>())
+    lower = true;
+  else if (vm["no-lowercase"].as<bool>())
+    lower = false;
+  else
+    lower = !vocab_is_cased(vocab);
+  auto opts = vm["hf"].as<bool>() ? models::TokenizerOptions::hugging_face(lower)
+                                  : models::TokenizerOptions::bert(lower);
+  if (vm.count("max-chars")) {
+    opts.max_input_chars_per_word = vm["max-chars"].as<size_t>();
+    if (opts.max_input_chars_per_word == 0) throw InputError("--max-chars must be positive");
+  }
+  models::WordPieceTokenizer tok(std::move(vocab), opts);
+  const bool json = vm["json"].as<bool>();
+  const bool ids_only = vm["ids"].as<bool>();
+
+  std::string out;
+  if (vm.count("text")) {
+    append_line(out, tok.encode(vm["text"].as<std::string>()), json, ids_only);
+  } else {
+    std::string path = vm.count("input") ? vm["input"].as<std::string>() : std::string("-");
+    std::vector<std::string> lines;
+    if (path == "-") {
+      std::string data((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+      lines = split_lines(data, "<stdin>");
+    } else {
+      lines = read_lines(path);
+    }
+    out.reserve(lines.size() * 64);
+    for (const auto& line : lines) {
+      append_line(out, tok.encode(line), json, ids_only);
+      if (out.size() > (1u << 20)) {
+        std::fwrite(out.data(), 1, out.size(), stdout);
+        out.clear();
+      }
+    }
+  }
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  std::fflush(stdout);
+  return kExitOk;
+}
 
 }  // namespace unieval::cli
