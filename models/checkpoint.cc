@@ -1,0 +1,224 @@
+// Checkpoint directories and HF BERT weight names; see checkpoint.h for the mapping rules.
+#include "models/checkpoint.h"
+
+#include <filesystem>
+#include <set>
+#include <unordered_map>
+
+#include "metrics/core/error.h"
+#include "metrics/core/io.h"
+
+namespace unieval::models {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+bool starts_with(const std::string& s, const std::string& prefix) {
+  return s.compare(0, prefix.size(), prefix) == 0;
+}
+
+// Rules 1-2 (without alias resolution).
+std::string fix_key(const std::string& key) {
+  std::string k = key;
+  if (ends_with(k, "LayerNorm.gamma")) k = k.substr(0, k.size() - 5) + "weight";
+  else if (ends_with(k, "LayerNorm.beta")) k = k.substr(0, k.size() - 4) + "bias";
+  if (starts_with(k, "embeddings.") || starts_with(k, "encoder.") || starts_with(k, "pooler."))
+    k = "bert." + k;
+  return k;
+}
+
+const char* alias_target(const std::string& name) {
+  for (const auto& [alias, target] : kTiedAliases)
+    if (name == alias) return target;
+  return nullptr;
+}
+
+bool ignored(const std::string& name) {
+  for (const char* p : kIgnoredCheckpointPrefixes)
+    if (starts_with(name, p)) return true;
+  return false;
+}
+
+std::string shape_str(at::IntArrayRef s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+  return out + "]";
+}
+
+std::string list(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) out += (i ? ", '" : "'") + v[i] + "'";
+  return out + "]";
+}
+
+}  // namespace
+
+std::string checkpoint_key_to_parameter(const std::string& key) {
+  std::string k = fix_key(key);
+  if (const char* t = alias_target(k)) return t;
+  return k;
+}
+
+std::string LoadReport::summary() const {
+  std::string out;
+  if (!unexpected_keys.empty())
+    out += "Some weights of the model checkpoint at " + source +
+           " were not used when initializing the model: " + list(unexpected_keys) + "\n";
+  if (!missing_keys.empty())
+    out += "Some weights of the model were not initialized from the model checkpoint at " +
+           source + " and are newly initialized: " + list(missing_keys) + "\n";
+  if (!tied_conflicts.empty())
+    out += "Tied weights stored with different values in " + source +
+           " (the decoder copy was used, as HF does): " + list(tied_conflicts) + "\n";
+  return out;
+}
+
+LoadReport load_weights(torch::nn::Module& model, const SafetensorsFile& file,
+                        const LoadOptions& options) {
+  LoadReport report;
+  report.source = file.path();
+  auto params = model.named_parameters(/*recurse=*/true);
+  std::set<std::string> supplied;
+  torch::NoGradGuard no_grad;
+
+  struct Pending {
+    const SafetensorInfo* info;
+    std::string target;
+    bool alias;
+  };
+  std::vector<Pending> plain, aliases;
+  for (const auto& info : file.tensors()) {
+    std::string k = fix_key(info.name);
+    if (k != info.name) report.renamed_keys.push_back(info.name + " -> " + k);
+    if (ignored(k)) {
+      report.ignored_keys.push_back(info.name);
+      continue;
+    }
+    if (const char* t = alias_target(k)) {
+      aliases.push_back({&info, t, true});
+    } else {
+      plain.push_back({&info, k, false});
+    }
+  }
+  auto load_one = [&](const Pending& p) {
+    torch::Tensor* param = params.find(p.target);
+    if (!param) {
+      report.unexpected_keys.push_back(p.info->name);
+      return;
+    }
+    if (param->sizes() != at::IntArrayRef(p.info->shape))
+      throw InputError(file.path(), 0,
+                       "tensor '" + p.info->name + "' has shape " + shape_str(p.info->shape) +
+                           " but the model's '" + p.target + "' is " + shape_str(param->sizes()) +
+                           " (config.json does not match the weights?)");
+    torch::Tensor t = file.tensor(*p.info);
+    if (param->is_floating_point() && !t.is_floating_point())
+      throw InputError(file.path(), 0,
+                       "tensor '" + p.info->name + "' has integer dtype " + p.info->dtype +
+                           " but '" + p.target + "' is floating point");
+    t = t.to(param->dtype());
+    if (p.alias && supplied.count(p.target) && !torch::equal(param->to(torch::kCPU), t))
+      report.tied_conflicts.push_back(p.info->name + " != " + p.target);
+    param->copy_(t);
+    if (p.alias) report.tied_keys.push_back(p.info->name);
+    if (supplied.insert(p.target).second) ++report.loaded;
+  };
+  for (const auto& p : plain) load_one(p);
+  for (const auto& p : aliases) load_one(p);  // HF loads the decoder after the embeddings
+  for (const auto& item : params)
+    if (!supplied.count(item.key())) report.missing_keys.push_back(item.key());
+  if (options.strict && !report.complete())
+    throw InputError(file.path(), 0, "checkpoint does not match the model:\n" + report.summary());
+  return report;
+}
+
+LoadReport load_weights(torch::nn::Module& model, const std::string& safetensors_path,
+                        const LoadOptions& options) {
+  return load_weights(model, SafetensorsFile::open(safetensors_path), options);
+}
+
+CheckpointFiles locate_checkpoint(const std::string& path) {
+  CheckpointFiles files;
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) {
+    if (!ends_with(path, ".safetensors"))
+      throw InputError(path, 0, "a checkpoint is a directory (config.json + model.safetensors) or "
+                                "a .safetensors file");
+    files.weights = path;
+    fs::path dir = fs::path(path).parent_path();
+    if (dir.empty()) dir = ".";
+    files.config = (dir / "config.json").string();
+    if (fs::exists(dir / "vocab.txt", ec)) files.vocab = (dir / "vocab.txt").string();
+  } else if (fs::is_directory(path, ec)) {
+    fs::path dir(path);
+    files.config = (dir / "config.json").string();
+    files.weights = (dir / "model.safetensors").string();
+    if (fs::exists(dir / "vocab.txt", ec)) files.vocab = (dir / "vocab.txt").string();
+    if (!fs::exists(files.weights, ec)) {
+      std::string hint;
+      if (fs::exists(dir / "pytorch_model.bin", ec))
+        hint = " (only pytorch_model.bin found: convert it once with Python, e.g. "
+               "transformers' save_pretrained(dir, safe_serialization=True))";
+      throw InputError(path, 0, "checkpoint directory has no model.safetensors" + hint);
+    }
+  } else {
+    throw InputError(path, 0, "no such checkpoint directory or file");
+  }
+  if (!fs::exists(files.config, ec))
+    throw InputError(path, 0, "checkpoint has no config.json (expected " + files.config + ")");
+  return files;
+}
+
+UnilmModel load_checkpoint(const std::string& path, const UnilmHeads& heads, LoadReport* report,
+                           const LoadOptions& options) {
+  CheckpointFiles files = locate_checkpoint(path);
+  BertConfig cfg = BertConfig::from_json_file(files.config);
+  SafetensorsFile weights = SafetensorsFile::open(files.weights);
+  UnilmModel model(cfg, heads);
+  model->init_weights();  // what a missing parameter keeps (HF: "newly initialized")
+  LoadReport r = load_weights(*model, weights, options);
+  model->eval();
+  if (report) *report = std::move(r);
+  return model;
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> checkpoint_tensors(torch::nn::Module& model,
+                                                                      bool store_tied_decoder) {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  auto params = model.named_parameters(/*recurse=*/true);
+  for (const auto& item : params) out.emplace_back(item.key(), item.value().detach());
+  if (store_tied_decoder) {
+    for (const auto& [alias, target] : kTiedAliases) {
+      // Only when the head the alias belongs to exists (cls.predictions.bias present).
+      if (!params.find("cls.predictions.bias")) break;
+      if (const torch::Tensor* t = params.find(target)) out.emplace_back(alias, t->detach().clone());
+    }
+  }
+  return out;
+}
+
+void save_weights(torch::nn::Module& model, const std::string& safetensors_path,
+                  bool store_tied_decoder) {
+  write_safetensors(safetensors_path, checkpoint_tensors(model, store_tied_decoder),
+                    {{"format", "pt"}});
+}
+
+void save_checkpoint(UnilmModel& model, const std::string& dir, const SaveOptions& options) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw InputError(dir, 0, "cannot create checkpoint directory: " + ec.message());
+  fs::path d(dir);
+  if (!options.vocab_path.empty()) {
+    std::string vocab = read_file(options.vocab_path);
+    write_file_atomic((d / "vocab.txt").string(), vocab);
+  }
+  save_weights(*model, (d / "model.safetensors").string(), options.store_tied_decoder);
+  // config.json last: a directory with a config has complete weights.
+  write_file_atomic((d / "config.json").string(), model->config().to_json().dump(2) + "\n");
+}
+
+}  // namespace unieval::models
