@@ -1,0 +1,178 @@
+#include "models/config.h"
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "metrics/core/error.h"
+
+namespace unieval::models {
+
+Activation parse_activation(const std::string& name) {
+  if (name == "gelu") return Activation::kGelu;
+  if (name == "gelu_new" || name == "gelu_pytorch_tanh") return Activation::kGeluTanh;
+  if (name == "relu") return Activation::kRelu;
+  throw InputError("hidden_act: unsupported activation '" + name +
+                   "' (expected gelu, gelu_new, gelu_pytorch_tanh or relu)");
+}
+
+std::string to_string(Activation act) {
+  switch (act) {
+    case Activation::kGelu: return "gelu";
+    case Activation::kGeluTanh: return "gelu_new";
+    case Activation::kRelu: return "relu";
+  }
+  return "gelu";
+}
+
+namespace {
+
+[[noreturn]] void bad(const std::string& source, const std::string& field, const std::string& why) {
+  throw InputError(source, 0, field + ": " + why);
+}
+
+void get_int(const nlohmann::json& j, const char* key, int64_t& out, const std::string& src) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  if (it->is_number_integer() || it->is_number_unsigned()) {
+    out = it->get<int64_t>();
+  } else if (it->is_number_float() && std::floor(it->get<double>()) == it->get<double>()) {
+    out = static_cast<int64_t>(it->get<double>());
+  } else {
+    bad(src, key, "expected an integer, got " + it->dump());
+  }
+}
+
+void get_double(const nlohmann::json& j, const char* key, double& out, const std::string& src) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  if (!it->is_number()) bad(src, key, "expected a number, got " + it->dump());
+  out = it->get<double>();
+}
+
+void get_string(const nlohmann::json& j, const char* key, std::string& out,
+                const std::string& src) {
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null()) return;
+  if (!it->is_string()) bad(src, key, "expected a string, got " + it->dump());
+  out = it->get<std::string>();
+}
+
+}  // namespace
+
+void BertConfig::validate(const std::string& source) const {
+  auto positive = [&](const char* name, int64_t v) {
+    if (v <= 0) bad(source, name, "must be positive, got " + std::to_string(v));
+  };
+  positive("vocab_size", vocab_size);
+  positive("hidden_size", hidden_size);
+  positive("num_hidden_layers", num_hidden_layers);
+  positive("num_attention_heads", num_attention_heads);
+  positive("intermediate_size", intermediate_size);
+  positive("max_position_embeddings", max_position_embeddings);
+  positive("type_vocab_size", type_vocab_size);
+  if (hidden_size % num_attention_heads != 0) {
+    bad(source, "num_attention_heads",
+        std::to_string(num_attention_heads) + " does not divide hidden_size " +
+            std::to_string(hidden_size));
+  }
+  auto prob = [&](const char* name, double p) {
+    if (!(p >= 0.0 && p < 1.0)) bad(source, name, "must be in [0, 1), got " + std::to_string(p));
+  };
+  prob("hidden_dropout_prob", hidden_dropout_prob);
+  prob("attention_probs_dropout_prob", attention_probs_dropout_prob);
+  if (classifier_dropout) prob("classifier_dropout", *classifier_dropout);
+  if (!(layer_norm_eps > 0.0)) bad(source, "layer_norm_eps", "must be positive");
+  if (!(initializer_range >= 0.0)) bad(source, "initializer_range", "must be >= 0");
+  if (pad_token_id < 0 || pad_token_id >= vocab_size) {
+    bad(source, "pad_token_id",
+        std::to_string(pad_token_id) + " is outside the vocabulary [0, " +
+            std::to_string(vocab_size) + ")");
+  }
+  try {
+    parse_activation(hidden_act);
+  } catch (const InputError& e) {
+    throw InputError(source, 0, e.problem());
+  }
+  if (position_embedding_type != "absolute") {
+    bad(source, "position_embedding_type",
+        "'" + position_embedding_type + "' is not supported (only 'absolute')");
+  }
+}
+
+BertConfig BertConfig::from_json(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) throw InputError(source, 0, "config must be a JSON object");
+  BertConfig c;
+  get_int(j, "vocab_size", c.vocab_size, source);
+  get_int(j, "hidden_size", c.hidden_size, source);
+  get_int(j, "num_hidden_layers", c.num_hidden_layers, source);
+  get_int(j, "num_attention_heads", c.num_attention_heads, source);
+  get_int(j, "intermediate_size", c.intermediate_size, source);
+  get_string(j, "hidden_act", c.hidden_act, source);
+  get_double(j, "hidden_dropout_prob", c.hidden_dropout_prob, source);
+  get_double(j, "attention_probs_dropout_prob", c.attention_probs_dropout_prob, source);
+  get_int(j, "max_position_embeddings", c.max_position_embeddings, source);
+  get_int(j, "type_vocab_size", c.type_vocab_size, source);
+  get_double(j, "initializer_range", c.initializer_range, source);
+  get_double(j, "layer_norm_eps", c.layer_norm_eps, source);
+  get_int(j, "pad_token_id", c.pad_token_id, source);
+  get_string(j, "position_embedding_type", c.position_embedding_type, source);
+  if (auto it = j.find("classifier_dropout"); it != j.end() && !it->is_null()) {
+    double d = 0;
+    get_double(j, "classifier_dropout", d, source);
+    c.classifier_dropout = d;
+  }
+  c.validate(source);
+  return c;
+}
+
+BertConfig BertConfig::from_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(path, 0, "cannot open config file");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
+  }
+  return from_json(j, path);
+}
+
+nlohmann::json BertConfig::to_json() const {
+  nlohmann::json j;
+  j["model_type"] = "bert";
+  j["architectures"] = nlohmann::json::array({"BertForMaskedLM"});
+  j["vocab_size"] = vocab_size;
+  j["hidden_size"] = hidden_size;
+  j["num_hidden_layers"] = num_hidden_layers;
+  j["num_attention_heads"] = num_attention_heads;
+  j["intermediate_size"] = intermediate_size;
+  j["hidden_act"] = hidden_act;
+  j["hidden_dropout_prob"] = hidden_dropout_prob;
+  j["attention_probs_dropout_prob"] = attention_probs_dropout_prob;
+  j["max_position_embeddings"] = max_position_embeddings;
+  j["type_vocab_size"] = type_vocab_size;
+  j["initializer_range"] = initializer_range;
+  j["layer_norm_eps"] = layer_norm_eps;
+  j["pad_token_id"] = pad_token_id;
+  j["position_embedding_type"] = position_embedding_type;
+  j["classifier_dropout"] = classifier_dropout ? nlohmann::json(*classifier_dropout) : nlohmann::json();
+  return j;
+}
+
+BertConfig BertConfig::tiny(int64_t vocab_size, double dropout) {
+  BertConfig c;
+  c.vocab_size = vocab_size;
+  c.hidden_size = 32;
+  c.num_hidden_layers = 2;
+  c.num_attention_heads = 4;
+  c.intermediate_size = 64;
+  c.max_position_embeddings = 64;
+  c.hidden_dropout_prob = dropout;
+  c.attention_probs_dropout_prob = dropout;
+  return c;
+}
+
+}  // namespace unieval::models

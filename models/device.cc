@@ -1,0 +1,122 @@
+#include "models/device.h"
+
+#include <dlfcn.h>
+
+#include <cctype>
+
+#include "metrics/core/error.h"
+#include "models/attention.h"
+#include "models/torch_compat.h"
+
+namespace unieval::models {
+
+Precision parse_precision(const std::string& name) {
+  if (name == "auto") return Precision::kAuto;
+  if (name == "fp32" || name == "float32") return Precision::kFloat32;
+  if (name == "bf16" || name == "bfloat16") return Precision::kBFloat16;
+  if (name == "fp16" || name == "float16" || name == "half") return Precision::kFloat16;
+  throw InputError("--precision: unknown value '" + name + "' (expected auto, fp32, bf16 or fp16)");
+}
+
+std::string to_string(Precision p) {
+  switch (p) {
+    case Precision::kAuto: return "auto";
+    case Precision::kFloat32: return "fp32";
+    case Precision::kBFloat16: return "bf16";
+    case Precision::kFloat16: return "fp16";
+  }
+  return "fp32";
+}
+
+bool cuda_available() { return torch::cuda::is_available(); }
+
+torch::Device parse_device(const std::string& spec) {
+  if (spec == "cpu") return torch::Device(torch::kCPU);
+  int index = -1;
+  if (spec == "cuda") {
+    index = 0;
+  } else if (spec.rfind("cuda:", 0) == 0 && spec.size() > 5) {
+    index = 0;
+    for (size_t i = 5; i < spec.size(); ++i) {
+      if (!std::isdigit(static_cast<unsigned char>(spec[i])) || index > 1000) {
+        throw InputError("--device: unknown device '" + spec + "' (expected cpu, cuda or cuda:N)");
+      }
+      index = index * 10 + (spec[i] - '0');
+    }
+  } else {
+    throw InputError("--device: unknown device '" + spec + "' (expected cpu, cuda or cuda:N)");
+  }
+  if (!cuda_available()) {
+    throw InputError("--device " + spec +
+                     ": CUDA is not available (this LibTorch " + compat::torch_version() +
+                     " build has no CUDA support or no GPU is visible); use --device cpu");
+  }
+  const auto count = static_cast<int>(torch::cuda::device_count());
+  if (index >= count) {
+    throw InputError("--device " + spec + ": only " + std::to_string(count) +
+                     " CUDA device(s) visible");
+  }
+  return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+}
+
+Precision resolve_precision(Precision requested, const torch::Device& device) {
+  if (device.is_cpu()) {
+    if (requested == Precision::kBFloat16 || requested == Precision::kFloat16) {
+      throw InputError("--precision " + to_string(requested) +
+                       " needs --device cuda; on CPU only fp32 is supported");
+    }
+    return Precision::kFloat32;
+  }
+  return requested == Precision::kAuto ? Precision::kBFloat16 : requested;
+}
+
+void set_threads(int n) {
+  if (n < 0) throw InputError("--threads must be >= 0, got " + std::to_string(n));
+  if (n == 0) return;
+  torch::set_num_threads(n);
+  // OpenBLAS's own pool (see the header): resolved at run time, absent in MKL builds.
+  using SetFn = void (*)(int);
+  if (auto* fn = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(n);
+}
+
+torch::ScalarType Runtime::compute_dtype() const {
+  switch (precision) {
+    case Precision::kBFloat16: return torch::kBFloat16;
+    case Precision::kFloat16: return torch::kHalf;
+    default: return torch::kFloat;
+  }
+}
+
+std::string Runtime::describe() const {
+  std::string s = device.str() + " " + to_string(precision);
+  s += " (threads " + (threads > 0 ? std::to_string(threads) : std::string("default")) +
+       ", LibTorch " + compat::torch_version() + ", attention " + attention_path_name() + ")";
+  return s;
+}
+
+Runtime configure_runtime(const DeviceOptions& options) {
+  Runtime rt;
+  rt.device = parse_device(options.device);
+  rt.precision = resolve_precision(parse_precision(options.precision), rt.device);
+  set_threads(options.threads);
+  rt.threads = options.threads;
+  if (rt.device.is_cuda()) compat::set_allow_tf32(options.allow_tf32);
+  return rt;
+}
+
+AutocastScope::AutocastScope(const Runtime& rt) {
+  if (!rt.device.is_cuda() || rt.precision == Precision::kFloat32) return;
+  active_ = true;
+  prev_enabled_ = compat::cuda_autocast_enabled();
+  prev_dtype_ = compat::cuda_autocast_dtype();
+  compat::autocast_region_enter();
+  compat::set_cuda_autocast(true, rt.compute_dtype());
+}
+
+AutocastScope::~AutocastScope() {
+  if (!active_) return;
+  compat::set_cuda_autocast(prev_enabled_, prev_dtype_);
+  compat::autocast_region_exit();
+}
+
+}  // namespace unieval::models
