@@ -70,6 +70,13 @@ std::string csv_escape(const std::string& s) {
   return out + "\"";
 }
 
+// Display width: UTF-8 code points (continuation bytes do not count).
+size_t width_of(const std::string& s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
 bool is_bold(const Grid& g, size_t r, size_t c) {
   return r < g.bold.size() && c < g.bold[r].size() && g.bold[r][c];
 }
@@ -96,11 +103,11 @@ std::string render_grid(const Grid& g, TableFormat format) {
       }
       std::vector<size_t> width(ncol, 3);
       for (const auto& row : cells)
-        for (size_t c = 0; c < ncol; ++c) width[c] = std::max(width[c], row[c].size());
+        for (size_t c = 0; c < ncol; ++c) width[c] = std::max(width[c], width_of(row[c]));
       auto line = [&](const std::vector<std::string>& row) {
         os << "|";
         for (size_t c = 0; c < ncol; ++c) {
-          std::string pad(width[c] - row[c].size(), ' ');
+          std::string pad(width[c] - width_of(row[c]), ' ');
           os << " " << (is_numeric(g, c) ? pad + row[c] : row[c] + pad) << " |";
         }
         os << "\n";

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <fstream>
 #include <thread>
@@ -152,6 +153,10 @@ ordered_json to_json(const RunResult& r) {
     scores.push_back(o);
   }
   j["scores"] = scores;
+  // Flat name -> value view for scripts (derived from scores; ignored when read back).
+  ordered_json summary = ordered_json::object();
+  for (const auto& s : r.scores) summary[s.name] = s.value;
+  j["summary"] = summary;
   if (!r.per_example.empty()) {
     ordered_json ex = ordered_json::array();
     for (const auto& e : r.per_example) {
@@ -223,7 +228,9 @@ RunResult run_result_from_json(const json& j, const std::string& source) {
     if (!s.is_object()) rd.fail(path, "must be an object");
     Score sc;
     sc.name = rd.str(s, "name", path, true);
-    sc.value = rd.num(s, "value", path, true);
+    // NaN (e.g. Pearson of constant input) is written as null by JSON.
+    if (s.contains("value") && s["value"].is_null()) sc.value = std::nan("");
+    else sc.value = rd.num(s, "value", path, true);
     sc.metric = rd.str(s, "metric", path, true);
     if (!r.metric(sc.metric))
       rd.fail(path + "metric", "'" + sc.metric + "' is not one of metrics[].id");
@@ -284,7 +291,7 @@ RunResult run_result_from_json(const json& j, const std::string& source) {
   static const char* kKnown[] = {"$schema", "schema_version", "tool",        "created",
                                  "task",    "split",          "system",      "data",
                                  "predictions", "metrics",    "scores",      "per_example",
-                                 "timings", "machine",        "notes"};
+                                 "timings", "machine",        "notes",       "summary"};
   for (const auto& [k, v] : j.items()) {
     bool known = false;
     for (const char* kk : kKnown) known |= (k == kk);

@@ -1,9 +1,87 @@
-// `unieval eval` (being written).
+// `unieval eval --task T --data PATH --pred FILE [--json] [--out RESULT.json]`: a task's official
+// metric set on its original data format (tasks/task.h).
+#include <iostream>
+#include <sstream>
+
 #include "apps/unieval/commands.h"
 #include "metrics/core/error.h"
+#include "results/report.h"
+#include "results/run_result.h"
+#include "tasks/task.h"
 
 namespace unieval::cli {
 
-int cmd_eval(const Args& /*args*/) { throw InputError("'unieval eval' is not available in this build yet"); }
+namespace {
+
+std::string task_list() {
+  std::ostringstream os;
+  os << "Tasks:\n";
+  for (const auto& t : tasks::task_registry()) {
+    const auto& i = t.info;
+    os << "  " << i.name << std::string(i.name.size() < 18 ? 18 - i.name.size() : 1, ' ') << i.summary << "\n"
+       << "      data: " << i.data_format << "\n"
+       << "      pred: " << i.pred_format << "\n"
+       << "      metrics: " << i.metrics << "\n";
+    for (const auto& [k, h] : i.options) os << "      --option " << k << "=...  " << h << "\n";
+  }
+  return os.str();
+}
+
+}  // namespace
+
+int cmd_eval(const Args& args) {
+  po::options_description desc("unieval eval options");
+  desc.add_options()
+      ("task", po::value<std::string>(), "Task key (list below).")
+      ("data", po::value<std::string>(), "Dataset in its original distribution format (file or folder).")
+      ("pred", po::value<std::string>(), "System output file.")
+      ("split", po::value<std::string>()->default_value(""), "Split name recorded in the result (default: the task's).")
+      ("system", po::value<std::string>()->default_value(""), "System name (default: the prediction file's name).")
+      ("option", po::value<std::vector<std::string>>()->composing(), "Task option KEY=VALUE (repeatable; per task below).")
+      ("json", po::bool_switch(), "Print the result as JSON (schema results/schema/run_result.v1.schema.json).")
+      ("out", po::value<std::string>()->default_value(""), "Also write the result JSON here (atomically).")
+      ("per-example", po::bool_switch(), "Keep per-example scores in the result.")
+      ("bootstrap", po::value<int>()->default_value(0), "Percentile-bootstrap CIs with N resamples for mean scores (0 = none).")
+      ("seed", po::value<unsigned long long>()->default_value(12345), "Bootstrap seed.")
+      ("ci-level", po::value<double>()->default_value(0.95), "CI coverage.")
+      ("list", po::bool_switch(), "List the tasks and exit.");
+  bool help = false;
+  for (const auto& a : args) help |= (a == "--help" || a == "-h");
+  const std::string usage =
+      "usage: unieval eval --task T --data PATH --pred FILE [--json] [--out RESULT.json] [--option KEY=VALUE ...]";
+  if (help) {
+    std::cout << usage << "\n\n" << desc << "\n" << task_list();
+    return kExitOk;
+  }
+  auto vm = parse(args, desc, usage);
+  if (vm["list"].as<bool>()) {
+    std::cout << task_list();
+    return kExitOk;
+  }
+  if (!vm.count("task")) throw InputError("--task T is required (unieval eval --list shows the tasks)");
+  tasks::EvalRequest req;
+  req.task = vm["task"].as<std::string>();
+  if (vm.count("data")) req.data = vm["data"].as<std::string>();
+  if (vm.count("pred")) req.pred = vm["pred"].as<std::string>();
+  req.split = vm["split"].as<std::string>();
+  req.system = vm["system"].as<std::string>();
+  if (vm.count("option")) {
+    for (const auto& kv : vm["option"].as<std::vector<std::string>>()) {
+      auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) throw InputError("--option '" + kv + "': expected KEY=VALUE");
+      req.options[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+  }
+  req.per_example = vm["per-example"].as<bool>();
+  req.bootstrap = vm["bootstrap"].as<int>();
+  req.seed = vm["seed"].as<unsigned long long>();
+  req.ci_level = vm["ci-level"].as<double>();
+  results::RunResult r = tasks::evaluate(req);
+  std::string out = vm["out"].as<std::string>();
+  if (!out.empty()) results::write_run_result(out, r);
+  if (vm["json"].as<bool>()) print_json(results::to_json(r));
+  else std::cout << results::render_summary(r);
+  return kExitOk;
+}
 
 }  // namespace unieval::cli

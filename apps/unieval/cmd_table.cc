@@ -1,9 +1,46 @@
-// `unieval table` (being written).
+// `unieval table RESULT.json... --format md|latex|html|csv`: leaderboard of result files.
+#include <iostream>
+
 #include "apps/unieval/commands.h"
 #include "metrics/core/error.h"
+#include "results/report.h"
+#include "metrics/core/io.h"
+#include "results/run_result.h"
 
 namespace unieval::cli {
 
-int cmd_table(const Args& /*args*/) { throw InputError("'unieval table' is not available in this build yet"); }
+int cmd_table(const Args& args) {
+  po::options_description desc("unieval table options");
+  desc.add_options()
+      ("results", po::value<std::vector<std::string>>()->composing(),
+       "Result files written by `unieval eval --out` (positional).")
+      ("format", po::value<std::string>()->default_value("md"), "md | latex | html | csv")
+      ("sort-by", po::value<std::string>()->default_value(""),
+       "Score to sort rows by (default: the first column).")
+      ("decimals", po::value<int>()->default_value(-1),
+       "Digits after the point (default: by unit: percent 2, fraction/raw 4, tokens 3).")
+      ("out", po::value<std::string>()->default_value("-"), "Write the table here (atomically).");
+  po::positional_options_description pos;
+  pos.add("results", -1);
+  auto vm = parse(args, desc,
+                  "usage: unieval table RESULT.json... [--format md|latex|html|csv] [--sort-by SCORE]\n"
+                  "One table per (task, split); best value per column marked; metric signatures under "
+                  "the table. Results whose metric signatures differ are refused (exit 2).",
+                  &pos);
+  if (!vm.count("results")) throw InputError("at least one RESULT.json is required (see --help)");
+  results::TableOptions opts;
+  opts.format = results::parse_table_format(vm["format"].as<std::string>());
+  opts.sort_by = vm["sort-by"].as<std::string>();
+  opts.decimals = vm["decimals"].as<int>();
+  if (opts.decimals < -1 || opts.decimals > 12) throw InputError("--decimals must be in -1..12");
+  std::vector<results::RunResult> runs;
+  for (const auto& path : vm["results"].as<std::vector<std::string>>())
+    runs.push_back(results::read_run_result(path));
+  std::string text = results::render_leaderboard(runs, opts);
+  std::string out = vm["out"].as<std::string>();
+  if (out == "-") std::cout << text;
+  else write_file_atomic(out, text);
+  return kExitOk;
+}
 
 }  // namespace unieval::cli

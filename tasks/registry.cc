@@ -1,0 +1,14 @@
+#include "tasks/registry.h"
+
+namespace unieval::tasks {
+
+std::vector<TaskAdapter> build_task_registry() {
+  std::vector<TaskAdapter> all;
+  auto add = [&](std::vector<TaskAdapter> more) {
+    for (auto& t : more) all.push_back(std::move(t));
+  };
+  add(squad_adapters());
+  return all;
+}
+
+}  // namespace unieval::tasks

@@ -1,0 +1,15 @@
+#pragma once
+// Internal: the list of task adapters compiled into this build (tasks/registry.cc). Each adapter
+// lives in its own tasks/<task>.cc and exposes a factory declared here.
+#include <vector>
+
+#include "tasks/task.h"
+
+namespace unieval::tasks {
+
+std::vector<TaskAdapter> build_task_registry();
+
+// Factories of each adapter file (declared in tasks/<task>.h).
+std::vector<TaskAdapter> squad_adapters();  // tasks/squad.h
+
+}  // namespace unieval::tasks
