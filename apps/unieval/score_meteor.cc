@@ -1,8 +1,169 @@
-// score_meteor.cc: the meteor metric family of `unieval score` (being written).
+// score_meteor.cc: the meteor metric family of `unieval score` (METEOR 1.5, metrics/meteor.h).
+#include <charconv>
+#include <cmath>
+#include <iostream>
+
 #include "apps/unieval/score.h"
+#include "metrics/core/error.h"
+#include "metrics/core/io.h"
+#include "metrics/meteor.h"
 
 namespace unieval::cli {
 
-void register_meteor_metrics(ScoreRegistry& /*reg*/) {}
+namespace {
+
+namespace m = unieval::metrics;
+
+// Items separated by commas and/or spaces ("exact,stem" or "exact stem").
+std::vector<std::string> split_items(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (c == ',' || c == ' ' || c == '\t') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+std::vector<double> parse_numbers(const std::string& text, const std::string& option) {
+  std::vector<double> out;
+  for (const std::string& item : split_items(text)) {
+    std::vector<double> v = parse_double_list(item, option);
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  return out;
+}
+
+nlohmann::ordered_json num(double v) {
+  if (std::isnan(v)) return "NaN";
+  if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  return v;
+}
+
+std::string text_num(double v) {
+  if (std::isnan(v)) return "NaN";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+void add_meteor_options(po::options_description& d) {
+  d.add_options()
+      ("modules", po::value<std::string>()->default_value("exact,stem,synonym,paraphrase"),
+       "Matching stages in order (jar -m): exact, stem, synonym, paraphrase. The paraphrase "
+       "module needs paraphrase-en.gz (not shipped); without it use exact,stem,synonym.")
+      ("weights", po::value<std::string>(),
+       "Module weights, one per module (jar -w), e.g. 1.0,0.6,0.8. Default: the task's "
+       "weights by position (rank: 1.0,0.6,0.8,0.6); missing ones count 0.")
+      ("task", po::value<std::string>()->default_value("rank"),
+       "Parameter set (jar -t): rank, adq, hter, li, tune.")
+      ("params", po::value<std::string>(),
+       "Custom \"alpha beta gamma delta\" (jar -p). As in the jar, a custom task takes the adq "
+       "module weights unless --weights is given.")
+      ("norm", po::bool_switch(),
+       "Tokenise and lowercase like the jar's -norm (nonbreaking prefixes from --meteor-data).")
+      ("lower", po::bool_switch(), "Lowercase only (jar -lower; ignored with --norm).")
+      ("no-punct", po::bool_switch(),
+       "With --norm: drop punctuation (jar -norm -noPunct; no effect without --norm).")
+      ("stats", po::bool_switch(),
+       "Also print each segment's 23 sufficient statistics (the jar's -stdio SCORE line).")
+      ("meteor-data", po::value<std::string>(),
+       "METEOR resources directory (function/, synonym/, nonbreaking/, as in the jar's "
+       "resources/); default $UNIEVAL_METEOR_DATA.")
+      ("paraphrase", po::value<std::string>(),
+       "Paraphrase table for the paraphrase module (jar -a); default "
+       "DIR/paraphrase-en.gz or DIR/data/paraphrase-en.gz.")
+      ("beam", po::value<int>()->default_value(40), "Alignment beam size (jar -x).")
+      ("threads", po::value<int>()->default_value(0), "Worker threads (0 = all cores, max 8).");
+}
+
+int run_meteor(const po::variables_map& vm) {
+  m::MeteorOptions opt;
+  opt.task = vm["task"].as<std::string>();
+  opt.modules.clear();
+  for (const std::string& name : split_items(vm["modules"].as<std::string>()))
+    opt.modules.push_back(m::parse_meteor_module(name));
+  if (vm.count("weights")) opt.weights = parse_numbers(vm["weights"].as<std::string>(), "weights");
+  if (vm.count("params")) {
+    opt.params = parse_numbers(vm["params"].as<std::string>(), "params");
+    if (opt.params.size() != 4)
+      throw InputError("--params needs 4 numbers \"alpha beta gamma delta\"");
+  }
+  if (vm.count("weights") && opt.weights.size() > opt.modules.size())
+    warn("--weights has more values than --modules; the extra ones are ignored (as the jar)");
+  bool norm = vm["norm"].as<bool>(), lower = vm["lower"].as<bool>();
+  if (norm)
+    opt.normalize = vm["no-punct"].as<bool>() ? m::MeteorNormalize::kNormNoPunct
+                                               : m::MeteorNormalize::kNorm;
+  else if (lower)
+    opt.normalize = m::MeteorNormalize::kLower;
+  if (vm["no-punct"].as<bool>() && !norm)
+    warn("--no-punct has no effect without --norm (as the jar's -noPunct)");
+  if (vm.count("meteor-data")) opt.data_dir = vm["meteor-data"].as<std::string>();
+  if (vm.count("paraphrase")) opt.paraphrase_file = vm["paraphrase"].as<std::string>();
+  opt.beam_size = vm["beam"].as<int>();
+  opt.threads = vm["threads"].as<int>();
+
+  Corpus corpus = read_corpus(hyp_path(vm), ref_paths(vm));
+  m::MeteorScorer scorer(opt);
+  m::MeteorResult r = scorer.score(corpus.hyps, corpus.refs);
+  const m::MeteorStats& t = r.total;
+  bool stats = vm["stats"].as<bool>();
+  if (want_json(vm)) {
+    nlohmann::ordered_json j;
+    j["metric"] = "meteor";
+    j["signature"] = opt.signature();
+    j["score"] = num(r.score);
+    j["precision"] = num(t.precision);
+    j["recall"] = num(t.recall);
+    j["f1"] = num(t.f1);
+    j["fmean"] = num(t.fmean);
+    j["fragmentation_penalty"] = num(t.fragmentation_penalty);
+    j["chunks"] = num(t.chunks);
+    j["test_words"] = num(t.test_length);
+    j["reference_words"] = num(t.reference_length);
+    nlohmann::ordered_json seg = nlohmann::ordered_json::array();
+    for (double s : r.segment_scores) seg.push_back(num(s));
+    j["segment_scores"] = seg;
+    if (stats) {
+      nlohmann::ordered_json lines = nlohmann::ordered_json::array();
+      for (const auto& s : r.segments) lines.push_back(s.to_string());
+      j["stats"] = lines;
+    }
+    print_json(j);
+    return kExitOk;
+  }
+  std::string out;
+  for (size_t i = 0; i < r.segments.size(); ++i) {
+    out += "Segment " + std::to_string(i + 1) + " score:\t" + text_num(r.segment_scores[i]) + "\n";
+    if (stats) out += "Segment " + std::to_string(i + 1) + " stats:\t" + r.segments[i].to_string() + "\n";
+  }
+  out += "\nTest words:             " + text_num(t.test_length) + "\n";
+  out += "Reference words:        " + text_num(t.reference_length) + "\n";
+  out += "Chunks:                 " + text_num(t.chunks) + "\n";
+  out += "Precision:              " + text_num(t.precision) + "\n";
+  out += "Recall:                 " + text_num(t.recall) + "\n";
+  out += "f1:                     " + text_num(t.f1) + "\n";
+  out += "fMean:                  " + text_num(t.fmean) + "\n";
+  out += "Fragmentation penalty:  " + text_num(t.fragmentation_penalty) + "\n";
+  out += "\nFinal score:            " + text_num(r.score) + "\n";
+  out += "Signature:              " + opt.signature() + "\n";
+  std::cout << out;
+  return kExitOk;
+}
+
+}  // namespace
+
+void register_meteor_metrics(ScoreRegistry& reg) {
+  reg.push_back({"meteor",
+                 "METEOR 1.5 (meteor-1.5.jar): exact/stem/synonym/paraphrase alignment, "
+                 "per-segment and system score",
+                 add_meteor_options, run_meteor, "meteor"});
+}
 
 }  // namespace unieval::cli
