@@ -6,7 +6,7 @@
 // selects bidirectional, left-to-right, right-to-left or seq2seq context (models/masks.h).
 //
 //   using namespace unieval::models;
-//   UnilmModel model(BertConfig::from_json_file("ckpt/config.json"), {.num_labels = 3});
+//   UnilmModel model(BertConfig::from_json_file("ckpt/config.json"), UnilmHeads{.num_labels = 3});
 //   model->eval();                                             // dropout off
 //   auto m = build_mask(MaskKind::kSeq2Seq, src_len, tgt_len, T);   // [B,T,T] 0/1
 //   BertOutput out = model->forward(ids, types, m);            // ids/types [B,T] int64
