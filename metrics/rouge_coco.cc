@@ -1,0 +1,94 @@
+// coco-caption ROUGE-L: mirrors rouge.py `my_lcs`, `Rouge.calc_score`, `Rouge.compute_score`.
+#include "metrics/rouge_coco.h"
+
+#include <algorithm>
+
+#include "metrics/core/error.h"
+
+namespace unieval::metrics {
+
+namespace {
+
+std::vector<std::string> split_space(const std::string& s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (true) {
+    size_t end = s.find(' ', pos);
+    if (end == std::string::npos) {
+      out.push_back(s.substr(pos));
+      return out;
+    }
+    out.push_back(s.substr(pos, end - pos));
+    pos = end + 1;
+  }
+}
+
+size_t lcs_length(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::vector<size_t> prev(b.size() + 1, 0), cur(b.size() + 1, 0);
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j)
+      cur[j] = a[i - 1] == b[j - 1] ? prev[j - 1] + 1 : std::max(prev[j], cur[j - 1]);
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+// numpy pairwise_sum (numpy/core/src/umath/loops_utils.h): blocks of 8 accumulators up to 128.
+double pairwise_sum(const double* a, size_t n) {
+  if (n < 8) {
+    double res = 0.;
+    for (size_t i = 0; i < n; ++i) res += a[i];
+    return res;
+  }
+  if (n <= 128) {
+    double r[8];
+    for (int k = 0; k < 8; ++k) r[k] = a[k];
+    size_t i;
+    for (i = 8; i < n - (n % 8); i += 8)
+      for (int k = 0; k < 8; ++k) r[k] += a[i + k];
+    double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; ++i) res += a[i];
+    return res;
+  }
+  size_t n2 = n / 2;
+  n2 -= n2 % 8;
+  return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
+}
+
+}  // namespace
+
+double coco_rouge_mean(const std::vector<double>& values) {
+  if (values.empty()) return 0.0;
+  return pairwise_sum(values.data(), values.size()) / static_cast<double>(values.size());
+}
+
+double coco_rouge_l(const std::string& candidate, const std::vector<std::string>& refs, double beta) {
+  if (refs.empty()) throw InputError("coco ROUGE-L needs at least one reference");
+  auto cand = split_space(candidate);
+  double prec_max = 0, rec_max = 0;
+  for (const auto& r : refs) {
+    auto ref = split_space(r);
+    double l = static_cast<double>(lcs_length(ref, cand));
+    prec_max = std::max(prec_max, l / static_cast<double>(cand.size()));
+    rec_max = std::max(rec_max, l / static_cast<double>(ref.size()));
+  }
+  if (prec_max != 0 && rec_max != 0) {
+    double b2 = beta * beta;
+    return ((1 + b2) * prec_max * rec_max) / (rec_max + b2 * prec_max);
+  }
+  return 0.0;
+}
+
+CocoRougeLResult coco_rouge_l_corpus(const std::vector<std::string>& candidates,
+                                     const std::vector<std::vector<std::string>>& refs, double beta) {
+  CocoRougeLResult out;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    std::vector<std::string> r;
+    for (const auto& stream : refs) r.push_back(stream[i]);
+    out.per_segment.push_back(coco_rouge_l(candidates[i], r, beta));
+  }
+  out.score = coco_rouge_mean(out.per_segment);
+  return out;
+}
+
+}  // namespace unieval::metrics
