@@ -8,6 +8,7 @@ std::vector<TaskAdapter> build_task_registry() {
     for (auto& t : more) all.push_back(std::move(t));
   };
   add(squad_adapters());
+  add(dstc7_adapters());
   return all;
 }
 

@@ -11,5 +11,6 @@ std::vector<TaskAdapter> build_task_registry();
 
 // Factories of each adapter file (declared in tasks/<task>.h).
 std::vector<TaskAdapter> squad_adapters();  // tasks/squad.h
+std::vector<TaskAdapter> dstc7_adapters();  // tasks/dstc7.h
 
 }  // namespace unieval::tasks

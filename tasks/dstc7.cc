@@ -1,0 +1,295 @@
+#include "tasks/dstc7.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "metrics/core/error.h"
+#include "metrics/core/io.h"
+#include "metrics/distinct.h"
+#include "metrics/entropy.h"
+#include "metrics/meteor.h"
+#include "metrics/nist.h"
+#include "metrics/text/dstc7_clean.h"
+#include "tasks/registry.h"
+
+namespace unieval::tasks {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+std::vector<std::string> split_tabs(const std::string& line) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t tab = line.find('\t', start);
+    out.push_back(line.substr(start, tab == std::string::npos ? std::string::npos : tab - start));
+    if (tab == std::string::npos) break;
+    start = tab + 1;
+  }
+  return out;
+}
+
+bool parse_bool(const std::string& key, const std::string& v) {
+  if (v == "true" || v == "1") return true;
+  if (v == "false" || v == "0") return false;
+  throw InputError("--option " + key + "=" + v + ": expected true or false");
+}
+
+int parse_int(const std::string& key, const std::string& v) {
+  try {
+    size_t used = 0;
+    int x = std::stoi(v, &used);
+    if (used == v.size()) return x;
+  } catch (const std::exception&) {
+  }
+  throw InputError("--option " + key + "=" + v + ": expected an integer");
+}
+
+// First existing path among candidates, or "".
+std::string first_existing(const std::vector<fs::path>& candidates) {
+  for (const auto& p : candidates)
+    if (fs::is_regular_file(p)) return p.string();
+  return "";
+}
+
+TaskOutput run_dstc7(const EvalRequest& req) {
+  auto t0 = Clock::now();
+  bool clean = parse_bool("clean", option(req, "clean", "true"));
+  int n_refs = parse_int("n_refs", option(req, "n_refs", "6"));
+  int vshuman = parse_int("vshuman", option(req, "vshuman", "1"));
+  if (n_refs < 1) throw InputError("--option n_refs: must be >= 1");
+
+  // Resolve data: a folder (test.refs + keys), a refs file, or a keys file (reference-free).
+  std::string refs_path, keys_path = option(req, "keys", "");
+  fs::path data(req.data);
+  if (fs::is_directory(data)) {
+    refs_path = first_existing({data / "test.refs", data / "test.refs.gz", data / "test.refs.txt"});
+    if (keys_path.empty())
+      keys_path = first_existing({data / "keys" / "test.2k.txt", data / "test.2k.txt",
+                                  data / "test.2k.keys.txt.gz", data / "test.2k.keys.txt"});
+    if (keys_path.empty()) throw InputError(req.data, 0, "no keys file (keys/test.2k.txt) in this folder; give --option keys=FILE");
+  } else {
+    auto lines = read_lines(req.data);
+    bool is_refs = !lines.empty() && lines[0].find('\t') != std::string::npos;
+    if (is_refs) {
+      refs_path = req.data;
+      if (keys_path.empty())
+        keys_path = first_existing({data.parent_path() / "keys" / "test.2k.txt",
+                                    data.parent_path() / "test.2k.txt"});
+      if (keys_path.empty())
+        throw InputError(req.data, 0, "a refs file needs the key list: --option keys=test.2k.txt");
+    } else {
+      if (!keys_path.empty() && keys_path != req.data)
+        throw InputError("--option keys: --data is already a key list (" + req.data + ")");
+      keys_path = req.data;
+    }
+  }
+  std::vector<std::string> keys = read_dstc7_keys(keys_path);
+  Dstc7Hypotheses hyp = read_dstc7_submission(req.pred, keys);
+  std::vector<std::string> hyps = hyp.hyps;
+  if (clean)
+    for (auto& h : hyps) h = metrics::dstc7_clean_str(h);
+
+  // References.
+  std::vector<std::vector<std::string>> refs;
+  if (!refs_path.empty()) {
+    std::unordered_set<std::string> wanted(keys.begin(), keys.end());
+    std::unordered_map<std::string, std::vector<std::string>> cells;
+    auto lines = read_lines(refs_path);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      auto c = split_tabs(lines[i]);
+      if (!wanted.count(c[0])) continue;
+      if (c.size() < 2)
+        throw InputError(refs_path, static_cast<long>(i + 1), "expected 'hash<TAB>score|text...' (no reference column)");
+      std::vector<std::string> texts;
+      for (size_t k = 1; k < c.size(); ++k) {
+        auto bar = c[k].find('|');
+        if (bar == std::string::npos)
+          throw InputError(refs_path, static_cast<long>(i + 1),
+                           "reference column " + std::to_string(k + 1) + " has no 'score|text' separator '|'");
+        // Python's split('|')[1]: the text up to the next '|'.
+        auto next = c[k].find('|', bar + 1);
+        texts.push_back(c[k].substr(bar + 1, next == std::string::npos ? std::string::npos : next - bar - 1));
+      }
+      cells[c[0]] = std::move(texts);
+    }
+    refs.assign(static_cast<size_t>(n_refs), {});
+    for (const auto& k : hyp.keys) {
+      auto it = cells.find(k);
+      if (it == cells.end()) throw InputError(refs_path, 0, "no references for key " + k);
+      const auto& r = it->second;
+      for (int i = 0; i < n_refs; ++i) {
+        size_t idx = static_cast<size_t>(i) % r.size();
+        if (static_cast<int>(idx) == vshuman) idx = (idx + 1) % r.size();
+        refs[static_cast<size_t>(i)].push_back(clean ? metrics::dstc7_clean_str(r[idx]) : r[idx]);
+      }
+    }
+  }
+  double load_s = seconds_since(t0);
+  auto t1 = Clock::now();
+
+  TaskOutput out;
+  results::RunResult& res = out.result;
+  res.task = "dstc7";
+  res.split = req.split.empty() ? "test" : req.split;
+  res.examples = static_cast<long>(hyps.size());
+  auto add = [&](const std::string& name, double v, const std::string& metric, const std::string& unit) {
+    res.scores.push_back({name, v, metric, unit, true, std::nullopt});
+  };
+  std::string tok = clean ? "dstc7-clean_str" : "split";
+  if (!refs.empty()) {
+    metrics::NistOptions nopt;  // mteval-v14c, lowercased, DSTC7 XML writer
+    metrics::NistScore ns = metrics::mteval_nist(hyps, refs, nopt);
+    std::string sig = "mteval-v14c|nist+bleu|refs:" + std::to_string(n_refs) + "|vshuman:" +
+                      std::to_string(vshuman) + "|tok:" + tok + "|dstc7-writer";
+    res.metrics.push_back({"mteval", sig, {{"script", "mteval-v14c.pl"}, {"n_refs", n_refs},
+                                           {"vshuman", vshuman}, {"clean", clean}}});
+    for (int n = 1; n <= 4; ++n) add("nist" + std::to_string(n), ns.nist_cum[n - 1], "mteval", "raw");
+    for (int n = 1; n <= 4; ++n) add("bleu" + std::to_string(n), ns.bleu_cum[n - 1], "mteval", "fraction");
+    for (const auto& w : ns.warnings) res.notes.push_back("mteval: " + w);
+    metrics::MeteorOptions mopt;
+    mopt.normalize = metrics::MeteorNormalize::kNorm;
+    mopt.data_dir = option(req, "meteor_data", "");
+    if (mopt.data_dir.empty()) {
+      if (const char* env = std::getenv("UNIEVAL_METEOR_DATA")) mopt.data_dir = env;
+    }
+    if (mopt.data_dir.empty()) {
+      res.notes.push_back("METEOR skipped: no METEOR 1.5 resources (--option meteor_data=DIR or $UNIEVAL_METEOR_DATA)");
+    } else {
+      metrics::MeteorScorer scorer(mopt);
+      metrics::MeteorResult mr = scorer.score(hyps, refs);
+      res.metrics.push_back({"meteor", mopt.signature() + "|tok:" + tok, {{"normalize", "-norm"}, {"refs", n_refs}}});
+      add("meteor", mr.score, "meteor", "fraction");
+    }
+  } else {
+    res.notes.push_back("reference-free run (--data is a key list): NIST, BLEU and METEOR need the "
+                        "official multi-reference test.refs");
+  }
+  // metrics.py reads the hypothesis file back; '\n'.join loses a final empty line.
+  std::vector<std::string> diversity_lines = hyps;
+  if (!diversity_lines.empty() && diversity_lines.back().empty()) {
+    diversity_lines.pop_back();
+    res.notes.push_back("final hypothesis is empty: dropped for entropy/div/avg_len as DSTC7's file round trip does");
+  }
+  metrics::EntropyOptions eopt;
+  eopt.dstc7_clean = false;  // already cleaned above when clean
+  metrics::EntropyResult er = metrics::entropy(diversity_lines, eopt);
+  res.metrics.push_back({"entropy", er.signature + "|tok:" + tok, {{"orders", eopt.orders}, {"clean", clean}}});
+  for (size_t i = 0; i < er.orders.size(); ++i)
+    add("entropy" + std::to_string(er.orders[i]), er.entropy[i], "entropy", "nats");
+  metrics::DistinctOptions dopt;
+  dopt.flavour = metrics::DistinctFlavour::kDstc7;
+  metrics::DistinctResult dr = metrics::distinct(diversity_lines, dopt);
+  res.metrics.push_back({"diversity", dr.signature + "|tok:" + tok, {{"orders", dopt.orders}, {"clean", clean}}});
+  for (size_t i = 0; i < dr.orders.size(); ++i) {
+    if (dr.div[i]) add("div" + std::to_string(dr.orders[i]), *dr.div[i], "diversity", "fraction");
+    else res.notes.push_back("div" + std::to_string(dr.orders[i]) + " undefined: no n-gram (official: ZeroDivisionError)");
+  }
+  if (dr.avg_len) add("avg_len", *dr.avg_len, "diversity", "tokens");
+  if (hyp.duplicates)
+    res.notes.push_back(std::to_string(hyp.duplicates) + " repeated hash(es) in the submission: last line kept (as dstc.py)");
+  res.timings.load_s = load_s;
+  res.timings.score_s = seconds_since(t1);
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> read_dstc7_keys(const std::string& path) {
+  auto lines = read_lines(path);
+  std::vector<std::string> keys;
+  std::set<std::string> seen;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const auto& k = lines[i];
+    if (k.empty()) throw InputError(path, static_cast<long>(i + 1), "empty line in the key list");
+    if (k.find('\t') != std::string::npos)
+      throw InputError(path, static_cast<long>(i + 1), "a key list has one hash per line (found a tab)");
+    if (seen.insert(k).second) keys.push_back(k);
+  }
+  if (keys.empty()) throw InputError(path, 0, "no keys");
+  return keys;
+}
+
+Dstc7Hypotheses read_dstc7_submission(const std::string& path, const std::vector<std::string>& keys) {
+  std::unordered_set<std::string> wanted(keys.begin(), keys.end());
+  std::map<std::string, std::string> cells;  // sorted by key, as dstc.py's sorted(keys)
+  Dstc7Hypotheses out;
+  auto lines = read_lines(path);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    auto c = split_tabs(lines[i]);
+    if (c.size() < 2)
+      throw InputError(path, static_cast<long>(i + 1),
+                       "expected 'hash<TAB>...<TAB>response' (tab-separated, response last)");
+    if (!wanted.count(c[0])) continue;
+    if (cells.count(c[0])) ++out.duplicates;
+    cells[c[0]] = c.back();
+  }
+  std::vector<std::string> missing;
+  for (const auto& k : keys)
+    if (!cells.count(k)) missing.push_back(k);
+  if (!missing.empty())
+    throw InputError(path, 0, std::to_string(missing.size()) + " of " + std::to_string(keys.size()) +
+                                  " test keys have no response (first: " + missing.front() + ")");
+  for (auto& [k, v] : cells) {
+    out.keys.push_back(k);
+    out.hyps.push_back(std::move(v));
+  }
+  return out;
+}
+
+Dstc7ScoreSheet read_dstc7_score_sheet(const std::string& path) {
+  auto lines = read_lines(path);
+  if (lines.empty()) throw InputError(path, 0, "empty score sheet");
+  auto header = split_tabs(lines[0]);
+  if (header.empty() || header[0] != "Name")
+    throw InputError(path, 1, "expected a header starting with 'Name'");
+  Dstc7ScoreSheet sheet;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    if (lines[i].empty()) continue;
+    auto c = split_tabs(lines[i]);
+    if (c.size() != header.size())
+      throw InputError(path, static_cast<long>(i + 1), "expected " + std::to_string(header.size()) +
+                                                           " columns, found " + std::to_string(c.size()));
+    auto& row = sheet[c[0]];
+    for (size_t k = 1; k < c.size(); ++k) {
+      try {
+        size_t used = 0;
+        row[header[k]] = std::stod(c[k], &used);
+        if (used != c[k].size()) throw std::invalid_argument(c[k]);
+      } catch (const std::exception&) {
+        throw InputError(path, static_cast<long>(i + 1), "column " + header[k] + ": '" + c[k] + "' is not a number");
+      }
+    }
+  }
+  return sheet;
+}
+
+std::vector<TaskAdapter> dstc7_adapters() {
+  TaskInfo i;
+  i.name = "dstc7";
+  i.summary = "DSTC7 task 2 response generation (dstc.py: NIST, BLEU, METEOR, entropy, div, length)";
+  i.data_format = "test.refs (hash<TAB>score|text...) with keys, a folder holding both, or a key list alone (reference-free)";
+  i.pred_format = "submission: hash<TAB>...<TAB>response per line (.gz ok)";
+  i.metrics = "nist1-4, bleu1-4 (mteval-v14c), meteor (1.5 -norm), entropy1-4, div1-2, avg_len (metrics.py)";
+  i.default_split = "test";
+  i.options = {{"keys", "hash list (default: keys/test.2k.txt beside the refs)"},
+               {"clean", "dstc.py --clean: DSTC7 clean_str (default true)"},
+               {"n_refs", "reference streams (default 6)"},
+               {"vshuman", "held-out human reference index (default 1; -1 keeps all)"},
+               {"meteor_data", "METEOR 1.5 resources folder (default $UNIEVAL_METEOR_DATA)"}};
+  return {{i, run_dstc7}};
+}
+
+}  // namespace unieval::tasks
