@@ -1,0 +1,441 @@
+#include "metrics/squad.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include "metrics/core/error.h"
+#include "metrics/core/io.h"
+#include "metrics/core/json_reader.h"
+#include "metrics/text/squad_normalize.h"
+
+namespace unieval::metrics {
+
+namespace {
+
+// sum(common.values()) for Counter(a) & Counter(b): greedy multiset matching.
+size_t common_count(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  if (a.empty() || b.empty()) return 0;
+  if (a.size() * b.size() <= 4096) {
+    std::vector<char> used(b.size(), 0);
+    size_t same = 0;
+    for (const auto& t : a) {
+      for (size_t j = 0; j < b.size(); ++j) {
+        if (!used[j] && b[j] == t) {
+          used[j] = 1;
+          ++same;
+          break;
+        }
+      }
+    }
+    return same;
+  }
+  std::vector<std::string_view> x(a.begin(), a.end()), y(b.begin(), b.end());
+  std::sort(x.begin(), x.end());
+  std::sort(y.begin(), y.end());
+  size_t i = 0, j = 0, same = 0;
+  while (i < x.size() && j < y.size()) {
+    if (x[i] == y[j]) {
+      ++same, ++i, ++j;
+    } else if (x[i] < y[j]) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  return same;
+}
+
+std::string fmt_thresh(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+const char* version_name(SquadVersion v) { return v == SquadVersion::kV2_0 ? "2.0" : "1.1"; }
+
+std::string missing_message(const std::vector<std::string>& missing, size_t total,
+                            const std::string& pred_source) {
+  std::string first;
+  for (size_t i = 0; i < missing.size() && i < 5; ++i) first += (i ? ", " : "") + missing[i];
+  if (missing.size() > 5) first += ", ...";
+  return std::to_string(missing.size()) + " of " + std::to_string(total) +
+         " questions have no prediction in " + pred_source + " (first: " + first +
+         "); evaluate-v2.0.py crashes on this; pass --allow-missing to score them 0";
+}
+
+}  // namespace
+
+double squad_token_f1(const std::vector<std::string>& pred_toks,
+                      const std::vector<std::string>& gold_toks, bool v2) {
+  if (v2 && (pred_toks.empty() || gold_toks.empty())) return pred_toks == gold_toks ? 1 : 0;
+  size_t same = common_count(pred_toks, gold_toks);
+  if (same == 0) return 0;
+  double precision = 1.0 * static_cast<double>(same) / static_cast<double>(pred_toks.size());
+  double recall = 1.0 * static_cast<double>(same) / static_cast<double>(gold_toks.size());
+  return (2 * precision * recall) / (precision + recall);
+}
+
+bool squad_v1_exact_match(std::string_view prediction, std::string_view ground_truth) {
+  return squad_normalize_answer(prediction) == squad_normalize_answer(ground_truth);
+}
+
+double squad_v1_f1(std::string_view prediction, std::string_view ground_truth) {
+  return squad_token_f1(squad_answer_tokens(prediction), squad_answer_tokens(ground_truth), false);
+}
+
+int squad_v2_compute_exact(std::string_view a_gold, std::string_view a_pred) {
+  return squad_normalize_answer(a_gold) == squad_normalize_answer(a_pred) ? 1 : 0;
+}
+
+double squad_v2_compute_f1(std::string_view a_gold, std::string_view a_pred) {
+  return squad_token_f1(squad_answer_tokens(a_pred), squad_answer_tokens(a_gold), true);
+}
+
+// ---- Readers ------------------------------------------------------------------------------
+
+SquadDataset parse_squad_dataset(std::string text, const std::string& source) {
+  auto doc = json::Document::parse(std::move(text), source);
+  json::Value root = doc.root();
+  SquadDataset ds;
+  ds.source = source;
+  if (!root.is_object()) root.fail("a SQuAD data file must be a JSON object with a 'data' list");
+  if (json::Value v = root.find("version"); v.valid() && v.is_string()) ds.version = v.as_string();
+  for (json::Value article : root["data"].array_items("'data'")) {
+    for (json::Value para : article["paragraphs"].array_items("'paragraphs'")) {
+      for (json::Value qa : para["qas"].array_items("'qas'")) {
+        SquadQuestion q;
+        q.line = qa.line();
+        q.id = std::string(qa["id"].as_string("'id'"));
+        for (json::Value ans : qa["answers"].array_items("'answers'"))
+          q.answers.emplace_back(ans["text"].as_string("answer 'text'"));
+        if (qa.find("is_impossible").valid()) ds.has_is_impossible = true;
+        ds.questions.push_back(std::move(q));
+      }
+    }
+  }
+  return ds;
+}
+
+SquadPredictions parse_squad_predictions(std::string text, const std::string& source) {
+  auto doc = json::Document::parse(std::move(text), source);
+  json::Value root = doc.root();
+  SquadPredictions p;
+  p.source = source;
+  if (!root.is_object())
+    root.fail("a SQuAD prediction file must be a JSON object {question id: answer text}, found " +
+              std::string(json::type_name(root.type())));
+  p.ids.reserve(root.size());
+  p.answers.reserve(root.size());
+  p.index.reserve(root.size() * 2);
+  for (json::Value v : root.items()) {
+    std::string id(v.key());
+    std::string_view ans = v.as_string("prediction for '" + id + "'");
+    auto [it, fresh] = p.index.emplace(id, p.ids.size());
+    if (fresh) {
+      p.ids.push_back(std::move(id));
+      p.answers.emplace_back(ans);
+    } else {
+      p.answers[it->second] = std::string(ans);  // Python dict: last value, first position
+    }
+  }
+  return p;
+}
+
+SquadNaProbs parse_squad_na_probs(std::string text, const std::string& source) {
+  auto doc = json::Document::parse(std::move(text), source);
+  json::Value root = doc.root();
+  SquadNaProbs p;
+  p.source = source;
+  if (!root.is_object())
+    root.fail("an na-prob file must be a JSON object {question id: probability}, found " +
+              std::string(json::type_name(root.type())));
+  for (json::Value v : root.items()) {
+    std::string id(v.key());
+    double prob = v.as_double("na_prob of '" + id + "'");
+    auto [it, fresh] = p.index.emplace(id, p.ids.size());
+    if (fresh) {
+      p.ids.push_back(std::move(id));
+      p.probs.push_back(prob);
+    } else {
+      p.probs[it->second] = prob;
+    }
+  }
+  return p;
+}
+
+SquadDataset load_squad_dataset(const std::string& path) { return parse_squad_dataset(read_file(path), path); }
+SquadPredictions load_squad_predictions(const std::string& path) {
+  return parse_squad_predictions(read_file(path), path);
+}
+SquadNaProbs load_squad_na_probs(const std::string& path) { return parse_squad_na_probs(read_file(path), path); }
+
+// ---- Evaluation ---------------------------------------------------------------------------
+
+std::string SquadOptions::signature(SquadVersion resolved, bool with_na_probs) const {
+  std::string s = std::string("squad|v:") + version_name(resolved);
+  if (resolved == SquadVersion::kV2_0) {
+    s += "|na_probs:" + std::string(with_na_probs ? "file" : "none");
+    s += "|thresh:" + fmt_thresh(na_prob_thresh);
+    s += std::string("|missing:") + (allow_missing ? "zero" : "error");
+  } else {
+    s += "|missing:zero";
+  }
+  return s + "|official:evaluate-v" + version_name(resolved) + ".py";
+}
+
+SquadVersion resolve_squad_version(const SquadDataset& data, SquadVersion requested) {
+  if (requested != SquadVersion::kAuto) return requested;
+  const std::string& v = data.version;
+  if (v.rfind("1.", 0) == 0 || v.rfind("v1.", 0) == 0) return SquadVersion::kV1_1;
+  if (v.rfind("2.", 0) == 0 || v.rfind("v2.", 0) == 0) return SquadVersion::kV2_0;
+  if (data.has_is_impossible) return SquadVersion::kV2_0;
+  for (const auto& q : data.questions)
+    if (q.answers.empty()) return SquadVersion::kV2_0;
+  return SquadVersion::kV1_1;
+}
+
+namespace {
+
+// evaluate-v1.1.py evaluate(dataset, predictions).
+SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds) {
+  SquadResult r;
+  r.version = SquadVersion::kV1_1;
+  long exact_match = 0;
+  double f1 = 0;
+  long total = 0;
+  std::vector<std::vector<std::string>> gold_toks;
+  std::vector<std::string> gold_norm;
+  for (const auto& q : data.questions) {
+    ++total;
+    const std::string* pred = preds.find(q.id);
+    if (!pred) {
+      // "Unanswered question X will receive score 0."
+      r.missing.push_back(q.id);
+      r.item_ids.push_back(q.id);
+      r.item_exact.push_back(0);
+      r.item_f1.push_back(0);
+      continue;
+    }
+    if (q.answers.empty())
+      throw InputError(data.source, q.line,
+                       "question '" + q.id + "' has no gold answers; evaluate-v1.1.py fails on it "
+                       "(max() arg is an empty sequence): use --squad-version 2.0 for SQuAD 2.0 data");
+    std::string pnorm = squad_normalize_answer(*pred);
+    std::vector<std::string> ptoks = squad_answer_tokens(*pred);
+    bool em = false;
+    double best_f1 = 0;
+    bool first = true;
+    for (const auto& g : q.answers) {
+      std::string gnorm = squad_normalize_answer(g);
+      em = em || (gnorm == pnorm);
+      double f = squad_token_f1(ptoks, squad_answer_tokens(g), false);
+      if (first || f > best_f1) best_f1 = f;
+      first = false;
+    }
+    exact_match += em ? 1 : 0;
+    f1 += best_f1;
+    r.item_ids.push_back(q.id);
+    r.item_exact.push_back(em ? 1 : 0);
+    r.item_f1.push_back(best_f1);
+  }
+  if (total == 0) throw InputError(data.source, 0, "the data file has no questions");
+  r.total = total;
+  r.exact_match = 100.0 * static_cast<double>(exact_match) / static_cast<double>(total);
+  r.f1 = 100.0 * f1 / static_cast<double>(total);
+  return r;
+}
+
+struct V2Item {
+  std::string id;
+  const SquadQuestion* q;  // last occurrence wins (dict semantics)
+  bool has_ans;
+};
+
+double mean100(const std::vector<double>& v, const std::vector<size_t>& idx) {
+  double s = 0;
+  for (size_t i : idx) s += v[i];
+  return 100.0 * s / static_cast<double>(idx.size());
+}
+
+// evaluate-v2.0.py find_best_thresh(preds, scores, na_probs, qid_to_has_ans).
+void find_best_thresh(const std::vector<V2Item>& items, const std::vector<char>& scored,
+                      const std::vector<const std::string*>& pred_of, const std::vector<double>& raw,
+                      const SquadNaProbs& na, const std::unordered_map<std::string, size_t>& pos,
+                      long n_scored, double& best_out, double& thresh_out) {
+  double num_no_ans = 0;
+  for (const auto& it : items) num_no_ans += it.has_ans ? 0 : 1;
+  double cur = num_no_ans, best = cur, best_thresh = 0.0;
+  std::vector<size_t> order(na.ids.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return na.probs[a] < na.probs[b]; });
+  for (size_t k : order) {
+    auto p = pos.find(na.ids[k]);
+    if (p == pos.end() || !scored[p->second]) continue;  // "if qid not in scores: continue"
+    size_t i = p->second;
+    double diff;
+    if (items[i].has_ans) {
+      diff = raw[i];
+    } else {
+      const std::string* pred = pred_of[i];
+      diff = (!pred || !pred->empty()) ? -1 : 0;  // raw-string test: `if preds[qid]`
+    }
+    cur += diff;
+    if (cur > best) {
+      best = cur;
+      best_thresh = na.probs[k];
+    }
+  }
+  best_out = 100.0 * best / static_cast<double>(n_scored);
+  thresh_out = best_thresh;
+}
+
+// evaluate-v2.0.py main().
+SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
+                        const SquadNaProbs* na, const SquadOptions& opts) {
+  SquadResult r;
+  r.version = SquadVersion::kV2_0;
+  // Unique question ids in first-seen order, last occurrence's content (Python dicts).
+  std::vector<V2Item> items;
+  std::unordered_map<std::string, size_t> pos;
+  pos.reserve(data.questions.size() * 2);
+  for (const auto& q : data.questions) {
+    auto [it, fresh] = pos.emplace(q.id, items.size());
+    if (fresh) items.push_back({q.id, &q, !q.answers.empty()});
+    else items[it->second] = {q.id, &q, !q.answers.empty()};
+  }
+  size_t n = items.size();
+  if (n == 0) throw InputError(data.source, 0, "the data file has no questions");
+  // get_raw_scores
+  std::vector<double> exact_raw(n, 0), f1_raw(n, 0);
+  std::vector<char> scored(n, 0);
+  std::vector<const std::string*> pred_of(n, nullptr);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string* pred = preds.find(items[i].id);
+    if (!pred) {
+      r.missing.push_back(items[i].id);
+      continue;
+    }
+    pred_of[i] = pred;
+    scored[i] = 1;
+    std::string pnorm = squad_normalize_answer(*pred);
+    std::vector<std::string> ptoks = squad_answer_tokens(*pred);
+    bool any_gold = false;
+    int best_em = 0;
+    double best_f1 = 0;
+    for (const auto& g : items[i].q->answers) {
+      std::string gnorm = squad_normalize_answer(g);
+      if (gnorm.empty()) continue;  // gold_answers = [a for a in answers if normalize_answer(a)]
+      std::vector<std::string> gtoks = squad_answer_tokens(g);
+      int em = gnorm == pnorm ? 1 : 0;
+      double f = squad_token_f1(ptoks, gtoks, true);
+      if (!any_gold || em > best_em) best_em = em;
+      if (!any_gold || f > best_f1) best_f1 = f;
+      any_gold = true;
+    }
+    if (!any_gold) {  // ['']: correct only for an empty (normalised) prediction
+      best_em = pnorm.empty() ? 1 : 0;
+      best_f1 = ptoks.empty() ? 1 : 0;
+    }
+    exact_raw[i] = best_em;
+    f1_raw[i] = best_f1;
+  }
+  if (!r.missing.empty() && !opts.allow_missing)
+    throw InputError(preds.source, 0, missing_message(r.missing, n, preds.source));
+  if (!r.missing.empty())
+    for (size_t i = 0; i < n; ++i) scored[i] = 1;  // allow_missing: scored as 0
+  // apply_no_ans_threshold
+  std::vector<double> exact_t(n), f1_t(n);
+  for (size_t i = 0; i < n; ++i) {
+    double prob = 0.0;
+    if (na) {
+      auto it = na->index.find(items[i].id);
+      if (it != na->index.end()) {
+        prob = na->probs[it->second];
+      } else if (pred_of[i]) {
+        throw InputError(na->source, 0, "no na_prob for question '" + items[i].id +
+                                            "' (evaluate-v2.0.py: KeyError)");
+      }
+    }
+    bool pred_na = pred_of[i] && prob > opts.na_prob_thresh;
+    exact_t[i] = pred_na ? (items[i].has_ans ? 0.0 : 1.0) : exact_raw[i];
+    f1_t[i] = pred_na ? (items[i].has_ans ? 0.0 : 1.0) : f1_raw[i];
+  }
+  std::vector<size_t> all, has, no;
+  for (size_t i = 0; i < n; ++i) {
+    if (!scored[i]) continue;
+    all.push_back(i);
+  }
+  for (size_t i = 0; i < n; ++i) (items[i].has_ans ? has : no).push_back(i);
+  r.total = static_cast<long>(all.size());
+  r.exact = mean100(exact_t, all);
+  r.f1 = mean100(f1_t, all);
+  if (!has.empty()) {
+    r.has_ans_exact = mean100(exact_t, has);
+    r.has_ans_f1 = mean100(f1_t, has);
+    r.has_ans_total = static_cast<long>(has.size());
+  }
+  if (!no.empty()) {
+    r.no_ans_exact = mean100(exact_t, no);
+    r.no_ans_f1 = mean100(f1_t, no);
+    r.no_ans_total = static_cast<long>(no.size());
+  }
+  if (na) {
+    double b, t;
+    find_best_thresh(items, scored, pred_of, exact_raw, *na, pos, r.total, b, t);
+    r.best_exact = b;
+    r.best_exact_thresh = t;
+    find_best_thresh(items, scored, pred_of, f1_raw, *na, pos, r.total, b, t);
+    r.best_f1 = b;
+    r.best_f1_thresh = t;
+  }
+  for (size_t i : all) {
+    r.item_ids.push_back(items[i].id);
+    r.item_exact.push_back(exact_t[i]);
+    r.item_f1.push_back(f1_t[i]);
+  }
+  return r;
+}
+
+}  // namespace
+
+SquadResult evaluate_squad(const SquadDataset& data, const SquadPredictions& preds,
+                           const SquadNaProbs* na_probs, const SquadOptions& opts) {
+  SquadVersion v = resolve_squad_version(data, opts.version);
+  SquadResult r = v == SquadVersion::kV2_0 ? evaluate_v2(data, preds, na_probs, opts)
+                                           : evaluate_v1(data, preds);
+  r.signature = opts.signature(v, na_probs != nullptr);
+  return r;
+}
+
+nlohmann::ordered_json SquadResult::to_json() const {
+  nlohmann::ordered_json j;
+  if (version == SquadVersion::kV1_1) {
+    j["exact_match"] = exact_match;
+    j["f1"] = f1;
+    return j;
+  }
+  j["exact"] = exact;
+  j["f1"] = f1;
+  j["total"] = total;
+  if (has_ans_exact) {
+    j["HasAns_exact"] = *has_ans_exact;
+    j["HasAns_f1"] = *has_ans_f1;
+    j["HasAns_total"] = has_ans_total;
+  }
+  if (no_ans_exact) {
+    j["NoAns_exact"] = *no_ans_exact;
+    j["NoAns_f1"] = *no_ans_f1;
+    j["NoAns_total"] = no_ans_total;
+  }
+  if (best_exact) {
+    j["best_exact"] = *best_exact;
+    j["best_exact_thresh"] = *best_exact_thresh;
+    j["best_f1"] = *best_f1;
+    j["best_f1_thresh"] = *best_f1_thresh;
+  }
+  return j;
+}
+
+}  // namespace unieval::metrics

@@ -1,0 +1,204 @@
+#include "metrics/text/squad_normalize.h"
+
+#include <unicode/uchar.h>
+#include <unicode/unistr.h>
+#include <unicode/locid.h>
+
+namespace unieval::metrics {
+
+namespace {
+
+// string.punctuation of Python: !"#$%&'()*+,-./:;<=>?@[\]^_`{|}~
+bool is_ascii_punct(char32_t c) {
+  return (c >= 0x21 && c <= 0x2F) || (c >= 0x3A && c <= 0x40) || (c >= 0x5B && c <= 0x60) ||
+         (c >= 0x7B && c <= 0x7E);
+}
+
+// Python re's \w on str: str.isalnum() or '_' (isalpha: categories L*; isnumeric/isdigit/
+// isdecimal: a Numeric_Type).
+bool is_word_char(char32_t c) {
+  if (c < 0x80) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+  }
+  UChar32 u = static_cast<UChar32>(c);
+  if (u_isalpha(u)) return true;
+  return u_getIntPropertyValue(u, UCHAR_NUMERIC_TYPE) != U_NT_NONE;
+}
+
+void append_utf8(std::string& out, char32_t cp) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// Decodes one code point of valid UTF-8 at s[i]; advances i. Invalid bytes are returned as
+// themselves (callers pass validated text; this only keeps us from reading past the end).
+char32_t next_cp(std::string_view s, size_t& i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) {
+    ++i;
+    return c;
+  }
+  int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+  if (len == 1 || i + len > s.size()) {
+    ++i;
+    return c;
+  }
+  char32_t cp = c & (0x3F >> (len - 1));
+  for (int k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  i += len;
+  return cp;
+}
+
+bool is_ascii(std::string_view s) {
+  for (char c : s)
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  return true;
+}
+
+// Steps 1-2: lowercased code points without ASCII punctuation.
+void lower_no_punct(std::string_view s, std::u32string& out) {
+  out.clear();
+  if (is_ascii(s)) {
+    out.reserve(s.size());
+    for (char ch : s) {
+      char32_t c = static_cast<unsigned char>(ch);
+      if (c >= 'A' && c <= 'Z') c += 32;
+      if (!is_ascii_punct(c)) out.push_back(c);
+    }
+    return;
+  }
+  icu::UnicodeString u = icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size())));
+  u.toLower(icu::Locale::getRoot());
+  out.reserve(u.length());
+  for (int32_t i = 0; i < u.length(); i = u.moveIndex32(i, 1)) {
+    char32_t c = static_cast<char32_t>(u.char32At(i));
+    if (!is_ascii_punct(c)) out.push_back(c);
+  }
+}
+
+bool is_article(const std::u32string& s, size_t b, size_t e) {
+  size_t n = e - b;
+  if (n == 1) return s[b] == U'a';
+  if (n == 2) return s[b] == U'a' && s[b + 1] == U'n';
+  if (n == 3) return s[b] == U't' && s[b + 1] == U'h' && s[b + 2] == U'e';
+  return false;
+}
+
+}  // namespace
+
+bool is_python_space(char32_t c) {
+  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
+         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
+         c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+std::string squad_normalize_answer(std::string_view s) {
+  thread_local std::u32string cps;
+  lower_no_punct(s, cps);
+  // Step 3: whole \w-runs equal to a/an/the become a space.  Step 4: whitespace collapse.
+  // Both are done in one pass: a run of non-space code points is emitted as a token unless it
+  // is an article word run; spaces (and removed articles) separate tokens.
+  std::string out;
+  out.reserve(s.size());
+  bool need_space = false;  // a token was written and a separator has been seen since
+  bool any = false;
+  size_t i = 0, n = cps.size();
+  while (i < n) {
+    char32_t c = cps[i];
+    if (is_python_space(c)) {
+      need_space = any;
+      ++i;
+      continue;
+    }
+    if (is_word_char(c)) {
+      size_t j = i;
+      while (j < n && is_word_char(cps[j])) ++j;
+      if (is_article(cps, i, j)) {
+        need_space = any;  // replaced by ' '
+        i = j;
+        continue;
+      }
+      if (need_space) out.push_back(' ');
+      need_space = false;
+      for (size_t k = i; k < j; ++k) append_utf8(out, cps[k]);
+      any = true;
+      i = j;
+      continue;
+    }
+    // A non-word, non-space code point (e.g. Unicode punctuation): part of the current token.
+    if (need_space) out.push_back(' ');
+    need_space = false;
+    append_utf8(out, c);
+    any = true;
+    ++i;
+  }
+  return out;
+}
+
+std::vector<std::string> squad_answer_tokens(std::string_view s) {
+  std::string norm = squad_normalize_answer(s);
+  std::vector<std::string> toks;
+  // The normalised string has single ASCII spaces between tokens and no other whitespace.
+  size_t b = 0;
+  while (b < norm.size()) {
+    size_t e = norm.find(' ', b);
+    if (e == std::string::npos) e = norm.size();
+    toks.emplace_back(norm, b, e - b);
+    b = e + 1;
+  }
+  return toks;
+}
+
+std::vector<std::string_view> python_split(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t i = 0, n = s.size();
+  size_t tok_begin = std::string_view::npos;
+  while (i < n) {
+    size_t start = i;
+    char32_t c = next_cp(s, i);
+    if (is_python_space(c)) {
+      if (tok_begin != std::string_view::npos) {
+        out.push_back(s.substr(tok_begin, start - tok_begin));
+        tok_begin = std::string_view::npos;
+      }
+    } else if (tok_begin == std::string_view::npos) {
+      tok_begin = start;
+    }
+  }
+  if (tok_begin != std::string_view::npos) out.push_back(s.substr(tok_begin));
+  return out;
+}
+
+std::string_view python_strip(std::string_view s) {
+  size_t i = 0, begin = s.size();
+  while (i < s.size()) {
+    size_t start = i;
+    if (!is_python_space(next_cp(s, i))) {
+      begin = start;
+      break;
+    }
+  }
+  if (begin == s.size()) return s.substr(s.size());
+  size_t end = begin;
+  i = begin;
+  while (i < s.size()) {
+    char32_t c = next_cp(s, i);
+    if (!is_python_space(c)) end = i;
+  }
+  return s.substr(begin, end - begin);
+}
+
+}  // namespace unieval::metrics

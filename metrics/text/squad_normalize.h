@@ -1,0 +1,42 @@
+#pragma once
+// The answer normaliser of the official SQuAD evaluation scripts (evaluate-v1.1.py and
+// evaluate-v2.0.py, routine `normalize_answer`), which the official CoQA script
+// (evaluate-v1.0.py, `CoQAEvaluator.normalize_answer`) repeats unchanged.
+//
+//   normalize_answer("The  Eiffel-Tower!")  ->  "eiffeltower"
+//   answer_tokens("The cat, a dog")         ->  {"cat", "dog"}
+//
+// Steps, in the official order (all on Python 3 `str`, i.e. Unicode code points):
+//   1. lower()              full Unicode lowercasing (ICU root locale = Python's str.lower,
+//                           incl. 'İ' -> "i̇" and the Greek final sigma)
+//   2. remove punctuation   the 32 ASCII characters of string.punctuation are deleted;
+//                           Unicode punctuation (“ ” ‘ ’ … – —) survives
+//   3. remove articles      re.sub(r'\b(a|an|the)\b', ' ', s): a whole \w-run equal to "a",
+//                           "an" or "the" becomes a space (\w = Python's Unicode word
+//                           characters: letters, numbers, '_')
+//   4. white_space_fix      ' '.join(s.split()): Python str.split() whitespace (Unicode
+//                           White_Space plus \x1c-\x1f)
+// ASCII text takes a byte-level fast path with the same result.
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace unieval::metrics {
+
+// normalize_answer(s) of the official SQuAD / CoQA scripts. `s` must be valid UTF-8.
+std::string squad_normalize_answer(std::string_view s);
+
+// normalize_answer(s).split(): the tokens the F1 scores are computed on (get_tokens of v2.0).
+std::vector<std::string> squad_answer_tokens(std::string_view s);
+
+// Python's str.split() (no argument) on UTF-8 text: runs of Python whitespace separate
+// tokens; leading/trailing whitespace gives no empty token.
+std::vector<std::string_view> python_split(std::string_view s);
+
+// Python's str.strip() (no argument) on UTF-8 text.
+std::string_view python_strip(std::string_view s);
+
+// True when the code point is whitespace for Python's str.split()/str.isspace().
+bool is_python_space(char32_t cp);
+
+}  // namespace unieval::metrics
