@@ -34,7 +34,9 @@ torch::Tensor checked_ids(const torch::Tensor& ids, int64_t limit, const char* w
   }
   auto t = ids.scalar_type() == torch::kLong ? ids : ids.to(torch::kLong);
   if (t.numel() > 0) {
-    const int64_t lo = t.min().item<int64_t>(), hi = t.max().item<int64_t>();
+    // One device→host copy for both bounds (a CUDA sync each, so not two).
+    const auto bounds = torch::stack({t.min(), t.max()}).cpu();
+    const int64_t lo = bounds[0].item<int64_t>(), hi = bounds[1].item<int64_t>();
     if (lo < 0 || hi >= limit) {
       throw InputError(std::string(what) + " out of range: found " +
                        std::to_string(lo < 0 ? lo : hi) + ", the checkpoint's " + field + " is " +

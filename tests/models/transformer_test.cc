@@ -433,6 +433,24 @@ TEST(TransformerTest, DropoutOnlyInTrainMode) {
   EXPECT_TRUE(torch::equal(model->forward(ids).last_hidden_state, a));
 }
 
+TEST(TransformerTest, BackwardReachesEveryParameter) {
+  auto model = tiny_model(11, UnilmHeads{.pooler = true, .mlm = true, .num_labels = 2, .span = true});
+  model->train();
+  auto ids = random_ids(2, 6);
+  auto out = model->forward(ids, {}, padding_mask({6, 5}));
+  auto [start, end] = model->span_logits(out.last_hidden_state);
+  auto loss = model->mlm_logits(out.last_hidden_state).logsumexp(-1).mean() +
+              model->classify(out.pooler_output).sum() + start.sum() + end.sum();
+  loss.backward();
+  for (const auto& p : model->named_parameters()) {
+    ASSERT_TRUE(p.value().grad().defined()) << p.key();
+    EXPECT_GT(p.value().grad().abs().sum().item<double>(), 0.0) << p.key();
+  }
+  auto g = model->bert->embeddings->word_embeddings->weight.grad();
+  // The tied decoder gives every vocabulary row a gradient, not only the rows of input tokens.
+  EXPECT_GT(g[1].abs().sum().item<double>(), 0.0);
+}
+
 TEST(TransformerTest, HfInitialisation) {
   torch::manual_seed(0);
   auto cfg = BertConfig::tiny();
