@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "metrics/core/io.h"
+#include "metrics/rouge_ngrams.h"
 #include "metrics/text/porter_rouge.h"
 #include "metrics/text/rouge_tokenize.h"
 
@@ -163,11 +164,10 @@ class Vocabulary {
  public:
   Vocabulary(const Rouge155Options& opt, const RougeResources& res) : opt_(opt), res_(res) {}
 
-  uint32_t id_of_raw(const std::string& raw) {
-    auto it = raw_.find(raw);
-    if (it != raw_.end()) return it->second;
-    uint32_t id = map_raw(raw);
-    raw_.emplace(raw, id);
+  uint32_t id_of_raw(std::string_view raw) {
+    if (const uint32_t* v = raw_.find(raw)) return *v;
+    uint32_t id = map_raw(std::string(raw));
+    raw_.insert(raw, id);
     return id;
   }
   size_t size() const { return words_.size(); }
@@ -193,7 +193,7 @@ class Vocabulary {
 
   const Rouge155Options& opt_;
   const RougeResources& res_;
-  std::unordered_map<std::string, uint32_t> raw_;
+  rouge_detail::TokenTable raw_;
   std::unordered_map<std::string, uint32_t> ids_;
   std::vector<std::string> words_;
 };
@@ -206,7 +206,8 @@ struct Prepared {
 
 void append_tokens(std::string_view text, Vocabulary& vocab, std::vector<uint32_t>& out) {
   // Maximal runs of ASCII letters/digits, lower-cased (rouge_tokenize.h), inlined for speed.
-  std::string tok;
+  char buf[256];
+  std::string big;
   size_t i = 0, n = text.size();
   while (i < n) {
     unsigned char c = static_cast<unsigned char>(text[i]);
@@ -215,15 +216,23 @@ void append_tokens(std::string_view text, Vocabulary& vocab, std::vector<uint32_
       ++i;
       continue;
     }
-    tok.clear();
+    size_t start = i;
     while (i < n) {
       c = static_cast<unsigned char>(text[i]);
-      if (c >= 'A' && c <= 'Z') c = static_cast<unsigned char>(c - 'A' + 'a');
-      else if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))) break;
-      tok.push_back(static_cast<char>(c));
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) break;
       ++i;
     }
-    uint32_t id = vocab.id_of_raw(tok);
+    size_t len = i - start;
+    char* dst = buf;
+    if (len > sizeof(buf)) {
+      big.resize(len);
+      dst = big.data();
+    }
+    for (size_t k = 0; k < len; ++k) {
+      char ch = text[start + k];
+      dst[k] = (ch >= 'A' && ch <= 'Z') ? static_cast<char>(ch - 'A' + 'a') : ch;
+    }
+    uint32_t id = vocab.id_of_raw(std::string_view(dst, len));
     if (id != kDropped) out.push_back(id);
   }
 }
@@ -339,111 +348,69 @@ RougePRF finish(double hit, double model_count, double peer_count, double alpha)
   return s;
 }
 
-// Sorted n-gram keys; n-grams compare as token sequences.
-struct Grams {
-  std::vector<uint64_t> keys;  // n <= 2: packed ids; otherwise indices into `seq`
-  const std::vector<uint32_t>* seq = nullptr;
-  int n = 1;
+using rouge_detail::Grams;
+using rouge_detail::make_ngrams;
+
+// The per-model totals of computeNGramScore / computeSkipBigramScore combined with formula A
+// (sum over models) or B (the model with the best %07.5f-rounded recall, first on ties).
+struct ModelCounts {
+  double hit, model_count, peer_count;
 };
-
-Grams make_ngrams(const std::vector<uint32_t>& t, int n) {
-  Grams g;
-  g.n = n;
-  g.seq = &t;
-  if (static_cast<long>(t.size()) - n + 1 <= 0) return g;
-  size_t count = t.size() - n + 1;
-  g.keys.resize(count);
-  if (n == 1) {
-    for (size_t i = 0; i < count; ++i) g.keys[i] = t[i];
-    std::sort(g.keys.begin(), g.keys.end());
-  } else if (n == 2) {
-    for (size_t i = 0; i < count; ++i) g.keys[i] = (uint64_t(t[i]) << 32) | t[i + 1];
-    std::sort(g.keys.begin(), g.keys.end());
-  } else {
-    for (size_t i = 0; i < count; ++i) g.keys[i] = i;
-    std::sort(g.keys.begin(), g.keys.end(), [&](uint64_t a, uint64_t b) {
-      return std::lexicographical_compare(t.begin() + a, t.begin() + a + n, t.begin() + b,
-                                          t.begin() + b + n);
-    });
-  }
-  return g;
-}
-
-// -1, 0, 1 comparing gram a of x with gram b of y.
-int compare_gram(const Grams& x, size_t a, const Grams& y, size_t b) {
-  if (x.n <= 2) return x.keys[a] < y.keys[b] ? -1 : x.keys[a] > y.keys[b] ? 1 : 0;
-  const auto& s = *x.seq;
-  const auto& t = *y.seq;
-  for (int k = 0; k < x.n; ++k) {
-    uint32_t u = s[x.keys[a] + k], v = t[y.keys[b] + k];
-    if (u != v) return u < v ? -1 : 1;
-  }
-  return 0;
-}
-
-bool same_gram(const Grams& x, size_t a, size_t b) { return compare_gram(x, a, x, b) == 0; }
-
-// ngramScore / skipBigramScore: sum over model grams of min(peer count, model count).
-double clipped_hits(const Grams& model, const Grams& peer) {
-  double hit = 0;
-  size_t i = 0, j = 0;
-  while (i < model.keys.size() && j < peer.keys.size()) {
-    int c = compare_gram(model, i, peer, j);
-    if (c < 0) {
-      ++i;
-    } else if (c > 0) {
-      ++j;
-    } else {
-      size_t i2 = i + 1, j2 = j + 1;
-      while (i2 < model.keys.size() && same_gram(model, i, i2)) ++i2;
-      while (j2 < peer.keys.size() && same_gram(peer, j, j2)) ++j2;
-      hit += static_cast<double>(std::min(i2 - i, j2 - j));
-      i = i2;
-      j = j2;
-    }
-  }
-  return hit;
-}
-
-// computeNGramScore / computeSkipBigramScore with formulas A and B.
-RougePRF gram_score(const Grams& peer, const std::vector<Grams>& models, const Rouge155Options& opt) {
+RougePRF combine_counts(const std::vector<ModelCounts>& per_model, const Rouge155Options& opt) {
   double total_hit = 0, total_count = 0, total_count_p = 0, best = -1;
-  for (const Grams& m : models) {
-    double hit = clipped_hits(m, peer);
-    double mc = static_cast<double>(m.keys.size());
-    double pc = static_cast<double>(peer.keys.size());
+  for (const ModelCounts& c : per_model) {
     if (opt.formula == 'B') {
-      // ngramScore: sprintf("%07.5f", hit/count), 0 when the model has no n-gram.
-      double score = mc != 0 ? round5(hit / mc) : 0.0;
+      double score = c.model_count != 0 ? round5(c.hit / c.model_count) : 0.0;
       if (score > best) {
         best = score;
-        total_hit = hit;
-        total_count = mc;
-        total_count_p = pc;
+        total_hit = c.hit;
+        total_count = c.model_count;
+        total_count_p = c.peer_count;
       }
     } else {
-      total_hit += hit;
-      total_count += mc;
-      total_count_p += pc;
+      total_hit += c.hit;
+      total_count += c.model_count;
+      total_count_p += c.peer_count;
     }
   }
   return finish(total_hit, total_count, total_count_p, opt.alpha);
 }
 
-// createSkipBigram: for i < last index, optional unigram, then pairs (i, j) with
-// j - i - 1 <= distance (distance < 0: unlimited).
-Grams make_skip_grams(const std::vector<uint32_t>& t, long distance, bool unigram) {
-  Grams g;
+// Number of grams createSkipBigram makes from n tokens: for i < n-1, an optional unigram and
+// the pairs (i, j), j <= n-1, j - i - 1 <= distance (distance < 0: unlimited).
+double skip_gram_count(long n, long distance, bool unigram) {
+  double count = 0;
+  for (long i = 0; i < n - 1; ++i) {
+    long last = distance < 0 ? n - 1 : std::min(n - 1, i + distance + 1);
+    count += static_cast<double>(last - i) + (unigram ? 1 : 0);
+  }
+  return count;
+}
+
+// The skip-grams of t that can match the other side: only positions whose token occurs there
+// (`present`) take part; positions keep their original index for the distance test. Keys: pair
+// (a, b) -> a << 32 | (b + 1); unigram a -> a << 32.
+void make_skip_keys(const std::vector<uint32_t>& t, const std::vector<char>& present, long distance,
+                    bool unigram, std::vector<long>& pos, Grams& g) {
   g.n = 2;
   g.seq = &t;
+  g.keys.clear();
+  pos.clear();
   long n = static_cast<long>(t.size());
-  for (long i = 0; i < n - 1; ++i) {
-    if (unigram) g.keys.push_back(uint64_t(t[i]) << 32);  // second half 0: never a bigram
-    for (long j = i + 1; j <= n - 1 && (distance < 0 || j <= i + distance + 1); ++j)
-      g.keys.push_back((uint64_t(t[i]) << 32) | (uint64_t(t[j]) + 1));
+  for (long i = 0; i < n; ++i)
+    if (present[t[i]]) pos.push_back(i);
+  for (size_t x = 0; x < pos.size(); ++x) {
+    long i = pos[x];
+    if (i >= n - 1) break;
+    uint64_t hi = uint64_t(t[i]) << 32;
+    if (unigram) g.keys.push_back(hi);
+    for (size_t y = x + 1; y < pos.size(); ++y) {
+      long j = pos[y];
+      if (distance >= 0 && j > i + distance + 1) break;
+      g.keys.push_back(hi | (uint64_t(t[j]) + 1));
+    }
   }
   std::sort(g.keys.begin(), g.keys.end());
-  return g;
 }
 
 // Per-thread scratch space for the LCS routines.
@@ -453,7 +420,74 @@ struct Scratch {
   std::vector<double> wc;                      // WLCS table
   std::vector<int> wl;                         // WLCS run lengths
   std::vector<char> mask;
+  std::vector<char> in_model, in_peer;  // token presence, indexed by token id
+  std::vector<long> pos;
+  Grams peer_grams, model_grams;
+  std::vector<uint32_t> local;              // token id -> local id + 1 (tokens on both sides)
+  std::vector<int> cm, cp, um, up;          // pair / unigram counts over local ids
+  std::vector<std::pair<long, uint32_t>> mpos, ppos;  // (position, local id)
 };
+
+// skipBigramScore's clipped hits for one (model, peer) pair: pairs = sum over skip-bigrams of
+// min(model count, peer count); unigrams likewise for the SU unigrams (positions < n-1). Only
+// tokens present on both sides can hit; they get dense local ids so the counts are arrays.
+void skip_hits(const std::vector<uint32_t>& m, const std::vector<uint32_t>& p, long distance,
+               Scratch& s, double& pair_hits, double& unigram_hits) {
+  uint32_t k = 0;
+  for (uint32_t t : m) s.in_model[t] = 1;
+  for (uint32_t t : p)
+    if (s.in_model[t] && !s.local[t]) s.local[t] = ++k;
+  auto gather = [&](const std::vector<uint32_t>& t, std::vector<std::pair<long, uint32_t>>& out) {
+    out.clear();
+    for (size_t i = 0; i < t.size(); ++i)
+      if (s.local[t[i]]) out.emplace_back(static_cast<long>(i), s.local[t[i]] - 1);
+  };
+  gather(m, s.mpos);
+  gather(p, s.ppos);
+  for (uint32_t t : m) s.in_model[t] = 0;
+  for (uint32_t t : p) s.local[t] = 0;
+  pair_hits = 0;
+  unigram_hits = 0;
+  // Unigrams (SU): every position but the last.
+  s.um.assign(k, 0);
+  s.up.assign(k, 0);
+  const long nm = static_cast<long>(m.size()), np = static_cast<long>(p.size());
+  for (const auto& [i, a] : s.mpos)
+    if (i < nm - 1) ++s.um[a];
+  for (const auto& [i, a] : s.ppos)
+    if (i < np - 1 && ++s.up[a] <= s.um[a]) unigram_hits += 1;
+  if (k == 0) return;
+  if (k <= 1024) {
+    s.cm.assign(size_t(k) * k, 0);
+    s.cp.assign(size_t(k) * k, 0);
+    for (size_t x = 0; x < s.mpos.size(); ++x) {
+      auto [i, a] = s.mpos[x];
+      for (size_t y = x + 1; y < s.mpos.size(); ++y) {
+        auto [j, b] = s.mpos[y];
+        if (distance >= 0 && j > i + distance + 1) break;
+        ++s.cm[size_t(a) * k + b];
+      }
+    }
+    for (size_t x = 0; x < s.ppos.size(); ++x) {
+      auto [i, a] = s.ppos[x];
+      for (size_t y = x + 1; y < s.ppos.size(); ++y) {
+        auto [j, b] = s.ppos[y];
+        if (distance >= 0 && j > i + distance + 1) break;
+        size_t key = size_t(a) * k + b;
+        if (++s.cp[key] <= s.cm[key]) pair_hits += 1;
+      }
+    }
+    return;
+  }
+  // Very long texts: sorted keys instead of a k x k table.
+  for (uint32_t t : m) s.in_model[t] = 1;
+  for (uint32_t t : p) s.in_peer[t] = 1;
+  make_skip_keys(p, s.in_model, distance, false, s.pos, s.peer_grams);
+  make_skip_keys(m, s.in_peer, distance, false, s.pos, s.model_grams);
+  for (uint32_t t : m) s.in_model[t] = 0;
+  for (uint32_t t : p) s.in_peer[t] = 0;
+  pair_hits = static_cast<double>(rouge_detail::clipped_hits(s.model_grams, s.peer_grams));
+}
 
 // lcs_inner + markLCS: marks in `mask` the model positions of one LCS of (model, peer);
 // ties go "up" (c[i-1][j] >= c[i][j-1]).
@@ -610,16 +644,32 @@ RougePRF lcs_score(const Prepared& peer, const std::vector<Prepared>& models, co
 // Averages (computeAverages + bootstrapResampling)
 // ------------------------------------------------------------------------------------------
 
-// Perl >= 5.20's drand48: srand(s) sets X = (s << 16) + 0x330E; rand() = X / 2^48 after
-// X = 0x5DEECE66D * X + 0xB (mod 2^48).
-struct PerlRand {
-  explicit PerlRand(uint32_t seed) : x((uint64_t(seed) << 16) + 0x330E) {}
-  double next() {
-    x = (0x5DEECE66DULL * x + 0xBULL) & ((1ULL << 48) - 1);
-    return std::ldexp(static_cast<double>(x), -48);
+// Perl >= 5.20's drand48 (used inline in bootstrap_group): srand(s) sets X = (s << 16) + 0x330E;
+// rand() = X / 2^48 after X = 0x5DEECE66D * X + 0xB (mod 2^48).
+// bootstrapResampling for K/3 variants at once: resample s draws n indices with srand(s) and
+// averages the drawn R, P, F (summed in draw order, divided by n). K accumulators stay in
+// registers; the same draw sequence serves every variant.
+template <int K>
+void bootstrap_group(const double* vals, size_t n, size_t nv, size_t first_variant, size_t from,
+                     size_t to, double* samples) {
+  const size_t stride = nv * 3;
+  const size_t off = first_variant * 3;
+  const double dn = static_cast<double>(n);
+  for (size_t s = from; s < to; ++s) {
+    double* out = samples + s * stride + off;
+    if (n == 0) continue;
+    double acc[K] = {};
+    uint64_t x = (uint64_t(static_cast<uint32_t>(s)) << 16) + 0x330E;
+    for (size_t i = 0; i < n; ++i) {
+      x = (0x5DEECE66DULL * x + 0xBULL) & ((1ULL << 48) - 1);
+      // rand(n) = n * (X / 2^48); the scaling by 2^-48 is exact.
+      size_t idx = static_cast<size_t>(dn * (static_cast<double>(x) * 0x1p-48));
+      const double* d = vals + idx * stride + off;
+      for (int q = 0; q < K; ++q) acc[q] += d[q];
+    }
+    for (int q = 0; q < K; ++q) out[q] = acc[q] / dn;
   }
-  uint64_t x;
-};
+}
 
 void compute_averages(std::vector<Rouge155Variant*>& variants, const Rouge155Options& opt) {
   if (variants.empty()) return;
@@ -644,19 +694,11 @@ void compute_averages(std::vector<Rouge155Variant*>& variants, const Rouge155Opt
   const size_t R = static_cast<size_t>(opt.resamples);
   std::vector<double> samples(R * nv * 3, 0.0);  // [s][v][3]
   auto run = [&](size_t from, size_t to) {
-    std::vector<double> acc(nv * 3);
-    const double dn = static_cast<double>(n);
-    for (size_t s = from; s < to; ++s) {
-      double* out = &samples[s * nv * 3];
-      if (n == 0) continue;
-      std::fill(acc.begin(), acc.end(), 0.0);
-      PerlRand rng(static_cast<uint32_t>(s));
-      for (size_t i = 0; i < n; ++i) {
-        size_t idx = static_cast<size_t>(dn * rng.next());
-        const double* d = &vals[idx * nv * 3];
-        for (size_t q = 0; q < nv * 3; ++q) acc[q] += d[q];
-      }
-      for (size_t q = 0; q < nv * 3; ++q) out[q] = acc[q] / dn;
+    for (size_t g = 0; g < nv; g += 3) {
+      size_t cnt = std::min<size_t>(3, nv - g);
+      if (cnt == 3) bootstrap_group<9>(vals.data(), n, nv, g, from, to, samples.data());
+      else if (cnt == 2) bootstrap_group<6>(vals.data(), n, nv, g, from, to, samples.data());
+      else bootstrap_group<3>(vals.data(), n, nv, g, from, to, samples.data());
     }
   };
   int threads = std::max(1, std::min<int>(opt.threads, static_cast<int>(R)));
@@ -780,21 +822,36 @@ Rouge155Result rouge155(const std::vector<RougeInstance>& corpus, const Rouge155
     Scratch s;
     s.model_budget.assign(vocab.size(), 0);
     s.peer_budget.assign(vocab.size(), 0);
+    s.in_model.assign(vocab.size(), 0);
+    s.in_peer.assign(vocab.size(), 0);
+    s.local.assign(vocab.size(), 0);
+    std::vector<ModelCounts> per_model;
     for (size_t i = from; i < to; ++i) {
       const Prepared& peer = peers[i];
       for (size_t v = 0; v < specs.size(); ++v) {
         const Spec& sp = specs[v];
         RougePRF score;
         if (sp.kind == kN) {
-          Grams pg = make_ngrams(peer.tokens, sp.n);
-          std::vector<Grams> mg;
-          for (const auto& m : models[i]) mg.push_back(make_ngrams(m.tokens, sp.n));
-          score = gram_score(pg, mg, opt);
+          make_ngrams(peer.tokens, sp.n, s.peer_grams);
+          per_model.clear();
+          for (const auto& m : models[i]) {
+            make_ngrams(m.tokens, sp.n, s.model_grams);
+            per_model.push_back({static_cast<double>(rouge_detail::clipped_hits(s.model_grams, s.peer_grams)),
+                                 static_cast<double>(s.model_grams.keys.size()),
+                                 static_cast<double>(s.peer_grams.keys.size())});
+          }
+          score = combine_counts(per_model, opt);
         } else if (sp.kind == kS) {
-          Grams pg = make_skip_grams(peer.tokens, distance, sp.unigram);
-          std::vector<Grams> mg;
-          for (const auto& m : models[i]) mg.push_back(make_skip_grams(m.tokens, distance, sp.unigram));
-          score = gram_score(pg, mg, opt);
+          per_model.clear();
+          for (const auto& m : models[i]) {
+            double pair_hits = 0, unigram_hits = 0;
+            skip_hits(m.tokens, peer.tokens, distance, s, pair_hits, unigram_hits);
+            per_model.push_back(
+                {pair_hits + (sp.unigram ? unigram_hits : 0.0),
+                 skip_gram_count(static_cast<long>(m.tokens.size()), distance, sp.unigram),
+                 skip_gram_count(static_cast<long>(peer.tokens.size()), distance, sp.unigram)});
+          }
+          score = combine_counts(per_model, opt);
         } else {
           score = lcs_score(peer, models[i], opt, sp.kind == kW, weight, pw, s, i);
         }
