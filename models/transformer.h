@@ -8,7 +8,7 @@
 //   using namespace unieval::models;
 //   UnilmModel model(BertConfig::from_json_file("ckpt/config.json"), UnilmHeads{.num_labels = 3});
 //   model->eval();                                             // dropout off
-//   auto m = build_mask(MaskKind::kSeq2Seq, src_len, tgt_len, T);   // [B,T,T] 0/1
+//   auto m = seq2seq_mask(/*source_lengths=*/{5, 3}, /*target_lengths=*/{4, 2});  // [B,T,T] 0/1
 //   BertOutput out = model->forward(ids, types, m);            // ids/types [B,T] int64
 //   auto logits = model->mlm_logits(out.last_hidden_state);    // [B,T,V]
 //
@@ -51,6 +51,11 @@
 // feeds [previous token, MASK] and keeps only the previous token — and reorders the cache when
 // beams are re-ranked (reorder_cache). The result equals forward() over the whole sequence with
 // the same mask rows (tested in tests/models/transformer_test.cc).
+//
+// Numerics: on LibTorch 1.13 CPU fp32 the outputs are bit-identical to the HF v4.30.2 fixtures in
+// ../shared/golden/hf_bert (same operations in the same order); with the fused attention of
+// LibTorch 2.x expect ~1e-6 differences. Bad inputs (ids outside vocab_size / type_vocab_size /
+// max_position_embeddings, mask shapes that do not fit) throw InputError before any kernel runs.
 #include <torch/torch.h>
 
 #include <array>
