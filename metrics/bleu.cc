@@ -1,0 +1,294 @@
+#include "metrics/bleu.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "metrics/bleu_internal.h"
+#include "metrics/core/error.h"
+#include "metrics/ngram.h"
+#include "metrics/text/tokenize_13a.h"
+#include "metrics/text/tokenize_intl.h"
+
+namespace unieval::metrics {
+
+BleuTokenize parse_bleu_tokenize(const std::string& name) {
+  if (name == "13a") return BleuTokenize::k13a;
+  if (name == "intl") return BleuTokenize::kIntl;
+  if (name == "none") return BleuTokenize::kNone;
+  if (name == "char") return BleuTokenize::kChar;
+  if (name == "zh") return BleuTokenize::kZh;
+  throw InputError("--tokenize: unknown tokenizer '" + name + "' (13a, intl, none, char, zh)");
+}
+
+BleuSmooth parse_bleu_smooth(const std::string& name) {
+  if (name == "exp") return BleuSmooth::kExp;
+  if (name == "floor") return BleuSmooth::kFloor;
+  if (name == "add-k") return BleuSmooth::kAddK;
+  if (name == "none") return BleuSmooth::kNone;
+  throw InputError("--smooth: unknown method '" + name + "' (exp, floor, add-k, none)");
+}
+
+std::string to_string(BleuTokenize t) {
+  switch (t) {
+    case BleuTokenize::k13a: return "13a";
+    case BleuTokenize::kIntl: return "intl";
+    case BleuTokenize::kNone: return "none";
+    case BleuTokenize::kChar: return "char";
+    case BleuTokenize::kZh: return "zh";
+  }
+  return "?";
+}
+
+std::string to_string(BleuSmooth s) {
+  switch (s) {
+    case BleuSmooth::kExp: return "exp";
+    case BleuSmooth::kFloor: return "floor";
+    case BleuSmooth::kAddK: return "add-k";
+    case BleuSmooth::kNone: return "none";
+  }
+  return "?";
+}
+
+namespace {
+
+double default_smooth_value(const BleuOptions& o) {
+  if (o.smooth_value) return *o.smooth_value;
+  return o.smooth == BleuSmooth::kFloor ? 0.1 : 1.0;  // sacrebleu BLEU.SMOOTH_DEFAULTS
+}
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string BleuOptions::signature(int nrefs) const {
+  std::string s = "nrefs:" + (nrefs < 0 ? std::string("var") : std::to_string(nrefs));
+  s += lowercase ? "|case:lc" : "|case:mixed";
+  s += effective_order ? "|eff:yes" : "|eff:no";
+  s += "|tok:" + to_string(tokenize);
+  s += "|smooth:" + to_string(smooth);
+  if (smooth == BleuSmooth::kFloor || smooth == BleuSmooth::kAddK)
+    s += "[" + fmt("%.2f", default_smooth_value(*this)) + "]";
+  s += "|version:2.6.0";
+  return s;
+}
+
+void BleuStats::add(const BleuStats& o) {
+  sys_len += o.sys_len;
+  ref_len += o.ref_len;
+  if (correct.size() < o.correct.size()) correct.resize(o.correct.size(), 0);
+  if (total.size() < o.total.size()) total.resize(o.total.size(), 0);
+  for (size_t i = 0; i < o.correct.size(); ++i) correct[i] += o.correct[i];
+  for (size_t i = 0; i < o.total.size(); ++i) total[i] += o.total[i];
+}
+
+std::string BleuScore::format() const {
+  double ratio = ref_len ? static_cast<double>(sys_len) / static_cast<double>(ref_len) : 0.0;
+  std::string s = "BLEU = " + fmt("%.2f", score) + " ";
+  for (size_t i = 0; i < precisions.size(); ++i) {
+    if (i) s += "/";
+    s += fmt("%.1f", precisions[i]);
+  }
+  s += " (BP = " + fmt("%.3f", bp) + " ratio = " + fmt("%.3f", ratio) +
+       " hyp_len = " + std::to_string(sys_len) + " ref_len = " + std::to_string(ref_len) + ")";
+  return s;
+}
+
+BleuScore compute_bleu(const BleuStats& stats, const BleuOptions& opts) {
+  // sacrebleu/metrics/bleu.py BLEU.compute_bleu
+  const int N = opts.max_order;
+  BleuScore r;
+  r.sys_len = stats.sys_len;
+  r.ref_len = stats.ref_len;
+  r.counts.assign(N, 0.0);
+  r.totals.assign(N, 0.0);
+  for (int n = 0; n < N; ++n) {
+    if (n < static_cast<int>(stats.correct.size())) r.counts[n] = static_cast<double>(stats.correct[n]);
+    if (n < static_cast<int>(stats.total.size())) r.totals[n] = static_cast<double>(stats.total[n]);
+  }
+  r.precisions.assign(N, 0.0);
+  const double sys = static_cast<double>(stats.sys_len), ref = static_cast<double>(stats.ref_len);
+  if (stats.sys_len < stats.ref_len)
+    r.bp = stats.sys_len > 0 ? std::exp(1.0 - ref / sys) : 0.0;
+  else
+    r.bp = 1.0;
+  bool any = false;
+  for (double c : r.counts) any |= c != 0;
+  if (!any) {  // sacrebleu #141: no match of any order -> 0 (BP is still reported)
+    r.score = 0.0;
+    return r;
+  }
+  const double sv = default_smooth_value(opts);
+  double smooth_mteval = 1.0;
+  int eff_order = N;
+  for (int n = 1; n <= N; ++n) {
+    if (opts.smooth == BleuSmooth::kAddK && n > 1) {
+      r.counts[n - 1] += sv;
+      r.totals[n - 1] += sv;
+    }
+    if (r.totals[n - 1] == 0) break;
+    if (opts.effective_order) eff_order = n;
+    if (r.counts[n - 1] == 0) {
+      if (opts.smooth == BleuSmooth::kExp) {
+        smooth_mteval *= 2;
+        r.precisions[n - 1] = 100.0 / (smooth_mteval * r.totals[n - 1]);
+      } else if (opts.smooth == BleuSmooth::kFloor) {
+        r.precisions[n - 1] = 100.0 * sv / r.totals[n - 1];
+      }
+    } else {
+      r.precisions[n - 1] = 100.0 * r.counts[n - 1] / r.totals[n - 1];
+    }
+  }
+  double sum = 0.0;
+  for (int n = 0; n < eff_order; ++n)
+    sum += r.precisions[n] == 0.0 ? -9999999999.0 : std::log(r.precisions[n]);  // my_log
+  r.score = r.bp * std::exp(sum / eff_order);
+  return r;
+}
+
+namespace internal {
+
+std::string bleu_tokenize_line(const std::string& line, const BleuOptions& opts) {
+  std::string low;
+  std::string_view s = line;
+  if (opts.lowercase) {
+    low = text::py_lower(line);
+    s = low;
+  }
+  s = text::py_rstrip(s);
+  switch (opts.tokenize) {
+    case BleuTokenize::k13a: return text::tokenize_13a(s);
+    case BleuTokenize::kIntl: return text::tokenize_intl(s);
+    case BleuTokenize::kZh: return text::tokenize_zh(s);
+    case BleuTokenize::kChar: return text::tokenize_char(s);
+    case BleuTokenize::kNone: return std::string(s);
+  }
+  return std::string(s);
+}
+
+void append_ids_single_space(std::string_view s, Vocabulary& vocab, std::vector<uint32_t>& out) {
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t sp = s.find(' ', start);
+    if (sp == std::string_view::npos) sp = s.size();
+    if (sp > start) out.push_back(vocab.id(s.substr(start, sp - start)));
+    start = sp + 1;
+  }
+}
+
+void append_ids_py_split(std::string_view s, Vocabulary& vocab, std::vector<uint32_t>& out) {
+  for (auto t : text::py_split(s)) out.push_back(vocab.id(t));
+}
+
+void bleu_line_ids(const std::string& line, const BleuOptions& opts, Vocabulary& vocab,
+                   std::vector<uint32_t>& out) {
+  out.clear();
+  std::string tok = bleu_tokenize_line(line, opts);
+  if (opts.tokenize == BleuTokenize::kNone || opts.tokenize == BleuTokenize::kChar)
+    append_ids_py_split(tok, vocab, out);
+  else
+    append_ids_single_space(tok, vocab, out);  // already ' '.join(split())
+}
+
+void check_streams(size_t n_hyps, const std::vector<std::vector<std::string>>& refs) {
+  if (refs.empty()) throw InputError("at least one reference stream is required");
+  for (size_t k = 0; k < refs.size(); ++k)
+    if (refs[k].size() != n_hyps)
+      throw InputError("reference stream " + std::to_string(k + 1) + " has " +
+                       std::to_string(refs[k].size()) + " segments, the hypotheses have " +
+                       std::to_string(n_hyps));
+}
+
+}  // namespace internal
+
+std::vector<std::string> bleu_tokenize(const std::string& line, const BleuOptions& opts) {
+  std::string tok = internal::bleu_tokenize_line(line, opts);
+  std::vector<std::string> out;
+  for (auto t : text::py_split(tok)) out.emplace_back(t);
+  return out;
+}
+
+std::vector<BleuStats> bleu_segment_stats(const std::vector<std::string>& hyps,
+                                          const std::vector<std::vector<std::string>>& refs,
+                                          const BleuOptions& opts) {
+  internal::check_streams(hyps.size(), refs);
+  if (opts.max_order < 1) throw InputError("--max-order must be >= 1");
+  Vocabulary vocab;
+  NgramClipper clip;
+  std::vector<uint32_t> hyp_ids;
+  std::vector<std::vector<uint32_t>> ref_ids(refs.size());
+  std::vector<IdSpan> spans;
+  std::vector<BleuStats> out(hyps.size());
+  const int N = opts.max_order;
+  for (size_t i = 0; i < hyps.size(); ++i) {
+    internal::bleu_line_ids(hyps[i], opts, vocab, hyp_ids);
+    spans.clear();
+    // sacrebleu BLEU._get_closest_ref_len: ties go to the shorter reference; -1 without refs.
+    int64_t closest_diff = -1, closest_len = -1;
+    const int64_t hyp_len = static_cast<int64_t>(hyp_ids.size());
+    for (size_t k = 0; k < refs.size(); ++k) {
+      if (opts.ref_missing_marker && refs[k][i] == *opts.ref_missing_marker) continue;
+      internal::bleu_line_ids(refs[k][i], opts, vocab, ref_ids[k]);
+      spans.emplace_back(ref_ids[k]);
+      int64_t len = static_cast<int64_t>(ref_ids[k].size());
+      int64_t diff = std::llabs(hyp_len - len);
+      if (closest_diff == -1 || diff < closest_diff) {
+        closest_diff = diff;
+        closest_len = len;
+      } else if (diff == closest_diff && len < closest_len) {
+        closest_len = len;
+      }
+    }
+    clip.run(hyp_ids, spans, N);
+    BleuStats& st = out[i];
+    st.sys_len = hyp_len;
+    st.ref_len = closest_len;
+    st.correct.resize(N);
+    st.total.resize(N);
+    for (int n = 1; n <= N; ++n) {
+      st.correct[n - 1] = clip.matches(n);
+      st.total[n - 1] = clip.hyp_total(n);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+int count_nrefs(const std::vector<std::vector<std::string>>& refs, const BleuOptions& opts) {
+  if (!opts.ref_missing_marker) return static_cast<int>(refs.size());
+  for (const auto& stream : refs)
+    for (const auto& r : stream)
+      if (r == *opts.ref_missing_marker) return -1;
+  return static_cast<int>(refs.size());
+}
+
+}  // namespace
+
+BleuScore corpus_bleu(const std::vector<std::string>& hyps,
+                      const std::vector<std::vector<std::string>>& refs, const BleuOptions& opts) {
+  BleuStats total;
+  total.correct.assign(opts.max_order, 0);
+  total.total.assign(opts.max_order, 0);
+  for (const auto& s : bleu_segment_stats(hyps, refs, opts)) total.add(s);
+  BleuScore r = compute_bleu(total, opts);
+  r.signature = opts.signature(count_nrefs(refs, opts));
+  return r;
+}
+
+std::vector<BleuScore> sentence_bleu(const std::vector<std::string>& hyps,
+                                     const std::vector<std::vector<std::string>>& refs,
+                                     const BleuOptions& opts) {
+  std::vector<BleuScore> out;
+  std::string sig = opts.signature(count_nrefs(refs, opts));
+  for (const auto& s : bleu_segment_stats(hyps, refs, opts)) {
+    out.push_back(compute_bleu(s, opts));
+    out.back().signature = sig;
+  }
+  return out;
+}
+
+}  // namespace unieval::metrics

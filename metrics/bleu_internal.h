@@ -1,0 +1,23 @@
+#pragma once
+// Internal helpers shared by bleu.cc, bleu_compat.cc, chrf.cc and nist.cc (not a public API).
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "metrics/bleu.h"
+#include "metrics/ngram.h"
+
+namespace unieval::metrics::internal {
+
+// sacreBLEU preprocessing of one line: optional lowercasing, tokenizer(line.rstrip()).
+std::string bleu_tokenize_line(const std::string& line, const BleuOptions& opts);
+// Token ids of a line tokenised as sacreBLEU's BLEU does.
+void bleu_line_ids(const std::string& line, const BleuOptions& opts, Vocabulary& vocab,
+                   std::vector<uint32_t>& out);
+// Ids of the fields of s split on single spaces / on Python whitespace.
+void append_ids_single_space(std::string_view s, Vocabulary& vocab, std::vector<uint32_t>& out);
+void append_ids_py_split(std::string_view s, Vocabulary& vocab, std::vector<uint32_t>& out);
+// Every reference stream must have n_hyps lines (InputError otherwise).
+void check_streams(size_t n_hyps, const std::vector<std::vector<std::string>>& refs);
+
+}  // namespace unieval::metrics::internal

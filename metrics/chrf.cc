@@ -1,0 +1,122 @@
+#include "metrics/chrf.h"
+
+#include <cstdio>
+
+#include "metrics/bleu_internal.h"
+#include "metrics/core/error.h"
+#include "metrics/ngram.h"
+#include "metrics/text/tokenize_13a.h"
+
+namespace unieval::metrics {
+
+std::string ChrfOptions::signature(int nrefs) const {
+  char beta_buf[32] = "";
+  if (beta != 2) std::snprintf(beta_buf, sizeof beta_buf, "|beta:%g", beta);
+  return "nrefs:" + std::to_string(nrefs) + (lowercase ? "|case:lc" : "|case:mixed") +
+         (eps_smoothing ? "|eff:no" : "|eff:yes") + "|nc:" + std::to_string(char_order) +
+         "|nw:0|space:no" + beta_buf + "|version:2.6.0";
+}
+
+namespace {
+
+// CHRF._compute_f_score
+double chrf_f_score(const std::vector<double>& st, const ChrfOptions& o) {
+  const double eps = 1e-16, factor = o.beta * o.beta;
+  double score = 0, avg_prec = 0, avg_rec = 0;
+  int effective_order = 0;
+  for (int i = 0; i < o.char_order; ++i) {
+    double n_hyp = st[3 * i], n_ref = st[3 * i + 1], n_match = st[3 * i + 2];
+    double prec = n_hyp > 0 ? n_match / n_hyp : eps;
+    double rec = n_ref > 0 ? n_match / n_ref : eps;
+    double denom = factor * prec + rec;
+    score += denom > 0 ? (1 + factor) * prec * rec / denom : eps;
+    if (n_hyp > 0 && n_ref > 0) {  // only orders present on both sides enter the averages
+      avg_prec += prec;
+      avg_rec += rec;
+      ++effective_order;
+    }
+  }
+  if (o.eps_smoothing) return 100 * score / o.char_order;
+  if (effective_order == 0) {
+    avg_prec = avg_rec = 0;
+  } else {
+    avg_prec /= effective_order;
+    avg_rec /= effective_order;
+  }
+  if (avg_prec + avg_rec != 0) {
+    double s = (1 + factor) * avg_prec * avg_rec;
+    s /= factor * avg_prec + avg_rec;
+    return 100 * s;
+  }
+  return 0.0;
+}
+
+// Code points of ''.join(line.split()) (after optional lowercasing).
+void char_ids(const std::string& line, const ChrfOptions& o, std::vector<uint32_t>& out) {
+  out.clear();
+  std::string low = o.lowercase ? text::py_lower(line) : std::string();
+  std::string_view s = o.lowercase ? std::string_view(low) : std::string_view(line);
+  for (auto tok : text::py_split(s))
+    for (size_t i = 0; i < tok.size();) out.push_back(static_cast<uint32_t>(text::next_code_point(tok, i)));
+}
+
+std::vector<std::vector<double>> segment_stats(const std::vector<std::string>& hyps,
+                                               const std::vector<std::vector<std::string>>& refs,
+                                               const ChrfOptions& o) {
+  internal::check_streams(hyps.size(), refs);
+  if (o.char_order < 1) throw InputError("chrF: char order must be >= 1");
+  NgramClipper clip;
+  std::vector<uint32_t> h, r;
+  std::vector<std::vector<double>> out(hyps.size());
+  const int N = o.char_order;
+  for (size_t i = 0; i < hyps.size(); ++i) {
+    char_ids(hyps[i], o, h);
+    double best_f = -1.0;
+    std::vector<double> best, st(3 * N);
+    for (size_t k = 0; k < refs.size(); ++k) {
+      char_ids(refs[k][i], o, r);
+      clip.run(h, std::vector<IdSpan>{IdSpan(r)}, N);
+      for (int n = 1; n <= N; ++n) {
+        st[3 * (n - 1)] = static_cast<double>(std::max<int64_t>(0, static_cast<int64_t>(h.size()) - n + 1));
+        st[3 * (n - 1) + 1] = static_cast<double>(std::max<int64_t>(0, static_cast<int64_t>(r.size()) - n + 1));
+        st[3 * (n - 1) + 2] = static_cast<double>(clip.matches(n));
+      }
+      double f = chrf_f_score(st, o);
+      if (f > best_f) {
+        best_f = f;
+        best = st;
+      }
+    }
+    out[i] = best;
+  }
+  return out;
+}
+
+}  // namespace
+
+ChrfScore corpus_chrf(const std::vector<std::string>& hyps,
+                      const std::vector<std::vector<std::string>>& refs, const ChrfOptions& opts) {
+  ChrfScore s;
+  s.stats.assign(3 * opts.char_order, 0.0);
+  for (const auto& st : segment_stats(hyps, refs, opts))
+    for (size_t j = 0; j < st.size(); ++j) s.stats[j] += st[j];
+  s.score = chrf_f_score(s.stats, opts);
+  s.signature = opts.signature(static_cast<int>(refs.size()));
+  return s;
+}
+
+std::vector<ChrfScore> sentence_chrf(const std::vector<std::string>& hyps,
+                                     const std::vector<std::vector<std::string>>& refs,
+                                     const ChrfOptions& opts) {
+  std::vector<ChrfScore> out;
+  for (auto& st : segment_stats(hyps, refs, opts)) {
+    ChrfScore s;
+    s.stats = st;
+    s.score = chrf_f_score(st, opts);
+    s.signature = opts.signature(static_cast<int>(refs.size()));
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace unieval::metrics

@@ -1,0 +1,191 @@
+#include "metrics/ngram.h"
+
+#include <algorithm>
+
+namespace unieval::metrics {
+
+namespace {
+
+inline uint32_t hash_bytes(std::string_view s) {
+  // FNV-1a, 32 bit: tokens are short, this is fast and well spread enough for interning.
+  uint32_t h = 2166136261u;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+inline uint64_t mix64(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
+}
+
+constexpr uint64_t kEmptyKey = ~0ULL;
+
+}  // namespace
+
+Vocabulary::Vocabulary() : slots_(1024, 0), slot_hash_(1024, 0) {}
+
+std::string_view Vocabulary::text(uint32_t id) const {
+  uint64_t v = offsets_[id];
+  return std::string_view(arena_.data() + (v >> 24), v & 0xFFFFFF);
+}
+
+uint32_t Vocabulary::find(std::string_view token) const {
+  uint32_t h = hash_bytes(token);
+  size_t mask = slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    uint32_t s = slots_[i];
+    if (s == 0) return kNone;
+    if (slot_hash_[i] == h && text(s - 1) == token) return s - 1;
+  }
+}
+
+uint32_t Vocabulary::id(std::string_view token) {
+  uint32_t h = hash_bytes(token);
+  size_t mask = slots_.size() - 1;
+  for (size_t i = h & mask;; i = (i + 1) & mask) {
+    uint32_t s = slots_[i];
+    if (s == 0) {
+      uint32_t id = static_cast<uint32_t>(offsets_.size());
+      offsets_.push_back((static_cast<uint64_t>(arena_.size()) << 24) |
+                         std::min<size_t>(token.size(), 0xFFFFFF));
+      arena_.append(token.data(), std::min<size_t>(token.size(), 0xFFFFFF));
+      slots_[i] = id + 1;
+      slot_hash_[i] = h;
+      if (offsets_.size() * 2 > slots_.size()) grow();
+      return id;
+    }
+    if (slot_hash_[i] == h && text(s - 1) == token) return s - 1;
+  }
+}
+
+void Vocabulary::grow() {
+  std::vector<uint32_t> old_slots = std::move(slots_), old_hash = std::move(slot_hash_);
+  slots_.assign(old_slots.size() * 2, 0);
+  slot_hash_.assign(old_slots.size() * 2, 0);
+  size_t mask = slots_.size() - 1;
+  for (size_t j = 0; j < old_slots.size(); ++j) {
+    if (!old_slots[j]) continue;
+    size_t i = old_hash[j] & mask;
+    while (slots_[i]) i = (i + 1) & mask;
+    slots_[i] = old_slots[j];
+    slot_hash_[i] = old_hash[j];
+  }
+}
+
+std::vector<uint32_t> Vocabulary::ids(const std::vector<std::string_view>& tokens) {
+  std::vector<uint32_t> out;
+  out.reserve(tokens.size());
+  for (auto t : tokens) out.push_back(id(t));
+  return out;
+}
+
+std::vector<uint32_t> Vocabulary::ids(const std::vector<std::string>& tokens) {
+  std::vector<uint32_t> out;
+  out.reserve(tokens.size());
+  for (const auto& t : tokens) out.push_back(id(t));
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+void NgramClipper::clear_table(size_t expected) {
+  size_t cap = 16;
+  while (cap < expected * 2 + 8) cap <<= 1;
+  if (keys_.size() != cap) {
+    keys_.assign(cap, kEmptyKey);
+    vals_.assign(cap, 0);
+  } else {
+    std::fill(keys_.begin(), keys_.end(), kEmptyKey);
+  }
+  mask_ = cap - 1;
+  used_ = 0;
+}
+
+uint32_t NgramClipper::lookup(uint64_t key) const {
+  for (size_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
+    if (keys_[i] == key) return vals_[i];
+    if (keys_[i] == kEmptyKey) return Vocabulary::kNone;
+  }
+}
+
+uint32_t NgramClipper::insert(uint64_t key) {
+  for (size_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
+    if (keys_[i] == key) return vals_[i];
+    if (keys_[i] == kEmptyKey) {
+      keys_[i] = key;
+      vals_[i] = static_cast<uint32_t>(used_);
+      return static_cast<uint32_t>(used_++);
+    }
+  }
+}
+
+void NgramClipper::run(IdSpan hyp, const std::vector<const std::vector<uint32_t>*>& refs,
+                       int max_order) {
+  std::vector<IdSpan> spans;
+  spans.reserve(refs.size());
+  for (const auto* r : refs) spans.emplace_back(*r);
+  run(hyp, spans, max_order);
+}
+
+void NgramClipper::run(IdSpan hyp, const std::vector<IdSpan>& refs, int max_order) {
+  max_order_ = max_order;
+  matches_.assign(max_order, 0);
+  hyp_total_.assign(max_order, 0);
+  if (grams_.size() < static_cast<size_t>(max_order)) grams_.resize(max_order);
+  for (int n = 0; n < max_order; ++n) grams_[n].clear();
+  hyp_prev_.assign(hyp.size, 0);
+  if (ref_prev_.size() < refs.size()) ref_prev_.resize(refs.size());
+  for (size_t r = 0; r < refs.size(); ++r) ref_prev_[r].assign(refs[r].size, 0);
+
+  for (int n = 1; n <= max_order; ++n) {
+    if (hyp.size < static_cast<size_t>(n)) break;
+    size_t count = hyp.size - n + 1;
+    hyp_total_[n - 1] = static_cast<int64_t>(count);
+    clear_table(count);
+    auto& grams = grams_[n - 1];
+    // Hypothesis n-grams: key = (id of prefix (n-1)-gram) << 32 | last token.
+    for (size_t i = 0; i < count; ++i) {
+      uint64_t key = n == 1 ? hyp.data[i]
+                            : (static_cast<uint64_t>(hyp_prev_[i]) << 32) | hyp.data[i + n - 1];
+      uint32_t id = insert(key);
+      if (id == grams.size()) grams.push_back({static_cast<uint32_t>(i), 0, 0});
+      grams[id].hyp_count++;
+      hyp_prev_[i] = id;
+    }
+    ref_cnt_.assign(grams.size(), 0);
+    for (size_t r = 0; r < refs.size(); ++r) {
+      const IdSpan& ref = refs[r];
+      auto& prev = ref_prev_[r];
+      if (ref.size < static_cast<size_t>(n)) continue;
+      size_t rc = ref.size - n + 1;
+      touched_.clear();
+      for (size_t i = 0; i < rc; ++i) {
+        uint32_t id;
+        if (n == 1) {
+          id = lookup(ref.data[i]);
+        } else if (prev[i] == Vocabulary::kNone) {
+          id = Vocabulary::kNone;  // prefix is not a hypothesis n-gram: cannot match
+        } else {
+          id = lookup((static_cast<uint64_t>(prev[i]) << 32) | ref.data[i + n - 1]);
+        }
+        prev[i] = id;
+        if (id == Vocabulary::kNone) continue;
+        if (ref_cnt_[id]++ == 0) touched_.push_back(id);
+      }
+      for (uint32_t id : touched_) {
+        grams[id].ref_max = std::max(grams[id].ref_max, ref_cnt_[id]);
+        ref_cnt_[id] = 0;
+      }
+    }
+    int64_t m = 0;
+    for (const auto& g : grams) m += std::min(g.hyp_count, g.ref_max);
+    matches_[n - 1] = m;
+  }
+}
+
+}  // namespace unieval::metrics

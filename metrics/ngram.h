@@ -1,0 +1,105 @@
+#pragma once
+// Exact n-gram counting over interned tokens, shared by every BLEU flavour, NIST and anyone who
+// needs clipped n-gram matches.
+//
+//   unieval::metrics::Vocabulary vocab;
+//   std::vector<uint32_t> hyp = vocab.ids({"the", "cat"});
+//   std::vector<uint32_t> ref = vocab.ids({"the", "cat", "sat"});
+//   unieval::metrics::NgramClipper clip;
+//   clip.run(hyp, {&ref}, /*max_order=*/4);
+//   clip.matches(1);   // 2: clipped unigram matches (BLEU's "correct")
+//   clip.hyp_total(2); // 1: hypothesis bigrams
+//
+// Why this design: an n-gram is never materialised as a string. Tokens are interned once into
+// dense uint32 ids; inside one segment, the n-gram of order n starting at position i gets a
+// per-segment id through an exact 64-bit key (id of its (n-1)-gram prefix, last token). Only the
+// hypothesis n-grams are stored; a reference n-gram whose prefix is not a hypothesis n-gram cannot
+// match and is dropped. All comparisons are exact (no hashing of n-grams into lossy keys).
+//
+// API stability: other components include this header; keep the public members below stable.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace unieval::metrics {
+
+// Interns token strings into dense ids 0, 1, 2, ... (stable for the object's lifetime).
+class Vocabulary {
+ public:
+  Vocabulary();
+  // Id of the token, adding it when new.
+  uint32_t id(std::string_view token);
+  // Id of the token or kNone when it was never added.
+  uint32_t find(std::string_view token) const;
+  // The token text of an id.
+  std::string_view text(uint32_t id) const;
+  size_t size() const { return offsets_.size(); }
+  // Convenience: ids of several tokens.
+  std::vector<uint32_t> ids(const std::vector<std::string_view>& tokens);
+  std::vector<uint32_t> ids(const std::vector<std::string>& tokens);
+
+  static constexpr uint32_t kNone = 0xFFFFFFFFu;
+
+ private:
+  void grow();
+  std::string arena_;                 // all token texts, concatenated
+  std::vector<uint64_t> offsets_;     // id -> (offset << 24 | length) into arena_ (length < 16M)
+  std::vector<uint32_t> slots_;       // open addressing: id + 1, 0 = empty
+  std::vector<uint32_t> slot_hash_;   // cached hash per slot
+};
+
+// A span of token ids.
+struct IdSpan {
+  const uint32_t* data = nullptr;
+  size_t size = 0;
+  IdSpan() = default;
+  IdSpan(const uint32_t* d, size_t n) : data(d), size(n) {}
+  IdSpan(const std::vector<uint32_t>& v) : data(v.data()), size(v.size()) {}  // NOLINT
+};
+
+// Clipped n-gram statistics of one hypothesis against its references (orders 1..max_order).
+// matches(n) = sum over distinct hypothesis n-grams g of min(count_hyp(g), max_r count_r(g)),
+// which is the "modified precision" numerator of Papineni et al. and of every script here.
+// The object keeps its buffers between calls: reuse one per thread.
+class NgramClipper {
+ public:
+  void run(IdSpan hyp, const std::vector<IdSpan>& refs, int max_order);
+  // Convenience for pointer-vectors.
+  void run(IdSpan hyp, const std::vector<const std::vector<uint32_t>*>& refs, int max_order);
+
+  int max_order() const { return max_order_; }
+  // Clipped matches of order n (1-based).
+  int64_t matches(int n) const { return matches_[n - 1]; }
+  // Number of hypothesis n-grams of order n: max(0, |hyp| - n + 1).
+  int64_t hyp_total(int n) const { return hyp_total_[n - 1]; }
+
+  // The distinct hypothesis n-grams of order n, each with its first start position in the
+  // hypothesis, its count in the hypothesis and its maximum count over the references.
+  struct Gram {
+    uint32_t start;
+    uint32_t hyp_count;
+    uint32_t ref_max;
+  };
+  const std::vector<Gram>& grams(int n) const { return grams_[n - 1]; }
+
+ private:
+  uint32_t lookup(uint64_t key) const;
+  uint32_t insert(uint64_t key);
+  void clear_table(size_t expected);
+
+  int max_order_ = 0;
+  std::vector<int64_t> matches_, hyp_total_;
+  std::vector<std::vector<Gram>> grams_;
+  std::vector<uint64_t> keys_;      // open addressing table: exact 64-bit key
+  std::vector<uint32_t> vals_;
+  size_t mask_ = 0;
+  size_t used_ = 0;
+  std::vector<uint32_t> hyp_prev_;                 // per-position id of the previous order
+  std::vector<std::vector<uint32_t>> ref_prev_;    // same for each reference
+  std::vector<uint32_t> ref_cnt_;                  // count of each hyp n-gram in current ref
+  std::vector<uint32_t> touched_;
+};
+
+}  // namespace unieval::metrics

@@ -1,0 +1,372 @@
+#include "metrics/nist.h"
+
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
+#include "metrics/bleu_internal.h"
+#include "metrics/core/error.h"
+#include "metrics/ngram.h"
+#include "metrics/text/tokenize_13a.h"
+
+namespace unieval::metrics {
+
+namespace {
+
+constexpr int kMaxNgram = 9;  // mteval's $max_Ngram
+
+// Corpus-wide n-gram index: gid (>= 1) of an n-gram = entry for the exact key
+// (gid of its (n-1)-gram prefix) << 32 | last token; unigram keys have a zero high word.
+class GlobalNgrams {
+ public:
+  GlobalNgrams() : keys_(1 << 16, kEmpty), vals_(1 << 16, 0), count_(1, 0), prefix_(1, 0), flag_(1, 0) {}
+
+  uint32_t find(uint64_t key) const {
+    size_t mask = keys_.size() - 1;
+    for (size_t i = mix(key) & mask;; i = (i + 1) & mask) {
+      if (keys_[i] == key) return vals_[i];
+      if (keys_[i] == kEmpty) return 0;
+    }
+  }
+  // Adds one occurrence; returns the gid.
+  uint32_t add(uint64_t key, uint32_t prefix, bool flag) {
+    size_t mask = keys_.size() - 1;
+    for (size_t i = mix(key) & mask;; i = (i + 1) & mask) {
+      if (keys_[i] == key) {
+        count_[vals_[i]]++;
+        return vals_[i];
+      }
+      if (keys_[i] == kEmpty) {
+        uint32_t gid = static_cast<uint32_t>(count_.size());
+        keys_[i] = key;
+        vals_[i] = gid;
+        count_.push_back(1);
+        prefix_.push_back(prefix);
+        flag_.push_back(flag);
+        if (count_.size() * 2 > keys_.size()) grow();
+        return gid;
+      }
+    }
+  }
+  static uint64_t key(uint32_t prefix_gid, uint32_t tok) {
+    return (static_cast<uint64_t>(prefix_gid) << 32) | tok;
+  }
+  uint32_t count(uint32_t gid) const { return count_[gid]; }
+  uint32_t prefix(uint32_t gid) const { return prefix_[gid]; }
+  bool flag(uint32_t gid) const { return flag_[gid] != 0; }
+  size_t size() const { return count_.size(); }
+
+ private:
+  static constexpr uint64_t kEmpty = ~0ULL;
+  static size_t mix(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return static_cast<size_t>(x);
+  }
+  void grow() {
+    std::vector<uint64_t> ok = std::move(keys_);
+    std::vector<uint32_t> ov = std::move(vals_);
+    keys_.assign(ok.size() * 2, kEmpty);
+    vals_.assign(ok.size() * 2, 0);
+    size_t mask = keys_.size() - 1;
+    for (size_t j = 0; j < ok.size(); ++j) {
+      if (ok[j] == kEmpty) continue;
+      size_t i = mix(ok[j]) & mask;
+      while (keys_[i] != kEmpty) i = (i + 1) & mask;
+      keys_[i] = ok[j];
+      vals_[i] = ov[j];
+    }
+  }
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> vals_;
+  std::vector<uint32_t> count_, prefix_;
+  std::vector<uint8_t> flag_;
+};
+
+// Flat storage of many token-id sequences.
+struct IdLines {
+  std::vector<uint32_t> ids;
+  std::vector<size_t> off{0};
+  void push(const std::vector<uint32_t>& v) {
+    ids.insert(ids.end(), v.begin(), v.end());
+    off.push_back(ids.size());
+  }
+  IdSpan at(size_t i) const { return IdSpan(ids.data() + off[i], off[i + 1] - off[i]); }
+  size_t size() const { return off.size() - 1; }
+};
+
+// gid of every hypothesis n-gram: gids[n-1][pos] (0 when the n-gram is not in the references).
+void hyp_gids(IdSpan h, int max_n, const GlobalNgrams& g, std::vector<std::vector<uint32_t>>& gids) {
+  gids.resize(max_n);
+  for (int n = 1; n <= max_n; ++n) {
+    auto& cur = gids[n - 1];
+    cur.assign(h.size >= static_cast<size_t>(n) ? h.size - n + 1 : 0, 0);
+    bool any = false;
+    for (size_t p = 0; p < cur.size(); ++p) {
+      uint32_t prev = n == 1 ? 0 : gids[n - 2][p];
+      if (n > 1 && prev == 0) continue;
+      cur[p] = g.find(GlobalNgrams::key(prev, h.data[p + n - 1]));
+      any |= cur[p] != 0;
+    }
+    if (!any) {
+      for (int m = n + 1; m <= max_n; ++m)
+        gids[m - 1].assign(h.size >= static_cast<size_t>(m) ? h.size - m + 1 : 0, 0);
+      break;
+    }
+  }
+}
+
+double nist_length_penalty(double ratio) {
+  // mteval nist_length_penalty
+  if (ratio >= 1) return 1;
+  if (ratio <= 0) return 0;
+  const double ratio_x = 1.5, score_x = 0.5;
+  const double beta = -std::log(score_x) / std::log(ratio_x) / std::log(ratio_x);
+  return std::exp(-beta * std::log(ratio) * std::log(ratio));
+}
+
+}  // namespace
+
+NistScore mteval_nist(const std::vector<std::string>& hyps,
+                      const std::vector<std::vector<std::string>>& refs, const NistOptions& opts) {
+  internal::check_streams(hyps.size(), refs);
+  NistScore out;
+  Vocabulary vocab;
+  std::vector<uint32_t> buf;
+  auto ids_of = [&](const std::string& line, IdLines& dst) {
+    std::string txt = opts.dstc7_writer ? text::dstc7_xml_segment(line) : line;
+    std::string norm = text::mteval_normalize(txt, opts.tokenization, opts.preserve_case);
+    buf.clear();
+    for (auto t : text::perl_split_ws(norm)) buf.push_back(vocab.id(t));
+    dst.push(buf);
+  };
+  IdLines hyp;
+  std::vector<IdLines> ref(refs.size());
+  bool all_hyp_empty = true;
+  for (const auto& h : hyps) {
+    ids_of(h, hyp);
+    all_hyp_empty &= h.empty();
+  }
+  bool some_stream_empty = false;
+  for (size_t k = 0; k < refs.size(); ++k) {
+    bool all_empty = true;
+    for (const auto& r : refs[k]) {
+      ids_of(r, ref[k]);
+      all_empty &= r.empty();
+    }
+    some_stream_empty |= all_empty;
+  }
+  if (hyps.empty()) throw InputError("NIST: the corpus has no segments");
+  if (all_hyp_empty || some_stream_empty)
+    out.warnings.push_back(
+        "every line of the hypothesis or of a reference file is empty: DSTC7's XML writer + "
+        "mteval abort on such input; scored with DSTC7's '__empty__' placeholder segments");
+
+  // compute_ngram_info: counts of every reference n-gram (orders 1..9), all reference sets.
+  const uint32_t zero_tok = vocab.find("0");
+  GlobalNgrams g;
+  double tot_wrds = 0;
+  for (const auto& rs : ref) {
+    for (size_t i = 0; i < rs.size(); ++i) {
+      IdSpan r = rs.at(i);
+      tot_wrds += static_cast<double>(r.size);
+      for (size_t s = 0; s < r.size; ++s) {
+        uint32_t prev = 0;
+        for (size_t n = 1; n <= static_cast<size_t>(kMaxNgram) && s + n <= r.size; ++n) {
+          bool quirk = n == 2 && r.data[s] == zero_tok;
+          prev = g.add(GlobalNgrams::key(prev, r.data[s + n - 1]), prev, quirk);
+        }
+      }
+    }
+  }
+  std::vector<double> info(g.size(), 0.0);
+  for (uint32_t gid = 1; gid < g.size(); ++gid) {
+    uint32_t p = g.prefix(gid);
+    // Perl: `$mgram ? count/count(mgram) : count/tot_wrds`; the mgram "0" is false.
+    double ratio = (p != 0 && !g.flag(gid)) ? static_cast<double>(g.count(gid)) / g.count(p)
+                                            : static_cast<double>(g.count(gid)) / tot_wrds;
+    info[gid] = -std::log(ratio) / std::log(2.0);
+  }
+
+  // score_segment over every segment, summed (score_document / score_system).
+  std::vector<double> match(kMaxNgram + 1, 0), tst_cnt(kMaxNgram + 1, 0),
+      ref_cnt(kMaxNgram + 1, 0), tst_info(kMaxNgram + 1, 0);
+  double cum_ref_length = 0;
+  NgramClipper clip;
+  std::vector<IdSpan> spans;
+  std::vector<std::vector<uint32_t>> gids;
+  for (size_t i = 0; i < hyp.size(); ++i) {
+    IdSpan h = hyp.at(i);
+    spans.clear();
+    int64_t ref_length = -1;
+    const int64_t hl = static_cast<int64_t>(h.size);
+    for (size_t k = 0; k < ref.size(); ++k) {
+      IdSpan r = ref[k].at(i);
+      spans.push_back(r);
+      int64_t len = static_cast<int64_t>(r.size);
+      for (int j = 1; j <= kMaxNgram; ++j)
+        ref_cnt[j] += len >= j ? static_cast<double>(len - j + 1) : 0.0;
+      if (ref_length < 0) {
+        ref_length = len;
+      } else {  // brevity_penalty_closest
+        int64_t dr = std::llabs(hl - len), dc = std::llabs(hl - ref_length);
+        if (dr <= dc) {
+          if (dr == dc) {
+            if (ref_length > len) ref_length = len;
+          } else {
+            ref_length = len;
+          }
+        }
+      }
+    }
+    cum_ref_length += static_cast<double>(ref_length);
+    for (int j = 1; j <= kMaxNgram; ++j) tst_cnt[j] += hl >= j ? static_cast<double>(hl - j + 1) : 0.0;
+    clip.run(h, spans, kMaxNgram);
+    bool gids_done = false;
+    for (int j = 1; j <= kMaxNgram; ++j) {
+      for (const auto& gr : clip.grams(j)) {
+        if (gr.ref_max == 0) continue;
+        if (!gids_done) {
+          hyp_gids(h, kMaxNgram, g, gids);
+          gids_done = true;
+        }
+        uint32_t c = std::min(gr.hyp_count, gr.ref_max);
+        tst_info[j] += info[gids[j - 1][gr.start]] * c;
+        match[j] += c;
+      }
+    }
+  }
+
+  // nist_score
+  const double nsys = static_cast<double>(ref.size());
+  double lp;
+  if (ref_cnt[1] == 0) {
+    out.warnings.push_back("the references have no words: mteval divides by zero here; "
+                           "length penalty taken as " + std::string(tst_cnt[1] > 0 ? "1" : "0"));
+    lp = tst_cnt[1] > 0 ? 1.0 : 0.0;
+  } else {
+    lp = nist_length_penalty(tst_cnt[1] / (ref_cnt[1] / nsys));
+  }
+  double score = 0;
+  for (int n = 1; n <= kMaxNgram; ++n) {
+    double iscore = tst_info[n] / std::max(tst_cnt[n], 1.0);
+    score += iscore;
+    out.nist_cum.push_back(score * lp);
+    out.nist_ind.push_back(iscore * lp);
+  }
+  // bleu_score (with mteval's smoothing)
+  double exp_len_score = 0;
+  if (tst_cnt[1] > 0) exp_len_score = std::exp(std::min(0.0, 1 - cum_ref_length / tst_cnt[1]));
+  double smooth = 1, bscore = 0;
+  for (int j = 1; j <= kMaxNgram; ++j) {
+    double iscore;
+    if (tst_cnt[j] == 0) {
+      iscore = 0;
+    } else if (match[j] == 0) {
+      smooth *= 2;
+      iscore = std::log(1 / (smooth * tst_cnt[j]));
+    } else {
+      iscore = std::log(match[j] / tst_cnt[j]);
+    }
+    out.bleu_ind.push_back(std::exp(iscore));
+    bscore += iscore;
+    out.bleu_cum.push_back(std::exp(bscore / j) * exp_len_score);
+  }
+  return out;
+}
+
+// ---- NLTK corpus_nist -----------------------------------------------------------------------
+
+NltkNistScore nltk_corpus_nist(const std::vector<std::vector<std::string>>& hyps,
+                               const std::vector<std::vector<std::vector<std::string>>>& refs,
+                               int n) {
+  if (hyps.size() != refs.size())
+    throw InputError("NLTK NIST: hypotheses and reference lists differ in number");
+  if (n < 1) throw InputError("NLTK NIST: n must be >= 1");
+  Vocabulary vocab;
+  IdLines hyp;
+  std::vector<std::vector<std::vector<uint32_t>>> ref(refs.size());
+  for (const auto& h : hyps) hyp.push(vocab.ids(h));
+  for (size_t i = 0; i < refs.size(); ++i)
+    for (const auto& r : refs[i]) ref[i].push_back(vocab.ids(r));
+  GlobalNgrams g;
+  double total_ref_words = 0;
+  for (const auto& rs : ref)
+    for (const auto& r : rs) {
+      total_ref_words += static_cast<double>(r.size());
+      for (size_t s = 0; s < r.size(); ++s) {
+        uint32_t prev = 0;
+        for (size_t m = 1; m <= static_cast<size_t>(n) && s + m <= r.size(); ++m)
+          prev = g.add(GlobalNgrams::key(prev, r[s + m - 1]), prev, false);
+      }
+    }
+  std::vector<double> info(g.size(), 0.0);
+  for (uint32_t gid = 1; gid < g.size(); ++gid) {
+    uint32_t p = g.prefix(gid);
+    double numerator = p != 0 ? static_cast<double>(g.count(p)) : total_ref_words;
+    info[gid] = std::log(numerator / g.count(gid)) / std::log(2.0);  // math.log(x, 2)
+  }
+  std::vector<double> num(n + 1, 0), den(n + 1, 0);
+  double l_ref = 0, l_sys = 0;
+  NgramClipper clip;
+  std::vector<std::vector<uint32_t>> gids;
+  for (size_t i = 0; i < hyp.size(); ++i) {
+    IdSpan h = hyp.at(i);
+    hyp_gids(h, n, g, gids);
+    // Per reference and order: (precision, numerator, denominator, ref_len).
+    std::vector<std::vector<std::tuple<double, double, double, double>>> per_order(n + 1);
+    for (const auto& r : ref[i]) {
+      clip.run(h, std::vector<IdSpan>{IdSpan(r)}, n);
+      for (int j = 1; j <= n; ++j) {
+        double numerator = 0;
+        for (const auto& gr : clip.grams(j)) {
+          if (gr.ref_max == 0) continue;
+          numerator += info[gids[j - 1][gr.start]] * std::min(gr.hyp_count, gr.ref_max);
+        }
+        double denominator = static_cast<double>(clip.hyp_total(j));
+        double precision = denominator == 0 ? 0 : numerator / denominator;
+        per_order[j].emplace_back(precision, numerator, denominator, static_cast<double>(r.size()));
+      }
+    }
+    for (int j = 1; j <= n; ++j) {
+      if (per_order[j].empty()) throw InputError("NLTK NIST: a segment has no reference");
+      auto best = *std::max_element(per_order[j].begin(), per_order[j].end());
+      num[j] += std::get<1>(best);
+      den[j] += std::get<2>(best);
+      l_ref += std::get<3>(best);
+      l_sys += static_cast<double>(h.size);
+    }
+  }
+  NltkNistScore out;
+  double nist_precision = 0;
+  bool zero_div = false;
+  for (int j = 1; j <= n; ++j) {
+    if (den[j] == 0) {
+      zero_div = true;
+      continue;
+    }
+    nist_precision += num[j] / den[j];
+  }
+  double lp;
+  if (l_ref == 0) {
+    zero_div = true;
+    lp = 0;
+  } else {
+    double ratio = l_sys / l_ref;
+    if (0 < ratio && ratio < 1) {
+      const double ratio_x = 1.5, score_x = 0.5;
+      const double beta = std::log(score_x) / std::pow(std::log(ratio_x), 2);
+      lp = std::exp(beta * std::pow(std::log(ratio), 2));
+    } else {
+      lp = std::max(std::min(ratio, 1.0), 0.0);
+    }
+  }
+  if (zero_div)
+    out.warning = "NLTK corpus_nist raises ZeroDivisionError here (an order without hypothesis "
+                  "n-grams, or no reference words); such orders count 0";
+  out.score = nist_precision * lp;
+  return out;
+}
+
+}  // namespace unieval::metrics

@@ -1,0 +1,307 @@
+#include "metrics/text/tokenize_13a.h"
+
+#include <unicode/ustring.h>
+#include <unicode/utypes.h>
+
+namespace unieval::metrics::text {
+
+char32_t next_code_point(std::string_view s, size_t& i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) {
+    ++i;
+    return c;
+  }
+  int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+  if (len == 0 || i + len > s.size()) {
+    ++i;
+    return c;
+  }
+  char32_t cp = c & (0x3F >> (len - 1));
+  for (int k = 1; k < len; ++k) {
+    unsigned char d = static_cast<unsigned char>(s[i + k]);
+    if ((d & 0xC0) != 0x80) {
+      ++i;
+      return c;
+    }
+    cp = (cp << 6) | (d & 0x3F);
+  }
+  i += len;
+  return cp;
+}
+
+void append_utf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+bool is_py_space(char32_t c) {
+  if (c <= 0x20) return c == 0x20 || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
+  if (c < 0x85) return false;
+  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
+         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+namespace {
+
+// Length in bytes of the Python-whitespace character at s[i], or 0 when it is not whitespace.
+inline size_t space_len(std::string_view s, size_t i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) return is_py_space(c) ? 1 : 0;
+  if (c != 0xC2 && c != 0xE1 && c != 0xE2 && c != 0xE3) return 0;  // fast reject
+  size_t j = i;
+  char32_t cp = next_code_point(s, j);
+  return is_py_space(cp) ? j - i : 0;
+}
+
+}  // namespace
+
+std::vector<std::string_view> py_split(std::string_view s) {
+  std::vector<std::string_view> out;
+  size_t i = 0, n = s.size();
+  while (i < n) {
+    size_t l;
+    while (i < n && (l = space_len(s, i)) > 0) i += l;
+    if (i >= n) break;
+    size_t start = i;
+    while (i < n && space_len(s, i) == 0) {
+      unsigned char c = static_cast<unsigned char>(s[i]);
+      i += c < 0x80 ? 1 : (c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1);
+      if (i > n) i = n;
+    }
+    out.push_back(s.substr(start, i - start));
+  }
+  return out;
+}
+
+std::string_view py_rstrip(std::string_view s) {
+  // Walk code points forward, remembering the end of the last non-space character.
+  size_t i = 0, end = 0;
+  while (i < s.size()) {
+    size_t l = space_len(s, i);
+    if (l) {
+      i += l;
+    } else {
+      next_code_point(s, i);
+      end = i;
+    }
+  }
+  return s.substr(0, end);
+}
+
+std::string_view py_strip(std::string_view s) {
+  size_t i = 0, l;
+  while (i < s.size() && (l = space_len(s, i)) > 0) i += l;
+  return py_rstrip(s.substr(i));
+}
+
+std::string py_lower(std::string_view s) {
+  bool ascii = true;
+  for (unsigned char c : s) ascii &= c < 0x80;
+  if (ascii) {
+    std::string out(s);
+    for (char& c : out)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+  }
+  UErrorCode err = U_ZERO_ERROR;
+  int32_t len16 = 0;
+  u_strFromUTF8WithSub(nullptr, 0, &len16, s.data(), static_cast<int32_t>(s.size()), 0xFFFD,
+                       nullptr, &err);
+  std::u16string u16(len16, u'\0');
+  err = U_ZERO_ERROR;
+  u_strFromUTF8WithSub(u16.data(), len16, nullptr, s.data(), static_cast<int32_t>(s.size()),
+                       0xFFFD, nullptr, &err);
+  std::u16string low(len16 * 3 + 4, u'\0');
+  err = U_ZERO_ERROR;
+  int32_t low_len = u_strToLower(low.data(), static_cast<int32_t>(low.size()), u16.data(), len16,
+                                 "", &err);
+  if (U_FAILURE(err)) return std::string(s);
+  std::string out(static_cast<size_t>(low_len) * 3 + 4, '\0');
+  int32_t out_len = 0;
+  err = U_ZERO_ERROR;
+  u_strToUTF8(out.data(), static_cast<int32_t>(out.size()), &out_len, low.data(), low_len, &err);
+  if (U_FAILURE(err)) return std::string(s);
+  out.resize(out_len);
+  return out;
+}
+
+namespace {
+
+inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Rule 1 of tokenizer_re.py: ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> " \1 ".
+inline bool is_13a_punct(unsigned char c) {
+  return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') ||
+         (c >= '(' && c <= '+') || (c >= ':' && c <= '@') || c == '/';
+}
+
+std::string join_py_split(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (auto tok : py_split(s)) {
+    if (!out.empty()) out += ' ';
+    out.append(tok.data(), tok.size());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string tokenize_regexp_post(std::string_view line) {
+  // Each rule is a left-to-right, non-overlapping global substitution, as Python's re.sub.
+  std::string a;
+  a.reserve(line.size() * 2);
+  for (unsigned char c : line) {
+    if (is_13a_punct(c)) {
+      a += ' ';
+      a += static_cast<char>(c);
+      a += ' ';
+    } else {
+      a += static_cast<char>(c);
+    }
+  }
+  // Rule 2: ([^0-9])([\.,]) -> "\1 \2 "
+  std::string b;
+  b.reserve(a.size() + 16);
+  for (size_t i = 0; i < a.size();) {
+    if (i + 1 < a.size() && !is_digit(a[i]) && (a[i + 1] == '.' || a[i + 1] == ',')) {
+      b += a[i];
+      b += ' ';
+      b += a[i + 1];
+      b += ' ';
+      i += 2;
+    } else {
+      b += a[i++];
+    }
+  }
+  // Rule 3: ([\.,])([^0-9]) -> " \1 \2"
+  a.clear();
+  for (size_t i = 0; i < b.size();) {
+    if (i + 1 < b.size() && (b[i] == '.' || b[i] == ',') && !is_digit(b[i + 1])) {
+      a += ' ';
+      a += b[i];
+      a += ' ';
+      a += b[i + 1];
+      i += 2;
+    } else {
+      a += b[i++];
+    }
+  }
+  // Rule 4: ([0-9])(-) -> "\1 \2 "
+  b.clear();
+  for (size_t i = 0; i < a.size();) {
+    if (i + 1 < a.size() && is_digit(a[i]) && a[i + 1] == '-') {
+      b += a[i];
+      b += ' ';
+      b += '-';
+      b += ' ';
+      i += 2;
+    } else {
+      b += a[i++];
+    }
+  }
+  return join_py_split(b);
+}
+
+namespace {
+
+void replace_all(std::string& s, std::string_view from, std::string_view to) {
+  if (s.find(from) == std::string::npos) return;
+  std::string out;
+  out.reserve(s.size());
+  size_t pos = 0;
+  for (;;) {
+    size_t hit = s.find(from, pos);
+    if (hit == std::string::npos) break;
+    out.append(s, pos, hit - pos);
+    out.append(to.data(), to.size());
+    pos = hit + from.size();
+  }
+  out.append(s, pos, std::string::npos);
+  s.swap(out);
+}
+
+}  // namespace
+
+std::string tokenize_13a(std::string_view line) {
+  std::string s;
+  s.reserve(line.size() + 2);
+  s += ' ';
+  s.append(line.data(), line.size());
+  bool special = s.find('<') != std::string::npos || s.find('\n') != std::string::npos ||
+                 s.find('&') != std::string::npos;
+  if (special) {
+    replace_all(s, "<skipped>", "");
+    replace_all(s, "-\n", "");
+    replace_all(s, "\n", " ");
+    if (s.find('&') != std::string::npos) {
+      replace_all(s, "&quot;", "\"");
+      replace_all(s, "&amp;", "&");
+      replace_all(s, "&lt;", "<");
+      replace_all(s, "&gt;", ">");
+    }
+  }
+  s += ' ';
+  return tokenize_regexp_post(s);
+}
+
+namespace {
+
+// sacrebleu tokenizer_zh.py _UCODE_RANGES, compared the way Python compares strings: the
+// entries written '\u20000' and '\u2f800' are two-character strings ('\u2000' + '0'), so those
+// two ranges really are U+2001..U+2A6D and U+2F81..U+2FA1.
+bool is_zh_char(char32_t c) {
+  static const char32_t kRanges[][2] = {
+      {0x3400, 0x4DB5}, {0x4E00, 0x9FA5}, {0x9FA6, 0x9FBB}, {0xF900, 0xFA2D}, {0xFA30, 0xFA6A},
+      {0xFA70, 0xFAD9}, {0x2001, 0x2A6D}, {0x2F81, 0x2FA1}, {0xFF00, 0xFFEF}, {0x2E80, 0x2EFF},
+      {0x3000, 0x303F}, {0x31C0, 0x31EF}, {0x2F00, 0x2FDF}, {0x2FF0, 0x2FFF}, {0x3100, 0x312F},
+      {0x31A0, 0x31BF}, {0xFE10, 0xFE1F}, {0xFE30, 0xFE4F}, {0x2600, 0x26FF}, {0x2700, 0x27BF},
+      {0x3200, 0x32FF}, {0x3300, 0x33FF}};
+  if (c < 0x2001) return false;
+  for (const auto& r : kRanges)
+    if (c >= r[0] && c <= r[1]) return true;
+  return false;
+}
+
+}  // namespace
+
+std::string tokenize_zh(std::string_view line) {
+  std::string_view s = py_strip(line);
+  std::string out;
+  out.reserve(s.size() * 2);
+  for (size_t i = 0; i < s.size();) {
+    size_t start = i;
+    char32_t c = next_code_point(s, i);
+    if (is_zh_char(c)) out += ' ';
+    out.append(s.data() + start, i - start);
+    if (is_zh_char(c)) out += ' ';
+  }
+  return tokenize_regexp_post(out);
+}
+
+std::string tokenize_char(std::string_view line) {
+  std::string out;
+  out.reserve(line.size() * 2);
+  for (size_t i = 0; i < line.size();) {
+    size_t start = i;
+    next_code_point(line, i);
+    if (start) out += ' ';
+    out.append(line.data() + start, i - start);
+  }
+  return out;
+}
+
+}  // namespace unieval::metrics::text

@@ -1,0 +1,168 @@
+#include "metrics/text/tokenize_intl.h"
+
+#include <unicode/uchar.h>
+#include <unicode/ustring.h>
+
+#include <vector>
+
+#include "metrics/text/tokenize_13a.h"
+
+namespace unieval::metrics::text {
+
+namespace {
+
+bool is_n(char32_t c) {
+  int t = u_charType(static_cast<UChar32>(c));
+  return t == U_DECIMAL_DIGIT_NUMBER || t == U_LETTER_NUMBER || t == U_OTHER_NUMBER;
+}
+bool is_p(char32_t c) {
+  int t = u_charType(static_cast<UChar32>(c));
+  return t == U_CONNECTOR_PUNCTUATION || t == U_DASH_PUNCTUATION || t == U_START_PUNCTUATION ||
+         t == U_END_PUNCTUATION || t == U_INITIAL_PUNCTUATION || t == U_FINAL_PUNCTUATION ||
+         t == U_OTHER_PUNCTUATION;
+}
+bool is_s(char32_t c) {
+  int t = u_charType(static_cast<UChar32>(c));
+  return t == U_MATH_SYMBOL || t == U_CURRENCY_SYMBOL || t == U_MODIFIER_SYMBOL ||
+         t == U_OTHER_SYMBOL;
+}
+bool is_z(char32_t c) {
+  int t = u_charType(static_cast<UChar32>(c));
+  return t == U_SPACE_SEPARATOR || t == U_LINE_SEPARATOR || t == U_PARAGRAPH_SEPARATOR;
+}
+
+std::u32string decode(std::string_view s) {
+  std::u32string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) out += next_code_point(s, i);
+  return out;
+}
+
+std::string encode(const std::u32string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char32_t c : s) append_utf8(out, c);
+  return out;
+}
+
+// The three substitutions of tokenizer_intl.py / tokenization_international.
+std::u32string intl_rules(const std::u32string& in) {
+  std::u32string a;
+  a.reserve(in.size() * 2);
+  for (size_t i = 0; i < in.size();) {  // (\P{N})(\p{P}) -> "\1 \2 "
+    if (i + 1 < in.size() && !is_n(in[i]) && is_p(in[i + 1])) {
+      a += in[i];
+      a += U' ';
+      a += in[i + 1];
+      a += U' ';
+      i += 2;
+    } else {
+      a += in[i++];
+    }
+  }
+  std::u32string b;
+  b.reserve(a.size() + 8);
+  for (size_t i = 0; i < a.size();) {  // (\p{P})(\P{N}) -> " \1 \2"
+    if (i + 1 < a.size() && is_p(a[i]) && !is_n(a[i + 1])) {
+      b += U' ';
+      b += a[i];
+      b += U' ';
+      b += a[i + 1];
+      i += 2;
+    } else {
+      b += a[i++];
+    }
+  }
+  a.clear();
+  for (char32_t c : b) {  // (\p{S}) -> " \1 "
+    if (is_s(c)) {
+      a += U' ';
+      a += c;
+      a += U' ';
+    } else {
+      a += c;
+    }
+  }
+  return a;
+}
+
+void replace_all(std::u32string& s, const std::u32string& from, const std::u32string& to) {
+  size_t pos = 0;
+  std::u32string out;
+  bool any = false;
+  for (;;) {
+    size_t hit = s.find(from, pos);
+    if (hit == std::u32string::npos) break;
+    any = true;
+    out.append(s, pos, hit - pos);
+    out += to;
+    pos = hit + from.size();
+  }
+  if (!any) return;
+  out.append(s, pos, std::u32string::npos);
+  s.swap(out);
+}
+
+}  // namespace
+
+std::string tokenize_intl(std::string_view line) {
+  std::string out;
+  std::string s = encode(intl_rules(decode(line)));
+  for (auto tok : py_split(s)) {
+    if (!out.empty()) out += ' ';
+    out.append(tok.data(), tok.size());
+  }
+  return out;
+}
+
+std::string mteval_tokenize_intl(std::string_view text, bool preserve_case) {
+  std::u32string s = decode(text);
+  replace_all(s, U"<skipped>", U"");
+  for (char32_t& c : s)
+    if (u_charType(static_cast<UChar32>(c)) == U_LINE_SEPARATOR) c = U' ';
+  replace_all(s, U"&quot;", U"\"");
+  replace_all(s, U"&amp;", U"&");
+  replace_all(s, U"&lt;", U"<");
+  replace_all(s, U"&gt;", U">");
+  replace_all(s, U"&apos;", U"'");
+  if (!preserve_case) {
+    // Perl lc(): full lowercase mapping per character, without Python/ICU's final-sigma context.
+    std::u32string low;
+    low.reserve(s.size());
+    for (char32_t c : s) {
+      UChar src[2];
+      int32_t n = 0;
+      U16_APPEND_UNSAFE(src, n, static_cast<UChar32>(c));
+      UChar dst[8];
+      UErrorCode err = U_ZERO_ERROR;
+      int32_t m = u_strToLower(dst, 8, src, n, "", &err);
+      if (U_FAILURE(err) || m > 8) {
+        low += c;
+        continue;
+      }
+      for (int32_t k = 0; k < m;) {
+        UChar32 cp;
+        U16_NEXT(dst, k, m, cp);
+        low += static_cast<char32_t>(cp);
+      }
+    }
+    s.swap(low);
+  }
+  s = intl_rules(s);
+  std::u32string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {  // s/\p{Z}+/ /g
+    if (is_z(s[i])) {
+      out += U' ';
+      while (i < s.size() && is_z(s[i])) ++i;
+    } else {
+      out += s[i++];
+    }
+  }
+  size_t b = 0, e = out.size();
+  while (b < e && is_z(out[b])) ++b;      // s/^\p{Z}+//
+  while (e > b && is_z(out[e - 1])) --e;  // s/\p{Z}+$//
+  return encode(out.substr(b, e - b));
+}
+
+}  // namespace unieval::metrics::text
