@@ -120,7 +120,7 @@ std::string render_grid(const Grid& g, TableFormat format) {
       for (size_t r = 1; r < cells.size(); ++r) line(cells[r]);
       if (!g.footer.empty()) {
         os << "\n";
-        for (const auto& f : g.footer) os << md_escape(f) << "  \n";
+        for (const auto& f : g.footer) os << f << "  \n";
       }
       break;
     }
