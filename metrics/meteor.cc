@@ -917,9 +917,11 @@ MeteorScorer::MeteorScorer(const MeteorOptions& options) : impl_(std::make_uniqu
       options.normalize == MeteorNormalize::kNormNoPunct)
     im.prefixes = NonbreakingPrefixes::load(
         resolve_resource(dir, "nonbreaking/english.prefixes", "nonbreaking prefixes for -norm"));
-  if (im.use_syn)
-    im.synonyms.load(resolve_resource(dir, "synonym/english.synsets", "synonym module"),
-                     resolve_resource(dir, "synonym/english.exceptions", "synonym module"));
+  if (im.use_syn) {
+    std::string synsets = resolve_resource(dir, "synonym/english.synsets", "synonym module");
+    std::string exceptions = resolve_resource(dir, "synonym/english.exceptions", "synonym module");
+    im.synonyms.load(synsets, exceptions);
+  }
   if (im.use_para) {
     std::string path = options.paraphrase_file;
     if (path.empty()) {

@@ -7,7 +7,6 @@
 #include <unicode/unistr.h>
 
 #include <cstdint>
-#include <functional>
 
 #include "metrics/core/error.h"
 #include "metrics/core/io.h"
@@ -112,8 +111,9 @@ U32 replace_literal(const U32& s, const U32& from, const U32& to) {
 }
 
 // replaceAll of "(A)[mid](B)" by "$1" + between + "$2".
-using Pred = std::function<bool(char32_t)>;
-U32 replace3(const U32& s, const Pred& a, char32_t mid, const Pred& b, const U32& between) {
+template <class PredA, class PredB>
+U32 replace3(const U32& s, PredA a, char32_t mid, PredB b, const U32& between) {
+  if (s.find(mid) == U32::npos) return s;
   U32 out;
   out.reserve(s.size() + 16);
   size_t n = s.size(), i = 0;
@@ -222,9 +222,12 @@ std::string meteor_normalize(std::string_view line, const NonbreakingPrefixes& p
   }
 
   // Quotes: ` ‘ ’ -> ' ; then “ ” '' -> " (spaced).
-  for (auto& c : w)
+  bool quotes = false;
+  for (auto& c : w) {
     if (c == '`' || c == 0x2018 || c == 0x2019) c = '\'';
-  {
+    quotes |= c == '\'' || c == 0x201C || c == 0x201D;
+  }
+  if (quotes) {
     U32 out;
     out.reserve(w.size() + 8);
     size_t i = 0, n = w.size();
