@@ -1,0 +1,206 @@
+#include "models/optim.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "metrics/core/error.h"
+
+namespace unieval::models {
+
+OptimizerKind parse_optimizer_kind(const std::string& name) {
+  if (name == "adamw") return OptimizerKind::kAdamW;
+  if (name == "adam") return OptimizerKind::kAdam;
+  if (name == "adamax") return OptimizerKind::kAdamax;
+  throw InputError("unknown optimizer '" + name + "' (expected adamw, adam or adamax)");
+}
+
+std::string to_string(OptimizerKind kind) {
+  switch (kind) {
+    case OptimizerKind::kAdamW: return "adamw";
+    case OptimizerKind::kAdam: return "adam";
+    case OptimizerKind::kAdamax: return "adamax";
+  }
+  return "adamw";
+}
+
+bool is_no_decay_parameter(const std::string& name) {
+  auto ends_with = [&](const std::string& suffix) {
+    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with("bias")) return true;
+  if (name.find("LayerNorm") != std::string::npos || name.find("layer_norm") != std::string::npos)
+    return true;
+  // A path component exactly "ln" (GPT-style names).
+  std::stringstream ss(name);
+  std::string part;
+  while (std::getline(ss, part, '.'))
+    if (part == "ln" || part.rfind("ln_", 0) == 0) return true;
+  return false;
+}
+
+NamedTensors named_pairs(const torch::OrderedDict<std::string, torch::Tensor>& params) {
+  NamedTensors out;
+  for (const auto& item : params)
+    if (item.value().requires_grad()) out.emplace_back(item.key(), item.value());
+  return out;
+}
+
+Optimizer::Optimizer(NamedTensors params, OptimizerOptions options)
+    : params_(std::move(params)), options_(options) {
+  for (const auto& [name, p] : params_) {
+    decay_.push_back(!is_no_decay_parameter(name));
+    m_.push_back(torch::zeros_like(p, torch::MemoryFormat::Contiguous));
+    v_.push_back(torch::zeros_like(p, torch::MemoryFormat::Contiguous));
+  }
+}
+
+std::vector<torch::Tensor> Optimizer::params() const {
+  std::vector<torch::Tensor> out;
+  for (const auto& np : params_) out.push_back(np.second);
+  return out;
+}
+
+void Optimizer::zero_grad() {
+  for (auto& np : params_) {
+    auto& g = np.second.mutable_grad();
+    if (g.defined()) {
+      g.detach_();
+      g.zero_();
+    }
+  }
+}
+
+void Optimizer::step(double lr) {
+  torch::NoGradGuard no_grad;
+  ++step_;
+  const double b1 = options_.beta1, b2 = options_.beta2, eps = options_.eps;
+  const double bc1 = options_.bias_correction ? 1.0 - std::pow(b1, double(step_)) : 1.0;
+  const double bc2 = options_.bias_correction ? 1.0 - std::pow(b2, double(step_)) : 1.0;
+  for (size_t i = 0; i < params_.size(); ++i) {
+    torch::Tensor p = params_[i].second;
+    if (!p.grad().defined()) continue;
+    torch::Tensor g = p.grad();
+    const double wd = decay_[i] ? options_.weight_decay : 0.0;
+    auto& m = m_[i];
+    auto& v = v_[i];
+    switch (options_.kind) {
+      case OptimizerKind::kAdamW: {
+        m.mul_(b1).add_(g, 1.0 - b1);
+        v.mul_(b2).addcmul_(g, g, 1.0 - b2);
+        torch::Tensor denom = (v / bc2).sqrt_().add_(eps);
+        if (wd != 0.0) p.mul_(1.0 - lr * wd);  // decoupled decay (torch.optim.AdamW order)
+        p.addcdiv_(m, denom, -lr / bc1);
+        break;
+      }
+      case OptimizerKind::kAdam: {
+        if (wd != 0.0) g = g.add(p, wd);
+        m.mul_(b1).add_(g, 1.0 - b1);
+        v.mul_(b2).addcmul_(g, g, 1.0 - b2);
+        torch::Tensor denom = (v / bc2).sqrt_().add_(eps);
+        p.addcdiv_(m, denom, -lr / bc1);
+        break;
+      }
+      case OptimizerKind::kAdamax: {
+        if (wd != 0.0) g = g.add(p, wd);
+        m.mul_(b1).add_(g, 1.0 - b1);
+        torch::Tensor absg = g.abs().add_(eps);
+        v.mul_(b2);
+        torch::max_out(v, v, absg);
+        p.addcdiv_(m, v, -lr / bc1);
+        break;
+      }
+    }
+  }
+}
+
+std::map<std::string, torch::Tensor> Optimizer::state_dict() const {
+  std::map<std::string, torch::Tensor> out;
+  const char* second = options_.kind == OptimizerKind::kAdamax ? ".exp_inf" : ".exp_avg_sq";
+  for (size_t i = 0; i < params_.size(); ++i) {
+    out[params_[i].first + ".exp_avg"] = m_[i].detach().cpu().clone();
+    out[params_[i].first + second] = v_[i].detach().cpu().clone();
+  }
+  out["step"] = torch::tensor(step_, torch::kInt64);
+  return out;
+}
+
+void Optimizer::load_state_dict(const std::map<std::string, torch::Tensor>& state) {
+  torch::NoGradGuard no_grad;
+  const char* second = options_.kind == OptimizerKind::kAdamax ? ".exp_inf" : ".exp_avg_sq";
+  auto get = [&](const std::string& key, const torch::Tensor& like) {
+    auto it = state.find(key);
+    if (it == state.end()) throw InputError("optimizer state has no '" + key + "'");
+    if (it->second.sizes() != like.sizes())
+      throw InputError("optimizer state '" + key + "' has the wrong shape");
+    return it->second;
+  };
+  for (size_t i = 0; i < params_.size(); ++i) {
+    m_[i].copy_(get(params_[i].first + ".exp_avg", m_[i]));
+    v_[i].copy_(get(params_[i].first + second, v_[i]));
+  }
+  auto it = state.find("step");
+  if (it == state.end()) throw InputError("optimizer state has no 'step'");
+  step_ = it->second.item<int64_t>();
+}
+
+double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm) {
+  torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> norms;
+  for (const auto& p : params)
+    if (p.grad().defined()) norms.push_back(p.grad().detach().to(torch::kFloat).norm(2));
+  if (norms.empty()) return 0.0;
+  double total = torch::stack(norms).norm(2).item<double>();
+  if (max_norm > 0 && total > max_norm) {
+    double coef = max_norm / (total + 1e-6);  // torch.nn.utils.clip_grad_norm_
+    for (const auto& p : params)
+      if (p.grad().defined()) p.grad().mul_(coef);
+  }
+  return total;
+}
+
+double LinearSchedule::lr(int64_t step) const {
+  if (warmup > 0 && step < warmup) return peak * double(step) / double(warmup);
+  if (total <= warmup) return peak;
+  return peak * std::max(0.0, double(total - step) / double(total - warmup));
+}
+
+std::string serialize_tensors(const std::map<std::string, torch::Tensor>& tensors) {
+  // Archive keys must be identifiers, so tensors are stored as t0, t1, ... with their names
+  // joined by '\n' in "names".
+  torch::serialize::OutputArchive archive;
+  std::string names;
+  size_t i = 0;
+  for (const auto& [name, t] : tensors) {
+    archive.write("t" + std::to_string(i++), t.detach().cpu(), /*is_buffer=*/true);
+    names += name + "\n";
+  }
+  archive.write("names", c10::IValue(names));
+  std::ostringstream out;
+  archive.save_to(out);
+  return out.str();
+}
+
+std::map<std::string, torch::Tensor> deserialize_tensors(const std::string& bytes,
+                                                         const std::string& source_name) {
+  std::map<std::string, torch::Tensor> out;
+  try {
+    torch::serialize::InputArchive archive;
+    archive.load_from(bytes.data(), bytes.size());
+    c10::IValue names;
+    archive.read("names", names);
+    std::stringstream ss(names.toStringRef());
+    std::string name;
+    size_t i = 0;
+    while (std::getline(ss, name)) {
+      torch::Tensor t;
+      archive.read("t" + std::to_string(i++), t, /*is_buffer=*/true);
+      out[name] = t;
+    }
+  } catch (const c10::Error& e) {
+    throw InputError(source_name, 0, std::string("unreadable tensor archive: ") + e.what_without_backtrace());
+  }
+  return out;
+}
+
+}  // namespace unieval::models

@@ -1,0 +1,109 @@
+#pragma once
+// Optimizers and the learning-rate schedule of the UniLM / BERT fine-tuning recipes.
+//
+// Written here (not torch::optim) because LibTorch 1.13 has no Adamax, and because the state must
+// be saved and restored bit-exactly by a resumed run (see models/trainer.h): every optimizer keeps
+// its state as named tensors, `state_dict()` / `load_state_dict()`.
+//
+//   auto params = model->named_parameters();            // HF names ("...LayerNorm.weight", "...bias")
+//   unieval::models::Optimizer opt(named_pairs(params), {.kind = OptimizerKind::kAdamW, .lr = 3e-5});
+//   LinearSchedule sched{3e-5, /*warmup*/ 100, /*total*/ 1000};
+//   loss.backward(); clip_grad_norm(opt.params(), 1.0); opt.step(sched.lr(step)); opt.zero_grad();
+//
+// | option          | default | meaning                                                              |
+// |-----------------|---------|----------------------------------------------------------------------|
+// | kind            | AdamW   | AdamW (decoupled decay, HF/BertAdam), Adam (L2 in the gradient), Adamax |
+// | lr              | 3e-5    | peak learning rate (the schedule scales it per step)                  |
+// | beta1, beta2    | 0.9, 0.999 | UniLM §2.4 / ERNIE-GEN §4.1                                         |
+// | eps             | 1e-6    | BERT's AdamWeightDecay value; ERNIE-GEN uses 1e-9                      |
+// | weight_decay    | 0.01    | not applied to biases and LayerNorm weights (BERT's exclusion list)   |
+// | bias_correction | true    | false = BertAdam (google-research/bert optimization.py) behaviour     |
+//
+// Update rules (t = 1, 2, ...; g the gradient; decay only on parameters that decay):
+//   AdamW : m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;  p -= lr (m/bc1) / (sqrt(v/bc2) + eps) + lr wd p
+//   Adam  : g += wd p, then as AdamW without the decoupled term (torch.optim.Adam)
+//   Adamax: g += wd p;  m = b1 m + (1-b1) g;  u = max(b2 u, |g| + eps);  p -= lr/bc1 · m / u
+//           (torch.optim.Adamax; the UniLM GLUE recipe, §3.5)
+// bc1 = 1 - b1^t, bc2 = 1 - b2^t (1 when bias_correction is false).
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace unieval::models {
+
+enum class OptimizerKind { kAdamW, kAdam, kAdamax };
+
+// "adamw" | "adam" | "adamax" (InputError otherwise).
+OptimizerKind parse_optimizer_kind(const std::string& name);
+std::string to_string(OptimizerKind kind);
+
+struct OptimizerOptions {
+  OptimizerKind kind = OptimizerKind::kAdamW;  // update rule (table above)
+  double lr = 3e-5;                            // peak learning rate
+  double beta1 = 0.9;                          // first-moment decay
+  double beta2 = 0.999;                        // second-moment (Adamax: infinity-norm) decay
+  double eps = 1e-6;                           // denominator epsilon
+  double weight_decay = 0.01;                  // decay on weights; never on bias / LayerNorm
+  bool bias_correction = true;                 // Adam bias correction (false = BertAdam)
+};
+
+// True for parameters that get no weight decay: names ending in "bias" or containing
+// "LayerNorm"/"layer_norm"/"ln" as a path component (BERT: ["bias", "LayerNorm.weight"]).
+bool is_no_decay_parameter(const std::string& name);
+
+using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
+
+// named_parameters() of a module as an ordered list (only those requiring grad).
+NamedTensors named_pairs(const torch::OrderedDict<std::string, torch::Tensor>& params);
+
+class Optimizer {
+ public:
+  Optimizer(NamedTensors params, OptimizerOptions options);
+
+  // One update with learning rate lr over the current gradients (parameters without a gradient
+  // are skipped, their step count still advances with the optimizer's).
+  void step(double lr);
+  void zero_grad();
+
+  const OptimizerOptions& options() const { return options_; }
+  int64_t steps() const { return step_; }
+  std::vector<torch::Tensor> params() const;
+
+  // State as named tensors: "<param>.exp_avg", "<param>.exp_avg_sq" (Adamax: "<param>.exp_inf")
+  // and "step" (int64 scalar). load_state_dict checks names and shapes (InputError on mismatch).
+  std::map<std::string, torch::Tensor> state_dict() const;
+  void load_state_dict(const std::map<std::string, torch::Tensor>& state);
+
+ private:
+  NamedTensors params_;
+  std::vector<bool> decay_;
+  std::vector<torch::Tensor> m_, v_;
+  OptimizerOptions options_;
+  int64_t step_ = 0;
+};
+
+// Scales gradients so that their global L2 norm is at most max_norm (torch.nn.utils.
+// clip_grad_norm_); returns the norm before clipping. max_norm <= 0 only measures.
+double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm);
+
+// Linear warm-up from 0 to peak over warmup steps, then linear decay to 0 at total steps
+// (HF get_linear_schedule_with_warmup, UniLM §2.4), numbered like it: update s = 0, 1, ... uses
+//   lr(s) = peak * s / warmup                       for s < warmup
+//         = peak * max(0, (total - s) / (total - warmup))  afterwards.
+struct LinearSchedule {
+  double peak = 3e-5;     // learning rate reached at the end of warm-up
+  int64_t warmup = 0;     // warm-up steps
+  int64_t total = 1;      // total optimizer steps (lr reaches 0 there)
+  double lr(int64_t step) const;
+};
+
+// Tensor maps to and from bytes (LibTorch archive), for optimizer and generator state.
+std::string serialize_tensors(const std::map<std::string, torch::Tensor>& tensors);
+std::map<std::string, torch::Tensor> deserialize_tensors(const std::string& bytes,
+                                                         const std::string& source_name);
+
+}  // namespace unieval::models

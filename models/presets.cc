@@ -1,0 +1,152 @@
+#include "models/presets.h"
+
+namespace unieval::models {
+
+namespace {
+
+// UniLM fine-tuning "reuses most hyper-parameters from pre-training" (§3.1): Adam β (0.9, 0.999),
+// lr 3e-5, dropout 0.1, weight decay 0.01 (§2.4). Warm-up for fine-tuning is not given.
+Preset unilm(const std::string& name, const std::string& task, const std::string& source, int64_t epochs,
+             int64_t batch, int max_len, int max_src, double mask_prob, double ls, double lr, int beam,
+             int decode_max_len, std::vector<std::string> unstated, std::string note) {
+  Preset p;
+  p.name = name;
+  p.task = task;
+  p.source = source;
+  p.train.optim.kind = OptimizerKind::kAdamW;
+  p.train.optim.lr = lr;
+  p.train.optim.beta1 = 0.9;
+  p.train.optim.beta2 = 0.999;
+  p.train.optim.weight_decay = 0.01;
+  p.train.epochs = epochs;
+  p.train.batch_size = batch;
+  p.train.batch_tokens = batch * max_len;
+  p.train.warmup_ratio = 0.1;
+  p.train.label_smoothing = ls;
+  p.train.data.max_src_len = max_src;
+  p.train.data.max_tgt_len = max_len - max_src - 3;
+  p.train.data.mask_prob = mask_prob;
+  p.decode.beam = beam;
+  p.decode.no_repeat_ngram = task == "cnndm" || task == "gigaword" ? 3 : 0;
+  p.decode.max_len = decode_max_len;
+  p.dropout = 0.1;
+  unstated.push_back("warmup_ratio");
+  unstated.push_back("max_grad_norm");
+  p.unstated = std::move(unstated);
+  p.note = std::move(note);
+  return p;
+}
+
+// ERNIE-GEN Table 1 (fine-tuning) + §4.1 (Adam β 0.9/0.999, ε 1e-9, linear decay).
+Preset ernie(const std::string& name, const std::string& task, const std::string& size, int64_t epochs, double lr,
+             double noise, double dropout, int64_t batch, double ls, int beam, int max_src, int max_tgt,
+             int decode_max_len) {
+  Preset p;
+  p.name = name;
+  p.task = task;
+  p.source = "ERNIE-GEN Table 1 (" + size + ")";
+  p.train.optim.kind = OptimizerKind::kAdamW;
+  p.train.optim.lr = lr;
+  p.train.optim.eps = 1e-9;
+  p.train.optim.weight_decay = 0.01;
+  p.train.epochs = epochs;
+  p.train.batch_size = batch;
+  p.train.batch_tokens = batch * (max_src + max_tgt + 3);
+  p.train.warmup_ratio = 0.1;
+  p.train.label_smoothing = ls;
+  p.train.data.max_src_len = max_src;
+  p.train.data.max_tgt_len = max_tgt;
+  p.train.data.mask_prob = 0.7;
+  p.train.data.noise_prob = noise;
+  p.decode.beam = beam;
+  p.decode.max_len = decode_max_len;
+  p.dropout = dropout;
+  p.unstated = {"warmup_ratio", "weight_decay", "max_src_len", "max_tgt_len", "decode.max_len", "mask_prob",
+                "max_grad_norm"};
+  p.note = "noising rate rho_f applied as noise_prob on UniLM-style masked fine-tuning (no multi-flow "
+           "attention / infilling decoding in this implementation)";
+  return p;
+}
+
+std::vector<Preset> build() {
+  std::vector<Preset> v;
+  v.push_back(unilm("cnndm", "cnndm", "UniLM §3.1", 30, 32, 768, 640, 0.7, 0.1, 3e-5, 5, 160,
+                    {"lr", "decode.max_len"},
+                    "source truncated to the first 640 tokens; duplicated trigrams removed; maximum summary "
+                    "length tuned on dev in the paper (160 here)"));
+  v.push_back(unilm("gigaword", "gigaword", "UniLM §3.1", 30, 64, 256, 192, 0.7, 0.1, 3e-5, 5, 32,
+                    {"lr", "decode.max_len"},
+                    "source truncated to the first 192 tokens; duplicated trigrams removed"));
+  v.push_back(unilm("coqa-gen", "coqa-gen", "UniLM §3.2", 10, 32, 512, 470, 0.5, 0.1, 3e-5, 3, 39,
+                    {"lr", "decode.max_len"},
+                    "question + passage limited to 470 tokens (the paper selects the passage chunk with the "
+                    "highest word overlap; chunk selection is the task adapter's job)"));
+  v.push_back(unilm("squad-qg", "squad-qg", "UniLM §3.3", 10, 32, 512, 464, 0.7, 0.1, 2e-5, 1, 45,
+                    {"decode.beam", "decode.max_len"},
+                    "input truncated to 464 tokens (a passage chunk containing the answer)"));
+  v.push_back(unilm("dstc7", "dstc7", "UniLM §3.4", 20, 64, 512, 469, 0.5, 0.0, 3e-5, 10, 40,
+                    {"lr", "label_smoothing"},
+                    "maximum generated response length 40"));
+  {
+    Preset g;
+    g.name = "glue";
+    g.task = "glue";
+    g.source = "UniLM §3.5";
+    g.seq2seq = false;
+    g.train.optim.kind = OptimizerKind::kAdamax;
+    g.train.optim.lr = 5e-5;
+    g.train.optim.weight_decay = 0.0;
+    g.train.epochs = 5;
+    g.train.batch_size = 32;
+    g.train.batch_tokens = 32 * 512;
+    g.train.warmup_ratio = 0.1;
+    g.train.max_grad_norm = 1.0;
+    g.train.label_smoothing = 0.0;
+    g.train.data.max_src_len = 509;
+    g.dropout = 0.1;
+    g.unstated = {"weight_decay"};
+    g.note = "NLU recipe (bidirectional LM + classifier; task-layer dropout 0.3 MNLI, 0.05 CoLA/SST-2); "
+             "`unieval finetune` trains seq2seq tasks only, so this preset is data for now";
+    v.push_back(g);
+  }
+  // ERNIE-GEN Table 1: task, epochs, lr, rho_f, dropout, batch, label smoothing, beam (BASE/LARGE).
+  v.push_back(ernie("ernie-gen-base-squad-qg", "squad-qg", "BASE", 10, 2.5e-5, 0.7, 0.1, 32, 0.1, 1, 464, 45, 45));
+  v.push_back(ernie("ernie-gen-large-squad-qg", "squad-qg", "LARGE", 10, 1.5e-5, 0.7, 0.2, 32, 0.1, 1, 464, 45, 45));
+  v.push_back(ernie("ernie-gen-base-cnndm", "cnndm", "BASE", 30, 5e-5, 0.7, 0.1, 64, 0.1, 5, 640, 125, 160));
+  v.push_back(ernie("ernie-gen-large-cnndm", "cnndm", "LARGE", 20, 4e-5, 0.7, 0.1, 64, 0.1, 5, 640, 125, 160));
+  v.push_back(ernie("ernie-gen-base-gigaword", "gigaword", "BASE", 10, 3e-5, 0.5, 0.1, 128, 0.1, 5, 192, 61, 32));
+  v.push_back(ernie("ernie-gen-large-gigaword", "gigaword", "LARGE", 5, 3e-5, 0.6, 0.2, 128, 0.1, 5, 192, 61, 32));
+  v.push_back(ernie("ernie-gen-large-personachat", "personachat", "LARGE", 30, 1e-4, 0.0, 0.1, 64, 0.1, 10, 469, 40, 40));
+  v.push_back(ernie("ernie-gen-large-coqa-gen", "coqa-gen", "LARGE", 10, 1e-5, 0.5, 0.1, 32, 0.1, 3, 470, 39, 39));
+  return v;
+}
+
+}  // namespace
+
+const std::vector<Preset>& presets() {
+  static const std::vector<Preset> kPresets = build();
+  return kPresets;
+}
+
+const Preset* find_preset(const std::string& name) {
+  for (const auto& p : presets())
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::string presets_help() {
+  std::string s;
+  for (const auto& p : presets()) {
+    std::string line = "  " + p.name;
+    if (line.size() < 32) line += std::string(32 - line.size(), ' ');
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%-12s %-26s lr %.1e, %lld ep, batch %lld, mask %.1f, beam %d%s", p.task.c_str(),
+                  p.source.c_str(), p.train.optim.lr, static_cast<long long>(p.train.epochs),
+                  static_cast<long long>(p.train.batch_size), p.train.data.mask_prob, p.decode.beam,
+                  p.seq2seq ? "" : " (NLU, data only)");
+    s += line + buf + "\n";
+  }
+  return s;
+}
+
+}  // namespace unieval::models

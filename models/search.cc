@@ -1,0 +1,281 @@
+#include "models/search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <random>
+
+#include "metrics/core/error.h"
+
+namespace unieval::models {
+
+namespace {
+
+constexpr double kNegInf = -std::numeric_limits<double>::infinity();
+
+struct Row {
+  int64_t example;
+  std::vector<int64_t> tokens;
+  double log_prob;
+};
+
+// Scorer output as a contiguous CPU double matrix [rows, V].
+torch::Tensor to_cpu_double(const torch::Tensor& t, size_t rows) {
+  if (t.dim() != 2 || t.size(0) != static_cast<int64_t>(rows))
+    throw std::runtime_error("StepScorer returned a tensor of the wrong shape");
+  return t.detach().to(torch::kCPU, torch::kDouble).contiguous();
+}
+
+// Applies min_len and n-gram blocking to one row of log-probs (in place).
+void constrain(double* lp, int64_t vocab, const std::vector<int64_t>& tokens, int64_t eos,
+               const SearchOptions& opts) {
+  if (static_cast<int>(tokens.size()) < opts.min_len && eos >= 0 && eos < vocab) lp[eos] = kNegInf;
+  if (opts.no_repeat_ngram > 0)
+    for (int64_t w : banned_by_ngram(tokens, opts.no_repeat_ngram))
+      if (w >= 0 && w < vocab) lp[w] = kNegInf;
+}
+
+uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+}  // namespace
+
+void validate(const SearchOptions& o) {
+  if (o.beam < 1) throw InputError("--beam must be at least 1");
+  if (o.n_best < 1 || o.n_best > o.beam) throw InputError("--n-best must be between 1 and --beam");
+  if (o.max_len < 1) throw InputError("--max-len must be at least 1");
+  if (o.min_len < 0 || o.min_len > o.max_len) throw InputError("--min-len must be between 0 and --max-len");
+  if (o.no_repeat_ngram < 0) throw InputError("--no-repeat-ngram must be >= 0");
+  if (o.top_k < 0) throw InputError("--top-k must be >= 0");
+  if (!(o.top_p > 0.0 && o.top_p <= 1.0)) throw InputError("--top-p must be in (0, 1]");
+  if (!(o.temperature > 0.0)) throw InputError("--temperature must be > 0");
+}
+
+double length_normalised(double lp, int64_t len, double alpha) {
+  if (alpha == 0.0 || len <= 0) return lp;
+  return lp / std::pow(double(len), alpha);
+}
+
+std::vector<int64_t> banned_by_ngram(const std::vector<int64_t>& prefix, int n) {
+  std::vector<int64_t> banned;
+  if (n <= 0) return banned;
+  const size_t len = prefix.size();
+  if (n == 1) return prefix;
+  if (len + 1 < static_cast<size_t>(n)) return banned;
+  const size_t k = n - 1;  // context length
+  // The last n-1 tokens; every earlier window equal to them bans the token that followed it.
+  for (size_t start = 0; start + k < len; ++start) {
+    if (std::equal(prefix.begin() + start, prefix.begin() + start + k, prefix.end() - k))
+      banned.push_back(prefix[start + k]);
+  }
+  return banned;
+}
+
+std::vector<std::vector<Hypothesis>> beam_search(StepScorer& scorer, int64_t n_examples,
+                                                 int64_t eos, const SearchOptions& opts) {
+  validate(opts);
+  const int K = opts.beam;
+  std::vector<std::vector<Hypothesis>> finished(n_examples);
+  std::vector<Row> rows;
+  for (int64_t e = 0; e < n_examples; ++e) rows.push_back({e, {}, 0.0});
+
+  auto push_finished = [&](std::vector<Hypothesis>& fin, Hypothesis h) {
+    fin.push_back(std::move(h));
+    // Keep the K best by score; stable so that earlier (better-ranked) ties stay first.
+    std::stable_sort(fin.begin(), fin.end(),
+                     [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+    if (static_cast<int>(fin.size()) > K) fin.resize(K);
+  };
+
+  StepRequest req;
+  for (int step = 0; step < opts.max_len && !rows.empty(); ++step) {
+    req.step = step;
+    req.example.clear();
+    for (const auto& r : rows) req.example.push_back(r.example);
+    torch::Tensor lp = to_cpu_double(scorer.step(req), rows.size());
+    const int64_t V = lp.size(1);
+    double* data = lp.data_ptr<double>();
+    for (size_t r = 0; r < rows.size(); ++r) constrain(data + r * V, V, rows[r].tokens, eos, opts);
+
+    std::vector<Row> next;
+    std::vector<int64_t> next_parent, next_token;
+    const bool last = step + 1 == opts.max_len;
+    size_t begin = 0;
+    while (begin < rows.size()) {
+      const int64_t e = rows[begin].example;
+      size_t end = begin;
+      while (end < rows.size() && rows[end].example == e) ++end;
+      auto& fin = finished[e];
+      // Candidates: (total log-prob, row, token), best first, ties by row then token.
+      struct Cand {
+        double s;
+        size_t row;
+        int64_t tok;
+      };
+      std::vector<Cand> live;
+      for (size_t r = begin; r < end; ++r) {
+        const double* row_lp = data + r * V;
+        const int64_t len = static_cast<int64_t>(rows[r].tokens.size()) + 1;
+        for (int64_t w = 0; w < V; ++w) {
+          if (row_lp[w] == kNegInf || std::isnan(row_lp[w])) continue;
+          const double s = rows[r].log_prob + row_lp[w];
+          if (w == eos || last) {
+            const double score = length_normalised(s, len, opts.length_penalty);
+            if (static_cast<int>(fin.size()) < K || score > fin.back().score) {
+              Hypothesis h;
+              h.tokens = rows[r].tokens;
+              if (w != eos) h.tokens.push_back(w);
+              h.log_prob = s;
+              h.score = score;
+              h.eos = w == eos;
+              push_finished(fin, std::move(h));
+            }
+          } else {
+            live.push_back({s, r, w});
+          }
+        }
+      }
+      const size_t keep = std::min<size_t>(K, live.size());
+      std::partial_sort(live.begin(), live.begin() + keep, live.end(), [](const Cand& a, const Cand& b) {
+        if (a.s != b.s) return a.s > b.s;
+        if (a.row != b.row) return a.row < b.row;
+        return a.tok < b.tok;
+      });
+      live.resize(keep);
+      // Early stop: K finished and no live hypothesis can reach the K-th score.
+      bool done = live.empty();
+      if (!done && static_cast<int>(fin.size()) >= K) {
+        const double worst = fin.back().score;
+        bool can_improve = false;
+        for (const auto& c : live) {
+          const int64_t len_now = static_cast<int64_t>(rows[c.row].tokens.size()) + 1;
+          const double bound = std::max(length_normalised(c.s, len_now + 1, opts.length_penalty),
+                                        length_normalised(c.s, opts.max_len, opts.length_penalty));
+          if (bound > worst) {
+            can_improve = true;
+            break;
+          }
+        }
+        done = !can_improve;
+      }
+      if (!done) {
+        for (const auto& c : live) {
+          Row nr{e, rows[c.row].tokens, c.s};
+          nr.tokens.push_back(c.tok);
+          next.push_back(std::move(nr));
+          next_parent.push_back(static_cast<int64_t>(c.row));
+          next_token.push_back(c.tok);
+        }
+      }
+      begin = end;
+    }
+    rows = std::move(next);
+    req.parent = std::move(next_parent);
+    req.last_token = std::move(next_token);
+  }
+  for (auto& fin : finished)
+    if (static_cast<int>(fin.size()) > opts.n_best) fin.resize(opts.n_best);
+  return finished;
+}
+
+std::vector<std::vector<Hypothesis>> greedy_or_sample(StepScorer& scorer,
+                                                      const std::vector<int64_t>& example_ids,
+                                                      int64_t eos, const SearchOptions& opts) {
+  validate(opts);
+  const int64_t n = static_cast<int64_t>(example_ids.size());
+  std::vector<std::vector<Hypothesis>> out(n);
+  std::vector<std::mt19937_64> rngs;
+  for (int64_t id : example_ids) rngs.emplace_back(splitmix64(opts.seed ^ splitmix64(uint64_t(id))));
+  std::vector<Row> rows;
+  for (int64_t e = 0; e < n; ++e) rows.push_back({e, {}, 0.0});
+  StepRequest req;
+  for (int step = 0; step < opts.max_len && !rows.empty(); ++step) {
+    req.step = step;
+    req.example.clear();
+    for (const auto& r : rows) req.example.push_back(r.example);
+    torch::Tensor lp = to_cpu_double(scorer.step(req), rows.size());
+    const int64_t V = lp.size(1);
+    double* data = lp.data_ptr<double>();
+    std::vector<Row> next;
+    std::vector<int64_t> next_parent, next_token;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      double* row_lp = data + r * V;
+      std::vector<double> model_lp(row_lp, row_lp + V);
+      constrain(row_lp, V, rows[r].tokens, eos, opts);
+      int64_t pick = -1;
+      if (!opts.sample) {
+        double best = kNegInf;
+        for (int64_t w = 0; w < V; ++w)
+          if (row_lp[w] > best) best = row_lp[w], pick = w;
+      } else {
+        // Filtered distribution over token ids (order by probability, ties by id).
+        std::vector<int64_t> order;
+        for (int64_t w = 0; w < V; ++w)
+          if (row_lp[w] != kNegInf && !std::isnan(row_lp[w])) order.push_back(w);
+        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return row_lp[a] > row_lp[b]; });
+        if (opts.top_k > 0 && static_cast<int64_t>(order.size()) > opts.top_k) order.resize(opts.top_k);
+        if (!order.empty()) {
+          std::vector<double> p(order.size());
+          const double mx = row_lp[order[0]] / opts.temperature;
+          double z = 0;
+          for (size_t i = 0; i < order.size(); ++i) z += p[i] = std::exp(row_lp[order[i]] / opts.temperature - mx);
+          for (auto& x : p) x /= z;
+          if (opts.top_p < 1.0) {
+            double mass = 0;
+            size_t keep = 0;
+            while (keep < p.size() && mass < opts.top_p) mass += p[keep++];
+            order.resize(keep);
+            p.resize(keep);
+            for (auto& x : p) x /= mass;
+          }
+          std::uniform_real_distribution<double> uni(0.0, 1.0);
+          double u = uni(rngs[rows[r].example]);
+          pick = order.back();
+          double acc = 0;
+          for (size_t i = 0; i < p.size(); ++i) {
+            acc += p[i];
+            if (u < acc) {
+              pick = order[i];
+              break;
+            }
+          }
+        }
+      }
+      Row cur = rows[r];
+      if (pick < 0) {  // every token banned: end the hypothesis here
+        out[cur.example].push_back({cur.tokens, cur.log_prob,
+                                    length_normalised(cur.log_prob, cur.tokens.size(), opts.length_penalty), false});
+        continue;
+      }
+      cur.log_prob += model_lp[pick];
+      const int64_t len = static_cast<int64_t>(cur.tokens.size()) + 1;
+      if (pick == eos || step + 1 == opts.max_len) {
+        if (pick != eos) cur.tokens.push_back(pick);
+        out[cur.example].push_back(
+            {cur.tokens, cur.log_prob, length_normalised(cur.log_prob, len, opts.length_penalty), pick == eos});
+        continue;
+      }
+      cur.tokens.push_back(pick);
+      next.push_back(std::move(cur));
+      next_parent.push_back(static_cast<int64_t>(r));
+      next_token.push_back(pick);
+    }
+    rows = std::move(next);
+    req.parent = std::move(next_parent);
+    req.last_token = std::move(next_token);
+  }
+  return out;
+}
+
+std::vector<std::vector<Hypothesis>> generate(StepScorer& scorer, const std::vector<int64_t>& example_ids,
+                                              int64_t eos, const SearchOptions& opts) {
+  if (opts.sample || opts.beam == 1) return greedy_or_sample(scorer, example_ids, eos, opts);
+  return beam_search(scorer, static_cast<int64_t>(example_ids.size()), eos, opts);
+}
+
+}  // namespace unieval::models

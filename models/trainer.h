@@ -1,0 +1,134 @@
+#pragma once
+// UniLM sequence-to-sequence fine-tuning (UniLM §2.5, §3) with resumable run directories.
+//
+// One optimizer step = `accum` micro-batches (batches by token budget, models/seq2seq_data.h);
+// each micro-batch: pack + mask targets, forward under the seq2seq mask, MLM logits at the masked
+// positions only, label-smoothed cross-entropy; the step's loss is the mean over all its masked
+// tokens; then gradient clipping, the optimizer update with the scheduled learning rate.
+//
+// Label smoothing (eps), as torch.nn.CrossEntropyLoss(label_smoothing=eps):
+//   loss = (1 - eps) · (-log p[y]) + eps · mean_v(-log p[v])
+//
+// Reproducibility: everything random is a function of (seed, counters): epoch e's order and
+// batches come from a generator seeded by (seed, e); micro-batch j of step s draws its masks from
+// (seed, s, j) and torch's generator (dropout) is re-seeded with (seed, s, j) before it. A resumed
+// run restores parameters, optimizer moments and the counters, so it continues bit-identically
+// on the same machine and thread count (tested: N steps == k steps + resume + N-k steps).
+//
+// Run directory (every file written atomically, temp + rename):
+//   RUN/run.json              what produced the run: task, data, model source, all options
+//   RUN/config.json           the model's BertConfig (HF layout)
+//   RUN/vocab.txt             the tokenizer vocabulary
+//   RUN/log.jsonl             one JSON object per logged step
+//   RUN/checkpoint/           the latest checkpoint, replaced as a whole (directory rename):
+//       model.safetensors     weights with HF names (models/checkpoint.h)
+//       config.json, vocab.txt  copies, so RUN/checkpoint is a `--model` directory by itself
+//       optimizer.pt          optimizer moments + step (LibTorch archive)
+//       rng.pt                torch's CPU generator state at the checkpoint (informational: the
+//                             run re-seeds per micro-batch)
+//       trainer_state.json    {step, epoch, batch (next batch of the epoch), total_steps, ...}
+//
+// | TrainOptions field | default | meaning                                                      |
+// |--------------------|---------|--------------------------------------------------------------|
+// | optim              | AdamW   | models/optim.h (lr, betas, eps, weight decay)                 |
+// | epochs             | 1       | passes over the training set                                  |
+// | max_steps          | 0       | > 0: stop after this many optimizer steps (schedule total)    |
+// | warmup_steps       | -1      | ≥ 0: warm-up steps; -1: warmup_ratio · total                  |
+// | warmup_ratio       | 0.1     | warm-up as a fraction of the total steps                      |
+// | max_grad_norm      | 1.0     | clip the global gradient norm (≤ 0: off)                      |
+// | accum              | 1       | micro-batches per optimizer step                              |
+// | batch_tokens       | 4096    | token budget of a micro-batch (examples × longest)            |
+// | batch_size         | 0       | > 0: at most this many examples per micro-batch               |
+// | label_smoothing    | 0.1     | eps above (UniLM §3.1)                                        |
+// | data               |         | truncation and masking (models/seq2seq_data.h)                |
+// | seed               | 42      | the single seed of the run                                    |
+// | save_every         | 0       | checkpoint every N steps (0: only at the end / on stop)       |
+// | log_every          | 1       | write a log line every N steps                                |
+// | stop_after         | 0       | > 0: checkpoint and return after this many steps in this call |
+// | progress           | true    | progress bar on stderr                                        |
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "models/optim.h"
+#include "models/seq2seq_data.h"
+#include "models/transformer.h"
+
+namespace unieval::models {
+
+struct TrainOptions {
+  OptimizerOptions optim;          // update rule and its hyper-parameters
+  int64_t epochs = 1;              // passes over the data
+  int64_t max_steps = 0;           // > 0: total optimizer steps
+  int64_t warmup_steps = -1;       // -1: warmup_ratio · total
+  double warmup_ratio = 0.1;       // used when warmup_steps < 0
+  double max_grad_norm = 1.0;      // gradient clipping (≤ 0: off)
+  int64_t accum = 1;               // gradient accumulation
+  int64_t batch_tokens = 4096;     // micro-batch token budget
+  int64_t batch_size = 0;          // micro-batch example cap (0 = none)
+  double label_smoothing = 0.1;    // label smoothing eps
+  Seq2SeqDataOptions data;         // truncation, masking, segment ids
+  uint64_t seed = 42;              // seed of everything
+  int64_t save_every = 0;          // checkpoint period in steps (0 = end only)
+  int64_t log_every = 1;           // log period in steps
+  int64_t stop_after = 0;          // stop after this many steps in this call (0 = run to the end)
+  bool progress = true;            // progress bar on stderr
+
+  nlohmann::ordered_json to_json() const;
+  // Fields absent from j keep their current values; wrong types are InputErrors.
+  void update_from_json(const nlohmann::json& j, const std::string& source);
+};
+
+// Label-smoothed cross-entropy, mean over rows. logits [N,V] (any float dtype), labels [N].
+// Returns {smoothed loss, plain NLL (for reporting)}.
+std::pair<torch::Tensor, torch::Tensor> label_smoothed_nll(const torch::Tensor& logits,
+                                                           const torch::Tensor& labels, double eps);
+
+// The run directory layout above.
+class RunDir {
+ public:
+  explicit RunDir(std::string path);
+  const std::string& path() const { return path_; }
+  std::string file(const std::string& name) const;       // RUN/name
+  std::string checkpoint_dir() const;                    // RUN/checkpoint
+  bool has_checkpoint() const;
+
+  // Creates RUN (it may exist but must not hold a checkpoint unless overwrite) and writes
+  // run.json, config.json, vocab.txt.
+  void create(const nlohmann::ordered_json& run_info, const BertConfig& cfg, const std::string& vocab_text);
+  nlohmann::json run_info() const;
+
+  // Writes the checkpoint directory as a whole (temp dir + rename; the previous one is replaced).
+  void save_checkpoint(UnilmModel& model, const Optimizer& opt, const nlohmann::ordered_json& state);
+  // Loads weights and optimizer state; returns trainer_state.json.
+  nlohmann::json load_checkpoint(UnilmModel& model, Optimizer& opt) const;
+
+  // log.jsonl: append lines; on resume, drop lines whose step is beyond the checkpoint's.
+  void append_log(const std::vector<nlohmann::ordered_json>& lines);
+  void truncate_log(int64_t last_step);
+
+ private:
+  std::string path_;
+};
+
+struct TrainResult {
+  int64_t steps_done = 0;        // optimizer steps completed in total (including resumed ones)
+  int64_t total_steps = 0;       // the schedule's total
+  bool finished = false;         // false when stopped by stop_after
+  double first_loss = 0.0;       // loss of the first step run in this call
+  double last_loss = 0.0;        // loss of the last step run in this call
+  double tokens_per_second = 0.0;
+  std::vector<double> losses;    // every step's loss in this call
+};
+
+// Trains `model` (train() mode is set inside) on the (already truncated) examples. With a run
+// directory, checkpoints and logs go there and `resume` continues from its checkpoint (InputError
+// when resume is asked and there is none). Without one (run == nullptr) nothing is written.
+TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& train,
+                          const SpecialIds& ids, const TrainOptions& opts, RunDir* run, bool resume);
+
+}  // namespace unieval::models

@@ -1,0 +1,496 @@
+#include "pipelines/seq2seq.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "metrics/bleu.h"
+#include "metrics/core/error.h"
+#include "metrics/core/io.h"
+#include "metrics/squad.h"
+#include "models/checkpoint.h"
+#include "models/run_dir.h"
+#include "models/search_unilm.h"
+#include "models/tokenizer/wordpiece.h"
+
+namespace unieval::pipelines {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+using namespace unieval::models;
+
+namespace {
+
+ojson search_to_json(const SearchOptions& s) {
+  ojson j;
+  j["beam"] = s.beam;
+  j["n_best"] = s.n_best;
+  j["length_penalty"] = s.length_penalty;
+  j["min_len"] = s.min_len;
+  j["max_len"] = s.max_len;
+  j["no_repeat_ngram"] = s.no_repeat_ngram;
+  j["sample"] = s.sample;
+  j["top_k"] = s.top_k;
+  j["top_p"] = s.top_p;
+  j["temperature"] = s.temperature;
+  j["seed"] = s.seed;
+  return j;
+}
+
+SearchOptions search_from_json(const nlohmann::json& j) {
+  SearchOptions s;
+  if (!j.is_object()) return s;
+  s.beam = j.value("beam", s.beam);
+  s.n_best = j.value("n_best", s.n_best);
+  s.length_penalty = j.value("length_penalty", s.length_penalty);
+  s.min_len = j.value("min_len", s.min_len);
+  s.max_len = j.value("max_len", s.max_len);
+  s.no_repeat_ngram = j.value("no_repeat_ngram", s.no_repeat_ngram);
+  s.sample = j.value("sample", s.sample);
+  s.top_k = j.value("top_k", s.top_k);
+  s.top_p = j.value("top_p", s.top_p);
+  s.temperature = j.value("temperature", s.temperature);
+  s.seed = j.value("seed", s.seed);
+  return s;
+}
+
+SpecialIds special_ids(const Vocab& vocab, const std::string& vocab_path) {
+  auto need = [&](const char* tok) {
+    const int32_t id = vocab.id(tok);
+    if (id < 0) throw InputError(vocab_path, 0, std::string("vocabulary has no ") + tok + " token");
+    return static_cast<int64_t>(id);
+  };
+  SpecialIds ids;
+  ids.pad = need("[PAD]");
+  ids.unk = need("[UNK]");
+  ids.cls = need("[CLS]");
+  ids.sep = need("[SEP]");
+  ids.mask = need("[MASK]");
+  ids.vocab_size = static_cast<int64_t>(vocab.size());
+  ids.first_regular = std::max({ids.pad, ids.unk, ids.cls, ids.sep, ids.mask}) + 1;
+  if (ids.first_regular >= ids.vocab_size) ids.first_regular = 0;
+  return ids;
+}
+
+std::vector<int64_t> encode(const WordPieceTokenizer& tok, const std::string& text) {
+  std::vector<int32_t> ids;
+  tok.encode_ids(text, &ids);
+  return std::vector<int64_t>(ids.begin(), ids.end());
+}
+
+// DATA/<split>.src and .tgt (tgt optional when need_tgt is false).
+void read_split(const std::string& data_dir, const std::string& split, bool need_tgt, std::vector<std::string>& src,
+                std::vector<std::string>& tgt) {
+  const std::string sp = (fs::path(data_dir) / (split + ".src")).string();
+  const std::string tp = (fs::path(data_dir) / (split + ".tgt")).string();
+  src = read_lines(sp);
+  if (need_tgt || fs::exists(tp)) {
+    tgt = read_lines(tp);
+    if (tgt.size() != src.size())
+      throw InputError(tp, 0, "has " + std::to_string(tgt.size()) + " lines but " + sp + " has " +
+                                  std::to_string(src.size()));
+  }
+}
+
+nlohmann::json read_json_file(const std::string& path) {
+  try {
+    return nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
+  }
+}
+
+}  // namespace
+
+// ---- finetune --------------------------------------------------------------------------------
+
+FinetuneResult finetune(const FinetuneOptions& in) {
+  FinetuneOptions opts = in;
+  if (opts.out_dir.empty()) throw InputError("--out (the run directory) is required");
+  Runtime rt = configure_runtime(opts.device);
+  RunDir run(opts.out_dir);
+
+  BertConfig cfg;
+  std::string vocab_path;
+  std::string weights_path;  // pretrained weights ("" = from scratch)
+  nlohmann::json info;
+  if (opts.resume) {
+    if (!run.has_checkpoint()) throw InputError(opts.out_dir, 0, "--resume: the run has no checkpoint yet");
+    info = run.run_info();
+    opts.train = TrainOptions{};
+    opts.train.update_from_json(info.at("train"), run.file("run.json"));
+    opts.train.stop_after = in.train.stop_after;
+    opts.train.progress = in.train.progress;
+    opts.data_dir = info.at("data").get<std::string>();
+    opts.lowercase = info.value("lowercase", true);
+    opts.limit = info.value("limit", int64_t{0});
+    cfg = BertConfig::from_json_file(run.file("config.json"));
+    vocab_path = run.file("vocab.txt");
+  } else {
+    if (run.has_checkpoint())
+      throw InputError(opts.out_dir, 0, "already holds a checkpoint: use --resume to continue it or another --out");
+    if (opts.config) {
+      cfg = *opts.config;
+      vocab_path = !opts.vocab.empty() ? opts.vocab : (fs::path(opts.data_dir) / "vocab.txt").string();
+    } else {
+      if (opts.model_dir.empty()) throw InputError("--model (a checkpoint directory) or --model-config is required");
+      CheckpointFiles files = locate_checkpoint(opts.model_dir);
+      cfg = BertConfig::from_json_file(files.config);
+      weights_path = files.weights;
+      vocab_path = !opts.vocab.empty() ? opts.vocab : files.vocab;
+      if (vocab_path.empty()) throw InputError(opts.model_dir, 0, "no vocab.txt (give --vocab)");
+    }
+    if (opts.dropout) {
+      cfg.hidden_dropout_prob = *opts.dropout;
+      cfg.attention_probs_dropout_prob = *opts.dropout;
+    }
+    cfg.validate("model config");
+  }
+  if (opts.train.data.source_type >= cfg.type_vocab_size || opts.train.data.target_type >= cfg.type_vocab_size)
+    throw InputError("segment ids " + std::to_string(opts.train.data.source_type) + "/" +
+                     std::to_string(opts.train.data.target_type) + " need type_vocab_size > " +
+                     std::to_string(std::max(opts.train.data.source_type, opts.train.data.target_type)));
+
+  WordPieceTokenizer tok = WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(opts.lowercase));
+  if (static_cast<int64_t>(tok.vocab().size()) > cfg.vocab_size)
+    throw InputError(vocab_path, 0, "has " + std::to_string(tok.vocab().size()) + " entries but the model's vocab_size is " +
+                                        std::to_string(cfg.vocab_size));
+  const SpecialIds ids = special_ids(tok.vocab(), vocab_path);
+
+  // Data: tokenise and truncate.
+  std::vector<std::string> src, tgt;
+  read_split(opts.data_dir, "train", true, src, tgt);
+  if (opts.limit > 0 && static_cast<int64_t>(src.size()) > opts.limit) {
+    src.resize(opts.limit);
+    tgt.resize(opts.limit);
+  }
+  const int64_t max_positions = cfg.max_position_embeddings;
+  std::vector<Seq2SeqExample> examples;
+  examples.reserve(src.size());
+  for (size_t i = 0; i < src.size(); ++i) {
+    Seq2SeqExample ex = truncate({encode(tok, src[i]), encode(tok, tgt[i])}, opts.train.data);
+    if (packed_length(ex) > max_positions) {
+      // Keep the target, shorten the source to fit the position table.
+      const int64_t room = std::max<int64_t>(0, max_positions - 3 - static_cast<int64_t>(ex.tgt.size()));
+      if (static_cast<int64_t>(ex.src.size()) > room) ex.src.resize(room);
+      if (packed_length(ex) > max_positions) ex.tgt.resize(std::max<int64_t>(0, max_positions - 3 - ex.src.size()));
+    }
+    examples.push_back(std::move(ex));
+  }
+
+  // Model.
+  torch::manual_seed(opts.train.seed);
+  UnilmHeads heads;
+  heads.pooler = false;  // seq2seq needs the MLM head only
+  UnilmModel model(cfg, heads);
+  if (!opts.resume) {
+    model->init_weights();
+    if (!weights_path.empty()) {
+      LoadReport report = load_weights(*model, weights_path);
+      if (report.loaded == 0) throw InputError(weights_path, 0, "no parameter of the model was found in the checkpoint");
+      const std::string s = report.summary();
+      if (!s.empty()) std::cerr << s << "\n";
+    }
+    ojson run_info;
+    run_info["kind"] = "unilm-seq2seq";
+    run_info["task"] = opts.task;
+    run_info["preset"] = opts.preset;
+    run_info["data"] = fs::absolute(opts.data_dir).string();
+    run_info["model"] = opts.model_dir.empty() ? std::string("(from scratch)") : fs::absolute(opts.model_dir).string();
+    run_info["lowercase"] = opts.lowercase;
+    run_info["limit"] = opts.limit;
+    run_info["train"] = opts.train.to_json();
+    run_info["decode"] = search_to_json(opts.decode);
+    run_info["examples"] = examples.size();
+    run_info["runtime"] = rt.describe();
+    run.create(run_info, cfg, read_file(vocab_path));
+  }
+  model->to(rt.device);
+  if (rt.precision != Precision::kFloat32) {
+    // Autocast regions wrap the whole training call (master weights stay fp32).
+  }
+  FinetuneResult result;
+  result.run_dir = opts.out_dir;
+  result.examples = static_cast<int64_t>(examples.size());
+  {
+    AutocastScope amp(rt);
+    result.train = train_seq2seq(model, examples, ids, opts.train, &run, opts.resume);
+  }
+  return result;
+}
+
+// ---- decode ----------------------------------------------------------------------------------
+
+SearchOptions run_search_defaults(const std::string& run_dir) {
+  RunDir run(run_dir);
+  auto info = run.run_info();
+  return search_from_json(info.contains("decode") ? info["decode"] : nlohmann::json());
+}
+
+DecodeResult decode(const DecodeOptions& opts) {
+  if (opts.out.empty()) throw InputError("--out is required");
+  validate(opts.search);
+  if (opts.batch_size < 1) throw InputError("--batch-size must be at least 1");
+  Runtime rt = configure_runtime(opts.device);
+  RunDir run(opts.run_dir);
+  const auto info = run.run_info();
+  const fs::path ckpt = run.checkpoint_dir();
+  if (!fs::exists(ckpt / kRunWeightsFile)) throw InputError(opts.run_dir, 0, "has no checkpoint to decode with");
+  const BertConfig cfg = BertConfig::from_json_file((ckpt / "config.json").string());
+  const std::string vocab_path = (ckpt / "vocab.txt").string();
+  WordPieceTokenizer tok = WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(info.value("lowercase", true)));
+  const SpecialIds ids = special_ids(tok.vocab(), vocab_path);
+  TrainOptions train;
+  train.update_from_json(info.at("train"), run.file("run.json"));
+
+  const std::string data_dir = !opts.data_dir.empty() ? opts.data_dir : info.at("data").get<std::string>();
+  std::vector<std::string> src, tgt;
+  read_split(data_dir, opts.split, false, src, tgt);
+  if (opts.limit > 0 && static_cast<int64_t>(src.size()) > opts.limit) src.resize(opts.limit);
+  const int64_t n = static_cast<int64_t>(src.size());
+
+  // Partial output from an interrupted call with the same options.
+  const std::string partial = opts.out + ".partial";
+  const std::string meta_path = opts.out + ".partial.json";
+  ojson meta;
+  meta["run"] = fs::absolute(opts.run_dir).string();
+  meta["split"] = opts.split;
+  meta["data"] = data_dir;
+  meta["examples"] = n;
+  meta["search"] = search_to_json(opts.search);
+  meta["checkpoint_state"] = nlohmann::json::parse(read_file((ckpt / "trainer_state.json").string()));
+  std::vector<std::string> done;
+  if (fs::exists(partial) && fs::exists(meta_path)) {
+    bool same = false;
+    try {
+      same = nlohmann::json::parse(read_file(meta_path)) == nlohmann::json::parse(meta.dump());
+    } catch (const nlohmann::json::exception&) {
+      same = false;
+    }
+    if (same) {
+      std::string text = read_file(partial);
+      const size_t end = text.rfind('\n');
+      text = end == std::string::npos ? std::string() : text.substr(0, end + 1);  // complete lines only
+      done = split_lines(text, partial);
+      if (static_cast<int64_t>(done.size()) > n) done.clear();
+    }
+  }
+  if (done.empty()) {
+    write_file_atomic(meta_path, meta.dump(2) + "\n");
+    write_file_atomic(partial, "");
+  } else {
+    std::string text;
+    for (const auto& l : done) text += l + "\n";
+    write_file_atomic(partial, text);  // drop a torn last line
+  }
+
+  UnilmHeads heads;
+  heads.pooler = false;
+  UnilmModel model(cfg, heads);
+  load_model_weights(model, (ckpt / kRunWeightsFile).string());
+  model->to(rt.device);
+  model->eval();
+
+  DecodeResult result;
+  result.hyps = done;
+  auto t0 = std::chrono::steady_clock::now();
+  std::ofstream out(partial, std::ios::app | std::ios::binary);
+  if (!out) throw InputError(partial, 0, "cannot write");
+  DetokenizeOptions detok;
+  detok.skip_special = true;
+  int64_t batches = 0;
+  for (int64_t begin = static_cast<int64_t>(done.size()); begin < n; begin += opts.batch_size) {
+    if (opts.stop_after > 0 && batches++ >= opts.stop_after) {
+      result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      result.examples = static_cast<int64_t>(result.hyps.size());
+      return result;  // OUT.partial and OUT.partial.json stay for the next call
+    }
+    const int64_t end = std::min<int64_t>(n, begin + opts.batch_size);
+    std::vector<std::vector<int64_t>> sources;
+    std::vector<int64_t> example_ids;
+    for (int64_t i = begin; i < end; ++i) {
+      auto s = encode(tok, src[i]);
+      const int64_t room = std::max<int64_t>(
+          1, std::min<int64_t>(train.data.max_src_len, cfg.max_position_embeddings - 2 - opts.search.max_len));
+      if (static_cast<int64_t>(s.size()) > room) s.resize(room);
+      sources.push_back(std::move(s));
+      example_ids.push_back(i);
+    }
+    if (static_cast<int64_t>(sources.front().size()) + 2 + opts.search.max_len > cfg.max_position_embeddings)
+      throw InputError("--max-len " + std::to_string(opts.search.max_len) + " does not fit the model's " +
+                       std::to_string(cfg.max_position_embeddings) + " positions");
+    std::vector<std::vector<Hypothesis>> nbest;
+    {
+      AutocastScope amp(rt);
+      UnilmStepScorer scorer(model, sources, ids, train.data, opts.use_cache);
+      nbest = generate(scorer, example_ids, ids.sep, opts.search);
+    }
+    std::string text;
+    for (const auto& hyps : nbest) {
+      std::string line;
+      if (!hyps.empty()) {
+        std::vector<int32_t> t(hyps[0].tokens.begin(), hyps[0].tokens.end());
+        line = tok.decode(t, detok);
+      }
+      for (char& c : line)
+        if (c == '\n' || c == '\r') c = ' ';
+      text += line + "\n";
+      result.hyps.push_back(line);
+    }
+    out << text << std::flush;
+    result.decoded_now += end - begin;
+    if (opts.progress) {
+      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::fprintf(stderr, "%sdecode %lld/%lld  %.1f sent/s", isatty(2) ? "\r" : "", static_cast<long long>(end),
+                   static_cast<long long>(n), el > 0 ? result.decoded_now / el : 0.0);
+      std::fprintf(stderr, isatty(2) ? (end == n ? "\x1b[K\n" : "\x1b[K") : "\n");
+    }
+  }
+  out.close();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result.examples = static_cast<int64_t>(result.hyps.size());
+  std::string all;
+  for (const auto& h : result.hyps) all += h + "\n";
+  write_file_atomic(opts.out, all);
+  std::error_code ec;
+  fs::remove(partial, ec);
+  fs::remove(meta_path, ec);
+  result.complete = true;
+  return result;
+}
+
+// ---- demo ------------------------------------------------------------------------------------
+
+BertConfig DemoOptions::demo_config() {
+  BertConfig c;
+  c.vocab_size = 0;  // set from the generated vocabulary
+  c.hidden_size = 64;
+  c.num_hidden_layers = 2;
+  c.num_attention_heads = 4;
+  c.intermediate_size = 128;
+  c.max_position_embeddings = 32;
+  c.type_vocab_size = 2;
+  c.hidden_dropout_prob = 0.0;
+  c.attention_probs_dropout_prob = 0.0;
+  return c;
+}
+
+TrainOptions DemoOptions::demo_train() {
+  TrainOptions t;
+  t.optim.lr = 2e-3;
+  t.optim.eps = 1e-8;
+  t.optim.weight_decay = 0.01;
+  t.epochs = 10;
+  t.warmup_ratio = 0.05;
+  t.batch_tokens = 64 * 16;
+  t.batch_size = 64;
+  t.label_smoothing = 0.1;
+  t.data.mask_prob = 0.7;
+  t.data.max_src_len = 16;
+  t.data.max_tgt_len = 16;
+  t.seed = 1;
+  t.log_every = 10;
+  return t;
+}
+
+SearchOptions DemoOptions::demo_search() {
+  SearchOptions s;
+  s.beam = 4;
+  s.max_len = 12;
+  return s;
+}
+
+ojson DemoResult::to_json() const {
+  ojson j;
+  j["task"] = "synthetic";
+  j["examples"] = examples;
+  j["exact_match"] = exact_match;
+  j["bleu"] = bleu;
+  j["bleu_signature"] = bleu_signature;
+  j["first_loss"] = first_loss;
+  j["last_loss"] = last_loss;
+  j["steps"] = steps;
+  j["train_seconds"] = train_seconds;
+  j["decode_seconds"] = decode_seconds;
+  j["tokens_per_second"] = tokens_per_second;
+  return j;
+}
+
+DemoResult run_demo(const DemoOptions& opts) {
+  // Working directory: the given one, or a temporary one removed at the end.
+  std::string dir = opts.out_dir;
+  bool temporary = false;
+  if (dir.empty()) {
+    std::string tmpl = (fs::temp_directory_path() / "unieval_demo_XXXXXX").string();
+    std::vector<char> buf(tmpl.begin(), tmpl.end());
+    buf.push_back('\0');
+    if (!mkdtemp(buf.data())) throw std::runtime_error("mkdtemp failed");
+    dir = buf.data();
+    temporary = true;
+  }
+  struct Cleanup {
+    std::string dir;
+    bool on;
+    ~Cleanup() {
+      std::error_code ec;
+      if (on) fs::remove_all(dir, ec);
+    }
+  } cleanup{dir, temporary};
+
+  const fs::path root(dir);
+  SyntheticTask task = make_synthetic_task(opts.task);
+  write_synthetic_task(task, (root / "data").string());
+
+  FinetuneOptions f;
+  f.task = "synthetic-" + opts.task.kind;
+  f.config = opts.config;
+  f.config->vocab_size = static_cast<int64_t>(task.words.size()) + 5;
+  f.data_dir = (root / "data").string();
+  f.out_dir = (root / "run").string();
+  f.train = opts.train;
+  f.train.progress = opts.progress;
+  f.decode = opts.search;
+  f.device.threads = opts.threads;
+  if (fs::exists(fs::path(f.out_dir) / "checkpoint")) fs::remove_all(f.out_dir);
+  auto t0 = std::chrono::steady_clock::now();
+  FinetuneResult fr = finetune(f);
+  auto t1 = std::chrono::steady_clock::now();
+
+  DecodeOptions d;
+  d.run_dir = f.out_dir;
+  d.split = "test";
+  d.out = (root / "test.hyp").string();
+  d.search = opts.search;
+  d.batch_size = 64;
+  d.device.threads = opts.threads;
+  d.progress = opts.progress;
+  DecodeResult dr = decode(d);
+  auto t2 = std::chrono::steady_clock::now();
+
+  DemoResult r;
+  r.examples = dr.examples;
+  int64_t correct = 0;
+  for (size_t i = 0; i < dr.hyps.size(); ++i)
+    correct += metrics::squad_v1_exact_match(dr.hyps[i], task.test_tgt[i]) ? 1 : 0;
+  r.exact_match = dr.hyps.empty() ? 0.0 : double(correct) / double(dr.hyps.size());
+  metrics::BleuOptions bo;
+  auto bleu = metrics::corpus_bleu(dr.hyps, {task.test_tgt}, bo);
+  r.bleu = bleu.score;
+  r.bleu_signature = bleu.signature;
+  r.first_loss = fr.train.first_loss;
+  r.last_loss = fr.train.last_loss;
+  r.steps = fr.train.steps_done;
+  r.tokens_per_second = fr.train.tokens_per_second;
+  r.train_seconds = std::chrono::duration<double>(t1 - t0).count();
+  r.decode_seconds = std::chrono::duration<double>(t2 - t1).count();
+  r.run_dir = temporary ? std::string() : f.out_dir;
+  return r;
+}
+
+}  // namespace unieval::pipelines

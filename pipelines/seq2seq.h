@@ -1,0 +1,115 @@
+#pragma once
+// Sequence-to-sequence pipelines behind `unieval finetune`, `unieval decode` and `unieval demo`:
+// reading UniLM's line-file data layout, tokenising, training into a run directory
+// (models/trainer.h), decoding a split with beam search or sampling (models/search.h), and the
+// self-contained demo (synthetic task → tiny model → beam search → exact match / BLEU).
+//
+// Data layout (as UniLM's distributed data, e.g. cnndm / gigaword / qg folders):
+//   DATA/train.src, DATA/train.tgt, DATA/dev.src, DATA/dev.tgt, DATA/test.src, DATA/test.tgt
+// one example per line, source and target files line-aligned (InputError naming the files when
+// their line counts differ). Text is WordPiece-tokenised with the run's vocab.txt.
+//
+//   FinetuneOptions f;  f.model_dir = "unilm-base";  f.data_dir = "gigaword";  f.out_dir = "run1";
+//   f.train = find_preset("gigaword")->train;
+//   finetune(f);                                  // run1/ as described in models/trainer.h
+//   DecodeOptions d;  d.run_dir = "run1";  d.split = "test";  d.out = "run1/test.hyp";
+//   d.search.beam = 5;  d.search.no_repeat_ngram = 3;
+//   decode(d);
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/config.h"
+#include "models/device.h"
+#include "models/search.h"
+#include "models/seq2seq_data.h"
+#include "models/trainer.h"
+
+namespace unieval::pipelines {
+
+struct FinetuneOptions {
+  std::string task;                           // task name, recorded in run.json
+  std::string model_dir;                      // checkpoint dir (config.json, model.safetensors, vocab.txt)
+  std::optional<models::BertConfig> config;   // train from scratch with this config instead
+  std::string vocab;                          // vocab.txt ("" = MODEL/vocab.txt, else DATA/vocab.txt)
+  std::string data_dir;                       // DATA/train.src, train.tgt
+  std::string out_dir;                        // the run directory
+  std::string preset;                         // preset name, recorded in run.json ("" = none)
+  bool lowercase = true;                      // tokenizer lower-casing (uncased checkpoints)
+  models::TrainOptions train;                 // training options (preset + overrides)
+  models::SearchOptions decode;               // decoding defaults stored in run.json for `decode`
+  std::optional<double> dropout;              // overrides the config's hidden/attention dropout
+  models::DeviceOptions device;               // device, threads, precision
+  bool resume = false;                        // continue RUN from its checkpoint
+  int64_t limit = 0;                          // > 0: use only the first N training examples
+};
+
+struct FinetuneResult {
+  models::TrainResult train;
+  std::string run_dir;
+  int64_t examples = 0;
+};
+
+FinetuneResult finetune(const FinetuneOptions& opts);
+
+struct DecodeOptions {
+  std::string run_dir;           // a run directory (its checkpoint/ is loaded)
+  std::string split = "test";    // DATA/<split>.src is decoded
+  std::string data_dir;          // "" = the run's data directory
+  std::string out;               // output file, one detokenised hypothesis per line
+  models::SearchOptions search;  // decoding options
+  int64_t batch_size = 32;       // examples decoded together
+  models::DeviceOptions device;  // device, threads
+  bool use_cache = true;         // incremental decoding with cached keys/values
+  bool progress = true;          // progress on stderr
+  int64_t limit = 0;             // > 0: decode only the first N examples
+  int64_t stop_after = 0;        // > 0: stop after N batches of this call, leaving OUT.partial
+};
+
+struct DecodeResult {
+  int64_t examples = 0;          // lines in the output
+  int64_t decoded_now = 0;       // decoded by this call (the rest came from a partial output)
+  double seconds = 0;            // decoding time of this call
+  bool complete = false;         // OUT written (false: stopped by stop_after)
+  std::vector<std::string> hyps;
+};
+
+// Decodes into OUT atomically. Resumable: finished batches are appended to OUT.partial (with
+// OUT.partial.json recording the options); a later call with the same options continues after
+// the last complete line, a call with other options starts over.
+DecodeResult decode(const DecodeOptions& opts);
+
+// The search options stored in a run (from its preset), to be overridden by flags.
+models::SearchOptions run_search_defaults(const std::string& run_dir);
+
+struct DemoOptions {
+  models::SyntheticTaskOptions task;   // the generated task
+  std::string out_dir;                 // keep data, run and outputs here ("" = temporary, removed)
+  int threads = 0;                     // CPU threads (0 = default)
+  bool progress = true;                // progress bars on stderr
+  models::BertConfig config = demo_config();     // the tiny model
+  models::TrainOptions train = demo_train();     // its training recipe
+  models::SearchOptions search = demo_search();  // beam search used on the test split
+
+  static models::BertConfig demo_config();
+  static models::TrainOptions demo_train();
+  static models::SearchOptions demo_search();
+};
+
+struct DemoResult {
+  int64_t examples = 0;         // test examples decoded
+  double exact_match = 0;       // fraction (0-1) of test hypotheses equal to the reference (SQuAD v1.1 EM)
+  double bleu = 0;              // sacreBLEU corpus BLEU (13a, exp smoothing), 0-100
+  std::string bleu_signature;
+  double first_loss = 0, last_loss = 0;
+  int64_t steps = 0;
+  double train_seconds = 0, decode_seconds = 0;
+  double tokens_per_second = 0;
+  std::string run_dir;          // where the run was (gone when out_dir was "")
+  nlohmann::ordered_json to_json() const;
+};
+
+DemoResult run_demo(const DemoOptions& opts);
+
+}  // namespace unieval::pipelines
