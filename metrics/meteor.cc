@@ -579,6 +579,7 @@ struct MeteorScorer::Impl {
   struct Workspace {
     std::vector<Match> cands, sorted;
     std::vector<int> begin, cov1, cov2, fixed, chosen;
+    std::vector<int32_t> h1, h2, st1, st2;  // word keys of this pair, contiguous
     std::vector<Path> paths, next;
     std::vector<uint64_t> pool, next_pool;
     std::vector<ChoiceNode> nodes;
@@ -600,26 +601,37 @@ struct MeteorScorer::Impl {
       for (int k = 0; k < mt.length; ++k) ws.cov2[mt.start + k]++;
     };
     // Identical lines: exact matching only ("prevents beam search errors").
+    ws.h1.resize(n);
+    ws.h2.resize(m);
+    for (int i = 0; i < n; ++i) ws.h1[i] = info[w1[i]].hash;
+    for (int j = 0; j < m; ++j) ws.h2[j] = info[w2[j]].hash;
+    const int32_t* h1 = ws.h1.data();
+    const int32_t* h2 = ws.h2.data();
     int mods_used = module_count;
-    if (n == m) {
-      bool same = true;
-      for (int i = 0; i < n && same; ++i) same = info[w1[i]].hash == info[w2[i]].hash;
-      if (same) mods_used = 1;
-    }
+    if (n == m && std::equal(h1, h1 + n, h2)) mods_used = 1;
     for (int stage = 0; stage < mods_used; ++stage) {
       switch (options.modules[stage]) {
         case MeteorModule::kExact:
-          for (int j = 0; j < m; ++j)
+          for (int j = 0; j < m; ++j) {
+            const int32_t key = h2[j];
             for (int i = 0; i < n; ++i)
-              if (info[w1[i]].hash == info[w2[j]].hash) add({j, 1, i, 1, stage});
+              if (h1[i] == key) add({j, 1, i, 1, stage});
+          }
           break;
-        case MeteorModule::kStem:
-          for (int j = 0; j < m; ++j)
+        case MeteorModule::kStem: {
+          ws.st1.resize(n);
+          ws.st2.resize(m);
+          for (int i = 0; i < n; ++i) ws.st1[i] = info[w1[i]].stem_hash;
+          for (int j = 0; j < m; ++j) ws.st2[j] = info[w2[j]].stem_hash;
+          const int32_t* s1 = ws.st1.data();
+          const int32_t* s2 = ws.st2.data();
+          for (int j = 0; j < m; ++j) {
+            const int32_t key = s2[j];
             for (int i = 0; i < n; ++i)
-              if (info[w1[i]].stem_hash == info[w2[j]].stem_hash &&
-                  info[w1[i]].hash != info[w2[j]].hash)
-                add({j, 1, i, 1, stage});
+              if (s1[i] == key && h1[i] != h2[j]) add({j, 1, i, 1, stage});
+          }
           break;
+        }
         case MeteorModule::kSynonym:
           for (int j = 0; j < m; ++j) {
             const WordInfo& b = info[w2[j]];
