@@ -9,6 +9,9 @@ std::vector<TaskAdapter> build_task_registry() {
   };
   add(squad_adapters());
   add(dstc7_adapters());
+  add(coqa_adapters());
+  add(glue_adapters());
+  add(personachat_adapters());
   return all;
 }
 

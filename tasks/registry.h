@@ -12,5 +12,8 @@ std::vector<TaskAdapter> build_task_registry();
 // Factories of each adapter file (declared in tasks/<task>.h).
 std::vector<TaskAdapter> squad_adapters();  // tasks/squad.h
 std::vector<TaskAdapter> dstc7_adapters();  // tasks/dstc7.h
+std::vector<TaskAdapter> coqa_adapters();   // tasks/coqa.h
+std::vector<TaskAdapter> glue_adapters();   // tasks/glue.h
+std::vector<TaskAdapter> personachat_adapters();  // tasks/personachat.h
 
 }  // namespace unieval::tasks
