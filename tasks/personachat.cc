@@ -58,7 +58,7 @@ TaskOutput run_personachat(const EvalRequest& req) {
   metrics::DistinctOptions dopt;
   dopt.flavour = metrics::DistinctFlavour::kErnieGen;
   metrics::DistinctResult d = metrics::distinct(hyps, dopt);
-  r.metrics.push_back({"distinct", d.signature + tok, {{"flavour", "ernie-gen"}}});
+  r.metrics.push_back({"distinct", d.signature + "|clean.py:" + (clean_opt == "true" ? "1" : "0"), {{"flavour", "ernie-gen"}}});
   for (size_t i = 0; i < d.orders.size(); ++i)
     r.scores.push_back({"distinct" + std::to_string(d.orders[i]), d.inter[i], "distinct", "fraction", true, std::nullopt});
   r.timings.load_s = std::chrono::duration<double>(t1 - t0).count();

@@ -1,0 +1,105 @@
+// glue-*, coqa, personachat adapters on small files written here, and on ../shared where present.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "metrics/core/error.h"
+#include "tasks/personachat.h"
+#include "tasks/task.h"
+#include "tests/test_util.h"
+
+namespace unieval::tasks {
+namespace {
+
+using unieval::testing::shared_dir;
+using unieval::testing::TempDir;
+
+EvalRequest request(const std::string& task, const std::string& data, const std::string& pred) {
+  EvalRequest r;
+  r.task = task;
+  r.data = data;
+  r.pred = pred;
+  return r;
+}
+
+TEST(GlueTaskTest, AccuracyAndMccOnSmallFiles) {
+  TempDir tmp;
+  auto data = tmp.write("dev.tsv", "sentence\tlabel\na\t1\nb\t0\nc\t1\nd\t0\n");
+  auto pred = tmp.write("pred.txt", "1\n0\n0\n0\n");
+  auto r = evaluate(request("glue-sst2", data, pred));
+  EXPECT_EQ(r.task, "glue-sst2");
+  EXPECT_DOUBLE_EQ(r.score("accuracy")->value, 0.75);
+  auto cola = tmp.write("cola.tsv", "src\t1\t\ta\nsrc\t0\t\tb\nsrc\t1\t\tc\nsrc\t0\t\td\n");
+  auto c = evaluate(request("glue-cola", cola, pred));
+  // tp 1, tn 2, fp 0, fn 1: (1*2 - 0)/sqrt(1*2*3*2) = 2/sqrt(12)
+  EXPECT_NEAR(c.score("mcc")->value, 2 / std::sqrt(12.0), 1e-12);
+  auto short_pred = tmp.write("short.txt", "1\n0\n");
+  try {
+    evaluate(request("glue-sst2", data, short_pred));
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("short.txt"), std::string::npos);
+  }
+}
+
+TEST(GlueTaskTest, RealRteAllEntailment) {
+  UNIEVAL_REQUIRE_SHARED("data/glue/RTE.dev.hf-export.tsv.gz");
+  TempDir tmp;
+  std::string zeros;
+  for (int i = 0; i < 277; ++i) zeros += "0\n";
+  auto r = evaluate(request("glue-rte", (shared_dir() / "data/glue/RTE.dev.hf-export.tsv.gz").string(),
+                            tmp.write("p.txt", zeros)));
+  // SOURCES.md: 146 entailment (label 0) of 277.
+  EXPECT_DOUBLE_EQ(r.score("accuracy")->value, 146.0 / 277.0);
+}
+
+TEST(CoqaTaskTest, OverallAndDomains) {
+  TempDir tmp;
+  auto data = tmp.write("coqa.json", R"({"version": "1.0", "data": [{"source": "wikipedia", "id": "s1", "story": "x",
+    "questions": [{"input_text": "q", "turn_id": 1}, {"input_text": "q2", "turn_id": 2}],
+    "answers": [{"input_text": "white", "turn_id": 1}, {"input_text": "a dog", "turn_id": 2}]}]})");
+  auto pred = tmp.write("pred.json", R"([{"id": "s1", "turn_id": 1, "answer": "White"}, {"id": "s1", "turn_id": 2, "answer": "cat"}])");
+  auto r = evaluate(request("coqa-gen", data, pred));
+  EXPECT_EQ(r.task, "coqa-gen");
+  EXPECT_DOUBLE_EQ(r.score("f1")->value, 50.0);
+  EXPECT_DOUBLE_EQ(r.score("em")->value, 50.0);
+  EXPECT_DOUBLE_EQ(r.score("in_domain_f1")->value, 50.0);
+  auto unknown = tmp.write("u.json", R"([{"id": "s9", "turn_id": 1, "answer": "x"}])");
+  EXPECT_THROW(evaluate(request("coqa", data, unknown)), InputError);
+}
+
+TEST(PersonachatTaskTest, ReadsConvai2AndCleansPredictions) {
+  TempDir tmp;
+  auto data = tmp.write("valid.txt",
+                        "1 your persona: i like tea.\n2 hi there\thello how are you ?\n3 fine\tthat is good .\n"
+                        "1 your persona: i run.\n2 hey\ti ' m tired\t\tcand1|cand2\n");
+  EXPECT_EQ(read_convai2_responses(data),
+            (std::vector<std::string>{"hello how are you ?", "that is good .", "i ' m tired"}));
+  EXPECT_EQ(ernie_gen_persona_clean("i do not know , it ' s a well - known fact i 've seen"),
+            "i don't know , it's a well-known fact i've seen");
+  auto pred = tmp.write("pred.txt", "hello how are you ?\nthat is good .\ni am tired\n");
+  auto r = evaluate(request("personachat", data, pred));
+  EXPECT_EQ(r.examples, 3);
+  ASSERT_NE(r.score("bleu1"), nullptr);
+  ASSERT_NE(r.score("distinct2"), nullptr);
+  EXPECT_GT(r.score("distinct1")->value, 0.8);
+  auto bad = tmp.write("bad.txt", "1 your persona: x\n2 no tab here\n");
+  try {
+    read_convai2_responses(bad);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.txt:2"), std::string::npos) << e.what();
+  }
+  auto short_pred = tmp.write("short.txt", "one line\n");
+  EXPECT_THROW(evaluate(request("personachat", data, short_pred)), InputError);
+}
+
+TEST(PersonachatTaskTest, RealConvai2ValidationHas7801Responses) {
+  UNIEVAL_REQUIRE_SHARED("data/personachat/convai2_valid_self_original_no_cands.txt.gz");
+  auto refs = read_convai2_responses(
+      (shared_dir() / "data/personachat/convai2_valid_self_original_no_cands.txt.gz").string());
+  EXPECT_EQ(refs.size(), 7801u);  // SOURCES.md
+}
+
+}  // namespace
+}  // namespace unieval::tasks
