@@ -137,7 +137,11 @@ void NgramClipper::run(IdSpan hyp, const std::vector<IdSpan>& refs, int max_orde
   matches_.assign(max_order, 0);
   hyp_total_.assign(max_order, 0);
   if (grams_.size() < static_cast<size_t>(max_order)) grams_.resize(max_order);
-  for (int n = 0; n < max_order; ++n) grams_[n].clear();
+  if (pos_ids_.size() < static_cast<size_t>(max_order)) pos_ids_.resize(max_order);
+  for (int n = 0; n < max_order; ++n) {
+    grams_[n].clear();
+    pos_ids_[n].clear();
+  }
   hyp_prev_.assign(hyp.size, 0);
   if (ref_prev_.size() < refs.size()) ref_prev_.resize(refs.size());
   for (size_t r = 0; r < refs.size(); ++r) ref_prev_[r].assign(refs[r].size, 0);
@@ -156,6 +160,7 @@ void NgramClipper::run(IdSpan hyp, const std::vector<IdSpan>& refs, int max_orde
       if (id == grams.size()) grams.push_back({static_cast<uint32_t>(i), 0, 0});
       grams[id].hyp_count++;
       hyp_prev_[i] = id;
+      pos_ids_[n - 1].push_back(id);
     }
     ref_cnt_.assign(grams.size(), 0);
     for (size_t r = 0; r < refs.size(); ++r) {

@@ -83,6 +83,9 @@ class NgramClipper {
     uint32_t ref_max;
   };
   const std::vector<Gram>& grams(int n) const { return grams_[n - 1]; }
+  // For each start position p of the hypothesis, the index into grams(n) of its n-gram
+  // (size max(0, |hyp| - n + 1)).
+  const std::vector<uint32_t>& positions(int n) const { return pos_ids_[n - 1]; }
 
  private:
   uint32_t lookup(uint64_t key) const;
@@ -92,6 +95,7 @@ class NgramClipper {
   int max_order_ = 0;
   std::vector<int64_t> matches_, hyp_total_;
   std::vector<std::vector<Gram>> grams_;
+  std::vector<std::vector<uint32_t>> pos_ids_;
   std::vector<uint64_t> keys_;      // open addressing table: exact 64-bit key
   std::vector<uint32_t> vals_;
   size_t mask_ = 0;

@@ -48,6 +48,15 @@ class GlobalNgrams {
       }
     }
   }
+  // Registers the key with count 0 (or returns its gid).
+  uint32_t insert(uint64_t key, uint32_t prefix, bool flag) {
+    uint32_t gid = find(key);
+    if (gid) return gid;
+    gid = add(key, prefix, flag);
+    count_[gid] = 0;
+    return gid;
+  }
+  void bump(uint32_t gid) { count_[gid]++; }
   static uint64_t key(uint32_t prefix_gid, uint32_t tok) {
     return (static_cast<uint64_t>(prefix_gid) << 32) | tok;
   }
@@ -163,39 +172,24 @@ NistScore mteval_nist(const std::vector<std::string>& hyps,
         "every line of the hypothesis or of a reference file is empty: DSTC7's XML writer + "
         "mteval abort on such input; scored with DSTC7's '__empty__' placeholder segments");
 
-  // compute_ngram_info: counts of every reference n-gram (orders 1..9), all reference sets.
+  // Only the reference counts of n-grams that some hypothesis matches (and of their prefixes,
+  // which are matched too) enter the score, so those are the only ones counted: pass 1 collects
+  // the matched n-grams of every segment, pass 2 counts them (and nothing else) in the
+  // references. Same numbers as mteval's compute_ngram_info over all n-grams, far less memory.
   const uint32_t zero_tok = vocab.find("0");
   GlobalNgrams g;
-  double tot_wrds = 0;
-  for (const auto& rs : ref) {
-    for (size_t i = 0; i < rs.size(); ++i) {
-      IdSpan r = rs.at(i);
-      tot_wrds += static_cast<double>(r.size);
-      for (size_t s = 0; s < r.size; ++s) {
-        uint32_t prev = 0;
-        for (size_t n = 1; n <= static_cast<size_t>(kMaxNgram) && s + n <= r.size; ++n) {
-          bool quirk = n == 2 && r.data[s] == zero_tok;
-          prev = g.add(GlobalNgrams::key(prev, r.data[s + n - 1]), prev, quirk);
-        }
-      }
-    }
-  }
-  std::vector<double> info(g.size(), 0.0);
-  for (uint32_t gid = 1; gid < g.size(); ++gid) {
-    uint32_t p = g.prefix(gid);
-    // Perl: `$mgram ? count/count(mgram) : count/tot_wrds`; the mgram "0" is false.
-    double ratio = (p != 0 && !g.flag(gid)) ? static_cast<double>(g.count(gid)) / g.count(p)
-                                            : static_cast<double>(g.count(gid)) / tot_wrds;
-    info[gid] = -std::log(ratio) / std::log(2.0);
-  }
-
-  // score_segment over every segment, summed (score_document / score_system).
+  struct Hit {
+    uint32_t gid;
+    uint32_t count;
+    uint8_t order;
+  };
+  std::vector<Hit> hits;
   std::vector<double> match(kMaxNgram + 1, 0), tst_cnt(kMaxNgram + 1, 0),
       ref_cnt(kMaxNgram + 1, 0), tst_info(kMaxNgram + 1, 0);
   double cum_ref_length = 0;
   NgramClipper clip;
   std::vector<IdSpan> spans;
-  std::vector<std::vector<uint32_t>> gids;
+  std::vector<uint32_t> prev_gid, cur_gid;
   for (size_t i = 0; i < hyp.size(); ++i) {
     IdSpan h = hyp.at(i);
     spans.clear();
@@ -223,20 +217,56 @@ NistScore mteval_nist(const std::vector<std::string>& hyps,
     cum_ref_length += static_cast<double>(ref_length);
     for (int j = 1; j <= kMaxNgram; ++j) tst_cnt[j] += hl >= j ? static_cast<double>(hl - j + 1) : 0.0;
     clip.run(h, spans, kMaxNgram);
-    bool gids_done = false;
+    prev_gid.assign(h.size, 0);
     for (int j = 1; j <= kMaxNgram; ++j) {
-      for (const auto& gr : clip.grams(j)) {
+      const auto& grams = clip.grams(j);
+      const auto& pos = clip.positions(j);
+      bool any = false;
+      cur_gid.assign(pos.size(), 0);
+      for (size_t p = 0; p < pos.size(); ++p) {
+        const auto& gr = grams[pos[p]];
         if (gr.ref_max == 0) continue;
-        if (!gids_done) {
-          hyp_gids(h, kMaxNgram, g, gids);
-          gids_done = true;
+        any = true;
+        // The (j-1)-gram prefix at p is matched too, so prev_gid[p] is set for j > 1.
+        bool quirk = j == 2 && h.data[p] == zero_tok;
+        cur_gid[p] = g.insert(GlobalNgrams::key(j == 1 ? 0 : prev_gid[p], h.data[p + j - 1]),
+                              j == 1 ? 0 : prev_gid[p], quirk);
+        if (gr.start == p) {  // once per distinct n-gram
+          uint32_t c = std::min(gr.hyp_count, gr.ref_max);
+          hits.push_back({cur_gid[p], c, static_cast<uint8_t>(j)});
+          match[j] += c;
         }
-        uint32_t c = std::min(gr.hyp_count, gr.ref_max);
-        tst_info[j] += info[gids[j - 1][gr.start]] * c;
-        match[j] += c;
+      }
+      if (!any) break;
+      prev_gid.swap(cur_gid);
+    }
+  }
+  // Pass 2 (compute_ngram_info restricted to the matched n-grams).
+  double tot_wrds = 0;
+  for (const auto& rs : ref) {
+    for (size_t i = 0; i < rs.size(); ++i) {
+      IdSpan r = rs.at(i);
+      tot_wrds += static_cast<double>(r.size);
+      for (size_t s = 0; s < r.size; ++s) {
+        uint32_t prev = 0;
+        for (size_t n = 1; n <= static_cast<size_t>(kMaxNgram) && s + n <= r.size; ++n) {
+          uint32_t gid = g.find(GlobalNgrams::key(prev, r.data[s + n - 1]));
+          if (gid == 0) break;
+          g.bump(gid);
+          prev = gid;
+        }
       }
     }
   }
+  std::vector<double> info(g.size(), 0.0);
+  for (uint32_t gid = 1; gid < g.size(); ++gid) {
+    uint32_t p = g.prefix(gid);
+    // Perl: `$mgram ? count/count(mgram) : count/tot_wrds`; the mgram "0" is false.
+    double ratio = (p != 0 && !g.flag(gid)) ? static_cast<double>(g.count(gid)) / g.count(p)
+                                            : static_cast<double>(g.count(gid)) / tot_wrds;
+    info[gid] = -std::log(ratio) / std::log(2.0);
+  }
+  for (const auto& hit : hits) tst_info[hit.order] += info[hit.gid] * hit.count;
 
   // nist_score
   const double nsys = static_cast<double>(ref.size());
