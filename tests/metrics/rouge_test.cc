@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "metrics/core/io.h"
@@ -200,6 +201,112 @@ TEST(Rouge155Test, OptionValidation) {
   o = {};
   o.wlcs_weight = "abc";
   EXPECT_THROW(o.validate(), InputError);
+}
+
+// REALSumm (Bhandari et al. 2020): per-document ROUGE-1.5.5 scores of 25 systems on 100 CNN/DM
+// test documents, computed with pyrouge `-c 95 -n 2 -a -r 1000 -m` on the <t>...</t> sentences.
+RougeSummary realsumm_sentences(const std::string& text) {
+  RougeSummary out;
+  if (text.find("<t>") == std::string::npos) {
+    // The extractive systems' files separate sentences by three spaces instead of <t> tags.
+    return split_summary(text, "   ");
+  }
+  size_t pos = 0;
+  while ((pos = text.find("<t>", pos)) != std::string::npos) {
+    size_t end = text.find("</t>", pos + 3);
+    if (end == std::string::npos) end = text.size();
+    std::string s = text.substr(pos + 3, end - pos - 3);
+    // pyrouge writes SEE html; ROUGE-1.5.5 reads a sentence with ([^<]+).
+    s = s.substr(0, s.find('<'));
+    // Some systems' files also separate sentences inside one <t> by three spaces.
+    for (auto& piece : split_summary(s, "   ")) out.push_back(piece);
+    pos = end;
+  }
+  return out;
+}
+
+// Lines of a REALSumm text file (no trailing newline in these files).
+std::vector<std::string> realsumm_lines(const std::filesystem::path& p) {
+  std::string text = read_file(p.string());
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return out;
+}
+
+TEST(Rouge155Test, RealSummPerDocumentScores) {
+  UNIEVAL_REQUIRE_SHARED("data/cnndm/realsumm_scores_abs.jsonl.gz");
+  UNIEVAL_REQUIRE_SHARED("data/cnndm/realsumm_selected_docs_for_human_eval.tar.xz");
+  UNIEVAL_REQUIRE_SHARED("data/rouge155/WordNet-2.0-Exceptions/adj.exc");
+  // Each system was scored against its own ref.txt (tokenised like its data), in the archive.
+  testing::TempDir tmp;
+  std::string cmd = "tar -xJf " + testing::shq((shared_dir() / "data/cnndm/realsumm_selected_docs_for_human_eval.tar.xz").string()) +
+                    " -C " + testing::shq(tmp.path().string()) + " 2>/dev/null";
+  if (std::system(cmd.c_str()) != 0) GTEST_SKIP() << "could not unpack the REALSumm archive (tar/xz absent)";
+  const auto root = tmp.path() / "selected_docs_for_human_eval";
+  Rouge155Options opt;
+  opt.max_n = 2;
+  opt.stem = true;
+  opt.resamples = 1;  // per-document values do not depend on the bootstrap
+  std::vector<RougeInstance> corpus;
+  std::vector<json> expected;
+  std::vector<std::string> names;
+  for (const char* kind : {"abs", "ext"}) {
+    std::string file = std::string("data/cnndm/realsumm_scores_") + kind + ".jsonl.gz";
+    std::string text = read_file((shared_dir() / file).string());
+    for (const auto& line : split_lines(text, file)) {
+      if (line.empty()) continue;
+      json doc = json::parse(line);
+      size_t id = doc["doc_id"].get<size_t>();
+      for (const auto& [sys, entry] : doc["system_summaries"].items()) {
+        size_t cut = sys.find("_out");
+        std::filesystem::path dir = root / kind / sys.substr(0, cut);
+        if (!std::filesystem::exists(dir)) dir = root / (kind == std::string("abs") ? "ext" : "abs") / sys.substr(0, cut);
+        auto refs = realsumm_lines(dir / "ref.txt");
+        ASSERT_LT(id, refs.size()) << sys;
+        corpus.push_back({realsumm_sentences(entry["system_summary"]), {realsumm_sentences(refs[id])}});
+        expected.push_back(entry["scores"]);
+        names.push_back(std::string(kind) + "/" + sys + " doc " + std::to_string(id));
+      }
+    }
+  }
+  ASSERT_EQ(corpus.size(), 2500u);
+  Rouge155Result res = rouge155(corpus, opt, resources());
+  ASSERT_EQ(res.variants.size(), 3u);
+  const char* keys[3] = {"rouge_1", "rouge_2", "rouge_l"};
+  // 15 (system, document) pairs whose stored scores we do not reproduce from the files in the
+  // archive: their R/P denominators (bart, bottom_up) or sentence splits (banditsumm ROUGE-L)
+  // differ, i.e. REALSumm scored a slightly different text than the one it stored. They are
+  // listed so that any other mismatch fails; see the report of issue 3.
+  const std::set<std::string> known_input_differences = {
+      "abs/bart_out.txt doc 4",        "abs/bart_out.txt doc 32",       "abs/bart_out.txt doc 43",
+      "abs/bart_out.txt doc 67",       "abs/bart_out.txt doc 69",       "abs/bart_out.txt doc 74",
+      "abs/bart_out.txt doc 89",       "abs/bottom_up_out.txt doc 4",   "abs/bottom_up_out.txt doc 6",
+      "abs/bottom_up_out.txt doc 30",  "abs/bottom_up_out.txt doc 58",  "ext/banditsumm_out.txt doc 3",
+      "ext/banditsumm_out.txt doc 4",  "ext/banditsumm_out.txt doc 24", "ext/banditsumm_out.txt doc 33"};
+  int matched = 0, known = 0;
+  for (size_t i = 0; i < corpus.size(); ++i) {
+    std::string diff;
+    for (int v = 0; v < 3; ++v) {
+      const json& e = expected[i];
+      const RougePRF& got = res.variants[v].instances[i];
+      std::string want = fmt5(e[std::string(keys[v]) + "_recall"].get<double>()) + "/" +
+                         fmt5(e[std::string(keys[v]) + "_precision"].get<double>()) + "/" +
+                         fmt5(e[std::string(keys[v]) + "_f_score"].get<double>());
+      std::string have = fmt5(got.r) + "/" + fmt5(got.p) + "/" + fmt5(got.f);
+      if (want != have) diff += " " + res.variants[v].name + " want " + want + " got " + have;
+    }
+    if (diff.empty()) ++matched;
+    else if (known_input_differences.count(names[i])) ++known;
+    else ADD_FAILURE() << "REALSumm mismatch: " << names[i] << diff;
+  }
+  EXPECT_EQ(matched, 2485);
+  EXPECT_EQ(known, 15);
 }
 
 // ---------------------------------------------------------------------------------------------
