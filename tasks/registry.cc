@@ -12,6 +12,7 @@ std::vector<TaskAdapter> build_task_registry() {
   add(coqa_adapters());
   add(glue_adapters());
   add(personachat_adapters());
+  add(summarization_adapters());
   return all;
 }
 

@@ -15,5 +15,6 @@ std::vector<TaskAdapter> dstc7_adapters();  // tasks/dstc7.h
 std::vector<TaskAdapter> coqa_adapters();   // tasks/coqa.h
 std::vector<TaskAdapter> glue_adapters();   // tasks/glue.h
 std::vector<TaskAdapter> personachat_adapters();  // tasks/personachat.h
+std::vector<TaskAdapter> summarization_adapters();  // tasks/summarization.h
 
 }  // namespace unieval::tasks

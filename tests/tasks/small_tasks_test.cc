@@ -5,6 +5,7 @@
 
 #include "metrics/core/error.h"
 #include "tasks/personachat.h"
+#include "tasks/summarization.h"
 #include "tasks/task.h"
 #include "tests/test_util.h"
 
@@ -99,6 +100,22 @@ TEST(PersonachatTaskTest, RealConvai2ValidationHas7801Responses) {
   auto refs = read_convai2_responses(
       (shared_dir() / "data/personachat/convai2_valid_self_original_no_cands.txt.gz").string());
   EXPECT_EQ(refs.size(), 7801u);  // SOURCES.md
+}
+
+TEST(SummarizationTaskTest, SentenceMarkersAndRouge) {
+  EXPECT_EQ(summary_sentences("a b . <S_SEP> c d ."), (std::vector<std::string>{"a b .", "c d ."}));
+  EXPECT_EQ(summary_sentences("<t> a b . </t> <t> c . </t>"), (std::vector<std::string>{"a b .", "c ."}));
+  EXPECT_EQ(summary_sentences("one [X_SEP] two"), (std::vector<std::string>{"one", "two"}));
+  TempDir tmp;
+  auto ref = tmp.write("ref.txt", "the cat sat on the mat . <q> it was happy .\npolice arrest a man .\n");
+  auto same = evaluate(request("cnndm", ref, tmp.write("same.txt", "the cat sat on the mat . <q> it was happy .\npolice arrest a man .\n")));
+  EXPECT_DOUBLE_EQ(same.score("rouge1_f")->value, 1.0);
+  EXPECT_DOUBLE_EQ(same.score("rougeL_f")->value, 1.0);
+  auto other = evaluate(request("gigaword", ref, tmp.write("o.txt", "a dog ran .\npolice arrest a woman .\n")));
+  EXPECT_LT(other.score("rouge2_f")->value, 0.5);
+  ASSERT_TRUE(other.score("rouge1_f")->ci.has_value());
+  EXPECT_EQ(other.score("rouge1_f")->ci->method, "rouge-1.5.5-bootstrap");
+  EXPECT_THROW(evaluate(request("cnndm", ref, tmp.write("short.txt", "x\n"))), InputError);
 }
 
 }  // namespace

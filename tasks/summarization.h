@@ -1,0 +1,34 @@
+#pragma once
+// Task adapters `cnndm`, `gigaword`, `gigaword-10k`: abstractive summarization scored with
+// ROUGE-1.5.5 `-c 95 -m -r 1000 -n 2 -a` (metrics/rouge.h), the BertSum/UniLM pyrouge settings
+// UniLM Tables 3/4 and ERNIE-GEN Tables 2/3 report (F1 of ROUGE-1/2/L).
+//
+//   unieval eval --task cnndm --data test.summary --pred unilm.decoded.txt
+//
+// Data: one reference summary per line (UniLM / BertSum / See et al. line files). Predictions:
+// one summary per line, same order. Sentence boundaries (ROUGE-L is summary-level) are taken
+// from the markers these distributions use: `<S_SEP>`, `[X_SEP]`, `<q>`, `##SENT##`, and
+// REALSumm's `<t> … </t>`; Gigaword summaries are one sentence.
+// Not applied: UniLM's own post-processing of decoded text (fix_tokenization, dropping short
+// sentences, --trunc_len); apply it before scoring if you reproduce their exact pipeline.
+//
+// Scores (fractions; CIs from ROUGE-1.5.5's own bootstrap): rouge1_f, rouge2_f, rougeL_f, and
+// the recalls / precisions rouge1_r, rouge1_p, ...
+//
+// Options (--option KEY=VALUE):
+//   | key        | default              | meaning                                              |
+//   | rouge_data | $UNIEVAL_ROUGE_DATA  | ROUGE-1.5.5 data/ (WordNet-2.0 exceptions for -m)    |
+//   | stem       | true                 | -m (Porter stemming)                                 |
+#include <string>
+#include <vector>
+
+#include "tasks/task.h"
+
+namespace unieval::tasks {
+
+std::vector<TaskAdapter> summarization_adapters();
+
+// One line -> its sentences (markers above; no marker = one sentence).
+std::vector<std::string> summary_sentences(const std::string& line);
+
+}  // namespace unieval::tasks
