@@ -22,7 +22,7 @@ struct Prepared {
 Prepared prepare(std::string_view s) {
   Prepared p;
   p.norm = squad_normalize_answer(s);
-  p.toks = squad_answer_tokens(s);
+  p.toks = squad_tokens_of_normalized(p.norm);
   return p;
 }
 

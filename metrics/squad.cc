@@ -222,14 +222,14 @@ SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds)
                        "question '" + q.id + "' has no gold answers; evaluate-v1.1.py fails on it "
                        "(max() arg is an empty sequence): use --squad-version 2.0 for SQuAD 2.0 data");
     std::string pnorm = squad_normalize_answer(*pred);
-    std::vector<std::string> ptoks = squad_answer_tokens(*pred);
+    std::vector<std::string> ptoks = squad_tokens_of_normalized(pnorm);
     bool em = false;
     double best_f1 = 0;
     bool first = true;
     for (const auto& g : q.answers) {
       std::string gnorm = squad_normalize_answer(g);
       em = em || (gnorm == pnorm);
-      double f = squad_token_f1(ptoks, squad_answer_tokens(g), false);
+      double f = squad_token_f1(ptoks, squad_tokens_of_normalized(gnorm), false);
       if (first || f > best_f1) best_f1 = f;
       first = false;
     }
@@ -320,14 +320,14 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
     pred_of[i] = pred;
     scored[i] = 1;
     std::string pnorm = squad_normalize_answer(*pred);
-    std::vector<std::string> ptoks = squad_answer_tokens(*pred);
+    std::vector<std::string> ptoks = squad_tokens_of_normalized(pnorm);
     bool any_gold = false;
     int best_em = 0;
     double best_f1 = 0;
     for (const auto& g : items[i].q->answers) {
       std::string gnorm = squad_normalize_answer(g);
       if (gnorm.empty()) continue;  // gold_answers = [a for a in answers if normalize_answer(a)]
-      std::vector<std::string> gtoks = squad_answer_tokens(g);
+      std::vector<std::string> gtoks = squad_tokens_of_normalized(gnorm);
       int em = gnorm == pnorm ? 1 : 0;
       double f = squad_token_f1(ptoks, gtoks, true);
       if (!any_gold || em > best_em) best_em = em;

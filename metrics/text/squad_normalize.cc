@@ -149,7 +149,10 @@ std::string squad_normalize_answer(std::string_view s) {
 }
 
 std::vector<std::string> squad_answer_tokens(std::string_view s) {
-  std::string norm = squad_normalize_answer(s);
+  return squad_tokens_of_normalized(squad_normalize_answer(s));
+}
+
+std::vector<std::string> squad_tokens_of_normalized(const std::string& norm) {
   std::vector<std::string> toks;
   // The normalised string has single ASCII spaces between tokens and no other whitespace.
   size_t b = 0;

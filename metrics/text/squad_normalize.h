@@ -28,6 +28,8 @@ std::string squad_normalize_answer(std::string_view s);
 
 // normalize_answer(s).split(): the tokens the F1 scores are computed on (get_tokens of v2.0).
 std::vector<std::string> squad_answer_tokens(std::string_view s);
+// The same from an already normalised string (normalize once, tokenise without redoing it).
+std::vector<std::string> squad_tokens_of_normalized(const std::string& normalized);
 
 // Python's str.split() (no argument) on UTF-8 text: runs of Python whitespace separate
 // tokens; leading/trailing whitespace gives no empty token.
