@@ -1,5 +1,7 @@
 #include "metrics/text/mteval_tokenize.h"
 
+#include <unordered_map>
+
 #include "metrics/text/tokenize_13a.h"
 #include "metrics/text/tokenize_intl.h"
 
@@ -165,7 +167,13 @@ std::string mteval_normalize(std::string_view text, MtevalTokenization mode, boo
         if (tok.rfind("http://", 0) == 0 || tok.rfind("https://", 0) == 0) {
           out.append(tok.data(), tok.size());
         } else {
-          out += normalize_orig(tok, preserve_case);
+          // tokenization_orig is a pure function of the token: memoise it (tokens repeat a lot).
+          thread_local std::unordered_map<std::string, std::string> cache[2];
+          auto& c = cache[preserve_case ? 1 : 0];
+          if (c.size() > (1u << 20)) c.clear();
+          auto it = c.find(std::string(tok));
+          if (it == c.end()) it = c.emplace(std::string(tok), normalize_orig(tok, preserve_case)).first;
+          out += it->second;
         }
       }
       return out;
