@@ -383,10 +383,10 @@ BertConfig DemoOptions::demo_config() {
 
 TrainOptions DemoOptions::demo_train() {
   TrainOptions t;
-  t.optim.lr = 2e-3;
+  t.optim.lr = 1e-3;
   t.optim.eps = 1e-8;
   t.optim.weight_decay = 0.01;
-  t.epochs = 10;
+  t.epochs = 40;
   t.warmup_ratio = 0.05;
   t.batch_tokens = 64 * 16;
   t.batch_size = 64;

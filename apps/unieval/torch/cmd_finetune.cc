@@ -1,9 +1,157 @@
-// `unieval finetune` (being written).
+// `unieval finetune`: UniLM sequence-to-sequence fine-tuning into a resumable run directory.
+// Logic: pipelines/seq2seq.h (finetune), models/trainer.h, models/presets.h.
+#include <iostream>
+#include <string>
+
 #include "apps/unieval/commands.h"
 #include "metrics/core/error.h"
+#include "models/presets.h"
+#include "pipelines/seq2seq.h"
 
 namespace unieval::cli {
 
-int cmd_finetune(const Args& /*args*/) { throw InputError("'unieval finetune' is not available in this build yet"); }
+namespace {
+
+std::string usage() {
+  return "usage: unieval finetune --task T (--model DIR | --model-config config.json) --data DIR --out RUN\n"
+         "                        [--preset NAME] [--device cpu|cuda] [--threads N] [overrides] [--resume]\n"
+         "\n"
+         "Fine-tunes a UniLM/BERT checkpoint as a sequence-to-sequence model (UniLM §2.5): \"[CLS] S1\n"
+         "[SEP] S2 [SEP]\" under the seq2seq mask, target tokens (final [SEP] included) masked with\n"
+         "--mask-prob, label-smoothed cross-entropy on the masked positions, AdamW with linear warm-up\n"
+         "and decay. DATA holds UniLM's line files train.src / train.tgt (dev.*, test.* for decode).\n"
+         "--model DIR: config.json + model.safetensors + vocab.txt (HF layout). --model-config: train\n"
+         "from scratch (vocab from --vocab or DATA/vocab.txt).\n"
+         "RUN gets run.json, config.json, vocab.txt, log.jsonl and checkpoint/ (weights, optimizer,\n"
+         "RNG, step); --resume continues a stopped run exactly where its last checkpoint was.\n"
+         "A preset sets the paper's recipe; any flag given overrides it.\n"
+         "\n"
+         "presets (UniLM §3, ERNIE-GEN Table 1):\n" +
+         models::presets_help() +
+         "\n"
+         "example: unieval finetune --task gigaword --preset gigaword --model unilm-base --data gigaword --out run1";
+}
+
+}  // namespace
+
+int cmd_finetune(const Args& args) {
+  po::options_description desc("finetune options");
+  desc.add_options()
+      ("task", po::value<std::string>()->default_value(""), "task name (recorded; e.g. gigaword)")
+      ("model", po::value<std::string>(), "checkpoint directory (config.json, model.safetensors, vocab.txt)")
+      ("model-config", po::value<std::string>(), "config.json: train from scratch instead")
+      ("vocab", po::value<std::string>(), "vocab.txt (default: MODEL/vocab.txt or DATA/vocab.txt)")
+      ("data", po::value<std::string>(), "data directory with train.src / train.tgt")
+      ("out", po::value<std::string>()->required(), "run directory")
+      ("preset", po::value<std::string>(), "paper recipe by name (see above)")
+      ("resume", po::bool_switch(), "continue RUN from its checkpoint (other training flags are ignored)")
+      ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")
+      ("precision", po::value<std::string>()->default_value("auto"), "auto | fp32 | bf16 | fp16 (reduced: CUDA only)")
+      ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
+      ("no-lowercase", po::bool_switch(), "cased tokenizer")
+      ("lr", po::value<double>(), "peak learning rate")
+      ("epochs", po::value<int64_t>(), "epochs")
+      ("steps", po::value<int64_t>(), "total optimizer steps (overrides epochs)")
+      ("warmup", po::value<double>(), "warm-up: steps if >= 1, else a fraction of the total")
+      ("batch-tokens", po::value<int64_t>(), "token budget per micro-batch")
+      ("batch-size", po::value<int64_t>(), "examples per micro-batch cap (0 = none)")
+      ("accum", po::value<int64_t>(), "micro-batches per optimizer step")
+      ("mask-prob", po::value<double>(), "fraction of target tokens masked")
+      ("mask-80-10-10", po::bool_switch(), "BERT 80/10/10 replacement of masked tokens")
+      ("noise-prob", po::value<double>(), "ERNIE-GEN noise: unmasked target tokens replaced at random")
+      ("label-smoothing", po::value<double>(), "label smoothing eps")
+      ("optimizer", po::value<std::string>(), "adamw | adam | adamax")
+      ("weight-decay", po::value<double>(), "weight decay (not on bias/LayerNorm)")
+      ("adam-eps", po::value<double>(), "Adam epsilon")
+      ("max-grad-norm", po::value<double>(), "gradient clipping (<= 0 off)")
+      ("max-src-len", po::value<int>(), "source tokens kept")
+      ("max-tgt-len", po::value<int>(), "target tokens kept")
+      ("dropout", po::value<double>(), "hidden and attention dropout of the model")
+      ("seed", po::value<uint64_t>(), "seed")
+      ("save-every", po::value<int64_t>(), "checkpoint every N steps (0 = at the end)")
+      ("log-every", po::value<int64_t>(), "log every N steps")
+      ("stop-after", po::value<int64_t>()->default_value(0), "checkpoint and stop after N steps of this call")
+      ("limit", po::value<int64_t>()->default_value(0), "use only the first N training examples")
+      ("no-progress", po::bool_switch(), "no progress bar")
+      ("json", po::bool_switch(), "print a JSON summary");
+  auto vm = parse(args, desc, usage());
+
+  pipelines::FinetuneOptions f;
+  f.task = vm["task"].as<std::string>();
+  f.out_dir = vm["out"].as<std::string>();
+  f.resume = vm["resume"].as<bool>();
+  if (!f.resume) {
+    if (vm.count("preset")) {
+      const models::Preset* p = models::find_preset(vm["preset"].as<std::string>());
+      if (!p) throw InputError("unknown --preset '" + vm["preset"].as<std::string>() + "' (see --help)");
+      if (!p->seq2seq) throw InputError("--preset " + p->name + " is an NLU recipe; finetune trains seq2seq tasks");
+      f.preset = p->name;
+      f.train = p->train;
+      f.decode = p->decode;
+      f.dropout = p->dropout;
+      if (f.task.empty()) f.task = p->task;
+    }
+    if (vm.count("model") == vm.count("model-config"))
+      throw InputError("give exactly one of --model DIR and --model-config FILE");
+    if (!vm.count("data")) throw InputError("--data is required");
+  }
+  if (vm.count("model")) f.model_dir = vm["model"].as<std::string>();
+  if (vm.count("model-config")) f.config = models::BertConfig::from_json_file(vm["model-config"].as<std::string>());
+  if (vm.count("vocab")) f.vocab = vm["vocab"].as<std::string>();
+  if (vm.count("data")) f.data_dir = vm["data"].as<std::string>();
+  f.lowercase = !vm["no-lowercase"].as<bool>();
+  auto& t = f.train;
+  if (vm.count("lr")) t.optim.lr = vm["lr"].as<double>();
+  if (vm.count("epochs")) t.epochs = vm["epochs"].as<int64_t>();
+  if (vm.count("steps")) t.max_steps = vm["steps"].as<int64_t>();
+  if (vm.count("warmup")) {
+    const double w = vm["warmup"].as<double>();
+    if (w < 0) throw InputError("--warmup must be >= 0");
+    if (w >= 1) t.warmup_steps = static_cast<int64_t>(w);
+    else t.warmup_steps = -1, t.warmup_ratio = w;
+  }
+  if (vm.count("batch-tokens")) t.batch_tokens = vm["batch-tokens"].as<int64_t>();
+  if (vm.count("batch-size")) t.batch_size = vm["batch-size"].as<int64_t>();
+  if (vm.count("accum")) t.accum = vm["accum"].as<int64_t>();
+  if (vm.count("mask-prob")) t.data.mask_prob = vm["mask-prob"].as<double>();
+  if (vm["mask-80-10-10"].as<bool>()) t.data.mask_80_10_10 = true;
+  if (vm.count("noise-prob")) t.data.noise_prob = vm["noise-prob"].as<double>();
+  if (vm.count("label-smoothing")) t.label_smoothing = vm["label-smoothing"].as<double>();
+  if (vm.count("optimizer")) t.optim.kind = models::parse_optimizer_kind(vm["optimizer"].as<std::string>());
+  if (vm.count("weight-decay")) t.optim.weight_decay = vm["weight-decay"].as<double>();
+  if (vm.count("adam-eps")) t.optim.eps = vm["adam-eps"].as<double>();
+  if (vm.count("max-grad-norm")) t.max_grad_norm = vm["max-grad-norm"].as<double>();
+  if (vm.count("max-src-len")) t.data.max_src_len = vm["max-src-len"].as<int>();
+  if (vm.count("max-tgt-len")) t.data.max_tgt_len = vm["max-tgt-len"].as<int>();
+  if (vm.count("dropout")) f.dropout = vm["dropout"].as<double>();
+  if (vm.count("seed")) t.seed = vm["seed"].as<uint64_t>();
+  if (vm.count("save-every")) t.save_every = vm["save-every"].as<int64_t>();
+  if (vm.count("log-every")) t.log_every = vm["log-every"].as<int64_t>();
+  t.stop_after = vm["stop-after"].as<int64_t>();
+  t.progress = !vm["no-progress"].as<bool>();
+  f.limit = vm["limit"].as<int64_t>();
+  f.device.device = vm["device"].as<std::string>();
+  f.device.precision = vm["precision"].as<std::string>();
+  f.device.threads = vm["threads"].as<int>();
+
+  pipelines::FinetuneResult r = pipelines::finetune(f);
+  nlohmann::ordered_json j;
+  j["run"] = r.run_dir;
+  j["examples"] = r.examples;
+  j["steps"] = r.train.steps_done;
+  j["total_steps"] = r.train.total_steps;
+  j["finished"] = r.train.finished;
+  j["first_loss"] = r.train.first_loss;
+  j["last_loss"] = r.train.last_loss;
+  j["tokens_per_second"] = r.train.tokens_per_second;
+  if (vm["json"].as<bool>()) {
+    print_json(j);
+  } else {
+    std::cout << "run " << r.run_dir << ": step " << r.train.steps_done << "/" << r.train.total_steps
+              << (r.train.finished ? " (finished)" : " (stopped; continue with --resume)") << ", loss "
+              << r.train.last_loss << "\n";
+  }
+  return kExitOk;
+}
 
 }  // namespace unieval::cli
