@@ -1,0 +1,168 @@
+// Optimizers against LibTorch's own (AdamW, Adam) and a hand-computed Adamax; schedule; clipping;
+// state round trip.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "models/optim.h"
+
+namespace unieval::models {
+namespace {
+
+struct Params {
+  torch::Tensor w, b;
+};
+
+Params make_params() {
+  torch::manual_seed(7);
+  return {torch::randn({4, 3}).requires_grad_(), torch::randn({3}).requires_grad_()};
+}
+
+// A fixed differentiable loss of the parameters.
+torch::Tensor loss_of(const Params& p, int step) {
+  torch::manual_seed(100 + step);
+  torch::Tensor x = torch::randn({5, 4});
+  return ((x.matmul(p.w) + p.b).tanh().pow(2)).sum();
+}
+
+TEST(OptimizerTest, AdamWMatchesTorchAdamWWithDecayExclusion) {
+  Params mine = make_params(), ref = make_params();
+  OptimizerOptions o;
+  o.lr = 0.01;
+  o.eps = 1e-8;
+  o.weight_decay = 0.1;
+  Optimizer opt({{"layer.dense.weight", mine.w}, {"layer.dense.bias", mine.b}}, o);
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(std::vector<torch::Tensor>{ref.w},
+                      std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(0.01).eps(1e-8).weight_decay(0.1)));
+  groups.emplace_back(std::vector<torch::Tensor>{ref.b},
+                      std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(0.01).eps(1e-8).weight_decay(0.0)));
+  torch::optim::AdamW torch_opt(std::move(groups));
+  for (int s = 0; s < 5; ++s) {
+    opt.zero_grad();
+    loss_of(mine, s).backward();
+    opt.step(0.01);
+    torch_opt.zero_grad();
+    loss_of(ref, s).backward();
+    torch_opt.step();
+  }
+  EXPECT_TRUE(torch::allclose(mine.w, ref.w, 1e-5, 1e-6));
+  EXPECT_TRUE(torch::allclose(mine.b, ref.b, 1e-5, 1e-6));
+}
+
+TEST(OptimizerTest, AdamMatchesTorchAdam) {
+  Params mine = make_params(), ref = make_params();
+  OptimizerOptions o;
+  o.kind = OptimizerKind::kAdam;
+  o.lr = 0.02;
+  o.eps = 1e-8;
+  o.weight_decay = 0.05;
+  Optimizer opt({{"w", mine.w}, {"LayerNorm.weight", mine.b}}, o);
+  std::vector<torch::optim::OptimizerParamGroup> groups;
+  groups.emplace_back(std::vector<torch::Tensor>{ref.w},
+                      std::make_unique<torch::optim::AdamOptions>(torch::optim::AdamOptions(0.02).eps(1e-8).weight_decay(0.05)));
+  groups.emplace_back(std::vector<torch::Tensor>{ref.b},
+                      std::make_unique<torch::optim::AdamOptions>(torch::optim::AdamOptions(0.02).eps(1e-8).weight_decay(0.0)));
+  torch::optim::Adam torch_opt(std::move(groups));
+  for (int s = 0; s < 4; ++s) {
+    opt.zero_grad();
+    loss_of(mine, s).backward();
+    opt.step(0.02);
+    torch_opt.zero_grad();
+    loss_of(ref, s).backward();
+    torch_opt.step();
+  }
+  EXPECT_TRUE(torch::allclose(mine.w, ref.w, 1e-5, 1e-6));
+  EXPECT_TRUE(torch::allclose(mine.b, ref.b, 1e-5, 1e-6));
+}
+
+TEST(OptimizerTest, AdamaxFollowsTorchAdamaxRule) {
+  // One parameter, hand-computed torch.optim.Adamax in double.
+  torch::Tensor p = torch::tensor({1.0, -2.0}, torch::kDouble).requires_grad_();
+  OptimizerOptions o;
+  o.kind = OptimizerKind::kAdamax;
+  o.lr = 0.1;
+  o.eps = 1e-8;
+  o.weight_decay = 0.0;
+  Optimizer opt({{"w", p}}, o);
+  double x[2] = {1.0, -2.0}, m[2] = {0, 0}, u[2] = {0, 0};
+  for (int t = 1; t <= 3; ++t) {
+    opt.zero_grad();
+    (p.pow(3)).sum().backward();  // g = 3 p^2
+    opt.step(0.1);
+    for (int i = 0; i < 2; ++i) {
+      const double g = 3 * x[i] * x[i];
+      m[i] = 0.9 * m[i] + 0.1 * g;
+      u[i] = std::max(0.999 * u[i], std::abs(g) + 1e-8);
+      x[i] -= 0.1 / (1 - std::pow(0.9, t)) * m[i] / u[i];
+    }
+  }
+  EXPECT_NEAR(p[0].item<double>(), x[0], 1e-12);
+  EXPECT_NEAR(p[1].item<double>(), x[1], 1e-12);
+}
+
+TEST(OptimizerTest, StateRoundTripContinuesIdentically) {
+  Params a = make_params(), b = make_params();
+  OptimizerOptions o;
+  o.lr = 0.01;
+  Optimizer oa({{"w", a.w}, {"bias", a.b}}, o);
+  for (int s = 0; s < 3; ++s) {
+    oa.zero_grad();
+    loss_of(a, s).backward();
+    oa.step(0.01);
+  }
+  // b takes a's parameters and (serialised) state, then both continue.
+  {
+    torch::NoGradGuard g;
+    b.w.copy_(a.w);
+    b.b.copy_(a.b);
+  }
+  Optimizer ob({{"w", b.w}, {"bias", b.b}}, o);
+  ob.load_state_dict(deserialize_tensors(serialize_tensors(oa.state_dict()), "state"));
+  EXPECT_EQ(ob.steps(), 3);
+  for (int s = 3; s < 6; ++s) {
+    oa.zero_grad();
+    loss_of(a, s).backward();
+    oa.step(0.01);
+    ob.zero_grad();
+    loss_of(b, s).backward();
+    ob.step(0.01);
+  }
+  EXPECT_TRUE(torch::equal(a.w, b.w));
+  EXPECT_TRUE(torch::equal(a.b, b.b));
+}
+
+TEST(OptimizerTest, NoDecayNames) {
+  EXPECT_TRUE(is_no_decay_parameter("bert.encoder.layer.0.output.dense.bias"));
+  EXPECT_TRUE(is_no_decay_parameter("bert.embeddings.LayerNorm.weight"));
+  EXPECT_TRUE(is_no_decay_parameter("cls.predictions.bias"));
+  EXPECT_FALSE(is_no_decay_parameter("bert.encoder.layer.0.output.dense.weight"));
+  EXPECT_FALSE(is_no_decay_parameter("bert.embeddings.word_embeddings.weight"));
+}
+
+TEST(ScheduleTest, LinearWarmupThenLinearDecay) {
+  LinearSchedule s{1.0, 10, 110};
+  EXPECT_DOUBLE_EQ(s.lr(0), 0.0);
+  EXPECT_DOUBLE_EQ(s.lr(5), 0.5);
+  EXPECT_DOUBLE_EQ(s.lr(10), 1.0);
+  EXPECT_DOUBLE_EQ(s.lr(60), 0.5);
+  EXPECT_DOUBLE_EQ(s.lr(110), 0.0);
+  EXPECT_DOUBLE_EQ(s.lr(200), 0.0);
+  LinearSchedule no_warmup{2.0, 0, 4};
+  EXPECT_DOUBLE_EQ(no_warmup.lr(0), 2.0);
+  EXPECT_DOUBLE_EQ(no_warmup.lr(3), 0.5);
+}
+
+TEST(ClipTest, ScalesToMaxNorm) {
+  torch::Tensor a = torch::zeros({2}).requires_grad_(), b = torch::zeros({1}).requires_grad_();
+  a.mutable_grad() = torch::tensor({3.0f, 0.0f});
+  b.mutable_grad() = torch::tensor({4.0f});
+  EXPECT_NEAR(clip_grad_norm({a, b}, 1.0), 5.0, 1e-6);
+  EXPECT_NEAR(a.grad()[0].item<double>(), 0.6, 1e-5);
+  EXPECT_NEAR(b.grad()[0].item<double>(), 0.8, 1e-5);
+  EXPECT_NEAR(clip_grad_norm({a, b}, 10.0), 1.0, 1e-5);  // below the limit: unchanged
+  EXPECT_NEAR(a.grad()[0].item<double>(), 0.6, 1e-5);
+}
+
+}  // namespace
+}  // namespace unieval::models
