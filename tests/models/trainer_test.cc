@@ -1,0 +1,252 @@
+// Seq2seq training: packing and target masking, token-budget batches, label smoothing, and
+// resume == uninterrupted.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "models/presets.h"
+#include "models/run_dir.h"
+#include "models/seq2seq_data.h"
+#include "models/trainer.h"
+#include "tests/test_util.h"
+
+namespace unieval::models {
+namespace {
+
+SpecialIds tiny_ids(int64_t vocab) {
+  SpecialIds ids;
+  ids.pad = 0;
+  ids.unk = 1;
+  ids.cls = 2;
+  ids.sep = 3;
+  ids.mask = 4;
+  ids.vocab_size = vocab;
+  ids.first_regular = 5;
+  return ids;
+}
+
+TEST(Seq2SeqDataTest, PacksAndMasksTargetOnly) {
+  std::vector<Seq2SeqExample> ex = {{{10, 11, 12}, {20, 21, 22, 23}}, {{13}, {24}}};
+  Seq2SeqDataOptions o;
+  o.mask_prob = 0.5;
+  std::mt19937_64 rng(1);
+  TrainBatch b = make_train_batch(ex, {0, 1}, o, tiny_ids(30), rng);
+  // [CLS] 10 11 12 [SEP] 20 21 22 23 [SEP]  (T = 10); [CLS] 13 [SEP] 24 [SEP] + pad
+  ASSERT_EQ(b.input_ids.sizes(), torch::IntArrayRef({2, 10}));
+  auto in = b.input_ids.accessor<int64_t, 2>();
+  auto ty = b.token_type_ids.accessor<int64_t, 2>();
+  EXPECT_EQ(in[0][0], 2);
+  EXPECT_EQ(in[0][4], 3);
+  EXPECT_EQ(in[1][5], 0);  // padding
+  EXPECT_EQ(ty[0][4], 0);
+  EXPECT_EQ(ty[0][5], 1);
+  EXPECT_EQ(ty[0][9], 1);
+  // Example 0: round(0.5 * 5) = 2 (banker's? llround: 2.5 -> 3) masked target positions.
+  std::vector<int64_t> masked(b.masked_index.data_ptr<int64_t>(), b.masked_index.data_ptr<int64_t>() + b.masked_index.numel());
+  std::vector<int64_t> labels(b.labels.data_ptr<int64_t>(), b.labels.data_ptr<int64_t>() + b.labels.numel());
+  int in_first = 0;
+  const std::vector<int64_t> original0 = {2, 10, 11, 12, 3, 20, 21, 22, 23, 3};
+  const std::vector<int64_t> original1 = {2, 13, 3, 24, 3};
+  for (size_t k = 0; k < masked.size(); ++k) {
+    const int64_t row = masked[k] / 10, pos = masked[k] % 10;
+    EXPECT_EQ(in[row][pos], 4) << "masked positions hold [MASK]";
+    if (row == 0) {
+      ++in_first;
+      EXPECT_GE(pos, 5);  // target only (final [SEP] included)
+      EXPECT_EQ(labels[k], original0[pos]);
+    } else {
+      EXPECT_GE(pos, 3);
+      EXPECT_LE(pos, 4);
+      EXPECT_EQ(labels[k], original1[pos]);
+    }
+  }
+  EXPECT_EQ(in_first, 3);
+  EXPECT_EQ(masked.size(), 4u);  // example 1: max(1, round(0.5 * 2)) = 1
+  // Seq2seq mask: source row sees the source only, target row its prefix.
+  auto m = b.attention_mask.accessor<int64_t, 3>();
+  EXPECT_EQ(m[0][2][4], 1);
+  EXPECT_EQ(m[0][2][5], 0);
+  EXPECT_EQ(m[0][6][5], 1);
+  EXPECT_EQ(m[0][6][6], 1);
+  EXPECT_EQ(m[0][6][7], 0);
+  EXPECT_EQ(m[1][3][5], 0);  // padding key
+}
+
+TEST(Seq2SeqDataTest, FinalSepCanBeMaskedAndEverythingIsEventuallyMasked) {
+  std::vector<Seq2SeqExample> ex = {{{10}, {20, 21}}};
+  Seq2SeqDataOptions o;
+  o.mask_prob = 0.3;  // one of 3 target positions
+  std::mt19937_64 rng(5);
+  std::set<int64_t> seen;
+  for (int i = 0; i < 50; ++i) {
+    TrainBatch b = make_train_batch(ex, {0}, o, tiny_ids(30), rng);
+    ASSERT_EQ(b.labels.numel(), 1);
+    seen.insert(b.masked_index[0].item<int64_t>());
+  }
+  EXPECT_EQ(seen, (std::set<int64_t>{3, 4, 5}));
+}
+
+TEST(Seq2SeqDataTest, BatchesRespectTokenBudget) {
+  std::vector<int64_t> lengths;
+  for (int i = 0; i < 100; ++i) lengths.push_back(5 + i % 17);
+  std::mt19937_64 rng(3);
+  auto batches = make_batches(lengths, 64, 6, rng);
+  std::vector<int> count(100, 0);
+  for (const auto& b : batches) {
+    int64_t longest = 0;
+    for (size_t i : b) longest = std::max(longest, lengths[i]), ++count[i];
+    EXPECT_LE(static_cast<int64_t>(b.size()) * longest, 64);
+    EXPECT_LE(b.size(), 6u);
+  }
+  for (int c : count) EXPECT_EQ(c, 1);
+}
+
+TEST(LossTest, LabelSmoothingMatchesTorchCrossEntropy) {
+  torch::manual_seed(0);
+  torch::Tensor logits = torch::randn({6, 11});
+  torch::Tensor labels = torch::randint(0, 11, {6}, torch::kInt64);
+  auto [loss, nll] = label_smoothed_nll(logits, labels, 0.1);
+  namespace F = torch::nn::functional;
+  torch::Tensor ref = F::cross_entropy(logits, labels, F::CrossEntropyFuncOptions().label_smoothing(0.1));
+  torch::Tensor ref_nll = F::cross_entropy(logits, labels);
+  EXPECT_NEAR(loss.item<double>(), ref.item<double>(), 1e-6);
+  EXPECT_NEAR(nll.item<double>(), ref_nll.item<double>(), 1e-6);
+}
+
+// A tiny generated task, tokenised by word index.
+std::vector<Seq2SeqExample> tiny_task(int64_t* vocab) {
+  SyntheticTaskOptions o;
+  o.n_words = 12;
+  o.n_train = 48;
+  o.n_dev = 1;
+  o.n_test = 1;
+  SyntheticTask t = make_synthetic_task(o);
+  std::map<std::string, int64_t> id;
+  for (size_t i = 0; i < t.words.size(); ++i) id[t.words[i]] = 5 + static_cast<int64_t>(i);
+  *vocab = 5 + static_cast<int64_t>(t.words.size());
+  auto enc = [&](const std::string& s) {
+    std::vector<int64_t> v;
+    std::istringstream in(s);
+    std::string w;
+    while (in >> w) v.push_back(id.at(w));
+    return v;
+  };
+  std::vector<Seq2SeqExample> ex;
+  for (size_t i = 0; i < t.train_src.size(); ++i) ex.push_back({enc(t.train_src[i]), enc(t.train_tgt[i])});
+  return ex;
+}
+
+UnilmModel fresh_model(int64_t vocab) {
+  torch::manual_seed(11);
+  UnilmHeads heads;
+  heads.pooler = false;
+  UnilmModel m(BertConfig::tiny(vocab, 0.1), heads);  // dropout on: the RNG must resume too
+  m->init_weights();
+  return m;
+}
+
+TEST(TrainerTest, ResumeEqualsUninterruptedRun) {
+  int64_t vocab = 0;
+  auto data = tiny_task(&vocab);
+  TrainOptions o;
+  o.optim.lr = 1e-3;
+  o.max_steps = 8;
+  o.warmup_steps = 2;
+  o.batch_tokens = 16 * 12;
+  o.batch_size = 16;
+  o.accum = 2;
+  o.progress = false;
+  o.data.max_src_len = 10;
+  o.data.max_tgt_len = 10;
+  testing::TempDir tmp;
+  const auto ids = tiny_ids(vocab);
+
+  RunDir full((tmp.path() / "full").string());
+  full.create(o.to_json(), BertConfig::tiny(vocab, 0.1), "v\n");
+  UnilmModel a = fresh_model(vocab);
+  TrainResult ra = train_seq2seq(a, data, ids, o, &full, false);
+  ASSERT_TRUE(ra.finished);
+  ASSERT_EQ(ra.losses.size(), 8u);
+
+  RunDir part((tmp.path() / "part").string());
+  part.create(o.to_json(), BertConfig::tiny(vocab, 0.1), "v\n");
+  TrainOptions first = o;
+  first.stop_after = 3;
+  UnilmModel b = fresh_model(vocab);
+  TrainResult rb = train_seq2seq(b, data, ids, first, &part, false);
+  EXPECT_FALSE(rb.finished);
+  EXPECT_EQ(rb.steps_done, 3);
+  ASSERT_TRUE(part.has_checkpoint());
+  // A new process would start from a differently initialised model: make that explicit.
+  torch::manual_seed(999);
+  UnilmModel c = fresh_model(vocab);
+  {
+    torch::NoGradGuard g;
+    for (auto& p : c->parameters()) p.add_(torch::randn_like(p));
+  }
+  TrainResult rc = train_seq2seq(c, data, ids, o, &part, true);
+  EXPECT_TRUE(rc.finished);
+  ASSERT_EQ(rc.losses.size(), 5u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(rb.losses[i], ra.losses[i]);
+  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(rc.losses[i], ra.losses[3 + i]) << "step " << 4 + i;
+  auto pa = a->named_parameters();
+  auto pc = c->named_parameters();
+  for (const auto& item : pa) EXPECT_TRUE(torch::equal(item.value(), pc[item.key()])) << item.key();
+  // The log holds exactly steps 1..8 once.
+  std::ifstream log(part.file("log.jsonl"));
+  std::string line;
+  int64_t expect = 1;
+  while (std::getline(log, line)) EXPECT_EQ(nlohmann::json::parse(line)["step"].get<int64_t>(), expect++);
+  EXPECT_EQ(expect, 9);
+  // The checkpoint holds safetensors weights that load back to the same parameters.
+  UnilmModel d = fresh_model(vocab);
+  load_model_weights(d, (std::filesystem::path(part.checkpoint_dir()) / kRunWeightsFile).string());
+  for (const auto& item : pa) EXPECT_TRUE(torch::equal(item.value(), d->named_parameters()[item.key()]));
+}
+
+TEST(TrainerTest, LossFallsOnAToyTask) {
+  int64_t vocab = 0;
+  auto data = tiny_task(&vocab);
+  TrainOptions o;
+  o.optim.lr = 3e-3;
+  o.epochs = 15;
+  o.batch_tokens = 16 * 12;
+  o.batch_size = 16;
+  o.progress = false;
+  UnilmModel m = fresh_model(vocab);
+  TrainResult r = train_seq2seq(m, data, tiny_ids(vocab), o, nullptr, false);
+  ASSERT_GE(r.losses.size(), 20u);
+  double head = 0, tail = 0;
+  for (size_t i = 0; i < 5; ++i) head += r.losses[i], tail += r.losses[r.losses.size() - 1 - i];
+  EXPECT_LT(tail, head * 0.8);
+}
+
+TEST(PresetTest, PapersRecipes) {
+  const Preset* g = find_preset("gigaword");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->train.epochs, 30);
+  EXPECT_EQ(g->train.batch_size, 64);
+  EXPECT_DOUBLE_EQ(g->train.data.mask_prob, 0.7);
+  EXPECT_EQ(g->train.data.max_src_len, 192);
+  EXPECT_EQ(g->decode.beam, 5);
+  EXPECT_EQ(g->decode.no_repeat_ngram, 3);
+  const Preset* d = find_preset("dstc7");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->decode.beam, 10);
+  EXPECT_EQ(d->decode.max_len, 40);
+  const Preset* e = find_preset("ernie-gen-large-gigaword");
+  ASSERT_NE(e, nullptr);
+  EXPECT_DOUBLE_EQ(e->train.optim.lr, 3e-5);
+  EXPECT_DOUBLE_EQ(e->train.data.noise_prob, 0.6);
+  EXPECT_EQ(e->train.batch_size, 128);
+  EXPECT_DOUBLE_EQ(*e->dropout, 0.2);
+  EXPECT_EQ(find_preset("nope"), nullptr);
+  EXPECT_NE(presets_help().find("squad-qg"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace unieval::models
