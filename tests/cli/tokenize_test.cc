@@ -77,7 +77,7 @@ TEST(TokenizeCliTest, PlainOutputIdsAndCaseFromTheVocab) {
   auto r = run_cli("tokenize --vocab " + shq(vocab_path("bert-uncased-vocab.txt")) +
                    " --text " + shq("UNwant\u00E9d,running"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out, "un ##want ##ed , running\n");
+  EXPECT_EQ(r.out, "unwanted , running\n");  // the real vocab has the whole word
   r = run_cli("tokenize --vocab " + shq(vocab_path("bert-uncased-vocab.txt")) + " --ids --text " +
               shq("Hello, world!"));
   EXPECT_EQ(r.out, "7592 1010 2088 999\n");
