@@ -77,8 +77,13 @@ std::vector<std::vector<double>> segment_stats(const std::vector<std::string>& h
       char_ids(refs[k][i], o, r);
       clip.run(h, std::vector<IdSpan>{IdSpan(r)}, N);
       for (int n = 1; n <= N; ++n) {
-        st[3 * (n - 1)] = static_cast<double>(std::max<int64_t>(0, static_cast<int64_t>(h.size()) - n + 1));
-        st[3 * (n - 1) + 1] = static_cast<double>(std::max<int64_t>(0, static_cast<int64_t>(r.size()) - n + 1));
+        const int64_t n_hyp = std::max<int64_t>(0, static_cast<int64_t>(h.size()) - n + 1);
+        const int64_t n_ref = std::max<int64_t>(0, static_cast<int64_t>(r.size()) - n + 1);
+        // CHRF._get_match_statistics reports the hypothesis count as 0 at any order where the
+        // reference has no n-grams at all (`hyp_count if ref_ngrams else 0`), so a reference
+        // shorter than n contributes nothing to the corpus hypothesis total for that order.
+        st[3 * (n - 1)] = static_cast<double>(n_ref > 0 ? n_hyp : 0);
+        st[3 * (n - 1) + 1] = static_cast<double>(n_ref);
         st[3 * (n - 1) + 2] = static_cast<double>(clip.matches(n));
       }
       double f = chrf_f_score(st, o);
