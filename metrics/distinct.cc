@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "metrics/core/error.h"
+#include "metrics/ngram_ids.h"
 #include "metrics/text/dstc7_clean.h"
 #include "metrics/text/squad_normalize.h"
 
@@ -32,17 +33,6 @@ double pairwise_sum(const double* a, size_t n) {
   size_t n2 = n / 2;
   n2 -= n2 % 8;
   return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
-}
-
-// n-gram key: ' '.join(tokens), as the DSTC7 code does. Tokens never contain ' ' (split()
-// and split(" ") both cut there), so different n-grams of one order never share a key.
-std::string ngram_key(const std::vector<std::string>& toks, size_t i, int n) {
-  std::string k = toks[i];
-  for (int j = 1; j < n; ++j) {
-    k.push_back(' ');
-    k += toks[i + j];
-  }
-  return k;
 }
 
 }  // namespace
@@ -117,15 +107,16 @@ DistinctResult distinct_tokens(const std::vector<std::vector<std::string>>& segs
   r.signature = opts.signature();
   for (int n : opts.orders)
     if (n < 1) throw InputError("n-gram orders must be >= 1 (got " + std::to_string(n) + ")");
+  const auto ids = internal::intern_segments(segs);
   if (opts.flavour == DistinctFlavour::kDstc7) {
     // calc_diversity: types[n][ngram] = 1; tokens[n] += 1 (float count).
     for (int n : opts.orders) {
-      std::unordered_set<std::string> types;
+      std::unordered_set<internal::PackedNgram, internal::PackedNgramHash> types;
       double tokens = 0;
-      for (const auto& t : segs) {
+      for (const auto& t : ids) {
         if (t.size() < static_cast<size_t>(n)) continue;
         for (size_t i = 0; i + n <= t.size(); ++i) {
-          types.insert(ngram_key(t, i, n));
+          types.insert(internal::pack_ngram(t.data() + i, n));
           tokens += 1;
         }
       }
@@ -142,14 +133,14 @@ DistinctResult distinct_tokens(const std::vector<std::vector<std::string>>& segs
   // PLATO distinct(seqs).
   for (int n : opts.orders) {
     std::vector<double> intra;
-    intra.reserve(segs.size());
-    std::unordered_set<std::string> all;
+    intra.reserve(ids.size());
+    std::unordered_set<internal::PackedNgram, internal::PackedNgramHash> all, uniq;
     double total = 0;
-    for (const auto& t : segs) {
-      std::unordered_set<std::string> uniq;
+    for (const auto& t : ids) {
+      uniq.clear();
       size_t count = t.size() >= static_cast<size_t>(n) ? t.size() - n + 1 : 0;
       for (size_t i = 0; i < count; ++i) {
-        std::string k = ngram_key(t, i, n);
+        auto k = internal::pack_ngram(t.data() + i, n);
         uniq.insert(k);
         all.insert(std::move(k));
       }

@@ -5,6 +5,7 @@
 
 #include "metrics/core/error.h"
 #include "metrics/distinct.h"
+#include "metrics/ngram_ids.h"
 
 namespace unieval::metrics {
 
@@ -20,20 +21,16 @@ EntropyResult entropy_tokens(const std::vector<std::vector<std::string>>& segs,
   EntropyResult r;
   r.orders = opts.orders;
   r.signature = opts.signature();
+  const auto ids = internal::intern_segments(segs);
   for (int n : opts.orders) {
     if (n < 1) throw InputError("n-gram orders must be >= 1 (got " + std::to_string(n) + ")");
-    // counter[n][ngram] += 1, keeping first-seen order for the summation.
-    std::unordered_map<std::string, size_t> index;
+    // counter[n][ngram] += 1, keeping first-seen order for the summation (Python dicts keep
+    // insertion order, and the entropy sum below runs in that order).
+    std::unordered_map<internal::PackedNgram, size_t, internal::PackedNgramHash> index;
     std::vector<double> counts;
-    std::string key;
-    for (const auto& t : segs) {
+    for (const auto& t : ids) {
       for (size_t i = 0; i + n <= t.size(); ++i) {
-        key = t[i];
-        for (int j = 1; j < n; ++j) {
-          key.push_back(' ');
-          key += t[i + j];
-        }
-        auto [it, fresh] = index.emplace(key, counts.size());
+        auto [it, fresh] = index.emplace(internal::pack_ngram(t.data() + i, n), counts.size());
         if (fresh) counts.push_back(1);
         else counts[it->second] += 1;
       }
