@@ -68,7 +68,11 @@ TEST(SafetensorsTest, RoundTripsEveryDtypeAndMetadata) {
   EXPECT_EQ(f.metadata().at("note"), "hi");
   ASSERT_EQ(f.tensors().size(), ts.size());
   for (size_t i = 0; i < ts.size(); ++i) {
-    EXPECT_EQ(f.tensors()[i].name, ts[i].first) << "header order kept";
+    // The JSON header is an object: its key order is not part of the format (readers look
+    // tensors up by name), so only presence is checked.
+    bool present = false;
+    for (const auto& t : f.tensors()) present |= (t.name == ts[i].first);
+    EXPECT_TRUE(present) << ts[i].first;
     torch::Tensor got = f.tensor(ts[i].first);
     EXPECT_EQ(got.scalar_type(), ts[i].second.scalar_type()) << ts[i].first;
     EXPECT_TRUE(torch::equal(got, ts[i].second)) << ts[i].first;
