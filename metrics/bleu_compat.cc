@@ -1,3 +1,4 @@
+#include "metrics/core/numpy_sum.h"
 #include "metrics/bleu_compat.h"
 
 #include <cmath>
@@ -56,27 +57,6 @@ double py_fsum(const std::vector<double>& xs) {
   return hi;
 }
 
-// numpy's pairwise summation of a float64 array (np.add.reduce, used by np.average/np.mean).
-double np_pairwise_sum(const double* a, size_t n) {
-  if (n < 8) {
-    double res = 0.0;  // numpy starts from -0.0 in newer versions; identical for our sums
-    for (size_t i = 0; i < n; ++i) res += a[i];
-    return res;
-  }
-  if (n <= 128) {
-    double r[8];
-    for (int j = 0; j < 8; ++j) r[j] = a[j];
-    size_t i;
-    for (i = 8; i < n - (n % 8); i += 8)
-      for (int j = 0; j < 8; ++j) r[j] += a[i + j];
-    double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; ++i) res += a[i];
-    return res;
-  }
-  size_t n2 = n / 2;
-  n2 -= n2 % 8;
-  return np_pairwise_sum(a, n2) + np_pairwise_sum(a + n2, n - n2);
-}
 
 // Perl `split` with no arguments on a byte string: fields separated by ASCII whitespace.
 std::vector<std::string_view> perl_split_bytes(std::string_view s) {
@@ -490,8 +470,8 @@ PlatoBleuScore plato_bleu(const std::vector<std::string>& hyps, const std::vecto
     out.bleu_1 = out.bleu_2 = std::nan("");  // np.average([]) is nan
     return out;
   }
-  out.bleu_1 = np_pairwise_sum(s1.data(), s1.size()) / static_cast<double>(s1.size());
-  out.bleu_2 = np_pairwise_sum(s2.data(), s2.size()) / static_cast<double>(s2.size());
+  out.bleu_1 = numpy_pairwise_sum(s1.data(), s1.size()) / static_cast<double>(s1.size());
+  out.bleu_2 = numpy_pairwise_sum(s2.data(), s2.size()) / static_cast<double>(s2.size());
   return out;
 }
 

@@ -1,3 +1,4 @@
+#include "metrics/core/numpy_sum.h"
 #include "metrics/distinct.h"
 
 #include <cmath>
@@ -11,35 +12,9 @@
 
 namespace unieval::metrics {
 
-namespace {
-
-// numpy loops_utils.h.src DOUBLE_pairwise_sum.
-double pairwise_sum(const double* a, size_t n) {
-  if (n < 8) {
-    double res = 0.;
-    for (size_t i = 0; i < n; ++i) res += a[i];
-    return res;
-  }
-  if (n <= 128) {
-    double r[8];
-    for (int j = 0; j < 8; ++j) r[j] = a[j];
-    size_t i;
-    for (i = 8; i < n - (n % 8); i += 8)
-      for (int j = 0; j < 8; ++j) r[j] += a[i + j];
-    double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; ++i) res += a[i];
-    return res;
-  }
-  size_t n2 = n / 2;
-  n2 -= n2 % 8;
-  return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
-}
-
-}  // namespace
-
 double numpy_mean(const std::vector<double>& v) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  return pairwise_sum(v.data(), v.size()) / static_cast<double>(v.size());
+  return numpy_pairwise_sum(v.data(), v.size()) / static_cast<double>(v.size());
 }
 
 DistinctFlavour parse_distinct_flavour(const std::string& name) {

@@ -1,4 +1,5 @@
 // coco-caption ROUGE-L: mirrors rouge.py `my_lcs`, `Rouge.calc_score`, `Rouge.compute_score`.
+#include "metrics/core/numpy_sum.h"
 #include "metrics/rouge_coco.h"
 
 #include <algorithm>
@@ -33,33 +34,12 @@ size_t lcs_length(const std::vector<std::string>& a, const std::vector<std::stri
   return prev[b.size()];
 }
 
-// numpy pairwise_sum (numpy/core/src/umath/loops_utils.h): blocks of 8 accumulators up to 128.
-double pairwise_sum(const double* a, size_t n) {
-  if (n < 8) {
-    double res = 0.;
-    for (size_t i = 0; i < n; ++i) res += a[i];
-    return res;
-  }
-  if (n <= 128) {
-    double r[8];
-    for (int k = 0; k < 8; ++k) r[k] = a[k];
-    size_t i;
-    for (i = 8; i < n - (n % 8); i += 8)
-      for (int k = 0; k < 8; ++k) r[k] += a[i + k];
-    double res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
-    for (; i < n; ++i) res += a[i];
-    return res;
-  }
-  size_t n2 = n / 2;
-  n2 -= n2 % 8;
-  return pairwise_sum(a, n2) + pairwise_sum(a + n2, n - n2);
-}
 
 }  // namespace
 
 double coco_rouge_mean(const std::vector<double>& values) {
   if (values.empty()) return 0.0;
-  return pairwise_sum(values.data(), values.size()) / static_cast<double>(values.size());
+  return numpy_pairwise_sum(values.data(), values.size()) / static_cast<double>(values.size());
 }
 
 double coco_rouge_l(const std::string& candidate, const std::vector<std::string>& refs, double beta) {
