@@ -13,6 +13,7 @@ std::vector<TaskAdapter> build_task_registry() {
   add(glue_adapters());
   add(personachat_adapters());
   add(summarization_adapters());
+  add(squad_qg_adapters());
   return all;
 }
 

@@ -16,5 +16,6 @@ std::vector<TaskAdapter> coqa_adapters();   // tasks/coqa.h
 std::vector<TaskAdapter> glue_adapters();   // tasks/glue.h
 std::vector<TaskAdapter> personachat_adapters();  // tasks/personachat.h
 std::vector<TaskAdapter> summarization_adapters();  // tasks/summarization.h
+std::vector<TaskAdapter> squad_qg_adapters();       // tasks/squad_qg.h
 
 }  // namespace unieval::tasks

@@ -1,0 +1,213 @@
+// squad-qg / squad-qg-reversed adapters and UniLM's fix_tokenization, on small files written here
+// and on ../shared/data/squad_qg (skipped when absent).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "metrics/core/error.h"
+#include "metrics/core/io.h"
+#include "tasks/squad_qg.h"
+#include "tasks/task.h"
+#include "tasks/unilm_text.h"
+#include "tests/test_util.h"
+
+namespace unieval::tasks {
+namespace {
+
+using unieval::testing::shared_dir;
+using unieval::testing::TempDir;
+
+EvalRequest request(const std::string& task, const std::string& data, const std::string& pred) {
+  EvalRequest r;
+  r.task = task;
+  r.data = data;
+  r.pred = pred;
+  return r;
+}
+
+bool has_note(const results::RunResult& r, const std::string& part) {
+  for (const auto& n : r.notes)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+TEST(UnilmFixTokenizationTest, RulesOfTheSpec) {
+  EXPECT_EQ(unilm_fix_tokenization("( a ) [ b ] { c } [UNK] & < >"),
+            "-lrb- a -rrb- -lsb- b -rsb- -lcb- c -rcb- UNK &amp; &lt; &gt;");
+  EXPECT_EQ(unilm_fix_tokenization("he said \" yes \" and \" no \""), "he said `` yes '' and `` no ''");
+  EXPECT_EQ(unilm_fix_tokenization("why don ' t you ?"), "why do n't you ?");
+  EXPECT_EQ(unilm_fix_tokenization("it ' s john ' s and we ' d , we ' ll"), "it 's john 's and we 'd , we 'll");
+  EXPECT_EQ(unilm_fix_tokenization("the ' best ' one"), "the ` best ' one");
+  EXPECT_EQ(unilm_fix_tokenization("wait . . . what"), "wait ... what");
+  EXPECT_EQ(unilm_fix_tokenization("$ 3 , 000 , 000 and 3 . 03"), "$ 3,000,000 and 3.03");
+  // U . N . -> "U.N." and the script then sees the closing "." again.
+  EXPECT_EQ(unilm_fix_tokenization("the U . N . said"), "the U.N. . said");
+  EXPECT_EQ(unilm_fix_tokenization("u . n ."), "u . n .");  // lower case: no rule
+  EXPECT_EQ(unilm_fix_tokenization("a well - known long - term plan"), "a well-known long-term plan");
+  EXPECT_EQ(unilm_fix_tokenization("- start , end -"), "- start , end -");
+  EXPECT_EQ(unilm_fix_tokenization("a - - b"), "a -- b");
+  EXPECT_EQ(unilm_fix_tokenization("1990 - ( x )"), "1990 - -lrb- x -rrb-");
+  // A lone "n ' t": the n-token becomes empty, i.e. a double space in the joined text.
+  EXPECT_EQ(unilm_fix_tokenization("n ' t"), " n't");
+  EXPECT_EQ(unilm_fix_tokenization("  spaced\tout\n"), "spaced out");
+  EXPECT_EQ(wordpiece_detokenize("the hu ##gging face ##s"), "the hugging faces");
+  EXPECT_EQ(wordpiece_detokenize("##x y"), "##x y");
+  EXPECT_EQ(py2_lower("ÀBC Été"), "Àbc Été");  // ASCII only, as Python 2 byte strings
+}
+
+TEST(SquadQgTaskTest, SourceGroupingLastPredictionWins) {
+  TempDir tmp;
+  // Lines 1 and 2 share a source (case and outer spaces differ): two references, and the
+  // prediction of line 2 is the one scored. It equals line 1's reference.
+  tmp.write("qg/src-test.txt", "The cat sat .\n  the cat sat .  \na dog ran .\n");
+  tmp.write("qg/tgt-test.txt", "what sat on it ?\nwho sat on the mat ?\nwhat ran away fast ?\n");
+  auto pred = tmp.write("pred.txt", "completely wrong words\nWhat sat on it ?\nWhat ran away fast ?\n");
+  auto r = evaluate(request("squad-qg", (tmp.path() / "qg").string(), pred));
+  EXPECT_EQ(r.task, "squad-qg");
+  EXPECT_EQ(r.split, "test");
+  EXPECT_EQ(r.examples, 2);
+  EXPECT_DOUBLE_EQ(r.score("rougeL")->value, 1.0);
+  EXPECT_GT(r.score("bleu4")->value, 0.9999999);
+  EXPECT_LT(r.score("bleu4")->value, 1.0);  // coco's tiny/small constants
+  EXPECT_TRUE(has_note(r, "1 with several questions"));
+  EXPECT_TRUE(has_note(r, "METEOR skipped") || r.score("meteor"));
+
+  // The first prediction of the shared source does not count: swapping it in drops the score.
+  auto first = tmp.write("first.txt", "What sat on it ?\ncompletely wrong words\nWhat ran away fast ?\n");
+  auto f = evaluate(request("squad-qg", (tmp.path() / "qg").string(), first));
+  EXPECT_LT(f.score("rougeL")->value, 0.6);
+
+  auto groups = group_qg_by_source({"a", "b", "a"}, {"r1", "r2", "r3"}, {"h1", "h2", "h3"});
+  EXPECT_EQ(groups.keys, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(groups.hyps, (std::vector<std::string>{"h3", "h2"}));
+  EXPECT_EQ(groups.refs[0], (std::vector<std::string>{"r1", "r3"}));
+  EXPECT_EQ(groups.last_line, (std::vector<long>{3, 2}));
+  EXPECT_EQ(groups.repeated_keys, 1);
+}
+
+TEST(SquadQgTaskTest, FixTokenizationAndLowercaseOnPredictions) {
+  TempDir tmp;
+  auto src = tmp.write("src-test.txt", "a sentence .\n");
+  tmp.write("tgt-test.txt", "what is -lrb- a -rrb- ?\n");
+  auto pred = tmp.write("p.txt", "What is ( A ) ?\n");
+  auto r = evaluate(request("squad-qg", src, pred));  // a src- file finds its tgt- partner
+  EXPECT_DOUBLE_EQ(r.score("rougeL")->value, 1.0);
+  auto req = request("squad-qg", src, pred);
+  req.options["fix_tokenization"] = "false";
+  EXPECT_LT(evaluate(req).score("rougeL")->value, 1.0);
+  req.options["fix_tokenization"] = "maybe";
+  EXPECT_THROW(evaluate(req), InputError);
+}
+
+TEST(SquadQgTaskTest, FinalLineWithoutNewlineLosesItsLastCharacter) {
+  TempDir tmp;
+  auto src = tmp.write("src-test.txt", "s .\n");
+  tmp.write("tgt-test.txt", "what is x ?\n");
+  auto r = evaluate(request("squad-qg", src, tmp.write("p.txt", "what is x ?")));
+  EXPECT_LT(r.score("rougeL")->value, 1.0);  // scored as "what is x"
+  EXPECT_TRUE(has_note(r, "line[:-1]"));
+  bool clipped = false;
+  EXPECT_EQ(read_lines_py_slice(tmp.write("q.txt", "ab\ncd"), &clipped), (std::vector<std::string>{"ab", "c"}));
+  EXPECT_TRUE(clipped);
+}
+
+TEST(SquadQgTaskTest, ReversedSplitSwapsDevAndTest) {
+  TempDir tmp;
+  tmp.write("d/src-test.txt", "t1 .\nt2 .\nt3 .\n");
+  tmp.write("d/tgt-test.txt", "q1 ?\nq2 ?\nq3 ?\n");
+  tmp.write("d/src-dev.txt", "d1 .\nd2 .\n");
+  tmp.write("d/tgt-dev.txt", "e1 ?\ne2 ?\n");
+  std::string dir = (tmp.path() / "d").string();
+  auto dev_pred = tmp.write("dev_pred.txt", "e1 ?\ne2 ?\n");
+  auto rev = evaluate(request("squad-qg-reversed", dir, dev_pred));  // its test = Du's dev files
+  EXPECT_EQ(rev.task, "squad-qg-reversed");
+  EXPECT_EQ(rev.split, "test");
+  EXPECT_EQ(rev.examples, 2);
+  EXPECT_DOUBLE_EQ(rev.score("rougeL")->value, 1.0);
+  try {
+    evaluate(request("squad-qg", dir, dev_pred));  // Du's test has 3 lines
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("dev_pred.txt"), std::string::npos) << e.what();
+  }
+  auto req = request("squad-qg-reversed", dir, tmp.write("t.txt", "q1 ?\nq2 ?\nq3 ?\n"));
+  req.split = "dev";  // reversed dev = Du's test files
+  EXPECT_EQ(evaluate(req).examples, 3);
+  req.split = "valid";
+  EXPECT_THROW(evaluate(req), InputError);
+}
+
+TEST(SquadQgTaskTest, BadInputNamesTheFile) {
+  TempDir tmp;
+  tmp.write("only/src-test.txt", "a .\n");
+  auto pred = tmp.write("p.txt", "x\n");
+  try {
+    evaluate(request("squad-qg", (tmp.path() / "only").string(), pred));
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("tgt-test"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(evaluate(request("squad-qg", tmp.write("other.txt", "a\n"), pred)), InputError);
+  tmp.write("m/src-test.txt", "a .\nb .\n");
+  tmp.write("m/tgt-test.txt", "q ?\n");
+  try {
+    evaluate(request("squad-qg", (tmp.path() / "m").string(), tmp.write("p2.txt", "x\ny\n")));
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("tgt-test.txt"), std::string::npos) << e.what();
+  }
+  auto req = request("squad-qg", (tmp.path() / "m").string(), pred);
+  req.options["no_such"] = "1";
+  EXPECT_THROW(evaluate(req), InputError);
+}
+
+// Distinct stripped, lower-cased source lines (eval.py's keys), computed independently here.
+size_t distinct_sources(const std::string& path) {
+  std::set<std::string> keys;
+  for (auto l : read_lines(path)) {
+    size_t b = l.find_first_not_of(" \t\r"), e = l.find_last_not_of(" \t\r");
+    l = b == std::string::npos ? "" : l.substr(b, e - b + 1);
+    for (char& c : l)
+      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    keys.insert(l);
+  }
+  return keys.size();
+}
+
+TEST(SquadQgTaskTest, RealDuSplitReferencesAgainstThemselves) {
+  UNIEVAL_REQUIRE_SHARED("data/squad_qg/tgt-test.txt.gz");
+  TempDir tmp;
+  auto dir = shared_dir() / "data/squad_qg";
+  for (const char* split : {"test", "dev"}) {
+    // The references as predictions (Du's questions are lower-cased and tokenised already; no
+    // fix_tokenization so that the text is unchanged): each key's scored prediction is one of
+    // its references, so ROUGE-L is exactly 1, coco BLEU-4 1 up to its 1e-15/1e-9 constants and
+    // METEOR 1 (every segment matched in one chunk).
+    auto tgt = read_lines((dir / (std::string("tgt-") + split + ".txt.gz")).string());
+    auto pred = tmp.write(std::string("pred-") + split + ".txt", unieval::testing::join_lines(tgt));
+    std::string task = std::string(split) == "test" ? "squad-qg" : "squad-qg-reversed";
+    auto req = request(task, dir.string(), pred);
+    req.options["fix_tokenization"] = "false";
+    if (std::filesystem::exists(shared_dir() / "data/meteor/function")) {
+      req.options["meteor_data"] = (shared_dir() / "data/meteor").string();
+      req.options["meteor_modules"] = "exact,stem,synonym";  // no paraphrase table in ../shared
+    }
+    auto r = evaluate(req);
+    EXPECT_EQ(r.split, "test");
+    EXPECT_EQ(static_cast<size_t>(r.examples),
+              distinct_sources((dir / (std::string("src-") + split + ".txt.gz")).string()));
+    EXPECT_TRUE(has_note(r, std::to_string(tgt.size()) + " pairs")) << tgt.size();
+    EXPECT_DOUBLE_EQ(r.score("rougeL")->value, 1.0);
+    EXPECT_NEAR(r.score("bleu4")->value, 1.0, 1e-8);
+    if (req.options.count("meteor_data")) {
+      ASSERT_NE(r.score("meteor"), nullptr);
+      EXPECT_NEAR(r.score("meteor")->value, 1.0, 1e-9);
+    }
+  }
+  // SOURCES.md: 11,877 test pairs, 10,570 dev pairs.
+  EXPECT_EQ(read_lines((dir / "src-test.txt.gz").string()).size(), 11877u);
+  EXPECT_EQ(read_lines((dir / "src-dev.txt.gz").string()).size(), 10570u);
+}
+
+}  // namespace
+}  // namespace unieval::tasks
