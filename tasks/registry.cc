@@ -14,6 +14,7 @@ std::vector<TaskAdapter> build_task_registry() {
   add(personachat_adapters());
   add(summarization_adapters());
   add(squad_qg_adapters());
+  add(gpt_tasks_adapters());
   return all;
 }
 

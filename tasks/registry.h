@@ -17,5 +17,6 @@ std::vector<TaskAdapter> glue_adapters();   // tasks/glue.h
 std::vector<TaskAdapter> personachat_adapters();  // tasks/personachat.h
 std::vector<TaskAdapter> summarization_adapters();  // tasks/summarization.h
 std::vector<TaskAdapter> squad_qg_adapters();       // tasks/squad_qg.h
+std::vector<TaskAdapter> gpt_tasks_adapters();      // tasks/gpt_tasks.h
 
 }  // namespace unieval::tasks

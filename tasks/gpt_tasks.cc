@@ -1,0 +1,492 @@
+#include "tasks/gpt_tasks.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <unordered_map>
+
+#include "metrics/core/error.h"
+#include "metrics/core/io.h"
+#include "tasks/registry.h"
+
+namespace unieval::tasks {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Example {
+  std::string id;
+  std::string gold;     // canonical label
+  std::string group;    // sub-score group ("middle"/"high" for RACE), "" = none
+  bool scored = true;   // false: in the file but not scored (SNLI gold "-")
+};
+
+// label text -> canonical label, nullopt when not a label of the task.
+using Canon = std::function<std::optional<std::string>(const std::string&)>;
+
+struct Prediction {
+  std::string id;  // "" when the file has no ids
+  std::string label;
+  long line = 0;
+};
+
+std::string trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+std::string lower(std::string s) {
+  for (char& c : s)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return s;
+}
+
+std::vector<std::string> split_char(const std::string& s, char sep) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (true) {
+    size_t hit = s.find(sep, pos);
+    out.push_back(s.substr(pos, hit == std::string::npos ? std::string::npos : hit - pos));
+    if (hit == std::string::npos) return out;
+    pos = hit + 1;
+  }
+}
+
+std::vector<Prediction> read_predictions(const std::string& path, const Canon& canon, const std::string& expected) {
+  std::string text = read_file(path);
+  std::vector<Prediction> out;
+  auto bad_label = [&](long line, const std::string& label) {
+    return InputError(path, line, "'" + label + "' is not a label of this task (expected " + expected + ")");
+  };
+  size_t first = text.find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && text[first] == '{') {
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InputError(path, 0, std::string("invalid JSON: ") + e.what());
+    }
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      std::string v = it->is_string() ? it->get<std::string>() : it->is_number_integer() ? std::to_string(it->get<long>()) : "";
+      if (v.empty()) throw InputError(path, 0, "id '" + it.key() + "': expected a string or integer label");
+      auto c = canon(trim(v));
+      if (!c) throw InputError(path, 0, "id '" + it.key() + "': '" + v + "' is not a label of this task (expected " + expected + ")");
+      out.push_back({it.key(), *c, 0});
+    }
+    return out;
+  }
+  std::vector<std::string> lines = split_lines(text, path);
+  while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();
+  bool with_ids = std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
+    return l.find('\t') != std::string::npos || l.find(',') != std::string::npos;
+  });
+  for (size_t i = 0; i < lines.size(); ++i) {
+    long ln = static_cast<long>(i + 1);
+    if (!with_ids) {
+      std::string l = trim(lines[i]);
+      if (l.empty()) throw InputError(path, ln, "empty line (one label per line expected)");
+      auto c = canon(l);
+      if (!c) throw bad_label(ln, l);
+      out.push_back({"", *c, ln});
+      continue;
+    }
+    char sep = lines[i].find('\t') != std::string::npos ? '\t' : ',';
+    std::vector<std::string> f = split_char(lines[i], sep);
+    if (f.size() != 2) throw InputError(path, ln, "expected 'id<TAB>label' (2 fields), found " + std::to_string(f.size()));
+    std::string id = trim(f[0]), label = trim(f[1]);
+    auto c = canon(label);
+    if (!c) {
+      if (i == 0) continue;  // a header line
+      throw bad_label(ln, label);
+    }
+    if (id.empty()) throw InputError(path, ln, "empty id");
+    out.push_back({id, *c, ln});
+  }
+  if (out.empty()) throw InputError(path, 0, "no predictions");
+  return out;
+}
+
+// Aligns predictions with examples and scores them.
+TaskOutput score_accuracy(const EvalRequest& req, const std::string& task, const std::vector<Example>& all,
+                          const Canon& canon, const std::string& expected, Clock::time_point t0,
+                          const std::string& unscored_what = "no gold label") {
+  std::vector<Prediction> preds = read_predictions(req.pred, canon, expected);
+  std::vector<size_t> scored;
+  for (size_t i = 0; i < all.size(); ++i)
+    if (all[i].scored) scored.push_back(i);
+  if (scored.empty()) throw InputError(req.data, 0, "no examples to score");
+  std::vector<std::string> label(all.size());
+  if (preds.front().id.empty()) {
+    if (preds.size() == scored.size()) {
+      for (size_t k = 0; k < scored.size(); ++k) label[scored[k]] = preds[k].label;
+    } else if (preds.size() == all.size()) {
+      for (size_t k = 0; k < all.size(); ++k) label[k] = preds[k].label;
+    } else {
+      std::string counts = std::to_string(scored.size());
+      if (scored.size() != all.size()) counts += " (or " + std::to_string(all.size()) + " with the unscored ones)";
+      throw InputError(req.pred, 0, std::to_string(preds.size()) + " predictions for " + counts +
+                                        " examples in " + req.data);
+    }
+  } else {
+    std::unordered_map<std::string, size_t> index;
+    for (size_t i = 0; i < all.size(); ++i) index.emplace(all[i].id, i);
+    std::unordered_map<std::string, long> seen;
+    for (const auto& p : preds) {
+      auto it = index.find(p.id);
+      if (it == index.end()) throw InputError(req.pred, p.line, "id '" + p.id + "' is not in " + req.data);
+      auto [s, fresh] = seen.emplace(p.id, p.line);
+      if (!fresh)
+        throw InputError(req.pred, p.line, "id '" + p.id + "' predicted twice (first on line " + std::to_string(s->second) + ")");
+      label[it->second] = p.label;
+    }
+    std::vector<std::string> missing;
+    for (size_t i : scored)
+      if (label[i].empty()) missing.push_back(all[i].id);
+    if (!missing.empty())
+      throw InputError(req.pred, 0, std::to_string(missing.size()) + " example(s) without a prediction (first: " +
+                                        missing.front() + ")");
+  }
+  auto t1 = Clock::now();
+  TaskOutput out;
+  auto& r = out.result;
+  r.task = task;
+  r.split = req.split.empty() ? "test" : req.split;
+  r.examples = static_cast<long>(scored.size());
+  r.metrics.push_back({"accuracy", "accuracy|task:" + task, {{"labels", expected}}});
+  std::vector<double> correct;
+  std::map<std::string, std::pair<double, double>> by_group;  // group -> (correct, total)
+  for (size_t i : scored) {
+    double c = label[i] == all[i].gold ? 1.0 : 0.0;
+    correct.push_back(c);
+    if (!all[i].group.empty()) {
+      by_group[all[i].group].first += c;
+      by_group[all[i].group].second += 1;
+    }
+    results::ExampleScores e;
+    e.id = all[i].id;
+    e.scores["accuracy"] = c;
+    r.per_example.push_back(std::move(e));
+  }
+  double sum = 0;
+  for (double c : correct) sum += c;
+  r.scores.push_back({"accuracy", sum / static_cast<double>(correct.size()), "accuracy", "fraction", true, std::nullopt});
+  out.mean_decomposable["accuracy"] = correct;
+  if (by_group.size() > 1)
+    for (const auto& [g, ct] : by_group)
+      r.scores.push_back({"accuracy_" + g, ct.first / ct.second, "accuracy", "fraction", true, std::nullopt});
+  if (scored.size() != all.size())
+    r.notes.push_back(std::to_string(all.size() - scored.size()) + " example(s) in the data not scored (" + unscored_what + ")");
+  r.timings.load_s = std::chrono::duration<double>(t1 - t0).count();
+  r.timings.score_s = std::chrono::duration<double>(Clock::now() - t1).count();
+  return out;
+}
+
+// ---- SNLI ---------------------------------------------------------------------------------
+std::optional<std::string> snli_label(const std::string& s) {
+  std::string l = lower(s);
+  if (l == "entailment" || l == "0") return "entailment";
+  if (l == "neutral" || l == "1") return "neutral";
+  if (l == "contradiction" || l == "2") return "contradiction";
+  return std::nullopt;
+}
+
+std::vector<Example> read_snli(const std::string& path) {
+  std::vector<std::string> lines = split_lines(read_file(path), path);
+  std::vector<Example> out;
+  auto add = [&](long ln, const std::string& gold, const std::string& id) {
+    if (id.empty()) throw InputError(path, ln, "empty pairID");
+    Example e;
+    e.id = id;
+    if (gold == "-") {
+      e.scored = false;
+    } else {
+      auto c = snli_label(gold);
+      if (!c || gold != *c) throw InputError(path, ln, "gold_label '" + gold + "': expected entailment, neutral, contradiction or -");
+      e.gold = *c;
+    }
+    out.push_back(std::move(e));
+  };
+  size_t first = 0;
+  while (first < lines.size() && trim(lines[first]).empty()) ++first;
+  if (first == lines.size()) throw InputError(path, 0, "empty file");
+  if (trim(lines[first])[0] == '{') {
+    for (size_t i = 0; i < lines.size(); ++i) {
+      long ln = static_cast<long>(i + 1);
+      if (trim(lines[i]).empty()) continue;
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(lines[i]);
+      } catch (const nlohmann::json::parse_error& e) {
+        throw InputError(path, ln, std::string("invalid JSON: ") + e.what());
+      }
+      if (!j.is_object() || !j.contains("gold_label") || !j["gold_label"].is_string())
+        throw InputError(path, ln, "expected an object with a string 'gold_label'");
+      std::string id;
+      if (j.contains("pairID") && j["pairID"].is_string()) id = j["pairID"].get<std::string>();
+      else id = std::to_string(out.size());
+      add(ln, j["gold_label"].get<std::string>(), id);
+    }
+    return out;
+  }
+  std::vector<std::string> header = split_char(lines[first], '\t');
+  auto col = [&](const std::string& name) -> long {
+    auto it = std::find(header.begin(), header.end(), name);
+    return it == header.end() ? -1 : static_cast<long>(it - header.begin());
+  };
+  long gold_col = col("gold_label"), id_col = col("pairID");
+  if (gold_col < 0)
+    throw InputError(path, static_cast<long>(first + 1), "header without a gold_label column (SNLI .txt or .jsonl expected)");
+  for (size_t i = first + 1; i < lines.size(); ++i) {
+    long ln = static_cast<long>(i + 1);
+    if (lines[i].empty()) continue;
+    std::vector<std::string> f = split_char(lines[i], '\t');
+    if (f.size() != header.size())
+      throw InputError(path, ln, std::to_string(f.size()) + " columns, the header has " + std::to_string(header.size()));
+    add(ln, f[static_cast<size_t>(gold_col)], id_col >= 0 ? f[static_cast<size_t>(id_col)] : std::to_string(out.size()));
+  }
+  return out;
+}
+
+// ---- SciTail ------------------------------------------------------------------------------
+std::optional<std::string> scitail_label(const std::string& s) {
+  std::string l = lower(s);
+  if (l == "entails") return "entails";
+  if (l == "neutral") return "neutral";
+  return std::nullopt;
+}
+
+std::vector<Example> read_scitail(const std::string& path) {
+  std::vector<std::string> lines = split_lines(read_file(path), path);
+  while (!lines.empty() && lines.back().empty()) lines.pop_back();
+  std::vector<Example> out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    long ln = static_cast<long>(i + 1);
+    std::vector<std::string> f = split_char(lines[i], '\t');
+    if (f.size() < 3) throw InputError(path, ln, "expected premise<TAB>hypothesis<TAB>label, found " + std::to_string(f.size()) + " column(s)");
+    std::string gold = trim(f[2]);
+    if (gold != "entails" && gold != "neutral") throw InputError(path, ln, "label '" + gold + "': expected entails or neutral");
+    out.push_back({std::to_string(i), gold, "", true});
+  }
+  if (out.empty()) throw InputError(path, 0, "empty file");
+  return out;
+}
+
+// ---- RACE ---------------------------------------------------------------------------------
+std::optional<std::string> race_label(const std::string& s) {
+  if (s.size() == 1 && s[0] >= 'A' && s[0] <= 'D') return s;
+  if (s.size() == 1 && s[0] >= 'a' && s[0] <= 'd') return std::string(1, static_cast<char>(s[0] - 'a' + 'A'));
+  if (s.size() == 1 && s[0] >= '0' && s[0] <= '3') return std::string(1, static_cast<char>(s[0] - '0' + 'A'));
+  return std::nullopt;
+}
+
+void read_race_file(const fs::path& file, const std::string& rel, std::vector<Example>& out) {
+  const std::string path = file.string();
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file(path));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(path, 0, std::string("invalid JSON: ") + e.what());
+  }
+  if (!j.is_object()) throw InputError(path, 0, "expected a JSON object (a RACE article)");
+  for (const char* k : {"answers", "options", "questions"})
+    if (!j.contains(k) || !j[k].is_array()) throw InputError(path, 0, std::string("missing array '") + k + "'");
+  const auto& answers = j["answers"];
+  const auto& options = j["options"];
+  if (answers.size() != j["questions"].size() || options.size() != answers.size())
+    throw InputError(path, 0, std::to_string(j["questions"].size()) + " questions, " + std::to_string(options.size()) +
+                                  " option lists and " + std::to_string(answers.size()) + " answers");
+  std::string id = j.contains("id") && j["id"].is_string() ? j["id"].get<std::string>() : rel;
+  std::string level;
+  for (const auto& part : fs::path(rel).parent_path())
+    if (part == "high" || part == "middle") level = part.string();
+  if (level.empty()) level = id.rfind("high", 0) == 0 ? "high" : id.rfind("middle", 0) == 0 ? "middle" : "";
+  for (size_t q = 0; q < answers.size(); ++q) {
+    if (!answers[q].is_string()) throw InputError(path, 0, "answers[" + std::to_string(q) + "]: expected a letter");
+    std::string a = answers[q].get<std::string>();
+    if (!options[q].is_array()) throw InputError(path, 0, "options[" + std::to_string(q) + "]: expected an array");
+    auto c = race_label(a);
+    if (!c || a != *c || static_cast<size_t>((*c)[0] - 'A') >= options[q].size())
+      throw InputError(path, 0, "answers[" + std::to_string(q) + "] '" + a + "': expected a letter naming one of its " +
+                                    std::to_string(options[q].size()) + " options");
+    out.push_back({id + "-" + std::to_string(q), *c, level, true});
+  }
+}
+
+std::vector<Example> read_race(const std::string& data, const std::string& only_level) {
+  std::vector<std::pair<std::string, fs::path>> files;  // relative path, full path
+  fs::path root(data);
+  if (fs::is_directory(root)) {
+    for (const auto& e : fs::recursive_directory_iterator(root)) {
+      if (!e.is_regular_file()) continue;
+      std::string ext = e.path().extension().string();
+      if (ext != ".txt" && ext != ".json") continue;
+      files.emplace_back(fs::relative(e.path(), root).generic_string(), e.path());
+    }
+    std::sort(files.begin(), files.end());
+    // A relative path does not include the --data folder itself (RACE/test/high): look at it too.
+    std::string top = root.filename().empty() ? root.parent_path().filename().string() : root.filename().string();
+    if (top == "high" || top == "middle")
+      for (auto& f : files) f.first = top + "/" + f.first;
+  } else {
+    files.emplace_back(root.filename().string(), root);
+    std::string parent = root.parent_path().filename().string();
+    if (parent == "high" || parent == "middle") files.back().first = parent + "/" + files.back().first;
+  }
+  if (files.empty()) throw InputError(data, 0, "no RACE article files (*.txt / *.json) below this folder");
+  std::vector<Example> all;
+  for (const auto& [rel, full] : files) read_race_file(full, rel, all);
+  if (!only_level.empty()) {
+    // The other level's questions stay (unscored), so that a prediction list covering all of
+    // RACE still lines up.
+    size_t n = 0;
+    for (auto& e : all) {
+      e.scored = e.group == only_level;
+      n += e.scored;
+    }
+    if (n == 0) throw InputError(data, 0, "no " + only_level + "-school questions (level from a " + only_level + "/ folder or the article id)");
+  }
+  return all;
+}
+
+// ---- Story Cloze --------------------------------------------------------------------------
+std::optional<std::string> cloze_label(const std::string& s) {
+  if (s == "1" || s == "2") return s;
+  return std::nullopt;
+}
+
+std::vector<Example> read_story_cloze(const std::string& path) {
+  CsvTable t = parse_csv(read_file(path), path);
+  if (t.rows.empty()) throw InputError(path, 0, "empty file");
+  const auto& header = t.rows[0];
+  auto col = [&](const std::string& name) -> long {
+    auto it = std::find(header.begin(), header.end(), name);
+    return it == header.end() ? -1 : static_cast<long>(it - header.begin());
+  };
+  long id_col = col("InputStoryid"), ans_col = col("AnswerRightEnding");
+  if (id_col < 0 || ans_col < 0)
+    throw InputError(path, 1, "header without InputStoryid and AnswerRightEnding (Story Cloze Test CSV expected)");
+  std::vector<Example> out;
+  for (size_t i = 1; i < t.rows.size(); ++i) {
+    const auto& row = t.rows[i];
+    if (row.size() == 1 && row[0].empty()) continue;
+    if (row.size() != header.size())
+      throw InputError(path, t.line[i], std::to_string(row.size()) + " fields, the header has " + std::to_string(header.size()));
+    std::string a = trim(row[static_cast<size_t>(ans_col)]);
+    if (!cloze_label(a)) throw InputError(path, t.line[i], "AnswerRightEnding '" + a + "': expected 1 or 2");
+    out.push_back({row[static_cast<size_t>(id_col)], a, "", true});
+  }
+  if (out.empty()) throw InputError(path, 0, "no stories");
+  return out;
+}
+
+TaskInfo info(const std::string& name, const std::string& summary, const std::string& data, const std::string& labels) {
+  TaskInfo i;
+  i.name = name;
+  i.summary = summary;
+  i.data_format = data;
+  i.pred_format = "one label per line (" + labels + "), id<TAB>label lines, or a JSON object {id: label}";
+  i.metrics = "accuracy (GPT Tables 2/3)";
+  i.default_split = "test";
+  return i;
+}
+
+}  // namespace
+
+CsvTable parse_csv(const std::string& text, const std::string& source) {
+  CsvTable t;
+  std::vector<std::string> row;
+  std::string field;
+  long line = 1, row_line = 1;
+  bool in_quotes = false, any = false;
+  size_t i = 0;
+  if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) i = 3;  // UTF-8 BOM
+  for (; i < text.size(); ++i) {
+    char c = text[i];
+    if (in_quotes) {
+      if (c == '"') {
+        if (i + 1 < text.size() && text[i + 1] == '"') {
+          field += '"';
+          ++i;
+        } else {
+          in_quotes = false;
+        }
+      } else {
+        if (c == '\n') ++line;
+        field += c;
+      }
+      continue;
+    }
+    if (c == '"' && field.empty()) {
+      in_quotes = true;
+      any = true;
+    } else if (c == ',') {
+      row.push_back(std::move(field));
+      field.clear();
+      any = true;
+    } else if (c == '\n' || c == '\r') {
+      if (c == '\r' && i + 1 < text.size() && text[i + 1] == '\n') ++i;
+      row.push_back(std::move(field));
+      field.clear();
+      t.rows.push_back(std::move(row));
+      t.line.push_back(row_line);
+      row.clear();
+      any = false;
+      row_line = ++line;
+    } else {
+      field += c;
+      any = true;
+    }
+  }
+  if (in_quotes) throw InputError(source, row_line, "unterminated quoted field");
+  if (any || !field.empty()) {
+    row.push_back(std::move(field));
+    t.rows.push_back(std::move(row));
+    t.line.push_back(row_line);
+  }
+  return t;
+}
+
+std::vector<TaskAdapter> gpt_tasks_adapters() {
+  std::vector<TaskAdapter> out;
+  out.push_back({info("snli", "SNLI natural language inference (accuracy; gold '-' pairs not scored)",
+                      "snli_1.0_{dev,test}.jsonl or .txt (gold_label, pairID)", "entailment/neutral/contradiction or 0/1/2"),
+                 [](const EvalRequest& r) {
+                   auto t0 = Clock::now();
+                   return score_accuracy(r, "snli", read_snli(r.data), snli_label, "entailment, neutral, contradiction", t0);
+                 }});
+  out.push_back({info("scitail", "SciTail entailment (accuracy)", "scitail_1.0_{dev,test}.tsv (premise, hypothesis, label)",
+                      "entails/neutral"),
+                 [](const EvalRequest& r) {
+                   auto t0 = Clock::now();
+                   return score_accuracy(r, "scitail", read_scitail(r.data), scitail_label, "entails, neutral", t0);
+                 }});
+  for (const auto& [key, level] : std::vector<std::pair<std::string, std::string>>{{"race", ""}, {"race-m", "middle"}, {"race-h", "high"}}) {
+    std::string what = level.empty() ? "RACE reading comprehension (accuracy; + middle/high)"
+                                     : "RACE " + level + "-school questions (accuracy)";
+    std::string k = key, lv = level;
+    out.push_back({info(key, what, "RACE folder (RACE/test[/high|/middle]) or one article JSON file", "A-D or 0-3"),
+                   [k, lv](const EvalRequest& r) {
+                     auto t0 = Clock::now();
+                     auto all = read_race(r.data, lv);
+                     return score_accuracy(r, k, all, race_label, "A, B, C, D", t0, "the other school level");
+                   }});
+  }
+  out.push_back({info("story-cloze", "Story Cloze Test (accuracy)", "cloze_test_{val,test}__spring2016 CSV (InputStoryid, AnswerRightEnding)",
+                      "1/2"),
+                 [](const EvalRequest& r) {
+                   auto t0 = Clock::now();
+                   return score_accuracy(r, "story-cloze", read_story_cloze(r.data), cloze_label, "1, 2", t0);
+                 }});
+  return out;
+}
+
+}  // namespace unieval::tasks
