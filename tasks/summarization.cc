@@ -1,11 +1,13 @@
 #include "tasks/summarization.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "metrics/core/error.h"
 #include "metrics/core/io.h"
 #include "metrics/rouge.h"
 #include "tasks/registry.h"
+#include "tasks/unilm_text.h"
 
 namespace unieval::tasks {
 
@@ -30,8 +32,33 @@ TaskOutput run_summarization(const EvalRequest& req, const std::string& key) {
                                       " references in " + req.data);
   std::vector<metrics::RougeInstance> corpus;
   corpus.reserve(refs.size());
-  for (size_t i = 0; i < refs.size(); ++i)
-    corpus.push_back({summary_sentences(hyps[i]), {summary_sentences(refs[i])}});
+  std::string unilm = key == "cnndm" ? option(req, "unilm_postprocess", "false") : "false";
+  if (unilm != "true" && unilm != "false") throw InputError("--option unilm_postprocess: expected true or false");
+  UnilmCnndmOptions uopt;
+  uopt.trunc_len = static_cast<int>(option_double(req, "trunc_len", uopt.trunc_len));
+  uopt.duplicate_rate = option_double(req, "duplicate_rate", uopt.duplicate_rate);
+  if (unilm == "false" && (req.options.count("trunc_len") || req.options.count("duplicate_rate")))
+    throw InputError("--option trunc_len / duplicate_rate: only with --option unilm_postprocess=true");
+  if (uopt.trunc_len < 0) throw InputError("--option trunc_len: must be >= 0");
+  long skipped = 0;
+  auto non_empty = [](std::vector<std::string> v) {
+    v.erase(std::remove(v.begin(), v.end(), std::string()), v.end());
+    return v;
+  };
+  for (size_t i = 0; i < refs.size(); ++i) {
+    if (unilm == "true") {
+      // cnndm/eval.py writes no files for a pair with an empty reference: not scored.
+      std::vector<std::string> gold = non_empty(unilm_cnndm_gold(refs[i]));
+      if (gold.empty()) {
+        ++skipped;
+        continue;
+      }
+      corpus.push_back({non_empty(unilm_cnndm_postprocess(hyps[i], uopt)), {gold}});
+    } else {
+      corpus.push_back({summary_sentences(hyps[i]), {summary_sentences(refs[i])}});
+    }
+  }
+  if (corpus.empty()) throw InputError(req.data, 0, "no non-empty reference summaries");
   metrics::Rouge155Options opt;
   opt.max_n = 2;
   opt.confidence = 95;
@@ -50,7 +77,18 @@ TaskOutput run_summarization(const EvalRequest& req, const std::string& key) {
   auto& r = out.result;
   r.task = key;
   r.split = req.split.empty() ? "test" : req.split;
-  r.examples = static_cast<long>(refs.size());
+  r.examples = static_cast<long>(corpus.size());
+  if (unilm == "true") {
+    r.metrics.push_back({"unilm-postprocess",
+                         "unilm-cnndm-eval.py|fix_tokenization|min_len:5|duplicate_rate:" +
+                             nlohmann::json(uopt.duplicate_rate).dump() + "|trunc_len:" + std::to_string(uopt.trunc_len),
+                         {{"trunc_len", uopt.trunc_len}, {"duplicate_rate", uopt.duplicate_rate}}});
+    r.notes.push_back("UniLM cnndm/eval.py post-processing of predictions (fix_tokenization, sentences <= 4 "
+                      "tokens dropped, duplicate_rate " + std::to_string(uopt.duplicate_rate) + ", trunc_len " +
+                      std::to_string(uopt.trunc_len) + ")");
+    if (skipped)
+      r.notes.push_back(std::to_string(skipped) + " pair(s) with an empty reference not scored (as eval.py)");
+  }
   r.metrics.push_back({"rouge-1.5.5", rr.signature, {{"flags", opt.stem ? "-c 95 -m -r 1000 -n 2 -a" : "-c 95 -r 1000 -n 2 -a"}}});
   if (opt.stem && !opt.use_exceptions)
     r.notes.push_back("-m without the WordNet-2.0 exception table (no ROUGE data: --option rouge_data=DIR or $UNIEVAL_ROUGE_DATA)");
@@ -96,6 +134,11 @@ std::vector<TaskAdapter> summarization_adapters() {
     i.default_split = "test";
     i.options = {{"rouge_data", "ROUGE-1.5.5 data dir (default $UNIEVAL_ROUGE_DATA)"},
                  {"stem", "-m Porter stemming (default true)"}};
+    if (std::string(key) == "cnndm") {
+      i.options.push_back({"unilm_postprocess", "UniLM cnndm/eval.py post-processing of predictions (default false)"});
+      i.options.push_back({"trunc_len", "with unilm_postprocess: summary length cap in tokens (default 60; ERNIE-GEN 100)"});
+      i.options.push_back({"duplicate_rate", "with unilm_postprocess: sentence de-duplication threshold (default 0.7)"});
+    }
     std::string k = key;
     out.push_back({i, [k](const EvalRequest& r) { return run_summarization(r, k); }});
   }

@@ -9,8 +9,13 @@
 // one summary per line, same order. Sentence boundaries (ROUGE-L is summary-level) are taken
 // from the markers these distributions use: `<S_SEP>`, `[X_SEP]`, `<q>`, `##SENT##`, and
 // REALSumm's `<t> … </t>`; Gigaword summaries are one sentence.
-// Not applied: UniLM's own post-processing of decoded text (fix_tokenization, dropping short
-// sentences, --trunc_len); apply it before scoring if you reproduce their exact pipeline.
+// cnndm with --option unilm_postprocess=true: UniLM's cnndm/eval.py --perl pipeline instead
+// (tasks/unilm_text.h unilm_cnndm_postprocess): predictions split on [X_SEP], fix_tokenization,
+// sentences of <= 4 tokens dropped, de-duplication (duplicate_rate, 0.7), truncation to
+// trunc_len tokens (60; ERNIE-GEN's cnndm_eval.sh passes 100); references split on " <S_SEP> "
+// only; pairs with an empty reference not scored. Gigaword: neither UniLM's repository nor our
+// specs hold a Gigaword post-processing script (ERNIE-GEN's gigaword/eval.py is not available),
+// so none is applied there.
 //
 // Scores (fractions; CIs from ROUGE-1.5.5's own bootstrap): rouge1_f, rouge2_f, rougeL_f, and
 // the recalls / precisions rouge1_r, rouge1_p, ...
@@ -19,6 +24,9 @@
 //   | key        | default              | meaning                                              |
 //   | rouge_data | $UNIEVAL_ROUGE_DATA  | ROUGE-1.5.5 data/ (WordNet-2.0 exceptions for -m)    |
 //   | stem       | true                 | -m (Porter stemming)                                 |
+//   | unilm_postprocess | false         | cnndm: UniLM cnndm/eval.py post-processing           |
+//   | trunc_len  | 60                   | cnndm, with unilm_postprocess: --trunc_len           |
+//   | duplicate_rate | 0.7              | cnndm, with unilm_postprocess: --duplicate_rate      |
 #include <string>
 #include <vector>
 

@@ -1,6 +1,11 @@
 #include "tasks/unilm_text.h"
 
+#include <algorithm>
 #include <cstring>
+#include <set>
+#include <unicode/uchar.h>
+#include <unicode/unistr.h>
+#include <unicode/locid.h>
 
 namespace unieval::tasks {
 
@@ -30,14 +35,69 @@ bool digits_or_commas(const std::string& s) {
 // len(s) == 1 and s.isupper() on a byte string.
 bool one_upper_letter(const std::string& s) { return s.size() == 1 && s[0] >= 'A' && s[0] <= 'Z'; }
 
-const char* mapped_token(const std::string& t) {
-  static const std::pair<const char*, const char*> kMap[] = {
+const char* mapped_token(const std::string& t, UnilmFlavour f) {
+  static const std::pair<const char*, const char*> kQgMap[] = {
       {"(", "-lrb-"}, {")", "-rrb-"}, {"[", "-lsb-"}, {"]", "-rsb-"}, {"{", "-lcb-"},
       {"}", "-rcb-"}, {"[UNK]", "UNK"}, {"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}};
-  for (const auto& [from, to] : kMap)
-    if (t == from) return to;
+  static const std::pair<const char*, const char*> kCnndmMap[] = {
+      {"(", "-LRB-"}, {")", "-RRB-"}, {"[", "-LSB-"}, {"]", "-RSB-"}, {"{", "-LCB-"}, {"}", "-RCB-"}};
+  if (f == UnilmFlavour::kQg) {
+    for (const auto& [from, to] : kQgMap)
+      if (t == from) return to;
+  } else {
+    for (const auto& [from, to] : kCnndmMap)
+      if (t == from) return to;
+  }
   return nullptr;
 }
+
+// UTF-8 -> code points (invalid bytes pass through as U+FFFD; input is UTF-8 checked on read).
+std::vector<UChar32> code_points(const std::string& s) {
+  std::vector<UChar32> out;
+  icu::UnicodeString u = icu::UnicodeString::fromUTF8(s);
+  for (int32_t i = 0; i < u.length();) {
+    UChar32 c = u.char32At(i);
+    out.push_back(c);
+    i += U16_LENGTH(c);
+  }
+  return out;
+}
+
+// Python 3 str.isspace(): bidirectional class WS, B or S, or category Zs.
+bool py3_space(UChar32 c) {
+  if (c < 0x80) return py2_space(static_cast<char>(c)) || (c >= 0x1c && c <= 0x1f);
+  return c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 ||
+         c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000;
+}
+// Python 3 str.isdigit() of one character: numeric type decimal or digit.
+bool py3_digit(UChar32 c) {
+  int t = u_getIntPropertyValue(c, UCHAR_NUMERIC_TYPE);
+  return t == U_NT_DECIMAL || t == U_NT_DIGIT;
+}
+
+// The character classes fix_tokenization consults, per flavour.
+struct CharClasses {
+  UnilmFlavour flavour;
+  bool all_digits(const std::string& s) const {
+    if (flavour == UnilmFlavour::kQg) return tasks::all_digits(s);
+    auto cps = code_points(s);
+    if (cps.empty()) return false;
+    for (UChar32 c : cps)
+      if (!py3_digit(c)) return false;
+    return true;
+  }
+  bool digits_or_commas(const std::string& s) const {
+    if (flavour == UnilmFlavour::kQg) return tasks::digits_or_commas(s);
+    for (UChar32 c : code_points(s))
+      if (!py3_digit(c) && c != ',') return false;
+    return true;
+  }
+  bool one_upper_letter(const std::string& s) const {
+    if (flavour == UnilmFlavour::kQg) return tasks::one_upper_letter(s);
+    auto cps = code_points(s);
+    return cps.size() == 1 && u_isUUppercase(cps[0]);
+  }
+};
 
 }  // namespace
 
@@ -66,8 +126,47 @@ std::vector<std::string> py2_split(const std::string& s) {
   return out;
 }
 
-std::string unilm_fix_tokenization(const std::string& text) {
-  const std::vector<std::string> in = py2_split(text);
+std::vector<std::string> py3_split(const std::string& s) {
+  std::vector<std::string> out;
+  icu::UnicodeString u = icu::UnicodeString::fromUTF8(s);
+  std::string cur;
+  bool in_tok = false;
+  int32_t start = 0;
+  for (int32_t i = 0; i <= u.length();) {
+    UChar32 c = i < u.length() ? u.char32At(i) : 0x20;
+    bool sp = py3_space(c);
+    if (!sp && !in_tok) {
+      in_tok = true;
+      start = i;
+    } else if (sp && in_tok) {
+      in_tok = false;
+      cur.clear();
+      u.tempSubStringBetween(start, i).toUTF8String(cur);
+      out.push_back(cur);
+    }
+    if (i == u.length()) break;
+    i += U16_LENGTH(c);
+  }
+  return out;
+}
+
+std::string py3_strip(const std::string& s) {
+  icu::UnicodeString u = icu::UnicodeString::fromUTF8(s);
+  int32_t b = 0, e = u.length();
+  while (b < e && py3_space(u.char32At(b))) b += U16_LENGTH(u.char32At(b));
+  while (e > b) {
+    int32_t prev = u.moveIndex32(e, -1);
+    if (!py3_space(u.char32At(prev))) break;
+    e = prev;
+  }
+  std::string out;
+  u.tempSubStringBetween(b, e).toUTF8String(out);
+  return out;
+}
+
+std::string unilm_fix_tokenization(const std::string& text, UnilmFlavour flavour) {
+  const CharClasses cc{flavour};
+  const std::vector<std::string> in = flavour == UnilmFlavour::kQg ? py2_split(text) : py3_split(text);
   const size_t n = in.size();
   std::vector<std::string> out;
   bool open_double = false, open_single = false, prev_dash = false;
@@ -75,7 +174,7 @@ std::string unilm_fix_tokenization(const std::string& text) {
   while (i < n) {
     const std::string& tok = in[i];
     bool dash_now = false;
-    if (const char* m = mapped_token(tok)) {
+    if (const char* m = mapped_token(tok, flavour)) {
       out.push_back(m);
       i += 1;
     } else if (tok == "\"") {
@@ -97,19 +196,19 @@ std::string unilm_fix_tokenization(const std::string& text) {
     } else if (tok == "." && i + 2 < n && in[i + 1] == "." && in[i + 2] == ".") {
       out.push_back("...");
       i += 3;
-    } else if (tok == "," && !out.empty() && digits_or_commas(out.back()) && i + 1 < n &&
-               digits_or_commas(in[i + 1])) {
+    } else if (tok == "," && !out.empty() && cc.digits_or_commas(out.back()) && i + 1 < n &&
+               cc.digits_or_commas(in[i + 1])) {
       out.back() += "," + in[i + 1];
       i += 2;
-    } else if (tok == "." && !out.empty() && all_digits(out.back()) && i + 1 < n && all_digits(in[i + 1])) {
+    } else if (tok == "." && !out.empty() && cc.all_digits(out.back()) && i + 1 < n && cc.all_digits(in[i + 1])) {
       out.back() += "." + in[i + 1];
       i += 2;
-    } else if (tok == "." && !out.empty() && one_upper_letter(out.back()) && i + 2 < n &&
-               one_upper_letter(in[i + 1]) && in[i + 2] == ".") {
+    } else if (tok == "." && !out.empty() && cc.one_upper_letter(out.back()) && i + 2 < n &&
+               cc.one_upper_letter(in[i + 1]) && in[i + 2] == ".") {
       // The script scans further ". X" pairs from k = i + 3 (checking k+1 and k+2), glues
       // in[i:k] and then advances by two only: the closing "." is seen again.
       size_t k = i + 3;
-      while (k + 2 < n && one_upper_letter(in[k + 1]) && in[k + 2] == ".") k += 2;
+      while (k + 2 < n && cc.one_upper_letter(in[k + 1]) && in[k + 2] == ".") k += 2;
       for (size_t j = i; j < k; ++j) out.back() += in[j];
       i += 2;
     } else if (tok == "-") {
@@ -142,6 +241,69 @@ std::string unilm_fix_tokenization(const std::string& text) {
     joined += out[j];
   }
   return joined;
+}
+
+std::vector<std::string> unilm_cnndm_postprocess(const std::string& line, const UnilmCnndmOptions& opts) {
+  // Python str.split("[X_SEP]") on the stripped line.
+  const std::string text = py3_strip(line);
+  const std::string sep = "[X_SEP]";
+  std::vector<std::string> buf;
+  size_t pos = 0;
+  while (true) {
+    size_t hit = text.find(sep, pos);
+    std::string sentence = unilm_fix_tokenization(
+        text.substr(pos, hit == std::string::npos ? std::string::npos : hit - pos), UnilmFlavour::kCnndm);
+    if (py3_split(sentence).size() > 4) buf.push_back(std::move(sentence));
+    if (hit == std::string::npos) break;
+    pos = hit + sep.size();
+  }
+  if (opts.duplicate_rate > 0 && opts.duplicate_rate < 1) {
+    std::vector<std::string> kept;
+    std::set<std::string> history;
+    for (auto& sentence : buf) {
+      icu::UnicodeString u = icu::UnicodeString::fromUTF8(sentence);
+      u.toLower(icu::Locale::getRoot());
+      std::string low;
+      u.toUTF8String(low);
+      std::vector<std::string> toks = py3_split(low);
+      std::set<std::string> words(toks.begin(), toks.end());
+      size_t seen = 0;
+      for (const auto& w : words) seen += history.count(w);
+      if (static_cast<double>(seen) / static_cast<double>(words.size()) <= opts.duplicate_rate)
+        kept.push_back(sentence);
+      history.insert(words.begin(), words.end());
+    }
+    buf.swap(kept);
+  }
+  if (opts.trunc_len > 0) {
+    std::vector<std::string> out;
+    long left = opts.trunc_len;
+    for (const auto& sentence : buf) {
+      std::vector<std::string> toks = py3_split(sentence);
+      size_t n = std::min(toks.size(), static_cast<size_t>(left));
+      std::string cut;
+      for (size_t j = 0; j < n; ++j) cut += (j ? " " : "") + toks[j];
+      out.push_back(cut);
+      left -= static_cast<long>(n);
+      if (left <= 0) break;
+    }
+    buf.swap(out);
+  }
+  return buf;
+}
+
+std::vector<std::string> unilm_cnndm_gold(const std::string& line) {
+  std::string s = py3_strip(line);
+  std::vector<std::string> out;
+  const std::string sep = " <S_SEP> ";
+  size_t pos = 0;
+  while (true) {
+    size_t hit = s.find(sep, pos);
+    out.push_back(s.substr(pos, hit == std::string::npos ? std::string::npos : hit - pos));
+    if (hit == std::string::npos) break;
+    pos = hit + sep.size();
+  }
+  return out;
 }
 
 std::string wordpiece_detokenize(const std::string& text) {
