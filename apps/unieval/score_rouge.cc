@@ -59,6 +59,13 @@ void add_rouge_options(po::options_description& d) {
       ("per-instance,d", po::bool_switch(), "-d: per-instance scores (JSON: \"instances\").")
       ("all,a", po::bool_switch(), "-a: accepted for compatibility (always all).")
       ("input-format,z", po::value<std::string>(), "-z SPL: accepted for compatibility (SPL only).")
+      ("count-mode,t", po::value<std::string>(),
+       "-t 0: average the per-summary scores (ROUGE-1.5.5's default, what is always computed). "
+       "-t 1 and -t 2 (corpus-level token counting) are refused: our ROUGE-1.5.5 specification "
+       "and golden vectors do not pin them down, so their numbers could not be shown identical.")
+      ("basic-elements,3", po::value<std::string>(),
+       "-3 MODE (ROUGE-BE, Basic Elements): refused; it scores the output files of an external "
+       "BE parser, whose format our ROUGE-1.5.5 specification does not cover.")
       ("threads", po::value<int>()->default_value(1),
        "Worker threads for scoring and bootstrap (numbers are identical for any value).")
       ("rouge-types", po::value<std::string>()->default_value("rouge1,rouge2,rougeL,rougeLsum"),
@@ -133,6 +140,21 @@ int run_rouge155(const po::variables_map& vm) {
     if (z != "SPL" && z != "spl")
       throw InputError("-z " + z + ": only SPL input is supported (use --hyp-dir/--ref-dir or line files)");
   }
+  if (vm.count("count-mode")) {
+    // ROUGE-1.5.5's -t 0 (the default: per-summary scores averaged) is what rouge155() computes.
+    std::string t = vm["count-mode"].as<std::string>();
+    if (t == "1" || t == "2")
+      throw InputError("-t " + t + " (corpus-level token counting) is not supported: the "
+                       "ROUGE-1.5.5 specification we reproduce does not "
+                       "describe it precisely and no golden vectors check it, so its numbers could not "
+                       "be shown identical to the script's; -t 0 (the default) is supported");
+    if (t != "0") throw InputError("-t must be 0, 1 or 2, not '" + t + "'");
+  }
+  if (vm.count("basic-elements"))
+    throw InputError("-3 " + vm["basic-elements"].as<std::string>() +
+                     ": ROUGE-BE (Basic Elements) is not supported: it scores pre-computed files of an "
+                     "external BE parser, whose format the ROUGE-1.5.5 specification we reproduce does "
+                     "not describe and no golden vectors check");
   opt.validate();
 
   // Language resources.
@@ -243,7 +265,7 @@ int run_rouge155(const po::variables_map& vm) {
 
 int run_rouge_score(const po::variables_map& vm) {
   for (const char* f : {"hyp-dir", "ref-dir", "wlcs-weight", "skip-gap", "confidence", "resamples",
-                        "input-format"})
+                        "input-format", "count-mode", "basic-elements"})
     if (vm.count(f)) throw InputError(std::string("--") + f + " is a ROUGE-1.5.5 option; not used by --mode rouge-score");
   for (const char* f : {"no-lcs", "skip-unigram", "skip-both", "stopwords", "per-instance", "no-wordnet-exceptions"})
     if (vm[f].as<bool>()) throw InputError(std::string("--") + f + " is a ROUGE-1.5.5 option; not used by --mode rouge-score");

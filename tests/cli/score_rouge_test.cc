@@ -138,6 +138,41 @@ TEST(ScoreRougeCliTest, BadInputExitsTwo) {
   EXPECT_NE(w.err.find("r2.txt:2"), std::string::npos) << w.err;
 }
 
+// -t 0 is ROUGE-1.5.5's default counting unit (per-summary scores averaged): accepted, same
+// output. -t 1 / -t 2 and -3 (ROUGE-BE) are refused with a message saying what and why.
+TEST(ScoreRougeCliTest, CountModeZeroIsTheDefaultOthersAndBasicElementsRefused) {
+  TempDir tmp;
+  std::string in = " --hyp " + shq(tmp.write("h.txt", "the cat sat on the mat .\na dog barked at it .\n")) +
+                   " --ref " + shq(tmp.write("r.txt", "a cat sat on a mat .\nthe dog barked .\n")) +
+                   " -n 2 -c 95 -r 50 -d --json";
+  CliResult plain = run_cli("score --metric rouge" + in);
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  CliResult t0 = run_cli("score --metric rouge" + in + " -t 0");
+  ASSERT_EQ(t0.exit_code, 0) << t0.err;
+  EXPECT_EQ(t0.out, plain.out);
+  for (const char* t : {"1", "2"}) {
+    CliResult r = run_cli("score --metric rouge" + in + " -t " + t);
+    EXPECT_EQ(r.exit_code, 2) << t;
+    EXPECT_NE(r.err.find(std::string("-t ") + t), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("not supported"), std::string::npos) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  CliResult bad = run_cli("score --metric rouge" + in + " -t 3");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("-t must be 0, 1 or 2"), std::string::npos) << bad.err;
+  CliResult be = run_cli("score --metric rouge" + in + " -3 HM");
+  EXPECT_EQ(be.exit_code, 2);
+  EXPECT_NE(be.err.find("Basic Elements"), std::string::npos) << be.err;
+  EXPECT_TRUE(be.out.empty()) << be.out;
+  CliResult rs = run_cli("score --metric rouge --mode rouge-score" + std::string(" --hyp ") +
+                         shq((tmp.path() / "h.txt").string()) + " --ref " + shq((tmp.path() / "r.txt").string()) + " -t 0");
+  EXPECT_EQ(rs.exit_code, 2);
+  CliResult help = run_cli("score --metric rouge --help");
+  ASSERT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("--count-mode"), std::string::npos);
+  EXPECT_NE(help.out.find("--basic-elements"), std::string::npos);
+}
+
 TEST(ScoreRougeCliTest, SplDirectories) {
   TempDir tmp;
   tmp.write("sys/a.txt", "the cat sat .\non the mat .\n");
