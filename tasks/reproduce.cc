@@ -81,9 +81,21 @@ bool task_matches(const results::RunResult& r, const results::PaperCell& c) {
 }
 
 std::optional<double> find_ours(const RowScores& rs, const results::PaperCell& c) {
-  for (const auto& r : rs.runs) {
-    if (!task_matches(r, c)) continue;
-    if (const results::Score* s = r.score(c.metric)) return s->value * c.scale;
+  // A run whose task names the cell's task or column exactly wins over a prefix match, so that
+  // with race, race-m and race-h results side by side "RACE-m" takes race-m's accuracy (and
+  // "MNLI-mm" glue-mnli-mm's), whatever the order of the files.
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& r : rs.runs) {
+      if (pass == 0) {
+        auto dash = r.task.find('-');
+        std::string rest = dash == std::string::npos ? r.task : r.task.substr(dash + 1);
+        std::string col = squash(c.column);
+        if (!(r.task == c.task || squash(r.task) == col || squash(rest) == col)) continue;
+      } else if (!task_matches(r, c)) {
+        continue;
+      }
+      if (const results::Score* s = r.score(c.metric)) return s->value * c.scale;
+    }
   }
   return std::nullopt;
 }
