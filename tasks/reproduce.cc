@@ -68,6 +68,7 @@ std::string squash(const std::string& s) {
 
 bool task_matches(const results::RunResult& r, const results::PaperCell& c) {
   if (r.task == c.task) return true;
+  if (r.task == c.task + "-reversed") return true;  // squad-qg-reversed in a squad-qg table's reversed block
   // squad tables: "squad-v2" cells accept the resolved adapter keys.
   // Multi-task tables (glue, nli, ...): the run's task minus its family prefix must name the column.
   auto dash = r.task.find('-');
@@ -90,7 +91,8 @@ std::optional<double> find_ours(const RowScores& rs, const results::PaperCell& c
         auto dash = r.task.find('-');
         std::string rest = dash == std::string::npos ? r.task : r.task.substr(dash + 1);
         std::string col = squash(c.column);
-        if (!(r.task == c.task || squash(r.task) == col || squash(rest) == col)) continue;
+        if (!(r.task == c.task || r.task == c.task + "-reversed" || squash(r.task) == col || squash(rest) == col))
+          continue;
       } else if (!task_matches(r, c)) {
         continue;
       }
@@ -177,6 +179,8 @@ std::string find_data(const std::string& task, const std::string& data_dir) {
       {"squad-v2", {"squad/dev-v2.0.json", "squad/dev-v2.0.json.gz", "squad/dev-v2.0.reconstructed.json.gz", "dev-v2.0.json"}},
       {"squad-v1.1", {"squad/dev-v1.1.json", "squad/dev-v1.1.json.gz", "dev-v1.1.json"}},
       {"dstc7", {"dstc7/test.refs", "test.refs", "dstc7/test.2k.keys.txt.gz"}},
+      {"squad-qg", {"squad_qg", "squad-qg"}},
+      {"squad-qg-reversed", {"squad_qg", "squad-qg"}},
   };
   auto it = kCandidates.find(task);
   if (it == kCandidates.end() || data_dir.empty()) return "";
@@ -219,6 +223,8 @@ std::optional<RowScores> from_outputs(const results::PaperTable& t, const std::s
       fs::path pred = fs::path(dir) / (name + ext);
       if (!fs::is_regular_file(pred)) continue;
       std::string task = t.task;
+      // The QG tables' second block is the reversed dev-test split: its own adapter.
+      if (task == "squad-qg" && slug(block).rfind("reversed", 0) == 0) task = "squad-qg-reversed";
       if (!find_task(task))
         throw InputError(pred.string(), 0, "table " + t.paper + "/" + t.table + " is about task '" + t.task +
                                                 "', which has no adapter in this build; evaluate it yourself and give " +
