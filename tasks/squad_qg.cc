@@ -110,8 +110,16 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   if (meteor_dir.empty())
     if (const char* env = std::getenv("UNIEVAL_METEOR_DATA")) meteor_dir = env;
   std::vector<double> meteor_seg;
+  const bool default_modules = !req.options.count("meteor_modules");
+  const bool have_paraphrase = !meteor_dir.empty() && (fs::exists(fs::path(meteor_dir) / "paraphrase-en.gz") ||
+                                                       fs::exists(fs::path(meteor_dir) / "data" / "paraphrase-en.gz"));
   if (meteor_dir.empty()) {
     r.notes.push_back("METEOR skipped: no METEOR 1.5 resources (--option meteor_data=DIR or $UNIEVAL_METEOR_DATA)");
+  } else if (default_modules && !have_paraphrase) {
+    // `-l en` needs the paraphrase table; asked for explicitly (meteor_modules) its absence is an
+    // error, by default METEOR is left out with a note rather than failing the whole run.
+    r.notes.push_back("METEOR skipped: " + meteor_dir + " has no paraphrase-en.gz, which meteor-1.5 -l en uses "
+                      "(--option meteor_modules=exact,stem,synonym scores without it)");
   } else {
     metrics::MeteorOptions mopt;
     mopt.normalize = metrics::MeteorNormalize::kNorm;

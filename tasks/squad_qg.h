@@ -39,7 +39,8 @@
 //                 summed statistics (metrics/meteor.h). Needs the METEOR resources (option
 //                 meteor_data or $UNIEVAL_METEOR_DATA; skipped with a note otherwise); `-l en` uses
 //                 the paraphrase table, which our shared data lacks: pass
-//                 meteor_modules=exact,stem,synonym to score without it (the signature says so).
+//                 meteor_modules=exact,stem,synonym to score without it (the signature says so);
+//                 with the default modules and no table METEOR is skipped with a note.
 //   rougeL        coco ROUGE-L (beta 1.2, split(" "), max P / max R over references), mean over
 //                 keys (metrics/rouge_coco.h)
 // Examples = number of keys; pairs and repeated keys go to the notes.

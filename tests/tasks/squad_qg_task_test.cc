@@ -204,6 +204,23 @@ TEST(SquadQgTaskTest, RealDuSplitReferencesAgainstThemselves) {
       EXPECT_NEAR(r.score("meteor")->value, 1.0, 1e-9);
     }
   }
+  // Default modules (-l en) without the paraphrase table: METEOR left out with a note; asked
+  // for explicitly, its absence is an error naming the file.
+  if (std::filesystem::exists(shared_dir() / "data/meteor/function") &&
+      !std::filesystem::exists(shared_dir() / "data/meteor/paraphrase-en.gz")) {
+    auto req = request("squad-qg", dir.string(), (dir / "tgt-test.txt.gz").string());
+    req.options["meteor_data"] = (shared_dir() / "data/meteor").string();
+    auto r = evaluate(req);
+    EXPECT_EQ(r.score("meteor"), nullptr);
+    EXPECT_TRUE(has_note(r, "paraphrase-en.gz"));
+    req.options["meteor_modules"] = "exact,stem,synonym,paraphrase";
+    try {
+      evaluate(req);
+      ADD_FAILURE();
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("paraphrase-en.gz"), std::string::npos) << e.what();
+    }
+  }
   // SOURCES.md: 11,877 test pairs, 10,570 dev pairs.
   EXPECT_EQ(read_lines((dir / "src-test.txt.gz").string()).size(), 11877u);
   EXPECT_EQ(read_lines((dir / "src-dev.txt.gz").string()).size(), 10570u);
