@@ -45,6 +45,23 @@ std::string find_split_file(const fs::path& dir, const std::string& prefix, cons
   throw InputError(dir.string(), 0, "no " + prefix + split + ".txt (or .txt.gz) in this folder");
 }
 
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The partner of a data file: src-X <-> tgt-X (nqg), X.pa.tok.txt <-> X.q.tok.txt (UniLM's
+// qg_data, which ERNIE-GEN's script reads); "" when the name is neither.
+std::string partner_name(const std::string& name, bool* is_src) {
+  if (name.rfind("src-", 0) == 0) return *is_src = true, "tgt-" + name.substr(4);
+  if (name.rfind("tgt-", 0) == 0) return *is_src = false, "src-" + name.substr(4);
+  for (const char* gz : {"", ".gz"}) {
+    std::string pa = std::string(".pa.tok.txt") + gz, q = std::string(".q.tok.txt") + gz;
+    if (ends_with(name, pa)) return *is_src = true, name.substr(0, name.size() - pa.size()) + q;
+    if (ends_with(name, q)) return *is_src = false, name.substr(0, name.size() - q.size()) + pa;
+  }
+  return "";
+}
+
 // (src, tgt) files of the requested split. reversed: dev and test swapped (Zhao et al. 2018).
 std::pair<std::string, std::string> resolve_files(const std::string& data, const std::string& split,
                                                   bool reversed) {
@@ -53,15 +70,25 @@ std::pair<std::string, std::string> resolve_files(const std::string& data, const
     std::string file_split = split;
     if (reversed && split == "test") file_split = "dev";
     else if (reversed && split == "dev") file_split = "test";
-    return {find_split_file(p, "src-", file_split), find_split_file(p, "tgt-", file_split)};
+    for (const char* ext : {".txt", ".txt.gz"})
+      if (fs::exists(p / ("src-" + file_split + ext)))
+        return {(p / ("src-" + file_split + ext)).string(), find_split_file(p, "tgt-", file_split)};
+    for (const fs::path& dir : {p, p / file_split})
+      for (const char* gz : {"", ".gz"}) {
+        fs::path pa = dir / (file_split + ".pa.tok.txt" + gz);
+        if (!fs::exists(pa)) continue;
+        fs::path q = dir / (file_split + ".q.tok.txt" + gz);
+        if (!fs::exists(q)) throw InputError(q.string(), 0, "no such file (the partner of " + pa.string() + ")");
+        return {pa.string(), q.string()};
+      }
+    throw InputError(data, 0, "no src-" + file_split + ".txt (or .txt.gz; tgt-" + file_split + " beside it), nor " +
+                                  file_split + ".pa.tok.txt / .q.tok.txt, in this folder");
   }
-  std::string name = p.filename().string();
-  std::string other;
-  bool is_src = name.rfind("src-", 0) == 0;
-  if (is_src) other = "tgt-" + name.substr(4);
-  else if (name.rfind("tgt-", 0) == 0) other = "src-" + name.substr(4);
-  else
-    throw InputError(data, 0, "expected the nqg folder (src-/tgt-{dev,test}.txt) or a src-*/tgt-* file");
+  bool is_src = false;
+  std::string other = partner_name(p.filename().string(), &is_src);
+  if (other.empty())
+    throw InputError(data, 0, "expected the nqg folder (src-/tgt-{dev,test}.txt) or a src-*/tgt-* (or *.pa.tok.txt / "
+                              "*.q.tok.txt) file");
   fs::path partner = p.parent_path() / other;
   if (!fs::exists(partner)) throw InputError(partner.string(), 0, "no such file (the partner of " + data + ")");
   return is_src ? std::make_pair(data, partner.string()) : std::make_pair(partner.string(), data);
@@ -73,7 +100,13 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   std::string split = req.split.empty() ? "test" : req.split;
   if (split != "test" && split != "dev" && split != "train")
     throw InputError("--split " + split + ": " + key_name + " has test, dev (and train)");
-  std::string fix = option(req, "fix_tokenization", "true");
+  std::string pipeline = option(req, "pipeline", "unilm");
+  if (pipeline != "unilm" && pipeline != "ernie-gen")
+    throw InputError("--option pipeline=" + pipeline + ": expected unilm or ernie-gen");
+  const bool ernie = pipeline == "ernie-gen";
+  if (ernie && req.options.count("fix_tokenization"))
+    throw InputError("--option fix_tokenization: only with pipeline=unilm (ERNIE-GEN's script applies none)");
+  std::string fix = option(req, "fix_tokenization", ernie ? "false" : "true");
   if (fix != "true" && fix != "false") throw InputError("--option fix_tokenization: expected true or false");
   auto [src_path, tgt_path] = resolve_files(req.data, split, reversed);
 
@@ -87,9 +120,17 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   if (pred.size() != src.size())
     throw InputError(req.pred, 0, std::to_string(pred.size()) + " predictions for " + std::to_string(src.size()) +
                                       " sentences in " + src_path);
-  for (auto& s : src) s = py2_lower(py2_strip(s));
-  for (auto& t : tgt) t = py2_strip(t);
-  for (auto& h : pred) h = py2_lower(fix == "true" ? unilm_fix_tokenization(py2_strip(h)) : py2_strip(h));
+  if (ernie) {
+    // eval_on_unilm_tokenized_ref.py (Python 3 str): WordPiece pieces of the references glued and
+    // lower-cased, predictions only stripped and lower-cased.
+    for (auto& s : src) s = py3_lower(py3_strip(s));
+    for (auto& t : tgt) t = py3_lower(wordpiece_detokenize(py3_strip(t), true));
+    for (auto& h : pred) h = py3_lower(py3_strip(h));
+  } else {
+    for (auto& s : src) s = py2_lower(py2_strip(s));
+    for (auto& t : tgt) t = py2_strip(t);
+    for (auto& h : pred) h = py2_lower(fix == "true" ? unilm_fix_tokenization(py2_strip(h)) : py2_strip(h));
+  }
   QgGroups g = group_qg_by_source(src, tgt, pred);
   auto t1 = Clock::now();
 
@@ -98,8 +139,9 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   r.task = key_name;
   r.split = split;
   r.examples = static_cast<long>(g.keys.size());
-  const std::string prep = std::string("|qg:nqg-eval.py|group:source|pred:") +
-                           (fix == "true" ? "fix_tokenization+lower" : "lower");
+  const std::string prep =
+      ernie ? std::string("|qg:ernie-gen-eval_on_unilm_tokenized_ref.py|group:source|pred:lower|ref:wordpiece+lower")
+            : std::string("|qg:nqg-eval.py|group:source|pred:") + (fix == "true" ? "fix_tokenization+lower" : "lower");
 
   metrics::CocoBleuScore b = metrics::coco_bleu(g.hyps, g.refs);
   r.metrics.push_back({"bleu-coco", "bleu-coco|n:4|option:closest" + prep, {{"fix_tokenization", fix == "true"}}});
@@ -193,13 +235,14 @@ TaskInfo qg_info(bool reversed) {
   i.name = reversed ? "squad-qg-reversed" : "squad-qg";
   i.summary = reversed ? "SQuAD QG, reversed dev-test split (Zhao et al. 2018: test = Du's dev files)"
                        : "SQuAD question generation, Du et al. 2017 split (nqg/UniLM eval.py)";
-  i.data_format = "nqg data/processed folder (src-/tgt-{dev,test}.txt[.gz]) or a src-*/tgt-* file";
+  i.data_format = "nqg data/processed folder (src-/tgt-{dev,test}.txt[.gz]), a src-*/tgt-* file, or UniLM qg_data *.pa.tok.txt/*.q.tok.txt";
   i.pred_format = "one question per line, aligned with src-/tgt- lines";
   i.metrics = "bleu1-4 (coco), meteor (1.5 -norm, coco stdio), rougeL (coco); source-keyed references";
   i.default_split = "test";
   i.options = {{"meteor_data", "METEOR 1.5 resources folder (default $UNIEVAL_METEOR_DATA)"},
                {"meteor_modules", "METEOR stages (default exact,stem,synonym,paraphrase = -l en)"},
-               {"fix_tokenization", "UniLM fix_tokenization on predictions (default true)"}};
+               {"fix_tokenization", "UniLM fix_tokenization on predictions (default true)"},
+               {"pipeline", "unilm (qg/eval.py, default) or ernie-gen (eval_on_unilm_tokenized_ref.py)"}};
   return i;
 }
 

@@ -11,6 +11,8 @@
 // Data (--data): the nqg `data/processed/` folder holding src-{dev,test}.txt and
 // tgt-{dev,test}.txt (plain or .gz; para-*.txt is not needed for scoring), or one of those
 // src-/tgt- files (its partner is the file with the other prefix beside it).
+// Also UniLM's qg_data files (the WordPiece-tokenised references ERNIE-GEN scores against):
+// a folder with <split>.pa.tok.txt and <split>.q.tok.txt (or <split>/<split>.*), or one of them.
 // Predictions (--pred): one question per line, aligned with the src-/tgt- lines (the line counts
 // must agree; the script would crash on fewer and ignore extra lines).
 //
@@ -31,6 +33,12 @@
 //   so do we (noted in the result).
 //   Grouping: all references of lines with the same key are the multiple references of that key;
 //   the prediction of the key's *last* line wins (`res[key] = [...]` overwrites).
+// pipeline=ernie-gen: ERNIE-GEN's qg_eval.sh instead (PaddlePaddle/ERNIE@2a4965c ernie-gen/eval/
+// tasks/squad_qg/qg/eval_on_unilm_tokenized_ref.py, Python 3 str, docs §2.5):
+//   key        = src[i][:-1].strip().lower()
+//   reference  = " ".join(detokenize(tgt[i][:-1].strip().split())).lower()   (## pieces glued)
+//   prediction = pred[i][:-1].strip().lower()                                 (no fix_tokenization)
+//   with Unicode whitespace and case mapping; same grouping and metrics.
 // Metrics over the keys (first-occurrence order; the script iterates a Python 2 dict, which only
 // matters for the last bits of the ROUGE-L mean):
 //   bleu1..bleu4  coco Bleu(4), option 'closest' (metrics/bleu_compat.h coco_bleu)
@@ -50,6 +58,7 @@
 //   | meteor_data      | $UNIEVAL_METEOR_DATA         | METEOR 1.5 resources folder              |
 //   | meteor_modules   | exact,stem,synonym,paraphrase| METEOR stages (-m); weights: rank task's |
 //   | fix_tokenization | true                         | UniLM fix_tokenization on predictions    |
+//   | pipeline         | unilm                        | unilm (qg/eval.py) or ernie-gen          |
 //
 // Paper presets (fine-tuning and decoding, `unieval finetune --preset`, models/presets.cc): UniLM
 // §3.3 "squad-qg" (10 epochs, batch 32, mask 0.7, lr 2e-5, label smoothing 0.1, input truncated to

@@ -261,11 +261,7 @@ std::vector<std::string> unilm_cnndm_postprocess(const std::string& line, const 
     std::vector<std::string> kept;
     std::set<std::string> history;
     for (auto& sentence : buf) {
-      icu::UnicodeString u = icu::UnicodeString::fromUTF8(sentence);
-      u.toLower(icu::Locale::getRoot());
-      std::string low;
-      u.toUTF8String(low);
-      std::vector<std::string> toks = py3_split(low);
+      std::vector<std::string> toks = py3_split(py3_lower(sentence));
       std::set<std::string> words(toks.begin(), toks.end());
       size_t seen = 0;
       for (const auto& w : words) seen += history.count(w);
@@ -306,9 +302,17 @@ std::vector<std::string> unilm_cnndm_gold(const std::string& line) {
   return out;
 }
 
-std::string wordpiece_detokenize(const std::string& text) {
+std::string py3_lower(const std::string& s) {
+  icu::UnicodeString u = icu::UnicodeString::fromUTF8(s);
+  u.toLower(icu::Locale::getRoot());
+  std::string out;
+  u.toUTF8String(out);
+  return out;
+}
+
+std::string wordpiece_detokenize(const std::string& text, bool py3) {
   std::vector<std::string> out;
-  for (auto& t : py2_split(text)) {
+  for (auto& t : py3 ? py3_split(text) : py2_split(text)) {
     if (t.size() >= 2 && t[0] == '#' && t[1] == '#' && !out.empty())
       out.back() += t.substr(2);
     else

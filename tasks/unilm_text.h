@@ -68,14 +68,16 @@ struct UnilmCnndmOptions {
 std::vector<std::string> unilm_cnndm_postprocess(const std::string& line, const UnilmCnndmOptions& opts = {});
 // A gold line -> its sentences (" <S_SEP> " separated; the line stripped first).
 std::vector<std::string> unilm_cnndm_gold(const std::string& line);
-// Python 3 str.split() (Unicode whitespace) and str.strip().
+// Python 3 str.split() (Unicode whitespace), str.strip() and str.lower() (full Unicode case
+// mapping, ICU root locale).
 std::vector<std::string> py3_split(const std::string& s);
 std::string py3_strip(const std::string& s);
+std::string py3_lower(const std::string& s);
 
 // UniLM detokenize(): a "##" WordPiece continuation is glued to the previous token (a leading
-// "##" piece with nothing before it is kept as is). Tokens split on ASCII whitespace, joined by
-// single spaces.
-std::string wordpiece_detokenize(const std::string& text);
+// "##" piece with nothing before it is kept as is). Tokens split on ASCII whitespace (py3: true,
+// Unicode whitespace), joined by single spaces.
+std::string wordpiece_detokenize(const std::string& text, bool py3 = false);
 
 // Python 2 str methods on byte strings (ASCII only): strip(), lower(), split().
 std::string py2_strip(const std::string& s);

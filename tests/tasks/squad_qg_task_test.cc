@@ -161,6 +161,30 @@ TEST(SquadQgTaskTest, BadInputNamesTheFile) {
   EXPECT_THROW(evaluate(req), InputError);
 }
 
+TEST(SquadQgTaskTest, ErnieGenPipelineOnUnilmTokenizedReferences) {
+  TempDir tmp;
+  // UniLM qg_data layout: WordPiece references, a passage+answer source per line.
+  tmp.write("qg_data/test/test.pa.tok.txt", "The Passage [SEP] answer\nthe passage [SEP] answer\nother [SEP] x\n");
+  tmp.write("qg_data/test/test.q.tok.txt", "what is the ##ir name ?\nWho won ?\nwhere is it ( now ) ?\n");
+  auto pred = tmp.write("p.txt", "x\nWhat is their NAME ?\nwhere is it ( now ) ?\n");
+  auto req = request("squad-qg", (tmp.path() / "qg_data").string(), pred);
+  req.options["pipeline"] = "ernie-gen";
+  auto r = evaluate(req);
+  // "##ir" glued to "the" and lower-cased; predictions only lower-cased: "(" stays "(".
+  EXPECT_EQ(r.examples, 2);
+  EXPECT_DOUBLE_EQ(r.score("rougeL")->value, 1.0);
+  // The UniLM pipeline keeps the pieces and turns "(" into -lrb-: no longer a match.
+  auto unilm = evaluate(request("squad-qg", (tmp.path() / "qg_data/test/test.q.tok.txt").string(), pred));
+  EXPECT_LT(unilm.score("rougeL")->value, 1.0);
+  req.options["fix_tokenization"] = "true";
+  EXPECT_THROW(evaluate(req), InputError);
+  req.options.erase("fix_tokenization");
+  req.options["pipeline"] = "nqg";
+  EXPECT_THROW(evaluate(req), InputError);
+  EXPECT_EQ(py3_lower("\u00c9T\u00c9"), "\u00e9t\u00e9");
+  EXPECT_EQ(wordpiece_detokenize("a\u00a0##b c", true), "ab c");
+}
+
 // Distinct stripped, lower-cased source lines (eval.py's keys), computed independently here.
 size_t distinct_sources(const std::string& path) {
   std::set<std::string> keys;
