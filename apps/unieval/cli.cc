@@ -66,4 +66,19 @@ std::vector<int> parse_int_list(const std::string& text, const std::string& opti
 
 void warn(const std::string& message) { std::cerr << "unieval: warning: " << message << "\n"; }
 
+
+int run_command(const std::string& name, int (*run)(const Args&), const Args& args) {
+  try {
+    return run(args);
+  } catch (const Exit& e) {
+    return e.code;
+  } catch (const InputError& e) {
+    std::cerr << "unieval " << name << ": error: " << e.what() << "\n";
+    return kExitInputError;
+  } catch (const std::exception& e) {
+    std::cerr << "unieval " << name << ": internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}
+
 }  // namespace unieval::cli

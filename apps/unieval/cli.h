@@ -38,6 +38,10 @@ std::vector<double> parse_double_list(const std::string& text, const std::string
 // "1,2,4" -> {1, 2, 4}
 std::vector<int> parse_int_list(const std::string& text, const std::string& option);
 
+// Runs one subcommand, turning its exceptions into exit codes with a message on stderr:
+// Exit -> its code, InputError -> 2, any other exception -> 3.
+int run_command(const std::string& name, int (*run)(const Args&), const Args& args);
+
 // Writes a warning line to stderr ("unieval: warning: ...").
 void warn(const std::string& message);
 

@@ -1,10 +1,18 @@
 // unieval: evaluation and paper reproduction for UniLM / ERNIE-GEN / GPT-style models.
+//
+// This binary links no LibTorch, so scoring starts in milliseconds. The model commands
+// (encode, finetune, decode, demo) live in the sibling binary `unieval-model`, which this one
+// execs with the same arguments; a user still types `unieval finetune ...`.
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "apps/unieval/commands.h"
-#include "metrics/core/error.h"
 #include "unieval_version.h"
 
 namespace {
@@ -14,16 +22,8 @@ using unieval::cli::Args;
 struct Command {
   const char* name;
   const char* summary;
-  int (*run)(const Args&);
+  int (*run)(const Args&);  // nullptr: a model command, run by unieval-model
 };
-
-#ifndef UNIEVAL_HAVE_TORCH
-int without_torch(const Args&) {
-  std::cerr << "unieval: error: this unieval was built without LibTorch; rebuild with "
-               "libtorch-dev installed (or -DUNIEVAL_WITH_TORCH=ON) for model commands\n";
-  return unieval::cli::kExitInputError;
-}
-#endif
 
 const std::vector<Command>& commands() {
   using namespace unieval::cli;
@@ -32,17 +32,11 @@ const std::vector<Command>& commands() {
        cmd_score},
       {"eval", "Evaluate predictions on a task with its official metric set", cmd_eval},
       {"tokenize", "WordPiece-tokenize text with a vocab.txt", cmd_tokenize},
-#ifdef UNIEVAL_HAVE_TORCH
-      {"encode", "Run a checkpoint on HF-style inputs (parity check)", cmd_encode},
-      {"finetune", "Fine-tune a UniLM/BERT model on a task", cmd_finetune},
-      {"decode", "Decode a split with a fine-tuned run (beam search, sampling)", cmd_decode},
-      {"demo", "Train, decode and score a tiny model on a generated task (CPU, minutes)", cmd_demo},
-#else
-      {"encode", "Run a checkpoint on HF-style inputs (needs LibTorch)", without_torch},
-      {"finetune", "Fine-tune a UniLM/BERT model on a task (needs LibTorch)", without_torch},
-      {"decode", "Decode a split with a fine-tuned run (needs LibTorch)", without_torch},
-      {"demo", "Train, decode and score a tiny model (needs LibTorch)", without_torch},
-#endif
+      {"encode", "Run a checkpoint on HF-style inputs (parity check; needs LibTorch)", nullptr},
+      {"finetune", "Fine-tune a UniLM/BERT model on a task (needs LibTorch)", nullptr},
+      {"decode", "Decode a split with a fine-tuned run: beam search, sampling (needs LibTorch)",
+       nullptr},
+      {"demo", "Train, decode and score a tiny model on a generated task (needs LibTorch)", nullptr},
       {"reproduce", "Reproduce a paper table: published values beside ours", cmd_reproduce},
       {"table", "Render result JSON files as a leaderboard (md, latex, html, csv)", cmd_table},
       {"compare", "Regression gate: compare two result JSON files", cmd_compare},
@@ -58,6 +52,36 @@ void usage(std::ostream& os) {
     os << "  " << name << std::string(12 - name.size(), ' ') << c.summary << "\n";
   }
   os << "\nexit codes: 0 ok, 1 check failed (regression/mismatch), 2 bad input or option, 3 internal error\n";
+}
+
+// The directory this executable lives in ("" when /proc/self/exe cannot be read).
+std::string own_directory() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof(buf) - 1);
+  if (n <= 0) return "";
+  std::string path(buf, static_cast<size_t>(n));
+  auto slash = path.rfind('/');
+  return slash == std::string::npos ? "" : path.substr(0, slash);
+}
+
+// Replaces this process with unieval-model (UNIEVAL_MODEL_BINARY overrides where it is).
+int exec_model_binary(int argc, char** argv) {
+  const char* env = std::getenv("UNIEVAL_MODEL_BINARY");
+  std::string path = env && *env ? env : own_directory() + "/unieval-model";
+  std::vector<char*> child_argv;
+  child_argv.push_back(const_cast<char*>(path.c_str()));
+  for (int i = 1; i < argc; ++i) child_argv.push_back(argv[i]);
+  child_argv.push_back(nullptr);
+  execv(path.c_str(), child_argv.data());
+  int err = errno;
+  std::cerr << "unieval " << argv[1] << ": error: the model commands need " << path << " ("
+            << std::strerror(err) << ")";
+  if (err == ENOENT) {
+    std::cerr << "; it is built with LibTorch: install libtorch-dev and rebuild "
+                 "(cmake -DUNIEVAL_WITH_TORCH=ON), or set UNIEVAL_MODEL_BINARY";
+  }
+  std::cerr << "\n";
+  return unieval::cli::kExitInputError;
 }
 
 }  // namespace
@@ -78,18 +102,8 @@ int main(int argc, char** argv) {
   }
   for (const auto& c : commands()) {
     if (name != c.name) continue;
-    Args args(argv + 2, argv + argc);
-    try {
-      return c.run(args);
-    } catch (const unieval::cli::Exit& e) {
-      return e.code;
-    } catch (const unieval::InputError& e) {
-      std::cerr << "unieval " << name << ": error: " << e.what() << "\n";
-      return unieval::cli::kExitInputError;
-    } catch (const std::exception& e) {
-      std::cerr << "unieval " << name << ": internal error: " << e.what() << "\n";
-      return unieval::cli::kExitInternal;
-    }
+    if (c.run == nullptr) return exec_model_binary(argc, argv);
+    return unieval::cli::run_command(name, c.run, Args(argv + 2, argv + argc));
   }
   std::cerr << "unieval: error: unknown command '" << name << "'\n";
   usage(std::cerr);

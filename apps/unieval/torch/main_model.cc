@@ -1,0 +1,49 @@
+// unieval-model: the LibTorch half of the `unieval` CLI (encode, finetune, decode, demo).
+// `unieval` execs it for those commands so that scoring never loads LibTorch; it can also be
+// run directly with the same arguments.
+#include <iostream>
+#include <string>
+
+#include "apps/unieval/commands.h"
+#include "unieval_version.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(const unieval::cli::Args&);
+};
+
+constexpr Command kCommands[] = {
+    {"encode", unieval::cli::cmd_encode},
+    {"finetune", unieval::cli::cmd_finetune},
+    {"decode", unieval::cli::cmd_decode},
+    {"demo", unieval::cli::cmd_demo},
+};
+
+void usage(std::ostream& os) {
+  os << "unieval-model " << UNIEVAL_VERSION << " (" << UNIEVAL_GIT_COMMIT << ")\n"
+     << "usage: unieval {encode|finetune|decode|demo} [options]   (see unieval --help)\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    usage(std::cerr);
+    return unieval::cli::kExitInputError;
+  }
+  std::string name = argv[1];
+  if (name == "--help" || name == "-h" || name == "help") {
+    usage(std::cout);
+    return 0;
+  }
+  for (const auto& c : kCommands) {
+    if (name == c.name) {
+      return unieval::cli::run_command(name, c.run, unieval::cli::Args(argv + 2, argv + argc));
+    }
+  }
+  std::cerr << "unieval-model: error: unknown command '" << name << "'\n";
+  usage(std::cerr);
+  return unieval::cli::kExitInputError;
+}
