@@ -1,5 +1,6 @@
 #include "metrics/chrf.h"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "metrics/bleu_internal.h"
@@ -14,7 +15,7 @@ std::string ChrfOptions::signature(int nrefs) const {
   if (beta != 2) std::snprintf(beta_buf, sizeof beta_buf, "|beta:%g", beta);
   return "nrefs:" + std::to_string(nrefs) + (lowercase ? "|case:lc" : "|case:mixed") +
          (eps_smoothing ? "|eff:no" : "|eff:yes") + "|nc:" + std::to_string(char_order) +
-         "|nw:0|space:no" + beta_buf + "|version:2.6.0";
+         "|nw:" + std::to_string(word_order) + "|space:no" + beta_buf + "|version:2.6.0";
 }
 
 namespace {
@@ -24,7 +25,8 @@ double chrf_f_score(const std::vector<double>& st, const ChrfOptions& o) {
   const double eps = 1e-16, factor = o.beta * o.beta;
   double score = 0, avg_prec = 0, avg_rec = 0;
   int effective_order = 0;
-  for (int i = 0; i < o.char_order; ++i) {
+  const int orders = o.char_order + o.word_order;
+  for (int i = 0; i < orders; ++i) {
     double n_hyp = st[3 * i], n_ref = st[3 * i + 1], n_match = st[3 * i + 2];
     double prec = n_hyp > 0 ? n_match / n_hyp : eps;
     double rec = n_ref > 0 ? n_match / n_ref : eps;
@@ -36,7 +38,7 @@ double chrf_f_score(const std::vector<double>& st, const ChrfOptions& o) {
       ++effective_order;
     }
   }
-  if (o.eps_smoothing) return 100 * score / o.char_order;
+  if (o.eps_smoothing) return 100 * score / orders;
   if (effective_order == 0) {
     avg_prec = avg_rec = 0;
   } else {
@@ -60,31 +62,86 @@ void char_ids(const std::string& line, const ChrfOptions& o, std::vector<uint32_
     for (size_t i = 0; i < tok.size();) out.push_back(static_cast<uint32_t>(text::next_code_point(tok, i)));
 }
 
+// Python string.punctuation (sacreBLEU CHRF._PUNCTS), ASCII only.
+bool is_punct(char32_t c) {
+  return c < 0x80 && ((c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+                      (c >= '{' && c <= '~'));
+}
+
+// CHRF._remove_punctuation: whitespace split, then one leading or trailing punctuation mark of a
+// word longer than one character becomes its own word (the trailing one is checked first, so
+// "(hi)" gives "(hi" and ")"). Words are interned into ids.
+void word_ids(const std::string& line, const ChrfOptions& o, Vocabulary& vocab,
+              std::vector<uint32_t>& out) {
+  out.clear();
+  std::string low = o.lowercase ? text::py_lower(line) : std::string();
+  std::string_view s = o.lowercase ? std::string_view(low) : std::string_view(line);
+  for (auto w : text::py_split(s)) {
+    size_t i = 0, first_len = 0, last_start = 0, n_cp = 0;
+    char32_t first = 0, last = 0;
+    while (i < w.size()) {
+      size_t start = i;
+      char32_t c = text::next_code_point(w, i);
+      if (n_cp == 0) {
+        first = c;
+        first_len = i;
+      }
+      last = c;
+      last_start = start;
+      ++n_cp;
+    }
+    if (n_cp > 1 && is_punct(last)) {
+      out.push_back(vocab.id(w.substr(0, last_start)));
+      out.push_back(vocab.id(w.substr(last_start)));
+    } else if (n_cp > 1 && is_punct(first)) {
+      out.push_back(vocab.id(w.substr(0, first_len)));
+      out.push_back(vocab.id(w.substr(first_len)));
+    } else {
+      out.push_back(vocab.id(w));
+    }
+  }
+}
+
+// Writes [hyp, ref, match] of orders 1..max_order of one (hyp, ref) pair into st, starting at
+// triplet `first`.
+void pair_stats(NgramClipper& clip, const std::vector<uint32_t>& h, const std::vector<uint32_t>& r,
+                int max_order, int first, std::vector<double>& st) {
+  clip.run(h, std::vector<IdSpan>{IdSpan(r)}, max_order);
+  for (int n = 1; n <= max_order; ++n) {
+    const int64_t n_hyp = std::max<int64_t>(0, static_cast<int64_t>(h.size()) - n + 1);
+    const int64_t n_ref = std::max<int64_t>(0, static_cast<int64_t>(r.size()) - n + 1);
+    // CHRF._get_match_statistics reports the hypothesis count as 0 at any order where the
+    // reference has no n-grams at all (`hyp_count if ref_ngrams else 0`), so a reference
+    // shorter than n contributes nothing to the corpus hypothesis total for that order.
+    double* t = &st[3 * (first + n - 1)];
+    t[0] = static_cast<double>(n_ref > 0 ? n_hyp : 0);
+    t[1] = static_cast<double>(n_ref);
+    t[2] = static_cast<double>(clip.matches(n));
+  }
+}
+
 std::vector<std::vector<double>> segment_stats(const std::vector<std::string>& hyps,
                                                const std::vector<std::vector<std::string>>& refs,
                                                const ChrfOptions& o) {
   internal::check_streams(hyps.size(), refs);
   if (o.char_order < 1) throw InputError("chrF: char order must be >= 1");
+  if (o.word_order < 0) throw InputError("chrF: word order must be >= 0");
   NgramClipper clip;
-  std::vector<uint32_t> h, r;
+  Vocabulary vocab;
+  std::vector<uint32_t> h, r, hw, rw;
   std::vector<std::vector<double>> out(hyps.size());
-  const int N = o.char_order;
+  const int N = o.char_order, W = o.word_order;
   for (size_t i = 0; i < hyps.size(); ++i) {
     char_ids(hyps[i], o, h);
+    if (W > 0) word_ids(hyps[i], o, vocab, hw);
     double best_f = -1.0;
-    std::vector<double> best, st(3 * N);
+    std::vector<double> best, st(3 * (N + W));
     for (size_t k = 0; k < refs.size(); ++k) {
       char_ids(refs[k][i], o, r);
-      clip.run(h, std::vector<IdSpan>{IdSpan(r)}, N);
-      for (int n = 1; n <= N; ++n) {
-        const int64_t n_hyp = std::max<int64_t>(0, static_cast<int64_t>(h.size()) - n + 1);
-        const int64_t n_ref = std::max<int64_t>(0, static_cast<int64_t>(r.size()) - n + 1);
-        // CHRF._get_match_statistics reports the hypothesis count as 0 at any order where the
-        // reference has no n-grams at all (`hyp_count if ref_ngrams else 0`), so a reference
-        // shorter than n contributes nothing to the corpus hypothesis total for that order.
-        st[3 * (n - 1)] = static_cast<double>(n_ref > 0 ? n_hyp : 0);
-        st[3 * (n - 1) + 1] = static_cast<double>(n_ref);
-        st[3 * (n - 1) + 2] = static_cast<double>(clip.matches(n));
+      pair_stats(clip, h, r, N, 0, st);
+      if (W > 0) {
+        word_ids(refs[k][i], o, vocab, rw);
+        pair_stats(clip, hw, rw, W, N, st);
       }
       double f = chrf_f_score(st, o);
       if (f > best_f) {
@@ -102,7 +159,7 @@ std::vector<std::vector<double>> segment_stats(const std::vector<std::string>& h
 ChrfScore corpus_chrf(const std::vector<std::string>& hyps,
                       const std::vector<std::vector<std::string>>& refs, const ChrfOptions& opts) {
   ChrfScore s;
-  s.stats.assign(3 * opts.char_order, 0.0);
+  s.stats.assign(3 * (opts.char_order + opts.word_order), 0.0);
   for (const auto& st : segment_stats(hyps, refs, opts))
     for (size_t j = 0; j < st.size(); ++j) s.stats[j] += st[j];
   s.score = chrf_f_score(s.stats, opts);

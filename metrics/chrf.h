@@ -1,5 +1,5 @@
 #pragma once
-// sacreBLEU 2.6.0 chrF (sacrebleu/metrics/chrf.py, CHRF() defaults), number for number.
+// sacreBLEU 2.6.0 chrF and chrF++ (sacrebleu/metrics/chrf.py), number for number.
 //
 //   unieval::metrics::ChrfOptions opts;   // char_order 6, word_order 0, beta 2
 //   auto s = unieval::metrics::corpus_chrf({"the cat"}, {{"the cat sat"}}, opts);
@@ -19,8 +19,12 @@
 // | char_order   | 6       | character n-gram orders 1..char_order          |
 // | beta         | 2       | recall weight                                  |
 // | lowercase    | false   | Python str.lower() first                       |
+// | word_order   | 0       | word n-gram orders 1..word_order (2: chrF++)    |
 // | eps_smoothing| false   | chrF++.py-style mean of per-order F-scores      |
-// Word n-grams (chrF++, word_order > 0) are not implemented.
+// Word n-grams (chrF++): words from a whitespace split in which a word longer than one character
+// that ends (else starts) with an ASCII punctuation mark loses it to a word of its own
+// (CHRF._remove_punctuation); their statistics follow the character orders as further triplets
+// and enter the averages like them.
 // All 27 golden chrF corpora (../shared/golden/bleu.jsonl), 2-reference DSTC7 sets included,
 // match sacreBLEU 2.6.0 to 1e-9 relative.
 #include <string>
@@ -30,6 +34,7 @@ namespace unieval::metrics {
 
 struct ChrfOptions {
   int char_order = 6;          // character n-gram orders
+  int word_order = 0;          // word n-gram orders (chrF++: 2)
   double beta = 2;             // recall weight
   bool lowercase = false;      // lowercase first
   bool eps_smoothing = false;  // chrF++.py-style averaging
@@ -38,7 +43,7 @@ struct ChrfOptions {
 
 struct ChrfScore {
   double score = 0;
-  std::vector<double> stats;  // [hyp, ref, match] per order, summed over the corpus
+  std::vector<double> stats;  // [hyp, ref, match] per char order, then per word order, summed
   std::string signature;
 };
 

@@ -114,23 +114,30 @@ int run_bleu(const po::variables_map& vm) {
 void chrf_options(po::options_description& d) {
   d.add_options()
       ("max-order", po::value<int>()->default_value(6), "Character n-gram order (sacreBLEU -cc).")
+      ("word-order", po::value<int>(),
+       "Word n-gram order (sacreBLEU --chrf-word-order): 0 for chrF (the default of "
+       "--metric chrf), 2 for chrF++ (the default of --metric chrf++).")
       ("beta", po::value<double>()->default_value(2.0), "Recall weight beta.")
       ("lowercase", po::bool_switch(), "Lowercase (Python str.lower) first.")
       ("eps-smoothing", po::bool_switch(), "chrF++.py-style averaging of per-order F-scores.")
       ("sentence-level", po::bool_switch(), "One score per segment.");
 }
 
-int run_chrf(const po::variables_map& vm) {
+int run_chrf_with(const po::variables_map& vm, int default_word_order) {
   m::ChrfOptions o;
   o.char_order = vm["max-order"].as<int>();
+  o.word_order = vm.count("word-order") ? vm["word-order"].as<int>() : default_word_order;
+  if (o.word_order < 0) throw unieval::InputError("--word-order must be >= 0");
   o.beta = vm["beta"].as<double>();
   o.lowercase = flag(vm, "lowercase");
   o.eps_smoothing = flag(vm, "eps-smoothing");
+  // sacreBLEU's name: chrF{beta} followed by one '+' per word order.
+  const std::string name = "chrF" + f("%g", o.beta) + std::string(o.word_order, '+');
   Corpus c = read(vm);
   if (flag(vm, "sentence-level")) {
     for (const auto& s : m::sentence_chrf(c.hyps, c.refs, o)) {
       if (want_json(vm)) print_json(ordered_json{{"score", s.score}});
-      else std::cout << "chrF2 = " << f("%.2f", s.score) << "\n";
+      else std::cout << name << " = " << f("%.2f", s.score) << "\n";
     }
     return kExitOk;
   }
@@ -138,10 +145,13 @@ int run_chrf(const po::variables_map& vm) {
   if (want_json(vm)) {
     print_json(ordered_json{{"score", s.score}, {"signature", s.signature}});
   } else {
-    std::cout << "chrF2|" << s.signature << " = " << f("%.2f", s.score) << "\n";
+    std::cout << name << "|" << s.signature << " = " << f("%.2f", s.score) << "\n";
   }
   return kExitOk;
 }
+
+int run_chrf(const po::variables_map& vm) { return run_chrf_with(vm, 0); }
+int run_chrf_pp(const po::variables_map& vm) { return run_chrf_with(vm, 2); }
 
 // ---- bleu-multi -----------------------------------------------------------------------------
 
@@ -330,6 +340,8 @@ void register_bleu_metrics(ScoreRegistry& reg) {
   reg.push_back({"bleu", "sacreBLEU 2.6.0 corpus/sentence BLEU (13a, intl, none, char, zh)",
                  bleu_options, run_bleu, "bleu"});
   reg.push_back({"chrf", "sacreBLEU 2.6.0 chrF", chrf_options, run_chrf, "chrf"});
+  reg.push_back({"chrf++", "sacreBLEU 2.6.0 chrF++ (chrF with word 1,2-grams)", chrf_options,
+                 run_chrf_pp, "chrf"});
   reg.push_back({"bleu-multi", "Moses multi-bleu.perl", multi_options, run_multi, "bleu-multi"});
   reg.push_back({"bleu-nltk", "NLTK 3.8 corpus_bleu / sentence_bleu, smoothing 0..7",
                  nltk_options, run_nltk, "bleu-nltk"});
