@@ -2,6 +2,7 @@
 // Works on code points; every regex of the original is a fixed-width pattern, so each replaceAll is
 // a left-to-right scan that skips past what it replaced, exactly like Java's Matcher.replaceAll.
 #include "metrics/text/meteor_normalize.h"
+#include "metrics/core/utf8.h"
 
 #include <unicode/locid.h>
 #include <unicode/unistr.h>
@@ -61,23 +62,7 @@ U32 to_u32(std::string_view s) {
   return out;
 }
 
-void append_u8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
+void append_u8(std::string& out, char32_t cp) { utf8::append(out, cp); }
 
 std::string to_u8(const U32& s) {
   std::string out;

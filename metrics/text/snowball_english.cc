@@ -2,6 +2,7 @@
 // the description (prelude, mark_regions, Step_1a ... Step_5, postlude, exception1/2) so the code
 // can be checked against it line by line.
 #include "metrics/text/snowball_english.h"
+#include "metrics/core/utf8.h"
 
 #include <cstdint>
 
@@ -333,21 +334,7 @@ std::string to_u8(const std::u16string& s) {
       out.push_back(static_cast<char>(cp - 0xDC00));  // an invalid input byte, restored
       continue;
     }
-    if (cp < 0x80) {
-      out.push_back(static_cast<char>(cp));
-    } else if (cp < 0x800) {
-      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else if (cp < 0x10000) {
-      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    } else {
-      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-    }
+    utf8::append(out, cp);
   }
   return out;
 }

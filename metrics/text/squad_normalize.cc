@@ -1,4 +1,5 @@
 #include "metrics/text/squad_normalize.h"
+#include "metrics/core/utf8.h"
 
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
@@ -25,23 +26,7 @@ bool is_word_char(char32_t c) {
   return u_getIntPropertyValue(u, UCHAR_NUMERIC_TYPE) != U_NT_NONE;
 }
 
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
+void append_utf8(std::string& out, char32_t cp) { utf8::append(out, cp); }
 
 // Decodes one code point of valid UTF-8 at s[i]; advances i. Invalid bytes are returned as
 // themselves (callers pass validated text; this only keeps us from reading past the end).

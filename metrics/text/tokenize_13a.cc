@@ -1,4 +1,8 @@
 #include "metrics/text/tokenize_13a.h"
+#include "metrics/core/utf8.h"
+
+#include <algorithm>
+#include <memory>
 
 #include <unicode/ustring.h>
 #include <unicode/utypes.h>
@@ -29,23 +33,7 @@ char32_t next_code_point(std::string_view s, size_t& i) {
   return cp;
 }
 
-void append_utf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
-}
+void append_utf8(std::string& out, char32_t c) { utf8::append(out, c); }
 
 bool is_py_space(char32_t c) {
   if (c <= 0x20) return c == 0x20 || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
@@ -157,6 +145,25 @@ inline bool is_13a_punct(unsigned char c) {
          (c >= '(' && c <= '+') || (c >= ':' && c <= '@') || c == '/';
 }
 
+// A growable raw byte buffer (std::string would zero-fill on every resize).
+class Scratch {
+ public:
+  // A buffer of at least n bytes; earlier contents are lost when it grows.
+  char* get(size_t n) {
+    if (cap_ < n) {
+      cap_ = std::max(n, cap_ * 2);
+      buf_.reset(new char[cap_]);
+    }
+    return buf_.get();
+  }
+  const char* data() const { return buf_.get(); }
+  char* data() { return buf_.get(); }
+
+ private:
+  std::unique_ptr<char[]> buf_;
+  size_t cap_ = 0;
+};
+
 std::string join_py_split(std::string_view s) {
   std::string out;
   out.reserve(s.size());
@@ -172,9 +179,11 @@ std::string join_py_split(std::string_view s) {
 std::string tokenize_regexp_post(std::string_view line) {
   // Each rule is a left-to-right, non-overlapping global substitution, as Python's re.sub.
   // Written with raw buffers: this is the hot loop of BLEU 13a.
+  // Two scratch buffers per thread, grown on demand and never cleared: no allocation and no
+  // zero-filling per line.
+  thread_local Scratch a, b;
   const size_t n0 = line.size();
-  std::string a(n0 * 3 + 1, '\0');
-  char* w = a.data();
+  char* w = a.get(n0 * 3 + 1);
   for (unsigned char c : line) {  // Rule 1
     if (is_13a_punct(c)) {
       *w++ = ' ';
@@ -186,8 +195,7 @@ std::string tokenize_regexp_post(std::string_view line) {
   }
   size_t na = static_cast<size_t>(w - a.data());
   // Rules 2-4 each grow the text by at most 2 bytes per match (<= 1 match per 2 bytes).
-  std::string b(na * 2 + 2, '\0');
-  w = b.data();
+  w = b.get(na * 2 + 2);
   const char* r = a.data();
   for (size_t i = 0; i < na;) {  // Rule 2: ([^0-9])([\.,]) -> "\1 \2 "
     if (i + 1 < na && !is_digit(r[i]) && (r[i + 1] == '.' || r[i + 1] == ',')) {
@@ -201,8 +209,7 @@ std::string tokenize_regexp_post(std::string_view line) {
     }
   }
   size_t nb = static_cast<size_t>(w - b.data());
-  if (a.size() < nb * 2 + 2) a.resize(nb * 2 + 2);
-  w = a.data();
+  w = a.get(nb * 2 + 2);  // a's text is consumed: it may be reallocated
   r = b.data();
   for (size_t i = 0; i < nb;) {  // Rule 3: ([\.,])([^0-9]) -> " \1 \2"
     if (i + 1 < nb && (r[i] == '.' || r[i] == ',') && !is_digit(r[i + 1])) {
@@ -216,8 +223,7 @@ std::string tokenize_regexp_post(std::string_view line) {
     }
   }
   na = static_cast<size_t>(w - a.data());
-  if (b.size() < na * 2 + 2) b.resize(na * 2 + 2);
-  w = b.data();
+  w = b.get(na * 2 + 2);
   r = a.data();
   bool ascii = true;
   for (size_t i = 0; i < na;) {  // Rule 4: ([0-9])(-) -> "\1 \2 "
@@ -235,21 +241,21 @@ std::string tokenize_regexp_post(std::string_view line) {
   nb = static_cast<size_t>(w - b.data());
   if (!ascii) return join_py_split(std::string_view(b.data(), nb));
   // ' '.join(line.split()) for ASCII text: whitespace is \t\n\v\f\r, 0x1c-0x1f and space.
-  std::string out(nb, '\0');
-  char* o = out.data();
+  // Compacted in place (the write position never passes the read position).
+  char* const base = b.data();
+  char* o = base;
   bool pending = false;
   for (size_t i = 0; i < nb; ++i) {
-    unsigned char c = static_cast<unsigned char>(b[i]);
+    unsigned char c = static_cast<unsigned char>(base[i]);
     if (c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F)) {
       pending = true;
       continue;
     }
-    if (pending && o != out.data()) *o++ = ' ';
+    if (pending && o != base) *o++ = ' ';
     pending = false;
     *o++ = static_cast<char>(c);
   }
-  out.resize(static_cast<size_t>(o - out.data()));
-  return out;
+  return std::string(base, static_cast<size_t>(o - base));
 }
 
 namespace {

@@ -2,6 +2,7 @@
 // BasicTokenizer._clean_text / _tokenize_chinese_chars / _run_strip_accents / _run_split_on_punc,
 // WordpieceTokenizer.tokenize, load_vocab). See wordpiece.h for the behaviour.
 #include "models/tokenizer/wordpiece.h"
+#include "metrics/core/utf8.h"
 
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
@@ -109,23 +110,7 @@ inline uint32_t next_cp(std::string_view s, size_t& i) {
   return cp;
 }
 
-inline void append_cp(std::string& out, uint32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
+inline void append_cp(std::string& out, uint32_t cp) { utf8::append(out, cp); }
 
 inline bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
