@@ -1,7 +1,6 @@
 #include "metrics/text/mteval_tokenize.h"
 
-#include <unordered_map>
-
+#include "metrics/ngram.h"
 #include "metrics/text/tokenize_13a.h"
 #include "metrics/text/tokenize_intl.h"
 
@@ -167,13 +166,18 @@ std::string mteval_normalize(std::string_view text, MtevalTokenization mode, boo
         if (tok.rfind("http://", 0) == 0 || tok.rfind("https://", 0) == 0) {
           out.append(tok.data(), tok.size());
         } else {
-          // tokenization_orig is a pure function of the token: memoise it (tokens repeat a lot).
-          thread_local std::unordered_map<std::string, std::string> cache[2];
-          auto& c = cache[preserve_case ? 1 : 0];
-          if (c.size() > (1u << 20)) c.clear();
-          auto it = c.find(std::string(tok));
-          if (it == c.end()) it = c.emplace(std::string(tok), normalize_orig(tok, preserve_case)).first;
-          out += it->second;
+          // tokenization_orig is a pure function of the token: memoise it (tokens repeat a lot),
+          // keyed by the token's id in an interner (no string built per lookup).
+          struct Cache {
+            Vocabulary raw;                 // token -> id
+            std::vector<std::string> norm;  // id -> normalize_orig(token)
+          };
+          thread_local Cache cache[2];
+          Cache& c = cache[preserve_case ? 1 : 0];
+          if (c.norm.size() > (1u << 20)) c = Cache();
+          uint32_t id = c.raw.id(tok);
+          if (id == c.norm.size()) c.norm.push_back(normalize_orig(tok, preserve_case));
+          out += c.norm[id];
         }
       }
       return out;
