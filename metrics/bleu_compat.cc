@@ -198,22 +198,47 @@ namespace {
 
 // One token-id corpus in segment layout.
 struct IdSegments {
-  Vocabulary vocab;
   std::vector<std::vector<uint32_t>> hyps;
   std::vector<std::vector<std::vector<uint32_t>>> refs;
 };
 
+void check_segment_counts(size_t hyps, size_t refs) {
+  if (hyps != refs)
+    throw InputError("the number of hypotheses (" + std::to_string(hyps) +
+                     ") and of reference lists (" + std::to_string(refs) + ") differ");
+}
+
 IdSegments to_ids(const std::vector<std::vector<std::string>>& hyps,
                   const std::vector<std::vector<std::vector<std::string>>>& refs) {
-  if (hyps.size() != refs.size())
-    throw InputError("the number of hypotheses (" + std::to_string(hyps.size()) +
-                     ") and of reference lists (" + std::to_string(refs.size()) + ") differ");
+  check_segment_counts(hyps.size(), refs.size());
+  Vocabulary vocab;
   IdSegments s;
   s.hyps.reserve(hyps.size());
   s.refs.resize(refs.size());
-  for (const auto& h : hyps) s.hyps.push_back(s.vocab.ids(h));
+  for (const auto& h : hyps) s.hyps.push_back(vocab.ids(h));
   for (size_t i = 0; i < refs.size(); ++i)
-    for (const auto& r : refs[i]) s.refs[i].push_back(s.vocab.ids(r));
+    for (const auto& r : refs[i]) s.refs[i].push_back(vocab.ids(r));
+  return s;
+}
+
+// Tokens = Python str.split() of each line, interned straight from the line (no token strings).
+std::vector<uint32_t> split_ids(const std::string& line, Vocabulary& vocab) {
+  std::vector<uint32_t> out;
+  for (auto t : text::py_split(line)) out.push_back(vocab.id(t));
+  return out;
+}
+
+IdSegments lines_to_ids(const std::vector<std::string>& hyps,
+                        const std::vector<std::vector<std::string>>& refs_by_segment) {
+  check_segment_counts(hyps.size(), refs_by_segment.size());
+  Vocabulary vocab;
+  IdSegments s;
+  s.hyps.reserve(hyps.size());
+  s.refs.resize(refs_by_segment.size());
+  for (size_t i = 0; i < hyps.size(); ++i) {
+    s.hyps.push_back(split_ids(hyps[i], vocab));
+    for (const auto& r : refs_by_segment[i]) s.refs[i].push_back(split_ids(r, vocab));
+  }
   return s;
 }
 
@@ -361,11 +386,34 @@ NltkBleuResult nltk_sentence_bleu(const std::vector<std::vector<std::string>>& r
   return nltk_corpus_bleu_ids(to_ids({hyp}, {refs}), opts);
 }
 
+NltkBleuResult nltk_corpus_bleu_lines(const std::vector<std::string>& hyps,
+                                      const std::vector<std::vector<std::string>>& refs_by_segment,
+                                      const NltkBleuOptions& opts) {
+  return nltk_corpus_bleu_ids(lines_to_ids(hyps, refs_by_segment), opts);
+}
+
+std::vector<NltkBleuResult> nltk_sentence_bleu_lines(
+    const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs_by_segment,
+    const NltkBleuOptions& opts) {
+  IdSegments all = lines_to_ids(hyps, refs_by_segment);
+  std::vector<NltkBleuResult> out;
+  out.reserve(all.hyps.size());
+  IdSegments one;
+  one.hyps.resize(1);
+  one.refs.resize(1);
+  for (size_t i = 0; i < all.hyps.size(); ++i) {
+    one.hyps[0].swap(all.hyps[i]);
+    one.refs[0].swap(all.refs[i]);
+    out.push_back(nltk_corpus_bleu_ids(one, opts));
+  }
+  return out;
+}
+
 // ---- coco -----------------------------------------------------------------------------------
 
-CocoBleuScore coco_bleu_tokens(const std::vector<std::vector<std::string>>& hyps,
-                               const std::vector<std::vector<std::vector<std::string>>>& refs) {
-  IdSegments c = to_ids(hyps, refs);
+namespace {
+
+CocoBleuScore coco_bleu_ids(const IdSegments& c) {
   const int n = 4;
   const double small = 1e-9, tiny = 1e-15;
   CocoBleuScore out;
@@ -418,12 +466,16 @@ CocoBleuScore coco_bleu_tokens(const std::vector<std::vector<std::string>>& hyps
   return out;
 }
 
+}  // namespace
+
+CocoBleuScore coco_bleu_tokens(const std::vector<std::vector<std::string>>& hyps,
+                               const std::vector<std::vector<std::vector<std::string>>>& refs) {
+  return coco_bleu_ids(to_ids(hyps, refs));
+}
+
 CocoBleuScore coco_bleu(const std::vector<std::string>& hyps,
                         const std::vector<std::vector<std::string>>& refs_by_segment) {
-  std::vector<std::vector<std::vector<std::string>>> refs;
-  refs.reserve(refs_by_segment.size());
-  for (const auto& rs : refs_by_segment) refs.push_back(split_lines_py(rs));
-  return coco_bleu_tokens(split_lines_py(hyps), refs);
+  return coco_bleu_ids(lines_to_ids(hyps, refs_by_segment));
 }
 
 // ---- PLATO ----------------------------------------------------------------------------------
@@ -433,35 +485,40 @@ PlatoBleuScore plato_bleu(const std::vector<std::string>& hyps, const std::vecto
   if (hyps.size() != refs.size())
     throw InputError("PLATO BLEU: " + std::to_string(hyps.size()) + " hypotheses but " +
                      std::to_string(refs.size()) + " references");
-  auto tokens = [&](const std::string& line) {
-    std::vector<std::string> out;
+  Vocabulary vocab;
+  auto tokens = [&](const std::string& line, std::vector<uint32_t>& out) {
+    out.clear();
     if (!opts.single_space_split) {
-      for (auto t : text::py_split(line)) out.emplace_back(t);
-      return out;
+      for (auto t : text::py_split(line)) out.push_back(vocab.id(t));
+      return;
     }
     std::string_view s = text::py_strip(line);  // line.strip().split(" ")
     size_t start = 0;
     for (;;) {
       size_t sp = s.find(' ', start);
       if (sp == std::string_view::npos) {
-        out.emplace_back(s.substr(start));
+        out.push_back(vocab.id(s.substr(start)));
         break;
       }
-      out.emplace_back(s.substr(start, sp - start));
+      out.push_back(vocab.id(s.substr(start, sp - start)));
       start = sp + 1;
     }
-    return out;
   };
   NltkBleuOptions b1, b2;
   b1.weights = {1, 0, 0, 0};
   b2.weights = {0.5, 0.5, 0, 0};
   b1.smoothing = b2.smoothing = 7;
   std::vector<double> s1, s2;
+  s1.reserve(hyps.size());
+  s2.reserve(hyps.size());
+  IdSegments one;  // sentence_bleu([ref], hyp) is corpus_bleu of one segment
+  one.hyps.resize(1);
+  one.refs.assign(1, std::vector<std::vector<uint32_t>>(1));
   for (size_t i = 0; i < hyps.size(); ++i) {
-    auto h = tokens(hyps[i]);
-    std::vector<std::vector<std::string>> r = {tokens(refs[i])};
-    auto x1 = nltk_sentence_bleu(r, h, b1);
-    auto x2 = nltk_sentence_bleu(r, h, b2);
+    tokens(hyps[i], one.hyps[0]);
+    tokens(refs[i], one.refs[0][0]);
+    auto x1 = nltk_corpus_bleu_ids(one, b1);
+    auto x2 = nltk_corpus_bleu_ids(one, b2);
     s1.push_back(x1.error ? 0.0 : x1.score);  // `except: score = 0`
     s2.push_back(x2.error ? 0.0 : x2.score);
   }

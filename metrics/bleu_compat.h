@@ -81,6 +81,15 @@ NltkBleuResult nltk_corpus_bleu(const std::vector<std::vector<std::string>>& hyp
 NltkBleuResult nltk_sentence_bleu(const std::vector<std::vector<std::string>>& refs,
                                   const std::vector<std::string>& hyp,
                                   const NltkBleuOptions& opts = {});
+// The same from lines (tokens = str.split()), references in segment layout (refs[i][k]); the
+// tokens are interned straight from the lines (no token strings: the fast path of the CLI).
+NltkBleuResult nltk_corpus_bleu_lines(const std::vector<std::string>& hyps,
+                                      const std::vector<std::vector<std::string>>& refs_by_segment,
+                                      const NltkBleuOptions& opts = {});
+// sentence_bleu of every segment.
+std::vector<NltkBleuResult> nltk_sentence_bleu_lines(
+    const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs_by_segment,
+    const NltkBleuOptions& opts = {});
 
 // ---- coco-caption ---------------------------------------------------------------------------
 struct CocoBleuScore {

@@ -204,8 +204,7 @@ int run_nltk(const po::variables_map& vm) {
   o.smoothing = vm["smoothing"].as<int>();
   if (o.smoothing < 0 || o.smoothing > 7) throw InputError("--smoothing must be 0..7");
   Corpus c = read(vm);
-  auto hyps = m::split_lines_py(c.hyps);
-  auto refs = split_refs(c.refs);
+  const auto refs = m::refs_by_segment(c.refs);
   auto check = [](const m::NltkBleuResult& r) {
     if (r.error)
       throw InputError("NLTK 3.8 raises '" + *r.error + "' for this input with method " +
@@ -214,14 +213,14 @@ int run_nltk(const po::variables_map& vm) {
   };
   if (flag(vm, "sentence-level")) {
     std::vector<double> scores;
-    for (size_t i = 0; i < hyps.size(); ++i) scores.push_back(check(m::nltk_sentence_bleu(refs[i], hyps[i], o)));
+    for (const auto& r : m::nltk_sentence_bleu_lines(c.hyps, refs, o)) scores.push_back(check(r));
     for (double s : scores) {
       if (want_json(vm)) print_json(ordered_json{{"score", s}});
       else std::cout << "BLEU = " << f("%.17g", s) << "\n";
     }
     return kExitOk;
   }
-  double s = check(m::nltk_corpus_bleu(hyps, refs, o));
+  double s = check(m::nltk_corpus_bleu_lines(c.hyps, refs, o));
   if (want_json(vm)) print_json(ordered_json{{"score", s}});
   else std::cout << "BLEU (NLTK corpus_bleu, method" << o.smoothing << ") = " << f("%.17g", s) << "\n";
   return kExitOk;
