@@ -7,6 +7,7 @@
 #include "metrics/core/error.h"
 #include "metrics/core/io.h"
 #include "metrics/distinct.h"
+#include "metrics/text/tokenize_13a.h"
 #include "tasks/registry.h"
 
 namespace unieval::tasks {
@@ -14,21 +15,6 @@ namespace unieval::tasks {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-void replace_all(std::string& s, const std::string& from, const std::string& to) {
-  // Python str.replace: left to right, non-overlapping, no rescan of the replacement.
-  std::string out;
-  size_t pos = 0;
-  while (true) {
-    size_t hit = s.find(from, pos);
-    if (hit == std::string::npos) break;
-    out.append(s, pos, hit - pos);
-    out += to;
-    pos = hit + from.size();
-  }
-  out.append(s, pos, std::string::npos);
-  s.swap(out);
-}
 
 TaskOutput run_personachat(const EvalRequest& req) {
   auto t0 = Clock::now();
@@ -72,7 +58,7 @@ std::string ernie_gen_persona_clean(std::string line) {
   static const std::pair<const char*, const char*> kRules[] = {
       {" - ", "-"}, {" ' ", "'"}, {" n't", "n't"}, {" 'm", "'m"}, {" do not", " don't"},
       {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
-  for (const auto& [from, to] : kRules) replace_all(line, from, to);
+  for (const auto& [from, to] : kRules) metrics::text::py_replace_in(line, from, to);
   return line;
 }
 

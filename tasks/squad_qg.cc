@@ -11,6 +11,7 @@
 #include "metrics/core/io.h"
 #include "metrics/meteor.h"
 #include "metrics/rouge_coco.h"
+#include "metrics/text/tokenize_13a.h"
 #include "tasks/registry.h"
 #include "tasks/unilm_text.h"
 
@@ -21,21 +22,6 @@ namespace fs = std::filesystem;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Python str.replace (left to right, non-overlapping).
-std::string py_replace(const std::string& s, const std::string& from, const std::string& to) {
-  std::string out;
-  size_t pos = 0;
-  while (true) {
-    size_t hit = s.find(from, pos);
-    if (hit == std::string::npos) break;
-    out.append(s, pos, hit - pos);
-    out += to;
-    pos = hit + from.size();
-  }
-  out.append(s, pos, std::string::npos);
-  return out;
-}
 
 std::string find_split_file(const fs::path& dir, const std::string& prefix, const std::string& split) {
   for (const char* ext : {".txt", ".txt.gz"}) {
@@ -180,7 +166,7 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
     // The coco wrapper's SCORE line: hypothesis without "|||", double spaces made single.
     std::vector<std::string> mh;
     mh.reserve(g.hyps.size());
-    for (const auto& h : g.hyps) mh.push_back(py_replace(py_replace(h, "|||", ""), "  ", " "));
+    for (const auto& h : g.hyps) mh.push_back(metrics::text::py_replace(metrics::text::py_replace(h, "|||", ""), "  ", " "));
     // Reference streams: keys have 1..k references; padding with a copy of the key's first
     // reference leaves the best-reference choice (a max over references) unchanged.
     size_t k = 0;

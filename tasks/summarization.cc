@@ -6,6 +6,7 @@
 #include "metrics/core/error.h"
 #include "metrics/core/io.h"
 #include "metrics/rouge.h"
+#include "metrics/text/tokenize_13a.h"
 #include "tasks/registry.h"
 #include "tasks/unilm_text.h"
 
@@ -14,14 +15,6 @@ namespace unieval::tasks {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-void replace_all(std::string& s, const std::string& from, const std::string& to) {
-  size_t pos = 0;
-  while ((pos = s.find(from, pos)) != std::string::npos) {
-    s.replace(pos, from.size(), to);
-    pos += to.size();
-  }
-}
 
 TaskOutput run_summarization(const EvalRequest& req, const std::string& key) {
   auto t0 = Clock::now();
@@ -117,8 +110,8 @@ TaskOutput run_summarization(const EvalRequest& req, const std::string& key) {
 
 std::vector<std::string> summary_sentences(const std::string& line) {
   std::string s = line;
-  replace_all(s, "<t>", " ");
-  for (const char* m : {"</t>", "<S_SEP>", "[X_SEP]", "<q>", "##SENT##"}) replace_all(s, m, "\x01");
+  metrics::text::py_replace_in(s, "<t>", " ");
+  for (const char* m : {"</t>", "<S_SEP>", "[X_SEP]", "<q>", "##SENT##"}) metrics::text::py_replace_in(s, m, "\x01");
   return metrics::split_summary(s, "\x01");
 }
 

@@ -43,21 +43,6 @@ std::string squeeze_trim(std::string_view s) {
   return out;
 }
 
-void replace_all(std::string& s, std::string_view from, std::string_view to) {
-  if (s.find(from) == std::string::npos) return;
-  std::string out;
-  size_t pos = 0;
-  for (;;) {
-    size_t hit = s.find(from, pos);
-    if (hit == std::string::npos) break;
-    out.append(s, pos, hit - pos);
-    out.append(to.data(), to.size());
-    pos = hit + from.size();
-  }
-  out.append(s, pos, std::string::npos);
-  s.swap(out);
-}
-
 inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 inline bool is_13a_punct(unsigned char c) {
   return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') ||
@@ -67,13 +52,13 @@ inline bool is_13a_punct(unsigned char c) {
 // mteval NormalizeText / tokenization_orig (identical rules in v13a and v14c).
 std::string normalize_orig(std::string_view text, bool preserve_case) {
   std::string s(text);
-  replace_all(s, "<skipped>", "");
-  replace_all(s, "-\n", "");
-  replace_all(s, "\n", " ");
-  replace_all(s, "&quot;", "\"");
-  replace_all(s, "&amp;", "&");
-  replace_all(s, "&lt;", "<");
-  replace_all(s, "&gt;", ">");
+  py_replace_in(s, "<skipped>", "");
+  py_replace_in(s, "-\n", "");
+  py_replace_in(s, "\n", " ");
+  py_replace_in(s, "&quot;", "\"");
+  py_replace_in(s, "&amp;", "&");
+  py_replace_in(s, "&lt;", "<");
+  py_replace_in(s, "&gt;", ">");
   s = " " + s + " ";
   if (!preserve_case)
     for (char& c : s)

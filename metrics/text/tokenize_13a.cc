@@ -104,6 +104,27 @@ std::string_view py_strip(std::string_view s) {
   return py_rstrip(s.substr(i));
 }
 
+std::string py_replace(std::string_view s, std::string_view from, std::string_view to) {
+  std::string out;
+  if (from.empty()) return std::string(s);
+  out.reserve(s.size());
+  size_t pos = 0;
+  for (;;) {
+    size_t hit = s.find(from, pos);
+    if (hit == std::string_view::npos) break;
+    out.append(s.data() + pos, hit - pos);
+    out.append(to.data(), to.size());
+    pos = hit + from.size();
+  }
+  out.append(s.data() + pos, s.size() - pos);
+  return out;
+}
+
+void py_replace_in(std::string& s, std::string_view from, std::string_view to) {
+  if (from.empty() || s.find(from) == std::string::npos) return;
+  s = py_replace(s, from, to);
+}
+
 std::string py_lower(std::string_view s) {
   bool ascii = true;
   for (unsigned char c : s) ascii &= c < 0x80;
@@ -260,21 +281,6 @@ std::string tokenize_regexp_post(std::string_view line) {
 
 namespace {
 
-void replace_all(std::string& s, std::string_view from, std::string_view to) {
-  if (s.find(from) == std::string::npos) return;
-  std::string out;
-  out.reserve(s.size());
-  size_t pos = 0;
-  for (;;) {
-    size_t hit = s.find(from, pos);
-    if (hit == std::string::npos) break;
-    out.append(s, pos, hit - pos);
-    out.append(to.data(), to.size());
-    pos = hit + from.size();
-  }
-  out.append(s, pos, std::string::npos);
-  s.swap(out);
-}
 
 }  // namespace
 
@@ -286,14 +292,14 @@ std::string tokenize_13a(std::string_view line) {
   bool special = s.find('<') != std::string::npos || s.find('\n') != std::string::npos ||
                  s.find('&') != std::string::npos;
   if (special) {
-    replace_all(s, "<skipped>", "");
-    replace_all(s, "-\n", "");
-    replace_all(s, "\n", " ");
+    py_replace_in(s, "<skipped>", "");
+    py_replace_in(s, "-\n", "");
+    py_replace_in(s, "\n", " ");
     if (s.find('&') != std::string::npos) {
-      replace_all(s, "&quot;", "\"");
-      replace_all(s, "&amp;", "&");
-      replace_all(s, "&lt;", "<");
-      replace_all(s, "&gt;", ">");
+      py_replace_in(s, "&quot;", "\"");
+      py_replace_in(s, "&amp;", "&");
+      py_replace_in(s, "&lt;", "<");
+      py_replace_in(s, "&gt;", ">");
     }
   }
   s += ' ';

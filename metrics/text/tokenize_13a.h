@@ -41,6 +41,10 @@ std::vector<std::string_view> py_split(std::string_view s);
 // Python str.rstrip() / str.strip() with no argument.
 std::string_view py_rstrip(std::string_view s);
 std::string_view py_strip(std::string_view s);
+// Python str.replace(from, to): left to right, non-overlapping, the replacement never rescanned
+// (an empty `from` leaves s unchanged). The second form replaces in place.
+std::string py_replace(std::string_view s, std::string_view from, std::string_view to);
+void py_replace_in(std::string& s, std::string_view from, std::string_view to);
 // Python str.lower(): full Unicode lowercasing (ICU root locale, which also applies Python's
 // final-sigma rule). ASCII text takes a fast path.
 std::string py_lower(std::string_view s);

@@ -4,20 +4,13 @@
 #include "metrics/core/error.h"
 #include "tasks/gpt_tasks.h"
 #include "tasks/task.h"
+#include "tests/tasks/task_test_util.h"
 #include "tests/test_util.h"
 
 namespace unieval::tasks {
 namespace {
 
 using unieval::testing::TempDir;
-
-EvalRequest request(const std::string& task, const std::string& data, const std::string& pred) {
-  EvalRequest r;
-  r.task = task;
-  r.data = data;
-  r.pred = pred;
-  return r;
-}
 
 // Runs evaluate() expecting an InputError whose message contains every part.
 void expect_error(const EvalRequest& req, const std::vector<std::string>& parts) {

@@ -7,6 +7,7 @@
 #include "tasks/personachat.h"
 #include "tasks/summarization.h"
 #include "tasks/task.h"
+#include "tests/tasks/task_test_util.h"
 #include "tests/test_util.h"
 
 namespace unieval::tasks {
@@ -14,14 +15,6 @@ namespace {
 
 using unieval::testing::shared_dir;
 using unieval::testing::TempDir;
-
-EvalRequest request(const std::string& task, const std::string& data, const std::string& pred) {
-  EvalRequest r;
-  r.task = task;
-  r.data = data;
-  r.pred = pred;
-  return r;
-}
 
 TEST(GlueTaskTest, AccuracyAndMccOnSmallFiles) {
   TempDir tmp;

@@ -9,6 +9,7 @@
 #include "tasks/squad_qg.h"
 #include "tasks/task.h"
 #include "tasks/unilm_text.h"
+#include "tests/tasks/task_test_util.h"
 #include "tests/test_util.h"
 
 namespace unieval::tasks {
@@ -16,14 +17,6 @@ namespace {
 
 using unieval::testing::shared_dir;
 using unieval::testing::TempDir;
-
-EvalRequest request(const std::string& task, const std::string& data, const std::string& pred) {
-  EvalRequest r;
-  r.task = task;
-  r.data = data;
-  r.pred = pred;
-  return r;
-}
 
 bool has_note(const results::RunResult& r, const std::string& part) {
   for (const auto& n : r.notes)

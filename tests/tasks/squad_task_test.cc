@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "metrics/core/error.h"
+#include "tests/tasks/task_test_util.h"
 #include "tests/test_util.h"
 
 namespace unieval::tasks {
@@ -15,14 +16,6 @@ using unieval::testing::TempDir;
 const char* kData = R"({"version": "v2.0", "data": [{"title": "T", "paragraphs": [{"context": "The cat sat.", "qas": [
   {"id": "q1", "question": "Who sat?", "answers": [{"text": "the cat", "answer_start": 0}], "is_impossible": false},
   {"id": "q2", "question": "Who flew?", "answers": [], "is_impossible": true}]}]}]})";
-
-EvalRequest request(const std::string& task, const std::string& data, const std::string& pred) {
-  EvalRequest r;
-  r.task = task;
-  r.data = data;
-  r.pred = pred;
-  return r;
-}
 
 TEST(SquadTaskTest, ScoresV2WithTheOfficialRules) {
   TempDir tmp;

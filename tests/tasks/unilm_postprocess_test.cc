@@ -5,6 +5,7 @@
 #include "metrics/core/error.h"
 #include "tasks/task.h"
 #include "tasks/unilm_text.h"
+#include "tests/tasks/task_test_util.h"
 #include "tests/test_util.h"
 
 namespace unieval::tasks {
@@ -45,14 +46,6 @@ TEST(UnilmCnndmTest, ShortSentencesDuplicatesAndTruncation) {
             (std::vector<std::string>{"a b c d e f"}));
   EXPECT_EQ(unilm_cnndm_gold(" a b . <S_SEP> c d . "), (std::vector<std::string>{"a b .", "c d ."}));
   EXPECT_EQ(unilm_cnndm_gold("a<S_SEP>b"), (std::vector<std::string>{"a<S_SEP>b"}));
-}
-
-EvalRequest request(const std::string& task, const std::string& data, const std::string& pred) {
-  EvalRequest r;
-  r.task = task;
-  r.data = data;
-  r.pred = pred;
-  return r;
 }
 
 TEST(UnilmCnndmTest, CnndmAdapterOption) {
