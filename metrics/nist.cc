@@ -17,79 +17,86 @@ constexpr int kMaxNgram = 9;  // mteval's $max_Ngram
 
 // Corpus-wide n-gram index: gid (>= 1) of an n-gram = entry for the exact key
 // (gid of its (n-1)-gram prefix) << 32 | last token; unigram keys have a zero high word.
+// One open-addressing table whose slots hold key, gid and count together, so a lookup that
+// also counts touches one cache line (the table is far larger than the caches).
 class GlobalNgrams {
  public:
-  GlobalNgrams() : keys_(1 << 16, kEmpty), vals_(1 << 16, 0), count_(1, 0), prefix_(1, 0), flag_(1, 0) {}
+  GlobalNgrams() : slots_(1 << 16), prefix_(1, 0), flag_(1, 0) {}
 
   uint32_t find(uint64_t key) const {
-    size_t mask = keys_.size() - 1;
-    for (size_t i = mix(key) & mask;; i = (i + 1) & mask) {
-      if (keys_[i] == key) return vals_[i];
-      if (keys_[i] == kEmpty) return 0;
-    }
+    const Slot& s = slots_[probe(key)];
+    return s.key == key ? s.gid : 0;
   }
   // Adds one occurrence; returns the gid.
   uint32_t add(uint64_t key, uint32_t prefix, bool flag) {
-    size_t mask = keys_.size() - 1;
-    for (size_t i = mix(key) & mask;; i = (i + 1) & mask) {
-      if (keys_[i] == key) {
-        count_[vals_[i]]++;
-        return vals_[i];
-      }
-      if (keys_[i] == kEmpty) {
-        uint32_t gid = static_cast<uint32_t>(count_.size());
-        keys_[i] = key;
-        vals_[i] = gid;
-        count_.push_back(1);
-        prefix_.push_back(prefix);
-        flag_.push_back(flag);
-        if (count_.size() * 2 > keys_.size()) grow();
-        return gid;
-      }
-    }
+    Slot& s = slot_for(key, prefix, flag);
+    s.count++;
+    return s.gid;
   }
-  // Registers the key with count 0 (or returns its gid).
-  uint32_t insert(uint64_t key, uint32_t prefix, bool flag) {
-    uint32_t gid = find(key);
-    if (gid) return gid;
-    gid = add(key, prefix, flag);
-    count_[gid] = 0;
-    return gid;
+  // Registers the key with no occurrence (or returns its gid).
+  uint32_t insert(uint64_t key, uint32_t prefix, bool flag) { return slot_for(key, prefix, flag).gid; }
+  // Adds one occurrence of a registered key: its gid, or 0 (nothing counted) when absent.
+  uint32_t bump(uint64_t key) {
+    Slot& s = slots_[probe(key)];
+    if (s.key != key) return 0;
+    s.count++;
+    return s.gid;
   }
-  void bump(uint32_t gid) { count_[gid]++; }
+  // Occurrences by gid (index 0 unused).
+  std::vector<uint32_t> counts() const {
+    std::vector<uint32_t> c(size(), 0);
+    for (const Slot& s : slots_)
+      if (s.key != kEmpty) c[s.gid] = s.count;
+    return c;
+  }
   static uint64_t key(uint32_t prefix_gid, uint32_t tok) {
     return (static_cast<uint64_t>(prefix_gid) << 32) | tok;
   }
-  uint32_t count(uint32_t gid) const { return count_[gid]; }
   uint32_t prefix(uint32_t gid) const { return prefix_[gid]; }
   bool flag(uint32_t gid) const { return flag_[gid] != 0; }
-  size_t size() const { return count_.size(); }
+  size_t size() const { return prefix_.size(); }
 
  private:
   static constexpr uint64_t kEmpty = ~0ULL;
+  struct Slot {
+    uint64_t key = kEmpty;
+    uint32_t gid = 0;
+    uint32_t count = 0;
+  };
   static size_t mix(uint64_t x) {
     x ^= x >> 33;
     x *= 0xff51afd7ed558ccdULL;
     x ^= x >> 33;
     return static_cast<size_t>(x);
   }
-  void grow() {
-    std::vector<uint64_t> ok = std::move(keys_);
-    std::vector<uint32_t> ov = std::move(vals_);
-    keys_.assign(ok.size() * 2, kEmpty);
-    vals_.assign(ok.size() * 2, 0);
-    size_t mask = keys_.size() - 1;
-    for (size_t j = 0; j < ok.size(); ++j) {
-      if (ok[j] == kEmpty) continue;
-      size_t i = mix(ok[j]) & mask;
-      while (keys_[i] != kEmpty) i = (i + 1) & mask;
-      keys_[i] = ok[j];
-      vals_[i] = ov[j];
-    }
+  // The slot holding key, or the empty slot where it would go.
+  size_t probe(uint64_t key) const {
+    const size_t mask = slots_.size() - 1;
+    size_t i = mix(key) & mask;
+    while (slots_[i].key != key && slots_[i].key != kEmpty) i = (i + 1) & mask;
+    return i;
   }
-  std::vector<uint64_t> keys_;
-  std::vector<uint32_t> vals_;
-  std::vector<uint32_t> count_, prefix_;
+  Slot& slot_for(uint64_t key, uint32_t prefix, bool flag) {
+    size_t i = probe(key);
+    if (slots_[i].key == key) return slots_[i];
+    slots_[i].key = key;
+    slots_[i].gid = static_cast<uint32_t>(prefix_.size());
+    prefix_.push_back(prefix);
+    flag_.push_back(flag);
+    if (prefix_.size() * 2 > slots_.size()) {
+      grow();
+      i = probe(key);
+    }
+    return slots_[i];
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.size() * 2, Slot());
+    for (const Slot& s : old)
+      if (s.key != kEmpty) slots_[probe(s.key)] = s;
+  }
+  std::vector<Slot> slots_;
+  std::vector<uint32_t> prefix_;
   std::vector<uint8_t> flag_;
 };
 
@@ -250,20 +257,20 @@ NistScore mteval_nist(const std::vector<std::string>& hyps,
       for (size_t s = 0; s < r.size; ++s) {
         uint32_t prev = 0;
         for (size_t n = 1; n <= static_cast<size_t>(kMaxNgram) && s + n <= r.size; ++n) {
-          uint32_t gid = g.find(GlobalNgrams::key(prev, r.data[s + n - 1]));
+          uint32_t gid = g.bump(GlobalNgrams::key(prev, r.data[s + n - 1]));
           if (gid == 0) break;
-          g.bump(gid);
           prev = gid;
         }
       }
     }
   }
+  const std::vector<uint32_t> count = g.counts();
   std::vector<double> info(g.size(), 0.0);
   for (uint32_t gid = 1; gid < g.size(); ++gid) {
     uint32_t p = g.prefix(gid);
     // Perl: `$mgram ? count/count(mgram) : count/tot_wrds`; the mgram "0" is false.
-    double ratio = (p != 0 && !g.flag(gid)) ? static_cast<double>(g.count(gid)) / g.count(p)
-                                            : static_cast<double>(g.count(gid)) / tot_wrds;
+    double ratio = (p != 0 && !g.flag(gid)) ? static_cast<double>(count[gid]) / count[p]
+                                            : static_cast<double>(count[gid]) / tot_wrds;
     info[gid] = -std::log(ratio) / std::log(2.0);
   }
   for (const auto& hit : hits) tst_info[hit.order] += info[hit.gid] * hit.count;
@@ -331,11 +338,12 @@ NltkNistScore nltk_corpus_nist(const std::vector<std::vector<std::string>>& hyps
           prev = g.add(GlobalNgrams::key(prev, r[s + m - 1]), prev, false);
       }
     }
+  const std::vector<uint32_t> count = g.counts();
   std::vector<double> info(g.size(), 0.0);
   for (uint32_t gid = 1; gid < g.size(); ++gid) {
     uint32_t p = g.prefix(gid);
-    double numerator = p != 0 ? static_cast<double>(g.count(p)) : total_ref_words;
-    info[gid] = std::log(numerator / g.count(gid)) / std::log(2.0);  // math.log(x, 2)
+    double numerator = p != 0 ? static_cast<double>(count[p]) : total_ref_words;
+    info[gid] = std::log(numerator / count[gid]) / std::log(2.0);  // math.log(x, 2)
   }
   std::vector<double> num(n + 1, 0), den(n + 1, 0);
   double l_ref = 0, l_sys = 0;
