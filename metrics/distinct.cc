@@ -1,9 +1,9 @@
 #include "metrics/core/numpy_sum.h"
 #include "metrics/distinct.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
-#include <unordered_set>
 
 #include "metrics/core/error.h"
 #include "metrics/ngram_ids.h"
@@ -74,65 +74,153 @@ std::string DistinctOptions::signature() const {
   return s;
 }
 
-DistinctResult distinct_tokens(const std::vector<std::vector<std::string>>& segs,
-                               const DistinctOptions& opts) {
+namespace internal {
+
+namespace {
+
+// Calls fn(token) for each token of `line` under the flavour's split (no allocation for ASCII
+// lines; the same tokens as distinct_tokenize).
+template <class Fn>
+void for_each_token(std::string_view line, DistinctFlavour flavour, Fn&& fn) {
+  if (flavour == DistinctFlavour::kErnieGen) {
+    // line.strip().split(" "): single ASCII spaces, empty tokens kept.
+    std::string_view s = python_strip(line);
+    size_t b = 0;
+    while (true) {
+      size_t e = s.find(' ', b);
+      if (e == std::string_view::npos) {
+        fn(s.substr(b));
+        return;
+      }
+      fn(s.substr(b, e - b));
+      b = e + 1;
+    }
+  }
+  bool ascii = true;
+  for (char c : line) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
+  if (!ascii) {
+    for (auto t : python_split(line)) fn(t);
+    return;
+  }
+  // str.split() on ASCII: whitespace is \t \n \v \f \r, \x1c-\x1f and ' '.
+  auto space = [](unsigned char c) { return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20); };
+  size_t i = 0, n = line.size();
+  while (i < n) {
+    while (i < n && space(static_cast<unsigned char>(line[i]))) ++i;
+    size_t b = i;
+    while (i < n && !space(static_cast<unsigned char>(line[i]))) ++i;
+    if (i > b) fn(line.substr(b, i - b));
+  }
+}
+
+}  // namespace
+
+NgramLevels levels_of_lines(const std::vector<std::string>& lines, DistinctFlavour flavour, bool dstc7_clean) {
+  std::vector<std::string> cleaned;
+  if (dstc7_clean) {
+    cleaned.reserve(lines.size());
+    for (const auto& l : lines) cleaned.push_back(dstc7_clean_str(l));
+  }
+  const std::vector<std::string>& text = dstc7_clean ? cleaned : lines;
+  size_t bytes = 0;
+  for (const auto& l : text) bytes += l.size();
+  TokenInterner interner;
+  HugeVector<uint32_t> ids;
+  std::vector<uint32_t> starts;
+  ids.reserve(bytes / 2 + text.size());  // split(): at most one token per two bytes of a line, rounded up
+  starts.reserve(text.size() + 1);
+  starts.push_back(0);
+  for (const auto& l : text) {
+    for_each_token(l, flavour, [&](std::string_view t) { ids.push_back(interner.intern(t)); });
+    if (ids.size() >= 0xFFFFFFF0u) throw InputError("corpus too large (more than 2^32 tokens)");
+    starts.push_back(static_cast<uint32_t>(ids.size()));
+  }
+  // The interner's views point into `text`; only the ids are kept.
+  return NgramLevels(std::move(ids), std::move(starts), interner.size());
+}
+
+}  // namespace internal
+
+namespace {
+
+DistinctResult distinct_levels(internal::NgramLevels lv, const DistinctOptions& opts) {
   DistinctResult r;
   r.flavour = opts.flavour;
   r.orders = opts.orders;
   r.signature = opts.signature();
-  for (int n : opts.orders)
+  int max_n = 0;
+  for (int n : opts.orders) {
     if (n < 1) throw InputError("n-gram orders must be >= 1 (got " + std::to_string(n) + ")");
-  const auto ids = internal::intern_segments(segs);
+    max_n = std::max(max_n, n);
+  }
+  const auto& starts = lv.starts();
+  const size_t segs = lv.segments();
+  // Per order: the number of n-gram occurrences (count), distinct corpus n-grams (types), and,
+  // for PLATO, the per-segment distinct counts (a segment stamp per n-gram id).
+  std::vector<double> tokens(max_n + 1, 0), types(max_n + 1, 0);
+  std::vector<std::vector<double>> intra(max_n + 1);
+  const bool plato = opts.flavour != DistinctFlavour::kDstc7;
+  std::vector<bool> wanted(max_n + 1, false);
+  for (int n : opts.orders) wanted[n] = true;
+  HugeVector<uint32_t> stamp;
+  for (int n = 1; n <= max_n; ++n) {
+    if (n > 1) lv.next();
+    if (!wanted[n]) continue;
+    const auto& ids = lv.ids();
+    double total = 0;
+    if (plato) {
+      stamp.assign(lv.types(), 0xFFFFFFFFu);
+      intra[n].reserve(segs);
+    }
+    for (size_t s = 0; s < segs; ++s) {
+      size_t len = starts[s + 1] - starts[s];
+      size_t count = len >= static_cast<size_t>(n) ? len - n + 1 : 0;
+      if (plato) {
+        // distinct(): intra = (|set(ngrams)| + 1e-12) / (len(ngrams) + 1e-5)
+        size_t uniq = 0;
+        for (size_t p = starts[s]; p < starts[s] + count; ++p) {
+          uint32_t& st = stamp[ids[p]];
+          if (st != s) {
+            st = static_cast<uint32_t>(s);
+            ++uniq;
+          }
+        }
+        intra[n].push_back((static_cast<double>(uniq) + 1e-12) / (static_cast<double>(count) + 1e-5));
+      }
+      total += static_cast<double>(count);  // integer-valued: the same sum in any grouping
+    }
+    tokens[n] = total;
+    types[n] = static_cast<double>(lv.types());
+  }
   if (opts.flavour == DistinctFlavour::kDstc7) {
     // calc_diversity: types[n][ngram] = 1; tokens[n] += 1 (float count).
     for (int n : opts.orders) {
-      std::unordered_set<internal::PackedNgram, internal::PackedNgramHash> types;
-      double tokens = 0;
-      for (const auto& t : ids) {
-        if (t.size() < static_cast<size_t>(n)) continue;
-        for (size_t i = 0; i + n <= t.size(); ++i) {
-          types.insert(internal::pack_ngram(t.data() + i, n));
-          tokens += 1;
-        }
-      }
-      if (tokens == 0) r.div.push_back(std::nullopt);  // ZeroDivisionError in the official code
-      else r.div.push_back(static_cast<double>(types.size()) / tokens);
+      if (tokens[n] == 0) r.div.push_back(std::nullopt);  // ZeroDivisionError in the official code
+      else r.div.push_back(types[n] / tokens[n]);
     }
     // calc_len: np.mean of token counts.
     std::vector<double> lens;
-    lens.reserve(segs.size());
-    for (const auto& t : segs) lens.push_back(static_cast<double>(t.size()));
+    lens.reserve(segs);
+    for (size_t s = 0; s < segs; ++s) lens.push_back(static_cast<double>(starts[s + 1] - starts[s]));
     if (!lens.empty()) r.avg_len = numpy_mean(lens);
     return r;
   }
   // PLATO distinct(seqs).
   for (int n : opts.orders) {
-    std::vector<double> intra;
-    intra.reserve(ids.size());
-    std::unordered_set<internal::PackedNgram, internal::PackedNgramHash> all, uniq;
-    double total = 0;
-    for (const auto& t : ids) {
-      uniq.clear();
-      size_t count = t.size() >= static_cast<size_t>(n) ? t.size() - n + 1 : 0;
-      for (size_t i = 0; i < count; ++i) {
-        auto k = internal::pack_ngram(t.data() + i, n);
-        uniq.insert(k);
-        all.insert(std::move(k));
-      }
-      intra.push_back((static_cast<double>(uniq.size()) + 1e-12) / (static_cast<double>(count) + 1e-5));
-      total += static_cast<double>(count);
-    }
-    r.intra.push_back(numpy_mean(intra));
-    r.inter.push_back((static_cast<double>(all.size()) + 1e-12) / (total + 1e-5));
+    r.intra.push_back(numpy_mean(intra[n]));
+    r.inter.push_back((types[n] + 1e-12) / (tokens[n] + 1e-5));
   }
   return r;
 }
 
+}  // namespace
+
+DistinctResult distinct_tokens(const std::vector<std::vector<std::string>>& segs, const DistinctOptions& opts) {
+  return distinct_levels(internal::levels_of_segments(segs), opts);
+}
+
 DistinctResult distinct(const std::vector<std::string>& lines, const DistinctOptions& opts) {
-  std::vector<std::vector<std::string>> segs;
-  segs.reserve(lines.size());
-  for (const auto& l : lines) segs.push_back(distinct_tokenize(l, opts.flavour, opts.dstc7_clean));
-  return distinct_tokens(segs, opts);
+  return distinct_levels(internal::levels_of_lines(lines, opts.flavour, opts.dstc7_clean), opts);
 }
 
 nlohmann::ordered_json DistinctResult::to_json() const {

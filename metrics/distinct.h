@@ -73,4 +73,10 @@ DistinctResult distinct(const std::vector<std::string>& lines, const DistinctOpt
 // pairwise_sum, 8-way unrolled blocks of <= 128), divided by n. NaN for an empty array.
 double numpy_mean(const std::vector<double>& v);
 
+namespace internal {
+class NgramLevels;  // metrics/ngram_ids.h
+// The token ids of each line under the flavour's tokenisation (entropy shares it).
+NgramLevels levels_of_lines(const std::vector<std::string>& lines, DistinctFlavour flavour, bool dstc7_clean);
+}  // namespace internal
+
 }  // namespace unieval::metrics

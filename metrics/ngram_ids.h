@@ -1,58 +1,181 @@
 #pragma once
-// Exact n-gram keys over interned token ids, for the counting metrics (Distinct-n, Entropy-n).
+// Exact n-gram ids for the counting metrics (Distinct-n, Entropy-n).
 //
-// Tokens are interned once (first-seen order) into 32-bit ids; an n-gram of order <= 4 packs
-// into two 64-bit words without loss, so hashing it is cheap and two different n-grams never
-// share a key (unlike a hash of the strings). Orders above 4 use the ids' byte string.
+// Tokens are interned once into dense 32-bit ids in first-seen order (TokenInterner). An n-gram
+// of order n then gets its own dense id, also in first-seen order, from the pair (id of its
+// (n-1)-gram prefix, id of its last token) (NgramLevels): two n-grams get the same id exactly
+// when they are equal, for any n, and a 64-bit pair key never collides. Both tables are open
+// addressing over flat arrays, so counting 500,000 n-grams costs no allocation per n-gram
+// (the node-based std::unordered_map spent most of its time in malloc and page faults).
+//
+//   TokenInterner tok;  std::vector<uint32_t> ids, starts;     // segment s: ids[starts[s]..starts[s+1])
+//   NgramLevels lv(ids, starts);                                // order 1 = the token ids
+//   while (lv.order() < 4) lv.next();                           // lv.ids()[p]: id of the n-gram at p
+//   lv.types();                                                 // distinct n-grams of this order
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
+
+#include "metrics/core/huge_pages.h"
 
 namespace unieval::metrics::internal {
 
-// Interns every token of every segment; ids[i] are the ids of segment i.
-inline std::vector<std::vector<uint32_t>> intern_segments(
-    const std::vector<std::vector<std::string>>& segments) {
-  std::unordered_map<std::string_view, uint32_t> ids;
-  std::vector<std::vector<uint32_t>> out(segments.size());
-  for (size_t s = 0; s < segments.size(); ++s) {
-    out[s].reserve(segments[s].size());
-    for (const auto& tok : segments[s]) {
-      auto [it, fresh] = ids.emplace(tok, static_cast<uint32_t>(ids.size()));
-      out[s].push_back(it->second);
-    }
-  }
-  return out;
+inline uint64_t mix64(uint64_t x) {  // murmur3 fmix64
+  x ^= x >> 33;
+  x *= 0xFF51AFD7ED558CCDULL;
+  x ^= x >> 33;
+  x *= 0xC4CEB9FE1A85EC53ULL;
+  x ^= x >> 33;
+  return x;
 }
 
-struct PackedNgram {
-  uint64_t a = 0, b = 0;
-  std::string rest;  // ids beyond the 4th (orders > 4 only)
-  bool operator==(const PackedNgram& o) const { return a == o.a && b == o.b && rest == o.rest; }
-};
-
-struct PackedNgramHash {
-  size_t operator()(const PackedNgram& k) const {
-    uint64_t h = k.a * 0x9E3779B97F4A7C15ULL;
-    h ^= (k.b + 0x632BE59BD9B4E019ULL) * 0xC2B2AE3D27D4EB4FULL;
-    h ^= h >> 29;
-    if (!k.rest.empty()) h ^= std::hash<std::string>()(k.rest);
-    return static_cast<size_t>(h);
+inline uint64_t hash_bytes(std::string_view s) {
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
+  size_t i = 0;
+  for (; i + 8 <= s.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, s.data() + i, 8);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 31;
   }
+  if (i < s.size()) {
+    uint64_t w = 0;
+    std::memcpy(&w, s.data() + i, s.size() - i);
+    h = (h ^ w) * 0x94D049BB133111EBULL;
+  }
+  return mix64(h);
+}
+
+// Token string -> dense id in first-seen order. Keeps string_views: the text must outlive it.
+class TokenInterner {
+ public:
+  uint32_t intern(std::string_view tok) {
+    if ((strings_.size() + 1) * 2 > slots_.size()) grow();
+    uint64_t h = hash_bytes(tok);
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      uint32_t id = slots_[i];
+      if (id == kEmpty) {
+        id = static_cast<uint32_t>(strings_.size());
+        slots_[i] = id;
+        strings_.push_back(tok);
+        hashes_.push_back(h);
+        return id;
+      }
+      if (hashes_[id] == h && strings_[id] == tok) return id;
+    }
+  }
+  size_t size() const { return strings_.size(); }
+
+ private:
+  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+  void grow() {
+    size_t cap = slots_.empty() ? 1024 : slots_.size() * 2;
+    slots_.assign(cap, kEmpty);
+    size_t mask = cap - 1;
+    for (uint32_t id = 0; id < strings_.size(); ++id) {
+      size_t i = hashes_[id] & mask;
+      while (slots_[i] != kEmpty) i = (i + 1) & mask;
+      slots_[i] = id;
+    }
+  }
+  std::vector<uint32_t> slots_;  // ids; kEmpty = free
+  std::vector<std::string_view> strings_;
+  std::vector<uint64_t> hashes_;
 };
 
-// The n-gram ids[i .. i+n) as a key. Ids are offset by one so that order is encoded too.
-inline PackedNgram pack_ngram(const uint32_t* ids, int n) {
-  PackedNgram k;
-  uint64_t w[4] = {0, 0, 0, 0};
-  for (int j = 0; j < n && j < 4; ++j) w[j] = static_cast<uint64_t>(ids[j]) + 1;
-  k.a = (w[0] << 32) | w[1];
-  k.b = (w[2] << 32) | w[3];
-  if (n > 4) k.rest.assign(reinterpret_cast<const char*>(ids + 4), sizeof(uint32_t) * (n - 4));
-  return k;
+// 64-bit key -> dense id in first-seen order (open addressing, linear probing).
+class PairIdTable {
+ public:
+  // Sizes the table for up to `max_keys` keys without growing (load <= 1/2).
+  void reset(size_t max_keys) {
+    size_t cap = 16;
+    while (cap < max_keys * 2) cap *= 2;
+    if (slots_.size() != cap) slots_.assign(cap, Slot{0, kEmpty});
+    else std::fill(slots_.begin(), slots_.end(), Slot{0, kEmpty});
+    size_ = 0;
+  }
+  uint32_t intern(uint64_t key) {
+    size_t mask = slots_.size() - 1;
+    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+      Slot& s = slots_[i];
+      if (s.id == kEmpty) {
+        s.key = key;
+        s.id = static_cast<uint32_t>(size_++);
+        return s.id;
+      }
+      if (s.key == key) return s.id;
+    }
+  }
+  size_t size() const { return size_; }
+
+ private:
+  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+  struct Slot {
+    uint64_t key;
+    uint32_t id;
+  };
+  HugeVector<Slot> slots_;
+  size_t size_ = 0;
+};
+
+// The n-gram ids of a tokenised corpus, one order at a time. ids()[p] is the id of the n-gram
+// starting at token position p, for the positions p of segment s with p + n <= starts[s+1];
+// ids are dense, assigned in corpus order (segment by segment, left to right), so id order is
+// the first-seen order a Python dict of the n-grams would iterate in.
+class NgramLevels {
+ public:
+  // ids: the token ids of all segments back to back; starts: segment boundaries (size segs+1).
+  NgramLevels(HugeVector<uint32_t> token_ids, std::vector<uint32_t> starts, size_t n_token_types)
+      : tok_(std::move(token_ids)), starts_(std::move(starts)), cur_(tok_), types_(n_token_types) {}
+
+  int order() const { return order_; }
+  const HugeVector<uint32_t>& ids() const { return cur_; }
+  const std::vector<uint32_t>& starts() const { return starts_; }
+  size_t segments() const { return starts_.empty() ? 0 : starts_.size() - 1; }
+  size_t types() const { return types_; }  // distinct n-grams of the current order
+
+  // Moves to order n+1: id(prefix n-gram, last token) for every position that has one.
+  void next() {
+    ++order_;
+    size_t positions = 0;
+    for (size_t s = 0; s + 1 < starts_.size(); ++s) {
+      size_t len = starts_[s + 1] - starts_[s];
+      if (len >= static_cast<size_t>(order_)) positions += len - order_ + 1;
+    }
+    table_.reset(positions);
+    for (size_t s = 0; s + 1 < starts_.size(); ++s) {
+      size_t b = starts_[s], e = starts_[s + 1];
+      for (size_t p = b; p + order_ <= e; ++p)
+        cur_[p] = table_.intern((static_cast<uint64_t>(cur_[p]) << 32) | tok_[p + order_ - 1]);
+    }
+    types_ = table_.size();
+  }
+
+ private:
+  HugeVector<uint32_t> tok_;
+  std::vector<uint32_t> starts_;
+  HugeVector<uint32_t> cur_;
+  size_t types_ = 0;
+  int order_ = 1;
+  PairIdTable table_;
+};
+
+// NgramLevels of pre-tokenised segments.
+inline NgramLevels levels_of_segments(const std::vector<std::vector<std::string>>& segments) {
+  TokenInterner interner;
+  HugeVector<uint32_t> ids;
+  std::vector<uint32_t> starts;
+  starts.reserve(segments.size() + 1);
+  starts.push_back(0);
+  for (const auto& seg : segments) {
+    for (const auto& tok : seg) ids.push_back(interner.intern(tok));
+    starts.push_back(static_cast<uint32_t>(ids.size()));
+  }
+  return NgramLevels(std::move(ids), std::move(starts), interner.size());
 }
 
 }  // namespace unieval::metrics::internal

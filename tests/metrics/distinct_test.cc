@@ -5,10 +5,13 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <random>
 #include <set>
 
 #include "metrics/core/io.h"
 #include "metrics/entropy.h"
+#include "metrics/ngram_ids.h"
 #include "metrics/text/dstc7_clean.h"
 #include "metrics/text/squad_normalize.h"
 #include "tests/test_util.h"
@@ -103,6 +106,115 @@ TEST(DistinctTest, EmptyCorpusIsNullNotACrash) {
   EXPECT_TRUE(d.to_json()["div_1"].is_null());
   auto e = entropy(std::vector<std::string>{}, {});
   EXPECT_EQ(0.0, e.entropy[0]);
+}
+
+// A random corpus with many repeated n-grams: a small vocabulary plus ASCII and Unicode
+// whitespace (str.split() separators), empty lines and non-ASCII tokens.
+std::vector<std::string> random_lines(unsigned seed, size_t n_lines, size_t vocab) {
+  std::mt19937 rng(seed);
+  const std::vector<std::string> seps = {" ", " ", " ", "  ", "\t", "\x1c", "\xc2\xa0", "\xe3\x80\x80"};
+  std::vector<std::string> lines;
+  for (size_t i = 0; i < n_lines; ++i) {
+    std::string l = rng() % 5 == 0 ? " " : "";
+    for (size_t k = 0, n = rng() % 14; k < n; ++k) {
+      if (k) l += seps[rng() % seps.size()];
+      size_t w = rng() % vocab;
+      l += w % 7 == 0 ? "\xc3\xa9" + std::to_string(w) : "t" + std::to_string(w);
+    }
+    lines.push_back(l);
+  }
+  return lines;
+}
+
+// The official counting, written the naive way: n-grams as token tuples in a map, counts in
+// first-seen order (a Python dict), the entropy sum in that order.
+std::vector<std::vector<std::string>> tuples(const std::vector<std::string>& t, size_t n) {
+  std::vector<std::vector<std::string>> out;
+  for (size_t i = 0; i + n <= t.size(); ++i) out.emplace_back(t.begin() + i, t.begin() + i + n);
+  return out;
+}
+
+TEST(DistinctTest, InternedNgramCountsEqualANaiveCounterBitForBit) {
+  for (unsigned seed : {1u, 2u, 3u}) {
+    for (size_t vocab : {3u, 40u, 3000u}) {  // 3000 types: the token table grows several times
+      auto lines = random_lines(seed, 4000, vocab);
+      for (DistinctFlavour f : {DistinctFlavour::kDstc7, DistinctFlavour::kPlato, DistinctFlavour::kErnieGen}) {
+        std::vector<std::vector<std::string>> segs;
+        for (const auto& l : lines) segs.push_back(distinct_tokenize(l, f, false));
+        DistinctOptions o;
+        o.flavour = f;
+        o.orders = {1, 2, 3, 5};
+        auto d = distinct(lines, o);
+        auto dt = distinct_tokens(segs, o);
+        EntropyOptions eo;
+        eo.orders = {1, 2, 4, 6};
+        auto e = f == DistinctFlavour::kDstc7 ? entropy(lines, eo) : entropy_tokens(segs, eo);
+        for (size_t k = 0; k < o.orders.size(); ++k) {
+          size_t n = static_cast<size_t>(o.orders[k]);
+          std::set<std::vector<std::string>> all;
+          double total = 0;
+          std::vector<double> intra;
+          for (const auto& t : segs) {
+            auto g = tuples(t, n);
+            std::set<std::vector<std::string>> uniq(g.begin(), g.end());
+            all.insert(uniq.begin(), uniq.end());
+            total += static_cast<double>(g.size());
+            intra.push_back((static_cast<double>(uniq.size()) + 1e-12) / (static_cast<double>(g.size()) + 1e-5));
+          }
+          std::string what = "seed " + std::to_string(seed) + " vocab " + std::to_string(vocab) + " flavour " +
+                             distinct_flavour_name(f) + " n " + std::to_string(n);
+          if (f == DistinctFlavour::kDstc7) {
+            ASSERT_TRUE(d.div[k]) << what;
+            EXPECT_EQ(static_cast<double>(all.size()) / total, *d.div[k]) << what;
+            EXPECT_EQ(*d.div[k], *dt.div[k]) << what;
+          } else {
+            EXPECT_EQ(numpy_mean(intra), d.intra[k]) << what;
+            EXPECT_EQ((static_cast<double>(all.size()) + 1e-12) / (total + 1e-5), d.inter[k]) << what;
+            EXPECT_EQ(d.intra[k], dt.intra[k]) << what;
+            EXPECT_EQ(d.inter[k], dt.inter[k]) << what;
+          }
+        }
+        for (size_t k = 0; k < eo.orders.size(); ++k) {
+          size_t n = static_cast<size_t>(eo.orders[k]);
+          std::map<std::vector<std::string>, size_t> index;
+          std::vector<double> counts;
+          for (const auto& t : segs)
+            for (auto& g : tuples(t, n)) {
+              auto [it, fresh] = index.emplace(std::move(g), counts.size());
+              if (fresh) counts.push_back(1);
+              else counts[it->second] += 1;
+            }
+          double total = 0, h = 0;
+          for (double c : counts) total += c;
+          for (double v : counts) h += -v / total * (std::log(v) - std::log(total));
+          EXPECT_EQ(h, e.entropy[k]) << "entropy seed " << seed << " vocab " << vocab << " n " << n;
+        }
+      }
+    }
+  }
+}
+
+TEST(NgramIdsTest, EqualIdsExactlyForEqualNgrams) {
+  auto lines = random_lines(7, 2000, 25);
+  std::vector<std::vector<std::string>> segs;
+  for (const auto& l : lines) segs.push_back(distinct_tokenize(l, DistinctFlavour::kDstc7, false));
+  auto lv = internal::levels_of_segments(segs);
+  for (size_t n = 1; n <= 5; ++n) {
+    if (n > 1) lv.next();
+    std::map<std::vector<std::string>, uint32_t> id_of;
+    uint32_t next_id = 0;
+    size_t pos = 0;
+    for (const auto& t : segs) {
+      for (size_t i = 0; i + n <= t.size(); ++i) {
+        std::vector<std::string> g(t.begin() + i, t.begin() + i + n);
+        auto [it, fresh] = id_of.emplace(g, next_id);
+        if (fresh) ++next_id;
+        ASSERT_EQ(it->second, lv.ids()[pos + i]) << "n " << n;  // dense ids in first-seen order
+      }
+      pos += t.size();
+    }
+    EXPECT_EQ(id_of.size(), lv.types());
+  }
 }
 
 TEST(Dstc7CleanTest, OfficialExamplesAndContractions) {

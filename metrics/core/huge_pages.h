@@ -1,0 +1,76 @@
+#pragma once
+// An allocator for large flat arrays (JSON text and node arrays, n-gram tables) that backs
+// every allocation of 1 MiB or more with transparent huge pages.
+//
+// Why: on the VMs we run on, a first touch of a 4 KiB page costs ~15 us, so filling a 32 MB
+// table costs ~130 ms in page faults alone (more than all the counting it serves); with
+// madvise(MADV_HUGEPAGE) the same memory arrives in 2 MiB pages, a few ms. Smaller requests go
+// to operator new unchanged. Where the kernel has THP disabled, madvise fails harmlessly and we
+// get ordinary pages (same results, only slower).
+//
+//   unieval::HugeVector<uint32_t> ids;   // a std::vector; reserve() large, then fill
+//   ids.reserve(1 << 22);
+#include <sys/mman.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <new>
+#include <vector>
+
+namespace unieval {
+
+namespace huge_pages {
+
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kThreshold = size_t{1} << 20;  // smaller requests: operator new
+
+inline size_t mapped_size(size_t bytes) { return (bytes + kHugePage - 1) & ~(kHugePage - 1); }
+
+// A 2 MiB-aligned anonymous mapping of mapped_size(bytes), advised to use huge pages.
+inline void* map(size_t bytes) {
+  size_t size = mapped_size(bytes);
+  void* raw = ::mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) throw std::bad_alloc();
+  auto start = reinterpret_cast<uintptr_t>(raw);
+  uintptr_t aligned = (start + kHugePage - 1) & ~(uintptr_t{kHugePage} - 1);
+  // Give back the unaligned head and the unused tail, keeping [aligned, aligned + size).
+  if (aligned > start) ::munmap(raw, aligned - start);
+  size_t tail = (start + size + kHugePage) - (aligned + size);
+  if (tail) ::munmap(reinterpret_cast<void*>(aligned + size), tail);
+  void* p = reinterpret_cast<void*>(aligned);
+  ::madvise(p, size, MADV_HUGEPAGE);
+  return p;
+}
+
+inline void unmap(void* p, size_t bytes) { ::munmap(p, mapped_size(bytes)); }
+
+}  // namespace huge_pages
+
+template <class T>
+struct HugePageAllocator {
+  using value_type = T;
+  HugePageAllocator() = default;
+  template <class U>
+  HugePageAllocator(const HugePageAllocator<U>&) noexcept {}
+
+  T* allocate(size_t n) {
+    if (n > static_cast<size_t>(-1) / sizeof(T)) throw std::bad_alloc();
+    size_t bytes = n * sizeof(T);
+    if (bytes < huge_pages::kThreshold) return static_cast<T*>(::operator new(bytes));
+    return static_cast<T*>(huge_pages::map(bytes));
+  }
+  void deallocate(T* p, size_t n) noexcept {
+    size_t bytes = n * sizeof(T);
+    if (bytes < huge_pages::kThreshold) ::operator delete(p);
+    else huge_pages::unmap(p, bytes);
+  }
+  template <class U>
+  bool operator==(const HugePageAllocator<U>&) const noexcept { return true; }
+  template <class U>
+  bool operator!=(const HugePageAllocator<U>&) const noexcept { return false; }
+};
+
+template <class T>
+using HugeVector = std::vector<T, HugePageAllocator<T>>;
+
+}  // namespace unieval
