@@ -42,6 +42,30 @@ void BM_JsonParseSquadV2Dev(benchmark::State& state) {
 }
 BENCHMARK(BM_JsonParseSquadV2Dev)->Unit(benchmark::kMillisecond);
 
+// Document::parse_file: read, inflate (gzip) and parse, as the CLI does; bytes = JSON text.
+void BM_JsonParseFileSquadV11Dev(benchmark::State& state) {
+  std::string text;
+  if (!load("squad11_synth_dev.json.gz", text, state)) return;
+  const std::string path = (bench_dir() / "squad11_synth_dev.json.gz").string();
+  for (auto _ : state) {
+    auto doc = unieval::json::Document::parse_file(path);
+    benchmark::DoNotOptimize(doc.root().size());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+}
+BENCHMARK(BM_JsonParseFileSquadV11Dev)->Unit(benchmark::kMillisecond);
+
+void BM_JsonParseCoqaDev(benchmark::State& state) {
+  std::string text;
+  if (!load("coqa_synth_dev.json.gz", text, state)) return;
+  for (auto _ : state) {
+    auto doc = unieval::json::Document::parse(text, "dev");
+    benchmark::DoNotOptimize(doc.root().size());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+}
+BENCHMARK(BM_JsonParseCoqaDev)->Unit(benchmark::kMillisecond);
+
 void BM_SquadV2WithNaProbs(benchmark::State& state) {
   std::string dev, pred, na;
   if (!load("squad2_synth_dev.json.gz", dev, state) || !load("squad2_synth_pred.json.gz", pred, state) ||

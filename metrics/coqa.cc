@@ -75,8 +75,9 @@ CoqaTurnScore coqa_turn_score(const std::vector<std::string>& gold_answers, std:
   return {em_sum / denom, f1_sum / denom};
 }
 
-CoqaDataset parse_coqa_dataset(std::string text, const std::string& source) {
-  auto doc = json::Document::parse(std::move(text), source);
+namespace {
+
+CoqaDataset coqa_dataset_of(const json::Document& doc, const std::string& source) {
   json::Value root = doc.root();
   CoqaDataset ds;
   ds.source = source;
@@ -135,10 +136,7 @@ CoqaDataset parse_coqa_dataset(std::string text, const std::string& source) {
   return ds;
 }
 
-CoqaDataset load_coqa_dataset(const std::string& path) { return parse_coqa_dataset(read_file(path), path); }
-
-CoqaPredictions parse_coqa_predictions(std::string text, const std::string& source) {
-  auto doc = json::Document::parse(std::move(text), source);
+CoqaPredictions coqa_predictions_of(const json::Document& doc, const std::string& source) {
   CoqaPredictions p;
   p.source = source;
   for (json::Value pred : doc.root().array_items("a CoQA prediction file (a list of {id, turn_id, answer})")) {
@@ -149,8 +147,18 @@ CoqaPredictions parse_coqa_predictions(std::string text, const std::string& sour
   return p;
 }
 
+}  // namespace
+
+CoqaDataset parse_coqa_dataset(std::string text, const std::string& source) {
+  return coqa_dataset_of(json::Document::parse(std::move(text), source), source);
+}
+CoqaDataset load_coqa_dataset(const std::string& path) { return coqa_dataset_of(json::Document::parse_file(path), path); }
+
+CoqaPredictions parse_coqa_predictions(std::string text, const std::string& source) {
+  return coqa_predictions_of(json::Document::parse(std::move(text), source), source);
+}
 CoqaPredictions load_coqa_predictions(const std::string& path) {
-  return parse_coqa_predictions(read_file(path), path);
+  return coqa_predictions_of(json::Document::parse_file(path), path);
 }
 
 CoqaResult evaluate_coqa(const CoqaDataset& data, const CoqaPredictions& preds) {

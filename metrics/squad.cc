@@ -94,13 +94,19 @@ double squad_v2_compute_f1(std::string_view a_gold, std::string_view a_pred) {
 
 // ---- Readers ------------------------------------------------------------------------------
 
-SquadDataset parse_squad_dataset(std::string text, const std::string& source) {
-  auto doc = json::Document::parse(std::move(text), source);
+namespace {
+
+SquadDataset squad_dataset_of(const json::Document& doc, const std::string& source) {
   json::Value root = doc.root();
   SquadDataset ds;
   ds.source = source;
   if (!root.is_object()) root.fail("a SQuAD data file must be a JSON object with a 'data' list");
   if (json::Value v = root.find("version"); v.valid() && v.is_string()) ds.version = v.as_string();
+  size_t n_questions = 0;
+  for (json::Value article : root["data"].array_items("'data'"))
+    for (json::Value para : article["paragraphs"].array_items("'paragraphs'"))
+      n_questions += para["qas"].size();
+  ds.questions.reserve(n_questions);
   for (json::Value article : root["data"].array_items("'data'")) {
     for (json::Value para : article["paragraphs"].array_items("'paragraphs'")) {
       for (json::Value qa : para["qas"].array_items("'qas'")) {
@@ -117,8 +123,7 @@ SquadDataset parse_squad_dataset(std::string text, const std::string& source) {
   return ds;
 }
 
-SquadPredictions parse_squad_predictions(std::string text, const std::string& source) {
-  auto doc = json::Document::parse(std::move(text), source);
+SquadPredictions squad_predictions_of(const json::Document& doc, const std::string& source) {
   json::Value root = doc.root();
   SquadPredictions p;
   p.source = source;
@@ -142,8 +147,7 @@ SquadPredictions parse_squad_predictions(std::string text, const std::string& so
   return p;
 }
 
-SquadNaProbs parse_squad_na_probs(std::string text, const std::string& source) {
-  auto doc = json::Document::parse(std::move(text), source);
+SquadNaProbs squad_na_probs_of(const json::Document& doc, const std::string& source) {
   json::Value root = doc.root();
   SquadNaProbs p;
   p.source = source;
@@ -164,11 +168,27 @@ SquadNaProbs parse_squad_na_probs(std::string text, const std::string& source) {
   return p;
 }
 
-SquadDataset load_squad_dataset(const std::string& path) { return parse_squad_dataset(read_file(path), path); }
-SquadPredictions load_squad_predictions(const std::string& path) {
-  return parse_squad_predictions(read_file(path), path);
+}  // namespace
+
+SquadDataset parse_squad_dataset(std::string text, const std::string& source) {
+  return squad_dataset_of(json::Document::parse(std::move(text), source), source);
 }
-SquadNaProbs load_squad_na_probs(const std::string& path) { return parse_squad_na_probs(read_file(path), path); }
+SquadPredictions parse_squad_predictions(std::string text, const std::string& source) {
+  return squad_predictions_of(json::Document::parse(std::move(text), source), source);
+}
+SquadNaProbs parse_squad_na_probs(std::string text, const std::string& source) {
+  return squad_na_probs_of(json::Document::parse(std::move(text), source), source);
+}
+
+SquadDataset load_squad_dataset(const std::string& path) {
+  return squad_dataset_of(json::Document::parse_file(path), path);
+}
+SquadPredictions load_squad_predictions(const std::string& path) {
+  return squad_predictions_of(json::Document::parse_file(path), path);
+}
+SquadNaProbs load_squad_na_probs(const std::string& path) {
+  return squad_na_probs_of(json::Document::parse_file(path), path);
+}
 
 // ---- Evaluation ---------------------------------------------------------------------------
 

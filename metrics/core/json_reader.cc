@@ -1,7 +1,14 @@
 #include "metrics/core/json_reader.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "metrics/core/error.h"
@@ -29,7 +36,11 @@ class Parser {
   Parser(Document& doc) : doc_(doc), s_(doc.text_.data()), n_(doc.text_.size()) {}
 
   void run() {
-    doc_.nodes_.reserve(n_ / 24 + 16);
+    // Every value but the root follows a '[', a '{' or a ',': an upper bound on the node count
+    // (commas inside strings only make it larger), so the node array never reallocates.
+    size_t bound = 1;
+    for (size_t i = 0; i < n_; ++i) bound += (s_[i] == ',') | (s_[i] == '[') | (s_[i] == '{');
+    doc_.nodes_.reserve(bound);
     skip_ws();
     uint32_t root = new_node();
     parse_value(root, 0);
@@ -86,8 +97,8 @@ class Parser {
         parse_string(off, len);
         auto& nd = doc_.nodes_[idx];
         nd.type = Type::kString;
-        nd.str_off = off;
-        nd.str_len = len;
+        nd.u.s.off = off;
+        nd.u.s.len = len;
         return;
       }
       case 't':
@@ -124,7 +135,7 @@ class Parser {
   void set_number(uint32_t idx, double v, bool is_int) {
     auto& nd = doc_.nodes_[idx];
     nd.type = Type::kNumber;
-    nd.number = v;
+    nd.u.number = v;
     nd.is_int = is_int;
   }
 
@@ -276,7 +287,7 @@ class Parser {
       skip_ws();
       uint32_t child = new_node();
       if (prev) doc_.nodes_[prev].next = child;
-      else doc_.nodes_[idx].first = child;
+      else doc_.nodes_[idx].u.c.first = child;
       prev = child;
       ++count;
       parse_value(child, depth + 1);
@@ -292,7 +303,7 @@ class Parser {
       }
       error("expected ',' or ']' after an array element");
     }
-    doc_.nodes_[idx].count = count;
+    doc_.nodes_[idx].u.c.count = count;
   }
 
   void parse_object(uint32_t idx, int depth) {
@@ -314,7 +325,7 @@ class Parser {
       doc_.nodes_[child].key_off = koff;
       doc_.nodes_[child].key_len = klen;
       if (prev) doc_.nodes_[prev].next = child;
-      else doc_.nodes_[idx].first = child;
+      else doc_.nodes_[idx].u.c.first = child;
       prev = child;
       ++count;
       skip_ws();
@@ -334,7 +345,7 @@ class Parser {
       }
       error("expected ',' or '}' after an object member");
     }
-    doc_.nodes_[idx].count = count;
+    doc_.nodes_[idx].u.c.count = count;
   }
 
   Document& doc_;
@@ -344,14 +355,80 @@ class Parser {
   long line_ = 1;
 };
 
+namespace {
+
+// find_invalid_utf8 with an 8-bytes-at-a-time skip over ASCII (JSON files are mostly ASCII).
+size_t first_invalid_utf8(const char* p, size_t n) {
+  size_t i = 0;
+  while (i + 8 <= n) {
+    uint64_t w;
+    std::memcpy(&w, p + i, 8);
+    if (w & 0x8080808080808080ULL) break;
+    i += 8;
+  }
+  size_t bad = find_invalid_utf8(std::string_view(p + i, n - i));
+  return bad == std::string_view::npos ? bad : i + bad;
+}
+
+// The file's bytes, read with one read() per chunk into a buffer of the file's size.
+bool read_whole(const std::string& path, HugeVector<char>& out) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return false;
+  }
+  out.resize(static_cast<size_t>(st.st_size));
+  size_t got = 0;
+  while (got < out.size()) {
+    ssize_t r = ::read(fd, out.data() + got, out.size() - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    got += static_cast<size_t>(r);
+  }
+  ::close(fd);
+  return got == out.size();
+}
+
+// A single-member gzip file inflated into a buffer of the size its trailer states (ISIZE).
+// False when the data is anything else (several members, a wrong ISIZE, corrupt data): the
+// caller then falls back to unieval::read_file, which handles those cases and their messages.
+bool gunzip_single(const HugeVector<char>& gz, HugeVector<char>& out) {
+  if (gz.size() < 18) return false;
+  uint32_t isize = 0;
+  for (int k = 3; k >= 0; --k) isize = (isize << 8) | static_cast<unsigned char>(gz[gz.size() - 4 + k]);
+  // Deflate expands at most ~1032:1; a larger ISIZE is a damaged trailer (or a file over
+  // 4 GiB, whose ISIZE wrapped): not worth allocating for.
+  if (isize / 1032 > gz.size()) return false;
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) return false;
+  out.resize(static_cast<size_t>(isize) + 1);  // one spare byte: more data than ISIZE fails
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  zs.avail_in = static_cast<uInt>(gz.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  int rc = inflate(&zs, Z_FINISH);
+  bool ok = rc == Z_STREAM_END && zs.avail_in == 0 && zs.total_out == isize;
+  inflateEnd(&zs);
+  if (ok) out.resize(isize);
+  return ok;
+}
+
+}  // namespace
+
 Document Document::parse(std::string text, std::string source_name) {
+  return parse_buffer(HugeVector<char>(text.begin(), text.end()), std::move(source_name));
+}
+
+Document Document::parse_buffer(HugeVector<char> text, std::string source_name) {
   Document doc;
   doc.source_ = std::move(source_name);
   doc.bytes_ = text.size();
   // A UTF-8 byte-order mark is rejected by Python's json.loads on str; json.load on a file
   // opened as utf-8 also rejects it. We skip it: it is harmless and common in Windows files.
-  if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
-  size_t bad = find_invalid_utf8(text);
+  if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0) text.erase(text.begin(), text.begin() + 3);
+  size_t bad = first_invalid_utf8(text.data(), text.size());
   if (bad != std::string::npos) {
     long line = 1;
     for (size_t i = 0; i < bad; ++i) line += text[i] == '\n';
@@ -364,7 +441,19 @@ Document Document::parse(std::string text, std::string source_name) {
   return doc;
 }
 
-Document Document::parse_file(const std::string& path) { return parse(read_file(path), path); }
+Document Document::parse_file(const std::string& path) {
+  HugeVector<char> raw;
+  if (read_whole(path, raw)) {
+    bool gz = raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
+              static_cast<unsigned char>(raw[1]) == 0x8b;
+    if (!gz) return parse_buffer(std::move(raw), path);
+    HugeVector<char> text;
+    if (gunzip_single(raw, text)) return parse_buffer(std::move(text), path);
+  }
+  // Anything unusual (unreadable, not a regular file, multi-member or corrupt gzip): the
+  // general reader, with its error messages.
+  return parse(read_file(path), path);
+}
 
 // --- Value ---------------------------------------------------------------------------------
 
@@ -383,14 +472,14 @@ std::string_view Value::as_string(std::string_view what) const {
   const auto& nd = doc_->nodes_[index_];
   if (nd.type != Type::kString)
     fail(std::string(what) + ": expected a string, found " + type_name(nd.type));
-  return std::string_view(doc_->text_.data() + nd.str_off, nd.str_len);
+  return std::string_view(doc_->text_.data() + nd.u.s.off, nd.u.s.len);
 }
 
 double Value::as_double(std::string_view what) const {
   const auto& nd = doc_->nodes_[index_];
   if (nd.type != Type::kNumber)
     fail(std::string(what) + ": expected a number, found " + type_name(nd.type));
-  return nd.number;
+  return nd.u.number;
 }
 
 bool Value::as_bool(std::string_view what) const {
@@ -400,7 +489,10 @@ bool Value::as_bool(std::string_view what) const {
   return nd.boolean;
 }
 
-size_t Value::size() const { return doc_->nodes_[index_].count; }
+size_t Value::size() const {
+  const auto& nd = doc_->nodes_[index_];
+  return nd.type == Type::kArray || nd.type == Type::kObject ? nd.u.c.count : 0;
+}
 
 std::string_view Value::key() const {
   const auto& nd = doc_->nodes_[index_];
@@ -413,7 +505,7 @@ Value Value::find(std::string_view key) const {
   if (nd.type != Type::kObject) return Value();
   uint32_t found = 0;
   bool any = false;
-  for (uint32_t c = nd.first, i = 0; i < nd.count; c = doc_->nodes_[c].next, ++i) {
+  for (uint32_t c = nd.u.c.first, i = 0; i < nd.u.c.count; c = doc_->nodes_[c].next, ++i) {
     const auto& ch = doc_->nodes_[c];
     if (ch.key_len == key.size() &&
         std::char_traits<char>::compare(doc_->text_.data() + ch.key_off, key.data(), key.size()) == 0) {
@@ -442,7 +534,7 @@ Value::Range Value::items(std::string_view what) const {
   const auto& nd = doc_->nodes_[index_];
   if (nd.type != Type::kObject && nd.type != Type::kArray)
     fail(std::string(what) + ": expected an array or an object, found " + type_name(nd.type));
-  return Range{Iterator(doc_, nd.count ? nd.first : 0), Iterator(doc_, 0)};
+  return Range{Iterator(doc_, nd.u.c.count ? nd.u.c.first : 0), Iterator(doc_, 0)};
 }
 
 Value::Range Value::array_items(std::string_view what) const {

@@ -23,6 +23,8 @@
 #include <string_view>
 #include <vector>
 
+#include "metrics/core/huge_pages.h"
+
 namespace unieval::json {
 
 enum class Type : uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
@@ -98,7 +100,8 @@ class Document {
  public:
   // Parses text; `source_name` is used in error messages.
   static Document parse(std::string text, std::string source_name);
-  // Reads (gzip transparent, via unieval::read_file) and parses a file.
+  // Reads (gzip transparent, as unieval::read_file) and parses a file. The file is read, and a
+  // single-member gzip file inflated, straight into the document's buffer.
   static Document parse_file(const std::string& path);
 
   Value root() const { return Value(this, 0); }
@@ -112,21 +115,27 @@ class Document {
   Document() = default;
   friend class Value;
   friend class Parser;
-  struct Node {
+  struct Node {  // 32 bytes
     Type type = Type::kNull;
     bool is_int = false;
     bool boolean = false;
-    uint32_t next = 0;         // next sibling (0 = none: index 0 is always the root)
-    uint32_t first = 0;        // first child (containers)
-    uint32_t count = 0;        // number of children (containers)
     uint32_t line = 1;
+    uint32_t next = 0;                  // next sibling (0 = none: index 0 is always the root)
     uint32_t key_off = 0, key_len = 0;  // member name in text_ (decoded in place)
-    uint32_t str_off = 0, str_len = 0;  // string value in text_ (decoded in place)
-    double number = 0;
+    union {
+      struct {
+        uint32_t first, count;  // containers: first child, number of children
+      } c;
+      struct {
+        uint32_t off, len;  // strings: the value in text_ (decoded in place)
+      } s;
+      double number;
+    } u = {{0, 0}};
   };
-  std::string text_;
+  static Document parse_buffer(HugeVector<char> text, std::string source_name);
+  HugeVector<char> text_;
   std::string source_;
-  std::vector<Node> nodes_;
+  HugeVector<Node> nodes_;
   size_t bytes_ = 0;
 };
 

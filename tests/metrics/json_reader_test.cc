@@ -1,0 +1,106 @@
+// The JSON reader's file path (read straight into the document, single-member gzip inflated
+// in place, everything else through unieval::read_file) and its error reporting.
+#include "metrics/core/json_reader.h"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <string>
+
+#include "metrics/core/error.h"
+#include "tests/test_util.h"
+
+namespace unieval::json {
+namespace {
+
+using unieval::testing::TempDir;
+
+std::string gzip(const std::string& text) {
+  z_stream zs{};
+  EXPECT_EQ(Z_OK, deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY));
+  std::string out(deflateBound(&zs, static_cast<uLong>(text.size())) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  zs.avail_in = static_cast<uInt>(text.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(Z_STREAM_END, deflate(&zs, Z_FINISH));
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// A document big enough for the huge-page buffers (> 1 MiB of text, ~100k nodes), with
+// escapes and non-ASCII text.
+std::string big_document() {
+  std::string s = "{\"version\": \"1.1\", \"data\": [";
+  for (int i = 0; i < 20000; ++i) {
+    if (i) s += ", ";
+    s += "{\"id\": \"q" + std::to_string(i) + "\", \"text\": \"caf\\u00e9 \\\"" + std::to_string(i) +
+         "\\\" na\xc3\xafve, padding padding padding\", \"n\": " + std::to_string(i) + ".5, \"ok\": true}";
+  }
+  return s + "]}";
+}
+
+void expect_big_document(const Document& d) {
+  Value data = d.root()["data"];
+  ASSERT_EQ(20000u, data.size());
+  long i = 0;
+  for (Value v : data.array_items()) {
+    ASSERT_EQ("q" + std::to_string(i), v["id"].as_string());
+    ASSERT_EQ("caf\xc3\xa9 \"" + std::to_string(i) + "\" na\xc3\xafve, padding padding padding", v["text"].as_string());
+    ASSERT_EQ(static_cast<double>(i) + 0.5, v["n"].as_double());
+    ASSERT_TRUE(v["ok"].as_bool());
+    ++i;
+  }
+  EXPECT_EQ("1.1", d.root()["version"].as_string());
+}
+
+TEST(JsonReaderTest, PlainAndGzipFilesGiveTheSameDocumentAsParse) {
+  TempDir t;
+  std::string text = big_document();
+  expect_big_document(Document::parse(text, "mem"));
+  expect_big_document(Document::parse_file(t.write("a.json", text)));
+  expect_big_document(Document::parse_file(t.write("a.json.gz", gzip(text))));
+}
+
+TEST(JsonReaderTest, MultiMemberGzipFallsBackToTheGeneralReader) {
+  TempDir t;
+  // `cat a.gz b.gz`: the trailer's ISIZE is only the last member's.
+  auto p = t.write("m.json.gz", gzip("{\"a\": [1, 2,") + gzip(" 3], \"b\": \"x\"}"));
+  Document d = Document::parse_file(p);
+  EXPECT_EQ(3u, d.root()["a"].size());
+  EXPECT_EQ("x", d.root()["b"].as_string());
+}
+
+TEST(JsonReaderTest, BadFilesAreInputErrorsNamingTheFile) {
+  TempDir t;
+  auto expect_error = [](const std::string& path, const std::string& needle) {
+    try {
+      Document::parse_file(path);
+      ADD_FAILURE() << "no error for " << path;
+    } catch (const InputError& e) {
+      std::string what = e.what();
+      EXPECT_NE(what.find(path), std::string::npos) << what;
+      EXPECT_NE(what.find(needle), std::string::npos) << what;
+    }
+  };
+  expect_error((t.path() / "absent.json").string(), "cannot open");
+  std::string gz = gzip("{\"a\": 1}");
+  expect_error(t.write("trunc.json.gz", gz.substr(0, gz.size() - 6)), "gzip");
+  // Invalid UTF-8 after a long ASCII run (the 8-byte skip) is found, with its line.
+  std::string bad = "{\"a\":\n\"" + std::string(100, 'x') + "\xff\"}";
+  expect_error(t.write("bad.json", bad), ":2:");
+  expect_error(t.write("syntax.json", "{\"a\": 1,\n}"), "expected a string key");
+}
+
+TEST(JsonReaderTest, SizeOfScalarsIsZeroAndBomIsSkipped) {
+  Document d = Document::parse("\xEF\xBB\xBF{\"s\": \"abc\", \"n\": 7, \"o\": {}}", "mem");
+  EXPECT_EQ(0u, d.root()["s"].size());
+  EXPECT_EQ(0u, d.root()["n"].size());
+  EXPECT_EQ(0u, d.root()["o"].size());
+  EXPECT_TRUE(d.root()["n"].is_integer());
+  EXPECT_EQ(7.0, d.root()["n"].as_double());
+}
+
+}  // namespace
+}  // namespace unieval::json
