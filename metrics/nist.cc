@@ -185,12 +185,10 @@ NistScore mteval_nist(const std::vector<std::string>& hyps,
   // references. Same numbers as mteval's compute_ngram_info over all n-grams, far less memory.
   const uint32_t zero_tok = vocab.find("0");
   GlobalNgrams g;
-  struct Hit {
-    uint32_t gid;
-    uint32_t count;
-    uint8_t order;
-  };
-  std::vector<Hit> hits;
+  // Per gid: the order of its n-gram and its clipped matches summed over the segments (an
+  // n-gram's information weight is corpus-wide, so its matches can be added up before weighting).
+  std::vector<uint8_t> order(1, 0);
+  std::vector<uint32_t> clipped(1, 0);
   std::vector<double> match(kMaxNgram + 1, 0), tst_cnt(kMaxNgram + 1, 0),
       ref_cnt(kMaxNgram + 1, 0), tst_info(kMaxNgram + 1, 0);
   double cum_ref_length = 0;
@@ -240,7 +238,13 @@ NistScore mteval_nist(const std::vector<std::string>& hyps,
                               j == 1 ? 0 : prev_gid[p], quirk);
         if (gr.start == p) {  // once per distinct n-gram
           uint32_t c = std::min(gr.hyp_count, gr.ref_max);
-          hits.push_back({cur_gid[p], c, static_cast<uint8_t>(j)});
+          const uint32_t gid = cur_gid[p];
+          if (gid >= order.size()) {
+            order.resize(g.size(), 0);
+            clipped.resize(g.size(), 0);
+          }
+          order[gid] = static_cast<uint8_t>(j);
+          clipped[gid] += c;
           match[j] += c;
         }
       }
@@ -273,7 +277,8 @@ NistScore mteval_nist(const std::vector<std::string>& hyps,
                                             : static_cast<double>(count[gid]) / tot_wrds;
     info[gid] = -std::log(ratio) / std::log(2.0);
   }
-  for (const auto& hit : hits) tst_info[hit.order] += info[hit.gid] * hit.count;
+  for (uint32_t gid = 1; gid < clipped.size(); ++gid)
+    if (clipped[gid]) tst_info[order[gid]] += info[gid] * clipped[gid];
 
   // nist_score
   const double nsys = static_cast<double>(ref.size());
