@@ -94,6 +94,32 @@ void BM_SquadV11(benchmark::State& state) {
 }
 BENCHMARK(BM_SquadV11)->Unit(benchmark::kMillisecond);
 
+// Scoring alone (files parsed once, outside the loop).
+void BM_SquadV11EvaluateOnly(benchmark::State& state) {
+  std::string dev, pred;
+  if (!load("squad11_synth_dev.json.gz", dev, state) || !load("squad11_synth_pred.json.gz", pred, state)) return;
+  auto d = m::parse_squad_dataset(dev, "dev");
+  auto p = m::parse_squad_predictions(pred, "pred");
+  for (auto _ : state) {
+    auto r = m::evaluate_squad(d, p, nullptr, {});
+    benchmark::DoNotOptimize(r.f1);
+  }
+}
+BENCHMARK(BM_SquadV11EvaluateOnly)->Unit(benchmark::kMillisecond);
+
+// Building the dataset from the file (read, inflate, parse, collect questions).
+void BM_SquadV11LoadDataset(benchmark::State& state) {
+  std::string dev;
+  if (!load("squad11_synth_dev.json.gz", dev, state)) return;
+  const std::string path = (bench_dir() / "squad11_synth_dev.json.gz").string();
+  for (auto _ : state) {
+    auto d = m::load_squad_dataset(path);
+    benchmark::DoNotOptimize(d.questions.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(dev.size()));
+}
+BENCHMARK(BM_SquadV11LoadDataset)->Unit(benchmark::kMillisecond);
+
 void BM_Coqa(benchmark::State& state) {
   std::string dev, pred;
   if (!load("coqa_synth_dev.json.gz", dev, state) || !load("coqa_synth_pred.json.gz", pred, state)) return;

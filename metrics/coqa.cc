@@ -14,21 +14,9 @@ namespace unieval::metrics {
 
 namespace {
 
-struct Prepared {
-  std::string norm;
-  std::vector<std::string> toks;
-};
-
-Prepared prepare(std::string_view s) {
-  Prepared p;
-  p.norm = squad_normalize_answer(s);
-  p.toks = squad_tokens_of_normalized(p.norm);
-  return p;
-}
-
 // CoQAEvaluator.compute_exact / compute_f1 (= SQuAD 2.0).
-double exact(const Prepared& g, const Prepared& p) { return g.norm == p.norm ? 1 : 0; }
-double f1(const Prepared& g, const Prepared& p) { return squad_token_f1(p.toks, g.toks, true); }
+double exact(const NormalizedAnswer& g, const NormalizedAnswer& p) { return g.norm == p.norm ? 1 : 0; }
+double f1(const NormalizedAnswer& g, const NormalizedAnswer& p) { return squad_token_f1(p.toks, g.toks, true); }
 
 const std::vector<std::pair<std::string, std::string>>& domains() {
   static const std::vector<std::pair<std::string, std::string>> d = {
@@ -47,10 +35,13 @@ double python_round1(double x) {
 }
 
 CoqaTurnScore coqa_turn_score(const std::vector<std::string>& gold_answers, std::string_view pred) {
-  std::vector<Prepared> golds;
-  golds.reserve(gold_answers.size());
-  for (const auto& g : gold_answers) golds.push_back(prepare(g));
-  Prepared p = prepare(pred);
+  // Normalised answers in buffers kept from turn to turn (set() after the resize: the token
+  // views must not see a move).
+  thread_local std::vector<NormalizedAnswer> golds;
+  thread_local NormalizedAnswer p;
+  golds.resize(gold_answers.size());
+  for (size_t k = 0; k < gold_answers.size(); ++k) golds[k].set(gold_answers[k]);
+  p.set(pred);
   double em_sum = 0.0, f1_sum = 0.0;
   size_t n = golds.size();
   if (n > 1) {

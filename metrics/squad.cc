@@ -14,7 +14,8 @@ namespace unieval::metrics {
 namespace {
 
 // sum(common.values()) for Counter(a) & Counter(b): greedy multiset matching.
-size_t common_count(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+template <class Tok>
+size_t common_count(const std::vector<Tok>& a, const std::vector<Tok>& b) {
   if (a.empty() || b.empty()) return 0;
   if (a.size() * b.size() <= 4096) {
     std::vector<char> used(b.size(), 0);
@@ -46,6 +47,17 @@ size_t common_count(const std::vector<std::string>& a, const std::vector<std::st
   return same;
 }
 
+// compute_f1 / f1_score on token lists (std::string or std::string_view).
+template <class Tok>
+double token_f1(const std::vector<Tok>& pred_toks, const std::vector<Tok>& gold_toks, bool v2) {
+  if (v2 && (pred_toks.empty() || gold_toks.empty())) return pred_toks.size() == gold_toks.size() ? 1 : 0;
+  size_t same = common_count(pred_toks, gold_toks);
+  if (same == 0) return 0;
+  double precision = 1.0 * static_cast<double>(same) / static_cast<double>(pred_toks.size());
+  double recall = 1.0 * static_cast<double>(same) / static_cast<double>(gold_toks.size());
+  return (2 * precision * recall) / (precision + recall);
+}
+
 std::string fmt_thresh(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%g", v);
@@ -68,12 +80,12 @@ std::string missing_message(const std::vector<std::string>& missing, size_t tota
 
 double squad_token_f1(const std::vector<std::string>& pred_toks,
                       const std::vector<std::string>& gold_toks, bool v2) {
-  if (v2 && (pred_toks.empty() || gold_toks.empty())) return pred_toks == gold_toks ? 1 : 0;
-  size_t same = common_count(pred_toks, gold_toks);
-  if (same == 0) return 0;
-  double precision = 1.0 * static_cast<double>(same) / static_cast<double>(pred_toks.size());
-  double recall = 1.0 * static_cast<double>(same) / static_cast<double>(gold_toks.size());
-  return (2 * precision * recall) / (precision + recall);
+  return token_f1(pred_toks, gold_toks, v2);
+}
+
+double squad_token_f1(const std::vector<std::string_view>& pred_toks,
+                      const std::vector<std::string_view>& gold_toks, bool v2) {
+  return token_f1(pred_toks, gold_toks, v2);
 }
 
 bool squad_v1_exact_match(std::string_view prediction, std::string_view ground_truth) {
@@ -132,16 +144,18 @@ SquadPredictions squad_predictions_of(const json::Document& doc, const std::stri
               std::string(json::type_name(root.type())));
   p.ids.reserve(root.size());
   p.answers.reserve(root.size());
-  p.index.reserve(root.size() * 2);
+  p.index.reserve(root.size());
   for (json::Value v : root.items()) {
-    std::string id(v.key());
-    std::string_view ans = v.as_string("prediction for '" + id + "'");
-    auto [it, fresh] = p.index.emplace(id, p.ids.size());
-    if (fresh) {
-      p.ids.push_back(std::move(id));
+    std::string_view id = v.key();
+    if (!v.is_string()) v.as_string("prediction for '" + std::string(id) + "'");  // throws
+    std::string_view ans = v.as_string();
+    size_t k = p.index.find(id, [&p](size_t i) -> const std::string& { return p.ids[i]; });
+    if (k == SquadIdIndex::npos) {
+      p.index.insert(id, p.ids.size());
+      p.ids.emplace_back(id);
       p.answers.emplace_back(ans);
     } else {
-      p.answers[it->second] = std::string(ans);  // Python dict: last value, first position
+      p.answers[k] = std::string(ans);  // Python dict: last value, first position
     }
   }
   return p;
@@ -154,15 +168,20 @@ SquadNaProbs squad_na_probs_of(const json::Document& doc, const std::string& sou
   if (!root.is_object())
     root.fail("an na-prob file must be a JSON object {question id: probability}, found " +
               std::string(json::type_name(root.type())));
+  p.ids.reserve(root.size());
+  p.probs.reserve(root.size());
+  p.index.reserve(root.size());
   for (json::Value v : root.items()) {
-    std::string id(v.key());
-    double prob = v.as_double("na_prob of '" + id + "'");
-    auto [it, fresh] = p.index.emplace(id, p.ids.size());
-    if (fresh) {
-      p.ids.push_back(std::move(id));
+    std::string_view id = v.key();
+    if (!v.is_number()) v.as_double("na_prob of '" + std::string(id) + "'");  // throws
+    double prob = v.as_double();
+    size_t k = p.find(id);
+    if (k == SquadIdIndex::npos) {
+      p.index.insert(id, p.ids.size());
+      p.ids.emplace_back(id);
       p.probs.push_back(prob);
     } else {
-      p.probs[it->second] = prob;
+      p.probs[k] = prob;
     }
   }
   return p;
@@ -224,8 +243,10 @@ SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds)
   long exact_match = 0;
   double f1 = 0;
   long total = 0;
-  std::vector<std::vector<std::string>> gold_toks;
-  std::vector<std::string> gold_norm;
+  NormalizedAnswer p, g;
+  r.item_ids.reserve(data.questions.size());
+  r.item_exact.reserve(data.questions.size());
+  r.item_f1.reserve(data.questions.size());
   for (const auto& q : data.questions) {
     ++total;
     const std::string* pred = preds.find(q.id);
@@ -241,15 +262,14 @@ SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds)
       throw InputError(data.source, q.line,
                        "question '" + q.id + "' has no gold answers; evaluate-v1.1.py fails on it "
                        "(max() arg is an empty sequence): use --squad-version 2.0 for SQuAD 2.0 data");
-    std::string pnorm = squad_normalize_answer(*pred);
-    std::vector<std::string> ptoks = squad_tokens_of_normalized(pnorm);
+    p.set(*pred);
     bool em = false;
     double best_f1 = 0;
     bool first = true;
-    for (const auto& g : q.answers) {
-      std::string gnorm = squad_normalize_answer(g);
-      em = em || (gnorm == pnorm);
-      double f = squad_token_f1(ptoks, squad_tokens_of_normalized(gnorm), false);
+    for (const auto& gold : q.answers) {
+      g.set(gold);
+      em = em || (g.norm == p.norm);
+      double f = squad_token_f1(p.toks, g.toks, false);
       if (first || f > best_f1) best_f1 = f;
       first = false;
     }
@@ -267,8 +287,7 @@ SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds)
 }
 
 struct V2Item {
-  std::string id;
-  const SquadQuestion* q;  // last occurrence wins (dict semantics)
+  const SquadQuestion* q;  // last occurrence wins (dict semantics); q->id is the id
   bool has_ans;
 };
 
@@ -281,7 +300,7 @@ double mean100(const std::vector<double>& v, const std::vector<size_t>& idx) {
 // evaluate-v2.0.py find_best_thresh(preds, scores, na_probs, qid_to_has_ans).
 void find_best_thresh(const std::vector<V2Item>& items, const std::vector<char>& scored,
                       const std::vector<const std::string*>& pred_of, const std::vector<double>& raw,
-                      const SquadNaProbs& na, const std::unordered_map<std::string, size_t>& pos,
+                      const SquadNaProbs& na, const SquadIdIndex& pos,
                       long n_scored, double& best_out, double& thresh_out) {
   double num_no_ans = 0;
   for (const auto& it : items) num_no_ans += it.has_ans ? 0 : 1;
@@ -291,9 +310,8 @@ void find_best_thresh(const std::vector<V2Item>& items, const std::vector<char>&
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return na.probs[a] < na.probs[b]; });
   for (size_t k : order) {
-    auto p = pos.find(na.ids[k]);
-    if (p == pos.end() || !scored[p->second]) continue;  // "if qid not in scores: continue"
-    size_t i = p->second;
+    size_t i = pos.find(na.ids[k], [&items](size_t j) -> const std::string& { return items[j].q->id; });
+    if (i == SquadIdIndex::npos || !scored[i]) continue;  // "if qid not in scores: continue"
     double diff;
     if (items[i].has_ans) {
       diff = raw[i];
@@ -318,12 +336,17 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   r.version = SquadVersion::kV2_0;
   // Unique question ids in first-seen order, last occurrence's content (Python dicts).
   std::vector<V2Item> items;
-  std::unordered_map<std::string, size_t> pos;
-  pos.reserve(data.questions.size() * 2);
+  SquadIdIndex pos;
+  pos.reserve(data.questions.size());
+  items.reserve(data.questions.size());
   for (const auto& q : data.questions) {
-    auto [it, fresh] = pos.emplace(q.id, items.size());
-    if (fresh) items.push_back({q.id, &q, !q.answers.empty()});
-    else items[it->second] = {q.id, &q, !q.answers.empty()};
+    size_t k = pos.find(q.id, [&items](size_t j) -> const std::string& { return items[j].q->id; });
+    if (k == SquadIdIndex::npos) {
+      pos.insert(q.id, items.size());
+      items.push_back({&q, !q.answers.empty()});
+    } else {
+      items[k] = {&q, !q.answers.empty()};
+    }
   }
   size_t n = items.size();
   if (n == 0) throw InputError(data.source, 0, "the data file has no questions");
@@ -331,32 +354,31 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   std::vector<double> exact_raw(n, 0), f1_raw(n, 0);
   std::vector<char> scored(n, 0);
   std::vector<const std::string*> pred_of(n, nullptr);
+  NormalizedAnswer p, g;
   for (size_t i = 0; i < n; ++i) {
-    const std::string* pred = preds.find(items[i].id);
+    const std::string* pred = preds.find(items[i].q->id);
     if (!pred) {
-      r.missing.push_back(items[i].id);
+      r.missing.push_back(items[i].q->id);
       continue;
     }
     pred_of[i] = pred;
     scored[i] = 1;
-    std::string pnorm = squad_normalize_answer(*pred);
-    std::vector<std::string> ptoks = squad_tokens_of_normalized(pnorm);
+    p.set(*pred);
     bool any_gold = false;
     int best_em = 0;
     double best_f1 = 0;
-    for (const auto& g : items[i].q->answers) {
-      std::string gnorm = squad_normalize_answer(g);
-      if (gnorm.empty()) continue;  // gold_answers = [a for a in answers if normalize_answer(a)]
-      std::vector<std::string> gtoks = squad_tokens_of_normalized(gnorm);
-      int em = gnorm == pnorm ? 1 : 0;
-      double f = squad_token_f1(ptoks, gtoks, true);
+    for (const auto& gold : items[i].q->answers) {
+      g.set(gold);
+      if (g.norm.empty()) continue;  // gold_answers = [a for a in answers if normalize_answer(a)]
+      int em = g.norm == p.norm ? 1 : 0;
+      double f = squad_token_f1(p.toks, g.toks, true);
       if (!any_gold || em > best_em) best_em = em;
       if (!any_gold || f > best_f1) best_f1 = f;
       any_gold = true;
     }
     if (!any_gold) {  // ['']: correct only for an empty (normalised) prediction
-      best_em = pnorm.empty() ? 1 : 0;
-      best_f1 = ptoks.empty() ? 1 : 0;
+      best_em = p.norm.empty() ? 1 : 0;
+      best_f1 = p.toks.empty() ? 1 : 0;
     }
     exact_raw[i] = best_em;
     f1_raw[i] = best_f1;
@@ -370,11 +392,11 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   for (size_t i = 0; i < n; ++i) {
     double prob = 0.0;
     if (na) {
-      auto it = na->index.find(items[i].id);
-      if (it != na->index.end()) {
-        prob = na->probs[it->second];
+      size_t k = na->find(items[i].q->id);
+      if (k != SquadIdIndex::npos) {
+        prob = na->probs[k];
       } else if (pred_of[i]) {
-        throw InputError(na->source, 0, "no na_prob for question '" + items[i].id +
+        throw InputError(na->source, 0, "no na_prob for question '" + items[i].q->id +
                                             "' (evaluate-v2.0.py: KeyError)");
       }
     }
@@ -411,7 +433,7 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
     r.best_f1_thresh = t;
   }
   for (size_t i : all) {
-    r.item_ids.push_back(items[i].id);
+    r.item_ids.push_back(items[i].q->id);
     r.item_exact.push_back(exact_t[i]);
     r.item_f1.push_back(f1_t[i]);
   }

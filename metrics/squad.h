@@ -33,6 +33,8 @@
 //   | version        | kAuto   | kAuto: from the data file's "version" (see resolve_version) |
 //   | na_prob_thresh | 1.0     | v2.0 --na-prob-thresh: na_prob > thresh predicts no answer |
 //   | allow_missing  | false   | v2.0: score missing predictions 0 instead of failing        |
+#include <algorithm>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,6 +59,9 @@ double squad_v2_compute_f1(std::string_view a_gold, std::string_view a_pred);
 // F1 on already-tokenised (normalised) answers; v2 selects the v2.0 empty-string rule.
 double squad_token_f1(const std::vector<std::string>& pred_toks,
                       const std::vector<std::string>& gold_toks, bool v2);
+// The same on token views (e.g. NormalizedAnswer::toks).
+double squad_token_f1(const std::vector<std::string_view>& pred_toks,
+                      const std::vector<std::string_view>& gold_toks, bool v2);
 
 // ---- Data -------------------------------------------------------------------------------
 
@@ -77,14 +82,74 @@ struct SquadDataset {
 
 // A prediction file: qid -> answer (JSON object of strings). Order is kept (file order; a
 // duplicate key keeps its first position and its last value, as a Python dict).
+// Question id -> position in a list of ids, open addressing over the positions: no
+// allocation per id (the ids live in the list it indexes, which every call names through
+// `id_at(pos)`, so copies of the owner stay valid).
+class SquadIdIndex {
+ public:
+  static constexpr size_t npos = static_cast<size_t>(-1);
+  void reserve(size_t n) {
+    if (n * 2 > slots_.size()) rehash(n * 2, nullptr);
+  }
+  template <class IdAt>
+  size_t find(std::string_view id, IdAt&& id_at) const {
+    if (slots_.empty()) return npos;
+    uint64_t h = hash(id);
+    size_t mask = slots_.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.pos == 0) return npos;
+      if (s.hash == static_cast<uint32_t>(h >> 32) && std::string_view(id_at(s.pos - 1)) == id) return s.pos - 1;
+    }
+  }
+  // Records id at position pos (not present before).
+  void insert(std::string_view id, size_t pos) {
+    if ((size_ + 1) * 2 > slots_.size()) rehash(std::max<size_t>(16, slots_.size() * 2), nullptr);
+    place(hash(id), pos);
+    ++size_;
+  }
+  size_t size() const { return size_; }
+
+ private:
+  struct Slot {
+    uint32_t pos = 0;   // position + 1; 0 = empty
+    uint32_t hash = 0;  // high half of the id's hash
+    uint32_t low = 0;   // low half (to rehash without the ids)
+  };
+  static uint64_t hash(std::string_view s) {
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001B3ULL;
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    return h ^ (h >> 32);
+  }
+  void place(uint64_t h, size_t pos) {
+    size_t mask = slots_.size() - 1;
+    size_t i = h & mask;
+    while (slots_[i].pos != 0) i = (i + 1) & mask;
+    slots_[i] = Slot{static_cast<uint32_t>(pos + 1), static_cast<uint32_t>(h >> 32), static_cast<uint32_t>(h)};
+  }
+  void rehash(size_t want, std::nullptr_t) {
+    size_t cap = 16;
+    while (cap < want) cap *= 2;
+    std::vector<Slot> old;
+    old.swap(slots_);
+    slots_.assign(cap, Slot{});
+    for (const Slot& s : old)
+      if (s.pos) place((static_cast<uint64_t>(s.hash) << 32) | s.low, s.pos - 1);
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
 struct SquadPredictions {
   std::vector<std::string> ids;
   std::vector<std::string> answers;
-  std::unordered_map<std::string, size_t> index;  // id -> position
+  SquadIdIndex index;  // id -> position in ids
   std::string source;
-  const std::string* find(const std::string& id) const {
-    auto it = index.find(id);
-    return it == index.end() ? nullptr : &answers[it->second];
+  const std::string* find(std::string_view id) const {
+    size_t k = index.find(id, [this](size_t i) -> const std::string& { return ids[i]; });
+    return k == SquadIdIndex::npos ? nullptr : &answers[k];
   }
 };
 
@@ -92,7 +157,10 @@ struct SquadPredictions {
 struct SquadNaProbs {
   std::vector<std::string> ids;
   std::vector<double> probs;
-  std::unordered_map<std::string, size_t> index;
+  SquadIdIndex index;  // id -> position in ids
+  size_t find(std::string_view id) const {
+    return index.find(id, [this](size_t i) -> const std::string& { return ids[i]; });
+  }
   std::string source;
 };
 

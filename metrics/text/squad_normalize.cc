@@ -47,24 +47,75 @@ char32_t next_cp(std::string_view s, size_t& i) {
   return cp;
 }
 
-bool is_ascii(std::string_view s) {
-  for (char c : s)
-    if (static_cast<unsigned char>(c) >= 0x80) return false;
+// ASCII byte tables: lower[c] is c lowercased, keep[c] is 0 for string.punctuation (deleted);
+// cls[c] is what steps 3-4 need to know of a byte.
+enum : uint8_t { kOther = 0, kSpace = 1, kWord = 2 };
+struct AsciiTables {
+  char lower[128];
+  uint8_t keep[128];
+  uint8_t cls[128];
+  AsciiTables() {
+    for (int c = 0; c < 128; ++c) {
+      char32_t u = static_cast<char32_t>(c);
+      lower[c] = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+      keep[c] = is_ascii_punct(u) ? 0 : 1;
+      cls[c] = (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) ? kSpace : is_word_char(u) ? kWord : kOther;
+    }
+  }
+};
+const AsciiTables kAscii;
+
+// Steps 1-2 on ASCII text: bytes lowercased, punctuation deleted. False (out unspecified) when
+// s is not ASCII.
+bool lower_no_punct_ascii(std::string_view s, std::string& out) {
+  out.resize(s.size());
+  size_t w = 0;
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c >= 0x80) return false;
+    out[w] = kAscii.lower[c];
+    w += kAscii.keep[c];
+  }
+  out.resize(w);
   return true;
 }
 
-// Steps 1-2: lowercased code points without ASCII punctuation.
+// Steps 3-4 on the ASCII bytes of steps 1-2 (the same algorithm as articles_and_spaces below,
+// classes from a table).
+void articles_and_spaces_ascii(const std::string& in, std::string& out) {
+  out.clear();
+  bool need_space = false, any = false;
+  size_t i = 0, n = in.size();
+  const auto* s = reinterpret_cast<const unsigned char*>(in.data());
+  while (i < n) {
+    uint8_t k = kAscii.cls[s[i]];
+    if (k == kSpace) {
+      need_space = any;
+      ++i;
+      continue;
+    }
+    size_t j = i + 1;
+    if (k == kWord) {
+      while (j < n && kAscii.cls[s[j]] == kWord) ++j;
+      size_t len = j - i;
+      bool article = (len == 1 && s[i] == 'a') || (len == 2 && s[i] == 'a' && s[i + 1] == 'n') ||
+                     (len == 3 && s[i] == 't' && s[i + 1] == 'h' && s[i + 2] == 'e');
+      if (article) {
+        need_space = any;  // replaced by ' '
+        i = j;
+        continue;
+      }
+    }
+    if (need_space) out.push_back(' ');
+    need_space = false;
+    out.append(in, i, j - i);
+    any = true;
+    i = j;
+  }
+}
+
 void lower_no_punct(std::string_view s, std::u32string& out) {
   out.clear();
-  if (is_ascii(s)) {
-    out.reserve(s.size());
-    for (char ch : s) {
-      char32_t c = static_cast<unsigned char>(ch);
-      if (c >= 'A' && c <= 'Z') c += 32;
-      if (!is_ascii_punct(c)) out.push_back(c);
-    }
-    return;
-  }
   icu::UnicodeString u = icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size())));
   u.toLower(icu::Locale::getRoot());
   out.reserve(u.length());
@@ -74,12 +125,56 @@ void lower_no_punct(std::string_view s, std::u32string& out) {
   }
 }
 
-bool is_article(const std::u32string& s, size_t b, size_t e) {
+inline char32_t cp_at(const std::u32string& s, size_t i) { return s[i]; }
+inline void put(std::string& out, const std::u32string& s, size_t i) { append_utf8(out, s[i]); }
+
+template <class Seq>
+bool is_article(const Seq& s, size_t b, size_t e) {
   size_t n = e - b;
-  if (n == 1) return s[b] == U'a';
-  if (n == 2) return s[b] == U'a' && s[b + 1] == U'n';
-  if (n == 3) return s[b] == U't' && s[b + 1] == U'h' && s[b + 2] == U'e';
+  if (n == 1) return cp_at(s, b) == U'a';
+  if (n == 2) return cp_at(s, b) == U'a' && cp_at(s, b + 1) == U'n';
+  if (n == 3) return cp_at(s, b) == U't' && cp_at(s, b + 1) == U'h' && cp_at(s, b + 2) == U'e';
   return false;
+}
+
+// Step 3: whole \w-runs equal to a/an/the become a space.  Step 4: whitespace collapse.
+// Both are done in one pass: a run of non-space code points is emitted as a token unless it
+// is an article word run; spaces (and removed articles) separate tokens.
+template <class Seq>
+void articles_and_spaces(const Seq& cps, std::string& out) {
+  out.clear();
+  bool need_space = false;  // a token was written and a separator has been seen since
+  bool any = false;
+  size_t i = 0, n = cps.size();
+  while (i < n) {
+    char32_t c = cp_at(cps, i);
+    if (is_python_space(c)) {
+      need_space = any;
+      ++i;
+      continue;
+    }
+    if (is_word_char(c)) {
+      size_t j = i;
+      while (j < n && is_word_char(cp_at(cps, j))) ++j;
+      if (is_article(cps, i, j)) {
+        need_space = any;  // replaced by ' '
+        i = j;
+        continue;
+      }
+      if (need_space) out.push_back(' ');
+      need_space = false;
+      for (size_t k = i; k < j; ++k) put(out, cps, k);
+      any = true;
+      i = j;
+      continue;
+    }
+    // A non-word, non-space code point (e.g. Unicode punctuation): part of the current token.
+    if (need_space) out.push_back(' ');
+    need_space = false;
+    put(out, cps, i);
+    any = true;
+    ++i;
+  }
 }
 
 }  // namespace
@@ -90,47 +185,37 @@ bool is_python_space(char32_t c) {
          c == 0x202F || c == 0x205F || c == 0x3000;
 }
 
-std::string squad_normalize_answer(std::string_view s) {
+void squad_normalize_answer_into(std::string_view s, std::string& out) {
+  thread_local std::string bytes;
   thread_local std::u32string cps;
-  lower_no_punct(s, cps);
-  // Step 3: whole \w-runs equal to a/an/the become a space.  Step 4: whitespace collapse.
-  // Both are done in one pass: a run of non-space code points is emitted as a token unless it
-  // is an article word run; spaces (and removed articles) separate tokens.
+  if (lower_no_punct_ascii(s, bytes)) {
+    articles_and_spaces_ascii(bytes, out);
+  } else {
+    lower_no_punct(s, cps);
+    articles_and_spaces(cps, out);
+  }
+}
+
+std::string squad_normalize_answer(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  bool need_space = false;  // a token was written and a separator has been seen since
-  bool any = false;
-  size_t i = 0, n = cps.size();
-  while (i < n) {
-    char32_t c = cps[i];
-    if (is_python_space(c)) {
-      need_space = any;
-      ++i;
-      continue;
-    }
-    if (is_word_char(c)) {
-      size_t j = i;
-      while (j < n && is_word_char(cps[j])) ++j;
-      if (is_article(cps, i, j)) {
-        need_space = any;  // replaced by ' '
-        i = j;
-        continue;
-      }
-      if (need_space) out.push_back(' ');
-      need_space = false;
-      for (size_t k = i; k < j; ++k) append_utf8(out, cps[k]);
-      any = true;
-      i = j;
-      continue;
-    }
-    // A non-word, non-space code point (e.g. Unicode punctuation): part of the current token.
-    if (need_space) out.push_back(' ');
-    need_space = false;
-    append_utf8(out, c);
-    any = true;
-    ++i;
-  }
+  squad_normalize_answer_into(s, out);
   return out;
+}
+
+void NormalizedAnswer::set(std::string_view s) {
+  squad_normalize_answer_into(s, norm);
+  toks.clear();
+  // The normalised string has single ASCII spaces between tokens and no other whitespace.
+  const char* d = norm.data();
+  size_t n = norm.size(), b = 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (d[i] == ' ') {
+      toks.emplace_back(d + b, i - b);
+      b = i + 1;
+    }
+  }
+  if (n) toks.emplace_back(d + b, n - b);
 }
 
 std::vector<std::string> squad_answer_tokens(std::string_view s) {

@@ -26,10 +26,22 @@ namespace unieval::metrics {
 // normalize_answer(s) of the official SQuAD / CoQA scripts. `s` must be valid UTF-8.
 std::string squad_normalize_answer(std::string_view s);
 
+// The same into `out` (its old content replaced, its capacity reused: no allocation per call
+// once warm).
+void squad_normalize_answer_into(std::string_view s, std::string& out);
+
 // normalize_answer(s).split(): the tokens the F1 scores are computed on (get_tokens of v2.0).
 std::vector<std::string> squad_answer_tokens(std::string_view s);
 // The same from an already normalised string (normalize once, tokenise without redoing it).
 std::vector<std::string> squad_tokens_of_normalized(const std::string& normalized);
+
+// normalize_answer(s) and its split() in buffers reused from call to call: toks are views of
+// norm, valid until the next set() or until the object is moved or copied.
+struct NormalizedAnswer {
+  std::string norm;
+  std::vector<std::string_view> toks;
+  void set(std::string_view s);
+};
 
 // Python's str.split() (no argument) on UTF-8 text: runs of Python whitespace separate
 // tokens; leading/trailing whitespace gives no empty token.

@@ -6,8 +6,10 @@
 #include <zlib.h>
 
 #include <string>
+#include <vector>
 
 #include "metrics/core/error.h"
+#include "metrics/core/io.h"
 #include "tests/test_util.h"
 
 namespace unieval::json {
@@ -91,6 +93,36 @@ TEST(JsonReaderTest, BadFilesAreInputErrorsNamingTheFile) {
   std::string bad = "{\"a\":\n\"" + std::string(100, 'x') + "\xff\"}";
   expect_error(t.write("bad.json", bad), ":2:");
   expect_error(t.write("syntax.json", "{\"a\": 1,\n}"), "expected a string key");
+}
+
+// The reader's UTF-8 check (ASCII skipped 8 bytes at a time) reports the byte that
+// unieval::find_invalid_utf8 reports, for each kind of bad sequence at each alignment.
+TEST(JsonReaderTest, InvalidUtf8IsReportedAtTheSameByteAsFindInvalidUtf8) {
+  const std::vector<std::string> bad = {"\x80", "\xbf", "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xed\xa0\x80",
+                                        "\xf4\x90\x80\x80", "\xf8\x88\x80\x80", "\xff", "\xc3", "\xe2\x82",
+                                        "\xf0\x9f\x98"};
+  for (size_t pad = 0; pad < 10; ++pad) {
+    for (const auto& b : bad) {
+      for (const std::string& tail : {std::string("\"}"), std::string("")}) {
+        std::string text = "{\"k\": \"" + std::string(pad, 'a') + "\xc3\xa9" + b + tail;
+        size_t want = find_invalid_utf8(text);
+        ASSERT_NE(std::string::npos, want);
+        try {
+          Document::parse(text, "mem");
+          ADD_FAILURE() << "accepted invalid UTF-8, pad " << pad;
+        } catch (const InputError& e) {
+          EXPECT_NE(std::string(e.what()).find("invalid UTF-8 at byte " + std::to_string(want)), std::string::npos)
+              << e.what() << " pad " << pad;
+        }
+      }
+    }
+  }
+  // Valid multi-byte text at every alignment, and escapes inside long strings.
+  for (size_t pad = 0; pad < 10; ++pad) {
+    std::string body = std::string(pad, 'a') + "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 long enough to span words";
+    Document d = Document::parse("{\"k\": \"" + body + "\\n\\\"x\"}", "mem");
+    EXPECT_EQ(body + "\n\"x", d.root()["k"].as_string());
+  }
 }
 
 TEST(JsonReaderTest, SizeOfScalarsIsZeroAndBomIsSkipped) {
