@@ -102,21 +102,20 @@ void word_ids(const std::string& line, const ChrfOptions& o, Vocabulary& vocab,
   }
 }
 
-// Writes [hyp, ref, match] of orders 1..max_order of one (hyp, ref) pair into st, starting at
-// triplet `first`.
-void pair_stats(NgramClipper& clip, const std::vector<uint32_t>& h, const std::vector<uint32_t>& r,
-                int max_order, int first, std::vector<double>& st) {
-  clip.run(h, std::vector<IdSpan>{IdSpan(r)}, max_order);
+// Writes [hyp, ref, match] of orders 1..max_order of (hyp, reference r) into st, starting at
+// triplet `first`, from a clipper run over the hypothesis and all its references.
+void pair_stats(const NgramClipper& clip, size_t r, size_t hyp_len, size_t ref_len, int max_order,
+                int first, std::vector<double>& st) {
   for (int n = 1; n <= max_order; ++n) {
-    const int64_t n_hyp = std::max<int64_t>(0, static_cast<int64_t>(h.size()) - n + 1);
-    const int64_t n_ref = std::max<int64_t>(0, static_cast<int64_t>(r.size()) - n + 1);
+    const int64_t n_hyp = std::max<int64_t>(0, static_cast<int64_t>(hyp_len) - n + 1);
+    const int64_t n_ref = std::max<int64_t>(0, static_cast<int64_t>(ref_len) - n + 1);
     // CHRF._get_match_statistics reports the hypothesis count as 0 at any order where the
     // reference has no n-grams at all (`hyp_count if ref_ngrams else 0`), so a reference
     // shorter than n contributes nothing to the corpus hypothesis total for that order.
     double* t = &st[3 * (first + n - 1)];
     t[0] = static_cast<double>(n_ref > 0 ? n_hyp : 0);
     t[1] = static_cast<double>(n_ref);
-    t[2] = static_cast<double>(clip.matches(n));
+    t[2] = static_cast<double>(clip.ref_matches(r, n));
   }
 }
 
@@ -126,23 +125,33 @@ std::vector<std::vector<double>> segment_stats(const std::vector<std::string>& h
   internal::check_streams(hyps.size(), refs);
   if (o.char_order < 1) throw InputError("chrF: char order must be >= 1");
   if (o.word_order < 0) throw InputError("chrF: word order must be >= 0");
-  NgramClipper clip;
+  NgramClipper chars, words;
   Vocabulary vocab;
-  std::vector<uint32_t> h, r, hw, rw;
+  std::vector<uint32_t> h, hw;
+  std::vector<std::vector<uint32_t>> r(refs.size()), rw(refs.size());
+  std::vector<IdSpan> r_spans(refs.size()), rw_spans(refs.size());
   std::vector<std::vector<double>> out(hyps.size());
   const int N = o.char_order, W = o.word_order;
   for (size_t i = 0; i < hyps.size(); ++i) {
     char_ids(hyps[i], o, h);
-    if (W > 0) word_ids(hyps[i], o, vocab, hw);
+    for (size_t k = 0; k < refs.size(); ++k) {
+      char_ids(refs[k][i], o, r[k]);
+      r_spans[k] = IdSpan(r[k]);
+    }
+    chars.run(h, r_spans, N);  // one pass over the hypothesis, per-reference matches
+    if (W > 0) {
+      word_ids(hyps[i], o, vocab, hw);
+      for (size_t k = 0; k < refs.size(); ++k) {
+        word_ids(refs[k][i], o, vocab, rw[k]);
+        rw_spans[k] = IdSpan(rw[k]);
+      }
+      words.run(hw, rw_spans, W);
+    }
     double best_f = -1.0;
     std::vector<double> best, st(3 * (N + W));
     for (size_t k = 0; k < refs.size(); ++k) {
-      char_ids(refs[k][i], o, r);
-      pair_stats(clip, h, r, N, 0, st);
-      if (W > 0) {
-        word_ids(refs[k][i], o, vocab, rw);
-        pair_stats(clip, hw, rw, W, N, st);
-      }
+      pair_stats(chars, k, h.size(), r[k].size(), N, 0, st);
+      if (W > 0) pair_stats(words, k, hw.size(), rw[k].size(), W, N, st);
       double f = chrf_f_score(st, o);
       if (f > best_f) {
         best_f = f;

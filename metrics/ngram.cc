@@ -142,6 +142,7 @@ void NgramClipper::run(IdSpan hyp, const std::vector<IdSpan>& refs, int max_orde
     grams_[n].clear();
     pos_ids_[n].clear();
   }
+  ref_matches_.assign(refs.size() * max_order, 0);
   hyp_prev_.assign(hyp.size, 0);
   if (ref_prev_.size() < refs.size()) ref_prev_.resize(refs.size());
   for (size_t r = 0; r < refs.size(); ++r) ref_prev_[r].assign(refs[r].size, 0);
@@ -152,16 +153,30 @@ void NgramClipper::run(IdSpan hyp, const std::vector<IdSpan>& refs, int max_orde
     hyp_total_[n - 1] = static_cast<int64_t>(count);
     clear_table(count);
     auto& grams = grams_[n - 1];
-    // Hypothesis n-grams: key = (id of prefix (n-1)-gram) << 32 | last token.
+    // Hypothesis n-grams: key = (id of prefix (n-1)-gram) << 32 | last token. Written through
+    // raw pointers into buffers sized to the upper bound (count), then trimmed: a push_back of a
+    // Gram here cost a store-forwarding stall per n-gram.
+    grams.resize(count);
+    pos_ids_[n - 1].resize(count);
+    Gram* g = grams.data();
+    uint32_t* pos = pos_ids_[n - 1].data();
+    uint32_t* prev = hyp_prev_.data();
+    uint32_t distinct = 0;
     for (size_t i = 0; i < count; ++i) {
       uint64_t key = n == 1 ? hyp.data[i]
-                            : (static_cast<uint64_t>(hyp_prev_[i]) << 32) | hyp.data[i + n - 1];
+                            : (static_cast<uint64_t>(prev[i]) << 32) | hyp.data[i + n - 1];
       uint32_t id = insert(key);
-      if (id == grams.size()) grams.push_back({static_cast<uint32_t>(i), 0, 0});
-      grams[id].hyp_count++;
-      hyp_prev_[i] = id;
-      pos_ids_[n - 1].push_back(id);
+      if (id == distinct) {
+        g[id].start = static_cast<uint32_t>(i);
+        g[id].hyp_count = 0;
+        g[id].ref_max = 0;
+        ++distinct;
+      }
+      g[id].hyp_count++;
+      prev[i] = id;
+      pos[i] = id;
     }
+    grams.resize(distinct);
     ref_cnt_.assign(grams.size(), 0);
     for (size_t r = 0; r < refs.size(); ++r) {
       const IdSpan& ref = refs[r];
@@ -182,10 +197,13 @@ void NgramClipper::run(IdSpan hyp, const std::vector<IdSpan>& refs, int max_orde
         if (id == Vocabulary::kNone) continue;
         if (ref_cnt_[id]++ == 0) touched_.push_back(id);
       }
+      int64_t own = 0;  // this reference's clipped matches
       for (uint32_t id : touched_) {
         grams[id].ref_max = std::max(grams[id].ref_max, ref_cnt_[id]);
+        own += std::min(grams[id].hyp_count, ref_cnt_[id]);
         ref_cnt_[id] = 0;
       }
+      ref_matches_[r * max_order + (n - 1)] = own;
     }
     int64_t m = 0;
     for (const auto& g : grams) m += std::min(g.hyp_count, g.ref_max);

@@ -72,6 +72,9 @@ class NgramClipper {
   int max_order() const { return max_order_; }
   // Clipped matches of order n (1-based).
   int64_t matches(int n) const { return matches_[n - 1]; }
+  // Clipped matches of order n against reference r alone (0-based, in the order given to run):
+  // sum over hypothesis n-grams g of min(count_hyp(g), count_r(g)).
+  int64_t ref_matches(size_t r, int n) const { return ref_matches_[r * max_order_ + (n - 1)]; }
   // Number of hypothesis n-grams of order n: max(0, |hyp| - n + 1).
   int64_t hyp_total(int n) const { return hyp_total_[n - 1]; }
 
@@ -94,6 +97,7 @@ class NgramClipper {
 
   int max_order_ = 0;
   std::vector<int64_t> matches_, hyp_total_;
+  std::vector<int64_t> ref_matches_;  // [ref * max_order + n - 1]
   std::vector<std::vector<Gram>> grams_;
   std::vector<std::vector<uint32_t>> pos_ids_;
   std::vector<uint64_t> keys_;      // open addressing table: exact 64-bit key
