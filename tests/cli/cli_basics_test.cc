@@ -1,5 +1,10 @@
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+
 #include "tests/test_util.h"
 
 namespace unieval {
@@ -31,6 +36,41 @@ TEST(CliBasicsTest, ScoreHelpWorks) {
   auto r = run_cli("score --help");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--metric"), std::string::npos);
+}
+
+// Scoring must not pay for LibTorch: `unieval` links none of it (the model commands are the
+// sibling unieval-model).
+TEST(CliBasicsTest, UnievalDoesNotLinkLibTorch) {
+  std::string cmd = std::string("ldd '") + UNIEVAL_BINARY + "' 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  std::string deps;
+  char buf[512];
+  while (fgets(buf, sizeof buf, p)) deps += buf;
+  if (pclose(p) != 0 || deps.empty()) GTEST_SKIP() << "ldd is not available";
+  EXPECT_NE(deps.find("libicu"), std::string::npos) << deps;  // ldd did list the libraries
+  EXPECT_EQ(deps.find("libtorch"), std::string::npos) << deps;
+  EXPECT_EQ(deps.find("libc10"), std::string::npos) << deps;
+}
+
+TEST(CliBasicsTest, ModelCommandsRunTheSiblingBinary) {
+  auto sibling = std::filesystem::path(UNIEVAL_BINARY).parent_path() / "unieval-model";
+  if (!std::filesystem::exists(sibling)) GTEST_SKIP() << "built without LibTorch: no " << sibling;
+  auto r = run_cli("demo --help");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("usage: unieval demo"), std::string::npos) << r.out;
+  r = run_cli("finetune --no-such-option");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("unieval finetune"), std::string::npos) << r.err;
+}
+
+TEST(CliBasicsTest, ModelCommandWithoutItsBinaryIsAClearError) {
+  setenv("UNIEVAL_MODEL_BINARY", "/nonexistent/unieval-model", 1);
+  auto r = run_cli("decode --help");
+  unsetenv("UNIEVAL_MODEL_BINARY");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("/nonexistent/unieval-model"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("LibTorch"), std::string::npos) << r.err;
 }
 
 }  // namespace
