@@ -42,6 +42,8 @@ class GlobalNgrams {
     s.count++;
     return s.gid;
   }
+  // Hints the cache line of key's home slot.
+  void prefetch(uint64_t key) const { __builtin_prefetch(&slots_[mix(key) & (slots_.size() - 1)]); }
   // Occurrences by gid (index 0 unused).
   std::vector<uint32_t> counts() const {
     std::vector<uint32_t> c(size(), 0);
@@ -252,19 +254,31 @@ NistScore mteval_nist(const std::vector<std::string>& hyps,
       prev_gid.swap(cur_gid);
     }
   }
-  // Pass 2 (compute_ngram_info restricted to the matched n-grams).
+  // Pass 2 (compute_ngram_info restricted to the matched n-grams). The n-gram starting at s of
+  // order n is counted when its (n-1)-gram prefix at s was found. Taken order by order over a
+  // line (not start by start), the lookups of one order are independent, and each is
+  // prefetched before it is probed: the table is far larger than the caches.
   double tot_wrds = 0;
+  std::vector<uint32_t> prev_ids, cur_ids;
   for (const auto& rs : ref) {
     for (size_t i = 0; i < rs.size(); ++i) {
       IdSpan r = rs.at(i);
       tot_wrds += static_cast<double>(r.size);
-      for (size_t s = 0; s < r.size; ++s) {
-        uint32_t prev = 0;
-        for (size_t n = 1; n <= static_cast<size_t>(kMaxNgram) && s + n <= r.size; ++n) {
-          uint32_t gid = g.bump(GlobalNgrams::key(prev, r.data[s + n - 1]));
-          if (gid == 0) break;
-          prev = gid;
+      prev_ids.assign(r.size, 0);
+      for (size_t n = 1; n <= static_cast<size_t>(kMaxNgram) && n <= r.size; ++n) {
+        const size_t cnt = r.size - n + 1;
+        cur_ids.assign(cnt, 0);
+        // prev_ids is all 0 for n == 1: the unigram keys have prefix 0.
+        for (size_t s = 0; s < cnt; ++s)
+          if (n == 1 || prev_ids[s]) g.prefetch(GlobalNgrams::key(prev_ids[s], r.data[s + n - 1]));
+        bool any = false;
+        for (size_t s = 0; s < cnt; ++s) {
+          if (n > 1 && prev_ids[s] == 0) continue;  // its prefix is not counted: neither is it
+          cur_ids[s] = g.bump(GlobalNgrams::key(prev_ids[s], r.data[s + n - 1]));
+          any |= cur_ids[s] != 0;
         }
+        if (!any) break;
+        prev_ids.swap(cur_ids);
       }
     }
   }
