@@ -111,6 +111,9 @@ class PairIdTable {
     }
   }
   size_t size() const { return size_; }
+  // Starts loading the slot where `key` would be probed first (the table is larger than the
+  // caches; the counting loops prefetch a few positions ahead).
+  void prefetch(uint64_t key) const { __builtin_prefetch(&slots_[mix64(key) & (slots_.size() - 1)]); }
 
  private:
   static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
@@ -147,10 +150,16 @@ class NgramLevels {
       if (len >= static_cast<size_t>(order_)) positions += len - order_ + 1;
     }
     table_.reset(positions);
+    const size_t last = tok_.size() - std::min<size_t>(tok_.size(), order_ - 1);  // positions with a key
+    auto key = [&](size_t p) { return (static_cast<uint64_t>(cur_[p]) << 32) | tok_[p + order_ - 1]; };
+    constexpr size_t kAhead = 16;
     for (size_t s = 0; s + 1 < starts_.size(); ++s) {
       size_t b = starts_[s], e = starts_[s + 1];
-      for (size_t p = b; p + order_ <= e; ++p)
-        cur_[p] = table_.intern((static_cast<uint64_t>(cur_[p]) << 32) | tok_[p + order_ - 1]);
+      for (size_t p = b; p + order_ <= e; ++p) {
+        // cur_[p + kAhead] still holds its (n-1)-gram id: the key it will be looked up with.
+        if (p + kAhead < last) table_.prefetch(key(p + kAhead));
+        cur_[p] = table_.intern(key(p));
+      }
     }
     types_ = table_.size();
   }

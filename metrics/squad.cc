@@ -125,7 +125,9 @@ SquadDataset squad_dataset_of(const json::Document& doc, const std::string& sour
         SquadQuestion q;
         q.line = qa.line();
         q.id = std::string(qa["id"].as_string("'id'"));
-        for (json::Value ans : qa["answers"].array_items("'answers'"))
+        json::Value answers = qa["answers"];
+        q.answers.reserve(answers.size());
+        for (json::Value ans : answers.array_items("'answers'"))
           q.answers.emplace_back(ans["text"].as_string("answer 'text'"));
         if (qa.find("is_impossible").valid()) ds.has_is_impossible = true;
         ds.questions.push_back(std::move(q));

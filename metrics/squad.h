@@ -43,6 +43,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "metrics/core/huge_pages.h"
+
 namespace unieval::metrics {
 
 // ---- The official per-answer functions ---------------------------------------------------
@@ -76,7 +78,7 @@ struct SquadQuestion {
 struct SquadDataset {
   std::string version;       // the file's "version" string ("" when absent)
   bool has_is_impossible = false;  // some question carries an "is_impossible" key
-  std::vector<SquadQuestion> questions;  // article / paragraph / qa order
+  HugeVector<SquadQuestion> questions;  // article / paragraph / qa order
   std::string source;        // file name (messages)
 };
 
@@ -142,9 +144,11 @@ class SquadIdIndex {
   size_t size_ = 0;
 };
 
+// (The large per-question arrays are HugeVectors: 10,000 questions fill ~100 pages each,
+// which cost more in page faults than the scoring.)
 struct SquadPredictions {
-  std::vector<std::string> ids;
-  std::vector<std::string> answers;
+  HugeVector<std::string> ids;
+  HugeVector<std::string> answers;
   SquadIdIndex index;  // id -> position in ids
   std::string source;
   const std::string* find(std::string_view id) const {
@@ -155,8 +159,8 @@ struct SquadPredictions {
 
 // An na-prob file: qid -> probability (JSON object of numbers), file order kept.
 struct SquadNaProbs {
-  std::vector<std::string> ids;
-  std::vector<double> probs;
+  HugeVector<std::string> ids;
+  HugeVector<double> probs;
   SquadIdIndex index;  // id -> position in ids
   size_t find(std::string_view id) const {
     return index.find(id, [this](size_t i) -> const std::string& { return ids[i]; });

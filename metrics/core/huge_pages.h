@@ -1,11 +1,12 @@
 #pragma once
 // An allocator for large flat arrays (JSON text and node arrays, n-gram tables) that backs
-// every allocation of 1 MiB or more with transparent huge pages.
+// every allocation of 128 KiB or more with transparent huge pages.
 //
 // Why: on the VMs we run on, a first touch of a 4 KiB page costs ~15 us, so filling a 32 MB
 // table costs ~130 ms in page faults alone (more than all the counting it serves); with
-// madvise(MADV_HUGEPAGE) the same memory arrives in 2 MiB pages, a few ms. Smaller requests go
-// to operator new unchanged. Where the kernel has THP disabled, madvise fails harmlessly and we
+// madvise(MADV_HUGEPAGE) the same memory arrives in 2 MiB pages, a few ms. Even a 128 KiB
+// buffer (32 faults, ~0.5 ms) costs more than zeroing one huge page. Smaller requests go to
+// operator new unchanged. Where the kernel has THP disabled, madvise fails harmlessly and we
 // get ordinary pages (same results, only slower).
 //
 //   unieval::HugeVector<uint32_t> ids;   // a std::vector; reserve() large, then fill
@@ -14,7 +15,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <new>
+#include <utility>
 #include <vector>
 
 namespace unieval {
@@ -22,13 +25,12 @@ namespace unieval {
 namespace huge_pages {
 
 constexpr size_t kHugePage = size_t{2} << 20;
-constexpr size_t kThreshold = size_t{1} << 20;  // smaller requests: operator new
+constexpr size_t kThreshold = size_t{128} << 10;  // smaller requests: operator new
 
 inline size_t mapped_size(size_t bytes) { return (bytes + kHugePage - 1) & ~(kHugePage - 1); }
 
-// A 2 MiB-aligned anonymous mapping of mapped_size(bytes), advised to use huge pages.
-inline void* map(size_t bytes) {
-  size_t size = mapped_size(bytes);
+// A 2 MiB-aligned anonymous mapping of exactly `size` bytes, advised to use huge pages.
+inline void* map_fresh(size_t size) {
   void* raw = ::mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
   auto start = reinterpret_cast<uintptr_t>(raw);
@@ -42,7 +44,52 @@ inline void* map(size_t bytes) {
   return p;
 }
 
-inline void unmap(void* p, size_t bytes) { ::munmap(p, mapped_size(bytes)); }
+// Freed mappings are kept (up to kCacheBytes) and handed out again: their pages are already
+// faulted in, so a later buffer (the next file's text, the next order's table) costs nothing.
+constexpr size_t kCacheBytes = size_t{64} << 20;
+struct Cache {
+  std::mutex mu;
+  std::vector<std::pair<void*, size_t>> free;  // (address, mapped size)
+  size_t bytes = 0;
+};
+inline Cache& cache() {
+  static Cache* c = new Cache;  // never destroyed: deallocations may run during exit
+  return *c;
+}
+
+inline void* map(size_t bytes) {
+  size_t size = mapped_size(bytes);
+  {
+    Cache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mu);
+    size_t best = c.free.size();  // the smallest cached mapping that is large enough
+    for (size_t i = 0; i < c.free.size(); ++i)
+      if (c.free[i].second >= size && (best == c.free.size() || c.free[i].second < c.free[best].second)) best = i;
+    if (best < c.free.size()) {
+      auto [p, have] = c.free[best];
+      c.bytes -= have;
+      c.free.erase(c.free.begin() + static_cast<std::ptrdiff_t>(best));
+      // Keep exactly `size` bytes (what unmap() will be told); 2 MiB multiples, so aligned.
+      if (have > size) ::munmap(static_cast<char*>(p) + size, have - size);
+      return p;
+    }
+  }
+  return map_fresh(size);
+}
+
+inline void unmap(void* p, size_t bytes) {
+  size_t size = mapped_size(bytes);
+  {
+    Cache& c = cache();
+    std::lock_guard<std::mutex> lock(c.mu);
+    if (c.bytes + size <= kCacheBytes) {
+      c.free.emplace_back(p, size);
+      c.bytes += size;
+      return;
+    }
+  }
+  ::munmap(p, size);
+}
 
 }  // namespace huge_pages
 
