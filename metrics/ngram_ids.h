@@ -125,6 +125,46 @@ class PairIdTable {
   size_t size_ = 0;
 };
 
+// The same with keys of at most 64 - id_bits bits packed with the id into one 64-bit slot
+// (key << id_bits | id + 1; 0 = free): half the memory of PairIdTable, so fewer cache misses.
+class PackedPairIdTable {
+ public:
+  void reset(size_t max_keys, int id_bits) {
+    size_t cap = 16;
+    while (cap < max_keys * 2) cap *= 2;
+    if (slots_.size() != cap) slots_.assign(cap, 0);
+    else std::fill(slots_.begin(), slots_.end(), 0);
+    id_bits_ = id_bits;
+    size_ = 0;
+  }
+  uint32_t intern(uint64_t key) {
+    size_t mask = slots_.size() - 1;
+    const uint64_t id_mask = (uint64_t{1} << id_bits_) - 1;
+    for (size_t i = mix64(key) & mask;; i = (i + 1) & mask) {
+      uint64_t s = slots_[i];
+      if (s == 0) {
+        slots_[i] = (key << id_bits_) | (size_ + 1);
+        return static_cast<uint32_t>(size_++);
+      }
+      if ((s >> id_bits_) == key) return static_cast<uint32_t>((s & id_mask) - 1);
+    }
+  }
+  size_t size() const { return size_; }
+  void prefetch(uint64_t key) const { __builtin_prefetch(&slots_[mix64(key) & (slots_.size() - 1)]); }
+
+ private:
+  HugeVector<uint64_t> slots_;
+  int id_bits_ = 32;
+  size_t size_ = 0;
+};
+
+// Bits needed to write the values 0..n-1 (at least 1).
+inline int bits_for(size_t n) {
+  int b = 1;
+  while (b < 64 && (size_t{1} << b) < n) ++b;
+  return b;
+}
+
 // The n-gram ids of a tokenised corpus, one order at a time. ids()[p] is the id of the n-gram
 // starting at token position p, for the positions p of segment s with p + n <= starts[s+1];
 // ids are dense, assigned in corpus order (segment by segment, left to right), so id order is
@@ -132,8 +172,11 @@ class PairIdTable {
 class NgramLevels {
  public:
   // ids: the token ids of all segments back to back; starts: segment boundaries (size segs+1).
-  NgramLevels(HugeVector<uint32_t> token_ids, std::vector<uint32_t> starts, size_t n_token_types)
-      : tok_(std::move(token_ids)), starts_(std::move(starts)), cur_(tok_), types_(n_token_types) {}
+  // allow_packed = false forces the 128-bit-slot table (tests compare the two).
+  NgramLevels(HugeVector<uint32_t> token_ids, std::vector<uint32_t> starts, size_t n_token_types,
+              bool allow_packed = true)
+      : tok_(std::move(token_ids)), starts_(std::move(starts)), cur_(tok_), types_(n_token_types),
+        vocab_(n_token_types), allow_packed_(allow_packed) {}
 
   int order() const { return order_; }
   const HugeVector<uint32_t>& ids() const { return cur_; }
@@ -149,19 +192,18 @@ class NgramLevels {
       size_t len = starts_[s + 1] - starts_[s];
       if (len >= static_cast<size_t>(order_)) positions += len - order_ + 1;
     }
-    table_.reset(positions);
-    const size_t last = tok_.size() - std::min<size_t>(tok_.size(), order_ - 1);  // positions with a key
-    auto key = [&](size_t p) { return (static_cast<uint64_t>(cur_[p]) << 32) | tok_[p + order_ - 1]; };
-    constexpr size_t kAhead = 16;
-    for (size_t s = 0; s + 1 < starts_.size(); ++s) {
-      size_t b = starts_[s], e = starts_[s + 1];
-      for (size_t p = b; p + order_ <= e; ++p) {
-        // cur_[p + kAhead] still holds its (n-1)-gram id: the key it will be looked up with.
-        if (p + kAhead < last) table_.prefetch(key(p + kAhead));
-        cur_[p] = table_.intern(key(p));
-      }
+    // Key = (id of the (n-1)-gram, id of the last token): prefix ids < types_, token ids
+    // < vocab_, new ids < positions.
+    const int tok_bits = bits_for(vocab_), prefix_bits = bits_for(types_), id_bits = bits_for(positions + 1);
+    if (allow_packed_ && tok_bits + prefix_bits + id_bits <= 64) {
+      packed_.reset(positions, id_bits);
+      assign_ids(packed_, tok_bits);
+      types_ = packed_.size();
+    } else {
+      table_.reset(positions);
+      assign_ids(table_, 32);
+      types_ = table_.size();
     }
-    types_ = table_.size();
   }
 
  private:
@@ -169,12 +211,31 @@ class NgramLevels {
   std::vector<uint32_t> starts_;
   HugeVector<uint32_t> cur_;
   size_t types_ = 0;
+  size_t vocab_ = 0;
+  bool allow_packed_ = true;
   int order_ = 1;
   PairIdTable table_;
+  PackedPairIdTable packed_;
+
+  template <class Table>
+  void assign_ids(Table& table, int tok_shift) {
+    const size_t last = tok_.size() - std::min<size_t>(tok_.size(), order_ - 1);  // positions with a key
+    auto key = [&](size_t p) { return (static_cast<uint64_t>(cur_[p]) << tok_shift) | tok_[p + order_ - 1]; };
+    constexpr size_t kAhead = 16;
+    for (size_t s = 0; s + 1 < starts_.size(); ++s) {
+      size_t b = starts_[s], e = starts_[s + 1];
+      for (size_t p = b; p + order_ <= e; ++p) {
+        // cur_[p + kAhead] still holds its (n-1)-gram id: the key it will be looked up with.
+        if (p + kAhead < last) table.prefetch(key(p + kAhead));
+        cur_[p] = table.intern(key(p));
+      }
+    }
+  }
 };
 
 // NgramLevels of pre-tokenised segments.
-inline NgramLevels levels_of_segments(const std::vector<std::vector<std::string>>& segments) {
+inline NgramLevels levels_of_segments(const std::vector<std::vector<std::string>>& segments,
+                                      bool allow_packed = true) {
   TokenInterner interner;
   HugeVector<uint32_t> ids;
   std::vector<uint32_t> starts;
@@ -184,7 +245,7 @@ inline NgramLevels levels_of_segments(const std::vector<std::vector<std::string>
     for (const auto& tok : seg) ids.push_back(interner.intern(tok));
     starts.push_back(static_cast<uint32_t>(ids.size()));
   }
-  return NgramLevels(std::move(ids), std::move(starts), interner.size());
+  return NgramLevels(std::move(ids), std::move(starts), interner.size(), allow_packed);
 }
 
 }  // namespace unieval::metrics::internal

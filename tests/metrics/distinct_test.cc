@@ -199,8 +199,13 @@ TEST(NgramIdsTest, EqualIdsExactlyForEqualNgrams) {
   std::vector<std::vector<std::string>> segs;
   for (const auto& l : lines) segs.push_back(distinct_tokenize(l, DistinctFlavour::kDstc7, false));
   auto lv = internal::levels_of_segments(segs);
+  auto wide = internal::levels_of_segments(segs, /*allow_packed=*/false);  // 128-bit slots
   for (size_t n = 1; n <= 5; ++n) {
-    if (n > 1) lv.next();
+    if (n > 1) {
+      lv.next();
+      wide.next();
+    }
+    ASSERT_TRUE(lv.ids() == wide.ids()) << "n " << n;
     std::map<std::vector<std::string>, uint32_t> id_of;
     uint32_t next_id = 0;
     size_t pos = 0;
