@@ -55,23 +55,37 @@ class TokenInterner {
   uint32_t intern(std::string_view tok) {
     if ((strings_.size() + 1) * 2 > slots_.size()) grow();
     uint64_t h = hash_bytes(tok);
+    const uint64_t tag = h >> 32;
     size_t mask = slots_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
-      uint32_t id = slots_[i];
-      if (id == kEmpty) {
-        id = static_cast<uint32_t>(strings_.size());
-        slots_[i] = id;
+      uint64_t slot = slots_[i];
+      if (slot == kEmpty) {
+        auto id = static_cast<uint32_t>(strings_.size());
+        slots_[i] = (tag << 32) | id;
         strings_.push_back(tok);
         hashes_.push_back(h);
         return id;
       }
-      if (hashes_[id] == h && strings_[id] == tok) return id;
+      if ((slot >> 32) == tag) {
+        auto id = static_cast<uint32_t>(slot);
+        if (same(strings_[id], tok)) return id;
+      }
     }
   }
   size_t size() const { return strings_.size(); }
 
  private:
-  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
+  static constexpr uint64_t kEmpty = ~uint64_t{0};  // (an id of 2^32-1 is never reached)
+  static bool same(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    if (a.size() <= 8) {  // most tokens: one word compare, no memcmp call
+      uint64_t x = 0, y = 0;
+      std::memcpy(&x, a.data(), a.size());
+      std::memcpy(&y, b.data(), b.size());
+      return x == y;
+    }
+    return std::memcmp(a.data(), b.data(), a.size()) == 0;
+  }
   void grow() {
     size_t cap = slots_.empty() ? 1024 : slots_.size() * 2;
     slots_.assign(cap, kEmpty);
@@ -79,10 +93,10 @@ class TokenInterner {
     for (uint32_t id = 0; id < strings_.size(); ++id) {
       size_t i = hashes_[id] & mask;
       while (slots_[i] != kEmpty) i = (i + 1) & mask;
-      slots_[i] = id;
+      slots_[i] = ((hashes_[id] >> 32) << 32) | id;
     }
   }
-  std::vector<uint32_t> slots_;  // ids; kEmpty = free
+  std::vector<uint64_t> slots_;  // (high half of the hash) << 32 | id; kEmpty = free
   std::vector<std::string_view> strings_;
   std::vector<uint64_t> hashes_;
 };
