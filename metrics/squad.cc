@@ -302,17 +302,14 @@ double mean100(const std::vector<double>& v, const std::vector<size_t>& idx) {
 // evaluate-v2.0.py find_best_thresh(preds, scores, na_probs, qid_to_has_ans).
 void find_best_thresh(const std::vector<V2Item>& items, const std::vector<char>& scored,
                       const std::vector<const std::string*>& pred_of, const std::vector<double>& raw,
-                      const SquadNaProbs& na, const SquadIdIndex& pos,
-                      long n_scored, double& best_out, double& thresh_out) {
+                      const SquadNaProbs& na, const std::vector<size_t>& order,
+                      const std::vector<size_t>& item_of, long n_scored, double& best_out,
+                      double& thresh_out) {
   double num_no_ans = 0;
   for (const auto& it : items) num_no_ans += it.has_ans ? 0 : 1;
   double cur = num_no_ans, best = cur, best_thresh = 0.0;
-  std::vector<size_t> order(na.ids.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return na.probs[a] < na.probs[b]; });
   for (size_t k : order) {
-    size_t i = pos.find(na.ids[k], [&items](size_t j) -> const std::string& { return items[j].q->id; });
+    size_t i = item_of[k];
     if (i == SquadIdIndex::npos || !scored[i]) continue;  // "if qid not in scores: continue"
     double diff;
     if (items[i].has_ans) {
@@ -426,11 +423,19 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
     r.no_ans_total = static_cast<long>(no.size());
   }
   if (na) {
+    // sorted(na_probs, key=lambda k: na_probs[k]) (a stable sort), and each na-prob id's
+    // question; shared by both searches.
+    std::vector<size_t> order(na->ids.size()), item_of(na->ids.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return na->probs[a] < na->probs[b]; });
+    for (size_t k = 0; k < na->ids.size(); ++k)
+      item_of[k] = pos.find(na->ids[k], [&items](size_t j) -> const std::string& { return items[j].q->id; });
     double b, t;
-    find_best_thresh(items, scored, pred_of, exact_raw, *na, pos, r.total, b, t);
+    find_best_thresh(items, scored, pred_of, exact_raw, *na, order, item_of, r.total, b, t);
     r.best_exact = b;
     r.best_exact_thresh = t;
-    find_best_thresh(items, scored, pred_of, f1_raw, *na, pos, r.total, b, t);
+    find_best_thresh(items, scored, pred_of, f1_raw, *na, order, item_of, r.total, b, t);
     r.best_f1 = b;
     r.best_f1_thresh = t;
   }

@@ -1,6 +1,9 @@
 #include "metrics/core/json_reader.h"
 
 #include <fcntl.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -218,22 +221,39 @@ class Parser {
     char* buf = doc_.text_.data();
     size_t start = p_;
     size_t w = p_;
-    // Fast scan for the common case (no escapes), 8 bytes at a time: a word is skipped when
-    // none of its bytes is '"', '\\' or a control character (< 0x20).
+    // Fast scan for the common case (no escapes): find the first '"', '\\' or control
+    // character (< 0x20), 16 bytes at a time with SSE2, else 8 at a time (SWAR).
+    size_t p = p_;
+#if defined(__SSE2__)
+    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
+    while (p + 16 <= n_) {
+      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s_ + p));
+      __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
+                                 _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));  // unsigned v <= 0x1F
+      int mask = _mm_movemask_epi8(hit);
+      if (mask) {
+        p += static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+        break;
+      }
+      p += 16;
+    }
+#else
     constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
-    while (p_ + 8 <= n_) {
+    while (p + 8 <= n_) {
       uint64_t w;
-      std::memcpy(&w, s_ + p_, 8);
+      std::memcpy(&w, s_ + p, 8);
       uint64_t q = w ^ (kOnes * '"'), b = w ^ (kOnes * '\\');
       uint64_t hit = ((q - kOnes) & ~q) | ((b - kOnes) & ~b) | ((w - kOnes * 0x20) & ~w);
       if (hit & kHigh) break;
-      p_ += 8;
+      p += 8;
     }
-    while (p_ < n_) {
-      unsigned char c = static_cast<unsigned char>(s_[p_]);
+#endif
+    while (p < n_) {
+      unsigned char c = static_cast<unsigned char>(s_[p]);
       if (c == '"' || c == '\\' || c < 0x20) break;
-      ++p_;
+      ++p;
     }
+    p_ = p;
     w = p_;
     while (true) {
       if (p_ >= n_) error("unterminated string");

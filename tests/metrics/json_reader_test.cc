@@ -125,6 +125,21 @@ TEST(JsonReaderTest, InvalidUtf8IsReportedAtTheSameByteAsFindInvalidUtf8) {
   }
 }
 
+// The string scan stops at the first quote, backslash or control character wherever it falls
+// in a 16-byte block: strings of every length 0..40 end exactly, control characters are errors.
+TEST(JsonReaderTest, StringScanFindsTheEndAndControlCharactersAtEveryOffset) {
+  for (size_t len = 0; len <= 40; ++len) {
+    std::string body;
+    for (size_t i = 0; i < len; ++i) body += static_cast<char>('a' + i % 26);
+    Document d = Document::parse("[\"" + body + "\", \"" + body + "\\\\\"]", "mem");
+    ASSERT_EQ(body, d.root().array_items().begin().operator*().as_string()) << len;
+    std::string with_ctl = body + '\x1f';
+    EXPECT_THROW(Document::parse("[\"" + with_ctl + "\"]", "mem"), InputError) << len;
+    std::string with_del = body + '\x7f' + "\xc3\xa9";  // DEL and non-ASCII are plain characters
+    EXPECT_EQ(with_del, Document::parse("[\"" + with_del + "\"]", "mem").root().array_items().begin().operator*().as_string());
+  }
+}
+
 TEST(JsonReaderTest, SizeOfScalarsIsZeroAndBomIsSkipped) {
   Document d = Document::parse("\xEF\xBB\xBF{\"s\": \"abc\", \"n\": 7, \"o\": {}}", "mem");
   EXPECT_EQ(0u, d.root()["s"].size());
