@@ -134,13 +134,13 @@ class SquadIdIndex {
   void rehash(size_t want, std::nullptr_t) {
     size_t cap = 16;
     while (cap < want) cap *= 2;
-    std::vector<Slot> old;
+    HugeVector<Slot> old;
     old.swap(slots_);
     slots_.assign(cap, Slot{});
     for (const Slot& s : old)
       if (s.pos) place((static_cast<uint64_t>(s.hash) << 32) | s.low, s.pos - 1);
   }
-  std::vector<Slot> slots_;
+  HugeVector<Slot> slots_;
   size_t size_ = 0;
 };
 
