@@ -32,6 +32,13 @@ inline uint64_t mix64(uint64_t x) {  // murmur3 fmix64
   return x;
 }
 
+// Up to 8 bytes as a little-endian word (a loop, not a memcpy call of variable size).
+inline uint64_t load_short(const char* p, size_t n) {
+  uint64_t w = 0;
+  for (size_t k = 0; k < n; ++k) w |= static_cast<uint64_t>(static_cast<unsigned char>(p[k])) << (8 * k);
+  return w;
+}
+
 inline uint64_t hash_bytes(std::string_view s) {
   uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
   size_t i = 0;
@@ -41,11 +48,7 @@ inline uint64_t hash_bytes(std::string_view s) {
     h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
     h ^= h >> 31;
   }
-  if (i < s.size()) {
-    uint64_t w = 0;
-    std::memcpy(&w, s.data() + i, s.size() - i);
-    h = (h ^ w) * 0x94D049BB133111EBULL;
-  }
+  if (i < s.size()) h = (h ^ load_short(s.data() + i, s.size() - i)) * 0x94D049BB133111EBULL;
   return mix64(h);
 }
 
@@ -78,12 +81,7 @@ class TokenInterner {
   static constexpr uint64_t kEmpty = ~uint64_t{0};  // (an id of 2^32-1 is never reached)
   static bool same(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
-    if (a.size() <= 8) {  // most tokens: one word compare, no memcmp call
-      uint64_t x = 0, y = 0;
-      std::memcpy(&x, a.data(), a.size());
-      std::memcpy(&y, b.data(), b.size());
-      return x == y;
-    }
+    if (a.size() <= 8) return load_short(a.data(), a.size()) == load_short(b.data(), b.size());  // most tokens
     return std::memcmp(a.data(), b.data(), a.size()) == 0;
   }
   void grow() {
