@@ -18,7 +18,8 @@ template <class Tok>
 size_t common_count(const std::vector<Tok>& a, const std::vector<Tok>& b) {
   if (a.empty() || b.empty()) return 0;
   if (a.size() * b.size() <= 4096) {
-    std::vector<char> used(b.size(), 0);
+    thread_local std::vector<char> used;  // reused: this runs once per (prediction, gold) pair
+    used.assign(b.size(), 0);
     size_t same = 0;
     for (const auto& t : a) {
       for (size_t j = 0; j < b.size(); ++j) {
@@ -293,17 +294,17 @@ struct V2Item {
   bool has_ans;
 };
 
-double mean100(const std::vector<double>& v, const std::vector<size_t>& idx) {
+double mean100(const HugeVector<double>& v, const HugeVector<size_t>& idx) {
   double s = 0;
   for (size_t i : idx) s += v[i];
   return 100.0 * s / static_cast<double>(idx.size());
 }
 
 // evaluate-v2.0.py find_best_thresh(preds, scores, na_probs, qid_to_has_ans).
-void find_best_thresh(const std::vector<V2Item>& items, const std::vector<char>& scored,
-                      const std::vector<const std::string*>& pred_of, const std::vector<double>& raw,
-                      const SquadNaProbs& na, const std::vector<size_t>& order,
-                      const std::vector<size_t>& item_of, long n_scored, double& best_out,
+void find_best_thresh(const HugeVector<V2Item>& items, const HugeVector<char>& scored,
+                      const HugeVector<const std::string*>& pred_of, const HugeVector<double>& raw,
+                      const SquadNaProbs& na, const HugeVector<size_t>& order,
+                      const HugeVector<size_t>& item_of, long n_scored, double& best_out,
                       double& thresh_out) {
   double num_no_ans = 0;
   for (const auto& it : items) num_no_ans += it.has_ans ? 0 : 1;
@@ -334,7 +335,7 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   SquadResult r;
   r.version = SquadVersion::kV2_0;
   // Unique question ids in first-seen order, last occurrence's content (Python dicts).
-  std::vector<V2Item> items;
+  HugeVector<V2Item> items;
   SquadIdIndex pos;
   pos.reserve(data.questions.size());
   items.reserve(data.questions.size());
@@ -350,9 +351,9 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   size_t n = items.size();
   if (n == 0) throw InputError(data.source, 0, "the data file has no questions");
   // get_raw_scores
-  std::vector<double> exact_raw(n, 0), f1_raw(n, 0);
-  std::vector<char> scored(n, 0);
-  std::vector<const std::string*> pred_of(n, nullptr);
+  HugeVector<double> exact_raw(n, 0), f1_raw(n, 0);
+  HugeVector<char> scored(n, 0);
+  HugeVector<const std::string*> pred_of(n, nullptr);
   NormalizedAnswer p, g;
   for (size_t i = 0; i < n; ++i) {
     const std::string* pred = preds.find(items[i].q->id);
@@ -387,7 +388,7 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   if (!r.missing.empty())
     for (size_t i = 0; i < n; ++i) scored[i] = 1;  // allow_missing: scored as 0
   // apply_no_ans_threshold
-  std::vector<double> exact_t(n), f1_t(n);
+  HugeVector<double> exact_t(n), f1_t(n);
   for (size_t i = 0; i < n; ++i) {
     double prob = 0.0;
     if (na) {
@@ -403,7 +404,8 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
     exact_t[i] = pred_na ? (items[i].has_ans ? 0.0 : 1.0) : exact_raw[i];
     f1_t[i] = pred_na ? (items[i].has_ans ? 0.0 : 1.0) : f1_raw[i];
   }
-  std::vector<size_t> all, has, no;
+  HugeVector<size_t> all, has, no;
+  all.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     if (!scored[i]) continue;
     all.push_back(i);
@@ -425,7 +427,7 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   if (na) {
     // sorted(na_probs, key=lambda k: na_probs[k]) (a stable sort), and each na-prob id's
     // question; shared by both searches.
-    std::vector<size_t> order(na->ids.size()), item_of(na->ids.size());
+    HugeVector<size_t> order(na->ids.size()), item_of(na->ids.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return na->probs[a] < na->probs[b]; });

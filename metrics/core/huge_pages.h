@@ -5,8 +5,8 @@
 // Why: on the VMs we run on, a first touch of a 4 KiB page costs ~15 us, so filling a 32 MB
 // table costs ~130 ms in page faults alone (more than all the counting it serves); with
 // madvise(MADV_HUGEPAGE) the same memory arrives in 2 MiB pages, a few ms. Even a 128 KiB
-// buffer (32 faults, ~0.5 ms) costs more than zeroing one huge page. Smaller requests go to
-// operator new unchanged. Where the kernel has THP disabled, madvise fails harmlessly and we
+// buffer (32 faults, ~0.5 ms) costs more than zeroing one huge page, and freed mappings are
+// reused (below) without any fault. Smaller requests go to operator new unchanged. Where the kernel has THP disabled, madvise fails harmlessly and we
 // get ordinary pages (same results, only slower).
 //
 //   unieval::HugeVector<uint32_t> ids;   // a std::vector; reserve() large, then fill
@@ -67,10 +67,11 @@ inline void* map(size_t bytes) {
       if (c.free[i].second >= size && (best == c.free.size() || c.free[i].second < c.free[best].second)) best = i;
     if (best < c.free.size()) {
       auto [p, have] = c.free[best];
-      c.bytes -= have;
       c.free.erase(c.free.begin() + static_cast<std::ptrdiff_t>(best));
-      // Keep exactly `size` bytes (what unmap() will be told); 2 MiB multiples, so aligned.
-      if (have > size) ::munmap(static_cast<char*>(p) + size, have - size);
+      c.bytes -= size;
+      // Hand out exactly `size` bytes (what unmap() will be told); the rest (a 2 MiB multiple,
+      // so still aligned) stays cached for the next request.
+      if (have > size) c.free.emplace_back(static_cast<char*>(p) + size, have - size);
       return p;
     }
   }
