@@ -242,28 +242,34 @@ IdSegments lines_to_ids(const std::vector<std::string>& hyps,
   return s;
 }
 
-std::vector<IdSpan> spans_of(const std::vector<std::vector<uint32_t>>& v) {
-  std::vector<IdSpan> out;
-  for (const auto& x : v) out.emplace_back(x);
-  return out;
-}
-
-NltkBleuResult nltk_corpus_bleu_ids(const IdSegments& c, const NltkBleuOptions& o) {
-  const int L = static_cast<int>(o.weights.size());
-  if (o.smoothing < 0 || o.smoothing > 7) throw InputError("--smoothing must be 0..7");
-  if (L < 1) throw InputError("--weights must not be empty");
-  std::vector<double> num(L, 0), den(L, 0);
+// corpus_bleu's sums over the segments, for orders 1..L.
+struct NltkStats {
+  std::vector<double> num, den;  // clipped matches; max(1, hypothesis n-grams) summed
   int64_t hyp_lengths = 0, ref_lengths = 0;
-  NgramClipper clip;
+  double p5 = 0;  // method 5's 5-gram precision of the last segment (when asked for)
+};
+
+NltkStats nltk_stats(const IdSegments& c, int L, bool need_p5, NgramClipper& clip) {
+  NltkStats st;
+  st.num.assign(L, 0);
+  st.den.assign(L, 0);
+  std::vector<IdSpan> spans;
   for (size_t i = 0; i < c.hyps.size(); ++i) {
     const auto& h = c.hyps[i];
-    clip.run(h, spans_of(c.refs[i]), L);
+    spans.clear();
+    for (const auto& r : c.refs[i]) spans.emplace_back(r);
+    // The last segment also gives method 5's 5-grams (lower orders are the same in any run).
+    const bool last5 = need_p5 && i + 1 == c.hyps.size();
+    clip.run(h, spans, last5 ? std::max(L, 5) : L);
     for (int n = 1; n <= L; ++n) {
-      num[n - 1] += static_cast<double>(clip.matches(n));
-      den[n - 1] += static_cast<double>(std::max<int64_t>(1, clip.hyp_total(n)));  // max(1, .)
+      st.num[n - 1] += static_cast<double>(clip.matches(n));
+      st.den[n - 1] += static_cast<double>(std::max<int64_t>(1, clip.hyp_total(n)));  // max(1, .)
     }
+    if (last5)
+      st.p5 = static_cast<double>(clip.matches(5)) /
+              static_cast<double>(std::max<int64_t>(1, clip.hyp_total(5)));
     const int64_t hl = static_cast<int64_t>(h.size());
-    hyp_lengths += hl;
+    st.hyp_lengths += hl;
     // closest_ref_length: min(ref_lens, key=(|r - h|, r))
     int64_t best = -1, best_diff = 0;
     for (const auto& r : c.refs[i]) {
@@ -274,8 +280,23 @@ NltkBleuResult nltk_corpus_bleu_ids(const IdSegments& c, const NltkBleuOptions& 
       }
     }
     if (best < 0) throw InputError("NLTK BLEU: a segment has no reference");
-    ref_lengths += best;
+    st.ref_lengths += best;
   }
+  return st;
+}
+
+void check_nltk_options(const NltkBleuOptions& o) {
+  if (o.smoothing < 0 || o.smoothing > 7) throw InputError("--smoothing must be 0..7");
+  if (o.weights.empty()) throw InputError("--weights must not be empty");
+}
+
+bool needs_p5(const NltkBleuOptions& o) { return o.smoothing == 5 || o.smoothing == 7; }
+
+// corpus_bleu's score from its sums (st over orders 1..weights.size()) and its smoothing.
+NltkBleuResult nltk_score(const NltkStats& st, const IdSegments& c, const NltkBleuOptions& o) {
+  const int L = static_cast<int>(o.weights.size());
+  std::vector<double> num(st.num.begin(), st.num.begin() + L), den(st.den.begin(), st.den.begin() + L);
+  const int64_t hyp_lengths = st.hyp_lengths, ref_lengths = st.ref_lengths;
   NltkBleuResult res;
   // brevity_penalty(closest_ref_len, hyp_len)
   double bp;
@@ -291,7 +312,6 @@ NltkBleuResult nltk_corpus_bleu_ids(const IdSegments& c, const NltkBleuOptions& 
   // The last segment (hypothesis/references leak out of the corpus_bleu loop).
   const std::vector<uint32_t> empty;
   const auto& last_h = c.hyps.empty() ? empty : c.hyps.back();
-  auto last_refs = c.hyps.empty() ? std::vector<IdSpan>{} : spans_of(c.refs.back());
   const double hyp_len = hyp_lengths ? static_cast<double>(hyp_lengths)
                                      : static_cast<double>(last_h.size());
   auto method4 = [&]() {
@@ -305,11 +325,8 @@ NltkBleuResult nltk_corpus_bleu_ids(const IdSegments& c, const NltkBleuOptions& 
     }
   };
   auto method5 = [&]() {
-    clip.run(last_h, last_refs, 5);
-    double p5 = static_cast<double>(clip.matches(5)) /
-                static_cast<double>(std::max<int64_t>(1, clip.hyp_total(5)));
     std::vector<double> plus1 = p;
-    plus1.push_back(p5);
+    plus1.push_back(st.p5);
     double m_prev = p[0] + 1;
     for (int n = 0; n < L; ++n) {
       p[n] = (m_prev + plus1[n] + plus1[n + 1]) / 3;
@@ -372,6 +389,12 @@ NltkBleuResult nltk_corpus_bleu_ids(const IdSegments& c, const NltkBleuOptions& 
   return res;
 }
 
+NltkBleuResult nltk_corpus_bleu_ids(const IdSegments& c, const NltkBleuOptions& o) {
+  check_nltk_options(o);
+  NgramClipper clip;
+  return nltk_score(nltk_stats(c, static_cast<int>(o.weights.size()), needs_p5(o), clip), c, o);
+}
+
 }  // namespace
 
 NltkBleuResult nltk_corpus_bleu(const std::vector<std::vector<std::string>>& hyps,
@@ -420,11 +443,15 @@ CocoBleuScore coco_bleu_ids(const IdSegments& c) {
   NgramClipper clip;
   double correct[4] = {0, 0, 0, 0}, guess[4] = {0, 0, 0, 0};
   double testlen_sum = 0, reflen_sum = 0;
+  std::vector<IdSpan> spans;
+  out.per_segment.reserve(c.hyps.size());
   for (size_t i = 0; i < c.hyps.size(); ++i) {
     const auto& h = c.hyps[i];
     if (c.refs[i].empty()) throw InputError("coco BLEU: segment " + std::to_string(i + 1) +
                                             " has no reference");
-    clip.run(h, spans_of(c.refs[i]), n);
+    spans.clear();
+    for (const auto& r : c.refs[i]) spans.emplace_back(r);
+    clip.run(h, spans, n);
     const double testlen = static_cast<double>(h.size());
     // min((abs(l - testlen), l) for l in reflen)[1]
     int64_t best = -1, best_diff = 0;
@@ -514,11 +541,14 @@ PlatoBleuScore plato_bleu(const std::vector<std::string>& hyps, const std::vecto
   IdSegments one;  // sentence_bleu([ref], hyp) is corpus_bleu of one segment
   one.hyps.resize(1);
   one.refs.assign(1, std::vector<std::vector<uint32_t>>(1));
+  NgramClipper clip;
   for (size_t i = 0; i < hyps.size(); ++i) {
     tokens(hyps[i], one.hyps[0]);
     tokens(refs[i], one.refs[0][0]);
-    auto x1 = nltk_corpus_bleu_ids(one, b1);
-    auto x2 = nltk_corpus_bleu_ids(one, b2);
+    // Both weight sets have 4 orders: one pass of statistics serves the two scores.
+    const NltkStats st = nltk_stats(one, 4, /*need_p5=*/true, clip);
+    auto x1 = nltk_score(st, one, b1);
+    auto x2 = nltk_score(st, one, b2);
     s1.push_back(x1.error ? 0.0 : x1.score);  // `except: score = 0`
     s2.push_back(x2.error ? 0.0 : x2.score);
   }
