@@ -230,6 +230,9 @@ NistScore mteval_nist(const std::vector<std::string>& hyps,
       const auto& pos = clip.positions(j);
       bool any = false;
       cur_gid.assign(pos.size(), 0);
+      for (size_t p = 0; p < pos.size(); ++p)  // prefetch the probes of this order
+        if (grams[pos[p]].ref_max != 0)
+          g.prefetch(GlobalNgrams::key(j == 1 ? 0 : prev_gid[p], h.data[p + j - 1]));
       for (size_t p = 0; p < pos.size(); ++p) {
         const auto& gr = grams[pos[p]];
         if (gr.ref_max == 0) continue;
