@@ -23,7 +23,6 @@ inline uint64_t mix64(uint64_t x) {
   return x;
 }
 
-constexpr uint64_t kEmptyKey = ~0ULL;
 
 }  // namespace
 
@@ -96,31 +95,31 @@ std::vector<uint32_t> Vocabulary::ids(const std::vector<std::string>& tokens) {
 void NgramClipper::clear_table(size_t expected) {
   size_t cap = 16;
   while (cap < expected * 2 + 8) cap <<= 1;
-  if (keys_.size() != cap) {
-    keys_.assign(cap, kEmptyKey);
-    vals_.assign(cap, 0);
-  } else {
-    std::fill(keys_.begin(), keys_.end(), kEmptyKey);
+  if (slots_.size() < cap) slots_.resize(cap, Slot{0, 0, 0});
+  if (++gen_ == 0) {  // generations wrapped: forget every slot once
+    for (Slot& s : slots_) s.gen = 0;
+    gen_ = 1;
   }
-  mask_ = cap - 1;
+  mask_ = cap - 1;  // the table is slots_[0, cap)
   used_ = 0;
 }
 
 uint32_t NgramClipper::lookup(uint64_t key) const {
   for (size_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
-    if (keys_[i] == key) return vals_[i];
-    if (keys_[i] == kEmptyKey) return Vocabulary::kNone;
+    const Slot& s = slots_[i];
+    if (s.gen != gen_) return Vocabulary::kNone;
+    if (s.key == key) return s.val;
   }
 }
 
 uint32_t NgramClipper::insert(uint64_t key) {
   for (size_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
-    if (keys_[i] == key) return vals_[i];
-    if (keys_[i] == kEmptyKey) {
-      keys_[i] = key;
-      vals_[i] = static_cast<uint32_t>(used_);
+    Slot& s = slots_[i];
+    if (s.gen != gen_) {
+      s = Slot{key, static_cast<uint32_t>(used_), gen_};
       return static_cast<uint32_t>(used_++);
     }
+    if (s.key == key) return s.val;
   }
 }
 

@@ -100,8 +100,16 @@ class NgramClipper {
   std::vector<int64_t> ref_matches_;  // [ref * max_order + n - 1]
   std::vector<std::vector<Gram>> grams_;
   std::vector<std::vector<uint32_t>> pos_ids_;
-  std::vector<uint64_t> keys_;      // open addressing table: exact 64-bit key
-  std::vector<uint32_t> vals_;
+  // Open addressing over exact 64-bit keys. A slot belongs to the current table only when its
+  // generation is gen_, so clearing the table for the next order or segment is ++gen_ (no
+  // memset of the whole table per call).
+  struct Slot {
+    uint64_t key;
+    uint32_t val;
+    uint32_t gen;
+  };
+  std::vector<Slot> slots_;
+  uint32_t gen_ = 0;
   size_t mask_ = 0;
   size_t used_ = 0;
   std::vector<uint32_t> hyp_prev_;                 // per-position id of the previous order
