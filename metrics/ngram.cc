@@ -16,13 +16,6 @@ inline uint32_t hash_bytes(std::string_view s) {
   return h;
 }
 
-inline uint64_t mix64(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
-
 
 }  // namespace
 
@@ -101,11 +94,13 @@ void NgramClipper::clear_table(size_t expected) {
     gen_ = 1;
   }
   mask_ = cap - 1;  // the table is slots_[0, cap)
+  shift_ = 64;
+  for (size_t c = cap; c > 1; c >>= 1) --shift_;
   used_ = 0;
 }
 
 uint32_t NgramClipper::lookup(uint64_t key) const {
-  for (size_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
+  for (size_t i = home(key);; i = (i + 1) & mask_) {
     const Slot& s = slots_[i];
     if (s.gen != gen_) return Vocabulary::kNone;
     if (s.key == key) return s.val;
@@ -113,7 +108,7 @@ uint32_t NgramClipper::lookup(uint64_t key) const {
 }
 
 uint32_t NgramClipper::insert(uint64_t key) {
-  for (size_t i = mix64(key) & mask_;; i = (i + 1) & mask_) {
+  for (size_t i = home(key);; i = (i + 1) & mask_) {
     Slot& s = slots_[i];
     if (s.gen != gen_) {
       s = Slot{key, static_cast<uint32_t>(used_), gen_};

@@ -111,6 +111,12 @@ class NgramClipper {
   std::vector<Slot> slots_;
   uint32_t gen_ = 0;
   size_t mask_ = 0;
+  int shift_ = 64;  // 64 - log2(table size)
+  // Fibonacci hashing: the top bits of key * 2^64/phi (one multiply; the tables are small and
+  // per segment, the keys (prefix id, token) dense).
+  size_t home(uint64_t key) const {
+    return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_) & mask_;
+  }
   size_t used_ = 0;
   std::vector<uint32_t> hyp_prev_;                 // per-position id of the previous order
   std::vector<std::vector<uint32_t>> ref_prev_;    // same for each reference
