@@ -3,6 +3,8 @@
 #include <unicode/uchar.h>
 #include <unicode/ustring.h>
 
+#include <array>
+#include <cstdint>
 #include <vector>
 
 #include "metrics/text/tokenize_13a.h"
@@ -11,25 +13,36 @@ namespace unieval::metrics::text {
 
 namespace {
 
-bool is_n(char32_t c) {
+// Unicode general-category classes of the intl rules, as bits.
+enum : uint8_t { kN = 1, kP = 2, kS = 4, kZ = 8 };
+
+uint8_t classify_icu(char32_t c) {
   int t = u_charType(static_cast<UChar32>(c));
-  return t == U_DECIMAL_DIGIT_NUMBER || t == U_LETTER_NUMBER || t == U_OTHER_NUMBER;
+  uint8_t bits = 0;
+  if (t == U_DECIMAL_DIGIT_NUMBER || t == U_LETTER_NUMBER || t == U_OTHER_NUMBER) bits |= kN;
+  if (t == U_CONNECTOR_PUNCTUATION || t == U_DASH_PUNCTUATION || t == U_START_PUNCTUATION ||
+      t == U_END_PUNCTUATION || t == U_INITIAL_PUNCTUATION || t == U_FINAL_PUNCTUATION ||
+      t == U_OTHER_PUNCTUATION)
+    bits |= kP;
+  if (t == U_MATH_SYMBOL || t == U_CURRENCY_SYMBOL || t == U_MODIFIER_SYMBOL || t == U_OTHER_SYMBOL)
+    bits |= kS;
+  if (t == U_SPACE_SEPARATOR || t == U_LINE_SEPARATOR || t == U_PARAGRAPH_SEPARATOR) bits |= kZ;
+  return bits;
 }
-bool is_p(char32_t c) {
-  int t = u_charType(static_cast<UChar32>(c));
-  return t == U_CONNECTOR_PUNCTUATION || t == U_DASH_PUNCTUATION || t == U_START_PUNCTUATION ||
-         t == U_END_PUNCTUATION || t == U_INITIAL_PUNCTUATION || t == U_FINAL_PUNCTUATION ||
-         t == U_OTHER_PUNCTUATION;
-}
-bool is_s(char32_t c) {
-  int t = u_charType(static_cast<UChar32>(c));
-  return t == U_MATH_SYMBOL || t == U_CURRENCY_SYMBOL || t == U_MODIFIER_SYMBOL ||
-         t == U_OTHER_SYMBOL;
-}
-bool is_z(char32_t c) {
-  int t = u_charType(static_cast<UChar32>(c));
-  return t == U_SPACE_SEPARATOR || t == U_LINE_SEPARATOR || t == U_PARAGRAPH_SEPARATOR;
-}
+
+// ASCII from a table filled by the same ICU calls (most text), the rest from ICU.
+const std::array<uint8_t, 128> kAsciiClass = [] {
+  std::array<uint8_t, 128> t{};
+  for (char32_t a = 0; a < 128; ++a) t[a] = classify_icu(a);
+  return t;
+}();
+
+inline uint8_t classify(char32_t c) { return c < 128 ? kAsciiClass[c] : classify_icu(c); }
+
+inline bool is_n(char32_t c) { return classify(c) & kN; }
+inline bool is_p(char32_t c) { return classify(c) & kP; }
+inline bool is_s(char32_t c) { return classify(c) & kS; }
+inline bool is_z(char32_t c) { return classify(c) & kZ; }
 
 std::u32string decode(std::string_view s) {
   std::u32string out;
@@ -46,27 +59,35 @@ std::string encode(const std::u32string& s) {
 }
 
 // The three substitutions of tokenizer_intl.py / tokenization_international.
-std::u32string intl_rules(const std::u32string& in) {
-  std::u32string a;
+inline char32_t cp(char c) { return static_cast<unsigned char>(c); }
+inline char32_t cp(char32_t c) { return c; }
+
+// Over code points (std::u32string), or over the bytes of pure-ASCII text (std::string), where
+// bytes are code points and the result is the same.
+template <typename Str>
+Str intl_rules(const Str& in) {
+  using Ch = typename Str::value_type;
+  const Ch sp = static_cast<Ch>(' ');
+  Str a;
   a.reserve(in.size() * 2);
   for (size_t i = 0; i < in.size();) {  // (\P{N})(\p{P}) -> "\1 \2 "
-    if (i + 1 < in.size() && !is_n(in[i]) && is_p(in[i + 1])) {
+    if (i + 1 < in.size() && !is_n(cp(in[i])) && is_p(cp(in[i + 1]))) {
       a += in[i];
-      a += U' ';
+      a += sp;
       a += in[i + 1];
-      a += U' ';
+      a += sp;
       i += 2;
     } else {
       a += in[i++];
     }
   }
-  std::u32string b;
+  Str b;
   b.reserve(a.size() + 8);
   for (size_t i = 0; i < a.size();) {  // (\p{P})(\P{N}) -> " \1 \2"
-    if (i + 1 < a.size() && is_p(a[i]) && !is_n(a[i + 1])) {
-      b += U' ';
+    if (i + 1 < a.size() && is_p(cp(a[i])) && !is_n(cp(a[i + 1]))) {
+      b += sp;
       b += a[i];
-      b += U' ';
+      b += sp;
       b += a[i + 1];
       i += 2;
     } else {
@@ -74,11 +95,11 @@ std::u32string intl_rules(const std::u32string& in) {
     }
   }
   a.clear();
-  for (char32_t c : b) {  // (\p{S}) -> " \1 "
-    if (is_s(c)) {
-      a += U' ';
+  for (Ch c : b) {  // (\p{S}) -> " \1 "
+    if (is_s(cp(c))) {
+      a += sp;
       a += c;
-      a += U' ';
+      a += sp;
     } else {
       a += c;
     }
@@ -107,7 +128,9 @@ void replace_all(std::u32string& s, const std::u32string& from, const std::u32st
 
 std::string tokenize_intl(std::string_view line) {
   std::string out;
-  std::string s = encode(intl_rules(decode(line)));
+  bool ascii = true;
+  for (char c : line) ascii &= static_cast<unsigned char>(c) < 0x80;
+  std::string s = ascii ? intl_rules(std::string(line)) : encode(intl_rules(decode(line)));
   for (auto tok : py_split(s)) {
     if (!out.empty()) out += ' ';
     out.append(tok.data(), tok.size());
