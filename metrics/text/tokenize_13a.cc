@@ -273,13 +273,17 @@ std::string tokenize_regexp_post(std::string_view line) {
     std::swap(cur, other);
   }
   if (high >= 0x80) return join_py_split(std::string_view(cur->data(), len));
-  // ' '.join(line.split()) for ASCII text: whitespace is \t\n\v\f\r, 0x1c-0x1f and space.
-  // Compacted in place (the write position never passes the read position).
-  char* const base = cur->data();
+  return join_split_ascii(std::string_view(cur->data(), len));
+}
+
+std::string join_split_ascii(std::string_view s) {
+  // Python's whitespace in ASCII: \t\n\v\f\r, 0x1c-0x1f and space.
+  std::string out;
+  out.resize(s.size());
+  char* const base = out.data();
   char* o = base;
   bool pending = false;
-  for (size_t i = 0; i < len; ++i) {
-    unsigned char c = static_cast<unsigned char>(base[i]);
+  for (unsigned char c : s) {
     if (c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F)) {
       pending = true;
       continue;
@@ -288,7 +292,8 @@ std::string tokenize_regexp_post(std::string_view line) {
     pending = false;
     *o++ = static_cast<char>(c);
   }
-  return std::string(base, static_cast<size_t>(o - base));
+  out.resize(static_cast<size_t>(o - base));
+  return out;
 }
 
 namespace {

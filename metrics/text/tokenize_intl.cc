@@ -130,7 +130,8 @@ std::string tokenize_intl(std::string_view line) {
   std::string out;
   bool ascii = true;
   for (char c : line) ascii &= static_cast<unsigned char>(c) < 0x80;
-  std::string s = ascii ? intl_rules(std::string(line)) : encode(intl_rules(decode(line)));
+  if (ascii) return join_split_ascii(intl_rules(std::string(line)));
+  std::string s = encode(intl_rules(decode(line)));
   for (auto tok : py_split(s)) {
     if (!out.empty()) out += ' ';
     out.append(tok.data(), tok.size());
