@@ -64,46 +64,53 @@ inline char32_t cp(char32_t c) { return c; }
 
 // Over code points (std::u32string), or over the bytes of pure-ASCII text (std::string), where
 // bytes are code points and the result is the same.
-template <typename Str>
-Str intl_rules(const Str& in) {
+template <typename Str, typename In = Str>
+Str intl_rules(const In& in) {
   using Ch = typename Str::value_type;
   const Ch sp = static_cast<Ch>(' ');
-  Str a;
-  a.reserve(in.size() * 2);
-  for (size_t i = 0; i < in.size();) {  // (\P{N})(\p{P}) -> "\1 \2 "
-    if (i + 1 < in.size() && !is_n(cp(in[i])) && is_p(cp(in[i + 1]))) {
-      a += in[i];
-      a += sp;
-      a += in[i + 1];
-      a += sp;
+  const size_t n = in.size();
+  // Written through raw pointers into buffers sized to each rule's bound, then trimmed.
+  Str a(n * 2 + 1, sp);  // rule 1 at most doubles the text
+  Ch* w = a.data();
+  for (size_t i = 0; i < n;) {  // (\P{N})(\p{P}) -> "\1 \2 "
+    if (i + 1 < n && !is_n(cp(in[i])) && is_p(cp(in[i + 1]))) {
+      *w++ = in[i];
+      *w++ = sp;
+      *w++ = in[i + 1];
+      *w++ = sp;
       i += 2;
     } else {
-      a += in[i++];
+      *w++ = in[i++];
     }
   }
-  Str b;
-  b.reserve(a.size() + 8);
-  for (size_t i = 0; i < a.size();) {  // (\p{P})(\P{N}) -> " \1 \2"
-    if (i + 1 < a.size() && is_p(cp(a[i])) && !is_n(cp(a[i + 1]))) {
-      b += sp;
-      b += a[i];
-      b += sp;
-      b += a[i + 1];
+  const size_t na = static_cast<size_t>(w - a.data());
+  Str b(na * 2 + 1, sp);  // rule 2 at most doubles it
+  w = b.data();
+  for (size_t i = 0; i < na;) {  // (\p{P})(\P{N}) -> " \1 \2"
+    if (i + 1 < na && is_p(cp(a[i])) && !is_n(cp(a[i + 1]))) {
+      *w++ = sp;
+      *w++ = a[i];
+      *w++ = sp;
+      *w++ = a[i + 1];
       i += 2;
     } else {
-      b += a[i++];
+      *w++ = a[i++];
     }
   }
-  a.clear();
-  for (Ch c : b) {  // (\p{S}) -> " \1 "
+  const size_t nb = static_cast<size_t>(w - b.data());
+  a.resize(nb * 3 + 1);  // rule 3 at most triples it
+  w = a.data();
+  for (size_t i = 0; i < nb; ++i) {  // (\p{S}) -> " \1 "
+    const Ch c = b[i];
     if (is_s(cp(c))) {
-      a += sp;
-      a += c;
-      a += sp;
+      *w++ = sp;
+      *w++ = c;
+      *w++ = sp;
     } else {
-      a += c;
+      *w++ = c;
     }
   }
+  a.resize(static_cast<size_t>(w - a.data()));
   return a;
 }
 
@@ -130,8 +137,8 @@ std::string tokenize_intl(std::string_view line) {
   std::string out;
   bool ascii = true;
   for (char c : line) ascii &= static_cast<unsigned char>(c) < 0x80;
-  if (ascii) return join_split_ascii(intl_rules(std::string(line)));
-  std::string s = encode(intl_rules(decode(line)));
+  if (ascii) return join_split_ascii(intl_rules<std::string>(line));
+  std::string s = encode(intl_rules<std::u32string>(decode(line)));
   for (auto tok : py_split(s)) {
     if (!out.empty()) out += ' ';
     out.append(tok.data(), tok.size());
@@ -172,7 +179,7 @@ std::string mteval_tokenize_intl(std::string_view text, bool preserve_case) {
     }
     s.swap(low);
   }
-  s = intl_rules(s);
+  s = intl_rules<std::u32string>(s);
   std::u32string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size();) {  // s/\p{Z}+/ /g
