@@ -33,53 +33,10 @@ const char* distinct_flavour_name(DistinctFlavour f) {
   return "?";
 }
 
-std::vector<std::string> distinct_tokenize(std::string_view line, DistinctFlavour flavour,
-                                           bool dstc7_clean) {
-  std::string cleaned;
-  if (dstc7_clean) {
-    cleaned = dstc7_clean_str(line);
-    line = cleaned;
-  }
-  std::vector<std::string> out;
-  if (flavour == DistinctFlavour::kErnieGen) {
-    // line.strip().split(" "): single ASCII spaces, empty tokens kept.
-    std::string_view s = python_strip(line);
-    size_t b = 0;
-    while (true) {
-      size_t e = s.find(' ', b);
-      if (e == std::string_view::npos) {
-        out.emplace_back(s.substr(b));
-        break;
-      }
-      out.emplace_back(s.substr(b, e - b));
-      b = e + 1;
-    }
-    return out;
-  }
-  for (auto t : python_split(line)) out.emplace_back(t);
-  return out;
-}
-
-std::string DistinctOptions::signature() const {
-  std::string s = std::string("distinct|flavour:") + distinct_flavour_name(flavour) + "|n:";
-  for (size_t i = 0; i < orders.size(); ++i) s += (i ? "," : "") + std::to_string(orders[i]);
-  s += "|tok:";
-  s += dstc7_clean ? "dstc7-clean_str+" : "";
-  s += flavour == DistinctFlavour::kErnieGen ? "strip-split-space" : "split";
-  switch (flavour) {
-    case DistinctFlavour::kDstc7: s += "|official:DSTC7-metrics.py@e2b50e5"; break;
-    case DistinctFlavour::kPlato: s += "|official:PLATO-metrics.py-distinct"; break;
-    case DistinctFlavour::kErnieGen: s += "|official:ERNIE-GEN-persona_chat-eval.py"; break;
-  }
-  return s;
-}
-
-namespace internal {
-
 namespace {
 
 // Calls fn(token) for each token of `line` under the flavour's split (no allocation for ASCII
-// lines; the same tokens as distinct_tokenize).
+// lines).
 template <class Fn>
 void for_each_token(std::string_view line, DistinctFlavour flavour, Fn&& fn) {
   if (flavour == DistinctFlavour::kErnieGen) {
@@ -114,6 +71,34 @@ void for_each_token(std::string_view line, DistinctFlavour flavour, Fn&& fn) {
 }
 
 }  // namespace
+
+std::vector<std::string> distinct_tokenize(std::string_view line, DistinctFlavour flavour,
+                                           bool dstc7_clean) {
+  std::string cleaned;
+  if (dstc7_clean) {
+    cleaned = dstc7_clean_str(line);
+    line = cleaned;
+  }
+  std::vector<std::string> out;
+  for_each_token(line, flavour, [&](std::string_view t) { out.emplace_back(t); });
+  return out;
+}
+
+std::string DistinctOptions::signature() const {
+  std::string s = std::string("distinct|flavour:") + distinct_flavour_name(flavour) + "|n:";
+  for (size_t i = 0; i < orders.size(); ++i) s += (i ? "," : "") + std::to_string(orders[i]);
+  s += "|tok:";
+  s += dstc7_clean ? "dstc7-clean_str+" : "";
+  s += flavour == DistinctFlavour::kErnieGen ? "strip-split-space" : "split";
+  switch (flavour) {
+    case DistinctFlavour::kDstc7: s += "|official:DSTC7-metrics.py@e2b50e5"; break;
+    case DistinctFlavour::kPlato: s += "|official:PLATO-metrics.py-distinct"; break;
+    case DistinctFlavour::kErnieGen: s += "|official:ERNIE-GEN-persona_chat-eval.py"; break;
+  }
+  return s;
+}
+
+namespace internal {
 
 NgramLevels levels_of_lines(const std::vector<std::string>& lines, DistinctFlavour flavour, bool dstc7_clean) {
   std::vector<std::string> cleaned;
