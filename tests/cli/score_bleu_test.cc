@@ -66,6 +66,16 @@ TEST_F(ScoreBleuCli, HumanSummaryLikeSacrebleu) {
       << r.out;
 }
 
+TEST_F(ScoreBleuCli, ChrfPlusPlusIsChrfWithWordOrderTwo) {
+  json pp = run_json("chrf++");
+  json two = run_json("chrf --word-order 2");
+  json plain = run_json("chrf");
+  EXPECT_EQ(pp["score"].get<double>(), two["score"].get<double>());
+  EXPECT_NE(pp["score"].get<double>(), plain["score"].get<double>());
+  EXPECT_NE(pp["signature"].get<std::string>().find("|nw:2|"), std::string::npos);
+  EXPECT_NE(plain["signature"].get<std::string>().find("|nw:0|"), std::string::npos);
+}
+
 TEST_F(ScoreBleuCli, OtherFlavoursFields) {
   json m = run_json("bleu-multi");
   for (const char* k : {"score", "precisions", "bp", "ratio", "hyp_len", "ref_len"}) EXPECT_TRUE(m.contains(k)) << k;
