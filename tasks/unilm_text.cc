@@ -1,11 +1,11 @@
 #include "tasks/unilm_text.h"
 
+#include "metrics/text/tokenize_13a.h"
+
 #include <algorithm>
 #include <cstring>
 #include <set>
 #include <unicode/uchar.h>
-#include <unicode/unistr.h>
-#include <unicode/locid.h>
 
 namespace unieval::tasks {
 
@@ -51,24 +51,13 @@ const char* mapped_token(const std::string& t, UnilmFlavour f) {
   return nullptr;
 }
 
-// UTF-8 -> code points (invalid bytes pass through as U+FFFD; input is UTF-8 checked on read).
+// UTF-8 -> code points (input is UTF-8 checked on read).
 std::vector<UChar32> code_points(const std::string& s) {
   std::vector<UChar32> out;
-  icu::UnicodeString u = icu::UnicodeString::fromUTF8(s);
-  for (int32_t i = 0; i < u.length();) {
-    UChar32 c = u.char32At(i);
-    out.push_back(c);
-    i += U16_LENGTH(c);
-  }
+  for (size_t i = 0; i < s.size();) out.push_back(static_cast<UChar32>(metrics::text::next_code_point(s, i)));
   return out;
 }
 
-// Python 3 str.isspace(): bidirectional class WS, B or S, or category Zs.
-bool py3_space(UChar32 c) {
-  if (c < 0x80) return py2_space(static_cast<char>(c)) || (c >= 0x1c && c <= 0x1f);
-  return c == 0x85 || c == 0xa0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200a) || c == 0x2028 ||
-         c == 0x2029 || c == 0x202f || c == 0x205f || c == 0x3000;
-}
 // Python 3 str.isdigit() of one character: numeric type decimal or digit.
 bool py3_digit(UChar32 c) {
   int t = u_getIntPropertyValue(c, UCHAR_NUMERIC_TYPE);
@@ -128,41 +117,11 @@ std::vector<std::string> py2_split(const std::string& s) {
 
 std::vector<std::string> py3_split(const std::string& s) {
   std::vector<std::string> out;
-  icu::UnicodeString u = icu::UnicodeString::fromUTF8(s);
-  std::string cur;
-  bool in_tok = false;
-  int32_t start = 0;
-  for (int32_t i = 0; i <= u.length();) {
-    UChar32 c = i < u.length() ? u.char32At(i) : 0x20;
-    bool sp = py3_space(c);
-    if (!sp && !in_tok) {
-      in_tok = true;
-      start = i;
-    } else if (sp && in_tok) {
-      in_tok = false;
-      cur.clear();
-      u.tempSubStringBetween(start, i).toUTF8String(cur);
-      out.push_back(cur);
-    }
-    if (i == u.length()) break;
-    i += U16_LENGTH(c);
-  }
+  for (auto t : metrics::text::py_split(s)) out.emplace_back(t);
   return out;
 }
 
-std::string py3_strip(const std::string& s) {
-  icu::UnicodeString u = icu::UnicodeString::fromUTF8(s);
-  int32_t b = 0, e = u.length();
-  while (b < e && py3_space(u.char32At(b))) b += U16_LENGTH(u.char32At(b));
-  while (e > b) {
-    int32_t prev = u.moveIndex32(e, -1);
-    if (!py3_space(u.char32At(prev))) break;
-    e = prev;
-  }
-  std::string out;
-  u.tempSubStringBetween(b, e).toUTF8String(out);
-  return out;
-}
+std::string py3_strip(const std::string& s) { return std::string(metrics::text::py_strip(s)); }
 
 std::string unilm_fix_tokenization(const std::string& text, UnilmFlavour flavour) {
   const CharClasses cc{flavour};
@@ -302,13 +261,7 @@ std::vector<std::string> unilm_cnndm_gold(const std::string& line) {
   return out;
 }
 
-std::string py3_lower(const std::string& s) {
-  icu::UnicodeString u = icu::UnicodeString::fromUTF8(s);
-  u.toLower(icu::Locale::getRoot());
-  std::string out;
-  u.toUTF8String(out);
-  return out;
-}
+std::string py3_lower(const std::string& s) { return metrics::text::py_lower(s); }
 
 std::string wordpiece_detokenize(const std::string& text, bool py3) {
   std::vector<std::string> out;

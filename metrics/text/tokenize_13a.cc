@@ -185,16 +185,6 @@ class Scratch {
   size_t cap_ = 0;
 };
 
-std::string join_py_split(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (auto tok : py_split(s)) {
-    if (!out.empty()) out += ' ';
-    out.append(tok.data(), tok.size());
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string tokenize_regexp_post(std::string_view line) {
@@ -274,6 +264,16 @@ std::string tokenize_regexp_post(std::string_view line) {
   }
   if (high >= 0x80) return join_py_split(std::string_view(cur->data(), len));
   return join_split_ascii(std::string_view(cur->data(), len));
+}
+
+std::string join_py_split(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (auto tok : py_split(s)) {
+    if (!out.empty()) out += ' ';
+    out.append(tok.data(), tok.size());
+  }
+  return out;
 }
 
 std::string join_split_ascii(std::string_view s) {

@@ -49,7 +49,8 @@ void py_replace_in(std::string& s, std::string_view from, std::string_view to);
 // final-sigma rule). ASCII text takes a fast path.
 std::string py_lower(std::string_view s);
 
-// ' '.join(s.split()) for pure-ASCII s (no Unicode whitespace to consider).
+// ' '.join(s.split()) (Python whitespace); the second form only for pure-ASCII s.
+std::string join_py_split(std::string_view s);
 std::string join_split_ascii(std::string_view s);
 // The four 13a regexes then ' '.join(line.split()) (sacrebleu TokenizerRegexp).
 std::string tokenize_regexp_post(std::string_view line);

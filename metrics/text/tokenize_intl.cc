@@ -134,16 +134,10 @@ void replace_all(std::u32string& s, const std::u32string& from, const std::u32st
 }  // namespace
 
 std::string tokenize_intl(std::string_view line) {
-  std::string out;
   bool ascii = true;
   for (char c : line) ascii &= static_cast<unsigned char>(c) < 0x80;
   if (ascii) return join_split_ascii(intl_rules<std::string>(line));
-  std::string s = encode(intl_rules<std::u32string>(decode(line)));
-  for (auto tok : py_split(s)) {
-    if (!out.empty()) out += ' ';
-    out.append(tok.data(), tok.size());
-  }
-  return out;
+  return join_py_split(encode(intl_rules<std::u32string>(decode(line))));
 }
 
 std::string mteval_tokenize_intl(std::string_view text, bool preserve_case) {
