@@ -16,32 +16,29 @@
 
 namespace unieval {
 
+RawFile::RawFile(const std::string& path) : path_(path) {
+  fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd_ < 0) throw InputError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd_, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+    size_hint_ = static_cast<size_t>(st.st_size);
+}
+
+RawFile::~RawFile() { ::close(fd_); }
+
+size_t RawFile::read(char* p, size_t n) {
+  for (;;) {
+    ssize_t got = ::read(fd_, p, n);
+    if (got >= 0) return static_cast<size_t>(got);
+    if (errno != EINTR) throw InputError(path_, 0, std::string("read error: ") + std::strerror(errno));
+  }
+}
+
 namespace {
 
-// The whole file in one buffer: sized from fstat and read in large blocks (a regular file), or
-// read block by block until EOF (a pipe, /dev/stdin).
 std::string read_plain(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw InputError(path, 0, std::string("cannot open file: ") + std::strerror(errno));
-  struct stat st {};
   std::string data;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-    data.resize(static_cast<size_t>(st.st_size));
-  size_t used = 0;
-  for (;;) {
-    if (used == data.size()) data.resize(std::max<size_t>(data.size() * 2, size_t{1} << 16));
-    ssize_t n = ::read(fd, &data[used], data.size() - used);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      int err = errno;
-      ::close(fd);
-      throw InputError(path, 0, std::string("read error: ") + std::strerror(err));
-    }
-    if (n == 0) break;
-    used += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  data.resize(used);
+  read_raw_file(path, data);
   return data;
 }
 

@@ -7,11 +7,48 @@
 //
 // Every reader throws unieval::InputError naming the file and line on a missing file, invalid
 // UTF-8 or (read_corpus) a line-count mismatch.
+#include <algorithm>
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace unieval {
+
+// An open file for reading in large blocks (read_raw_file below); InputError naming the file
+// when it cannot be opened or read.
+class RawFile {
+ public:
+  explicit RawFile(const std::string& path);
+  ~RawFile();
+  RawFile(const RawFile&) = delete;
+  RawFile& operator=(const RawFile&) = delete;
+  // The size of a regular file (0 for a pipe or a special file).
+  size_t size_hint() const { return size_hint_; }
+  // Up to n bytes into p; 0 at the end of the file.
+  size_t read(char* p, size_t n);
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  size_t size_hint_ = 0;
+};
+
+// The whole file's bytes (no gzip handling) into out: a std::string, std::vector<char> or any
+// buffer with data(), size() and resize(n). Sized from the file once, read in large blocks.
+template <class Bytes>
+void read_raw_file(const std::string& path, Bytes& out) {
+  RawFile f(path);
+  out.resize(f.size_hint());
+  size_t used = 0;
+  for (;;) {
+    if (used == out.size()) out.resize(std::max<size_t>(out.size() * 2, size_t{1} << 16));
+    size_t n = f.read(out.data() + used, out.size() - used);
+    if (n == 0) break;
+    used += n;
+  }
+  out.resize(used);
+}
 
 // Whole file as bytes; gzip input (magic 1f 8b) is decompressed transparently.
 std::string read_file(const std::string& path);

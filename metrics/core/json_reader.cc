@@ -1,11 +1,8 @@
 #include "metrics/core/json_reader.h"
 
-#include <fcntl.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#include <sys/stat.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <cerrno>
@@ -412,27 +409,6 @@ size_t first_invalid_utf8(const char* p, size_t n) {
   return std::string_view::npos;
 }
 
-// The file's bytes, read with one read() per chunk into a buffer of the file's size.
-bool read_whole(const std::string& path, HugeVector<char>& out) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return false;
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return false;
-  }
-  out.resize(static_cast<size_t>(st.st_size));
-  size_t got = 0;
-  while (got < out.size()) {
-    ssize_t r = ::read(fd, out.data() + got, out.size() - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += static_cast<size_t>(r);
-  }
-  ::close(fd);
-  return got == out.size();
-}
-
 // A single-member gzip file inflated into a buffer of the size its trailer states (ISIZE).
 // False when the data is anything else (several members, a wrong ISIZE, corrupt data): the
 // caller then falls back to unieval::read_file, which handles those cases and their messages.
@@ -485,15 +461,13 @@ Document Document::parse_buffer(HugeVector<char> text, std::string source_name) 
 
 Document Document::parse_file(const std::string& path) {
   HugeVector<char> raw;
-  if (read_whole(path, raw)) {
-    bool gz = raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
-              static_cast<unsigned char>(raw[1]) == 0x8b;
-    if (!gz) return parse_buffer(std::move(raw), path);
-    HugeVector<char> text;
-    if (gunzip_single(raw, text)) return parse_buffer(std::move(text), path);
-  }
-  // Anything unusual (unreadable, not a regular file, multi-member or corrupt gzip): the
-  // general reader, with its error messages.
+  read_raw_file(path, raw);
+  bool gz = raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
+            static_cast<unsigned char>(raw[1]) == 0x8b;
+  if (!gz) return parse_buffer(std::move(raw), path);
+  HugeVector<char> text;
+  if (gunzip_single(raw, text)) return parse_buffer(std::move(text), path);
+  // Multi-member or corrupt gzip: the general reader, with its error messages.
   return parse(read_file(path), path);
 }
 
