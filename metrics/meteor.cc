@@ -5,19 +5,17 @@
 #include "metrics/meteor.h"
 
 #include <algorithm>
-#include <atomic>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <sstream>
-#include <thread>
 #include <unordered_set>
 
 #include "metrics/core/error.h"
+#include "metrics/core/parallel.h"
 #include "metrics/core/io.h"
 #include "metrics/text/meteor_normalize.h"
 #include "metrics/text/snowball_english.h"
@@ -208,35 +206,12 @@ bool sorted_intersect(const int32_t* a, const int32_t* ae, const int32_t* b, con
   return false;
 }
 
-// Runs fn(i) for i in [0, n) on `threads` threads (dynamic chunks).
+// Runs fn(i) for i in [0, n) on `threads` threads (dynamic chunks of 32).
 template <class Fn>
 void parallel_for(size_t n, int threads, Fn fn) {
-  if (threads <= 1 || n < 64) {
-    for (size_t i = 0; i < n; ++i) fn(i);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  const size_t chunk = 32;
-  std::exception_ptr error;
-  std::mutex error_mu;
-  auto work = [&]() {
-    try {
-      while (true) {
-        size_t b = next.fetch_add(chunk);
-        if (b >= n) break;
-        size_t e = std::min(n, b + chunk);
-        for (size_t i = b; i < e; ++i) fn(i);
-      }
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(error_mu);
-      if (!error) error = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
-  work();
-  for (auto& th : pool) th.join();
-  if (error) std::rethrow_exception(error);
+  parallel_chunks(n, threads, 32, [&](size_t b, size_t e, int) {
+    for (size_t i = b; i < e; ++i) fn(i);
+  });
 }
 
 // ---------------------------------------------------------------- alignment
@@ -912,8 +887,7 @@ MeteorScorer::MeteorScorer(const MeteorOptions& options) : impl_(std::make_uniqu
     im.use_syn |= mod == MeteorModule::kSynonym;
     im.use_para |= mod == MeteorModule::kParaphrase;
   }
-  int hw = static_cast<int>(std::thread::hardware_concurrency());
-  im.threads = options.threads > 0 ? options.threads : std::max(1, std::min(8, hw));
+  im.threads = resolve_threads(options.threads);
 
   std::string dir = options.data_dir;
   if (dir.empty())
@@ -1049,33 +1023,10 @@ MeteorResult MeteorScorer::score(const std::vector<std::string>& hyps,
       result.segments[i] = std::move(best);
     }
   };
-  if (nthreads <= 1 || n < 128) {
-    Impl::Workspace ws;
-    score_range(ws, 0, n);
-  } else {
-    std::atomic<size_t> next{0};
-    const size_t chunk = 64;
-    std::exception_ptr error;
-    std::mutex mu;
-    std::vector<std::thread> pool;
-    for (int t = 0; t < nthreads; ++t) {
-      pool.emplace_back([&]() {
-        Impl::Workspace ws;
-        try {
-          while (true) {
-            size_t b = next.fetch_add(chunk);
-            if (b >= n) break;
-            score_range(ws, b, std::min(n, b + chunk));
-          }
-        } catch (...) {
-          std::lock_guard<std::mutex> lock(mu);
-          if (!error) error = std::current_exception();
-        }
-      });
-    }
-    for (auto& th : pool) th.join();
-    if (error) std::rethrow_exception(error);
-  }
+  std::vector<Impl::Workspace> workspaces(static_cast<size_t>(std::max(1, nthreads)));
+  parallel_chunks(n, nthreads, 64, [&](size_t b, size_t e, int worker) {
+    score_range(workspaces[static_cast<size_t>(worker)], b, e);
+  });
   // 4. System score from the summed statistics.
   MeteorStats total;
   const size_t k = im.options.modules.size();

@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <sstream>
-#include <thread>
 #include <unordered_map>
 
 #include "metrics/core/io.h"
+#include "metrics/core/parallel.h"
 #include "metrics/rouge_ngrams.h"
 #include "metrics/text/porter_rouge.h"
 #include "metrics/text/rouge_tokenize.h"
@@ -701,15 +701,7 @@ void compute_averages(std::vector<Rouge155Variant*>& variants, const Rouge155Opt
       else bootstrap_group<3>(vals.data(), n, nv, g, from, to, samples.data());
     }
   };
-  int threads = std::max(1, std::min<int>(opt.threads, static_cast<int>(R)));
-  if (threads == 1) {
-    run(0, R);
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t)
-      pool.emplace_back(run, R * t / threads, R * (t + 1) / threads);
-    for (auto& th : pool) th.join();
-  }
+  parallel_ranges(R, opt.threads, run, 1);
   // Bounds: delta = R * ((100 - c) / 2) / 100; lower at int(delta), upper at int(R - delta - 1),
   // both interpolated with the ratio of the upper index (as the script does). An index past
   // the end reads as 0 (Perl's undef).
@@ -859,24 +851,7 @@ Rouge155Result rouge155(const std::vector<RougeInstance>& corpus, const Rouge155
       }
     }
   };
-  int threads = std::max(1, std::min<int>(opt.threads, static_cast<int>(std::max<size_t>(n, 1))));
-  if (threads == 1) {
-    score_range(0, n);
-  } else {
-    std::vector<std::thread> pool;
-    std::vector<std::exception_ptr> errors(threads);
-    for (int t = 0; t < threads; ++t)
-      pool.emplace_back([&, t] {
-        try {
-          score_range(n * t / threads, n * (t + 1) / threads);
-        } catch (...) {
-          errors[t] = std::current_exception();
-        }
-      });
-    for (auto& th : pool) th.join();
-    for (auto& e : errors)
-      if (e) std::rethrow_exception(e);
-  }
+  parallel_ranges(n, opt.threads, score_range, 1);
 
   std::vector<Rouge155Variant*> ptrs;
   for (auto& v : result.variants) ptrs.push_back(&v);

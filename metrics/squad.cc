@@ -7,6 +7,7 @@
 #include "metrics/core/error.h"
 #include "metrics/core/io.h"
 #include "metrics/core/json_reader.h"
+#include "metrics/core/parallel.h"
 #include "metrics/text/squad_normalize.h"
 
 namespace unieval::metrics {
@@ -239,53 +240,55 @@ SquadVersion resolve_squad_version(const SquadDataset& data, SquadVersion reques
 
 namespace {
 
-// evaluate-v1.1.py evaluate(dataset, predictions).
-SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds) {
+// evaluate-v1.1.py evaluate(dataset, predictions). Questions are scored in parallel (each
+// independently); the sums run in data order afterwards, so the numbers do not depend on it.
+SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds, int threads) {
   SquadResult r;
   r.version = SquadVersion::kV1_1;
+  size_t n = data.questions.size();
+  if (n == 0) throw InputError(data.source, 0, "the data file has no questions");
+  HugeVector<const std::string*> pred_of(n, nullptr);
+  r.item_exact.assign(n, 0);
+  r.item_f1.assign(n, 0);
+  parallel_ranges(n, resolve_threads(threads), [&](size_t begin, size_t end) {
+    NormalizedAnswer p, g;
+    for (size_t i = begin; i < end; ++i) {
+      const SquadQuestion& q = data.questions[i];
+      const std::string* pred = preds.find(q.id);
+      pred_of[i] = pred;
+      if (!pred) continue;  // "Unanswered question X will receive score 0."
+      if (q.answers.empty())
+        throw InputError(data.source, q.line,
+                         "question '" + q.id + "' has no gold answers; evaluate-v1.1.py fails on it "
+                         "(max() arg is an empty sequence): use --squad-version 2.0 for SQuAD 2.0 data");
+      p.set(*pred);
+      bool em = false;
+      double best_f1 = 0;
+      bool first = true;
+      for (const auto& gold : q.answers) {
+        g.set(gold);
+        em = em || (g.norm == p.norm);
+        double f = squad_token_f1(p.toks, g.toks, false);
+        if (first || f > best_f1) best_f1 = f;
+        first = false;
+      }
+      r.item_exact[i] = em ? 1 : 0;
+      r.item_f1[i] = best_f1;
+    }
+  });
   long exact_match = 0;
   double f1 = 0;
-  long total = 0;
-  NormalizedAnswer p, g;
-  r.item_ids.reserve(data.questions.size());
-  r.item_exact.reserve(data.questions.size());
-  r.item_f1.reserve(data.questions.size());
-  for (const auto& q : data.questions) {
-    ++total;
-    const std::string* pred = preds.find(q.id);
-    if (!pred) {
-      // "Unanswered question X will receive score 0."
-      r.missing.push_back(q.id);
-      r.item_ids.push_back(q.id);
-      r.item_exact.push_back(0);
-      r.item_f1.push_back(0);
-      continue;
-    }
-    if (q.answers.empty())
-      throw InputError(data.source, q.line,
-                       "question '" + q.id + "' has no gold answers; evaluate-v1.1.py fails on it "
-                       "(max() arg is an empty sequence): use --squad-version 2.0 for SQuAD 2.0 data");
-    p.set(*pred);
-    bool em = false;
-    double best_f1 = 0;
-    bool first = true;
-    for (const auto& gold : q.answers) {
-      g.set(gold);
-      em = em || (g.norm == p.norm);
-      double f = squad_token_f1(p.toks, g.toks, false);
-      if (first || f > best_f1) best_f1 = f;
-      first = false;
-    }
-    exact_match += em ? 1 : 0;
-    f1 += best_f1;
-    r.item_ids.push_back(q.id);
-    r.item_exact.push_back(em ? 1 : 0);
-    r.item_f1.push_back(best_f1);
+  r.item_ids.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const std::string& id = data.questions[i].id;
+    if (!pred_of[i]) r.missing.push_back(id);
+    r.item_ids.push_back(id);
+    exact_match += static_cast<long>(r.item_exact[i]);
+    f1 += r.item_f1[i];
   }
-  if (total == 0) throw InputError(data.source, 0, "the data file has no questions");
-  r.total = total;
-  r.exact_match = 100.0 * static_cast<double>(exact_match) / static_cast<double>(total);
-  r.f1 = 100.0 * f1 / static_cast<double>(total);
+  r.total = static_cast<long>(n);
+  r.exact_match = 100.0 * static_cast<double>(exact_match) / static_cast<double>(n);
+  r.f1 = 100.0 * f1 / static_cast<double>(n);
   return r;
 }
 
@@ -354,35 +357,38 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   HugeVector<double> exact_raw(n, 0), f1_raw(n, 0);
   HugeVector<char> scored(n, 0);
   HugeVector<const std::string*> pred_of(n, nullptr);
-  NormalizedAnswer p, g;
-  for (size_t i = 0; i < n; ++i) {
-    const std::string* pred = preds.find(items[i].q->id);
-    if (!pred) {
-      r.missing.push_back(items[i].q->id);
-      continue;
+  // Scored in parallel (each question independently); everything order-dependent below runs
+  // sequentially.
+  parallel_ranges(n, resolve_threads(opts.threads), [&](size_t begin, size_t end) {
+    NormalizedAnswer p, g;
+    for (size_t i = begin; i < end; ++i) {
+      const std::string* pred = preds.find(items[i].q->id);
+      if (!pred) continue;
+      pred_of[i] = pred;
+      scored[i] = 1;
+      p.set(*pred);
+      bool any_gold = false;
+      int best_em = 0;
+      double best_f1 = 0;
+      for (const auto& gold : items[i].q->answers) {
+        g.set(gold);
+        if (g.norm.empty()) continue;  // gold_answers = [a for a in answers if normalize_answer(a)]
+        int em = g.norm == p.norm ? 1 : 0;
+        double f = squad_token_f1(p.toks, g.toks, true);
+        if (!any_gold || em > best_em) best_em = em;
+        if (!any_gold || f > best_f1) best_f1 = f;
+        any_gold = true;
+      }
+      if (!any_gold) {  // ['']: correct only for an empty (normalised) prediction
+        best_em = p.norm.empty() ? 1 : 0;
+        best_f1 = p.toks.empty() ? 1 : 0;
+      }
+      exact_raw[i] = best_em;
+      f1_raw[i] = best_f1;
     }
-    pred_of[i] = pred;
-    scored[i] = 1;
-    p.set(*pred);
-    bool any_gold = false;
-    int best_em = 0;
-    double best_f1 = 0;
-    for (const auto& gold : items[i].q->answers) {
-      g.set(gold);
-      if (g.norm.empty()) continue;  // gold_answers = [a for a in answers if normalize_answer(a)]
-      int em = g.norm == p.norm ? 1 : 0;
-      double f = squad_token_f1(p.toks, g.toks, true);
-      if (!any_gold || em > best_em) best_em = em;
-      if (!any_gold || f > best_f1) best_f1 = f;
-      any_gold = true;
-    }
-    if (!any_gold) {  // ['']: correct only for an empty (normalised) prediction
-      best_em = p.norm.empty() ? 1 : 0;
-      best_f1 = p.toks.empty() ? 1 : 0;
-    }
-    exact_raw[i] = best_em;
-    f1_raw[i] = best_f1;
-  }
+  });
+  for (size_t i = 0; i < n; ++i)
+    if (!scored[i]) r.missing.push_back(items[i].q->id);
   if (!r.missing.empty() && !opts.allow_missing)
     throw InputError(preds.source, 0, missing_message(r.missing, n, preds.source));
   if (!r.missing.empty())
@@ -455,7 +461,7 @@ SquadResult evaluate_squad(const SquadDataset& data, const SquadPredictions& pre
                            const SquadNaProbs* na_probs, const SquadOptions& opts) {
   SquadVersion v = resolve_squad_version(data, opts.version);
   SquadResult r = v == SquadVersion::kV2_0 ? evaluate_v2(data, preds, na_probs, opts)
-                                           : evaluate_v1(data, preds);
+                                           : evaluate_v1(data, preds, opts.threads);
   r.signature = opts.signature(v, na_probs != nullptr);
   return r;
 }

@@ -33,6 +33,7 @@
 //   | version        | kAuto   | kAuto: from the data file's "version" (see resolve_version) |
 //   | na_prob_thresh | 1.0     | v2.0 --na-prob-thresh: na_prob > thresh predicts no answer |
 //   | allow_missing  | false   | v2.0: score missing predictions 0 instead of failing        |
+//   | threads        | 0       | scoring threads (0 = all cores, max 8); numbers identical   |
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -184,6 +185,7 @@ struct SquadOptions {
   SquadVersion version = SquadVersion::kAuto;  // which official script to follow
   double na_prob_thresh = 1.0;                 // v2.0: na_prob > thresh -> "no answer"
   bool allow_missing = false;                  // v2.0: missing predictions score 0
+  int threads = 0;  // questions scored in parallel: 0 = all cores (at most 8); same numbers for any
   // "squad|v:2.0|thresh:1.0|missing:error" (na-prob usage is added by evaluate_squad).
   std::string signature(SquadVersion resolved, bool with_na_probs) const;
 };

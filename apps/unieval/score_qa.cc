@@ -16,6 +16,7 @@
 #include "metrics/core/bootstrap.h"
 #include "metrics/core/error.h"
 #include "metrics/core/io.h"
+#include "metrics/core/parallel.h"
 #include "metrics/distinct.h"
 #include "metrics/entropy.h"
 #include "metrics/glue.h"
@@ -49,6 +50,13 @@ m::BootstrapOptions bootstrap_options(const po::variables_map& vm) {
   o.seed = vm["seed"].as<unsigned long long>();
   o.confidence = vm["confidence"].as<double>();
   return o;
+}
+
+void add_threads_option(po::options_description& d) {
+  d.add_options()
+      ("threads", po::value<int>()->default_value(0),
+       "Threads (0 = all cores, max 8): the data and prediction files are read side by side "
+       "and questions scored in parallel. The numbers are identical for any value.");
 }
 
 ordered_json num(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
@@ -112,6 +120,7 @@ void add_squad_options(po::options_description& d) {
       ("allow-missing", po::bool_switch(),
        "v2.0: score questions without a prediction 0 instead of failing (v1.1 always does, as "
        "the official script).");
+  add_threads_option(d);
   add_bootstrap_options(d, "Second prediction file: paired bootstrap p-value of --pred against it.");
 }
 
@@ -123,6 +132,7 @@ m::SquadOptions squad_options(const po::variables_map& vm) {
   else if (v != "auto") throw InputError("--squad-version must be 1.1, 2.0 or auto (got '" + v + "')");
   o.na_prob_thresh = vm["na-prob-thresh"].as<double>();
   o.allow_missing = vm["allow-missing"].as<bool>();
+  o.threads = vm["threads"].as<int>();
   return o;
 }
 
@@ -136,12 +146,17 @@ m::ScoreFn squad_fn(const m::SquadResult& r) {
 }
 
 int run_squad(const po::variables_map& vm) {
-  auto data = m::load_squad_dataset(required(vm, "data", "squad"));
-  std::string pred_path = required(vm, "pred", "squad");
-  auto preds = m::load_squad_predictions(pred_path);
-  std::optional<m::SquadNaProbs> na;
-  if (vm.count("na-prob")) na = m::load_squad_na_probs(vm["na-prob"].as<std::string>());
   m::SquadOptions opts = squad_options(vm);
+  std::string data_path = required(vm, "data", "squad"), pred_path = required(vm, "pred", "squad");
+  m::SquadDataset data;
+  m::SquadPredictions preds;
+  std::optional<m::SquadNaProbs> na;
+  run_concurrently([&] { data = m::load_squad_dataset(data_path); },
+                   [&] {
+                     preds = m::load_squad_predictions(pred_path);
+                     if (vm.count("na-prob")) na = m::load_squad_na_probs(vm["na-prob"].as<std::string>());
+                   },
+                   resolve_threads(opts.threads) > 1);
   if (opts.version == m::SquadVersion::kAuto && data.version.empty())
     warn(data.source + " has no \"version\"; using SQuAD " +
          (m::resolve_squad_version(data, opts.version) == m::SquadVersion::kV2_0 ? "2.0" : "1.1") +
@@ -179,6 +194,7 @@ void add_coqa_options(po::options_description& d) {
       ("pred", po::value<std::string>(), "Predictions: JSON list of {\"id\", \"turn_id\", \"answer\"}.")
       ("rounded", po::bool_switch(),
        "JSON values rounded to 1 decimal as the official table (default: full precision).");
+  add_threads_option(d);
   add_bootstrap_options(d, "Second prediction file: paired bootstrap p-value (overall em/f1) against it.");
 }
 
@@ -192,9 +208,13 @@ m::ScoreFn coqa_fn(const m::CoqaResult& r) {
 }
 
 int run_coqa(const po::variables_map& vm) {
-  auto data = m::load_coqa_dataset(required(vm, "data", "coqa"));
-  std::string pred_path = required(vm, "pred", "coqa");
-  auto r = m::evaluate_coqa(data, m::load_coqa_predictions(pred_path));
+  std::string data_path = required(vm, "data", "coqa"), pred_path = required(vm, "pred", "coqa");
+  m::CoqaDataset data;
+  m::CoqaPredictions preds;
+  run_concurrently([&] { data = m::load_coqa_dataset(data_path); },
+                   [&] { preds = m::load_coqa_predictions(pred_path); },
+                   resolve_threads(vm["threads"].as<int>()) > 1);
+  auto r = m::evaluate_coqa(data, preds);
   for (const auto& w : data.warnings) warn(w);
   if (!r.missing.empty())
     warn(std::to_string(r.missing.size()) + " turn(s) without a prediction in " + pred_path +

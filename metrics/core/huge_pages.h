@@ -25,7 +25,7 @@ namespace unieval {
 namespace huge_pages {
 
 constexpr size_t kHugePage = size_t{2} << 20;
-constexpr size_t kThreshold = size_t{128} << 10;  // smaller requests: operator new
+constexpr size_t kThreshold = size_t{2} << 20;  // smaller requests: operator new
 
 inline size_t mapped_size(size_t bytes) { return (bytes + kHugePage - 1) & ~(kHugePage - 1); }
 

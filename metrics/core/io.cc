@@ -1,9 +1,13 @@
 #include "metrics/core/io.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#if UNIEVAL_HAVE_LIBDEFLATE
+#include <libdeflate.h>
+#endif
 
 #include <algorithm>
 #include <cerrno>
@@ -34,6 +38,18 @@ size_t RawFile::read(char* p, size_t n) {
   }
 }
 
+MappedFile::MappedFile(const RawFile& f) {
+  if (f.size_hint() == 0) return;
+  void* p = ::mmap(nullptr, f.size_hint(), PROT_READ, MAP_PRIVATE, f.fd(), 0);
+  if (p == MAP_FAILED) return;  // e.g. a file system without mmap: callers read it instead
+  data_ = p;
+  size_ = f.size_hint();
+}
+
+MappedFile::~MappedFile() {
+  if (data_) ::munmap(data_, size_);
+}
+
 namespace {
 
 std::string read_plain(const std::string& path) {
@@ -42,7 +58,10 @@ std::string read_plain(const std::string& path) {
   return data;
 }
 
-std::string gunzip(const std::string& path, const std::string& compressed) {
+
+}  // namespace
+
+std::string gunzip(std::string_view compressed, const std::string& path) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 32) != Z_OK) throw InputError(path, 0, "zlib init failed");
   std::string out;
@@ -75,15 +94,38 @@ std::string gunzip(const std::string& path, const std::string& compressed) {
   return out;
 }
 
-}  // namespace
+size_t gunzip_single_member(std::string_view gz, char* out, size_t cap) {
+  constexpr size_t npos = static_cast<size_t>(-1);
+#if UNIEVAL_HAVE_LIBDEFLATE
+  libdeflate_decompressor* d = libdeflate_alloc_decompressor();
+  if (!d) throw std::bad_alloc();
+  size_t in_used = 0, out_used = 0;
+  libdeflate_result rc =
+      libdeflate_gzip_decompress_ex(d, gz.data(), gz.size(), out, cap, &in_used, &out_used);
+  libdeflate_free_decompressor(d);
+  return rc == LIBDEFLATE_SUCCESS && in_used == gz.size() ? out_used : npos;
+#else
+  z_stream zs{};
+  if (inflateInit2(&zs, 15 + 16) != Z_OK) return npos;
+  // A member longer than cap stops at Z_BUF_ERROR; data after the member leaves avail_in.
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
+  zs.avail_in = static_cast<uInt>(gz.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out);
+  zs.avail_out = static_cast<uInt>(cap);
+  int rc = inflate(&zs, Z_FINISH);
+  bool ok = rc == Z_STREAM_END && zs.avail_in == 0;
+  size_t produced = zs.total_out;
+  inflateEnd(&zs);
+  return ok ? produced : npos;
+#endif
+}
 
 std::string read_file(const std::string& path) {
   std::string data = read_plain(path);
-  if (data.size() >= 2 && static_cast<unsigned char>(data[0]) == 0x1f &&
-      static_cast<unsigned char>(data[1]) == 0x8b) {
-    return gunzip(path, data);
-  }
-  return data;
+  if (!is_gzip(data)) return data;
+  std::string out;
+  if (gunzip_single(data, out)) return out;
+  return gunzip(data, path);  // several members, or damaged: the streaming reader's messages
 }
 
 size_t find_invalid_utf8(std::string_view s) {

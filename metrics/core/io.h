@@ -9,6 +9,7 @@
 // UTF-8 or (read_corpus) a line-count mismatch.
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,7 @@ class RawFile {
   RawFile& operator=(const RawFile&) = delete;
   // The size of a regular file (0 for a pipe or a special file).
   size_t size_hint() const { return size_hint_; }
+  int fd() const { return fd_; }
   // Up to n bytes into p; 0 at the end of the file.
   size_t read(char* p, size_t n);
 
@@ -34,11 +36,28 @@ class RawFile {
   size_t size_hint_ = 0;
 };
 
+// An open regular file mapped read-only (page-cache pages: nothing copied, nothing zeroed),
+// for inputs that are only read, such as a .gz file about to be inflated. bytes() is empty when
+// the file is empty or not a regular file (a pipe, /dev/stdin): read it from the same RawFile
+// then (read_all), never by opening the path again.
+class MappedFile {
+ public:
+  explicit MappedFile(const RawFile& file);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
 // The whole file's bytes (no gzip handling) into out: a std::string, std::vector<char> or any
 // buffer with data(), size() and resize(n). Sized from the file once, read in large blocks.
+// read_all reads what is left of an open file.
 template <class Bytes>
-void read_raw_file(const std::string& path, Bytes& out) {
-  RawFile f(path);
+void read_all(RawFile& f, Bytes& out) {
   out.resize(f.size_hint());
   size_t used = 0;
   for (;;) {
@@ -49,8 +68,45 @@ void read_raw_file(const std::string& path, Bytes& out) {
   }
   out.resize(used);
 }
+template <class Bytes>
+void read_raw_file(const std::string& path, Bytes& out) {
+  RawFile f(path);
+  read_all(f, out);
+}
 
-// Whole file as bytes; gzip input (magic 1f 8b) is decompressed transparently.
+// True when the bytes start with the gzip magic (1f 8b).
+inline bool is_gzip(std::string_view bytes) {
+  return bytes.size() >= 2 && static_cast<unsigned char>(bytes[0]) == 0x1f &&
+         static_cast<unsigned char>(bytes[1]) == 0x8b;
+}
+
+// A whole single-member gzip file held in memory, inflated into out[0, cap). Returns the
+// inflated size, or npos when gz is anything else (several members, corrupt or truncated data,
+// more than cap bytes): the streaming reader (read_file) then handles it and names the problem.
+// Uses libdeflate where it was found at build time (2-3x zlib's speed), zlib otherwise.
+size_t gunzip_single_member(std::string_view gz, char* out, size_t cap);
+
+// Any gzip data (one or several members, as `cat a.gz b.gz` makes), inflated with zlib's
+// streaming reader; damaged or truncated data is an InputError naming `path`.
+std::string gunzip(std::string_view gz, const std::string& path);
+
+// The same into a buffer sized from the gzip trailer (ISIZE): a std::string, std::vector<char>
+// or HugeVector<char>. False (out unspecified) when gunzip_single_member fails.
+template <class Bytes>
+bool gunzip_single(std::string_view gz, Bytes& out) {
+  if (gz.size() < 18) return false;
+  uint32_t isize = 0;
+  for (int k = 3; k >= 0; --k) isize = (isize << 8) | static_cast<unsigned char>(gz[gz.size() - 4 + k]);
+  // Deflate expands at most ~1032:1; a larger ISIZE is a damaged trailer (or a file over
+  // 4 GiB, whose ISIZE wrapped): not worth allocating for.
+  if (isize / 1032 > gz.size()) return false;
+  out.resize(isize);
+  size_t got = gunzip_single_member(gz, out.data(), out.size());
+  return got == isize;
+}
+
+// Whole file as bytes; gzip input (magic 1f 8b, one or several members) is decompressed
+// transparently.
 std::string read_file(const std::string& path);
 
 struct ReadLinesOptions {

@@ -3,7 +3,6 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#include <zlib.h>
 
 #include <cerrno>
 #include <charconv>
@@ -409,30 +408,6 @@ size_t first_invalid_utf8(const char* p, size_t n) {
   return std::string_view::npos;
 }
 
-// A single-member gzip file inflated into a buffer of the size its trailer states (ISIZE).
-// False when the data is anything else (several members, a wrong ISIZE, corrupt data): the
-// caller then falls back to unieval::read_file, which handles those cases and their messages.
-bool gunzip_single(const HugeVector<char>& gz, HugeVector<char>& out) {
-  if (gz.size() < 18) return false;
-  uint32_t isize = 0;
-  for (int k = 3; k >= 0; --k) isize = (isize << 8) | static_cast<unsigned char>(gz[gz.size() - 4 + k]);
-  // Deflate expands at most ~1032:1; a larger ISIZE is a damaged trailer (or a file over
-  // 4 GiB, whose ISIZE wrapped): not worth allocating for.
-  if (isize / 1032 > gz.size()) return false;
-  z_stream zs{};
-  if (inflateInit2(&zs, 15 + 16) != Z_OK) return false;
-  out.resize(static_cast<size_t>(isize) + 1);  // one spare byte: more data than ISIZE fails
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(gz.data()));
-  zs.avail_in = static_cast<uInt>(gz.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  int rc = inflate(&zs, Z_FINISH);
-  bool ok = rc == Z_STREAM_END && zs.avail_in == 0 && zs.total_out == isize;
-  inflateEnd(&zs);
-  if (ok) out.resize(isize);
-  return ok;
-}
-
 }  // namespace
 
 Document Document::parse(std::string text, std::string source_name) {
@@ -460,15 +435,24 @@ Document Document::parse_buffer(HugeVector<char> text, std::string source_name) 
 }
 
 Document Document::parse_file(const std::string& path) {
+  // A regular file is read through a read-only mapping: a .gz file is inflated straight from
+  // its page-cache pages, plain text is copied once into the buffer the parser decodes in.
+  RawFile file(path);
+  MappedFile mapped(file);
   HugeVector<char> raw;
-  read_raw_file(path, raw);
-  bool gz = raw.size() >= 2 && static_cast<unsigned char>(raw[0]) == 0x1f &&
-            static_cast<unsigned char>(raw[1]) == 0x8b;
-  if (!gz) return parse_buffer(std::move(raw), path);
-  HugeVector<char> text;
-  if (gunzip_single(raw, text)) return parse_buffer(std::move(text), path);
-  // Multi-member or corrupt gzip: the general reader, with its error messages.
-  return parse(read_file(path), path);
+  std::string_view bytes = mapped.bytes();
+  if (bytes.empty()) {  // a pipe, an empty file, or a file system without mmap
+    read_all(file, raw);
+    bytes = std::string_view(raw.data(), raw.size());
+  }
+  if (is_gzip(bytes)) {
+    HugeVector<char> text;
+    if (gunzip_single(bytes, text)) return parse_buffer(std::move(text), path);
+    // Multi-member or corrupt gzip: the general reader, with its error messages.
+    return parse(gunzip(bytes, path), path);
+  }
+  if (raw.empty()) raw.assign(bytes.begin(), bytes.end());
+  return parse_buffer(std::move(raw), path);
 }
 
 // --- Value ---------------------------------------------------------------------------------

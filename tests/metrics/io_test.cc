@@ -83,5 +83,64 @@ TEST(IoTest, AtomicWriteReplacesAndLeavesNoTemp) {
   EXPECT_THROW(write_file_atomic((t.path() / "no/such/dir/x").string(), "x"), InputError);
 }
 
+std::string gzip_member(const std::string& text) {
+  z_stream zs{};
+  EXPECT_EQ(Z_OK, deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY));
+  std::string out(deflateBound(&zs, static_cast<uLong>(text.size())) + 64, '\0');
+  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  zs.avail_in = static_cast<uInt>(text.size());
+  zs.next_out = reinterpret_cast<Bytef*>(out.data());
+  zs.avail_out = static_cast<uInt>(out.size());
+  EXPECT_EQ(Z_STREAM_END, deflate(&zs, Z_FINISH));
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  return out;
+}
+
+// The whole-buffer inflater takes exactly one member that fits; anything else is left to the
+// streaming reader (several members) or reported by it (damage).
+TEST(IoTest, SingleMemberInflaterAcceptsOnlyOneWholeMember) {
+  std::string text;
+  for (int i = 0; i < 5000; ++i) text += "line " + std::to_string(i) + " caf\xc3\xa9\n";
+  std::string gz = gzip_member(text);
+  std::string out;
+  ASSERT_TRUE(gunzip_single(gz, out));
+  EXPECT_EQ(text, out);
+  std::vector<char> small(text.size() - 1);
+  EXPECT_EQ(static_cast<size_t>(-1), gunzip_single_member(gz, small.data(), small.size()));
+  std::string two = gz + gzip_member("tail\n");
+  EXPECT_FALSE(gunzip_single(two, out));
+  EXPECT_EQ(text + "tail\n", gunzip(two, "two.gz"));
+  EXPECT_FALSE(gunzip_single(gz.substr(0, gz.size() - 5), out));
+  std::string flipped = gz;
+  flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x55);
+  EXPECT_FALSE(gunzip_single(flipped, out));
+  std::string bad_crc = gz;
+  bad_crc[bad_crc.size() - 8] = static_cast<char>(bad_crc[bad_crc.size() - 8] ^ 1);
+  EXPECT_FALSE(gunzip_single(bad_crc, out));
+  try {
+    gunzip(bad_crc, "bad.gz");
+    FAIL() << "a wrong CRC was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bad.gz"), std::string::npos) << e.what();
+  }
+}
+
+TEST(IoTest, MappedFileSeesTheBytesOrNothing) {
+  TempDir t;
+  RawFile f(t.write("a.bin", std::string("ab\0cd", 5)));
+  MappedFile m(f);
+  EXPECT_EQ(std::string("ab\0cd", 5), std::string(m.bytes()));
+  RawFile e(t.write("e.bin", ""));
+  MappedFile empty(e);
+  EXPECT_TRUE(empty.bytes().empty());
+}
+
+TEST(IoTest, ConcatenatedGzipFilesAreReadWhole) {
+  TempDir t;
+  auto p = t.write("m.txt.gz", gzip_member("alpha\n") + gzip_member("beta\n"));
+  EXPECT_EQ(read_lines(p), (std::vector<std::string>{"alpha", "beta"}));
+}
+
 }  // namespace
 }  // namespace unieval

@@ -3,7 +3,12 @@
 #include "metrics/core/json_reader.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <thread>
 
 #include <string>
 #include <vector>
@@ -74,6 +79,30 @@ TEST(JsonReaderTest, MultiMemberGzipFallsBackToTheGeneralReader) {
   EXPECT_EQ("x", d.root()["b"].as_string());
 }
 
+// A named pipe (or /dev/stdin) cannot be mapped: the reader reads it instead, plain, gzip and
+// multi-member gzip alike, and reads it only once.
+TEST(JsonReaderTest, PipesAreReadOnceWhateverTheirContent) {
+  TempDir t;
+  std::string text = big_document();
+  std::string two_members = gzip("{\"a\": [1, 2,") + gzip(" 3], \"b\": \"x\"}");
+  for (const std::string& content : {text, gzip(text), two_members}) {
+    auto fifo = (t.path() / "pipe.json").string();
+    ASSERT_EQ(0, ::mkfifo(fifo.c_str(), 0600));
+    std::thread writer([&] {
+      std::ofstream out(fifo, std::ios::binary);
+      out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    });
+    Document d = Document::parse_file(fifo);
+    writer.join();
+    if (content == two_members) {
+      EXPECT_EQ(3u, d.root()["a"].size());
+    } else {
+      expect_big_document(d);
+    }
+    std::filesystem::remove(fifo);
+  }
+}
+
 TEST(JsonReaderTest, BadFilesAreInputErrorsNamingTheFile) {
   TempDir t;
   auto expect_error = [](const std::string& path, const std::string& needle) {
@@ -93,6 +122,9 @@ TEST(JsonReaderTest, BadFilesAreInputErrorsNamingTheFile) {
   std::string bad = "{\"a\":\n\"" + std::string(100, 'x') + "\xff\"}";
   expect_error(t.write("bad.json", bad), ":2:");
   expect_error(t.write("syntax.json", "{\"a\": 1,\n}"), "expected a string key");
+  expect_error(t.write("empty.json", ""), "");
+  std::string two = gzip("{\"a\": 1}") + gzip("{\"b\": 2}");
+  expect_error(t.write("garbage.json.gz", two.substr(0, two.size() - 3)), "gzip");
 }
 
 // The reader's UTF-8 check (ASCII skipped 8 bytes at a time) reports the byte that

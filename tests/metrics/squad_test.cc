@@ -184,6 +184,88 @@ TEST(SquadTest, V1QuestionWithoutAnswersIsAnInputError) {
   EXPECT_THROW(evaluate_squad(ds, parse_squad_predictions(R"({"q1":""})", "p"), nullptr, o), InputError);
 }
 
+// A synthetic dataset big enough to be split between threads: answers, misses, empty golds
+// (v2), unanswerable questions, duplicate ids; predictions for most questions.
+struct SyntheticSquad {
+  std::string data, preds, na;
+};
+SyntheticSquad synthetic_squad(int n, const std::string& version) {
+  const std::vector<std::string> words = {"the", "Eiffel", "tower", "a", "caf\u00e9", "1889", "Paris,", "an", "iron"};
+  nlohmann::json qas = nlohmann::json::array(), preds = nlohmann::json::object(), na = nlohmann::json::object();
+  auto phrase = [&](int seed, int len) {
+    std::string s;
+    for (int k = 0; k < len; ++k) s += (k ? " " : "") + words[static_cast<size_t>(seed * 7 + k * 3) % words.size()];
+    return s;
+  };
+  for (int i = 0; i < n; ++i) {
+    std::string id = "q" + std::to_string(i % 997 == 5 ? 5 : i);  // a few duplicate ids
+    nlohmann::json answers = nlohmann::json::array();
+    int n_answers = version != "1.1" && i % 11 == 0 ? 0 : 1 + i % 3;
+    for (int a = 0; a < n_answers; ++a)
+      answers.push_back({{"text", i % 13 == 0 && a == 0 ? "the" : phrase(i + a, 1 + (i + a) % 4)}, {"answer_start", 0}});
+    qas.push_back({{"id", id}, {"question", "?"}, {"answers", answers}});
+    if (i % 17 != 3) preds[id] = i % 19 == 0 ? "" : phrase(i + 1, 1 + i % 5);
+    na[id] = static_cast<double>((i * 37) % 101) / 100.0;
+  }
+  nlohmann::json data = nlohmann::json::array({{{"title", "t"}, {"paragraphs", {{{"context", "c"}, {"qas", qas}}}}}});
+  return {dataset_text(data, version), preds.dump(), na.dump()};
+}
+
+void expect_identical(const SquadResult& a, const SquadResult& b, const std::string& what) {
+  EXPECT_EQ(a.to_json().dump(), b.to_json().dump()) << what;
+  EXPECT_EQ(a.item_ids, b.item_ids) << what;
+  EXPECT_EQ(a.item_exact, b.item_exact) << what;
+  EXPECT_EQ(a.item_f1, b.item_f1) << what;
+  EXPECT_EQ(a.missing, b.missing) << what;
+}
+
+TEST(SquadTest, ThreadCountChangesNoNumberAndNoOrder) {
+  for (const std::string version : {"1.1", "v2.0"}) {
+    auto syn = synthetic_squad(3000, version);
+    auto ds = parse_squad_dataset(syn.data, "d.json");
+    auto preds = parse_squad_predictions(syn.preds, "p.json");
+    auto na = parse_squad_na_probs(syn.na, "na.json");
+    SquadOptions o;
+    o.allow_missing = true;
+    o.threads = 1;
+    SquadResult one = evaluate_squad(ds, preds, version == "1.1" ? nullptr : &na, o);
+    ASSERT_FALSE(one.missing.empty()) << version;
+    if (version == "1.1") EXPECT_GT(one.exact_match, 0) << version;
+    else EXPECT_TRUE(one.best_f1.has_value()) << version;
+    for (int t : {2, 3, 8, 0}) {
+      o.threads = t;
+      expect_identical(one, evaluate_squad(ds, preds, version == "1.1" ? nullptr : &na, o),
+                       version + " threads " + std::to_string(t));
+    }
+  }
+}
+
+TEST(SquadTest, FirstBadQuestionIsReportedWhateverTheThreads) {
+  // v1.1 data where questions 300 and 2500 have no gold answers: the error names q300 (the
+  // one a sequential run meets first), also when another thread reaches q2500 first.
+  nlohmann::json qas = nlohmann::json::array(), preds = nlohmann::json::object();
+  for (int i = 0; i < 3000; ++i) {
+    std::string id = "q" + std::to_string(i);
+    nlohmann::json answers = nlohmann::json::array();
+    if (i != 300 && i != 2500) answers.push_back({{"text", "x"}, {"answer_start", 0}});
+    qas.push_back({{"id", id}, {"question", "?"}, {"answers", answers}});
+    preds[id] = "x";
+  }
+  nlohmann::json data = nlohmann::json::array({{{"title", "t"}, {"paragraphs", {{{"context", "c"}, {"qas", qas}}}}}});
+  auto ds = parse_squad_dataset(dataset_text(data, "1.1"), "d.json");
+  auto p = parse_squad_predictions(preds.dump(), "p.json");
+  for (int t : {1, 2, 4}) {
+    SquadOptions o;
+    o.threads = t;
+    try {
+      evaluate_squad(ds, p, nullptr, o);
+      ADD_FAILURE() << "no error with " << t << " threads";
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("'q300'"), std::string::npos) << e.what();
+    }
+  }
+}
+
 // The real check: the published SQuAD leaderboard prediction files, scored on the dev sets,
 // give the official script's values recorded in data/squad/SOURCES.md.
 TEST(SquadTest, PublishedPredictionsReproduceSourcesMd) {
