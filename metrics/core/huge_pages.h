@@ -1,13 +1,15 @@
 #pragma once
 // An allocator for large flat arrays (JSON text and node arrays, n-gram tables) that backs
-// every allocation of 128 KiB or more with transparent huge pages.
+// every allocation of 2 MiB or more with its own mapping in transparent huge pages.
 //
-// Why: on the VMs we run on, a first touch of a 4 KiB page costs ~15 us, so filling a 32 MB
-// table costs ~130 ms in page faults alone (more than all the counting it serves); with
-// madvise(MADV_HUGEPAGE) the same memory arrives in 2 MiB pages, a few ms. Even a 128 KiB
-// buffer (32 faults, ~0.5 ms) costs more than zeroing one huge page, and freed mappings are
-// reused (below) without any fault. Smaller requests go to operator new unchanged. Where the kernel has THP disabled, madvise fails harmlessly and we
-// get ordinary pages (same results, only slower).
+// Why: on the VMs we run on, a first touch of a 4 KiB page costs ~3-15 us, so filling a 32 MB
+// table costs tens of ms in page faults alone (more than all the counting it serves); with
+// madvise(MADV_HUGEPAGE) the same memory arrives in 2 MiB pages, a few ms, and freed mappings
+// are reused (below) without any fault. Smaller requests go to operator new: a mapping of its
+// own would zero a whole 2 MiB page for each of them (a SQuAD run has a dozen such arrays of
+// 100-500 KiB), while the CLI's heap is itself in huge pages (apps/unieval/main.cc) and packs
+// them densely. Where the kernel has THP disabled, madvise fails harmlessly and we get
+// ordinary pages (same results, only slower).
 //
 //   unieval::HugeVector<uint32_t> ids;   // a std::vector; reserve() large, then fill
 //   ids.reserve(1 << 22);
