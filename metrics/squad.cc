@@ -110,7 +110,13 @@ double squad_v2_compute_f1(std::string_view a_gold, std::string_view a_pred) {
 
 namespace {
 
-SquadDataset squad_dataset_of(const json::Document& doc, const std::string& source) {
+// The readers build views into the document's text, then keep that text (shared) and drop
+// the nodes.
+std::shared_ptr<const HugeVector<char>> keep_text(json::Document&& doc) {
+  return std::make_shared<const HugeVector<char>>(std::move(doc).take_text());
+}
+
+SquadDataset squad_dataset_of(json::Document&& doc, const std::string& source) {
   json::Value root = doc.root();
   SquadDataset ds;
   ds.source = source;
@@ -121,25 +127,27 @@ SquadDataset squad_dataset_of(const json::Document& doc, const std::string& sour
     for (json::Value para : article["paragraphs"].array_items("'paragraphs'"))
       n_questions += para["qas"].size();
   ds.questions.reserve(n_questions);
+  ds.answer_texts.reserve(n_questions * 3);
   for (json::Value article : root["data"].array_items("'data'")) {
     for (json::Value para : article["paragraphs"].array_items("'paragraphs'")) {
       for (json::Value qa : para["qas"].array_items("'qas'")) {
         SquadQuestion q;
         q.line = qa.line();
-        q.id = std::string(qa["id"].as_string("'id'"));
-        json::Value answers = qa["answers"];
-        q.answers.reserve(answers.size());
-        for (json::Value ans : answers.array_items("'answers'"))
-          q.answers.emplace_back(ans["text"].as_string("answer 'text'"));
+        q.id = qa["id"].as_string("'id'");
+        q.first_answer = static_cast<uint32_t>(ds.answer_texts.size());
+        for (json::Value ans : qa["answers"].array_items("'answers'"))
+          ds.answer_texts.push_back(ans["text"].as_string("answer 'text'"));
+        q.n_answers = static_cast<uint32_t>(ds.answer_texts.size() - q.first_answer);
         if (qa.find("is_impossible").valid()) ds.has_is_impossible = true;
-        ds.questions.push_back(std::move(q));
+        ds.questions.push_back(q);
       }
     }
   }
+  ds.text = keep_text(std::move(doc));
   return ds;
 }
 
-SquadPredictions squad_predictions_of(const json::Document& doc, const std::string& source) {
+SquadPredictions squad_predictions_of(json::Document&& doc, const std::string& source) {
   json::Value root = doc.root();
   SquadPredictions p;
   p.source = source;
@@ -153,19 +161,20 @@ SquadPredictions squad_predictions_of(const json::Document& doc, const std::stri
     std::string_view id = v.key();
     if (!v.is_string()) v.as_string("prediction for '" + std::string(id) + "'");  // throws
     std::string_view ans = v.as_string();
-    size_t k = p.index.find(id, [&p](size_t i) -> const std::string& { return p.ids[i]; });
+    size_t k = p.index.find(id, [&p](size_t i) { return p.ids[i]; });
     if (k == SquadIdIndex::npos) {
       p.index.insert(id, p.ids.size());
-      p.ids.emplace_back(id);
-      p.answers.emplace_back(ans);
+      p.ids.push_back(id);
+      p.answers.push_back(ans);
     } else {
-      p.answers[k] = std::string(ans);  // Python dict: last value, first position
+      p.answers[k] = ans;  // Python dict: last value, first position
     }
   }
+  p.text = keep_text(std::move(doc));
   return p;
 }
 
-SquadNaProbs squad_na_probs_of(const json::Document& doc, const std::string& source) {
+SquadNaProbs squad_na_probs_of(json::Document&& doc, const std::string& source) {
   json::Value root = doc.root();
   SquadNaProbs p;
   p.source = source;
@@ -182,12 +191,13 @@ SquadNaProbs squad_na_probs_of(const json::Document& doc, const std::string& sou
     size_t k = p.find(id);
     if (k == SquadIdIndex::npos) {
       p.index.insert(id, p.ids.size());
-      p.ids.emplace_back(id);
+      p.ids.push_back(id);
       p.probs.push_back(prob);
     } else {
       p.probs[k] = prob;
     }
   }
+  p.text = keep_text(std::move(doc));
   return p;
 }
 
@@ -234,7 +244,7 @@ SquadVersion resolve_squad_version(const SquadDataset& data, SquadVersion reques
   if (v.rfind("2.", 0) == 0 || v.rfind("v2.", 0) == 0) return SquadVersion::kV2_0;
   if (data.has_is_impossible) return SquadVersion::kV2_0;
   for (const auto& q : data.questions)
-    if (q.answers.empty()) return SquadVersion::kV2_0;
+    if (q.n_answers == 0) return SquadVersion::kV2_0;
   return SquadVersion::kV1_1;
 }
 
@@ -247,25 +257,25 @@ SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds,
   r.version = SquadVersion::kV1_1;
   size_t n = data.questions.size();
   if (n == 0) throw InputError(data.source, 0, "the data file has no questions");
-  HugeVector<const std::string*> pred_of(n, nullptr);
+  HugeVector<const std::string_view*> pred_of(n, nullptr);
   r.item_exact.assign(n, 0);
   r.item_f1.assign(n, 0);
   parallel_ranges(n, resolve_threads(threads), [&](size_t begin, size_t end) {
     NormalizedAnswer p, g;
     for (size_t i = begin; i < end; ++i) {
       const SquadQuestion& q = data.questions[i];
-      const std::string* pred = preds.find(q.id);
+      const std::string_view* pred = preds.find(q.id);
       pred_of[i] = pred;
       if (!pred) continue;  // "Unanswered question X will receive score 0."
-      if (q.answers.empty())
+      if (q.n_answers == 0)
         throw InputError(data.source, q.line,
-                         "question '" + q.id + "' has no gold answers; evaluate-v1.1.py fails on it "
+                         "question '" + std::string(q.id) + "' has no gold answers; evaluate-v1.1.py fails on it "
                          "(max() arg is an empty sequence): use --squad-version 2.0 for SQuAD 2.0 data");
       p.set(*pred);
       bool em = false;
       double best_f1 = 0;
       bool first = true;
-      for (const auto& gold : q.answers) {
+      for (std::string_view gold : data.answers(q)) {
         g.set(gold);
         em = em || (g.norm == p.norm);
         double f = squad_token_f1(p.toks, g.toks, false);
@@ -280,9 +290,9 @@ SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds,
   double f1 = 0;
   r.item_ids.reserve(n);
   for (size_t i = 0; i < n; ++i) {
-    const std::string& id = data.questions[i].id;
-    if (!pred_of[i]) r.missing.push_back(id);
-    r.item_ids.push_back(id);
+    std::string_view id = data.questions[i].id;
+    if (!pred_of[i]) r.missing.emplace_back(id);
+    r.item_ids.emplace_back(id);
     exact_match += static_cast<long>(r.item_exact[i]);
     f1 += r.item_f1[i];
   }
@@ -305,7 +315,7 @@ double mean100(const HugeVector<double>& v, const HugeVector<size_t>& idx) {
 
 // evaluate-v2.0.py find_best_thresh(preds, scores, na_probs, qid_to_has_ans).
 void find_best_thresh(const HugeVector<V2Item>& items, const HugeVector<char>& scored,
-                      const HugeVector<const std::string*>& pred_of, const HugeVector<double>& raw,
+                      const HugeVector<const std::string_view*>& pred_of, const HugeVector<double>& raw,
                       const SquadNaProbs& na, const HugeVector<size_t>& order,
                       const HugeVector<size_t>& item_of, long n_scored, double& best_out,
                       double& thresh_out) {
@@ -319,7 +329,7 @@ void find_best_thresh(const HugeVector<V2Item>& items, const HugeVector<char>& s
     if (items[i].has_ans) {
       diff = raw[i];
     } else {
-      const std::string* pred = pred_of[i];
+      const std::string_view* pred = pred_of[i];
       diff = (!pred || !pred->empty()) ? -1 : 0;  // raw-string test: `if preds[qid]`
     }
     cur += diff;
@@ -343,12 +353,12 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   pos.reserve(data.questions.size());
   items.reserve(data.questions.size());
   for (const auto& q : data.questions) {
-    size_t k = pos.find(q.id, [&items](size_t j) -> const std::string& { return items[j].q->id; });
+    size_t k = pos.find(q.id, [&items](size_t j) { return items[j].q->id; });
     if (k == SquadIdIndex::npos) {
       pos.insert(q.id, items.size());
-      items.push_back({&q, !q.answers.empty()});
+      items.push_back({&q, q.n_answers > 0});
     } else {
-      items[k] = {&q, !q.answers.empty()};
+      items[k] = {&q, q.n_answers > 0};
     }
   }
   size_t n = items.size();
@@ -356,13 +366,13 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   // get_raw_scores
   HugeVector<double> exact_raw(n, 0), f1_raw(n, 0);
   HugeVector<char> scored(n, 0);
-  HugeVector<const std::string*> pred_of(n, nullptr);
+  HugeVector<const std::string_view*> pred_of(n, nullptr);
   // Scored in parallel (each question independently); everything order-dependent below runs
   // sequentially.
   parallel_ranges(n, resolve_threads(opts.threads), [&](size_t begin, size_t end) {
     NormalizedAnswer p, g;
     for (size_t i = begin; i < end; ++i) {
-      const std::string* pred = preds.find(items[i].q->id);
+      const std::string_view* pred = preds.find(items[i].q->id);
       if (!pred) continue;
       pred_of[i] = pred;
       scored[i] = 1;
@@ -370,7 +380,7 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
       bool any_gold = false;
       int best_em = 0;
       double best_f1 = 0;
-      for (const auto& gold : items[i].q->answers) {
+      for (std::string_view gold : data.answers(*items[i].q)) {
         g.set(gold);
         if (g.norm.empty()) continue;  // gold_answers = [a for a in answers if normalize_answer(a)]
         int em = g.norm == p.norm ? 1 : 0;
@@ -388,7 +398,7 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
     }
   });
   for (size_t i = 0; i < n; ++i)
-    if (!scored[i]) r.missing.push_back(items[i].q->id);
+    if (!scored[i]) r.missing.emplace_back(items[i].q->id);
   if (!r.missing.empty() && !opts.allow_missing)
     throw InputError(preds.source, 0, missing_message(r.missing, n, preds.source));
   if (!r.missing.empty())
@@ -402,7 +412,7 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
       if (k != SquadIdIndex::npos) {
         prob = na->probs[k];
       } else if (pred_of[i]) {
-        throw InputError(na->source, 0, "no na_prob for question '" + items[i].q->id +
+        throw InputError(na->source, 0, "no na_prob for question '" + std::string(items[i].q->id) +
                                             "' (evaluate-v2.0.py: KeyError)");
       }
     }
@@ -438,7 +448,7 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return na->probs[a] < na->probs[b]; });
     for (size_t k = 0; k < na->ids.size(); ++k)
-      item_of[k] = pos.find(na->ids[k], [&items](size_t j) -> const std::string& { return items[j].q->id; });
+      item_of[k] = pos.find(na->ids[k], [&items](size_t j) { return items[j].q->id; });
     double b, t;
     find_best_thresh(items, scored, pred_of, exact_raw, *na, order, item_of, r.total, b, t);
     r.best_exact = b;
@@ -448,7 +458,7 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
     r.best_f1_thresh = t;
   }
   for (size_t i : all) {
-    r.item_ids.push_back(items[i].q->id);
+    r.item_ids.emplace_back(items[i].q->id);
     r.item_exact.push_back(exact_t[i]);
     r.item_f1.push_back(f1_t[i]);
   }

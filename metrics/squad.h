@@ -36,6 +36,7 @@
 //   | threads        | 0       | scoring threads (0 = all cores, max 8); numbers identical   |
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -71,16 +72,35 @@ double squad_token_f1(const std::vector<std::string_view>& pred_toks,
 enum class SquadVersion { kAuto, kV1_1, kV2_0 };
 
 struct SquadQuestion {
-  std::string id;
-  std::vector<std::string> answers;  // qa['answers'][*]['text'], in file order (duplicates kept)
-  long line = 0;                     // line of the question in the data file (for messages)
+  std::string_view id;          // qa['id'] (a view into SquadDataset::text)
+  uint32_t first_answer = 0;    // qa['answers'][*]['text'] are answer_texts[first_answer ..
+  uint32_t n_answers = 0;       //   first_answer + n_answers), file order, duplicates kept
+  long line = 0;                // line of the question in the data file (for messages)
 };
 
+// A contiguous run of answer texts (SquadDataset::answers).
+struct SquadAnswers {
+  const std::string_view* b = nullptr;
+  const std::string_view* e = nullptr;
+  const std::string_view* begin() const { return b; }
+  const std::string_view* end() const { return e; }
+  size_t size() const { return static_cast<size_t>(e - b); }
+  bool empty() const { return b == e; }
+};
+
+// The views (ids, answers) point into `text`, the data file's decoded text, which copies of the
+// dataset share: nothing is copied per question.
 struct SquadDataset {
   std::string version;       // the file's "version" string ("" when absent)
   bool has_is_impossible = false;  // some question carries an "is_impossible" key
   HugeVector<SquadQuestion> questions;  // article / paragraph / qa order
+  HugeVector<std::string_view> answer_texts;
   std::string source;        // file name (messages)
+  std::shared_ptr<const HugeVector<char>> text;
+  SquadAnswers answers(const SquadQuestion& q) const {
+    const std::string_view* b = answer_texts.data() + q.first_answer;
+    return {b, b + q.n_answers};
+  }
 };
 
 // A prediction file: qid -> answer (JSON object of strings). Order is kept (file order; a
@@ -148,25 +168,27 @@ class SquadIdIndex {
 // (The large per-question arrays are HugeVectors: 10,000 questions fill ~100 pages each,
 // which cost more in page faults than the scoring.)
 struct SquadPredictions {
-  HugeVector<std::string> ids;
-  HugeVector<std::string> answers;
+  HugeVector<std::string_view> ids;      // views into text
+  HugeVector<std::string_view> answers;  // views into text
   SquadIdIndex index;  // id -> position in ids
   std::string source;
-  const std::string* find(std::string_view id) const {
-    size_t k = index.find(id, [this](size_t i) -> const std::string& { return ids[i]; });
+  std::shared_ptr<const HugeVector<char>> text;  // the file's decoded text
+  const std::string_view* find(std::string_view id) const {
+    size_t k = index.find(id, [this](size_t i) { return ids[i]; });
     return k == SquadIdIndex::npos ? nullptr : &answers[k];
   }
 };
 
 // An na-prob file: qid -> probability (JSON object of numbers), file order kept.
 struct SquadNaProbs {
-  HugeVector<std::string> ids;
+  HugeVector<std::string_view> ids;  // views into text
   HugeVector<double> probs;
   SquadIdIndex index;  // id -> position in ids
   size_t find(std::string_view id) const {
-    return index.find(id, [this](size_t i) -> const std::string& { return ids[i]; });
+    return index.find(id, [this](size_t i) { return ids[i]; });
   }
   std::string source;
+  std::shared_ptr<const HugeVector<char>> text;  // the file's decoded text
 };
 
 // Readers (gzip transparent). Malformed JSON or a wrong layout -> InputError naming the file,

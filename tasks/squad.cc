@@ -28,14 +28,14 @@ TaskOutput run_squad(const EvalRequest& req, metrics::SquadVersion forced) {
 
   // Predictions for questions the data does not have: the official scripts ignore them, but
   // they almost always mean the wrong data file (v1.1 vs v2.0, dev vs test).
-  std::unordered_set<std::string> known;
+  std::unordered_set<std::string_view> known;
   for (const auto& q : data.questions) known.insert(q.id);
-  std::vector<std::string> unknown;
-  for (const auto& id : preds.ids)
+  std::vector<std::string_view> unknown;
+  for (std::string_view id : preds.ids)
     if (!known.count(id)) unknown.push_back(id);
   if (!unknown.empty()) {
     std::string first;
-    for (size_t i = 0; i < unknown.size() && i < 3; ++i) first += (i ? ", " : "") + unknown[i];
+    for (size_t i = 0; i < unknown.size() && i < 3; ++i) first += (i ? ", " : "") + std::string(unknown[i]);
     throw InputError(req.pred, 0,
                      std::to_string(unknown.size()) + " prediction(s) for question ids not in " +
                          req.data + " (first: " + first + ")");

@@ -168,6 +168,17 @@ class Parser {
       while (digit(p_)) ++p_;
     }
     double v = 0;
+    bool negative = s_[start] == '-';
+    size_t digits = p_ - start - (negative ? 1 : 0);
+    if (is_int && digits <= 15) {
+      // An integer below 10^15 is exact in a double: no need for the general conversion
+      // (SQuAD's answer_start, CoQA's turn ids).
+      uint64_t u = 0;
+      for (size_t i = p_ - digits; i < p_; ++i) u = u * 10 + static_cast<uint64_t>(s_[i] - '0');
+      v = static_cast<double>(u);
+      set_number(idx, negative ? -v : v, true);
+      return;
+    }
     auto res = std::from_chars(s_ + start, s_ + p_, v);
     if (res.ec == std::errc::result_out_of_range) {
       // Python: float('1e999') = inf, tiny values underflow to 0.

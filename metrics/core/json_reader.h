@@ -105,6 +105,9 @@ class Document {
   static Document parse_file(const std::string& path);
 
   Value root() const { return Value(this, 0); }
+  // The text buffer the string views of this document point into (strings are decoded in
+  // place), for a reader that keeps views after dropping the nodes; the document is left empty.
+  HugeVector<char> take_text() && { nodes_.clear(); return std::move(text_); }
   const std::string& source_name() const { return source_; }
   size_t bytes() const { return bytes_; }  // size of the parsed text
 

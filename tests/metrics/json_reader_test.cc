@@ -6,6 +6,9 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -77,6 +80,25 @@ TEST(JsonReaderTest, MultiMemberGzipFallsBackToTheGeneralReader) {
   Document d = Document::parse_file(p);
   EXPECT_EQ(3u, d.root()["a"].size());
   EXPECT_EQ("x", d.root()["b"].as_string());
+}
+
+// Integers take a short path (below 10^15); every length, sign and -0 must still give exactly
+// what the general conversion (Python's float()) gives.
+TEST(JsonReaderTest, IntegersOfEveryLengthConvertExactly) {
+  std::string digits = "98765432109876543210123";
+  for (size_t len = 1; len <= digits.size(); ++len) {
+    for (const std::string sign : {"", "-"}) {
+      std::string num = sign + digits.substr(0, len);
+      Document d = Document::parse("[" + num + ", " + sign + "0]", "mem");
+      auto it = d.root().array_items().begin();
+      Value v = *it;
+      EXPECT_TRUE(v.is_integer()) << num;
+      double want = std::strtod(num.c_str(), nullptr), got = v.as_double();
+      EXPECT_EQ(0, std::memcmp(&want, &got, sizeof want)) << num << " " << got;
+      ++it;
+      EXPECT_EQ(sign == "-", std::signbit((*it).as_double())) << num;
+    }
+  }
 }
 
 // A named pipe (or /dev/stdin) cannot be mapped: the reader reads it instead, plain, gzip and
