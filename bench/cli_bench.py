@@ -11,6 +11,7 @@ skipped with a message. Each job runs --repeat times (default 3); the JSON has t
 wall time and the peak RSS of the child.
 
 usage: bench/cli_bench.py [--binary build/unieval] [--out bench-results.json] [--only NAME,...]
+       bench/cli_bench.py --table RESULTS.json   (the README's Markdown table of a results file)
 """
 import argparse
 import json
@@ -87,7 +88,27 @@ def cpu_model():
     return platform.processor()
 
 
+def markdown_table(path):
+    """The README's table: one row per job of a results file written by this script."""
+    with open(path) as f:
+        doc = json.load(f)
+    rows = ["| job | reference tool | ours (best) | median | peak RSS | speed-up | target | met |",
+            "|---|---|---|---|---|---|---|---|"]
+    for r in doc["results"]:
+        anchor = r.get("anchor")
+        ref = f"{anchor['tool']}: {anchor['wall_s']:g} s" if anchor else "—"
+        speedup = f"{r['speedup_vs_anchor']}×" if anchor else ""
+        target = f"≤ {r['target_wall_s']:g} s" if "target_wall_s" in r else ""
+        met = ("yes" if r["meets_target"] else "**no**") if "meets_target" in r else ""
+        rows.append(f"| `{r['name']}` | {ref} | {r['wall_s_best']:.3f} s | {r['wall_s_median']:.3f} s | "
+                    f"{r['peak_rss_mb']:.1f} MB | {speedup} | {target} | {met} |")
+    return "\n".join(rows)
+
+
 def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--table":
+        print(markdown_table(sys.argv[2]))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--binary", default=os.path.join(REPO, "build", "unieval"))
     ap.add_argument("--out", default="bench-results.json")

@@ -58,7 +58,6 @@ std::string read_plain(const std::string& path) {
   return data;
 }
 
-
 }  // namespace
 
 std::string gunzip(std::string_view compressed, const std::string& path) {

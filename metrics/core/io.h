@@ -86,10 +86,6 @@ inline bool is_gzip(std::string_view bytes) {
 // Uses libdeflate where it was found at build time (2-3x zlib's speed), zlib otherwise.
 size_t gunzip_single_member(std::string_view gz, char* out, size_t cap);
 
-// Any gzip data (one or several members, as `cat a.gz b.gz` makes), inflated with zlib's
-// streaming reader; damaged or truncated data is an InputError naming `path`.
-std::string gunzip(std::string_view gz, const std::string& path);
-
 // The same into a buffer sized from the gzip trailer (ISIZE): a std::string, std::vector<char>
 // or HugeVector<char>. False (out unspecified) when gunzip_single_member fails.
 template <class Bytes>
@@ -104,6 +100,10 @@ bool gunzip_single(std::string_view gz, Bytes& out) {
   size_t got = gunzip_single_member(gz, out.data(), out.size());
   return got == isize;
 }
+
+// Any gzip data (one or several members, as `cat a.gz b.gz` makes), inflated with zlib's
+// streaming reader; damaged or truncated data is an InputError naming `path`.
+std::string gunzip(std::string_view gz, const std::string& path);
 
 // Whole file as bytes; gzip input (magic 1f 8b, one or several members) is decompressed
 // transparently.

@@ -4,12 +4,14 @@
 #include <zlib.h>
 
 #include "metrics/core/error.h"
+#include "tests/gzip_util.h"
 #include "tests/test_util.h"
 
 namespace unieval {
 namespace {
 
 using testing::TempDir;
+using testing::gzip;
 
 TEST(IoTest, ReadLinesKeepsEmptyLinesAndDropsFinalNewline) {
   TempDir t;
@@ -83,32 +85,18 @@ TEST(IoTest, AtomicWriteReplacesAndLeavesNoTemp) {
   EXPECT_THROW(write_file_atomic((t.path() / "no/such/dir/x").string(), "x"), InputError);
 }
 
-std::string gzip_member(const std::string& text) {
-  z_stream zs{};
-  EXPECT_EQ(Z_OK, deflateInit2(&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY));
-  std::string out(deflateBound(&zs, static_cast<uLong>(text.size())) + 64, '\0');
-  zs.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-  zs.avail_in = static_cast<uInt>(text.size());
-  zs.next_out = reinterpret_cast<Bytef*>(out.data());
-  zs.avail_out = static_cast<uInt>(out.size());
-  EXPECT_EQ(Z_STREAM_END, deflate(&zs, Z_FINISH));
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
 // The whole-buffer inflater takes exactly one member that fits; anything else is left to the
 // streaming reader (several members) or reported by it (damage).
 TEST(IoTest, SingleMemberInflaterAcceptsOnlyOneWholeMember) {
   std::string text;
   for (int i = 0; i < 5000; ++i) text += "line " + std::to_string(i) + " caf\xc3\xa9\n";
-  std::string gz = gzip_member(text);
+  std::string gz = gzip(text);
   std::string out;
   ASSERT_TRUE(gunzip_single(gz, out));
   EXPECT_EQ(text, out);
   std::vector<char> small(text.size() - 1);
   EXPECT_EQ(static_cast<size_t>(-1), gunzip_single_member(gz, small.data(), small.size()));
-  std::string two = gz + gzip_member("tail\n");
+  std::string two = gz + gzip("tail\n");
   EXPECT_FALSE(gunzip_single(two, out));
   EXPECT_EQ(text + "tail\n", gunzip(two, "two.gz"));
   EXPECT_FALSE(gunzip_single(gz.substr(0, gz.size() - 5), out));
@@ -138,7 +126,7 @@ TEST(IoTest, MappedFileSeesTheBytesOrNothing) {
 
 TEST(IoTest, ConcatenatedGzipFilesAreReadWhole) {
   TempDir t;
-  auto p = t.write("m.txt.gz", gzip_member("alpha\n") + gzip_member("beta\n"));
+  auto p = t.write("m.txt.gz", gzip("alpha\n") + gzip("beta\n"));
   EXPECT_EQ(read_lines(p), (std::vector<std::string>{"alpha", "beta"}));
 }
 
