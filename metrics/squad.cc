@@ -269,8 +269,9 @@ SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds,
       if (!pred) continue;  // "Unanswered question X will receive score 0."
       if (q.n_answers == 0)
         throw InputError(data.source, q.line,
-                         "question '" + std::string(q.id) + "' has no gold answers; evaluate-v1.1.py fails on it "
-                         "(max() arg is an empty sequence): use --squad-version 2.0 for SQuAD 2.0 data");
+                         "question '" + std::string(q.id) +
+                             "' has no gold answers; evaluate-v1.1.py fails on it (max() arg is an "
+                             "empty sequence): use --squad-version 2.0 for SQuAD 2.0 data");
       p.set(*pred);
       bool em = false;
       double best_f1 = 0;

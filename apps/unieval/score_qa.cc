@@ -56,7 +56,8 @@ m::BootstrapOptions bootstrap_options(const po::variables_map& vm) {
 void add_threads_option(po::options_description& d, const std::string& what) {
   d.add_options()
       ("threads", po::value<int>()->default_value(0),
-       ("Threads (0 = all cores, max 8; 1 = none): " + what + ". The numbers are identical for any value.").c_str());
+       ("Threads (0 = all cores, max 8; 1 = none): " + what +
+        ". The numbers are identical for any value.").c_str());
 }
 
 ordered_json num(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
@@ -120,7 +121,8 @@ void add_squad_options(po::options_description& d) {
       ("allow-missing", po::bool_switch(),
        "v2.0: score questions without a prediction 0 instead of failing (v1.1 always does, as "
        "the official script).");
-  add_threads_option(d, "the data and prediction files are read side by side and questions scored in parallel");
+  add_threads_option(d, "the data and prediction files are read side by side and questions "
+                        "scored in parallel");
   add_bootstrap_options(d, "Second prediction file: paired bootstrap p-value of --pred against it.");
 }
 

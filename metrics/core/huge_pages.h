@@ -19,7 +19,6 @@
 #include <cstdint>
 #include <mutex>
 #include <new>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -114,17 +113,6 @@ struct HugePageAllocator {
     size_t bytes = n * sizeof(T);
     if (bytes < huge_pages::kThreshold) ::operator delete(p);
     else huge_pages::unmap(p, bytes);
-  }
-  // resize(n) of a HugeVector<char> leaves the new bytes uninitialised: its users (file reads,
-  // inflate, the JSON text) overwrite them at once, and zeroing megabytes first costs a pass.
-  // Every other type, and resize(n, value), initialises as std::vector does.
-  template <class U, class... Args>
-  void construct(U* p, Args&&... args) {
-    if constexpr (sizeof...(Args) == 0 && std::is_same_v<U, char>) {
-      ::new (static_cast<void*>(p)) U;
-    } else {
-      ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-    }
   }
   template <class U>
   bool operator==(const HugePageAllocator<U>&) const noexcept { return true; }

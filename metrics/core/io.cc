@@ -50,16 +50,6 @@ MappedFile::~MappedFile() {
   if (data_) ::munmap(data_, size_);
 }
 
-namespace {
-
-std::string read_plain(const std::string& path) {
-  std::string data;
-  read_raw_file(path, data);
-  return data;
-}
-
-}  // namespace
-
 std::string gunzip(std::string_view compressed, const std::string& path) {
   z_stream zs{};
   if (inflateInit2(&zs, 15 + 32) != Z_OK) throw InputError(path, 0, "zlib init failed");
@@ -120,11 +110,9 @@ size_t gunzip_single_member(std::string_view gz, char* out, size_t cap) {
 }
 
 std::string read_file(const std::string& path) {
-  std::string data = read_plain(path);
-  if (!is_gzip(data)) return data;
   std::string out;
-  if (gunzip_single(data, out)) return out;
-  return gunzip(data, path);  // several members, or damaged: the streaming reader's messages
+  read_decompressed(path, out);
+  return out;
 }
 
 size_t find_invalid_utf8(std::string_view s) {

@@ -105,8 +105,30 @@ bool gunzip_single(std::string_view gz, Bytes& out) {
 // streaming reader; damaged or truncated data is an InputError naming `path`.
 std::string gunzip(std::string_view gz, const std::string& path);
 
-// Whole file as bytes; gzip input (magic 1f 8b, one or several members) is decompressed
-// transparently.
+// The whole file into out (a std::string or HugeVector<char>), gzip input (magic 1f 8b, one or
+// several members) decompressed. A regular file is read through a read-only mapping, so a .gz
+// file is inflated straight from its page-cache pages; a pipe is read once.
+template <class Bytes>
+void read_decompressed(const std::string& path, Bytes& out) {
+  RawFile file(path);
+  MappedFile mapped(file);
+  Bytes raw;
+  std::string_view bytes = mapped.bytes();
+  if (bytes.empty()) {  // a pipe, an empty file, or a file system without mmap
+    read_all(file, raw);
+    bytes = std::string_view(raw.data(), raw.size());
+  }
+  if (!is_gzip(bytes)) {
+    if (mapped.bytes().empty()) out.swap(raw);
+    else out.assign(bytes.begin(), bytes.end());
+    return;
+  }
+  if (gunzip_single(bytes, out)) return;
+  std::string all = gunzip(bytes, path);  // several members, or damaged (its messages)
+  out.assign(all.begin(), all.end());
+}
+
+// Whole file as bytes (read_decompressed).
 std::string read_file(const std::string& path);
 
 struct ReadLinesOptions {

@@ -446,24 +446,9 @@ Document Document::parse_buffer(HugeVector<char> text, std::string source_name) 
 }
 
 Document Document::parse_file(const std::string& path) {
-  // A regular file is read through a read-only mapping: a .gz file is inflated straight from
-  // its page-cache pages, plain text is copied once into the buffer the parser decodes in.
-  RawFile file(path);
-  MappedFile mapped(file);
-  HugeVector<char> raw;
-  std::string_view bytes = mapped.bytes();
-  if (bytes.empty()) {  // a pipe, an empty file, or a file system without mmap
-    read_all(file, raw);
-    bytes = std::string_view(raw.data(), raw.size());
-  }
-  if (is_gzip(bytes)) {
-    HugeVector<char> text;
-    if (gunzip_single(bytes, text)) return parse_buffer(std::move(text), path);
-    // Multi-member or corrupt gzip: the general reader, with its error messages.
-    return parse(gunzip(bytes, path), path);
-  }
-  if (raw.empty()) raw.assign(bytes.begin(), bytes.end());
-  return parse_buffer(std::move(raw), path);
+  HugeVector<char> text;
+  read_decompressed(path, text);
+  return parse_buffer(std::move(text), path);
 }
 
 // --- Value ---------------------------------------------------------------------------------

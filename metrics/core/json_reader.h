@@ -100,9 +100,8 @@ class Document {
  public:
   // Parses text; `source_name` is used in error messages.
   static Document parse(std::string text, std::string source_name);
-  // Reads (gzip transparent, as unieval::read_file) and parses a file. A regular file is mapped
-  // read-only: plain text is copied once into the document's buffer, a single-member gzip file
-  // inflated straight into it; a pipe is read (once).
+  // Reads (unieval::read_decompressed: gzip transparent, a .gz file inflated straight into the
+  // document's buffer, a pipe read once) and parses a file.
   static Document parse_file(const std::string& path);
 
   Value root() const { return Value(this, 0); }

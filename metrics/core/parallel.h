@@ -10,8 +10,8 @@
 //   unieval::run_concurrently([&] { data = load(a); }, [&] { preds = load(b); });
 //
 // Exceptions (parallel_ranges, run_concurrently): the one from the lowest range (or from the
-// first job) is rethrown after every worker has finished, so the error a user sees is the one a sequential run would have hit
-// first whenever the work items fail independently.
+// first job) is rethrown after every worker has finished, so the error a user sees is the one
+// a sequential run would have hit first whenever the work items fail independently.
 #include <algorithm>
 #include <atomic>
 #include <cstddef>
