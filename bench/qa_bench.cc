@@ -120,6 +120,46 @@ void BM_SquadV11LoadDataset(benchmark::State& state) {
 }
 BENCHMARK(BM_SquadV11LoadDataset)->Unit(benchmark::kMillisecond);
 
+// The dataset from text in memory: the cursor scan the readers use, against the json::Document
+// they fall back to (bytes = JSON text).
+void squad_dataset_from_text(benchmark::State& state, bool document) {
+  std::string dev;
+  if (!load("squad11_synth_dev.json.gz", dev, state)) return;
+  for (auto _ : state) {
+    auto d = document ? m::parse_squad_dataset_with_document(dev, "dev") : m::parse_squad_dataset(dev, "dev");
+    benchmark::DoNotOptimize(d.questions.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(dev.size()));
+}
+void BM_SquadV11DatasetCursor(benchmark::State& state) { squad_dataset_from_text(state, false); }
+void BM_SquadV11DatasetDocument(benchmark::State& state) { squad_dataset_from_text(state, true); }
+BENCHMARK(BM_SquadV11DatasetCursor)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SquadV11DatasetDocument)->Unit(benchmark::kMillisecond);
+
+// Reading and inflating the dev file and checking it is UTF-8 (what precedes any scan).
+void BM_SquadV11ReadText(benchmark::State& state) {
+  std::string dev;
+  if (!load("squad11_synth_dev.json.gz", dev, state)) return;
+  const std::string path = (bench_dir() / "squad11_synth_dev.json.gz").string();
+  for (auto _ : state) {
+    auto text = unieval::json::Document::read_text(path);
+    benchmark::DoNotOptimize(text.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(dev.size()));
+}
+BENCHMARK(BM_SquadV11ReadText)->Unit(benchmark::kMillisecond);
+
+void BM_SquadV11Predictions(benchmark::State& state) {
+  std::string pred;
+  if (!load("squad11_synth_pred.json.gz", pred, state)) return;
+  for (auto _ : state) {
+    auto p = m::parse_squad_predictions(pred, "pred");
+    benchmark::DoNotOptimize(p.ids.data());
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(pred.size()));
+}
+BENCHMARK(BM_SquadV11Predictions)->Unit(benchmark::kMillisecond);
+
 void BM_Coqa(benchmark::State& state) {
   std::string dev, pred;
   if (!load("coqa_synth_dev.json.gz", dev, state) || !load("coqa_synth_pred.json.gz", pred, state)) return;

@@ -6,6 +6,7 @@
 
 #include "metrics/core/error.h"
 #include "metrics/core/io.h"
+#include "metrics/core/json_cursor.h"
 #include "metrics/core/json_reader.h"
 #include "metrics/core/parallel.h"
 #include "metrics/text/squad_normalize.h"
@@ -147,6 +148,128 @@ SquadDataset squad_dataset_of(json::Document&& doc, const std::string& source) {
   return ds;
 }
 
+// squad_dataset_of from the text with a json::Cursor, without building the document (the
+// nodes of a SQuAD file cost more than its scoring): data / paragraphs / qas / id / answers /
+// text are read as squad_dataset_of reads them, everything else (contexts, questions,
+// answer_start) is only checked. A layout squad_dataset_of would judge -- a wrong type, a
+// missing key, a repeated one (its lookups take the last), an escaped key -- refuses, and the
+// caller parses the untouched text instead, so both paths give the same dataset or error.
+bool squad_dataset_fast(HugeVector<char>& text, SquadDataset& ds) {
+  using json::Cursor;
+  using Refused = Cursor::Refused;
+  struct Escaped {
+    size_t index;  // into questions (ids) or answer_texts
+    Cursor::Span span;
+  };
+  std::vector<Escaped> ids, answers;  // decoded in place once the scan succeeded
+  const char* t = text.data();
+  auto is = [t](Cursor::Span key, std::string_view name) { return Cursor::plain(t, key) == name; };
+  auto once = [](bool& seen) {
+    if (seen) throw Refused{};
+    seen = true;
+  };
+  auto raw = [t](Cursor::Span s) { return std::string_view(t + s.off, s.len); };
+  try {
+    Cursor c(t, text.size());
+    Cursor::Span key, version;
+    bool seen_data = false, seen_version = false, has_version = false;
+    for (auto root = c.object(); root.next(key);) {
+      if (is(key, "version")) {
+        once(seen_version);
+        has_version = c.peek() == '"';  // root.find("version") is used when it is a string
+        if (has_version) version = c.string();
+        else c.skip();
+        continue;
+      }
+      if (!is(key, "data")) {
+        c.skip();
+        continue;
+      }
+      once(seen_data);
+      for (auto articles = c.array(); articles.next();) {
+        bool seen_paragraphs = false;
+        for (auto article = c.object(); article.next(key);) {
+          if (!is(key, "paragraphs")) {
+            c.skip();
+            continue;
+          }
+          once(seen_paragraphs);
+          for (auto paras = c.array(); paras.next();) {
+            bool seen_qas = false;
+            for (auto para = c.object(); para.next(key);) {
+              if (!is(key, "qas")) {
+                c.skip();
+                continue;
+              }
+              once(seen_qas);
+              for (auto qas = c.array(); qas.next();) {
+                SquadQuestion q;
+                q.first_answer = static_cast<uint32_t>(ds.answer_texts.size());
+                bool seen_id = false, seen_answers = false;
+                auto qa = c.object();
+                q.line = c.line();  // the line of the qa's '{', as Value::line()
+                while (qa.next(key)) {
+                  if (is(key, "id")) {
+                    once(seen_id);
+                    Cursor::Span id = c.string();
+                    q.id = raw(id);
+                    if (id.escaped) ids.push_back({ds.questions.size(), id});
+                  } else if (is(key, "answers")) {
+                    once(seen_answers);
+                    for (auto list = c.array(); list.next();) {
+                      bool seen_text = false;
+                      for (auto ans = c.object(); ans.next(key);) {
+                        if (!is(key, "text")) {
+                          c.skip();
+                          continue;
+                        }
+                        once(seen_text);
+                        Cursor::Span a = c.string();
+                        if (a.escaped) answers.push_back({ds.answer_texts.size(), a});
+                        ds.answer_texts.push_back(raw(a));
+                      }
+                      if (!seen_text) throw Refused{};
+                    }
+                  } else {
+                    if (is(key, "is_impossible")) ds.has_is_impossible = true;
+                    c.skip();
+                  }
+                }
+                if (!seen_id || !seen_answers) throw Refused{};
+                q.n_answers = static_cast<uint32_t>(ds.answer_texts.size() - q.first_answer);
+                ds.questions.push_back(q);
+              }
+            }
+            if (!seen_qas) throw Refused{};
+          }
+        }
+        if (!seen_paragraphs) throw Refused{};
+      }
+    }
+    if (!seen_data) throw Refused{};
+    c.finish();
+    if (has_version) ds.version = std::string(Cursor::decode(text.data(), version));
+  } catch (const Refused&) {
+    return false;
+  }
+  for (const Escaped& e : ids) ds.questions[e.index].id = Cursor::decode(text.data(), e.span);
+  for (const Escaped& e : answers) ds.answer_texts[e.index] = Cursor::decode(text.data(), e.span);
+  return true;
+}
+
+// One member of a prediction file, in file order: a Python dict keeps the first position of a
+// repeated id and its last value.
+void add_prediction(SquadPredictions& p, std::string_view id, std::string_view ans) {
+  size_t k = p.index.find(id, [&p](size_t i) { return p.ids[i]; });
+  if (k == SquadIdIndex::npos) {
+    p.index.insert(id, p.ids.size());
+    p.ids.push_back(id);
+    p.answers.push_back(ans);
+  } else {
+    p.answers[k] = ans;
+  }
+}
+
 SquadPredictions squad_predictions_of(json::Document&& doc, const std::string& source) {
   json::Value root = doc.root();
   SquadPredictions p;
@@ -160,18 +283,34 @@ SquadPredictions squad_predictions_of(json::Document&& doc, const std::string& s
   for (json::Value v : root.items()) {
     std::string_view id = v.key();
     if (!v.is_string()) v.as_string("prediction for '" + std::string(id) + "'");  // throws
-    std::string_view ans = v.as_string();
-    size_t k = p.index.find(id, [&p](size_t i) { return p.ids[i]; });
-    if (k == SquadIdIndex::npos) {
-      p.index.insert(id, p.ids.size());
-      p.ids.push_back(id);
-      p.answers.push_back(ans);
-    } else {
-      p.answers[k] = ans;  // Python dict: last value, first position
-    }
+    add_prediction(p, id, v.as_string());
   }
   p.text = keep_text(std::move(doc));
   return p;
+}
+
+// squad_predictions_of with a json::Cursor (see squad_dataset_fast): refuses anything but an
+// object of strings.
+bool squad_predictions_fast(HugeVector<char>& text, SquadPredictions& p) {
+  using json::Cursor;
+  HugeVector<Cursor::Span> keys, values;
+  try {
+    Cursor c(text.data(), text.size());
+    Cursor::Span key;
+    for (auto root = c.object(); root.next(key);) {
+      keys.push_back(key);
+      values.push_back(c.string());
+    }
+    c.finish();
+  } catch (const Cursor::Refused&) {
+    return false;
+  }
+  p.ids.reserve(keys.size());
+  p.answers.reserve(keys.size());
+  p.index.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i)
+    add_prediction(p, json::Cursor::decode(text.data(), keys[i]), json::Cursor::decode(text.data(), values[i]));
+  return true;
 }
 
 SquadNaProbs squad_na_probs_of(json::Document&& doc, const std::string& source) {
@@ -201,12 +340,42 @@ SquadNaProbs squad_na_probs_of(json::Document&& doc, const std::string& source) 
   return p;
 }
 
+// The dataset from checked text (json::Document::check_text): the cursor's scan, else the
+// document's.
+SquadDataset squad_dataset_of_text(HugeVector<char> text, const std::string& source) {
+  SquadDataset ds;
+  ds.source = source;
+  if (squad_dataset_fast(text, ds)) {
+    ds.text = std::make_shared<const HugeVector<char>>(std::move(text));
+    return ds;
+  }
+  return squad_dataset_of(json::Document::parse_checked(std::move(text), source), source);
+}
+
+SquadPredictions squad_predictions_of_text(HugeVector<char> text, const std::string& source) {
+  SquadPredictions p;
+  p.source = source;
+  if (squad_predictions_fast(text, p)) {
+    p.text = std::make_shared<const HugeVector<char>>(std::move(text));
+    return p;
+  }
+  return squad_predictions_of(json::Document::parse_checked(std::move(text), source), source);
+}
+
 }  // namespace
 
 SquadDataset parse_squad_dataset(std::string text, const std::string& source) {
-  return squad_dataset_of(json::Document::parse(std::move(text), source), source);
+  return squad_dataset_of_text(json::Document::check_text(HugeVector<char>(text.begin(), text.end()), source),
+                               source);
 }
 SquadPredictions parse_squad_predictions(std::string text, const std::string& source) {
+  return squad_predictions_of_text(
+      json::Document::check_text(HugeVector<char>(text.begin(), text.end()), source), source);
+}
+SquadDataset parse_squad_dataset_with_document(std::string text, const std::string& source) {
+  return squad_dataset_of(json::Document::parse(std::move(text), source), source);
+}
+SquadPredictions parse_squad_predictions_with_document(std::string text, const std::string& source) {
   return squad_predictions_of(json::Document::parse(std::move(text), source), source);
 }
 SquadNaProbs parse_squad_na_probs(std::string text, const std::string& source) {
@@ -214,10 +383,10 @@ SquadNaProbs parse_squad_na_probs(std::string text, const std::string& source) {
 }
 
 SquadDataset load_squad_dataset(const std::string& path) {
-  return squad_dataset_of(json::Document::parse_file(path), path);
+  return squad_dataset_of_text(json::Document::read_text(path), path);
 }
 SquadPredictions load_squad_predictions(const std::string& path) {
-  return squad_predictions_of(json::Document::parse_file(path), path);
+  return squad_predictions_of_text(json::Document::read_text(path), path);
 }
 SquadNaProbs load_squad_na_probs(const std::string& path) {
   return squad_na_probs_of(json::Document::parse_file(path), path);
@@ -276,8 +445,10 @@ SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds,
       bool em = false;
       double best_f1 = 0;
       bool first = true;
-      for (std::string_view gold : data.answers(q)) {
-        g.set(gold);
+      SquadAnswers golds = data.answers(q);
+      for (const std::string_view* gold = golds.begin(); gold != golds.end(); ++gold) {
+        if (std::find(golds.begin(), gold, *gold) != gold) continue;  // a repeat scores the same
+        g.set(*gold);
         em = em || (g.norm == p.norm);
         double f = squad_token_f1(p.toks, g.toks, false);
         if (first || f > best_f1) best_f1 = f;
@@ -381,8 +552,10 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
       bool any_gold = false;
       int best_em = 0;
       double best_f1 = 0;
-      for (std::string_view gold : data.answers(*items[i].q)) {
-        g.set(gold);
+      SquadAnswers golds = data.answers(*items[i].q);
+      for (const std::string_view* gold = golds.begin(); gold != golds.end(); ++gold) {
+        if (std::find(golds.begin(), gold, *gold) != gold) continue;  // a repeat scores the same
+        g.set(*gold);
         if (g.norm.empty()) continue;  // gold_answers = [a for a in answers if normalize_answer(a)]
         int em = g.norm == p.norm ? 1 : 0;
         double f = squad_token_f1(p.toks, g.toks, true);

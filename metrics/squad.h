@@ -193,6 +193,13 @@ struct SquadNaProbs {
 
 // Readers (gzip transparent). Malformed JSON or a wrong layout -> InputError naming the file,
 // the line and the problem.
+//
+// The dataset and prediction readers first scan the text with a json::Cursor, keeping only ids
+// and answer texts (no node per value: a SQuAD dev file has ~140,000, contexts and questions
+// are only checked); a file the scan refuses (malformed, or a layout it leaves to the document:
+// a repeated or escaped key, a wrong type) is parsed as a json::Document, which names the
+// problem. Both paths give the same dataset or the same error (*_with_document below read
+// through the document alone, for tests that hold the two to each other).
 SquadDataset load_squad_dataset(const std::string& path);
 SquadPredictions load_squad_predictions(const std::string& path);
 SquadNaProbs load_squad_na_probs(const std::string& path);
@@ -200,6 +207,8 @@ SquadNaProbs load_squad_na_probs(const std::string& path);
 SquadDataset parse_squad_dataset(std::string text, const std::string& source);
 SquadPredictions parse_squad_predictions(std::string text, const std::string& source);
 SquadNaProbs parse_squad_na_probs(std::string text, const std::string& source);
+SquadDataset parse_squad_dataset_with_document(std::string text, const std::string& source);
+SquadPredictions parse_squad_predictions_with_document(std::string text, const std::string& source);
 
 // ---- Evaluation -------------------------------------------------------------------------
 

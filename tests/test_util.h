@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -105,6 +106,22 @@ inline std::string shq(const std::string& s) {
     else out += c;
   }
   return out + "'";
+}
+
+// 1-3 random edits of text (a byte deleted, or one of `alphabet` inserted or written over a
+// byte), for fuzz tests that hold two readers to the same outcome; seeded by the caller's rng.
+inline std::string mutate(std::string text, std::mt19937& rng, const std::string& alphabet) {
+  int edits = 1 + static_cast<int>(rng() % 3);
+  for (int e = 0; e < edits && !text.empty(); ++e) {
+    size_t at = rng() % text.size();
+    char c = alphabet[rng() % alphabet.size()];
+    switch (rng() % 3) {
+      case 0: text.erase(at, 1); break;
+      case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
+      default: text[at] = c;
+    }
+  }
+  return text;
 }
 
 }  // namespace unieval::testing

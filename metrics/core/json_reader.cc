@@ -1,9 +1,5 @@
 #include "metrics/core/json_reader.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -12,6 +8,7 @@
 
 #include "metrics/core/error.h"
 #include "metrics/core/io.h"
+#include "metrics/core/json_lexer.h"
 
 namespace unieval::json {
 
@@ -27,66 +24,52 @@ const char* type_name(Type t) {
   return "?";
 }
 
-// Recursive-descent parser writing Document::nodes_; strings are unescaped in place (an escape
-// sequence is never shorter than what it decodes to, so the write position never passes the
-// read position).
+using detail::Lexer;
+using detail::NumberKind;
+using detail::kMaxDepth;
+using detail::printable;
+using detail::scan_number;
+using detail::string_body;
+
+// Recursive-descent parser writing Document::nodes_; strings are unescaped in place.
 class Parser {
  public:
-  Parser(Document& doc) : doc_(doc), s_(doc.text_.data()), n_(doc.text_.size()) {}
+  Parser(Document& doc) : doc_(doc) {
+    x_.s = doc.text_.data();
+    x_.n = doc.text_.size();
+  }
 
   void run() {
     // Evaluation files take 25-50 bytes of text per value; reserving one node per 8 bytes
     // (virtual memory: only the pages used are touched) means the node array does not regrow
     // except on unusually dense files, where it still grows geometrically.
-    doc_.nodes_.reserve(n_ / 8 + 16);
-    skip_ws();
+    doc_.nodes_.reserve(x_.n / 8 + 16);
+    x_.skip_ws();
     uint32_t root = new_node();
     parse_value(root, 0);
-    skip_ws();
-    if (p_ != n_) error("extra data after the top-level value");
+    x_.skip_ws();
+    if (x_.p != x_.n) error("extra data after the top-level value");
   }
 
  private:
-  static constexpr int kMaxDepth = 1000;
-
   [[noreturn]] void error(const std::string& problem) const {
-    throw InputError(doc_.source_, line_, "invalid JSON: " + problem);
+    throw InputError(doc_.source_, x_.line, "invalid JSON: " + problem);
+  }
+  auto fail() const {
+    return [this](const std::string& problem) { error(problem); };
   }
 
   uint32_t new_node() {
     if (doc_.nodes_.size() >= std::numeric_limits<uint32_t>::max() - 1) error("too many values");
     doc_.nodes_.emplace_back();
-    doc_.nodes_.back().line = static_cast<uint32_t>(line_);
+    doc_.nodes_.back().line = static_cast<uint32_t>(x_.line);
     return static_cast<uint32_t>(doc_.nodes_.size() - 1);
   }
 
-  void skip_ws() {
-    while (p_ < n_) {
-      char c = s_[p_];
-      if (c == ' ' || c == '\t' || c == '\r') {
-        ++p_;
-      } else if (c == '\n') {
-        ++p_;
-        ++line_;
-      } else {
-        break;
-      }
-    }
-  }
-
-  bool literal(const char* word) {
-    size_t len = std::char_traits<char>::length(word);
-    if (n_ - p_ >= len && std::char_traits<char>::compare(s_ + p_, word, len) == 0) {
-      p_ += len;
-      return true;
-    }
-    return false;
-  }
-
   void parse_value(uint32_t idx, int depth) {
-    if (p_ >= n_) error("unexpected end of input, expected a value");
-    doc_.nodes_[idx].line = static_cast<uint32_t>(line_);
-    char c = s_[p_];
+    if (x_.p >= x_.n) error("unexpected end of input, expected a value");
+    doc_.nodes_[idx].line = static_cast<uint32_t>(x_.line);
+    char c = x_.s[x_.p];
     switch (c) {
       case '{': parse_object(idx, depth); return;
       case '[': parse_array(idx, depth); return;
@@ -100,29 +83,24 @@ class Parser {
         return;
       }
       case 't':
-        if (literal("true")) { set_bool(idx, true); return; }
+        if (x_.literal("true")) { set_bool(idx, true); return; }
         break;
       case 'f':
-        if (literal("false")) { set_bool(idx, false); return; }
+        if (x_.literal("false")) { set_bool(idx, false); return; }
         break;
       case 'n':
-        if (literal("null")) { doc_.nodes_[idx].type = Type::kNull; return; }
+        if (x_.literal("null")) { doc_.nodes_[idx].type = Type::kNull; return; }
         break;
       case 'N':
-        if (literal("NaN")) { set_number(idx, std::numeric_limits<double>::quiet_NaN(), false); return; }
+        if (x_.literal("NaN")) { set_number(idx, std::numeric_limits<double>::quiet_NaN(), false); return; }
         break;
       case 'I':
-        if (literal("Infinity")) { set_number(idx, std::numeric_limits<double>::infinity(), false); return; }
+        if (x_.literal("Infinity")) { set_number(idx, std::numeric_limits<double>::infinity(), false); return; }
         break;
       default:
         if (c == '-' || (c >= '0' && c <= '9')) { parse_number(idx); return; }
     }
     error(std::string("unexpected character '") + printable(c) + "', expected a value");
-  }
-
-  static std::string printable(char c) {
-    if (static_cast<unsigned char>(c) < 0x20) return "\\x" + std::to_string(static_cast<int>(c));
-    return std::string(1, c);
   }
 
   void set_bool(uint32_t idx, bool b) {
@@ -138,203 +116,71 @@ class Parser {
   }
 
   void parse_number(uint32_t idx) {
-    size_t start = p_;
-    if (s_[p_] == '-') {
-      ++p_;
-      if (literal("Infinity")) {
-        set_number(idx, -std::numeric_limits<double>::infinity(), false);
-        return;
-      }
+    const char* s = x_.s;
+    size_t start = x_.p;
+    NumberKind kind = scan_number(x_, fail());
+    if (kind == NumberKind::kMinusInfinity) {
+      set_number(idx, -std::numeric_limits<double>::infinity(), false);
+      return;
     }
-    auto digit = [&](size_t i) { return i < n_ && s_[i] >= '0' && s_[i] <= '9'; };
-    if (!digit(p_)) error("invalid number");
-    if (s_[p_] == '0') {
-      ++p_;
-    } else {
-      while (digit(p_)) ++p_;
-    }
-    bool is_int = true;
-    if (p_ < n_ && s_[p_] == '.') {
-      is_int = false;
-      ++p_;
-      if (!digit(p_)) error("invalid number (no digit after '.')");
-      while (digit(p_)) ++p_;
-    }
-    if (p_ < n_ && (s_[p_] == 'e' || s_[p_] == 'E')) {
-      is_int = false;
-      ++p_;
-      if (p_ < n_ && (s_[p_] == '+' || s_[p_] == '-')) ++p_;
-      if (!digit(p_)) error("invalid number (no digit in exponent)");
-      while (digit(p_)) ++p_;
-    }
+    size_t end = x_.p;
     double v = 0;
-    bool negative = s_[start] == '-';
-    size_t digits = p_ - start - (negative ? 1 : 0);
-    if (is_int && digits <= 15) {
+    bool negative = s[start] == '-';
+    size_t digits = end - start - (negative ? 1 : 0);
+    if (kind == NumberKind::kInteger && digits <= 15) {
       // An integer below 10^15 is exact in a double: no need for the general conversion
       // (SQuAD's answer_start, CoQA's turn ids).
       uint64_t u = 0;
-      for (size_t i = p_ - digits; i < p_; ++i) u = u * 10 + static_cast<uint64_t>(s_[i] - '0');
+      for (size_t i = end - digits; i < end; ++i) u = u * 10 + static_cast<uint64_t>(s[i] - '0');
       v = static_cast<double>(u);
       set_number(idx, negative ? -v : v, true);
       return;
     }
-    auto res = std::from_chars(s_ + start, s_ + p_, v);
+    auto res = std::from_chars(s + start, s + end, v);
     if (res.ec == std::errc::result_out_of_range) {
       // Python: float('1e999') = inf, tiny values underflow to 0.
-      v = (s_[start] == '-' ? -1.0 : 1.0) *
-          (std::strtod(std::string(s_ + start, p_ - start).c_str(), nullptr) == 0 ? 0.0 : HUGE_VAL);
+      v = (negative ? -1.0 : 1.0) *
+          (std::strtod(std::string(s + start, end - start).c_str(), nullptr) == 0 ? 0.0 : HUGE_VAL);
     } else if (res.ec != std::errc()) {
       error("invalid number");
     }
-    set_number(idx, v, is_int);
-  }
-
-  static void put_utf8(char* out, size_t& w, uint32_t cp) {
-    if (cp < 0x80) {
-      out[w++] = static_cast<char>(cp);
-    } else if (cp < 0x800) {
-      out[w++] = static_cast<char>(0xC0 | (cp >> 6));
-      out[w++] = static_cast<char>(0x80 | (cp & 0x3F));
-    } else if (cp < 0x10000) {
-      out[w++] = static_cast<char>(0xE0 | (cp >> 12));
-      out[w++] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out[w++] = static_cast<char>(0x80 | (cp & 0x3F));
-    } else {
-      out[w++] = static_cast<char>(0xF0 | (cp >> 18));
-      out[w++] = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-      out[w++] = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-      out[w++] = static_cast<char>(0x80 | (cp & 0x3F));
-    }
-  }
-
-  uint32_t hex4() {
-    if (n_ - p_ < 4) error("truncated \\u escape");
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) {
-      char c = s_[p_++];
-      v <<= 4;
-      if (c >= '0' && c <= '9') v |= c - '0';
-      else if (c >= 'a' && c <= 'f') v |= c - 'a' + 10;
-      else if (c >= 'A' && c <= 'F') v |= c - 'A' + 10;
-      else error("invalid \\u escape");
-    }
-    return v;
+    set_number(idx, v, kind == NumberKind::kInteger);
   }
 
   // At '"'. Decodes in place; returns offset/length of the decoded bytes in text_.
   void parse_string(uint32_t& off, uint32_t& len) {
-    ++p_;
-    char* buf = doc_.text_.data();
-    size_t start = p_;
-    size_t w = p_;
-    // Fast scan for the common case (no escapes): find the first '"', '\\' or control
-    // character (< 0x20), 16 bytes at a time with SSE2, else 8 at a time (SWAR).
-    size_t p = p_;
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), ctl = _mm_set1_epi8(0x1F);
-    while (p + 16 <= n_) {
-      __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s_ + p));
-      __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, bslash)),
-                                 _mm_cmpeq_epi8(_mm_min_epu8(v, ctl), v));  // unsigned v <= 0x1F
-      int mask = _mm_movemask_epi8(hit);
-      if (mask) {
-        p += static_cast<size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-        break;
-      }
-      p += 16;
-    }
-#else
-    constexpr uint64_t kOnes = 0x0101010101010101ULL, kHigh = 0x8080808080808080ULL;
-    while (p + 8 <= n_) {
-      uint64_t w;
-      std::memcpy(&w, s_ + p, 8);
-      uint64_t q = w ^ (kOnes * '"'), b = w ^ (kOnes * '\\');
-      uint64_t hit = ((q - kOnes) & ~q) | ((b - kOnes) & ~b) | ((w - kOnes * 0x20) & ~w);
-      if (hit & kHigh) break;
-      p += 8;
-    }
-#endif
-    while (p < n_) {
-      unsigned char c = static_cast<unsigned char>(s_[p]);
-      if (c == '"' || c == '\\' || c < 0x20) break;
-      ++p;
-    }
-    p_ = p;
-    w = p_;
-    while (true) {
-      if (p_ >= n_) error("unterminated string");
-      unsigned char c = static_cast<unsigned char>(s_[p_]);
-      if (c == '"') {
-        ++p_;
-        break;
-      }
-      if (c < 0x20) error("control character inside a string (Python json: 'Invalid control character')");
-      if (c != '\\') {
-        buf[w++] = static_cast<char>(c);
-        ++p_;
-        continue;
-      }
-      ++p_;
-      if (p_ >= n_) error("unterminated string");
-      char e = s_[p_++];
-      switch (e) {
-        case '"': buf[w++] = '"'; break;
-        case '\\': buf[w++] = '\\'; break;
-        case '/': buf[w++] = '/'; break;
-        case 'b': buf[w++] = '\b'; break;
-        case 'f': buf[w++] = '\f'; break;
-        case 'n': buf[w++] = '\n'; break;
-        case 'r': buf[w++] = '\r'; break;
-        case 't': buf[w++] = '\t'; break;
-        case 'u': {
-          uint32_t cp = hex4();
-          if (cp >= 0xD800 && cp < 0xDC00 && n_ - p_ >= 6 && s_[p_] == '\\' && s_[p_ + 1] == 'u') {
-            size_t save = p_;
-            p_ += 2;
-            uint32_t lo = hex4();
-            if (lo >= 0xDC00 && lo < 0xE000) {
-              cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-            } else {
-              p_ = save;  // lone high surrogate, kept as is (Python does the same)
-            }
-          }
-          put_utf8(buf, w, cp);
-          break;
-        }
-        default: error(std::string("invalid escape '\\") + printable(e) + "'");
-      }
-    }
-    off = static_cast<uint32_t>(start);
-    len = static_cast<uint32_t>(w - start);
+    ++x_.p;
+    off = static_cast<uint32_t>(x_.p);
+    bool escaped = false;
+    len = static_cast<uint32_t>(string_body<true>(x_, doc_.text_.data(), &escaped, fail()));
   }
 
   void parse_array(uint32_t idx, int depth) {
     if (depth >= kMaxDepth) error("nesting too deep");
-    ++p_;
+    ++x_.p;
     doc_.nodes_[idx].type = Type::kArray;
-    skip_ws();
-    if (p_ < n_ && s_[p_] == ']') {
-      ++p_;
+    x_.skip_ws();
+    if (x_.p < x_.n && x_.s[x_.p] == ']') {
+      ++x_.p;
       return;
     }
     uint32_t prev = 0, count = 0;
     while (true) {
-      skip_ws();
+      x_.skip_ws();
       uint32_t child = new_node();
       if (prev) doc_.nodes_[prev].next = child;
       else doc_.nodes_[idx].u.c.first = child;
       prev = child;
       ++count;
       parse_value(child, depth + 1);
-      skip_ws();
-      if (p_ >= n_) error("unexpected end of input inside an array");
-      if (s_[p_] == ',') {
-        ++p_;
+      x_.skip_ws();
+      if (x_.p >= x_.n) error("unexpected end of input inside an array");
+      if (x_.s[x_.p] == ',') {
+        ++x_.p;
         continue;
       }
-      if (s_[p_] == ']') {
-        ++p_;
+      if (x_.s[x_.p] == ']') {
+        ++x_.p;
         break;
       }
       error("expected ',' or ']' after an array element");
@@ -344,17 +190,17 @@ class Parser {
 
   void parse_object(uint32_t idx, int depth) {
     if (depth >= kMaxDepth) error("nesting too deep");
-    ++p_;
+    ++x_.p;
     doc_.nodes_[idx].type = Type::kObject;
-    skip_ws();
-    if (p_ < n_ && s_[p_] == '}') {
-      ++p_;
+    x_.skip_ws();
+    if (x_.p < x_.n && x_.s[x_.p] == '}') {
+      ++x_.p;
       return;
     }
     uint32_t prev = 0, count = 0;
     while (true) {
-      skip_ws();
-      if (p_ >= n_ || s_[p_] != '"') error("expected a string key in an object");
+      x_.skip_ws();
+      if (x_.p >= x_.n || x_.s[x_.p] != '"') error("expected a string key in an object");
       uint32_t child = new_node();
       uint32_t koff, klen;
       parse_string(koff, klen);
@@ -364,19 +210,19 @@ class Parser {
       else doc_.nodes_[idx].u.c.first = child;
       prev = child;
       ++count;
-      skip_ws();
-      if (p_ >= n_ || s_[p_] != ':') error("expected ':' after an object key");
-      ++p_;
-      skip_ws();
+      x_.skip_ws();
+      if (x_.p >= x_.n || x_.s[x_.p] != ':') error("expected ':' after an object key");
+      ++x_.p;
+      x_.skip_ws();
       parse_value(child, depth + 1);
-      skip_ws();
-      if (p_ >= n_) error("unexpected end of input inside an object");
-      if (s_[p_] == ',') {
-        ++p_;
+      x_.skip_ws();
+      if (x_.p >= x_.n) error("unexpected end of input inside an object");
+      if (x_.s[x_.p] == ',') {
+        ++x_.p;
         continue;
       }
-      if (s_[p_] == '}') {
-        ++p_;
+      if (x_.s[x_.p] == '}') {
+        ++x_.p;
         break;
       }
       error("expected ',' or '}' after an object member");
@@ -385,10 +231,7 @@ class Parser {
   }
 
   Document& doc_;
-  const char* s_;
-  size_t n_;
-  size_t p_ = 0;
-  long line_ = 1;
+  Lexer x_;
 };
 
 namespace {
@@ -422,13 +265,11 @@ size_t first_invalid_utf8(const char* p, size_t n) {
 }  // namespace
 
 Document Document::parse(std::string text, std::string source_name) {
-  return parse_buffer(HugeVector<char>(text.begin(), text.end()), std::move(source_name));
+  HugeVector<char> checked = check_text(HugeVector<char>(text.begin(), text.end()), source_name);
+  return parse_checked(std::move(checked), std::move(source_name));
 }
 
-Document Document::parse_buffer(HugeVector<char> text, std::string source_name) {
-  Document doc;
-  doc.source_ = std::move(source_name);
-  doc.bytes_ = text.size();
+HugeVector<char> Document::check_text(HugeVector<char> text, const std::string& source_name) {
   // A UTF-8 byte-order mark is rejected by Python's json.loads on str; json.load on a file
   // opened as utf-8 also rejects it. We skip it: it is harmless and common in Windows files.
   if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0) text.erase(text.begin(), text.begin() + 3);
@@ -436,20 +277,29 @@ Document Document::parse_buffer(HugeVector<char> text, std::string source_name) 
   if (bad != std::string::npos) {
     long line = 1;
     for (size_t i = 0; i < bad; ++i) line += text[i] == '\n';
-    throw InputError(doc.source_, line, "invalid UTF-8 at byte " + std::to_string(bad));
+    throw InputError(source_name, line, "invalid UTF-8 at byte " + std::to_string(bad));
   }
   if (text.size() >= std::numeric_limits<uint32_t>::max())
-    throw InputError(doc.source_, 0, "JSON file too large (4 GiB limit)");
+    throw InputError(source_name, 0, "JSON file too large (4 GiB limit)");
+  return text;
+}
+
+Document Document::parse_checked(HugeVector<char> text, std::string source_name) {
+  Document doc;
+  doc.source_ = std::move(source_name);
+  doc.bytes_ = text.size();
   doc.text_ = std::move(text);
   Parser(doc).run();
   return doc;
 }
 
-Document Document::parse_file(const std::string& path) {
+HugeVector<char> Document::read_text(const std::string& path) {
   HugeVector<char> text;
   read_decompressed(path, text);
-  return parse_buffer(std::move(text), path);
+  return check_text(std::move(text), path);
 }
+
+Document Document::parse_file(const std::string& path) { return parse_checked(read_text(path), path); }
 
 // --- Value ---------------------------------------------------------------------------------
 

@@ -104,6 +104,15 @@ class Document {
   // document's buffer, a pipe read once) and parses a file.
   static Document parse_file(const std::string& path);
 
+  // parse_file in two steps, for a reader that first tries a json::Cursor (json_cursor.h) over
+  // the text and parses it only when the cursor refuses (the text is untouched until a scan
+  // succeeds): read_text reads the file as parse_file does and checks it (check_text: a UTF-8
+  // byte-order mark dropped, invalid UTF-8 or over 4 GiB is an InputError naming the file and
+  // line); parse_checked parses such text.
+  static HugeVector<char> read_text(const std::string& path);
+  static HugeVector<char> check_text(HugeVector<char> text, const std::string& source_name);
+  static Document parse_checked(HugeVector<char> text, std::string source_name);
+
   Value root() const { return Value(this, 0); }
   // The text buffer the string views of this document point into (strings are decoded in
   // place), for a reader that keeps views after dropping the nodes; the document is left empty.
@@ -135,7 +144,6 @@ class Document {
       double number;
     } u = {{0, 0}};
   };
-  static Document parse_buffer(HugeVector<char> text, std::string source_name);
   HugeVector<char> text_;
   std::string source_;
   HugeVector<Node> nodes_;

@@ -65,53 +65,63 @@ struct AsciiTables {
 };
 const AsciiTables kAscii;
 
-// Steps 1-2 on ASCII text: bytes lowercased, punctuation deleted. False (out unspecified) when
-// s is not ASCII.
-bool lower_no_punct_ascii(std::string_view s, std::string& out) {
-  out.resize(s.size());
+// Steps 1-4 in one pass over ASCII text, classes from the byte tables: punctuation is dropped as
+// it is read, so \w runs are those of the text without it (as in the official order); a \w run
+// is written as it is read and taken back, with the space written before it, when it ends as
+// an article, whose ' ' then separates tokens like whitespace (articles_and_spaces below, the
+// general path, does the same on code points). False (out unspecified) when s is not ASCII.
+bool normalize_ascii(std::string_view s, std::string& out) {
+  out.resize(s.size());  // enough: every output byte stands for at least one input byte
+  char* o = out.data();
+  constexpr size_t kNone = static_cast<size_t>(-1);
   size_t w = 0;
+  size_t run = kNone, run_from = 0;  // the \w run being written: its start, and where its space went
+  bool need_space = false;           // a token was written and a separator has been seen since
+  bool any = false, any_before = false;
+  auto end_run = [&] {
+    if (run == kNone) return;
+    size_t len = w - run;
+    const char* r = o + run;
+    bool article = (len == 1 && r[0] == 'a') || (len == 2 && r[0] == 'a' && r[1] == 'n') ||
+                   (len == 3 && r[0] == 't' && r[1] == 'h' && r[2] == 'e');
+    if (article) {  // replaced by ' '
+      w = run_from;
+      any = any_before;
+      need_space = any;
+    }
+    run = kNone;
+  };
   for (char ch : s) {
     auto c = static_cast<unsigned char>(ch);
     if (c >= 0x80) return false;
-    out[w] = kAscii.lower[c];
-    w += kAscii.keep[c];
-  }
-  out.resize(w);
-  return true;
-}
-
-// Steps 3-4 on the ASCII bytes of steps 1-2 (the same algorithm as articles_and_spaces below,
-// classes from a table).
-void articles_and_spaces_ascii(const std::string& in, std::string& out) {
-  out.clear();
-  bool need_space = false, any = false;
-  size_t i = 0, n = in.size();
-  const auto* s = reinterpret_cast<const unsigned char*>(in.data());
-  while (i < n) {
-    uint8_t k = kAscii.cls[s[i]];
-    if (k == kSpace) {
-      need_space = any;
-      ++i;
+    if (!kAscii.keep[c]) continue;
+    uint8_t k = kAscii.cls[c];
+    if (k == kWord) {
+      if (run == kNone) {
+        run_from = w;
+        any_before = any;
+        if (need_space) o[w++] = ' ';
+        need_space = false;
+        run = w;
+        any = true;
+      }
+      o[w++] = kAscii.lower[c];
       continue;
     }
-    size_t j = i + 1;
-    if (k == kWord) {
-      while (j < n && kAscii.cls[s[j]] == kWord) ++j;
-      size_t len = j - i;
-      bool article = (len == 1 && s[i] == 'a') || (len == 2 && s[i] == 'a' && s[i + 1] == 'n') ||
-                     (len == 3 && s[i] == 't' && s[i + 1] == 'h' && s[i + 2] == 'e');
-      if (article) {
-        need_space = any;  // replaced by ' '
-        i = j;
-        continue;
-      }
+    end_run();
+    if (k == kSpace) {
+      need_space = any;
+      continue;
     }
-    if (need_space) out.push_back(' ');
+    // Another character (a control character): part of the current token.
+    if (need_space) o[w++] = ' ';
     need_space = false;
-    out.append(in, i, j - i);
+    o[w++] = kAscii.lower[c];
     any = true;
-    i = j;
   }
+  end_run();
+  out.resize(w);
+  return true;
 }
 
 void lower_no_punct(std::string_view s, std::u32string& out) {
@@ -186,14 +196,13 @@ bool is_python_space(char32_t c) {
 }
 
 void squad_normalize_answer_into(std::string_view s, std::string& out) {
-  thread_local std::string bytes;
+  if (!normalize_ascii(s, out)) squad_normalize_answer_general(s, out);
+}
+
+void squad_normalize_answer_general(std::string_view s, std::string& out) {
   thread_local std::u32string cps;
-  if (lower_no_punct_ascii(s, bytes)) {
-    articles_and_spaces_ascii(bytes, out);
-  } else {
-    lower_no_punct(s, cps);
-    articles_and_spaces(cps, out);
-  }
+  lower_no_punct(s, cps);
+  articles_and_spaces(cps, out);
 }
 
 std::string squad_normalize_answer(std::string_view s) {

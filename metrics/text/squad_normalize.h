@@ -30,6 +30,10 @@ std::string squad_normalize_answer(std::string_view s);
 // once warm).
 void squad_normalize_answer_into(std::string_view s, std::string& out);
 
+// The same through the general (code point) path alone, which ASCII text otherwise skips with
+// a byte-level pass giving the same result (for tests that hold the two to each other).
+void squad_normalize_answer_general(std::string_view s, std::string& out);
+
 // normalize_answer(s).split(): the tokens the F1 scores are computed on (get_tokens of v2.0).
 std::vector<std::string> squad_answer_tokens(std::string_view s);
 // The same from an already normalised string (normalize once, tokenise without redoing it).

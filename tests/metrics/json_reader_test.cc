@@ -1,5 +1,6 @@
 // The JSON reader's file path (read straight into the document, single-member gzip inflated
 // in place, everything else through unieval::read_file) and its error reporting.
+#include "metrics/core/json_cursor.h"
 #include "metrics/core/json_reader.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <thread>
 
 #include <string>
@@ -189,6 +191,105 @@ TEST(JsonReaderTest, SizeOfScalarsIsZeroAndBomIsSkipped) {
   EXPECT_EQ(0u, d.root()["o"].size());
   EXPECT_TRUE(d.root()["n"].is_integer());
   EXPECT_EQ(7.0, d.root()["n"].as_double());
+}
+
+// --- Cursor: accepts exactly what the parser accepts, and decodes strings as it does --------
+
+// True when Document::parse_checked accepts the (checked) text.
+bool parser_accepts(const std::string& text) {
+  try {
+    Document::parse_checked(Document::check_text(HugeVector<char>(text.begin(), text.end()), "mem"), "mem");
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
+}
+
+bool cursor_accepts(const std::string& text) {
+  try {
+    Cursor c(text.data(), text.size());
+    c.skip();
+    c.finish();
+    return true;
+  } catch (const Cursor::Refused&) {
+    return false;
+  }
+}
+
+// The strings of a top-level array, through the cursor (decoded after the scan) and through
+// the document.
+std::vector<std::string> cursor_strings(std::string text) {
+  std::vector<Cursor::Span> spans;
+  Cursor c(text.data(), text.size());
+  for (auto e = c.array(); e.next();) {
+    if (c.peek() == '"') {
+      spans.push_back(c.string());
+    } else {
+      c.skip();
+    }
+  }
+  c.finish();
+  std::vector<std::string> out;
+  for (Cursor::Span s : spans) out.emplace_back(Cursor::decode(text.data(), s));
+  return out;
+}
+std::vector<std::string> document_strings(const std::string& text) {
+  std::vector<std::string> out;
+  Document d = Document::parse(text, "mem");
+  for (Value v : d.root().array_items())
+    if (v.is_string()) out.emplace_back(v.as_string());
+  return out;
+}
+
+const std::vector<std::string>& cursor_seeds() {
+  static const std::vector<std::string> seeds = {
+      R"(["plain", "esc \" \\ \/ \b \f \n \r \t", "\u00e9\u20AC\ud83d\ude00", "lone \ud800 high", "\udc00 low", 1, -0.5e-3, 2E+10, 0, -0])",
+      R"({"a": [true, false, null, NaN, Infinity, -Infinity, {"b": {}}, []], "c": "d"})",
+      "[\n  \"line\",\n  {\"k\":\n 1}\n]\n",
+      R"(["caf\u00E9", "x\u0000y", "\ud83d\u0041", 123456789012345678901234567890, 1e999])",
+  };
+  return seeds;
+}
+
+TEST(JsonReaderTest, CursorAcceptsWhatTheParserAcceptsAndDecodesStringsAlike) {
+  for (const std::string& text : cursor_seeds()) {
+    ASSERT_TRUE(parser_accepts(text)) << text;
+    EXPECT_TRUE(cursor_accepts(text)) << text;
+  }
+  EXPECT_EQ(document_strings(cursor_seeds()[0]), cursor_strings(cursor_seeds()[0]));
+  EXPECT_EQ(document_strings(cursor_seeds()[3]), cursor_strings(cursor_seeds()[3]));
+  EXPECT_EQ("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", cursor_strings(cursor_seeds()[0])[2]);
+  // Nesting: the parser takes containers at depths 0..999.
+  EXPECT_TRUE(parser_accepts(std::string(1000, '[') + std::string(1000, ']')));
+  EXPECT_TRUE(cursor_accepts(std::string(1000, '[') + std::string(1000, ']')));
+  EXPECT_FALSE(parser_accepts(std::string(1001, '[') + std::string(1001, ']')));
+  EXPECT_FALSE(cursor_accepts(std::string(1001, '[') + std::string(1001, ']')));
+  for (const std::string bad : {"", " ", "[1,]", "{\"a\" 1}", "{\"a\": 1,}", "[1] 2", "\"\\x\"", "\"\\u12\"",
+                                "tru", "-", "1.", "1e", "01", "{1: 2}", "[\"a\tb\"]", "\"abc", "[", "{\"a\":"}) {
+    EXPECT_FALSE(parser_accepts(bad)) << bad;
+    EXPECT_FALSE(cursor_accepts(bad)) << bad;
+  }
+}
+
+// Seeded random edits of the seeds: the cursor accepts a text exactly when the parser does,
+// and then decodes its strings the same.
+TEST(JsonReaderTest, CursorAgreesWithTheParserOnRandomMutations) {
+  const std::string alphabet = "{}[]\",: \n\t\\u0123456789abcdefABCDEFEe.-+tnrlsNIy/";
+  std::mt19937 rng(42);
+  int accepted = 0, refused = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text = testing::mutate(cursor_seeds()[rng() % cursor_seeds().size()], rng, alphabet);
+    if (find_invalid_utf8(text) != std::string_view::npos) continue;  // check_text's, not the parser's
+    bool want = parser_accepts(text);
+    ASSERT_EQ(want, cursor_accepts(text)) << text;
+    if (want && text.find_first_not_of(" \n\t\r") != std::string::npos &&
+        text[text.find_first_not_of(" \n\t\r")] == '[') {
+      ASSERT_EQ(document_strings(text), cursor_strings(text)) << text;
+    }
+    (want ? accepted : refused)++;
+  }
+  EXPECT_GT(accepted, 2000);
+  EXPECT_GT(refused, 2000);
 }
 
 }  // namespace

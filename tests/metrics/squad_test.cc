@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <random>
 #include <regex>
 
 #include "metrics/core/error.h"
@@ -159,6 +160,32 @@ TEST(SquadTest, NormalizerEdgeCases) {
   EXPECT_EQ("a\u00e9", squad_normalize_answer("a\u00e9"));         // 'aé' is one \w-run
   EXPECT_EQ("x y", squad_normalize_answer("x\u3000y\u00a0"));       // Unicode whitespace
   EXPECT_EQ(std::vector<std::string>({"cat", "dog"}), squad_answer_tokens("The cat, a dog"));
+}
+
+// ASCII answers take a one-pass byte normaliser; it must give what the general (code point)
+// path gives on every ASCII text: seeded random strings over the characters that matter
+// (articles and their pieces, punctuation inside and around words, every kind of whitespace,
+// control characters, upper case).
+TEST(SquadTest, AsciiNormaliserEqualsTheGeneralPath) {
+  const std::vector<std::string> pieces = {"a", "an", "the", "The", "A", "AN", "tHe", "x", "ab", "then", "theme",
+                                           " ", "  ", "\t", "\n", "\x0b", "\x1c", "\x1f", "\x01", "\x7f", "\x00",
+                                           ".", ",", "-", "'", "_", "(", ")", "!", "\"", "1", "9th", "a.", ".the",
+                                           "t.h.e", "a-n", "e", "h", "N"};
+  std::mt19937 rng(7);
+  std::string fast, general;
+  for (int round = 0; round < 20000; ++round) {
+    std::string s;
+    int len = static_cast<int>(rng() % 12);
+    for (int k = 0; k < len; ++k) {
+      const std::string& p = pieces[rng() % pieces.size()];
+      s += p.empty() ? std::string(1, '\0') : p;
+    }
+    squad_normalize_answer_into(s, fast);
+    squad_normalize_answer_general(s, general);
+    ASSERT_EQ(general, fast) << "[" << s << "]";
+  }
+  EXPECT_EQ("cat dog", squad_normalize_answer("The cat, a dog"));
+  EXPECT_EQ("theend \x01", squad_normalize_answer("the-end an \x01 the"));
 }
 
 TEST(SquadTest, MalformedJsonNamesFileLineAndProblem) {

@@ -1,0 +1,232 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "metrics/core/json_lexer.h"
+
+namespace unieval::json {
+
+// A forward-only scan of checked JSON text (json::Document::check_text) that builds nothing, for
+// a reader that wants a few fields of a large file: the SQuAD dataset reader keeps ids and answer
+// texts and skips contexts and questions, most of the bytes and of the nodes a Document builds.
+//
+// It accepts exactly the text Document::parse_checked accepts (the same lexer, json_lexer.h,
+// and the same nesting limit) but names no
+// problem: anything it does not accept -- a syntax error anywhere, also inside skipped values,
+// or a layout its reader does not handle -- throws Cursor::Refused, and the reader then parses
+// the text with Document::parse_checked, whose accessors name the problem (file, line). A reader
+// with a cursor therefore returns what its Document path returns and fails as it fails. The
+// cursor never writes the text: strings come back as raw spans, decoded in place (decode) once
+// the whole scan has succeeded.
+//
+//   json::Cursor c(text.data(), text.size());    // text from Document::read_text
+//   json::Cursor::Span key, id;
+//   try {
+//     for (auto obj = c.object(); obj.next(key);)
+//       if (json::Cursor::plain(text.data(), key) == "id") id = c.string(); else c.skip();
+//     c.finish();
+//   } catch (const json::Cursor::Refused&) { /* Document::parse_checked(std::move(text), ...) */ }
+//   std::string_view value = json::Cursor::decode(text.data(), id);
+class Cursor {
+ public:
+  struct Refused {};  // thrown for anything the cursor does not accept
+  // A string's bytes between its quotes, before unescaping.
+  struct Span {
+    uint32_t off = 0, len = 0;
+    bool escaped = false;  // contains a backslash escape (decode() rewrites it)
+  };
+
+  Cursor(const char* text, size_t n);
+  long line() const { return lex_.line; }  // line of the position (after skipped whitespace)
+
+  // The members of an object / the elements of an array at the position (Refused when the
+  // value there is not one). next() moves to the next member (its key read, and the ':') or
+  // element, or past the closing bracket (false).
+  class Members {
+   public:
+    bool next(Span& key);
+   private:
+    friend class Cursor;
+    explicit Members(Cursor* c) : c_(c) {}
+    Cursor* c_;
+    bool first_ = true;
+  };
+  class Elements {
+   public:
+    bool next();
+   private:
+    friend class Cursor;
+    explicit Elements(Cursor* c) : c_(c) {}
+    Cursor* c_;
+    bool first_ = true;
+  };
+  Members object();
+  Elements array();
+  // The next value's kind without consuming it: '{', '[', '"', or another first character.
+  char peek();
+  Span string();  // a string value (Refused for another type)
+  void skip();    // any value, checked as the parser checks it
+  void finish();  // only whitespace may follow the top-level value
+
+  // A span's raw bytes; Refused when it holds an escape (for keys matched against names).
+  static std::string_view plain(const char* text, Span s);
+  // Unescapes a span in place (after the scan) and returns the decoded string, as the parser
+  // would have decoded it.
+  static std::string_view decode(char* text, Span s);
+
+ private:
+  [[noreturn]] static void refuse() { throw Refused{}; }
+  [[noreturn]] static void refuse_problem(const std::string&);  // the lexer's fail()
+  void enter();  // one level deeper (Refused past the parser's nesting limit)
+  detail::Lexer lex_;
+  int depth_ = 0;
+};
+
+// ---- Implementation (inline: a reader's loop over the cursor keeps it in registers) -------
+
+inline Cursor::Cursor(const char* text, size_t n) {
+  lex_.s = text;
+  lex_.n = n;
+  lex_.skip_ws();
+}
+
+inline void Cursor::refuse_problem(const std::string&) { throw Refused{}; }
+
+inline void Cursor::enter() {
+  // The parser refuses a container at depth kMaxDepth (the top level is depth 0).
+  if (++depth_ > detail::kMaxDepth) refuse();
+}
+
+inline char Cursor::peek() {
+  lex_.skip_ws();
+  return lex_.p < lex_.n ? lex_.s[lex_.p] : '\0';
+}
+
+inline Cursor::Members Cursor::object() {
+  if (peek() != '{') refuse();
+  enter();
+  ++lex_.p;
+  return Members(this);
+}
+
+inline Cursor::Elements Cursor::array() {
+  if (peek() != '[') refuse();
+  enter();
+  ++lex_.p;
+  return Elements(this);
+}
+
+inline bool Cursor::Members::next(Span& key) {
+  detail::Lexer& x = c_->lex_;
+  x.skip_ws();
+  if (x.p >= x.n) refuse();
+  char c = x.s[x.p];
+  if (c == '}') {  // after '{' or a member ("{..., }" is refused by string() below)
+    ++x.p;
+    --c_->depth_;
+    return false;
+  }
+  if (!first_) {
+    if (c != ',') refuse();
+    ++x.p;
+    x.skip_ws();
+  }
+  first_ = false;
+  key = c_->string();
+  x.skip_ws();
+  if (x.p >= x.n || x.s[x.p] != ':') refuse();
+  ++x.p;
+  return true;
+}
+
+inline bool Cursor::Elements::next() {
+  detail::Lexer& x = c_->lex_;
+  x.skip_ws();
+  if (x.p >= x.n) refuse();
+  char c = x.s[x.p];
+  if (c == ']') {  // after '[' or an element ("[1, ]" is refused by the element's skip)
+    ++x.p;
+    --c_->depth_;
+    return false;
+  }
+  if (!first_) {
+    if (c != ',') refuse();
+    ++x.p;
+  }
+  first_ = false;
+  return true;
+}
+
+inline Cursor::Span Cursor::string() {
+  if (peek() != '"') refuse();
+  ++lex_.p;
+  Span sp;
+  sp.off = static_cast<uint32_t>(lex_.p);
+  detail::string_body<false>(lex_, nullptr, &sp.escaped, refuse_problem);
+  sp.len = static_cast<uint32_t>(lex_.p - 1 - sp.off);  // raw bytes, without the closing quote
+  return sp;
+}
+
+inline void Cursor::skip() {
+  switch (peek()) {
+    case '{': {
+      Span key;
+      for (Members m = object(); m.next(key);) skip();
+      return;
+    }
+    case '[':
+      for (Elements e = array(); e.next();) skip();
+      return;
+    case '"':
+      string();
+      return;
+    case 't':
+      if (lex_.literal("true")) return;
+      break;
+    case 'f':
+      if (lex_.literal("false")) return;
+      break;
+    case 'n':
+      if (lex_.literal("null")) return;
+      break;
+    case 'N':
+      if (lex_.literal("NaN")) return;
+      break;
+    case 'I':
+      if (lex_.literal("Infinity")) return;
+      break;
+    default: {
+      char c = lex_.p < lex_.n ? lex_.s[lex_.p] : '\0';
+      if (c == '-' || (c >= '0' && c <= '9')) {
+        detail::scan_number(lex_, refuse_problem);
+        return;
+      }
+    }
+  }
+  refuse();
+}
+
+inline void Cursor::finish() {
+  lex_.skip_ws();
+  if (lex_.p != lex_.n || depth_ != 0) refuse();
+}
+
+inline std::string_view Cursor::plain(const char* text, Span s) {
+  if (s.escaped) refuse();
+  return std::string_view(text + s.off, s.len);
+}
+
+inline std::string_view Cursor::decode(char* text, Span s) {
+  if (!s.escaped) return std::string_view(text + s.off, s.len);
+  detail::Lexer x;
+  x.s = text;
+  x.n = static_cast<size_t>(s.off) + s.len + 1;  // up to the closing quote
+  x.p = s.off;
+  bool escaped = false;
+  size_t len = detail::string_body<true>(x, text, &escaped, refuse_problem);  // checked by the scan
+  return std::string_view(text + s.off, len);
+}
+
+}  // namespace unieval::json
