@@ -19,6 +19,20 @@ namespace {
 template <class Tok>
 size_t common_count(const std::vector<Tok>& a, const std::vector<Tok>& b) {
   if (a.empty() || b.empty()) return 0;
+  if (b.size() <= 64 && a.size() <= 64) {  // the usual answer: a bit per gold token
+    uint64_t used = 0;
+    size_t same = 0;
+    for (const auto& t : a) {
+      for (size_t j = 0; j < b.size(); ++j) {
+        if (!(used >> j & 1) && b[j] == t) {
+          used |= uint64_t{1} << j;
+          ++same;
+          break;
+        }
+      }
+    }
+    return same;
+  }
   if (a.size() * b.size() <= 4096) {
     thread_local std::vector<char> used;  // reused: this runs once per (prediction, gold) pair
     used.assign(b.size(), 0);
@@ -461,10 +475,11 @@ SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds,
   long exact_match = 0;
   double f1 = 0;
   r.item_ids.reserve(n);
+  r.text = data.text;
   for (size_t i = 0; i < n; ++i) {
     std::string_view id = data.questions[i].id;
     if (!pred_of[i]) r.missing.emplace_back(id);
-    r.item_ids.emplace_back(id);
+    r.item_ids.push_back(id);
     exact_match += static_cast<long>(r.item_exact[i]);
     f1 += r.item_f1[i];
   }
@@ -631,8 +646,10 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
     r.best_f1 = b;
     r.best_f1_thresh = t;
   }
+  r.text = data.text;
+  r.item_ids.reserve(all.size());
   for (size_t i : all) {
-    r.item_ids.emplace_back(items[i].q->id);
+    r.item_ids.push_back(items[i].q->id);
     r.item_exact.push_back(exact_t[i]);
     r.item_f1.push_back(f1_t[i]);
   }

@@ -36,6 +36,7 @@
 //   | threads        | 0       | scoring threads (0 = all cores, max 8); numbers identical   |
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -139,9 +140,19 @@ class SquadIdIndex {
     uint32_t hash = 0;  // high half of the id's hash
     uint32_t low = 0;   // low half (to rehash without the ids)
   };
+  // 8 bytes a step (ids are 24-40 characters), then a final mix.
   static uint64_t hash(std::string_view s) {
     uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
-    for (unsigned char c : s) h = (h ^ c) * 0x100000001B3ULL;
+    size_t i = 0;
+    for (; i + 8 <= s.size(); i += 8) {
+      uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
+      h ^= h >> 31;
+    }
+    uint64_t tail = 0;
+    std::memcpy(&tail, s.data() + i, s.size() - i);
+    h = (h ^ tail) * 0x94D049BB133111EBULL;
     h ^= h >> 29;
     h *= 0xBF58476D1CE4E5B9ULL;
     return h ^ (h >> 32);
@@ -236,8 +247,10 @@ struct SquadResult {
   long has_ans_total = 0, no_ans_total = 0;
   std::optional<double> best_exact, best_exact_thresh, best_f1, best_f1_thresh;
   // Per scored question, in data order: the values the means are taken of (v1.1: EM 0/1 and
-  // F1 of each question; v2.0: thresholded exact / f1). Used by the bootstrap.
-  std::vector<std::string> item_ids;
+  // F1 of each question; v2.0: thresholded exact / f1). Used by the bootstrap. The ids are views
+  // into the dataset's text, which `text` keeps alive.
+  std::vector<std::string_view> item_ids;
+  std::shared_ptr<const HugeVector<char>> text;
   std::vector<double> item_exact, item_f1;
   std::vector<std::string> missing;  // question ids without a prediction (data order)
   std::string signature;

@@ -105,7 +105,7 @@ TaskOutput run_squad(const EvalRequest& req, metrics::SquadVersion forced) {
   r.extra["official"] = res.to_json();
   for (size_t i = 0; i < res.item_ids.size(); ++i) {
     results::ExampleScores e;
-    e.id = res.item_ids[i];
+    e.id = std::string(res.item_ids[i]);
     e.scores[v2 ? "exact" : "exact_match"] = res.item_exact[i];
     e.scores["f1"] = res.item_f1[i];
     r.per_example.push_back(std::move(e));

@@ -236,11 +236,19 @@ class Parser {
 
 namespace {
 
-// find_invalid_utf8, skipping ASCII 8 bytes at a time (JSON files are mostly ASCII) and
-// checking each multi-byte sequence with find_invalid_utf8 itself.
+// find_invalid_utf8, skipping ASCII 32 bytes at a time (SSE2) or 8 (JSON files are mostly
+// ASCII) and checking each multi-byte sequence with find_invalid_utf8 itself.
 size_t first_invalid_utf8(const char* p, size_t n) {
   size_t i = 0;
   while (i < n) {
+#if defined(__SSE2__)
+    while (i + 32 <= n) {
+      __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+      __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 16));
+      if (_mm_movemask_epi8(_mm_or_si128(a, b))) break;
+      i += 32;
+    }
+#endif
     if (i + 8 <= n) {
       uint64_t w;
       std::memcpy(&w, p + i, 8);

@@ -1,6 +1,8 @@
 #include "metrics/text/squad_normalize.h"
 #include "metrics/core/utf8.h"
 
+#include <cstring>
+
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
 #include <unicode/locid.h>
@@ -54,18 +56,64 @@ struct AsciiTables {
   char lower[128];
   uint8_t keep[128];
   uint8_t cls[128];
+  uint8_t other[128];  // kept and neither \w nor whitespace (control characters)
   AsciiTables() {
     for (int c = 0; c < 128; ++c) {
       char32_t u = static_cast<char32_t>(c);
       lower[c] = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
       keep[c] = is_ascii_punct(u) ? 0 : 1;
       cls[c] = (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) ? kSpace : is_word_char(u) ? kWord : kOther;
+      other[c] = keep[c] && cls[c] == kOther;
     }
   }
 };
 const AsciiTables kAscii;
 
-// Steps 1-4 in one pass over ASCII text, classes from the byte tables: punctuation is dropped as
+bool is_article(const char* r, size_t len) {
+  return (len == 1 && r[0] == 'a') || (len == 2 && r[0] == 'a' && r[1] == 'n') ||
+         (len == 3 && r[0] == 't' && r[1] == 'h' && r[2] == 'e');
+}
+
+// The common case, ASCII text of \w characters, whitespace and punctuation only, in two tight
+// passes: steps 1-2 branch-free (each byte written lowered, the write position advanced unless
+// it is punctuation); then, every byte left being \w or whitespace, the tokens are the runs
+// between whitespace, each one whole \w run, so an article is a whole token (step 3) and the
+// others are joined by single spaces (step 4), in place. toks, when given, receives the tokens
+// (views of out). False (out unspecified) when the text is not of that kind.
+bool normalize_plain_ascii(std::string_view s, std::string& out, std::vector<std::string_view>* toks) {
+  out.resize(s.size());
+  char* b = out.data();
+  size_t m = 0;
+  unsigned high = 0, other = 0;
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    high |= c;
+    c &= 0x7F;
+    b[m] = kAscii.lower[c];
+    m += kAscii.keep[c];
+    other |= kAscii.other[c];
+  }
+  if ((high & 0x80) || other) return false;
+  size_t w = 0, i = 0;
+  while (i < m) {
+    while (i < m && kAscii.cls[static_cast<unsigned char>(b[i])] == kSpace) ++i;
+    size_t j = i;
+    while (j < m && kAscii.cls[static_cast<unsigned char>(b[j])] != kSpace) ++j;
+    size_t len = j - i;
+    if (len && !is_article(b + i, len)) {
+      if (w) b[w++] = ' ';
+      std::memmove(b + w, b + i, len);  // w <= i
+      if (toks) toks->emplace_back(b + w, len);
+      w += len;
+    }
+    i = j;
+  }
+  out.resize(w);  // shrinks: the views stay valid
+  return true;
+}
+
+// Steps 1-4 in one pass over any ASCII text (control characters included), classes from the byte
+// tables: punctuation is dropped as
 // it is read, so \w runs are those of the text without it (as in the official order); a \w run
 // is written as it is read and taken back, with the space written before it, when it ends as
 // an article, whose ' ' then separates tokens like whitespace (articles_and_spaces below, the
@@ -80,11 +128,7 @@ bool normalize_ascii(std::string_view s, std::string& out) {
   bool any = false, any_before = false;
   auto end_run = [&] {
     if (run == kNone) return;
-    size_t len = w - run;
-    const char* r = o + run;
-    bool article = (len == 1 && r[0] == 'a') || (len == 2 && r[0] == 'a' && r[1] == 'n') ||
-                   (len == 3 && r[0] == 't' && r[1] == 'h' && r[2] == 'e');
-    if (article) {  // replaced by ' '
+    if (is_article(o + run, w - run)) {  // replaced by ' '
       w = run_from;
       any = any_before;
       need_space = any;
@@ -196,7 +240,7 @@ bool is_python_space(char32_t c) {
 }
 
 void squad_normalize_answer_into(std::string_view s, std::string& out) {
-  if (!normalize_ascii(s, out)) squad_normalize_answer_general(s, out);
+  if (!normalize_plain_ascii(s, out, nullptr) && !normalize_ascii(s, out)) squad_normalize_answer_general(s, out);
 }
 
 void squad_normalize_answer_general(std::string_view s, std::string& out) {
@@ -213,8 +257,9 @@ std::string squad_normalize_answer(std::string_view s) {
 }
 
 void NormalizedAnswer::set(std::string_view s) {
-  squad_normalize_answer_into(s, norm);
   toks.clear();
+  if (normalize_plain_ascii(s, norm, &toks)) return;  // (it adds no token when it fails)
+  squad_normalize_answer_into(s, norm);
   // The normalised string has single ASCII spaces between tokens and no other whitespace.
   const char* d = norm.data();
   size_t n = norm.size(), b = 0;

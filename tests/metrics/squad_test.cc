@@ -162,8 +162,9 @@ TEST(SquadTest, NormalizerEdgeCases) {
   EXPECT_EQ(std::vector<std::string>({"cat", "dog"}), squad_answer_tokens("The cat, a dog"));
 }
 
-// ASCII answers take a one-pass byte normaliser; it must give what the general (code point)
-// path gives on every ASCII text: seeded random strings over the characters that matter
+// ASCII answers take byte-level normalisers (two tight passes, or one pass where control
+// characters are left); they must give what the general (code point) path gives on every ASCII
+// text, and NormalizedAnswer the same string and its tokens: seeded random strings over the characters that matter
 // (articles and their pieces, punctuation inside and around words, every kind of whitespace,
 // control characters, upper case).
 TEST(SquadTest, AsciiNormaliserEqualsTheGeneralPath) {
@@ -173,6 +174,7 @@ TEST(SquadTest, AsciiNormaliserEqualsTheGeneralPath) {
                                            "t.h.e", "a-n", "e", "h", "N"};
   std::mt19937 rng(7);
   std::string fast, general;
+  NormalizedAnswer answer;
   for (int round = 0; round < 20000; ++round) {
     std::string s;
     int len = static_cast<int>(rng() % 12);
@@ -183,6 +185,10 @@ TEST(SquadTest, AsciiNormaliserEqualsTheGeneralPath) {
     squad_normalize_answer_into(s, fast);
     squad_normalize_answer_general(s, general);
     ASSERT_EQ(general, fast) << "[" << s << "]";
+    answer.set(s);
+    ASSERT_EQ(general, answer.norm) << "[" << s << "]";
+    std::vector<std::string> toks(answer.toks.begin(), answer.toks.end());
+    ASSERT_EQ(squad_tokens_of_normalized(general), toks) << "[" << s << "]";
   }
   EXPECT_EQ("cat dog", squad_normalize_answer("The cat, a dog"));
   EXPECT_EQ("theend \x01", squad_normalize_answer("the-end an \x01 the"));
