@@ -303,28 +303,54 @@ SquadPredictions squad_predictions_of(json::Document&& doc, const std::string& s
   return p;
 }
 
-// squad_predictions_of with a json::Cursor (see squad_dataset_fast): refuses anything but an
-// object of strings.
-bool squad_predictions_fast(HugeVector<char>& text, SquadPredictions& p) {
+// A JSON object {id: value} read with a json::Cursor (see squad_dataset_fast): read(cursor)
+// reads one value (refusing another type), then add(id, value) runs in file order with the ids
+// and string values decoded. False when the cursor refuses.
+template <class T, class Read, class Add>
+bool flat_object_fast(HugeVector<char>& text, Read&& read, Add&& add) {
   using json::Cursor;
-  HugeVector<Cursor::Span> keys, values;
+  HugeVector<Cursor::Span> keys;
+  HugeVector<T> values;
   try {
     Cursor c(text.data(), text.size());
     Cursor::Span key;
     for (auto root = c.object(); root.next(key);) {
       keys.push_back(key);
-      values.push_back(c.string());
+      values.push_back(read(c));
     }
     c.finish();
   } catch (const Cursor::Refused&) {
     return false;
   }
-  p.ids.reserve(keys.size());
-  p.answers.reserve(keys.size());
-  p.index.reserve(keys.size());
-  for (size_t i = 0; i < keys.size(); ++i)
-    add_prediction(p, json::Cursor::decode(text.data(), keys[i]), json::Cursor::decode(text.data(), values[i]));
+  for (size_t i = 0; i < keys.size(); ++i) add(Cursor::decode(text.data(), keys[i]), values[i], keys.size());
   return true;
+}
+
+// squad_predictions_of with the cursor: anything but an object of strings refuses.
+bool squad_predictions_fast(HugeVector<char>& text, SquadPredictions& p) {
+  using json::Cursor;
+  return flat_object_fast<Cursor::Span>(
+      text, [](Cursor& c) { return c.string(); },
+      [&](std::string_view id, Cursor::Span value, size_t n) {
+        if (p.ids.empty()) {
+          p.ids.reserve(n);
+          p.answers.reserve(n);
+          p.index.reserve(n);
+        }
+        add_prediction(p, id, Cursor::decode(text.data(), value));
+      });
+}
+
+// One member of an na-prob file (a dict, as add_prediction).
+void add_na_prob(SquadNaProbs& p, std::string_view id, double prob) {
+  size_t k = p.find(id);
+  if (k == SquadIdIndex::npos) {
+    p.index.insert(id, p.ids.size());
+    p.ids.push_back(id);
+    p.probs.push_back(prob);
+  } else {
+    p.probs[k] = prob;
+  }
 }
 
 SquadNaProbs squad_na_probs_of(json::Document&& doc, const std::string& source) {
@@ -340,40 +366,50 @@ SquadNaProbs squad_na_probs_of(json::Document&& doc, const std::string& source) 
   for (json::Value v : root.items()) {
     std::string_view id = v.key();
     if (!v.is_number()) v.as_double("na_prob of '" + std::string(id) + "'");  // throws
-    double prob = v.as_double();
-    size_t k = p.find(id);
-    if (k == SquadIdIndex::npos) {
-      p.index.insert(id, p.ids.size());
-      p.ids.push_back(id);
-      p.probs.push_back(prob);
-    } else {
-      p.probs[k] = prob;
-    }
+    add_na_prob(p, id, v.as_double());
   }
   p.text = keep_text(std::move(doc));
   return p;
 }
 
+// squad_na_probs_of with the cursor: anything but an object of numbers refuses.
+bool squad_na_probs_fast(HugeVector<char>& text, SquadNaProbs& p) {
+  return flat_object_fast<double>(
+      text, [](json::Cursor& c) { return c.number(); },
+      [&](std::string_view id, double prob, size_t n) {
+        if (p.ids.empty()) {
+          p.ids.reserve(n);
+          p.probs.reserve(n);
+          p.index.reserve(n);
+        }
+        add_na_prob(p, id, prob);
+      });
+}
+
+// A reader from checked text: the cursor's scan (fast(text, result)), else the document's.
+template <class Result, class Fast, class OfDocument>
+Result read_squad_file(HugeVector<char> text, const std::string& source, Fast&& fast, OfDocument&& of_document) {
+  Result r;
+  r.source = source;
+  if (fast(text, r)) {
+    r.text = std::make_shared<const HugeVector<char>>(std::move(text));
+    return r;
+  }
+  return of_document(json::Document::parse_checked(std::move(text), source), source);
+}
+
 // The dataset from checked text (json::Document::check_text): the cursor's scan, else the
 // document's.
 SquadDataset squad_dataset_of_text(HugeVector<char> text, const std::string& source) {
-  SquadDataset ds;
-  ds.source = source;
-  if (squad_dataset_fast(text, ds)) {
-    ds.text = std::make_shared<const HugeVector<char>>(std::move(text));
-    return ds;
-  }
-  return squad_dataset_of(json::Document::parse_checked(std::move(text), source), source);
+  return read_squad_file<SquadDataset>(std::move(text), source, squad_dataset_fast, squad_dataset_of);
 }
 
 SquadPredictions squad_predictions_of_text(HugeVector<char> text, const std::string& source) {
-  SquadPredictions p;
-  p.source = source;
-  if (squad_predictions_fast(text, p)) {
-    p.text = std::make_shared<const HugeVector<char>>(std::move(text));
-    return p;
-  }
-  return squad_predictions_of(json::Document::parse_checked(std::move(text), source), source);
+  return read_squad_file<SquadPredictions>(std::move(text), source, squad_predictions_fast, squad_predictions_of);
+}
+
+SquadNaProbs squad_na_probs_of_text(HugeVector<char> text, const std::string& source) {
+  return read_squad_file<SquadNaProbs>(std::move(text), source, squad_na_probs_fast, squad_na_probs_of);
 }
 
 }  // namespace
@@ -393,6 +429,10 @@ SquadPredictions parse_squad_predictions_with_document(std::string text, const s
   return squad_predictions_of(json::Document::parse(std::move(text), source), source);
 }
 SquadNaProbs parse_squad_na_probs(std::string text, const std::string& source) {
+  return squad_na_probs_of_text(json::Document::check_text(HugeVector<char>(text.begin(), text.end()), source),
+                                source);
+}
+SquadNaProbs parse_squad_na_probs_with_document(std::string text, const std::string& source) {
   return squad_na_probs_of(json::Document::parse(std::move(text), source), source);
 }
 
@@ -403,7 +443,7 @@ SquadPredictions load_squad_predictions(const std::string& path) {
   return squad_predictions_of_text(json::Document::read_text(path), path);
 }
 SquadNaProbs load_squad_na_probs(const std::string& path) {
-  return squad_na_probs_of(json::Document::parse_file(path), path);
+  return squad_na_probs_of_text(json::Document::read_text(path), path);
 }
 
 // ---- Evaluation ---------------------------------------------------------------------------
@@ -445,9 +485,10 @@ SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds,
   r.item_f1.assign(n, 0);
   parallel_ranges(n, resolve_threads(threads), [&](size_t begin, size_t end) {
     NormalizedAnswer p, g;
+    size_t hint = begin;
     for (size_t i = begin; i < end; ++i) {
       const SquadQuestion& q = data.questions[i];
-      const std::string_view* pred = preds.find(q.id);
+      const std::string_view* pred = preds.find_near(q.id, hint);
       pred_of[i] = pred;
       if (!pred) continue;  // "Unanswered question X will receive score 0."
       if (q.n_answers == 0)
@@ -558,8 +599,9 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   // sequentially.
   parallel_ranges(n, resolve_threads(opts.threads), [&](size_t begin, size_t end) {
     NormalizedAnswer p, g;
+    size_t hint = begin;
     for (size_t i = begin; i < end; ++i) {
-      const std::string_view* pred = preds.find(items[i].q->id);
+      const std::string_view* pred = preds.find_near(items[i].q->id, hint);
       if (!pred) continue;
       pred_of[i] = pred;
       scored[i] = 1;
@@ -594,10 +636,11 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
     for (size_t i = 0; i < n; ++i) scored[i] = 1;  // allow_missing: scored as 0
   // apply_no_ans_threshold
   HugeVector<double> exact_t(n), f1_t(n);
+  size_t na_hint = 0;
   for (size_t i = 0; i < n; ++i) {
     double prob = 0.0;
     if (na) {
-      size_t k = na->find(items[i].q->id);
+      size_t k = na->find_near(items[i].q->id, na_hint);
       if (k != SquadIdIndex::npos) {
         prob = na->probs[k];
       } else if (pred_of[i]) {
@@ -636,8 +679,9 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return na->probs[a] < na->probs[b]; });
+    size_t hint = 0;
     for (size_t k = 0; k < na->ids.size(); ++k)
-      item_of[k] = pos.find(na->ids[k], [&items](size_t j) { return items[j].q->id; });
+      item_of[k] = pos.find_near(na->ids[k], hint, [&items](size_t j) { return items[j].q->id; });
     double b, t;
     find_best_thresh(items, scored, pred_of, exact_raw, *na, order, item_of, r.total, b, t);
     r.best_exact = b;

@@ -133,6 +133,15 @@ class SquadIdIndex {
     ++size_;
   }
   size_t size() const { return size_; }
+  // find, trying position `hint` first (then hint = the answer + 1): files written in the same
+  // order (predictions and na-probs in dataset order, as every SQuAD script writes them) are
+  // matched by one comparison each, in sequence, without hashing; same answers as find.
+  template <class IdAt>
+  size_t find_near(std::string_view id, size_t& hint, IdAt&& id_at) const {
+    size_t k = hint < size_ && std::string_view(id_at(hint)) == id ? hint : find(id, id_at);
+    hint = k == npos ? hint : k + 1;
+    return k;
+  }
 
  private:
   struct Slot {
@@ -188,6 +197,10 @@ struct SquadPredictions {
     size_t k = index.find(id, [this](size_t i) { return ids[i]; });
     return k == SquadIdIndex::npos ? nullptr : &answers[k];
   }
+  const std::string_view* find_near(std::string_view id, size_t& hint) const {  // see SquadIdIndex
+    size_t k = index.find_near(id, hint, [this](size_t i) { return ids[i]; });
+    return k == SquadIdIndex::npos ? nullptr : &answers[k];
+  }
 };
 
 // An na-prob file: qid -> probability (JSON object of numbers), file order kept.
@@ -198,6 +211,9 @@ struct SquadNaProbs {
   size_t find(std::string_view id) const {
     return index.find(id, [this](size_t i) { return ids[i]; });
   }
+  size_t find_near(std::string_view id, size_t& hint) const {  // see SquadIdIndex
+    return index.find_near(id, hint, [this](size_t i) { return ids[i]; });
+  }
   std::string source;
   std::shared_ptr<const HugeVector<char>> text;  // the file's decoded text
 };
@@ -205,9 +221,9 @@ struct SquadNaProbs {
 // Readers (gzip transparent). Malformed JSON or a wrong layout -> InputError naming the file,
 // the line and the problem.
 //
-// The dataset and prediction readers first scan the text with a json::Cursor, keeping only ids
-// and answer texts (no node per value: a SQuAD dev file has ~140,000, contexts and questions
-// are only checked); a file the scan refuses (malformed, or a layout it leaves to the document:
+// The readers first scan the text with a json::Cursor, keeping only ids, answer texts and
+// probabilities (no node per value: a SQuAD dev file has ~140,000; contexts and questions are
+// only checked); a file the scan refuses (malformed, or a layout it leaves to the document:
 // a repeated or escaped key, a wrong type) is parsed as a json::Document, which names the
 // problem. Both paths give the same dataset or the same error (*_with_document below read
 // through the document alone, for tests that hold the two to each other).
@@ -220,6 +236,7 @@ SquadPredictions parse_squad_predictions(std::string text, const std::string& so
 SquadNaProbs parse_squad_na_probs(std::string text, const std::string& source);
 SquadDataset parse_squad_dataset_with_document(std::string text, const std::string& source);
 SquadPredictions parse_squad_predictions_with_document(std::string text, const std::string& source);
+SquadNaProbs parse_squad_na_probs_with_document(std::string text, const std::string& source);
 
 // ---- Evaluation -------------------------------------------------------------------------
 

@@ -98,14 +98,6 @@ void read_split(const std::string& data_dir, const std::string& split, bool need
   }
 }
 
-nlohmann::json read_json_file(const std::string& path) {
-  try {
-    return nlohmann::json::parse(read_file(path));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
-  }
-}
-
 }  // namespace
 
 // ---- finetune --------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -67,6 +68,7 @@ class Cursor {
   // The next value's kind without consuming it: '{', '[', '"', or another first character.
   char peek();
   Span string();  // a string value (Refused for another type)
+  double number();  // a number value (Refused for another type), converted as the parser does
   void skip();    // any value, checked as the parser checks it
   void finish();  // only whitespace may follow the top-level value
 
@@ -167,6 +169,27 @@ inline Cursor::Span Cursor::string() {
   detail::string_body<false>(lex_, nullptr, &sp.escaped, refuse_problem);
   sp.len = static_cast<uint32_t>(lex_.p - 1 - sp.off);  // raw bytes, without the closing quote
   return sp;
+}
+
+inline double Cursor::number() {
+  switch (peek()) {
+    case 'N':
+      if (lex_.literal("NaN")) return std::numeric_limits<double>::quiet_NaN();
+      break;
+    case 'I':
+      if (lex_.literal("Infinity")) return std::numeric_limits<double>::infinity();
+      break;
+    default: {
+      char c = lex_.p < lex_.n ? lex_.s[lex_.p] : '\0';
+      if (c == '-' || (c >= '0' && c <= '9')) {
+        size_t start = lex_.p;
+        detail::NumberKind kind = detail::scan_number(lex_, refuse_problem);
+        if (kind == detail::NumberKind::kMinusInfinity) return -std::numeric_limits<double>::infinity();
+        return detail::number_value(lex_.s, start, lex_.p, kind);
+      }
+    }
+  }
+  refuse();
 }
 
 inline void Cursor::skip() {

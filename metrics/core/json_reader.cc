@@ -116,35 +116,13 @@ class Parser {
   }
 
   void parse_number(uint32_t idx) {
-    const char* s = x_.s;
     size_t start = x_.p;
     NumberKind kind = scan_number(x_, fail());
     if (kind == NumberKind::kMinusInfinity) {
       set_number(idx, -std::numeric_limits<double>::infinity(), false);
       return;
     }
-    size_t end = x_.p;
-    double v = 0;
-    bool negative = s[start] == '-';
-    size_t digits = end - start - (negative ? 1 : 0);
-    if (kind == NumberKind::kInteger && digits <= 15) {
-      // An integer below 10^15 is exact in a double: no need for the general conversion
-      // (SQuAD's answer_start, CoQA's turn ids).
-      uint64_t u = 0;
-      for (size_t i = end - digits; i < end; ++i) u = u * 10 + static_cast<uint64_t>(s[i] - '0');
-      v = static_cast<double>(u);
-      set_number(idx, negative ? -v : v, true);
-      return;
-    }
-    auto res = std::from_chars(s + start, s + end, v);
-    if (res.ec == std::errc::result_out_of_range) {
-      // Python: float('1e999') = inf, tiny values underflow to 0.
-      v = (negative ? -1.0 : 1.0) *
-          (std::strtod(std::string(s + start, end - start).c_str(), nullptr) == 0 ? 0.0 : HUGE_VAL);
-    } else if (res.ec != std::errc()) {
-      error("invalid number");
-    }
-    set_number(idx, v, kind == NumberKind::kInteger);
+    set_number(idx, detail::number_value(x_.s, start, x_.p, kind), kind == NumberKind::kInteger);
   }
 
   // At '"'. Decodes in place; returns offset/length of the decoded bytes in text_.

@@ -5,6 +5,7 @@
 // of them.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -38,6 +39,16 @@ std::string describe(const SquadPredictions& p) {
   return s;
 }
 
+std::string describe(const SquadNaProbs& p) {
+  std::string s;
+  char buf[64];
+  for (size_t i = 0; i < p.ids.size(); ++i) {
+    std::snprintf(buf, sizeof buf, "%.17g", p.probs[i]);
+    s += std::string(p.ids[i]) + " -> " + buf + " found=" + std::to_string(p.find(p.ids[i]) == i) + "\n";
+  }
+  return s;
+}
+
 template <class Read>
 std::string outcome(Read&& read) {
   try {
@@ -57,6 +68,12 @@ std::string predictions_outcome(const std::string& text, bool document) {
   return outcome([&] {
     return document ? parse_squad_predictions_with_document(text, "pred.json")
                     : parse_squad_predictions(text, "pred.json");
+  });
+}
+
+std::string na_probs_outcome(const std::string& text, bool document) {
+  return outcome([&] {
+    return document ? parse_squad_na_probs_with_document(text, "na.json") : parse_squad_na_probs(text, "na.json");
   });
 }
 
@@ -135,6 +152,18 @@ TEST(SquadReaderTest, PredictionLayoutsReadAlike) {
             predictions_outcome(cases[0], false));
 }
 
+TEST(SquadReaderTest, NaProbLayoutsReadAlike) {
+  const std::vector<std::string> cases = {
+      R"({"q1": 0.25, "q2": 1e-3, "q\u00e9": -0.0, "q1": 0.75, "n": NaN, "i": Infinity, "m": -Infinity, "b": 1e999, "t": 123456789012345678})",
+      R"({"a": "0.5"})", R"({"a": 01})", R"({"a": .5})", R"([0.5])", R"({"a": 0.5,})", R"({})", "{\n\"a\":\n 1 2}",
+  };
+  for (const std::string& text : cases)
+    EXPECT_EQ(na_probs_outcome(text, true), na_probs_outcome(text, false)) << text;
+  EXPECT_EQ("ok\nq1 -> 0.75 found=1\nq2 -> 0.001 found=1\nq\xc3\xa9 -> -0 found=1\nn -> nan found=1\n"
+            "i -> inf found=1\nm -> -inf found=1\nb -> inf found=1\nt -> 1.2345678901234568e+17 found=1\n",
+            na_probs_outcome(cases[0], false));
+}
+
 // The cursor path is the one taken for ordinary files: it leaves the text of skipped strings
 // as written, where the document decodes every string in place.
 TEST(SquadReaderTest, PlainFilesTakeTheCursorPath) {
@@ -161,14 +190,18 @@ TEST(SquadReaderTest, RandomMutationsReadAlike) {
   std::mt19937 rng(20261124);
   std::vector<std::string> seeds = dataset_cases();
   seeds.push_back(R"({"q1": "cat", "q2": "", "q\u00e9": "\u00e9\"", "q1": "dog"})");
+  seeds.push_back(R"({"q1": 0.25, "q2": 1e-3, "q\u00e9": -0.0, "q1": 0.75, "n": NaN, "m": -Infinity})");
   int ok = 0, errors = 0;
   for (int round = 0; round < 12000; ++round) {
-    // Mostly the readable layouts (cases 0-6), so that many mutants still read.
-    size_t seed = rng() % 4 ? rng() % 7 : rng() % seeds.size();
+    // Mostly layouts that read (dataset cases 0-6, then the prediction and na-prob files), so
+    // that many mutants still read; now and then any case.
+    size_t pick = rng() % 8, n = seeds.size();
+    size_t seed = pick < 5 ? rng() % 7 : pick == 5 ? n - 2 : pick == 6 ? n - 1 : rng() % n;
     std::string text = testing::mutate(seeds[seed], rng, alphabet);
     std::string want = dataset_outcome(text, true);
     ASSERT_EQ(want, dataset_outcome(text, false)) << text;
     ASSERT_EQ(predictions_outcome(text, true), predictions_outcome(text, false)) << text;
+    ASSERT_EQ(na_probs_outcome(text, true), na_probs_outcome(text, false)) << text;
     (want.rfind("ok", 0) == 0 ? ok : errors)++;
   }
   // Both kinds of outcome are exercised.

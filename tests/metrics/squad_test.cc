@@ -273,6 +273,35 @@ TEST(SquadTest, ThreadCountChangesNoNumberAndNoOrder) {
   }
 }
 
+// Ids are looked up at the position after the last match first (files in dataset order); any
+// other order must give the same numbers: predictions reversed, and in a seeded shuffle.
+TEST(SquadTest, PredictionOrderChangesNoNumber) {
+  for (const std::string version : {"1.1", "v2.0"}) {
+    auto syn = synthetic_squad(3000, version);
+    auto ds = parse_squad_dataset(syn.data, "d.json");
+    auto na = parse_squad_na_probs(syn.na, "na.json");
+    auto preds = nlohmann::ordered_json::parse(syn.preds);
+    std::vector<std::pair<std::string, std::string>> members;
+    for (auto it = preds.begin(); it != preds.end(); ++it) members.emplace_back(it.key(), it.value().get<std::string>());
+    auto text_of = [](const std::vector<std::pair<std::string, std::string>>& m) {
+      nlohmann::ordered_json j = nlohmann::ordered_json::object();
+      for (const auto& [k, v] : m) j[k] = v;
+      return j.dump();
+    };
+    SquadOptions o;
+    o.allow_missing = true;
+    SquadResult in_order = evaluate_squad(ds, parse_squad_predictions(text_of(members), "p"), &na, o);
+    std::reverse(members.begin(), members.end());
+    SquadResult reversed = evaluate_squad(ds, parse_squad_predictions(text_of(members), "p"), &na, o);
+    std::shuffle(members.begin(), members.end(), std::mt19937(5));
+    SquadResult shuffled = evaluate_squad(ds, parse_squad_predictions(text_of(members), "p"), &na, o);
+    EXPECT_EQ(in_order.to_json().dump(), reversed.to_json().dump()) << version;
+    EXPECT_EQ(in_order.to_json().dump(), shuffled.to_json().dump()) << version;
+    EXPECT_EQ(in_order.item_f1, shuffled.item_f1) << version;
+    EXPECT_EQ(in_order.missing, shuffled.missing) << version;
+  }
+}
+
 TEST(SquadTest, FirstBadQuestionIsReportedWhateverTheThreads) {
   // v1.1 data where questions 300 and 2500 have no gold answers: the error names q300 (the
   // one a sequential run meets first), also when another thread reaches q2500 first.
