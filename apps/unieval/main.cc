@@ -91,15 +91,13 @@ int exec_model_binary(int argc, char** argv) {
 // counting it serves. So: keep allocations on the heap and never hand freed memory back (it is
 // reused), grow the heap in 128 MiB steps, and ask for transparent huge pages on the first step,
 // which then arrives in 2 MiB pages. Only speed changes: where THP is off, madvise fails
-// harmlessly. Every thread allocates from this one heap (M_ARENA_MAX 1): a second thread would
-// otherwise get an arena of its own in 4 KiB pages, ~600 more page faults for a SQuAD run that
-// reads its two files side by side.
+// harmlessly. (A thread other than the main one allocates from an arena of its own, in
+// ordinary pages; see one_malloc_arena in score_qa.cc for the commands where that matters.)
 void prefer_huge_pages() {
   constexpr size_t kHuge = size_t{2} << 20;
   mallopt(M_MMAP_THRESHOLD, 512 << 20);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   mallopt(M_TOP_PAD, 128 << 20);
-  mallopt(M_ARENA_MAX, 1);
   void* probe = std::malloc(size_t{1} << 20);  // larger than the free top: grows the heap (+ pad)
   auto lo = (reinterpret_cast<uintptr_t>(probe) + kHuge - 1) & ~(uintptr_t{kHuge} - 1);
   auto hi = reinterpret_cast<uintptr_t>(sbrk(0)) & ~(uintptr_t{kHuge} - 1);
