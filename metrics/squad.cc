@@ -185,6 +185,15 @@ bool squad_dataset_fast(HugeVector<char>& text, SquadDataset& ds) {
   auto raw = [t](Cursor::Span s) { return std::string_view(t + s.off, s.len); };
   try {
     Cursor c(t, text.size());
+    // True for the member `name` (refused when repeated); any other member is skipped.
+    auto wanted = [&](Cursor::Span key, std::string_view name, bool& seen) {
+      if (!is(key, name)) {
+        c.skip();
+        return false;
+      }
+      once(seen);
+      return true;
+    };
     Cursor::Span key, version;
     bool seen_data = false, seen_version = false, has_version = false;
     for (auto root = c.object(); root.next(key);) {
@@ -195,27 +204,15 @@ bool squad_dataset_fast(HugeVector<char>& text, SquadDataset& ds) {
         else c.skip();
         continue;
       }
-      if (!is(key, "data")) {
-        c.skip();
-        continue;
-      }
-      once(seen_data);
+      if (!wanted(key, "data", seen_data)) continue;
       for (auto articles = c.array(); articles.next();) {
         bool seen_paragraphs = false;
         for (auto article = c.object(); article.next(key);) {
-          if (!is(key, "paragraphs")) {
-            c.skip();
-            continue;
-          }
-          once(seen_paragraphs);
+          if (!wanted(key, "paragraphs", seen_paragraphs)) continue;
           for (auto paras = c.array(); paras.next();) {
             bool seen_qas = false;
             for (auto para = c.object(); para.next(key);) {
-              if (!is(key, "qas")) {
-                c.skip();
-                continue;
-              }
-              once(seen_qas);
+              if (!wanted(key, "qas", seen_qas)) continue;
               for (auto qas = c.array(); qas.next();) {
                 SquadQuestion q;
                 q.first_answer = static_cast<uint32_t>(ds.answer_texts.size());
@@ -233,11 +230,7 @@ bool squad_dataset_fast(HugeVector<char>& text, SquadDataset& ds) {
                     for (auto list = c.array(); list.next();) {
                       bool seen_text = false;
                       for (auto ans = c.object(); ans.next(key);) {
-                        if (!is(key, "text")) {
-                          c.skip();
-                          continue;
-                        }
-                        once(seen_text);
+                        if (!wanted(key, "text", seen_text)) continue;
                         Cursor::Span a = c.string();
                         if (a.escaped) answers.push_back({ds.answer_texts.size(), a});
                         ds.answer_texts.push_back(raw(a));

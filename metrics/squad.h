@@ -36,7 +36,6 @@
 //   | threads        | 0       | scoring threads (0 = all cores, max 8); numbers identical   |
 #include <algorithm>
 #include <cstdint>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -47,6 +46,7 @@
 #include <nlohmann/json.hpp>
 
 #include "metrics/core/huge_pages.h"
+#include "metrics/ngram_ids.h"
 
 namespace unieval::metrics {
 
@@ -149,23 +149,7 @@ class SquadIdIndex {
     uint32_t hash = 0;  // high half of the id's hash
     uint32_t low = 0;   // low half (to rehash without the ids)
   };
-  // 8 bytes a step (ids are 24-40 characters), then a final mix.
-  static uint64_t hash(std::string_view s) {
-    uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
-    size_t i = 0;
-    for (; i + 8 <= s.size(); i += 8) {
-      uint64_t w;
-      std::memcpy(&w, s.data() + i, 8);
-      h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
-      h ^= h >> 31;
-    }
-    uint64_t tail = 0;
-    std::memcpy(&tail, s.data() + i, s.size() - i);
-    h = (h ^ tail) * 0x94D049BB133111EBULL;
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ULL;
-    return h ^ (h >> 32);
-  }
+  static uint64_t hash(std::string_view s) { return internal::hash_bytes(s); }  // 8 bytes a step
   void place(uint64_t h, size_t pos) {
     size_t mask = slots_.size() - 1;
     size_t i = h & mask;

@@ -79,9 +79,15 @@ class Cursor {
   static std::string_view decode(char* text, Span s);
 
  private:
+  // A literal or a number at the position, its value (numbers, NaN, Infinity) into *value when
+  // given; false when the text there is no scalar but a string's or a container's or an error.
+  bool scalar(double* value);
   [[noreturn]] static void refuse() { throw Refused{}; }
   [[noreturn]] static void refuse_problem(const std::string&);  // the lexer's fail()
   void enter();  // one level deeper (Refused past the parser's nesting limit)
+  // To the next item of the container being read, past its ',' (false, and the container left,
+  // at its closing bracket `close`).
+  bool next_item(char close, bool& first);
   detail::Lexer lex_;
   int depth_ = 0;
 };
@@ -120,46 +126,34 @@ inline Cursor::Elements Cursor::array() {
   return Elements(this);
 }
 
-inline bool Cursor::Members::next(Span& key) {
-  detail::Lexer& x = c_->lex_;
-  x.skip_ws();
-  if (x.p >= x.n) refuse();
-  char c = x.s[x.p];
-  if (c == '}') {  // after '{' or a member ("{..., }" is refused by string() below)
-    ++x.p;
-    --c_->depth_;
+inline bool Cursor::next_item(char close, bool& first) {
+  lex_.skip_ws();
+  if (lex_.p >= lex_.n) refuse();
+  char c = lex_.s[lex_.p];
+  if (c == close) {  // after the opening bracket or an item ("[1, ]" is refused by the item's read)
+    ++lex_.p;
+    --depth_;
     return false;
   }
-  if (!first_) {
+  if (!first) {
     if (c != ',') refuse();
-    ++x.p;
-    x.skip_ws();
+    ++lex_.p;
   }
-  first_ = false;
+  first = false;
+  return true;
+}
+
+inline bool Cursor::Members::next(Span& key) {
+  if (!c_->next_item('}', first_)) return false;
   key = c_->string();
+  detail::Lexer& x = c_->lex_;
   x.skip_ws();
   if (x.p >= x.n || x.s[x.p] != ':') refuse();
   ++x.p;
   return true;
 }
 
-inline bool Cursor::Elements::next() {
-  detail::Lexer& x = c_->lex_;
-  x.skip_ws();
-  if (x.p >= x.n) refuse();
-  char c = x.s[x.p];
-  if (c == ']') {  // after '[' or an element ("[1, ]" is refused by the element's skip)
-    ++x.p;
-    --c_->depth_;
-    return false;
-  }
-  if (!first_) {
-    if (c != ',') refuse();
-    ++x.p;
-  }
-  first_ = false;
-  return true;
-}
+inline bool Cursor::Elements::next() { return c_->next_item(']', first_); }
 
 inline Cursor::Span Cursor::string() {
   if (peek() != '"') refuse();
@@ -171,25 +165,36 @@ inline Cursor::Span Cursor::string() {
   return sp;
 }
 
-inline double Cursor::number() {
-  switch (peek()) {
+inline bool Cursor::scalar(double* value) {
+  char c = peek();
+  switch (c) {
+    case 't': return lex_.literal("true");
+    case 'f': return lex_.literal("false");
+    case 'n': return lex_.literal("null");
     case 'N':
-      if (lex_.literal("NaN")) return std::numeric_limits<double>::quiet_NaN();
-      break;
+      if (value) *value = std::numeric_limits<double>::quiet_NaN();
+      return lex_.literal("NaN");
     case 'I':
-      if (lex_.literal("Infinity")) return std::numeric_limits<double>::infinity();
-      break;
-    default: {
-      char c = lex_.p < lex_.n ? lex_.s[lex_.p] : '\0';
+      if (value) *value = std::numeric_limits<double>::infinity();
+      return lex_.literal("Infinity");
+    default:
       if (c == '-' || (c >= '0' && c <= '9')) {
         size_t start = lex_.p;
         detail::NumberKind kind = detail::scan_number(lex_, refuse_problem);
-        if (kind == detail::NumberKind::kMinusInfinity) return -std::numeric_limits<double>::infinity();
-        return detail::number_value(lex_.s, start, lex_.p, kind);
+        if (value)
+          *value = kind == detail::NumberKind::kMinusInfinity ? -std::numeric_limits<double>::infinity()
+                                                               : detail::number_value(lex_.s, start, lex_.p, kind);
+        return true;
       }
-    }
+      return false;
   }
-  refuse();
+}
+
+inline double Cursor::number() {
+  char c = peek();
+  double v = 0;
+  if (c == 't' || c == 'f' || c == 'n' || !scalar(&v)) refuse();
+  return v;
 }
 
 inline void Cursor::skip() {
@@ -205,30 +210,9 @@ inline void Cursor::skip() {
     case '"':
       string();
       return;
-    case 't':
-      if (lex_.literal("true")) return;
-      break;
-    case 'f':
-      if (lex_.literal("false")) return;
-      break;
-    case 'n':
-      if (lex_.literal("null")) return;
-      break;
-    case 'N':
-      if (lex_.literal("NaN")) return;
-      break;
-    case 'I':
-      if (lex_.literal("Infinity")) return;
-      break;
-    default: {
-      char c = lex_.p < lex_.n ? lex_.s[lex_.p] : '\0';
-      if (c == '-' || (c >= '0' && c <= '9')) {
-        detail::scan_number(lex_, refuse_problem);
-        return;
-      }
-    }
+    default:
+      if (!scalar(nullptr)) refuse();
   }
-  refuse();
 }
 
 inline void Cursor::finish() {
