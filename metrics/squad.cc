@@ -264,18 +264,23 @@ bool squad_dataset_fast(HugeVector<char>& text, SquadDataset& ds) {
   return true;
 }
 
-// One member of a prediction file, in file order: a Python dict keeps the first position of a
-// repeated id and its last value.
-void add_prediction(SquadPredictions& p, std::string_view id, std::string_view ans) {
+// One member of an {id: value} file (predictions, na-probs), in file order: as in a Python dict,
+// a repeated id keeps its first position and takes its last value.
+template <class Map, class Values, class V>
+void add_member(Map& p, Values& values, std::string_view id, V value) {
   size_t k = p.index.find(id, [&p](size_t i) { return p.ids[i]; });
   if (k == SquadIdIndex::npos) {
     p.index.insert(id, p.ids.size());
     p.ids.push_back(id);
-    p.answers.push_back(ans);
+    values.push_back(value);
   } else {
-    p.answers[k] = ans;
+    values[k] = value;
   }
 }
+void add_prediction(SquadPredictions& p, std::string_view id, std::string_view ans) {
+  add_member(p, p.answers, id, ans);
+}
+void add_na_prob(SquadNaProbs& p, std::string_view id, double prob) { add_member(p, p.probs, id, prob); }
 
 SquadPredictions squad_predictions_of(json::Document&& doc, const std::string& source) {
   json::Value root = doc.root();
@@ -332,18 +337,6 @@ bool squad_predictions_fast(HugeVector<char>& text, SquadPredictions& p) {
         }
         add_prediction(p, id, Cursor::decode(text.data(), value));
       });
-}
-
-// One member of an na-prob file (a dict, as add_prediction).
-void add_na_prob(SquadNaProbs& p, std::string_view id, double prob) {
-  size_t k = p.find(id);
-  if (k == SquadIdIndex::npos) {
-    p.index.insert(id, p.ids.size());
-    p.ids.push_back(id);
-    p.probs.push_back(prob);
-  } else {
-    p.probs[k] = prob;
-  }
 }
 
 SquadNaProbs squad_na_probs_of(json::Document&& doc, const std::string& source) {
