@@ -1,8 +1,9 @@
 #include "metrics/core/json_reader.h"
 
-#include <cerrno>
-#include <charconv>
-#include <cmath>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <cstring>
 #include <limits>
 

@@ -5,7 +5,8 @@
 // SQuAD/CoQA evaluators spend almost all their time in the allocator (the official Python
 // scripts take 0.5-1.9 s; our target is 20x faster). This reader parses the whole file into one
 // flat node array whose strings are decoded in place inside the owned text buffer, so a 5 MB
-// SQuAD file costs a few allocations.
+// SQuAD file costs a few allocations. A reader that wants only a few fields of a large file can
+// scan it without nodes at all: json::Cursor (json_cursor.h), which accepts the same text.
 //
 //   auto doc = unieval::json::Document::parse_file("dev-v2.0.json");   // .gz transparent
 //   for (auto article : doc.root()["data"].items())
