@@ -14,13 +14,13 @@ namespace unieval::json {
 // texts and skips contexts and questions, most of the bytes and of the nodes a Document builds.
 //
 // It accepts exactly the text Document::parse_checked accepts (the same lexer, json_lexer.h,
-// and the same nesting limit) but names no
-// problem: anything it does not accept -- a syntax error anywhere, also inside skipped values,
-// or a layout its reader does not handle -- throws Cursor::Refused, and the reader then parses
-// the text with Document::parse_checked, whose accessors name the problem (file, line). A reader
-// with a cursor therefore returns what its Document path returns and fails as it fails. The
-// cursor never writes the text: strings come back as raw spans, decoded in place (decode) once
-// the whole scan has succeeded.
+// and the same nesting limit) but names no problem: anything it does not accept -- a syntax
+// error anywhere, also inside skipped values, or a layout its reader does not handle -- throws
+// Cursor::Refused, and the reader then parses the text with Document::parse_checked, whose
+// accessors name the problem (file, line). A reader with a cursor therefore returns what its
+// Document path returns and fails as it fails (tests/metrics/squad_reader_test.cc holds the SQuAD
+// readers to that). The cursor never writes the text: strings come back as raw spans, decoded in
+// place (decode) once the whole scan has succeeded.
 //
 //   json::Cursor c(text.data(), text.size());    // text from Document::read_text
 //   json::Cursor::Span key, id;
