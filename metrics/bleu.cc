@@ -5,6 +5,7 @@
 
 #include "metrics/bleu_internal.h"
 #include "metrics/core/error.h"
+#include "metrics/core/parallel.h"
 #include "metrics/ngram.h"
 #include "metrics/text/tokenize_13a.h"
 #include "metrics/text/tokenize_intl.h"
@@ -216,43 +217,49 @@ std::vector<BleuStats> bleu_segment_stats(const std::vector<std::string>& hyps,
                                           const BleuOptions& opts) {
   internal::check_streams(hyps.size(), refs);
   if (opts.max_order < 1) throw InputError("--max-order must be >= 1");
-  Vocabulary vocab;
-  NgramClipper clip;
-  std::vector<uint32_t> hyp_ids;
-  std::vector<std::vector<uint32_t>> ref_ids(refs.size());
-  std::vector<IdSpan> spans;
   std::vector<BleuStats> out(hyps.size());
   const int N = opts.max_order;
-  for (size_t i = 0; i < hyps.size(); ++i) {
-    internal::bleu_line_ids(hyps[i], opts, vocab, hyp_ids);
-    spans.clear();
-    // sacrebleu BLEU._get_closest_ref_len: ties go to the shorter reference; -1 without refs.
-    int64_t closest_diff = -1, closest_len = -1;
-    const int64_t hyp_len = static_cast<int64_t>(hyp_ids.size());
-    for (size_t k = 0; k < refs.size(); ++k) {
-      if (opts.ref_missing_marker && refs[k][i] == *opts.ref_missing_marker) continue;
-      internal::bleu_line_ids(refs[k][i], opts, vocab, ref_ids[k]);
-      spans.emplace_back(ref_ids[k]);
-      int64_t len = static_cast<int64_t>(ref_ids[k].size());
-      int64_t diff = std::llabs(hyp_len - len);
-      if (closest_diff == -1 || diff < closest_diff) {
-        closest_diff = diff;
-        closest_len = len;
-      } else if (diff == closest_diff && len < closest_len) {
-        closest_len = len;
+  // Segments are independent: each worker interns tokens in a vocabulary of its own (ids only
+  // need to agree within a segment) and writes its segments' statistics, so they are the same
+  // for any number of workers.
+  parallel_ranges(hyps.size(), resolve_threads(opts.threads), [&](size_t begin, size_t end) {
+    Vocabulary vocab;
+    NgramClipper clip;
+    std::vector<uint32_t> hyp_ids;
+    std::vector<std::vector<uint32_t>> ref_ids;
+    ref_ids.resize(refs.size());  // (not the size constructor: GCC 12 warns falsely on it here)
+    std::vector<IdSpan> spans;
+    for (size_t i = begin; i < end; ++i) {
+      internal::bleu_line_ids(hyps[i], opts, vocab, hyp_ids);
+      spans.clear();
+      // sacrebleu BLEU._get_closest_ref_len: ties go to the shorter reference; -1 without refs.
+      int64_t closest_diff = -1, closest_len = -1;
+      const int64_t hyp_len = static_cast<int64_t>(hyp_ids.size());
+      for (size_t k = 0; k < refs.size(); ++k) {
+        if (opts.ref_missing_marker && refs[k][i] == *opts.ref_missing_marker) continue;
+        internal::bleu_line_ids(refs[k][i], opts, vocab, ref_ids[k]);
+        spans.emplace_back(ref_ids[k]);
+        int64_t len = static_cast<int64_t>(ref_ids[k].size());
+        int64_t diff = std::llabs(hyp_len - len);
+        if (closest_diff == -1 || diff < closest_diff) {
+          closest_diff = diff;
+          closest_len = len;
+        } else if (diff == closest_diff && len < closest_len) {
+          closest_len = len;
+        }
+      }
+      clip.run(hyp_ids, spans, N);
+      BleuStats& st = out[i];
+      st.sys_len = hyp_len;
+      st.ref_len = closest_len;
+      st.correct.resize(N);
+      st.total.resize(N);
+      for (int n = 1; n <= N; ++n) {
+        st.correct[n - 1] = clip.matches(n);
+        st.total[n - 1] = clip.hyp_total(n);
       }
     }
-    clip.run(hyp_ids, spans, N);
-    BleuStats& st = out[i];
-    st.sys_len = hyp_len;
-    st.ref_len = closest_len;
-    st.correct.resize(N);
-    st.total.resize(N);
-    for (int n = 1; n <= N; ++n) {
-      st.correct[n - 1] = clip.matches(n);
-      st.total[n - 1] = clip.hyp_total(n);
-    }
-  }
+  });
   return out;
 }
 

@@ -26,6 +26,8 @@
 // | effective_order  | false   | stop the geometric mean at the highest order with n-grams       |
 // | ref_missing_marker | unset | a reference line equal to it counts as absent (sacrebleu None);  |
 // |                  |         | without it an empty line is a real 0-length reference          |
+// | threads          | 0       | segments counted in parallel: 0 = all cores (at most 8), 1 =   |
+// |                  |         | none; the statistics are identical for any value               |
 //
 // References use sacreBLEU's stream layout: refs[k][i] is the k-th reference of segment i; every
 // stream must have as many lines as hyps (else InputError).
@@ -53,6 +55,7 @@ struct BleuOptions {
   int max_order = 4;                             // max n-gram order (>= 1)
   bool effective_order = false;                  // effective order (sentence BLEU: true)
   std::optional<std::string> ref_missing_marker; // reference line meaning "no reference"
+  int threads = 0;                               // segments counted in parallel (0 = all cores)
 
   // sacreBLEU v2 signature, e.g. "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0";
   // nrefs < 0 writes "var" (segments with different numbers of references).

@@ -79,6 +79,13 @@ std::vector<std::string> ref_paths(const po::variables_map& vm) {
 
 bool want_json(const po::variables_map& vm) { return vm.count("json") && vm["json"].as<bool>(); }
 
+void add_threads_option(po::options_description& d, const std::string& what) {
+  d.add_options()
+      ("threads", po::value<int>()->default_value(0),
+       ("Threads (0 = all cores, max 8; 1 = none): " + what +
+        ". The numbers are identical for any value.").c_str());
+}
+
 int cmd_score(const Args& args) {
   ScoreRegistry reg = build_registry();
   std::string name = find_metric(args);

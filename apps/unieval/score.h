@@ -31,5 +31,7 @@ void register_qa_metrics(ScoreRegistry& reg);      // squad, coqa, glue, glue-sc
 std::string hyp_path(const po::variables_map& vm);              // --hyp (required)
 std::vector<std::string> ref_paths(const po::variables_map& vm);  // --ref ... (>= 1 required)
 bool want_json(const po::variables_map& vm);                    // --json
+// --threads N (default 0 = all cores, at most 8); `what` says what runs in parallel.
+void add_threads_option(po::options_description& d, const std::string& what);
 
 }  // namespace unieval::cli

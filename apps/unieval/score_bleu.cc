@@ -69,6 +69,7 @@ void bleu_options(po::options_description& d) {
        "A reference line equal to this text is absent for its segment (sacreBLEU None); "
        "otherwise an empty line is a real 0-length reference.")
       ("sentence-level", po::bool_switch(), "One JSON object (or line) per segment.");
+  add_threads_option(d, "segments are tokenised and counted on several threads");
 }
 
 ordered_json bleu_json(const m::BleuScore& s, bool signature) {
@@ -94,6 +95,7 @@ int run_bleu(const po::variables_map& vm) {
   if (o.max_order < 1) throw InputError("--max-order must be >= 1");
   o.effective_order = flag(vm, "effective-order");
   if (vm.count("ref-missing-marker")) o.ref_missing_marker = vm["ref-missing-marker"].as<std::string>();
+  o.threads = vm["threads"].as<int>();
   Corpus c = read(vm);
   if (flag(vm, "sentence-level")) {
     o.effective_order = true;

@@ -54,14 +54,6 @@ m::BootstrapOptions bootstrap_options(const po::variables_map& vm) {
   return o;
 }
 
-// --threads: `what` says what runs in parallel.
-void add_threads_option(po::options_description& d, const std::string& what) {
-  d.add_options()
-      ("threads", po::value<int>()->default_value(0),
-       ("Threads (0 = all cores, max 8; 1 = none): " + what +
-        ". The numbers are identical for any value.").c_str());
-}
-
 ordered_json num(double v) { return std::isfinite(v) ? ordered_json(v) : ordered_json(nullptr); }
 
 // Adds "bootstrap" / "paired_bootstrap" objects for the named values.
