@@ -5,6 +5,7 @@
 
 #include "metrics/bleu_internal.h"
 #include "metrics/core/error.h"
+#include "metrics/core/parallel.h"
 #include "metrics/ngram.h"
 #include "metrics/text/tokenize_13a.h"
 
@@ -125,41 +126,48 @@ std::vector<std::vector<double>> segment_stats(const std::vector<std::string>& h
   internal::check_streams(hyps.size(), refs);
   if (o.char_order < 1) throw InputError("chrF: char order must be >= 1");
   if (o.word_order < 0) throw InputError("chrF: word order must be >= 0");
-  NgramClipper chars, words;
-  Vocabulary vocab;
-  std::vector<uint32_t> h, hw;
-  std::vector<std::vector<uint32_t>> r(refs.size()), rw(refs.size());
-  std::vector<IdSpan> r_spans(refs.size()), rw_spans(refs.size());
   std::vector<std::vector<double>> out(hyps.size());
   const int N = o.char_order, W = o.word_order;
-  for (size_t i = 0; i < hyps.size(); ++i) {
-    char_ids(hyps[i], o, h);
-    for (size_t k = 0; k < refs.size(); ++k) {
-      char_ids(refs[k][i], o, r[k]);
-      r_spans[k] = IdSpan(r[k]);
-    }
-    chars.run(h, r_spans, N);  // one pass over the hypothesis, per-reference matches
-    if (W > 0) {
-      word_ids(hyps[i], o, vocab, hw);
+  // Segments are independent: each worker has its own clippers and word vocabulary (ids only
+  // need to agree within a segment), so every segment's statistics are the same for any number
+  // of workers; corpus_chrf sums them in segment order afterwards.
+  parallel_ranges(hyps.size(), resolve_threads(o.threads), [&](size_t begin, size_t end) {
+    NgramClipper chars, words;
+    Vocabulary vocab;
+    std::vector<uint32_t> h, hw;
+    std::vector<std::vector<uint32_t>> r, rw;
+    r.resize(refs.size());  // (not the size constructor: GCC 12 warns falsely on it here)
+    rw.resize(refs.size());
+    std::vector<IdSpan> r_spans(refs.size()), rw_spans(refs.size());
+    for (size_t i = begin; i < end; ++i) {
+      char_ids(hyps[i], o, h);
       for (size_t k = 0; k < refs.size(); ++k) {
-        word_ids(refs[k][i], o, vocab, rw[k]);
-        rw_spans[k] = IdSpan(rw[k]);
+        char_ids(refs[k][i], o, r[k]);
+        r_spans[k] = IdSpan(r[k]);
       }
-      words.run(hw, rw_spans, W);
-    }
-    double best_f = -1.0;
-    std::vector<double> best, st(3 * (N + W));
-    for (size_t k = 0; k < refs.size(); ++k) {
-      pair_stats(chars, k, h.size(), r[k].size(), N, 0, st);
-      if (W > 0) pair_stats(words, k, hw.size(), rw[k].size(), W, N, st);
-      double f = chrf_f_score(st, o);
-      if (f > best_f) {
-        best_f = f;
-        best = st;
+      chars.run(h, r_spans, N);  // one pass over the hypothesis, per-reference matches
+      if (W > 0) {
+        word_ids(hyps[i], o, vocab, hw);
+        for (size_t k = 0; k < refs.size(); ++k) {
+          word_ids(refs[k][i], o, vocab, rw[k]);
+          rw_spans[k] = IdSpan(rw[k]);
+        }
+        words.run(hw, rw_spans, W);
       }
+      double best_f = -1.0;
+      std::vector<double> best, st(3 * (N + W));
+      for (size_t k = 0; k < refs.size(); ++k) {
+        pair_stats(chars, k, h.size(), r[k].size(), N, 0, st);
+        if (W > 0) pair_stats(words, k, hw.size(), rw[k].size(), W, N, st);
+        double f = chrf_f_score(st, o);
+        if (f > best_f) {
+          best_f = f;
+          best = st;
+        }
+      }
+      out[i] = best;
     }
-    out[i] = best;
-  }
+  });
   return out;
 }
 

@@ -21,6 +21,8 @@
 // | lowercase    | false   | Python str.lower() first                       |
 // | word_order   | 0       | word n-gram orders 1..word_order (2: chrF++)    |
 // | eps_smoothing| false   | chrF++.py-style mean of per-order F-scores      |
+// | threads      | 0       | segments matched in parallel (0 = all cores, at |
+// |              |         | most 8); statistics identical for any value     |
 // Word n-grams (chrF++): words from a whitespace split in which a word longer than one character
 // that ends (else starts) with an ASCII punctuation mark loses it to a word of its own
 // (CHRF._remove_punctuation); their statistics follow the character orders as further triplets
@@ -38,6 +40,7 @@ struct ChrfOptions {
   double beta = 2;             // recall weight
   bool lowercase = false;      // lowercase first
   bool eps_smoothing = false;  // chrF++.py-style averaging
+  int threads = 0;             // segments matched in parallel (0 = all cores)
   std::string signature(int nrefs) const;
 };
 

@@ -124,4 +124,31 @@ inline std::string mutate(std::string text, std::mt19937& rng, const std::string
   return text;
 }
 
+// A seeded corpus of n segments with two reference streams, for tests that hold a metric's
+// threaded path to its sequential one: lines of 1-14 words drawn from a list with punctuation,
+// accents, CJK and articles; with a marker, every 97th second reference is that marker.
+struct TextCorpus {
+  std::vector<std::string> hyps;
+  std::vector<std::vector<std::string>> refs;
+};
+inline TextCorpus random_text_corpus(int n, uint32_t seed, const std::string& missing_marker = "") {
+  std::mt19937 rng(seed);
+  const std::vector<std::string> words = {"the", "The", "cat", "sat,", "on", "mat.", "d\u00e9j\u00e0", "(x)",
+                                          "1,000", "don't", "\u4e2d\u6587", "-", "a", "an"};
+  auto line = [&] {
+    std::string s;
+    for (int k = 0, len = 1 + static_cast<int>(rng() % 14); k < len; ++k)
+      s += (k ? " " : "") + words[rng() % words.size()];
+    return s;
+  };
+  TextCorpus c;
+  c.refs.resize(2);
+  for (int i = 0; i < n; ++i) {
+    c.hyps.push_back(line());
+    c.refs[0].push_back(line());
+    c.refs[1].push_back(!missing_marker.empty() && i % 97 == 3 ? missing_marker : line());
+  }
+  return c;
+}
+
 }  // namespace unieval::testing

@@ -123,6 +123,7 @@ void chrf_options(po::options_description& d) {
       ("lowercase", po::bool_switch(), "Lowercase (Python str.lower) first.")
       ("eps-smoothing", po::bool_switch(), "chrF++.py-style averaging of per-order F-scores.")
       ("sentence-level", po::bool_switch(), "One score per segment.");
+  add_threads_option(d, "segments are split into n-grams and matched on several threads");
 }
 
 int run_chrf_with(const po::variables_map& vm, int default_word_order) {
@@ -133,6 +134,7 @@ int run_chrf_with(const po::variables_map& vm, int default_word_order) {
   o.beta = vm["beta"].as<double>();
   o.lowercase = flag(vm, "lowercase");
   o.eps_smoothing = flag(vm, "eps-smoothing");
+  o.threads = vm["threads"].as<int>();
   // sacreBLEU's name: chrF{beta} followed by one '+' per word order.
   const std::string name = "chrF" + f("%g", o.beta) + std::string(o.word_order, '+');
   Corpus c = read(vm);

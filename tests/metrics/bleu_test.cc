@@ -2,11 +2,10 @@
 // docs/metrics/bleu_nist_meteor.md §7) and the n-gram clipper.
 #include <gtest/gtest.h>
 
-#include <random>
-
 #include "metrics/bleu.h"
 #include "metrics/bleu_compat.h"
 #include "metrics/ngram.h"
+#include "tests/test_util.h"
 
 namespace unieval::metrics {
 namespace {
@@ -139,21 +138,9 @@ TEST(BleuTest, SentenceBleuRomanian) {
 // statistics, and so every score, must be the same for any thread count (a seeded corpus of
 // 3,000 segments, some with a missing reference, every tokenizer).
 TEST(BleuTest, ThreadCountChangesNoStatistic) {
-  std::mt19937 rng(11);
-  const std::vector<std::string> words = {"the", "The", "cat", "sat,", "on", "mat.", "d\u00e9j\u00e0", "(x)",
-                                          "1,000", "don't", "\u4e2d\u6587", "-", "a", "an"};
-  auto line = [&] {
-    std::string s;
-    for (int k = 0, n = 1 + static_cast<int>(rng() % 14); k < n; ++k) s += (k ? " " : "") + words[rng() % words.size()];
-    return s;
-  };
-  std::vector<std::string> hyps;
-  std::vector<std::vector<std::string>> refs(2);
-  for (int i = 0; i < 3000; ++i) {
-    hyps.push_back(line());
-    refs[0].push_back(line());
-    refs[1].push_back(i % 97 == 3 ? "<none>" : line());
-  }
+  auto corpus = testing::random_text_corpus(3000, 11, "<none>");
+  const auto& hyps = corpus.hyps;
+  const auto& refs = corpus.refs;
   for (BleuTokenize tok : {BleuTokenize::k13a, BleuTokenize::kIntl, BleuTokenize::kChar, BleuTokenize::kZh,
                            BleuTokenize::kNone}) {
     BleuOptions o;

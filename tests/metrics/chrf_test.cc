@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/test_util.h"
+
 namespace unieval::metrics {
 namespace {
 
@@ -42,6 +44,33 @@ TEST(ChrfPlusPlus, WordOrderZeroIsPlainChrf) {
   auto b = corpus_chrf({"the cat sat on the mat"}, {{"a cat sat on a mat"}}, zero);
   EXPECT_EQ(a.score, b.score);
   EXPECT_EQ(a.stats.size(), 18u);
+}
+
+// Segments are matched on several threads, each with its own clippers and vocabulary: every
+// segment's statistics and the corpus score must be the same for any thread count (seeded
+// corpus of 3,000 segments; chrF, chrF++, lower-cased, eps smoothing).
+TEST(ChrfTest, ThreadCountChangesNoStatistic) {
+  auto c = testing::random_text_corpus(3000, 23);
+  for (int word_order : {0, 2}) {
+    for (bool lower : {false, true}) {
+      ChrfOptions o;
+      o.word_order = word_order;
+      o.lowercase = lower;
+      o.eps_smoothing = lower;
+      o.threads = 1;
+      auto one = sentence_chrf(c.hyps, c.refs, o);
+      ChrfScore corpus_one = corpus_chrf(c.hyps, c.refs, o);
+      for (int t : {2, 3, 8, 0}) {
+        o.threads = t;
+        auto many = sentence_chrf(c.hyps, c.refs, o);
+        ASSERT_EQ(one.size(), many.size());
+        for (size_t i = 0; i < one.size(); ++i) ASSERT_EQ(one[i].stats, many[i].stats) << i;
+        ChrfScore corpus_many = corpus_chrf(c.hyps, c.refs, o);
+        EXPECT_EQ(corpus_one.stats, corpus_many.stats) << t;
+        EXPECT_EQ(corpus_one.score, corpus_many.score) << t;
+      }
+    }
+  }
 }
 
 }  // namespace
