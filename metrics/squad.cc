@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
+#include <utility>
 
 #include "metrics/core/error.h"
 #include "metrics/core/io.h"
@@ -277,10 +278,6 @@ void add_member(Map& p, Values& values, std::string_view id, V value) {
     values[k] = value;
   }
 }
-void add_prediction(SquadPredictions& p, std::string_view id, std::string_view ans) {
-  add_member(p, p.answers, id, ans);
-}
-void add_na_prob(SquadNaProbs& p, std::string_view id, double prob) { add_member(p, p.probs, id, prob); }
 
 SquadPredictions squad_predictions_of(json::Document&& doc, const std::string& source) {
   json::Value root = doc.root();
@@ -295,48 +292,46 @@ SquadPredictions squad_predictions_of(json::Document&& doc, const std::string& s
   for (json::Value v : root.items()) {
     std::string_view id = v.key();
     if (!v.is_string()) v.as_string("prediction for '" + std::string(id) + "'");  // throws
-    add_prediction(p, id, v.as_string());
+    add_member(p, p.answers, id, v.as_string());
   }
   p.text = keep_text(std::move(doc));
   return p;
 }
 
-// A JSON object {id: value} read with a json::Cursor (see squad_dataset_fast): read(cursor)
-// reads one value (refusing another type), then add(id, value) runs in file order with the ids
-// and string values decoded. False when the cursor refuses.
-template <class T, class Read, class Add>
-bool flat_object_fast(HugeVector<char>& text, Read&& read, Add&& add) {
+// A value of a flat object as the reader keeps it: a string decoded (after the scan), a number
+// as is.
+std::string_view value_of(char* text, json::Cursor::Span s) { return json::Cursor::decode(text, s); }
+double value_of(char*, double v) { return v; }
+
+// squad_predictions_of / squad_na_probs_of with a json::Cursor (see squad_dataset_fast): a JSON
+// object {id: value}, read(cursor) reading one value (refusing another type); the members are
+// then added to p (ids, index) and values in file order. False when the cursor refuses.
+template <class Map, class Values, class Read>
+bool flat_object_fast(HugeVector<char>& text, Map& p, Values& values, Read&& read) {
   using json::Cursor;
   HugeVector<Cursor::Span> keys;
-  HugeVector<T> values;
+  HugeVector<decltype(read(std::declval<Cursor&>()))> raw;
   try {
     Cursor c(text.data(), text.size());
     Cursor::Span key;
     for (auto root = c.object(); root.next(key);) {
       keys.push_back(key);
-      values.push_back(read(c));
+      raw.push_back(read(c));
     }
     c.finish();
   } catch (const Cursor::Refused&) {
     return false;
   }
-  for (size_t i = 0; i < keys.size(); ++i) add(Cursor::decode(text.data(), keys[i]), values[i], keys.size());
+  p.ids.reserve(keys.size());
+  values.reserve(keys.size());
+  p.index.reserve(keys.size());
+  for (size_t i = 0; i < keys.size(); ++i)
+    add_member(p, values, Cursor::decode(text.data(), keys[i]), value_of(text.data(), raw[i]));
   return true;
 }
 
-// squad_predictions_of with the cursor: anything but an object of strings refuses.
 bool squad_predictions_fast(HugeVector<char>& text, SquadPredictions& p) {
-  using json::Cursor;
-  return flat_object_fast<Cursor::Span>(
-      text, [](Cursor& c) { return c.string(); },
-      [&](std::string_view id, Cursor::Span value, size_t n) {
-        if (p.ids.empty()) {
-          p.ids.reserve(n);
-          p.answers.reserve(n);
-          p.index.reserve(n);
-        }
-        add_prediction(p, id, Cursor::decode(text.data(), value));
-      });
+  return flat_object_fast(text, p, p.answers, [](json::Cursor& c) { return c.string(); });
 }
 
 SquadNaProbs squad_na_probs_of(json::Document&& doc, const std::string& source) {
@@ -352,24 +347,14 @@ SquadNaProbs squad_na_probs_of(json::Document&& doc, const std::string& source) 
   for (json::Value v : root.items()) {
     std::string_view id = v.key();
     if (!v.is_number()) v.as_double("na_prob of '" + std::string(id) + "'");  // throws
-    add_na_prob(p, id, v.as_double());
+    add_member(p, p.probs, id, v.as_double());
   }
   p.text = keep_text(std::move(doc));
   return p;
 }
 
-// squad_na_probs_of with the cursor: anything but an object of numbers refuses.
 bool squad_na_probs_fast(HugeVector<char>& text, SquadNaProbs& p) {
-  return flat_object_fast<double>(
-      text, [](json::Cursor& c) { return c.number(); },
-      [&](std::string_view id, double prob, size_t n) {
-        if (p.ids.empty()) {
-          p.ids.reserve(n);
-          p.probs.reserve(n);
-          p.index.reserve(n);
-        }
-        add_na_prob(p, id, prob);
-      });
+  return flat_object_fast(text, p, p.probs, [](json::Cursor& c) { return c.number(); });
 }
 
 // A reader from checked text: the cursor's scan (fast(text, result)), else the document's.

@@ -74,12 +74,13 @@ bool is_article(const char* r, size_t len) {
          (len == 3 && r[0] == 't' && r[1] == 'h' && r[2] == 'e');
 }
 
-// The common case, ASCII text of \w characters, whitespace and punctuation only, in two tight
-// passes: steps 1-2 branch-free (each byte written lowered, the write position advanced unless
-// it is punctuation); then, every byte left being \w or whitespace, the tokens are the runs
-// between whitespace, each one whole \w run, so an article is a whole token (step 3) and the
-// others are joined by single spaces (step 4), in place. toks, when given, receives the tokens
-// (views of out). False (out unspecified) when the text is not of that kind.
+// The common case, ASCII text of \w characters, whitespace and punctuation only (anything else,
+// non-ASCII or a control character, takes the general code-point path), in two tight passes:
+// steps 1-2 branch-free (each byte written lowered, the write position advanced unless it is
+// punctuation); then, every byte left being \w or whitespace, the tokens are the runs between
+// whitespace, each one whole \w run, so an article is a whole token (step 3) and the others are
+// joined by single spaces (step 4), in place. toks, when given, receives the tokens (views of
+// out). False (out unspecified) when the text is not of that kind.
 bool normalize_plain_ascii(std::string_view s, std::string& out, std::vector<std::string_view>* toks) {
   out.resize(s.size());
   char* b = out.data();
@@ -109,62 +110,6 @@ bool normalize_plain_ascii(std::string_view s, std::string& out, std::vector<std
     i = j;
   }
   out.resize(w);  // shrinks: the views stay valid
-  return true;
-}
-
-// Steps 1-4 in one pass over any ASCII text (control characters included), classes from the byte
-// tables: punctuation is dropped as
-// it is read, so \w runs are those of the text without it (as in the official order); a \w run
-// is written as it is read and taken back, with the space written before it, when it ends as
-// an article, whose ' ' then separates tokens like whitespace (articles_and_spaces below, the
-// general path, does the same on code points). False (out unspecified) when s is not ASCII.
-bool normalize_ascii(std::string_view s, std::string& out) {
-  out.resize(s.size());  // enough: every output byte stands for at least one input byte
-  char* o = out.data();
-  constexpr size_t kNone = static_cast<size_t>(-1);
-  size_t w = 0;
-  size_t run = kNone, run_from = 0;  // the \w run being written: its start, and where its space went
-  bool need_space = false;           // a token was written and a separator has been seen since
-  bool any = false, any_before = false;
-  auto end_run = [&] {
-    if (run == kNone) return;
-    if (is_article(o + run, w - run)) {  // replaced by ' '
-      w = run_from;
-      any = any_before;
-      need_space = any;
-    }
-    run = kNone;
-  };
-  for (char ch : s) {
-    auto c = static_cast<unsigned char>(ch);
-    if (c >= 0x80) return false;
-    if (!kAscii.keep[c]) continue;
-    uint8_t k = kAscii.cls[c];
-    if (k == kWord) {
-      if (run == kNone) {
-        run_from = w;
-        any_before = any;
-        if (need_space) o[w++] = ' ';
-        need_space = false;
-        run = w;
-        any = true;
-      }
-      o[w++] = kAscii.lower[c];
-      continue;
-    }
-    end_run();
-    if (k == kSpace) {
-      need_space = any;
-      continue;
-    }
-    // Another character (a control character): part of the current token.
-    if (need_space) o[w++] = ' ';
-    need_space = false;
-    o[w++] = kAscii.lower[c];
-    any = true;
-  }
-  end_run();
-  out.resize(w);
   return true;
 }
 
@@ -240,7 +185,7 @@ bool is_python_space(char32_t c) {
 }
 
 void squad_normalize_answer_into(std::string_view s, std::string& out) {
-  if (!normalize_plain_ascii(s, out, nullptr) && !normalize_ascii(s, out)) squad_normalize_answer_general(s, out);
+  if (!normalize_plain_ascii(s, out, nullptr)) squad_normalize_answer_general(s, out);
 }
 
 void squad_normalize_answer_general(std::string_view s, std::string& out) {

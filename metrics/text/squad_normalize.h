@@ -16,7 +16,7 @@
 //                           characters: letters, numbers, '_')
 //   4. white_space_fix      ' '.join(s.split()): Python str.split() whitespace (Unicode
 //                           White_Space plus \x1c-\x1f)
-// ASCII text takes a byte-level fast path with the same result.
+// ASCII text without control characters takes a byte-level fast path with the same result.
 #include <string>
 #include <string_view>
 #include <vector>

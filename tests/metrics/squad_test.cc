@@ -162,9 +162,9 @@ TEST(SquadTest, NormalizerEdgeCases) {
   EXPECT_EQ(std::vector<std::string>({"cat", "dog"}), squad_answer_tokens("The cat, a dog"));
 }
 
-// ASCII answers take byte-level normalisers (two tight passes, or one pass where control
-// characters are left); they must give what the general (code point) path gives on every ASCII
-// text, and NormalizedAnswer the same string and its tokens: seeded random strings over the characters that matter
+// ASCII answers without control characters take a byte-level normaliser (two tight passes); it
+// must give what the general (code point) path gives on every ASCII text, and NormalizedAnswer
+// the same string and its tokens: seeded random strings over the characters that matter
 // (articles and their pieces, punctuation inside and around words, every kind of whitespace,
 // control characters, upper case).
 TEST(SquadTest, AsciiNormaliserEqualsTheGeneralPath) {
