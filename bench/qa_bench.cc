@@ -8,8 +8,8 @@
 #include <random>
 
 #include "metrics/coqa.h"
-#include "metrics/core/io.h"
-#include "metrics/core/json_reader.h"
+#include "core/io.h"
+#include "core/json_reader.h"
 #include "metrics/distinct.h"
 #include "metrics/entropy.h"
 #include "metrics/squad.h"

@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "metrics/core/io.h"
+#include "core/io.h"
 #include "metrics/rouge.h"
 #include "metrics/rouge_score.h"
 #include "metrics/text/porter_nltk.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "metrics/core/io.h"
+#include "core/io.h"
 #include "models/tokenizer/wordpiece.h"
 
 namespace {

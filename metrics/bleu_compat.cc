@@ -1,4 +1,4 @@
-#include "metrics/core/numpy_sum.h"
+#include "core/numpy_sum.h"
 #include "metrics/bleu_compat.h"
 
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "metrics/bleu_internal.h"
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "metrics/ngram.h"
 #include "metrics/text/tokenize_13a.h"
 

@@ -4,8 +4,8 @@
 #include <cstdio>
 
 #include "metrics/bleu_internal.h"
-#include "metrics/core/error.h"
-#include "metrics/core/parallel.h"
+#include "core/error.h"
+#include "core/parallel.h"
 #include "metrics/ngram.h"
 #include "metrics/text/tokenize_13a.h"
 

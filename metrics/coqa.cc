@@ -4,9 +4,9 @@
 #include <cstdlib>
 #include <map>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
-#include "metrics/core/json_reader.h"
+#include "core/error.h"
+#include "core/io.h"
+#include "core/json_reader.h"
 #include "metrics/squad.h"
 #include "metrics/text/squad_normalize.h"
 

@@ -1,11 +1,11 @@
-#include "metrics/core/numpy_sum.h"
+#include "core/numpy_sum.h"
 #include "metrics/distinct.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "metrics/ngram_ids.h"
 #include "metrics/text/dstc7_clean.h"
 #include "metrics/text/squad_normalize.h"

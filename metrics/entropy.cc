@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "metrics/distinct.h"
 #include "metrics/ngram_ids.h"
 

@@ -7,8 +7,8 @@
 #include <map>
 #include <numeric>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "metrics/distinct.h"
 
 namespace unieval::metrics {

@@ -14,9 +14,9 @@
 #include <sstream>
 #include <unordered_set>
 
-#include "metrics/core/error.h"
-#include "metrics/core/parallel.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/parallel.h"
+#include "core/io.h"
 #include "metrics/text/meteor_normalize.h"
 #include "metrics/text/snowball_english.h"
 

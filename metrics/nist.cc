@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "metrics/bleu_internal.h"
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "metrics/ngram.h"
 #include "metrics/text/tokenize_13a.h"
 

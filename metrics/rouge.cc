@@ -9,8 +9,8 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "metrics/core/io.h"
-#include "metrics/core/parallel.h"
+#include "core/io.h"
+#include "core/parallel.h"
 #include "metrics/rouge_ngrams.h"
 #include "metrics/text/porter_rouge.h"
 #include "metrics/text/rouge_tokenize.h"

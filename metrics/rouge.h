@@ -49,7 +49,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "metrics/text/wordnet_exceptions.h"
 
 namespace unieval::metrics {

@@ -1,10 +1,10 @@
 // coco-caption ROUGE-L: mirrors rouge.py `my_lcs`, `Rouge.calc_score`, `Rouge.compute_score`.
-#include "metrics/core/numpy_sum.h"
+#include "core/numpy_sum.h"
 #include "metrics/rouge_coco.h"
 
 #include <algorithm>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 
 namespace unieval::metrics {
 

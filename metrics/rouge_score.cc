@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <sstream>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "metrics/rouge_ngrams.h"
 #include "metrics/text/porter_nltk.h"
 #include "metrics/text/rouge_tokenize.h"

@@ -5,11 +5,11 @@
 #include <numeric>
 #include <utility>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
-#include "metrics/core/json_cursor.h"
-#include "metrics/core/json_reader.h"
-#include "metrics/core/parallel.h"
+#include "core/error.h"
+#include "core/io.h"
+#include "core/json_cursor.h"
+#include "core/json_reader.h"
+#include "core/parallel.h"
 #include "metrics/text/squad_normalize.h"
 
 namespace unieval::metrics {

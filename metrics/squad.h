@@ -45,7 +45,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "metrics/core/huge_pages.h"
+#include "core/huge_pages.h"
 #include "metrics/ngram_ids.h"
 
 namespace unieval::metrics {

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "models/torch_compat.h"
 
 namespace unieval::models {

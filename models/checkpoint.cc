@@ -5,8 +5,8 @@
 #include <set>
 #include <unordered_map>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 
 namespace unieval::models {
 

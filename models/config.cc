@@ -4,7 +4,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 
 namespace unieval::models {
 

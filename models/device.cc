@@ -4,7 +4,7 @@
 
 #include <cctype>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "models/attention.h"
 #include "models/torch_compat.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 
 namespace unieval::models {
 

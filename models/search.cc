@@ -6,7 +6,7 @@
 #include <numeric>
 #include <random>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 
 namespace unieval::models {
 

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <set>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "models/masks.h"
 
 namespace unieval::models {

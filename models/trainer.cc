@@ -11,8 +11,8 @@
 #include <mutex>
 #include <sstream>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "models/run_dir.h"
 #include "models/safetensors.h"
 

@@ -3,7 +3,7 @@
 #include <limits>
 #include <string>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "models/attention.h"
 
 namespace unieval::models {

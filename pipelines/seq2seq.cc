@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "metrics/bleu.h"
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "metrics/squad.h"
 #include "models/checkpoint.h"
 #include "models/run_dir.h"

@@ -9,8 +9,8 @@
 #include <fstream>
 #include <thread>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "unieval_version.h"
 
 namespace unieval::results {

@@ -6,7 +6,7 @@
 #include <fstream>
 #include <vector>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 
 namespace unieval::results {
 

@@ -4,7 +4,7 @@
 #include <set>
 
 #include "metrics/coqa.h"
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "tasks/registry.h"
 
 namespace unieval::tasks {

@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "metrics/distinct.h"
 #include "metrics/entropy.h"
 #include "metrics/meteor.h"

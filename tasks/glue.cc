@@ -3,7 +3,7 @@
 #include <chrono>
 #include <cmath>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "metrics/glue.h"
 #include "tasks/registry.h"
 

@@ -9,8 +9,8 @@
 #include <optional>
 #include <unordered_map>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "tasks/registry.h"
 
 namespace unieval::tasks {

@@ -4,8 +4,8 @@
 #include <cstring>
 
 #include "metrics/bleu_compat.h"
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "metrics/distinct.h"
 #include "metrics/text/tokenize_13a.h"
 #include "tasks/registry.h"

@@ -4,7 +4,7 @@
 #include <memory>
 #include <unordered_set>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "metrics/squad.h"
 #include "tasks/registry.h"
 

@@ -7,8 +7,8 @@
 #include <unordered_map>
 
 #include "metrics/bleu_compat.h"
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "metrics/meteor.h"
 #include "metrics/rouge_coco.h"
 #include "metrics/text/tokenize_13a.h"

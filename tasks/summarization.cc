@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <chrono>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "metrics/rouge.h"
 #include "metrics/text/tokenize_13a.h"
 #include "tasks/registry.h"

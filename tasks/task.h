@@ -1,14 +1,14 @@
 #pragma once
 // Task adapters: a dataset in its original distribution format + a file of system outputs ->
 // the task's official metric set, computed the way the papers' authors computed it, as a
-// RunResult (results/run_result.h). `unieval eval --task T --data PATH --pred FILE` is a thin
-// shell over evaluate().
+// RunResult (results/run_result.h). pipelines::evaluate() (pipelines/evaluate.h) runs an adapter
+// with provenance and CIs; `unieval eval --task T --data PATH --pred FILE` is a thin shell over it.
 //
 //   unieval::tasks::EvalRequest req;
 //   req.task = "squad-v2";
 //   req.data = "dev-v2.0.json";          // official JSON (.gz ok)
 //   req.pred = "predictions.json";       // {"qid": "answer", ...}
-//   unieval::results::RunResult r = unieval::tasks::evaluate(req);
+//   unieval::results::RunResult r = unieval::pipelines::evaluate(req);
 //   r.score("f1")->value;                // 81.775... for BERT-large's published predictions
 //
 // Each adapter documents (TaskInfo) the data and prediction formats it reads, its metric set and
@@ -58,7 +58,7 @@ struct TaskInfo {
   std::vector<std::pair<std::string, std::string>> options;  // KEY -> help (with default)
 };
 
-// What an adapter returns: scores and signatures; evaluate() adds provenance and timings.
+// What an adapter returns: scores and signatures; pipelines::evaluate() adds provenance and timings.
 struct TaskOutput {
   results::RunResult result;  // task/metrics/scores/examples/per_example/notes filled
   // Per-example values of scores that are plain means over examples (SQuAD EM/F1, accuracy):
@@ -76,12 +76,8 @@ const std::vector<TaskAdapter>& task_registry();
 // nullptr when unknown.
 const TaskAdapter* find_task(const std::string& name);
 
-// Runs the task: validates options, runs the adapter, fills provenance (tool, commit, data and
-// prediction sha256, machine), timings and (bootstrap > 0) CIs. InputError for an unknown task.
-results::RunResult evaluate(const EvalRequest& req);
-
 // Option helpers for adapters: the value of KEY, or def; InputError when an option is not one
-// the task declares (caught centrally by evaluate()).
+// the task declares (caught centrally by pipelines::evaluate()).
 std::string option(const EvalRequest& req, const std::string& key, const std::string& def);
 double option_double(const EvalRequest& req, const std::string& key, double def);
 

@@ -2,7 +2,7 @@
 
 #include <iostream>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 
 namespace unieval::cli {
 

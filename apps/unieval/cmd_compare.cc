@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "apps/unieval/commands.h"
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "results/compare.h"
 #include "results/run_result.h"
 

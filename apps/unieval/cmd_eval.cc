@@ -4,9 +4,10 @@
 #include <sstream>
 
 #include "apps/unieval/commands.h"
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "results/report.h"
 #include "results/run_result.h"
+#include "pipelines/evaluate.h"
 #include "tasks/task.h"
 
 namespace unieval::cli {
@@ -76,7 +77,7 @@ int cmd_eval(const Args& args) {
   req.bootstrap = vm["bootstrap"].as<int>();
   req.seed = vm["seed"].as<unsigned long long>();
   req.ci_level = vm["ci-level"].as<double>();
-  results::RunResult r = tasks::evaluate(req);
+  results::RunResult r = pipelines::evaluate(req);
   std::string out = vm["out"].as<std::string>();
   if (!out.empty()) results::write_run_result(out, r);
   if (vm["json"].as<bool>()) print_json(results::to_json(r));

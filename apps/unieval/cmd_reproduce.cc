@@ -1,13 +1,13 @@
 // `unieval reproduce --paper unilm|ernie-gen|gpt --table N [--outputs DIR] [--data DIR]`:
-// the published table beside our numbers (tasks/reproduce.h).
+// the published table beside our numbers (pipelines/reproduce.h).
 #include <cmath>
 #include <iostream>
 
 #include "apps/unieval/commands.h"
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "results/paper_tables.h"
-#include "tasks/reproduce.h"
+#include "pipelines/reproduce.h"
 
 namespace unieval::cli {
 
@@ -37,17 +37,17 @@ int cmd_reproduce(const Args& args) {
   }
   if (!vm.count("paper") || !vm.count("table"))
     throw InputError("--paper and --table are required (unieval reproduce --list shows the tables)");
-  tasks::ReproduceOptions o;
+  pipelines::ReproduceOptions o;
   o.paper = vm["paper"].as<std::string>();
   o.table = vm["table"].as<std::string>();
   o.outputs_dir = vm["outputs"].as<std::string>();
   o.data_dir = vm["data"].as<std::string>();
   auto format = results::parse_table_format(vm["format"].as<std::string>());
-  tasks::Reproduction r = tasks::reproduce(o);
+  pipelines::Reproduction r = pipelines::reproduce(o);
   if (vm["json"].as<bool>()) {
     using nlohmann::ordered_json;
     auto num = [](const std::optional<double>& v) { return v ? ordered_json(*v) : ordered_json(); };
-    auto rows_json = [&](const std::vector<tasks::ReproducedRow>& rows) {
+    auto rows_json = [&](const std::vector<pipelines::ReproducedRow>& rows) {
       ordered_json a = ordered_json::array();
       for (const auto& row : rows) {
         ordered_json cells = ordered_json::array();
@@ -55,7 +55,7 @@ int cmd_reproduce(const Args& args) {
           cells.push_back({{"column", c.column}, {"metric", c.metric}, {"display", c.display},
                            {"published", num(c.published)}, {"ours", num(c.ours)},
                            {"diff", c.ours && c.published ? ordered_json(*c.ours - *c.published) : ordered_json()},
-                           {"tolerance", c.tolerance}, {"status", tasks::to_string(c.status)}});
+                           {"tolerance", c.tolerance}, {"status", pipelines::to_string(c.status)}});
         a.push_back({{"block", row.block}, {"system", row.system}, {"source", row.source}, {"cells", cells}});
       }
       return a;
@@ -66,7 +66,7 @@ int cmd_reproduce(const Args& args) {
                       {"mismatch", r.mismatch}};
     print_json(j);
   } else {
-    std::cout << tasks::render_reproduction(r, format);
+    std::cout << pipelines::render_reproduction(r, format);
   }
   return r.mismatch ? kExitFailure : kExitOk;
 }

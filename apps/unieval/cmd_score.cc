@@ -5,7 +5,7 @@
 
 #include "apps/unieval/commands.h"
 #include "apps/unieval/score.h"
-#include "metrics/core/error.h"
+#include "core/error.h"
 
 namespace unieval::cli {
 

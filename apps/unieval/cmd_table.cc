@@ -2,9 +2,9 @@
 #include <iostream>
 
 #include "apps/unieval/commands.h"
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "results/report.h"
-#include "metrics/core/io.h"
+#include "core/io.h"
 #include "results/run_result.h"
 
 namespace unieval::cli {

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "apps/unieval/commands.h"
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "models/tokenizer/wordpiece.h"
 
 namespace unieval::cli {

@@ -9,8 +9,8 @@
 #include "metrics/bleu.h"
 #include "metrics/bleu_compat.h"
 #include "metrics/chrf.h"
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "metrics/nist.h"
 
 namespace unieval::cli {

@@ -4,8 +4,8 @@
 #include <iostream>
 
 #include "apps/unieval/score.h"
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "metrics/meteor.h"
 
 namespace unieval::cli {

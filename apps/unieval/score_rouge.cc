@@ -7,8 +7,8 @@
 #include <iostream>
 
 #include "apps/unieval/score.h"
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "metrics/rouge.h"
 #include "metrics/rouge_coco.h"
 #include "metrics/rouge_score.h"

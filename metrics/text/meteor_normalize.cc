@@ -2,15 +2,15 @@
 // Works on code points; every regex of the original is a fixed-width pattern, so each replaceAll is
 // a left-to-right scan that skips past what it replaced, exactly like Java's Matcher.replaceAll.
 #include "metrics/text/meteor_normalize.h"
-#include "metrics/core/utf8.h"
+#include "core/utf8.h"
 
 #include <unicode/locid.h>
 #include <unicode/unistr.h>
 
 #include <cstdint>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 
 namespace unieval::metrics {
 

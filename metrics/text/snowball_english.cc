@@ -2,7 +2,7 @@
 // the description (prelude, mark_regions, Step_1a ... Step_5, postlude, exception1/2) so the code
 // can be checked against it line by line.
 #include "metrics/text/snowball_english.h"
-#include "metrics/core/utf8.h"
+#include "core/utf8.h"
 
 #include <cstdint>
 

@@ -1,5 +1,5 @@
 #include "metrics/text/squad_normalize.h"
-#include "metrics/core/utf8.h"
+#include "core/utf8.h"
 
 #include <cstring>
 

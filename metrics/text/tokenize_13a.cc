@@ -1,5 +1,5 @@
 #include "metrics/text/tokenize_13a.h"
-#include "metrics/core/utf8.h"
+#include "core/utf8.h"
 
 #include <algorithm>
 #include <memory>

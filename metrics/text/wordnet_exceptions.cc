@@ -2,8 +2,8 @@
 
 #include <filesystem>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 
 namespace unieval::text {
 

@@ -2,7 +2,7 @@
 // BasicTokenizer._clean_text / _tokenize_chinese_chars / _run_strip_accents / _run_split_on_punc,
 // WordpieceTokenizer.tokenize, load_vocab). See wordpiece.h for the behaviour.
 #include "models/tokenizer/wordpiece.h"
-#include "metrics/core/utf8.h"
+#include "core/utf8.h"
 
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
@@ -13,8 +13,8 @@
 #include <cstring>
 #include <memory>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 
 namespace unieval::models {
 

@@ -1,5 +1,5 @@
 // Generic bootstrap resampling: reproducible, sensible intervals, paired test behaviour.
-#include "metrics/core/bootstrap.h"
+#include "metrics/bootstrap.h"
 
 #include <gtest/gtest.h>
 

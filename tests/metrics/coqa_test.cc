@@ -7,7 +7,7 @@
 #include <cmath>
 #include <fstream>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "tests/test_util.h"
 
 namespace unieval::metrics {

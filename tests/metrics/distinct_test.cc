@@ -9,7 +9,7 @@
 #include <random>
 #include <set>
 
-#include "metrics/core/io.h"
+#include "core/io.h"
 #include "metrics/entropy.h"
 #include "metrics/ngram_ids.h"
 #include "metrics/text/dstc7_clean.h"

@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "tests/test_util.h"
 
 namespace unieval::metrics {

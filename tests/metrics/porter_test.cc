@@ -2,7 +2,7 @@
 // ROUGE / rouge-score tokenisers and the WordNet exception lookup.
 #include <gtest/gtest.h>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "metrics/text/porter_nltk.h"
 #include "metrics/text/porter_rouge.h"
 #include "metrics/text/rouge_tokenize.h"

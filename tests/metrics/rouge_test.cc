@@ -13,7 +13,7 @@
 #include <set>
 #include <sstream>
 
-#include "metrics/core/io.h"
+#include "core/io.h"
 #include "metrics/rouge_coco.h"
 #include "metrics/rouge_score.h"
 #include "tests/test_util.h"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "metrics/squad.h"
 #include "tests/test_util.h"
 

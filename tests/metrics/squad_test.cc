@@ -9,7 +9,7 @@
 #include <random>
 #include <regex>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "metrics/text/squad_normalize.h"
 #include "tests/test_util.h"
 

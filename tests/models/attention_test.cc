@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "models/device.h"
 #include "models/masks.h"
 #include "models/torch_compat.h"

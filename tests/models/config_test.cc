@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "tests/test_util.h"
 
 namespace unieval::models {

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 
 namespace unieval::models {
 namespace {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "models/masks.h"
 #include "tests/test_util.h"
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "metrics/core/io.h"
+#include "core/io.h"
 #include "models/seq2seq_data.h"
 #include "tests/test_util.h"
 

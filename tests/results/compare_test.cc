@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "results/report.h"
 
 namespace unieval::results {

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "results/sha256.h"
 #include "tests/test_util.h"
 

@@ -5,11 +5,14 @@
 
 #include <cmath>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
+#include "pipelines/evaluate.h"
 #include "tests/test_util.h"
 
 namespace unieval::tasks {
 namespace {
+
+using pipelines::evaluate;  // adapters are exercised through the evaluate flow
 
 using unieval::testing::shared_dir;
 using unieval::testing::TempDir;

@@ -1,7 +1,8 @@
 // snli, scitail, race(-m/-h), story-cloze adapters on small files written here.
 #include <gtest/gtest.h>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
+#include "pipelines/evaluate.h"
 #include "tasks/gpt_tasks.h"
 #include "tasks/task.h"
 #include "tests/tasks/task_test_util.h"
@@ -9,6 +10,8 @@
 
 namespace unieval::tasks {
 namespace {
+
+using pipelines::evaluate;  // adapters are exercised through the evaluate flow
 
 using unieval::testing::TempDir;
 

@@ -3,7 +3,8 @@
 
 #include <cmath>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
+#include "pipelines/evaluate.h"
 #include "tasks/personachat.h"
 #include "tasks/summarization.h"
 #include "tasks/task.h"
@@ -12,6 +13,8 @@
 
 namespace unieval::tasks {
 namespace {
+
+using pipelines::evaluate;  // adapters are exercised through the evaluate flow
 
 using unieval::testing::shared_dir;
 using unieval::testing::TempDir;

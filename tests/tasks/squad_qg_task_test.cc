@@ -4,8 +4,9 @@
 
 #include <set>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
+#include "pipelines/evaluate.h"
 #include "tasks/squad_qg.h"
 #include "tasks/task.h"
 #include "tasks/unilm_text.h"
@@ -14,6 +15,8 @@
 
 namespace unieval::tasks {
 namespace {
+
+using pipelines::evaluate;  // adapters are exercised through the evaluate flow
 
 using unieval::testing::shared_dir;
 using unieval::testing::TempDir;

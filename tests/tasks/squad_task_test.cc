@@ -3,12 +3,15 @@
 
 #include <gtest/gtest.h>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
+#include "pipelines/evaluate.h"
 #include "tests/tasks/task_test_util.h"
 #include "tests/test_util.h"
 
 namespace unieval::tasks {
 namespace {
+
+using pipelines::evaluate;  // adapters are exercised through the evaluate flow
 
 using unieval::testing::shared_dir;
 using unieval::testing::TempDir;

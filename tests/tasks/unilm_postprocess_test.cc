@@ -2,7 +2,8 @@
 // unilm_postprocess option, on small inputs written here.
 #include <gtest/gtest.h>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
+#include "pipelines/evaluate.h"
 #include "tasks/task.h"
 #include "tasks/unilm_text.h"
 #include "tests/tasks/task_test_util.h"
@@ -10,6 +11,8 @@
 
 namespace unieval::tasks {
 namespace {
+
+using pipelines::evaluate;  // adapters are exercised through the evaluate flow
 
 using unieval::testing::TempDir;
 

@@ -7,7 +7,7 @@
 #include <map>
 #include <memory>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "tests/test_util.h"
 
 namespace unieval::models {

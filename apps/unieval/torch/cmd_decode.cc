@@ -4,7 +4,7 @@
 #include <string>
 
 #include "apps/unieval/commands.h"
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "pipelines/seq2seq.h"
 
 namespace unieval::cli {

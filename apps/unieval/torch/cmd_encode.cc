@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "apps/unieval/commands.h"
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "models/checkpoint.h"
 #include "models/device.h"
 

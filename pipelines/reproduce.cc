@@ -1,4 +1,4 @@
-#include "tasks/reproduce.h"
+#include "pipelines/reproduce.h"
 
 #include <algorithm>
 #include <cctype>
@@ -8,12 +8,13 @@
 #include <functional>
 #include <map>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "results/run_result.h"
 #include "tasks/dstc7.h"
+#include "pipelines/evaluate.h"
 #include "tasks/task.h"
 
-namespace unieval::tasks {
+namespace unieval::pipelines {
 
 namespace fs = std::filesystem;
 
@@ -124,7 +125,7 @@ std::optional<RowScores> from_eval(const std::string& task, const std::vector<st
     notes.push_back(what + ": material absent under " + data_dir + " (" + pred_rel + ")");
     return std::nullopt;
   }
-  EvalRequest req;
+  tasks::EvalRequest req;
   req.task = task;
   req.data = data;
   req.pred = pred.string();
@@ -142,7 +143,7 @@ std::optional<RowScores> from_sheet(const std::string& row, const std::string& d
     notes.push_back("DSTC7 score sheet absent: " + sheet.string());
     return std::nullopt;
   }
-  Dstc7ScoreSheet s = read_dstc7_score_sheet(sheet.string());
+  tasks::Dstc7ScoreSheet s = tasks::read_dstc7_score_sheet(sheet.string());
   auto it = s.find(row);
   if (it == s.end()) throw InputError(sheet.string(), 0, "no row named '" + row + "'");
   results::RunResult r;
@@ -225,7 +226,7 @@ std::optional<RowScores> from_outputs(const results::PaperTable& t, const std::s
       std::string task = t.task;
       // The QG tables' second block is the reversed dev-test split: its own adapter.
       if (task == "squad-qg" && slug(block).rfind("reversed", 0) == 0) task = "squad-qg-reversed";
-      if (!find_task(task))
+      if (!tasks::find_task(task))
         throw InputError(pred.string(), 0, "table " + t.paper + "/" + t.table + " is about task '" + t.task +
                                                 "', which has no adapter in this build; evaluate it yourself and give " +
                                                 name + ".result.json");
@@ -233,7 +234,7 @@ std::optional<RowScores> from_outputs(const results::PaperTable& t, const std::s
       if (data.empty())
         throw InputError(pred.string(), 0, "no dataset for task '" + task + "' under --data " +
                                                (data_dir.empty() ? std::string("(none given)") : data_dir));
-      EvalRequest req;
+      tasks::EvalRequest req;
       req.task = task;
       req.data = data;
       req.pred = pred.string();
@@ -291,12 +292,12 @@ void dstc7_constant_check(const std::string& data_dir, Reproduction& out) {
     out.notes.push_back("DSTC7 constant-baseline check skipped: material absent under " + d.string());
     return;
   }
-  EvalRequest req;
+  tasks::EvalRequest req;
   req.task = "dstc7";
   req.data = keys.string();
   req.pred = sub.string();
   results::RunResult ours = evaluate(req);
-  auto s = read_dstc7_score_sheet(sheet.string());
+  auto s = tasks::read_dstc7_score_sheet(sheet.string());
   const auto& row = s.at("Baseline (constant)");
   ReproducedRow r;
   r.system = "Baseline (constant)";
@@ -468,4 +469,4 @@ std::string render_reproduction(const Reproduction& r, results::TableFormat form
   return out;
 }
 
-}  // namespace unieval::tasks
+}  // namespace unieval::pipelines

@@ -1,7 +1,7 @@
 // The JSON reader's file path (read straight into the document, single-member gzip inflated
 // in place, everything else through unieval::read_file) and its error reporting.
-#include "metrics/core/json_cursor.h"
-#include "metrics/core/json_reader.h"
+#include "core/json_cursor.h"
+#include "core/json_reader.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "tests/gzip_util.h"
 #include "tests/test_util.h"
 

@@ -1,13 +1,13 @@
 // Paper-table reproduction: published values, ours, differences, exit status.
-#include "tasks/reproduce.h"
+#include "pipelines/reproduce.h"
 
 #include <gtest/gtest.h>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "results/run_result.h"
 #include "tests/test_util.h"
 
-namespace unieval::tasks {
+namespace unieval::pipelines {
 namespace {
 
 using unieval::testing::shared_dir;
@@ -126,4 +126,4 @@ TEST(ReproduceTest, RealUnilmTable10FromTheDstc7Sheet) {
 }
 
 }  // namespace
-}  // namespace unieval::tasks
+}  // namespace unieval::pipelines

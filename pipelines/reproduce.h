@@ -41,7 +41,7 @@
 #include "results/paper_tables.h"
 #include "results/report.h"
 
-namespace unieval::tasks {
+namespace unieval::pipelines {
 
 struct ReproduceOptions {
   std::string paper;        // "unilm", "ernie-gen", "gpt"
@@ -89,4 +89,4 @@ std::string slug(const std::string& label);
 // source tree when present, else "".
 std::string default_data_dir();
 
-}  // namespace unieval::tasks
+}  // namespace unieval::pipelines

@@ -5,12 +5,12 @@
 
 #include <cstdlib>
 
-#include "metrics/core/io.h"
+#include "core/io.h"
 #include "results/run_result.h"
-#include "tasks/reproduce.h"
+#include "pipelines/reproduce.h"
 #include "tests/test_util.h"
 
-namespace unieval::tasks {
+namespace unieval::pipelines {
 namespace {
 
 using unieval::testing::shared_dir;
@@ -88,4 +88,4 @@ TEST(ReproduceGptTest, UnilmTable8ReversedBlockUsesTheReversedSplit) {
 }
 
 }  // namespace
-}  // namespace unieval::tasks
+}  // namespace unieval::pipelines

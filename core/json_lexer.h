@@ -1,6 +1,6 @@
 #pragma once
 // The lexical steps of JSON as Python's json module takes them, shared by the two readers of
-// metrics/core: json::Document's parser (json_reader.cc), which builds nodes and names every
+// core: json::Document's parser (json_reader.cc), which builds nodes and names every
 // problem, and json::Cursor (json_cursor.h), which builds nothing and only says "refused".
 // Sharing them is what makes the two accept exactly the same text. Inline, so that a cursor's
 // loop keeps its position in a register.

@@ -1,4 +1,4 @@
-#include "metrics/core/json_reader.h"
+#include "core/json_reader.h"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -7,9 +7,9 @@
 #include <cstring>
 #include <limits>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
-#include "metrics/core/json_lexer.h"
+#include "core/error.h"
+#include "core/io.h"
+#include "core/json_lexer.h"
 
 namespace unieval::json {
 

@@ -1,7 +1,7 @@
 // The shared thread helpers: every index is visited exactly once for any thread count, the
 // error a sequential run would meet first is the one rethrown, and both jobs of
 // run_concurrently always finish.
-#include "metrics/core/parallel.h"
+#include "core/parallel.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
-#include "metrics/core/io.h"
+#include "core/io.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "tests/gzip_util.h"
 #include "tests/test_util.h"
 

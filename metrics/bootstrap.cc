@@ -1,4 +1,4 @@
-#include "metrics/core/bootstrap.h"
+#include "metrics/bootstrap.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include <numeric>
 #include <random>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 
 namespace unieval::metrics {
 

@@ -1,4 +1,4 @@
-#include "metrics/core/io.h"
+#include "core/io.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -16,7 +16,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 
 namespace unieval {
 

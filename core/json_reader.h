@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "metrics/core/huge_pages.h"
+#include "core/huge_pages.h"
 
 namespace unieval::json {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "metrics/core/json_lexer.h"
+#include "core/json_lexer.h"
 
 namespace unieval::json {
 

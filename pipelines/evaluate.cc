@@ -1,0 +1,75 @@
+#include "pipelines/evaluate.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <sstream>
+
+#include "core/error.h"
+#include "results/sha256.h"
+
+namespace unieval::pipelines {
+
+results::RunResult evaluate(const tasks::EvalRequest& req) {
+  auto start = std::chrono::steady_clock::now();
+  const tasks::TaskAdapter* task = tasks::find_task(req.task);
+  if (!task) {
+    std::ostringstream known;
+    for (const auto& t : tasks::task_registry()) known << " " << t.info.name;
+    throw InputError("unknown task '" + req.task + "'; known:" + known.str());
+  }
+  for (const auto& [k, v] : req.options) {
+    bool ok = std::any_of(task->info.options.begin(), task->info.options.end(),
+                          [&](const auto& o) { return o.first == k; });
+    if (!ok) {
+      std::string known;
+      for (const auto& o : task->info.options) known += " " + o.first;
+      throw InputError("--option " + k + ": task '" + req.task + "' has no such option" +
+                       (known.empty() ? " (it takes none)" : "; known:" + known));
+    }
+  }
+  if (req.data.empty()) throw InputError("--data PATH is required");
+  if (req.pred.empty()) throw InputError("--pred FILE is required");
+  if (!std::filesystem::exists(req.data)) throw InputError(req.data, 0, "no such file or directory");
+  if (!std::filesystem::exists(req.pred)) throw InputError(req.pred, 0, "no such file or directory");
+  if (req.bootstrap < 0) throw InputError("--bootstrap must be >= 0");
+  if (!(req.ci_level > 0 && req.ci_level < 1)) throw InputError("--ci-level must be in (0, 1)");
+
+  tasks::TaskOutput out = task->run(req);
+  results::RunResult& r = out.result;
+  results::stamp_provenance(r);
+  if (r.task.empty()) r.task = task->info.name;
+  if (r.split.empty()) r.split = req.split.empty() ? task->info.default_split : req.split;
+  if (r.system.empty()) {
+    if (!req.system.empty()) {
+      r.system = req.system;
+    } else {
+      std::filesystem::path p(req.pred);
+      std::string stem = p.filename().string();
+      for (const char* ext : {".gz", ".json", ".txt", ".jsonl", ".tsv", ".hypo"}) {
+        std::string e = ext;
+        if (stem.size() > e.size() && stem.compare(stem.size() - e.size(), e.size(), e) == 0)
+          stem.resize(stem.size() - e.size());
+      }
+      r.system = stem;
+    }
+  }
+  r.data_path = req.data;
+  r.data_sha256 = std::filesystem::is_regular_file(req.data) ? results::sha256_file(req.data) : "";
+  r.pred_path = req.pred;
+  r.pred_sha256 = std::filesystem::is_regular_file(req.pred) ? results::sha256_file(req.pred) : "";
+  if (req.bootstrap > 0) {
+    for (auto& s : r.scores) {
+      auto it = out.mean_decomposable.find(s.name);
+      if (it == out.mean_decomposable.end()) continue;
+      double scale = s.unit == "percent" ? 100.0 : 1.0;
+      s.ci = tasks::bootstrap_mean_ci(it->second, req.bootstrap, req.seed, req.ci_level, scale);
+    }
+  }
+  if (!req.per_example) r.per_example.clear();
+  r.timings.total_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return r;
+}
+
+}  // namespace unieval::pipelines
