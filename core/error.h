@@ -3,8 +3,9 @@
 //
 // Expected failures (a missing file, a malformed line, an option out of range) throw
 // unieval::InputError with the file and line they concern; apps/unieval catches it once, prints
-// "unieval: error: FILE:LINE: problem" and exits with status 2. Programmer errors use the
-// standard exceptions and exit with status 1.
+// "unieval: error: FILE:LINE: problem" and exits with status 2. Programmer errors and library
+// failures use the standard exceptions and exit with status 3. Status 1 is reserved for a check
+// that ran and failed (a regression found by `compare`, a mismatch found by `reproduce`).
 #include <stdexcept>
 #include <string>
 

@@ -27,39 +27,6 @@ using namespace unieval::models;
 
 namespace {
 
-ojson search_to_json(const SearchOptions& s) {
-  ojson j;
-  j["beam"] = s.beam;
-  j["n_best"] = s.n_best;
-  j["length_penalty"] = s.length_penalty;
-  j["min_len"] = s.min_len;
-  j["max_len"] = s.max_len;
-  j["no_repeat_ngram"] = s.no_repeat_ngram;
-  j["sample"] = s.sample;
-  j["top_k"] = s.top_k;
-  j["top_p"] = s.top_p;
-  j["temperature"] = s.temperature;
-  j["seed"] = s.seed;
-  return j;
-}
-
-SearchOptions search_from_json(const nlohmann::json& j) {
-  SearchOptions s;
-  if (!j.is_object()) return s;
-  s.beam = j.value("beam", s.beam);
-  s.n_best = j.value("n_best", s.n_best);
-  s.length_penalty = j.value("length_penalty", s.length_penalty);
-  s.min_len = j.value("min_len", s.min_len);
-  s.max_len = j.value("max_len", s.max_len);
-  s.no_repeat_ngram = j.value("no_repeat_ngram", s.no_repeat_ngram);
-  s.sample = j.value("sample", s.sample);
-  s.top_k = j.value("top_k", s.top_k);
-  s.top_p = j.value("top_p", s.top_p);
-  s.temperature = j.value("temperature", s.temperature);
-  s.seed = j.value("seed", s.seed);
-  return s;
-}
-
 SpecialIds special_ids(const Vocab& vocab, const std::string& vocab_path) {
   auto need = [&](const char* tok) {
     const int32_t id = vocab.id(tok);
@@ -99,6 +66,39 @@ void read_split(const std::string& data_dir, const std::string& split, bool need
 }
 
 }  // namespace
+
+ojson search_to_json(const SearchOptions& s) {
+  ojson j;
+  j["beam"] = s.beam;
+  j["n_best"] = s.n_best;
+  j["length_penalty"] = s.length_penalty;
+  j["min_len"] = s.min_len;
+  j["max_len"] = s.max_len;
+  j["no_repeat_ngram"] = s.no_repeat_ngram;
+  j["sample"] = s.sample;
+  j["top_k"] = s.top_k;
+  j["top_p"] = s.top_p;
+  j["temperature"] = s.temperature;
+  j["seed"] = s.seed;
+  return j;
+}
+
+SearchOptions search_from_json(const nlohmann::json& j) {
+  SearchOptions s;
+  if (!j.is_object()) return s;
+  s.beam = j.value("beam", s.beam);
+  s.n_best = j.value("n_best", s.n_best);
+  s.length_penalty = j.value("length_penalty", s.length_penalty);
+  s.min_len = j.value("min_len", s.min_len);
+  s.max_len = j.value("max_len", s.max_len);
+  s.no_repeat_ngram = j.value("no_repeat_ngram", s.no_repeat_ngram);
+  s.sample = j.value("sample", s.sample);
+  s.top_k = j.value("top_k", s.top_k);
+  s.top_p = j.value("top_p", s.top_p);
+  s.temperature = j.value("temperature", s.temperature);
+  s.seed = j.value("seed", s.seed);
+  return s;
+}
 
 // ---- finetune --------------------------------------------------------------------------------
 

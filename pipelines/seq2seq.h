@@ -10,7 +10,7 @@
 // their line counts differ). Text is WordPiece-tokenised with the run's vocab.txt.
 //
 //   FinetuneOptions f;  f.model_dir = "unilm-base";  f.data_dir = "gigaword";  f.out_dir = "run1";
-//   f.train = find_preset("gigaword")->train;
+//   f.train = resolve_preset("gigaword").train;   // pipelines/presets.h
 //   finetune(f);                                  // run1/ as described in models/trainer.h
 //   DecodeOptions d;  d.run_dir = "run1";  d.split = "test";  d.out = "run1/test.hyp";
 //   d.search.beam = 5;  d.search.no_repeat_ngram = 3;
@@ -79,6 +79,11 @@ struct DecodeResult {
 // OUT.partial.json recording the options); a later call with the same options continues after
 // the last complete line, a call with other options starts over.
 DecodeResult decode(const DecodeOptions& opts);
+
+// Search options <-> the JSON of run.json's "decode" and of presets (keys as the field names;
+// absent keys keep the defaults).
+nlohmann::ordered_json search_to_json(const models::SearchOptions& s);
+models::SearchOptions search_from_json(const nlohmann::json& j);
 
 // The search options stored in a run (from its preset), to be overridden by flags.
 models::SearchOptions run_search_defaults(const std::string& run_dir);

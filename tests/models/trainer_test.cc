@@ -8,7 +8,6 @@
 #include <set>
 #include <sstream>
 
-#include "models/presets.h"
 #include "models/run_dir.h"
 #include "models/seq2seq_data.h"
 #include "models/trainer.h"
@@ -224,29 +223,6 @@ TEST(TrainerTest, LossFallsOnAToyTask) {
   double tail = 0;
   for (size_t i = 0; i < 5; ++i) tail += r.losses[r.losses.size() - 1 - i] / 5;
   EXPECT_LT(tail, r.losses[0] * 0.95);
-}
-
-TEST(PresetTest, PapersRecipes) {
-  const Preset* g = find_preset("gigaword");
-  ASSERT_NE(g, nullptr);
-  EXPECT_EQ(g->train.epochs, 30);
-  EXPECT_EQ(g->train.batch_size, 64);
-  EXPECT_DOUBLE_EQ(g->train.data.mask_prob, 0.7);
-  EXPECT_EQ(g->train.data.max_src_len, 192);
-  EXPECT_EQ(g->decode.beam, 5);
-  EXPECT_EQ(g->decode.no_repeat_ngram, 3);
-  const Preset* d = find_preset("dstc7");
-  ASSERT_NE(d, nullptr);
-  EXPECT_EQ(d->decode.beam, 10);
-  EXPECT_EQ(d->decode.max_len, 40);
-  const Preset* e = find_preset("ernie-gen-large-gigaword");
-  ASSERT_NE(e, nullptr);
-  EXPECT_DOUBLE_EQ(e->train.optim.lr, 3e-5);
-  EXPECT_DOUBLE_EQ(e->train.data.noise_prob, 0.6);
-  EXPECT_EQ(e->train.batch_size, 128);
-  EXPECT_DOUBLE_EQ(*e->dropout, 0.2);
-  EXPECT_EQ(find_preset("nope"), nullptr);
-  EXPECT_NE(presets_help().find("squad-qg"), std::string::npos);
 }
 
 }  // namespace

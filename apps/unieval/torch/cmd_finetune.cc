@@ -1,12 +1,13 @@
 // `unieval finetune`: UniLM sequence-to-sequence fine-tuning into a resumable run directory.
-// Logic: pipelines/seq2seq.h (finetune), models/trainer.h, models/presets.h.
+// Logic: pipelines/seq2seq.h (finetune), models/trainer.h, pipelines/presets.h (tasks/presets.h).
 #include <iostream>
 #include <string>
 
 #include "apps/unieval/commands.h"
 #include "core/error.h"
-#include "models/presets.h"
+#include "pipelines/presets.h"
 #include "pipelines/seq2seq.h"
+#include "tasks/presets.h"
 
 namespace unieval::cli {
 
@@ -27,7 +28,7 @@ std::string usage() {
          "A preset sets the paper's recipe; any flag given overrides it.\n"
          "\n"
          "presets (UniLM §3, ERNIE-GEN Table 1):\n" +
-         models::presets_help() +
+         tasks::presets_help() +
          "\n"
          "example: unieval finetune --task gigaword --preset gigaword --model unilm-base --data gigaword --out run1";
 }
@@ -82,14 +83,15 @@ int cmd_finetune(const Args& args) {
   f.resume = vm["resume"].as<bool>();
   if (!f.resume) {
     if (vm.count("preset")) {
-      const models::Preset* p = models::find_preset(vm["preset"].as<std::string>());
-      if (!p) throw InputError("unknown --preset '" + vm["preset"].as<std::string>() + "' (see --help)");
-      if (!p->seq2seq) throw InputError("--preset " + p->name + " is an NLU recipe; finetune trains seq2seq tasks");
-      f.preset = p->name;
-      f.train = p->train;
-      f.decode = p->decode;
-      f.dropout = p->dropout;
-      if (f.task.empty()) f.task = p->task;
+      const tasks::Preset* data = tasks::find_preset(vm["preset"].as<std::string>());
+      if (!data) throw InputError("unknown --preset '" + vm["preset"].as<std::string>() + "' (see --help)");
+      if (!data->seq2seq) throw InputError("--preset " + data->name + " is an NLU recipe; finetune trains seq2seq tasks");
+      const pipelines::ModelPreset p = pipelines::resolve_preset(*data);
+      f.preset = data->name;
+      f.train = p.train;
+      f.decode = p.decode;
+      f.dropout = p.dropout;
+      if (f.task.empty()) f.task = data->task;
     }
     if (vm.count("model") == vm.count("model-config"))
       throw InputError("give exactly one of --model DIR and --model-config FILE");

@@ -1,6 +1,8 @@
-#include "models/presets.h"
+#include "tasks/presets.h"
 
-namespace unieval::models {
+#include <cstdio>
+
+namespace unieval::tasks {
 
 namespace {
 
@@ -13,22 +15,22 @@ Preset unilm(const std::string& name, const std::string& task, const std::string
   p.name = name;
   p.task = task;
   p.source = source;
-  p.train.optim.kind = OptimizerKind::kAdamW;
-  p.train.optim.lr = lr;
-  p.train.optim.beta1 = 0.9;
-  p.train.optim.beta2 = 0.999;
-  p.train.optim.weight_decay = 0.01;
-  p.train.epochs = epochs;
-  p.train.batch_size = batch;
-  p.train.batch_tokens = batch * max_len;
-  p.train.warmup_ratio = 0.1;
-  p.train.label_smoothing = ls;
-  p.train.data.max_src_len = max_src;
-  p.train.data.max_tgt_len = max_len - max_src - 3;
-  p.train.data.mask_prob = mask_prob;
-  p.decode.beam = beam;
-  p.decode.no_repeat_ngram = task == "cnndm" || task == "gigaword" ? 3 : 0;
-  p.decode.max_len = decode_max_len;
+  p.train["optimizer"] = "adamw";
+  p.train["lr"] = lr;
+  p.train["beta1"] = 0.9;
+  p.train["beta2"] = 0.999;
+  p.train["weight_decay"] = 0.01;
+  p.train["epochs"] = epochs;
+  p.train["batch_size"] = batch;
+  p.train["batch_tokens"] = batch * max_len;
+  p.train["warmup_ratio"] = 0.1;
+  p.train["label_smoothing"] = ls;
+  p.train["max_src_len"] = max_src;
+  p.train["max_tgt_len"] = max_len - max_src - 3;
+  p.train["mask_prob"] = mask_prob;
+  p.decode["beam"] = beam;
+  p.decode["no_repeat_ngram"] = task == "cnndm" || task == "gigaword" ? 3 : 0;
+  p.decode["max_len"] = decode_max_len;
   p.dropout = 0.1;
   unstated.push_back("warmup_ratio");
   unstated.push_back("max_grad_norm");
@@ -45,21 +47,21 @@ Preset ernie(const std::string& name, const std::string& task, const std::string
   p.name = name;
   p.task = task;
   p.source = "ERNIE-GEN Table 1 (" + size + ")";
-  p.train.optim.kind = OptimizerKind::kAdamW;
-  p.train.optim.lr = lr;
-  p.train.optim.eps = 1e-9;
-  p.train.optim.weight_decay = 0.01;
-  p.train.epochs = epochs;
-  p.train.batch_size = batch;
-  p.train.batch_tokens = batch * (max_src + max_tgt + 3);
-  p.train.warmup_ratio = 0.1;
-  p.train.label_smoothing = ls;
-  p.train.data.max_src_len = max_src;
-  p.train.data.max_tgt_len = max_tgt;
-  p.train.data.mask_prob = 0.7;
-  p.train.data.noise_prob = noise;
-  p.decode.beam = beam;
-  p.decode.max_len = decode_max_len;
+  p.train["optimizer"] = "adamw";
+  p.train["lr"] = lr;
+  p.train["eps"] = 1e-9;
+  p.train["weight_decay"] = 0.01;
+  p.train["epochs"] = epochs;
+  p.train["batch_size"] = batch;
+  p.train["batch_tokens"] = batch * (max_src + max_tgt + 3);
+  p.train["warmup_ratio"] = 0.1;
+  p.train["label_smoothing"] = ls;
+  p.train["max_src_len"] = max_src;
+  p.train["max_tgt_len"] = max_tgt;
+  p.train["mask_prob"] = 0.7;
+  p.train["noise_prob"] = noise;
+  p.decode["beam"] = beam;
+  p.decode["max_len"] = decode_max_len;
   p.dropout = dropout;
   p.unstated = {"warmup_ratio", "weight_decay", "max_src_len", "max_tgt_len", "decode.max_len", "mask_prob",
                 "max_grad_norm"};
@@ -93,16 +95,16 @@ std::vector<Preset> build() {
     g.task = "glue";
     g.source = "UniLM §3.5";
     g.seq2seq = false;
-    g.train.optim.kind = OptimizerKind::kAdamax;
-    g.train.optim.lr = 5e-5;
-    g.train.optim.weight_decay = 0.0;
-    g.train.epochs = 5;
-    g.train.batch_size = 32;
-    g.train.batch_tokens = 32 * 512;
-    g.train.warmup_ratio = 0.1;
-    g.train.max_grad_norm = 1.0;
-    g.train.label_smoothing = 0.0;
-    g.train.data.max_src_len = 509;
+    g.train["optimizer"] = "adamax";
+    g.train["lr"] = 5e-5;
+    g.train["weight_decay"] = 0.0;
+    g.train["epochs"] = 5;
+    g.train["batch_size"] = 32;
+    g.train["batch_tokens"] = 32 * 512;
+    g.train["warmup_ratio"] = 0.1;
+    g.train["max_grad_norm"] = 1.0;
+    g.train["label_smoothing"] = 0.0;
+    g.train["max_src_len"] = 509;
     g.dropout = 0.1;
     g.unstated = {"weight_decay"};
     g.note = "NLU recipe (bidirectional LM + classifier; task-layer dropout 0.3 MNLI, 0.05 CoLA/SST-2); "
@@ -140,13 +142,16 @@ std::string presets_help() {
     std::string line = "  " + p.name;
     if (line.size() < 32) line += std::string(32 - line.size(), ' ');
     char buf[200];
+    auto num = [](const nlohmann::ordered_json& j, const char* key, double def) {
+      return j.contains(key) ? j.at(key).get<double>() : def;
+    };
     std::snprintf(buf, sizeof buf, "%-12s %-26s lr %.1e, %lld ep, batch %lld, mask %.1f, beam %d%s", p.task.c_str(),
-                  p.source.c_str(), p.train.optim.lr, static_cast<long long>(p.train.epochs),
-                  static_cast<long long>(p.train.batch_size), p.train.data.mask_prob, p.decode.beam,
-                  p.seq2seq ? "" : " (NLU, data only)");
+                  p.source.c_str(), num(p.train, "lr", 0), static_cast<long long>(num(p.train, "epochs", 1)),
+                  static_cast<long long>(num(p.train, "batch_size", 0)), num(p.train, "mask_prob", 0.7),
+                  static_cast<int>(num(p.decode, "beam", 1)), p.seq2seq ? "" : " (NLU, data only)");
     s += line + buf + "\n";
   }
   return s;
 }
 
-}  // namespace unieval::models
+}  // namespace unieval::tasks

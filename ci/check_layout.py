@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Checks the layout rule of README.md "Layout": each folder includes only the parts it may use.
+
+  core/      nothing of ours but core/
+  metrics/   core/, metrics/
+  results/   core/, results/
+  tasks/     core/, metrics/ (public headers: never *_internal.h), results/, tasks/
+  models/    core/, models/        (a model knows no metric and no task)
+  pipelines/ everything but apps/
+Prints every offending include as FILE:LINE: ... and exits 1 if there is one.
+usage: ci/check_layout.py [REPO_ROOT]
+"""
+import pathlib
+import re
+import sys
+
+ALLOWED = {
+    "core": ("core/",),
+    "metrics": ("core/", "metrics/"),
+    "results": ("core/", "results/", "generated/"),
+    "tasks": ("core/", "metrics/", "results/", "tasks/"),
+    "models": ("core/", "models/"),
+    "pipelines": ("core/", "metrics/", "results/", "tasks/", "models/", "pipelines/"),
+}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+
+
+def main() -> int:
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else ".").resolve()
+    bad = []
+    checked = 0
+    for folder, allowed in ALLOWED.items():
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix not in (".h", ".cc"):
+                continue
+            checked += 1
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                m = INCLUDE.match(line)
+                if not m:
+                    continue
+                inc = m.group(1)
+                rel = path.relative_to(root)
+                if "/" not in inc:  # generated headers (unieval_version.h, paper_data.h)
+                    continue
+                if not inc.startswith(allowed):
+                    bad.append(f"{rel}:{n}: {folder}/ may not include \"{inc}\"")
+                elif folder != "metrics" and inc.startswith("metrics/") and inc.endswith("_internal.h"):
+                    bad.append(f"{rel}:{n}: \"{inc}\" is internal to metrics/")
+    for b in bad:
+        print(b)
+    print(f"check_layout: {checked} files, {len(bad)} offending includes")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

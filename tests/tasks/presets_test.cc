@@ -1,0 +1,46 @@
+// The papers' recipes as data (tasks/presets.h).
+#include "tasks/presets.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace unieval::tasks {
+namespace {
+
+TEST(PresetTest, PapersRecipes) {
+  const Preset* g = find_preset("gigaword");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->train.at("epochs"), 30);
+  EXPECT_EQ(g->train.at("batch_size"), 64);
+  EXPECT_DOUBLE_EQ(g->train.at("mask_prob").get<double>(), 0.7);
+  EXPECT_EQ(g->train.at("max_src_len"), 192);
+  EXPECT_EQ(g->decode.at("beam"), 5);
+  EXPECT_EQ(g->decode.at("no_repeat_ngram"), 3);
+  const Preset* d = find_preset("dstc7");
+  ASSERT_NE(d, nullptr);
+  EXPECT_EQ(d->decode.at("beam"), 10);
+  EXPECT_EQ(d->decode.at("max_len"), 40);
+  const Preset* e = find_preset("ernie-gen-large-gigaword");
+  ASSERT_NE(e, nullptr);
+  EXPECT_DOUBLE_EQ(e->train.at("lr").get<double>(), 3e-5);
+  EXPECT_DOUBLE_EQ(e->train.at("noise_prob").get<double>(), 0.6);
+  EXPECT_EQ(e->train.at("batch_size"), 128);
+  EXPECT_DOUBLE_EQ(*e->dropout, 0.2);
+  EXPECT_EQ(find_preset("nope"), nullptr);
+  EXPECT_NE(presets_help().find("squad-qg"), std::string::npos);
+}
+
+TEST(PresetTest, NamesAreUniqueAndSourced) {
+  std::set<std::string> names;
+  for (const auto& p : presets()) {
+    EXPECT_TRUE(names.insert(p.name).second) << p.name;
+    EXPECT_FALSE(p.task.empty()) << p.name;
+    EXPECT_FALSE(p.source.empty()) << p.name;
+    EXPECT_TRUE(p.train.is_object() && p.decode.is_object()) << p.name;
+  }
+  EXPECT_GE(names.size(), 10u);
+}
+
+}  // namespace
+}  // namespace unieval::tasks
