@@ -114,6 +114,9 @@ def main():
     ap.add_argument("--out", default="bench-results.json")
     ap.add_argument("--only", default="", help="comma-separated job names")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--save-stdout", default="",
+                    help="directory: write each job's stdout to DIR/NAME.out (diff -r two runs' DIRs "
+                         "to check that a change keeps every output byte)")
     args = ap.parse_args()
 
     jobs = []
@@ -156,6 +159,10 @@ def main():
             if rc != 0:
                 rec["stderr"] = err[-2000:]
             results.append(rec)
+            if args.save_stdout:
+                os.makedirs(args.save_stdout, exist_ok=True)
+                with open(os.path.join(args.save_stdout, job["name"] + ".out"), "w") as f:
+                    f.write(out)
             print(f"{job['name']:28s} {min(walls):8.3f} s  {rss/1024:7.1f} MB  rc={rc}", file=sys.stderr)
 
     doc = {"schema": "unieval-bench/1", "commit": git_commit(), "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

@@ -12,16 +12,31 @@ namespace unieval::metrics {
 
 namespace {
 
-std::vector<std::vector<size_t>> draw(size_t n, const BootstrapOptions& o) {
-  if (n == 0) throw InputError("bootstrap: no items to resample");
-  if (o.resamples < 1) throw InputError("bootstrap: --bootstrap needs at least 1 resample");
-  if (!(o.confidence > 0 && o.confidence < 1)) throw InputError("bootstrap: confidence must be in (0, 1)");
-  std::mt19937_64 rng(o.seed);
-  std::vector<std::vector<size_t>> out(static_cast<size_t>(o.resamples), std::vector<size_t>(n));
-  for (auto& s : out)
-    for (auto& i : s) i = static_cast<size_t>(rng() % n);  // modulo bias < n / 2^64
-  return out;
-}
+// The resamples, one at a time (the same generator sequence whatever the caller does with them).
+class Resampler {
+ public:
+  Resampler(size_t n, const BootstrapOptions& o) : n_(n), o_(o), rng_(o.seed), pick_(0, n ? n - 1 : 0), idx_(n) {
+    if (n == 0) throw InputError("bootstrap: no items to resample");
+    if (o.resamples < 1) throw InputError("bootstrap: --bootstrap needs at least 1 resample");
+    if (!(o.confidence > 0 && o.confidence < 1)) throw InputError("bootstrap: confidence must be in (0, 1)");
+  }
+  // The next resample's indices (valid until the next call).
+  const std::vector<size_t>& next() {
+    if (o_.draw == BootstrapDraw::kModulo) {
+      for (auto& i : idx_) i = static_cast<size_t>(rng_() % n_);  // modulo bias < n / 2^64
+    } else {
+      for (auto& i : idx_) i = pick_(rng_);
+    }
+    return idx_;
+  }
+
+ private:
+  size_t n_;
+  BootstrapOptions o_;
+  std::mt19937_64 rng_;
+  std::uniform_int_distribution<size_t> pick_;
+  std::vector<size_t> idx_;
+};
 
 double percentile(std::vector<double> v, double q) {  // numpy 'linear' interpolation
   std::sort(v.begin(), v.end());
@@ -40,13 +55,13 @@ std::string BootstrapOptions::signature() const {
 }
 
 std::vector<BootstrapInterval> bootstrap_ci(size_t n, const ScoreFn& score, const BootstrapOptions& o) {
-  auto samples = draw(n, o);
+  Resampler samples(n, o);
   std::vector<size_t> all(n);
   std::iota(all.begin(), all.end(), 0);
   std::vector<double> full = score(all);
   std::vector<std::vector<double>> vals(full.size());
-  for (const auto& s : samples) {
-    auto v = score(s);
+  for (int r = 0; r < o.resamples; ++r) {
+    auto v = score(samples.next());
     for (size_t k = 0; k < full.size(); ++k)
       if (!std::isnan(v[k])) vals[k].push_back(v[k]);  // undefined on this resample (e.g. constant)
   }
@@ -73,13 +88,14 @@ std::vector<BootstrapInterval> bootstrap_ci(size_t n, const ScoreFn& score, cons
 
 std::vector<PairedBootstrap> paired_bootstrap(size_t n, const ScoreFn& sys, const ScoreFn& base,
                                               const BootstrapOptions& o) {
-  auto samples = draw(n, o);
+  Resampler samples(n, o);
   std::vector<size_t> all(n);
   std::iota(all.begin(), all.end(), 0);
   auto fs = sys(all), fb = base(all);
   if (fs.size() != fb.size()) throw std::logic_error("paired_bootstrap: score functions disagree on size");
   std::vector<std::vector<double>> d(fs.size());
-  for (const auto& s : samples) {
+  for (int r = 0; r < o.resamples; ++r) {
+    const auto& s = samples.next();
     auto a = sys(s), b = base(s);
     for (size_t k = 0; k < fs.size(); ++k)
       if (!std::isnan(a[k] - b[k])) d[k].push_back(a[k] - b[k]);
@@ -101,6 +117,14 @@ std::vector<PairedBootstrap> paired_bootstrap(size_t n, const ScoreFn& sys, cons
     out[k].p_value = static_cast<double>(extreme + 1) / static_cast<double>(d[k].size() + 1);
   }
   return out;
+}
+
+ScoreFn mean_score_fn(const std::vector<double>& values, double scale) {
+  return [&values, scale](const std::vector<size_t>& idx) {
+    double sum = 0;
+    for (size_t i : idx) sum += values[i];
+    return std::vector<double>{scale * sum / static_cast<double>(idx.size())};
+  };
 }
 
 ScoreFn sums_score_fn(const ItemStats& stats,

@@ -13,8 +13,17 @@
 //   ci[0].low, ci[0].high
 //   auto pv = paired_bootstrap(n, score_sys, score_base, o);   // p-value per value
 //
+// This is the one bootstrap of the project: `unieval score` (--bootstrap, --paired-bootstrap, via
+// metrics/protocol.h add_resampling) and `unieval eval --bootstrap` (pipelines/evaluate.cc, via
+// mean_score_fn) both resample here. (ROUGE-1.5.5's own bootstrap, which is part of its published
+// numbers, stays inside metrics/rouge.cc.)
+//
 // Method: resample n item indices uniformly with replacement, `resamples` times, from a
-// std::mt19937_64 seeded with `seed` (so results are reproducible across runs and machines).
+// std::mt19937_64 seeded with `seed` (so results are reproducible across runs and machines); the
+// indices of one resample are drawn before the next's. BootstrapDraw picks how an index comes
+// from the generator: kModulo (`rng() % n`, what `score` has always used) or kUniformInt
+// (std::uniform_int_distribution<size_t>(0, n - 1), what `eval` has always used); each keeps its
+// command's published CIs bit for bit.
 //   * CI: the percentile interval [(1-c)/2, (1+c)/2] of the resampled values; mean and stddev
 //     of the resampled values are reported too.
 //   * Paired test (sacreBLEU paired bootstrap resampling, Koehn 2004): both systems are scored
@@ -27,6 +36,7 @@
 //   | resamples  | 1000    | number of bootstrap resamples                |
 //   | seed       | 12345   | mt19937_64 seed                              |
 //   | confidence | 0.95    | CI coverage                                  |
+//   | draw       | kModulo | index draw rule (kModulo, kUniformInt)       |
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -34,10 +44,13 @@
 
 namespace unieval::metrics {
 
+enum class BootstrapDraw { kModulo, kUniformInt };
+
 struct BootstrapOptions {
   int resamples = 1000;      // number of resamples
   uint64_t seed = 12345;     // random seed
   double confidence = 0.95;  // CI coverage
+  BootstrapDraw draw = BootstrapDraw::kModulo;  // index draw rule (see above)
   std::string signature() const;  // "bs:1000|seed:12345|ci:0.95"
 };
 
@@ -68,6 +81,10 @@ std::vector<PairedBootstrap> paired_bootstrap(size_t n_items, const ScoreFn& sys
 struct ItemStats {
   std::vector<std::vector<double>> rows;
 };
+// Mean-decomposable scores (accuracy, EM, F1 as the mean of per-item values): the resample's
+// mean of `values`, times `scale` (100 for percent scores of 0/1 values), as scale * sum / n.
+ScoreFn mean_score_fn(const std::vector<double>& values, double scale = 1.0);
+
 ScoreFn sums_score_fn(const ItemStats& stats,
                       std::function<std::vector<double>(const std::vector<double>& sums, size_t n)> reduce);
 

@@ -408,6 +408,12 @@ Resolved resolve(const MeteorOptions& o) {
 
 }  // namespace
 
+std::string meteor_data_dir(const std::string& flag_value) {
+  if (!flag_value.empty()) return flag_value;
+  if (const char* env = std::getenv("UNIEVAL_METEOR_DATA")) return env;
+  return "";
+}
+
 std::string MeteorOptions::signature() const {
   Resolved r = resolve(*this);
   std::string s = "meteor-1.5|en|";
@@ -889,9 +895,7 @@ MeteorScorer::MeteorScorer(const MeteorOptions& options) : impl_(std::make_uniqu
   }
   im.threads = resolve_threads(options.threads);
 
-  std::string dir = options.data_dir;
-  if (dir.empty())
-    if (const char* env = std::getenv("UNIEVAL_METEOR_DATA")) dir = env;
+  std::string dir = meteor_data_dir(options.data_dir);
   if (dir.empty())
     throw InputError(
         "METEOR needs its resources (function words, synonyms, nonbreaking prefixes): give "

@@ -166,4 +166,11 @@ class MeteorParaphraseTable {
   std::vector<std::vector<int>> emits_;      // per node: paraphrase indices, in file order
 };
 
+// The one METEOR resource policy (`score --metric meteor` and the squad-qg / dstc7 tasks of
+// `eval`): the resources directory from the flag (flag_value, when non-empty), else
+// $UNIEVAL_METEOR_DATA; "" when neither. A scorer without a directory stops with an InputError
+// naming --meteor-data and the variable (MeteorScorer); a task whose metric set includes METEOR
+// leaves it out with a note instead (the other metrics are still the published ones).
+std::string meteor_data_dir(const std::string& flag_value);
+
 }  // namespace unieval::metrics

@@ -72,6 +72,25 @@ std::string rouge_data_dir(const std::string& flag_value) {
   return "";
 }
 
+RougeResources find_rouge_resources(const std::string& flag_value, const Rouge155Options& opt,
+                                    const RougeResourceFlags& flags) {
+  std::string dir = rouge_data_dir(flag_value);
+  bool need_exc = opt.stem && opt.use_exceptions;
+  if (dir.empty()) {
+    if (need_exc)
+      throw InputError(
+          "-m needs ROUGE-1.5.5's WordNet 2.0 exception lists: pass " + flags.data + " (or set "
+          "UNIEVAL_ROUGE_DATA) to the ROUGE-1.5.5 data directory that holds "
+          "WordNet-2.0-Exceptions/{adj,adv,noun,verb}.exc; " + flags.no_exceptions + " stems without "
+          "them (a different number from the original ROUGE-1.5.5)");
+    if (opt.remove_stopwords)
+      throw InputError("-s needs smart_common_words.txt: pass " + flags.data + " or set UNIEVAL_ROUGE_DATA");
+    return {};
+  }
+  if (!fs::is_directory(dir)) throw InputError(dir, 0, "--rouge-data: not a directory");
+  return RougeResources::load(dir, need_exc, opt.remove_stopwords);
+}
+
 void Rouge155Options::validate() const {
   if (max_n < 0) throw InputError("-n must be >= 0");
   if (confidence < 0 || confidence > 100)

@@ -151,4 +151,17 @@ RougeSummary split_summary(std::string_view line, std::string_view sep);
 // Perl's sprintf("%7.5f", x) read back as a number: the 5-decimal value the script carries.
 double round5(double x);
 
+// The one ROUGE-1.5.5 resource policy (`unieval score --metric rouge` and `unieval eval --task
+// cnndm/gigaword` alike): the data directory comes from the flag (flag_value, when non-empty), else
+// from $UNIEVAL_ROUGE_DATA. When `opt` needs a resource (-m with the WordNet exceptions, -s) and
+// neither names a directory, or the directory lacks it, scoring stops with an InputError that names
+// the flag, the variable and (for -m) the option that stems without the exceptions. Nothing falls
+// back silently to other numbers. The names in the messages come from `flags`.
+struct RougeResourceFlags {
+  std::string data = "--rouge-data DIR";                    // how the caller names the directory
+  std::string no_exceptions = "--no-wordnet-exceptions";    // how it asks for -m without them
+};
+RougeResources find_rouge_resources(const std::string& flag_value, const Rouge155Options& opt,
+                                    const RougeResourceFlags& flags = {});
+
 }  // namespace unieval::metrics

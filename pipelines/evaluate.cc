@@ -6,9 +6,29 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "metrics/bootstrap.h"
 #include "results/sha256.h"
 
 namespace unieval::pipelines {
+
+results::ConfidenceInterval bootstrap_mean_ci(const std::vector<double>& values, int resamples,
+                                              unsigned long long seed, double level, double scale) {
+  results::ConfidenceInterval ci;
+  ci.level = level;
+  ci.method = "bootstrap-percentile";
+  ci.resamples = resamples;
+  ci.seed = seed;
+  if (values.empty() || resamples <= 0) return ci;
+  metrics::BootstrapOptions o;
+  o.resamples = resamples;
+  o.seed = seed;
+  o.confidence = level;
+  o.draw = metrics::BootstrapDraw::kUniformInt;
+  metrics::BootstrapInterval b = metrics::bootstrap_ci(values.size(), metrics::mean_score_fn(values, scale), o)[0];
+  ci.low = b.low;
+  ci.high = b.high;
+  return ci;
+}
 
 results::RunResult evaluate(const tasks::EvalRequest& req) {
   auto start = std::chrono::steady_clock::now();
@@ -63,7 +83,7 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
       auto it = out.mean_decomposable.find(s.name);
       if (it == out.mean_decomposable.end()) continue;
       double scale = s.unit == "percent" ? 100.0 : 1.0;
-      s.ci = tasks::bootstrap_mean_ci(it->second, req.bootstrap, req.seed, req.ci_level, scale);
+      s.ci = bootstrap_mean_ci(it->second, req.bootstrap, req.seed, req.ci_level, scale);
     }
   }
   if (!req.per_example) r.per_example.clear();

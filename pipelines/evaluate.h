@@ -1,7 +1,7 @@
 #pragma once
 // evaluate(): a task + a dataset in its distribution format + a file of system outputs -> the
 // task's official metric set as a RunResult, with provenance (tool, commit, data and prediction
-// sha256), timings and, on request, bootstrap confidence intervals. `unieval eval` is a thin
+// sha256), timings and, on request, bootstrap confidence intervals (metrics/bootstrap.h). `unieval eval` is a thin
 // shell over it; `unieval run` calls it on its decoded outputs.
 //
 //   unieval::tasks::EvalRequest req;
@@ -18,5 +18,12 @@ namespace unieval::pipelines {
 // Runs the task: validates options, runs the adapter, fills provenance, timings and
 // (req.bootstrap > 0) CIs. InputError for an unknown task, an unknown option or a missing file.
 results::RunResult evaluate(const tasks::EvalRequest& req);
+
+// The CI of a mean-decomposable score (TaskOutput::mean_decomposable): the percentile interval of
+// the resampled means times `scale` (100 for percent scores of 0/1 values), from the one bootstrap
+// (metrics/bootstrap.h, BootstrapDraw::kUniformInt, std::mt19937_64 seeded with `seed`). Empty
+// values or resamples <= 0 leave low/high at 0 (method, level, resamples and seed still set).
+results::ConfidenceInterval bootstrap_mean_ci(const std::vector<double>& values, int resamples,
+                                              unsigned long long seed, double level, double scale);
 
 }  // namespace unieval::pipelines

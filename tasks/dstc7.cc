@@ -161,10 +161,8 @@ TaskOutput run_dstc7(const EvalRequest& req) {
     for (const auto& w : ns.warnings) res.notes.push_back("mteval: " + w);
     metrics::MeteorOptions mopt;
     mopt.normalize = metrics::MeteorNormalize::kNorm;
-    mopt.data_dir = option(req, "meteor_data", "");
-    if (mopt.data_dir.empty()) {
-      if (const char* env = std::getenv("UNIEVAL_METEOR_DATA")) mopt.data_dir = env;
-    }
+    // The METEOR resource policy (metrics/meteor.h meteor_data_dir): option, else $UNIEVAL_METEOR_DATA.
+    mopt.data_dir = metrics::meteor_data_dir(option(req, "meteor_data", ""));
     if (mopt.data_dir.empty()) {
       res.notes.push_back("METEOR skipped: no METEOR 1.5 resources (--option meteor_data=DIR or $UNIEVAL_METEOR_DATA)");
     } else {

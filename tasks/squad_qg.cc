@@ -134,9 +134,8 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   for (int n = 1; n <= 4; ++n)
     r.scores.push_back({"bleu" + std::to_string(n), b.bleu[n - 1], "bleu-coco", "fraction", true, std::nullopt});
 
-  std::string meteor_dir = option(req, "meteor_data", "");
-  if (meteor_dir.empty())
-    if (const char* env = std::getenv("UNIEVAL_METEOR_DATA")) meteor_dir = env;
+  // The METEOR resource policy (metrics/meteor.h meteor_data_dir): option, else $UNIEVAL_METEOR_DATA.
+  std::string meteor_dir = metrics::meteor_data_dir(option(req, "meteor_data", ""));
   std::vector<double> meteor_seg;
   const bool default_modules = !req.options.count("meteor_modules");
   const bool have_paraphrase = !meteor_dir.empty() && (fs::exists(fs::path(meteor_dir) / "paraphrase-en.gz") ||

@@ -59,11 +59,14 @@ TaskOutput run_summarization(const EvalRequest& req, const std::string& key) {
   std::string stem = option(req, "stem", "true");
   if (stem != "true" && stem != "false") throw InputError("--option stem: expected true or false");
   opt.stem = stem == "true";
-  std::string dir = metrics::rouge_data_dir(option(req, "rouge_data", ""));
-  metrics::RougeResources res = dir.empty() ? metrics::RougeResources{} : metrics::RougeResources::load(dir);
-  // Without the WordNet table ROUGE-1.5.5 cannot run -m as published; we stem without it, say
-  // so in the notes, and the signature records "exc:none" so such runs never compare with real ones.
-  if (opt.stem && !res.has_exceptions) opt.use_exceptions = false;
+  std::string exc = option(req, "wordnet_exceptions", "true");
+  if (exc != "true" && exc != "false") throw InputError("--option wordnet_exceptions: expected true or false");
+  opt.use_exceptions = exc == "true";
+  // The one ROUGE resource policy (metrics/rouge.h, as `score --metric rouge`): -m needs the
+  // WordNet table from rouge_data or $UNIEVAL_ROUGE_DATA, else an InputError with the fix;
+  // wordnet_exceptions=false stems without it (signature "exc:none", never compared with real runs).
+  metrics::RougeResources res = metrics::find_rouge_resources(
+      option(req, "rouge_data", ""), opt, {"--option rouge_data=DIR", "--option wordnet_exceptions=false"});
   auto t1 = Clock::now();
   metrics::Rouge155Result rr = metrics::rouge155(corpus, opt, res);
   TaskOutput out;
@@ -84,7 +87,8 @@ TaskOutput run_summarization(const EvalRequest& req, const std::string& key) {
   }
   r.metrics.push_back({"rouge-1.5.5", rr.signature, {{"flags", opt.stem ? "-c 95 -m -r 1000 -n 2 -a" : "-c 95 -r 1000 -n 2 -a"}}});
   if (opt.stem && !opt.use_exceptions)
-    r.notes.push_back("-m without the WordNet-2.0 exception table (no ROUGE data: --option rouge_data=DIR or $UNIEVAL_ROUGE_DATA)");
+    r.notes.push_back("-m without the WordNet-2.0 exception table (--option wordnet_exceptions=false): not the "
+                      "published ROUGE-1.5.5 numbers");
   for (const auto& v : rr.variants) {
     std::string base = v.name == "ROUGE-1" ? "rouge1" : v.name == "ROUGE-2" ? "rouge2" : v.name == "ROUGE-L" ? "rougeL" : "";
     if (base.empty()) continue;
@@ -126,7 +130,9 @@ std::vector<TaskAdapter> summarization_adapters() {
     i.metrics = "rouge1_f, rouge2_f, rougeL_f (+ _r, _p) with ROUGE-1.5.5 bootstrap CIs";
     i.default_split = "test";
     i.options = {{"rouge_data", "ROUGE-1.5.5 data dir (default $UNIEVAL_ROUGE_DATA)"},
-                 {"stem", "-m Porter stemming (default true)"}};
+                 {"stem", "-m Porter stemming (default true)"},
+                 {"wordnet_exceptions", "with stem: the WordNet-2.0 exception lookup of -m (default true; false = "
+                                        "stem without it, not the published numbers)"}};
     if (std::string(key) == "cnndm") {
       i.options.push_back({"unilm_postprocess", "UniLM cnndm/eval.py post-processing of predictions (default false)"});
       i.options.push_back({"trunc_len", "with unilm_postprocess: summary length cap in tokens (default 60; ERNIE-GEN 100)"});

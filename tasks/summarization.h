@@ -17,6 +17,11 @@
 // specs hold a Gigaword post-processing script (ERNIE-GEN's gigaword/eval.py is not available),
 // so none is applied there.
 //
+// Resources (the one ROUGE policy of metrics/rouge.h find_rouge_resources, as `unieval score
+// --metric rouge -m`): -m needs ROUGE-1.5.5's WordNet-2.0 exception lists from rouge_data or
+// $UNIEVAL_ROUGE_DATA; without them the run stops with an InputError naming both and
+// wordnet_exceptions=false (stemming without them, signature "exc:none", noted in the result).
+//
 // Scores (fractions; CIs from ROUGE-1.5.5's own bootstrap): rouge1_f, rouge2_f, rougeL_f, and
 // the recalls / precisions rouge1_r, rouge1_p, ...
 //
@@ -24,6 +29,8 @@
 //   | key        | default              | meaning                                              |
 //   | rouge_data | $UNIEVAL_ROUGE_DATA  | ROUGE-1.5.5 data/ (WordNet-2.0 exceptions for -m)    |
 //   | stem       | true                 | -m (Porter stemming)                                 |
+//   | wordnet_exceptions | true         | with stem: the WordNet exception lookup; false =     |
+//   |            |                      | stem without it (not the published numbers)          |
 //   | unilm_postprocess | false         | cnndm: UniLM cnndm/eval.py post-processing           |
 //   | trunc_len  | 60                   | cnndm, with unilm_postprocess: --trunc_len           |
 //   | duplicate_rate | 0.7              | cnndm, with unilm_postprocess: --duplicate_rate      |

@@ -1,9 +1,6 @@
 #include "tasks/task.h"
 
-#include <algorithm>
-#include <cmath>
 #include <filesystem>
-#include <random>
 #include <sstream>
 
 #include "core/error.h"
@@ -38,35 +35,6 @@ double option_double(const EvalRequest& req, const std::string& key, double def)
   } catch (const std::exception&) {
   }
   throw InputError("--option " + key + "=" + it->second + ": not a number");
-}
-
-results::ConfidenceInterval bootstrap_mean_ci(const std::vector<double>& values, int resamples,
-                                              unsigned long long seed, double level, double scale) {
-  results::ConfidenceInterval ci;
-  ci.level = level;
-  ci.method = "bootstrap-percentile";
-  ci.resamples = resamples;
-  ci.seed = seed;
-  if (values.empty() || resamples <= 0) return ci;
-  std::mt19937_64 rng(seed);
-  std::uniform_int_distribution<size_t> pick(0, values.size() - 1);
-  std::vector<double> means(static_cast<size_t>(resamples));
-  for (auto& m : means) {
-    double sum = 0;
-    for (size_t i = 0; i < values.size(); ++i) sum += values[pick(rng)];
-    m = scale * sum / static_cast<double>(values.size());
-  }
-  std::sort(means.begin(), means.end());
-  auto quantile = [&](double q) {
-    // Linear interpolation between order statistics (numpy's default "linear" method).
-    double pos = q * static_cast<double>(means.size() - 1);
-    size_t lo = static_cast<size_t>(std::floor(pos));
-    size_t hi = std::min(lo + 1, means.size() - 1);
-    return means[lo] + (pos - static_cast<double>(lo)) * (means[hi] - means[lo]);
-  };
-  ci.low = quantile((1 - level) / 2);
-  ci.high = quantile((1 + level) / 2);
-  return ci;
 }
 
 }  // namespace unieval::tasks

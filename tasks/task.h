@@ -62,7 +62,8 @@ struct TaskInfo {
 struct TaskOutput {
   results::RunResult result;  // task/metrics/scores/examples/per_example/notes filled
   // Per-example values of scores that are plain means over examples (SQuAD EM/F1, accuracy):
-  // score name -> one value per example; used for bootstrap CIs.
+  // score name -> one value per example; pipelines::evaluate() bootstraps their CIs
+  // (pipelines::bootstrap_mean_ci, the one bootstrap of metrics/bootstrap.h).
   std::map<std::string, std::vector<double>> mean_decomposable;
 };
 
@@ -80,11 +81,5 @@ const TaskAdapter* find_task(const std::string& name);
 // the task declares (caught centrally by pipelines::evaluate()).
 std::string option(const EvalRequest& req, const std::string& key, const std::string& def);
 double option_double(const EvalRequest& req, const std::string& key, double def);
-
-// Percentile bootstrap of a mean: resamples examples with replacement (std::mt19937_64 seeded
-// with seed), returns the (1-level)/2 and (1+level)/2 quantiles of the resampled means, scaled
-// like the score (scale = 100 for percent scores computed from 0/1 values).
-results::ConfidenceInterval bootstrap_mean_ci(const std::vector<double>& values, int resamples,
-                                              unsigned long long seed, double level, double scale);
 
 }  // namespace unieval::tasks

@@ -34,36 +34,6 @@ void print_json(const nlohmann::ordered_json& j) {
   std::cout << j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
 }
 
-std::vector<double> parse_double_list(const std::string& text, const std::string& option) {
-  std::vector<double> out;
-  size_t start = 0;
-  while (start <= text.size()) {
-    size_t end = text.find(',', start);
-    if (end == std::string::npos) end = text.size();
-    std::string item = text.substr(start, end - start);
-    try {
-      size_t used = 0;
-      double v = std::stod(item, &used);
-      if (used != item.size()) throw std::invalid_argument(item);
-      out.push_back(v);
-    } catch (const std::exception&) {
-      throw InputError("--" + option + ": '" + item + "' is not a number (expected e.g. 0.5,0.5)");
-    }
-    start = end + 1;
-  }
-  return out;
-}
-
-std::vector<int> parse_int_list(const std::string& text, const std::string& option) {
-  std::vector<int> out;
-  for (double v : parse_double_list(text, option)) {
-    if (v != static_cast<int>(v))
-      throw InputError("--" + option + ": '" + std::to_string(v) + "' is not an integer");
-    out.push_back(static_cast<int>(v));
-  }
-  return out;
-}
-
 void warn(const std::string& message) { std::cerr << "unieval: warning: " << message << "\n"; }
 
 

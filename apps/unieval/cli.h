@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "metrics/protocol.h"
+
 namespace unieval::cli {
 
 namespace po = boost::program_options;
@@ -33,10 +35,10 @@ po::variables_map parse(const Args& args, const po::options_description& desc,
 // Prints one JSON value on one line to stdout.
 void print_json(const nlohmann::ordered_json& j);
 
-// "0.5,0.5" -> {0.5, 0.5}; an unparsable item is an InputError naming the option.
-std::vector<double> parse_double_list(const std::string& text, const std::string& option);
-// "1,2,4" -> {1, 2, 4}
-std::vector<int> parse_int_list(const std::string& text, const std::string& option);
+// "0.5,0.5" -> {0.5, 0.5}; "1,2,4" -> {1, 2, 4} (metrics/protocol.h: the option-list parsers the
+// metric protocol uses).
+using metrics::parse_double_list;
+using metrics::parse_int_list;
 
 // Runs one subcommand, turning its exceptions into exit codes with a message on stderr:
 // Exit -> its code, InputError -> 2, any other exception -> 3.

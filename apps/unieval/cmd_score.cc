@@ -1,40 +1,76 @@
-// `unieval score`: dispatches to the metric family that registered --metric NAME.
+// `unieval score`: a thin shell over the metric protocol (metrics/protocol.h). The metric's option
+// specs become Boost.Program_options flags (parsing and --help), --help-markdown prints the README
+// tables generated from the same specs, and the library scores and serialises.
 #include <iostream>
 #include <map>
 #include <sstream>
 
 #include "apps/unieval/commands.h"
-#include "apps/unieval/score.h"
 #include "core/error.h"
+#include "metrics/protocol.h"
 
 namespace unieval::cli {
 
 namespace {
 
-ScoreRegistry build_registry() {
-  ScoreRegistry reg;
-  register_bleu_metrics(reg);
-  register_rouge_metrics(reg);
-  register_meteor_metrics(reg);
-  register_qa_metrics(reg);
-  return reg;
+namespace m = unieval::metrics;
+
+template <class T>
+void add_typed(po::options_description& d, const std::string& name, const m::OptionSpec& s) {
+  po::typed_value<T>* sem = po::value<T>();
+  if (s.default_value) sem->default_value(std::get<T>(*s.default_value));
+  if (s.required) sem->required();
+  d.add_options()(name.c_str(), sem, s.help.c_str());
+}
+
+// One spec as a Boost option (typed, so --help shows defaults as before).
+void add_spec(po::options_description& d, const m::OptionSpec& s) {
+  std::string name = s.name;
+  if (s.short_name) name += std::string(",") + s.short_name;
+  const char* help = s.help.c_str();
+  switch (s.type) {
+    case m::OptionType::kFlag: d.add_options()(name.c_str(), po::bool_switch(), help); break;
+    case m::OptionType::kInt: add_typed<int>(d, name, s); break;
+    case m::OptionType::kLong: add_typed<long>(d, name, s); break;
+    case m::OptionType::kUInt64: add_typed<unsigned long long>(d, name, s); break;
+    case m::OptionType::kDouble: add_typed<double>(d, name, s); break;
+    case m::OptionType::kString: add_typed<std::string>(d, name, s); break;
+    case m::OptionType::kStringList:
+      d.add_options()(name.c_str(), po::value<std::vector<std::string>>()->composing(), help);
+      break;
+  }
+}
+
+void add_specs(po::options_description& d, const std::vector<m::OptionSpec>& specs) {
+  for (const auto& s : specs) add_spec(d, s);
+}
+
+// The parsed values of the given specs, typed as declared.
+void collect(const po::variables_map& vm, const std::vector<m::OptionSpec>& specs, m::OptionValues& out) {
+  for (const auto& s : specs) {
+    if (!vm.count(s.name)) continue;
+    const auto& v = vm[s.name];
+    switch (s.type) {
+      case m::OptionType::kFlag: out.set(s.name, v.as<bool>(), v.defaulted()); break;
+      case m::OptionType::kInt: out.set(s.name, v.as<int>(), v.defaulted()); break;
+      case m::OptionType::kLong: out.set(s.name, v.as<long>(), v.defaulted()); break;
+      case m::OptionType::kUInt64: out.set(s.name, v.as<unsigned long long>(), v.defaulted()); break;
+      case m::OptionType::kDouble: out.set(s.name, v.as<double>(), v.defaulted()); break;
+      case m::OptionType::kString: out.set(s.name, v.as<std::string>(), v.defaulted()); break;
+      case m::OptionType::kStringList: out.set(s.name, v.as<std::vector<std::string>>(), v.defaulted()); break;
+    }
+  }
 }
 
 po::options_description common_options() {
   po::options_description d("Common options");
-  d.add_options()
-      ("metric", po::value<std::string>()->required(), "Metric to compute (list below).")
-      ("hyp", po::value<std::string>(), "System output: UTF-8, one segment per line (.gz ok).")
-      ("ref", po::value<std::vector<std::string>>()->composing(),
-       "Reference file, one segment per line; repeat for several references (sacreBLEU "
-       "convention: the k-th file holds the k-th reference of every segment).")
-      ("json", po::bool_switch(), "Print one JSON object instead of a human summary.")
-      ("help,h", "Show this help (with --metric NAME: only that metric's options).");
+  add_specs(d, m::common_option_specs());
+  d.add_options()("help,h", "Show this help (with --metric NAME: only that metric's options).");
   return d;
 }
 
 // --metric value from raw args (before the metric's own options are known).
-std::string find_metric(const Args& args) {
+std::string find_metric_arg(const Args& args) {
   for (size_t i = 0; i < args.size(); ++i) {
     if (args[i] == "--metric" && i + 1 < args.size()) return args[i + 1];
     if (args[i].rfind("--metric=", 0) == 0) return args[i].substr(9);
@@ -42,7 +78,8 @@ std::string find_metric(const Args& args) {
   return "";
 }
 
-void print_help(const ScoreRegistry& reg, const ScoreMetric* only) {
+void print_help(const m::MetricSpec* only) {
+  const m::MetricRegistry& reg = m::metric_registry();
   std::cout << "usage: unieval score --metric NAME --hyp FILE --ref FILE [--ref FILE ...] [options] [--json]\n"
                "       (squad/coqa/glue take --data/--pred or --gold/--pred instead of --hyp/--ref)\n\n"
             << common_options() << "\nMetrics:\n";
@@ -57,7 +94,7 @@ void print_help(const ScoreRegistry& reg, const ScoreMetric* only) {
     if (printed[section]) continue;
     printed[section] = true;
     po::options_description d("Options for " + section);
-    m.add_options(d);
+    add_specs(d, m.options);
     if (!d.options().empty()) std::cout << "\n" << d;
   }
   std::cout << "\nExit codes: 0 ok, 2 bad input (message names the file and line), 3 internal error.\n";
@@ -65,51 +102,37 @@ void print_help(const ScoreRegistry& reg, const ScoreMetric* only) {
 
 }  // namespace
 
-std::string hyp_path(const po::variables_map& vm) {
-  if (!vm.count("hyp")) throw InputError("--hyp FILE is required for --metric " +
-                                         vm["metric"].as<std::string>());
-  return vm["hyp"].as<std::string>();
-}
-
-std::vector<std::string> ref_paths(const po::variables_map& vm) {
-  if (!vm.count("ref")) throw InputError("at least one --ref FILE is required for --metric " +
-                                         vm["metric"].as<std::string>());
-  return vm["ref"].as<std::vector<std::string>>();
-}
-
-bool want_json(const po::variables_map& vm) { return vm.count("json") && vm["json"].as<bool>(); }
-
-void add_threads_option(po::options_description& d, const std::string& what) {
-  d.add_options()
-      ("threads", po::value<int>()->default_value(0),
-       ("Threads (0 = all cores, max 8; 1 = none): " + what +
-        ". The numbers are identical for any value.").c_str());
-}
-
 int cmd_score(const Args& args) {
-  ScoreRegistry reg = build_registry();
-  std::string name = find_metric(args);
-  const ScoreMetric* metric = nullptr;
-  for (const auto& m : reg)
-    if (m.name == name) metric = &m;
+  std::string name = find_metric_arg(args);
+  const m::MetricSpec* metric = m::find_metric(name);
   bool help = false;
-  for (const auto& a : args) help |= (a == "--help" || a == "-h");
+  for (const auto& a : args) {
+    help |= (a == "--help" || a == "-h");
+    if (a == "--help-markdown") {
+      std::cout << m::registry_markdown();
+      return kExitOk;
+    }
+  }
   if (help) {
-    print_help(reg, metric);
+    print_help(metric);
     return kExitOk;
   }
   if (name.empty()) throw InputError("--metric NAME is required (see unieval score --help)");
   if (!metric) {
     std::ostringstream known;
-    for (const auto& m : reg) known << " " << m.name;
+    for (const auto& m : m::metric_registry()) known << " " << m.name;
     throw InputError("unknown metric '" + name + "'; known:" + known.str());
   }
   po::options_description desc = common_options();
   po::options_description own("Options for " + metric->name);
-  metric->add_options(own);
+  add_specs(own, metric->options);
   desc.add(own);
   po::variables_map vm = parse(args, desc, "usage: unieval score --metric " + name + " ...");
-  return metric->run(vm);
+  m::OptionValues values;
+  collect(vm, m::common_option_specs(), values);
+  collect(vm, metric->options, values);
+  std::cout << m::score_metric(name, values, warn) << std::flush;
+  return kExitOk;
 }
 
 }  // namespace unieval::cli

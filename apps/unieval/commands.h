@@ -5,7 +5,7 @@
 
 namespace unieval::cli {
 
-int cmd_score(const Args& args);      // cmd_score.cc + score_*.cc
+int cmd_score(const Args& args);      // cmd_score.cc (metrics/protocol.h)
 int cmd_eval(const Args& args);       // cmd_eval.cc
 int cmd_tokenize(const Args& args);   // cmd_tokenize.cc
 int cmd_reproduce(const Args& args);  // cmd_reproduce.cc

@@ -92,7 +92,7 @@ int exec_model_binary(int argc, char** argv) {
 // reused), grow the heap in 128 MiB steps, and ask for transparent huge pages on the first step,
 // which then arrives in 2 MiB pages. Only speed changes: where THP is off, madvise fails
 // harmlessly. (A thread other than the main one allocates from an arena of its own, in
-// ordinary pages; see one_malloc_arena in score_qa.cc for the commands where that matters.)
+// ordinary pages; see one_malloc_arena in metrics/family_qa.cc for the commands where that matters.)
 void prefer_huge_pages() {
   constexpr size_t kHuge = size_t{2} << 20;
   mallopt(M_MMAP_THRESHOLD, 512 << 20);

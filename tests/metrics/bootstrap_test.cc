@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <random>
 
 namespace unieval::metrics {
 namespace {
@@ -67,6 +69,57 @@ TEST(BootstrapTest, SumsScoreFnReducesColumnSums) {
   auto v = fn({0, 1, 1});
   EXPECT_DOUBLE_EQ(7.0 / 3, v[0]);
   EXPECT_DOUBLE_EQ(10.0, v[1]);
+}
+
+// The two index draw rules, each checked against the resampling written out independently here
+// (the percentile interval of resampled means; numpy's linear interpolation): kModulo is what
+// `score --bootstrap` always drew, kUniformInt what `eval --bootstrap` always drew, so one
+// implementation keeps both commands' CIs.
+std::pair<double, double> reference_interval(const std::vector<double>& v, int resamples, uint64_t seed,
+                                             double level, double scale, bool uniform_int) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<size_t> pick(0, v.size() - 1);
+  std::vector<double> means;
+  for (int r = 0; r < resamples; ++r) {
+    double sum = 0;
+    for (size_t i = 0; i < v.size(); ++i) sum += v[uniform_int ? pick(rng) : static_cast<size_t>(rng() % v.size())];
+    means.push_back(scale * sum / static_cast<double>(v.size()));
+  }
+  std::sort(means.begin(), means.end());
+  auto q = [&](double p) {
+    double pos = p * static_cast<double>(means.size() - 1);
+    size_t lo = static_cast<size_t>(std::floor(pos));
+    size_t hi = std::min(lo + 1, means.size() - 1);
+    return means[lo] + (pos - static_cast<double>(lo)) * (means[hi] - means[lo]);
+  };
+  return {q((1 - level) / 2), q((1 + level) / 2)};
+}
+
+TEST(BootstrapTest, DrawRulesMatchTheirReferenceResampling) {
+  std::vector<double> v;
+  std::mt19937 gen(5);
+  for (int i = 0; i < 157; ++i) v.push_back(static_cast<double>(gen() % 7) / 6.0);
+  for (bool uniform : {false, true}) {
+    BootstrapOptions o;
+    o.resamples = 250;
+    o.seed = 99;
+    o.confidence = 0.9;
+    o.draw = uniform ? BootstrapDraw::kUniformInt : BootstrapDraw::kModulo;
+    auto ci = bootstrap_ci(v.size(), mean_score_fn(v, 100.0), o);
+    auto ref = reference_interval(v, 250, 99, 0.9, 100.0, uniform);
+    EXPECT_EQ(ci[0].low, ref.first) << uniform;
+    EXPECT_EQ(ci[0].high, ref.second) << uniform;
+  }
+  BootstrapOptions a, b;
+  b.draw = BootstrapDraw::kUniformInt;
+  EXPECT_NE(bootstrap_ci(v.size(), mean_of(v), a)[0].mean, bootstrap_ci(v.size(), mean_of(v), b)[0].mean);
+  EXPECT_EQ(a.signature(), b.signature());
+}
+
+TEST(BootstrapTest, MeanScoreFnScalesTheResampleMean) {
+  std::vector<double> v = {1, 0, 1, 1};
+  EXPECT_DOUBLE_EQ(mean_score_fn(v, 100.0)({0, 1, 2, 3})[0], 75.0);
+  EXPECT_DOUBLE_EQ(mean_score_fn(v)({1, 1, 0})[0], 1.0 / 3);
 }
 
 }  // namespace

@@ -2,6 +2,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
+#include <optional>
 
 #include "core/error.h"
 #include "pipelines/evaluate.h"
@@ -98,20 +100,97 @@ TEST(PersonachatTaskTest, RealConvai2ValidationHas7801Responses) {
   EXPECT_EQ(refs.size(), 7801u);  // SOURCES.md
 }
 
+// A summarization request that stems without the WordNet table (no ROUGE data needed).
+EvalRequest summarization_request(const std::string& task, const std::string& data, const std::string& pred) {
+  EvalRequest r = request(task, data, pred);
+  r.options["wordnet_exceptions"] = "false";
+  return r;
+}
+
 TEST(SummarizationTaskTest, SentenceMarkersAndRouge) {
   EXPECT_EQ(summary_sentences("a b . <S_SEP> c d ."), (std::vector<std::string>{"a b .", "c d ."}));
   EXPECT_EQ(summary_sentences("<t> a b . </t> <t> c . </t>"), (std::vector<std::string>{"a b .", "c ."}));
   EXPECT_EQ(summary_sentences("one [X_SEP] two"), (std::vector<std::string>{"one", "two"}));
   TempDir tmp;
   auto ref = tmp.write("ref.txt", "the cat sat on the mat . <q> it was happy .\npolice arrest a man .\n");
-  auto same = evaluate(request("cnndm", ref, tmp.write("same.txt", "the cat sat on the mat . <q> it was happy .\npolice arrest a man .\n")));
+  auto same = evaluate(summarization_request("cnndm", ref, tmp.write("same.txt", "the cat sat on the mat . <q> it was happy .\npolice arrest a man .\n")));
   EXPECT_DOUBLE_EQ(same.score("rouge1_f")->value, 1.0);
   EXPECT_DOUBLE_EQ(same.score("rougeL_f")->value, 1.0);
-  auto other = evaluate(request("gigaword", ref, tmp.write("o.txt", "a dog ran .\npolice arrest a woman .\n")));
+  auto other = evaluate(summarization_request("gigaword", ref, tmp.write("o.txt", "a dog ran .\npolice arrest a woman .\n")));
   EXPECT_LT(other.score("rouge2_f")->value, 0.5);
   ASSERT_TRUE(other.score("rouge1_f")->ci.has_value());
   EXPECT_EQ(other.score("rouge1_f")->ci->method, "rouge-1.5.5-bootstrap");
-  EXPECT_THROW(evaluate(request("cnndm", ref, tmp.write("short.txt", "x\n"))), InputError);
+  EXPECT_THROW(evaluate(summarization_request("cnndm", ref, tmp.write("short.txt", "x\n"))), InputError);
+}
+
+// Restores an environment variable when the test ends.
+struct EnvGuard {
+  explicit EnvGuard(const char* name) : name_(name) {
+    if (const char* v = std::getenv(name)) old_ = v;
+  }
+  ~EnvGuard() {
+    if (old_) setenv(name_, old_->c_str(), 1);
+    else unsetenv(name_);
+  }
+  const char* name_;
+  std::optional<std::string> old_;
+};
+
+std::string rouge_signature(const results::RunResult& r) {
+  for (const auto& m : r.metrics)
+    if (m.id == "rouge-1.5.5") return m.signature;
+  return "";
+}
+
+// One ROUGE resource policy (metrics/rouge.h find_rouge_resources), the same as
+// `unieval score --metric rouge -m` (tests/cli/score_rouge_test.cc): -m without the WordNet data is
+// an error naming the option, the variable and the opt-out, never a silent fallback.
+TEST(SummarizationTaskTest, StemmingWithoutRougeDataIsAnErrorWithTheFix) {
+  EnvGuard env("UNIEVAL_ROUGE_DATA");
+  unsetenv("UNIEVAL_ROUGE_DATA");
+  TempDir tmp;
+  auto ref = tmp.write("ref.txt", "police went home .\n");
+  auto pred = tmp.write("pred.txt", "police go home .\n");
+  try {
+    evaluate(request("cnndm", ref, pred));
+    ADD_FAILURE() << "no InputError without ROUGE data";
+  } catch (const InputError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("--option rouge_data=DIR"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("UNIEVAL_ROUGE_DATA"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("--option wordnet_exceptions=false"), std::string::npos) << msg;
+  }
+  auto req = request("cnndm", ref, pred);
+  req.options["rouge_data"] = tmp.path().string() + "/no-such-dir";
+  EXPECT_THROW(evaluate(req), InputError);
+  // Without stemming no resource is needed; the opt-out is recorded in signature and notes.
+  req = request("gigaword", ref, pred);
+  req.options["stem"] = "false";
+  EXPECT_NE(rouge_signature(evaluate(req)).find("|m:0|exc:-|"), std::string::npos);
+  auto noexc = evaluate(summarization_request("gigaword", ref, pred));
+  EXPECT_NE(rouge_signature(noexc).find("|m:1|exc:none|"), std::string::npos);
+  bool noted = false;
+  for (const auto& n : noexc.notes) noted |= n.find("wordnet_exceptions=false") != std::string::npos;
+  EXPECT_TRUE(noted);
+  req = request("gigaword", ref, pred);
+  req.options["wordnet_exceptions"] = "maybe";
+  EXPECT_THROW(evaluate(req), InputError);
+}
+
+TEST(SummarizationTaskTest, StemmingWithRougeDataUsesTheWordNetTable) {
+  UNIEVAL_REQUIRE_SHARED("data/rouge155/WordNet-2.0-Exceptions/verb.exc");
+  EnvGuard env("UNIEVAL_ROUGE_DATA");
+  unsetenv("UNIEVAL_ROUGE_DATA");
+  TempDir tmp;
+  auto ref = tmp.write("ref.txt", "went\n");
+  auto pred = tmp.write("pred.txt", "go\n");
+  auto req = request("gigaword", ref, pred);
+  req.options["rouge_data"] = (shared_dir() / "data/rouge155").string();
+  auto r = evaluate(req);
+  EXPECT_NE(rouge_signature(r).find("|exc:wn2.0|"), std::string::npos) << rouge_signature(r);
+  EXPECT_DOUBLE_EQ(r.score("rouge1_f")->value, 1.0);  // went -> go through the exception table
+  setenv("UNIEVAL_ROUGE_DATA", (shared_dir() / "data/rouge155").string().c_str(), 1);
+  EXPECT_NE(rouge_signature(evaluate(request("gigaword", ref, pred))).find("|exc:wn2.0|"), std::string::npos);
 }
 
 }  // namespace

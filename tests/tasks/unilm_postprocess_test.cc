@@ -59,6 +59,7 @@ TEST(UnilmCnndmTest, CnndmAdapterOption) {
                         "the cat sat on the mat . [X_SEP] ok . [X_SEP] it was very happy today .\n"
                         "anything\npolice arrest a man in town .\n");
   auto req = request("cnndm", ref, pred);
+  req.options["wordnet_exceptions"] = "false";  // stems without ROUGE data (small_tasks_test: the policy)
   req.options["unilm_postprocess"] = "true";
   auto r = evaluate(req);
   EXPECT_EQ(r.examples, 2);  // the empty reference's pair is not scored
@@ -70,10 +71,12 @@ TEST(UnilmCnndmTest, CnndmAdapterOption) {
   // Without it "ok ." stays in the summary.
   auto plain = request("cnndm", tmp.write("ref2.txt", "the cat sat on the mat . <S_SEP> it was very happy today .\n"),
                        tmp.write("pred2.txt", "the cat sat on the mat . [X_SEP] ok . [X_SEP] it was very happy today .\n"));
+  plain.options["wordnet_exceptions"] = "false";
   EXPECT_LT(evaluate(plain).score("rouge1_f")->value, 1.0);
   plain.options["trunc_len"] = "100";
   EXPECT_THROW(evaluate(plain), InputError);  // only with unilm_postprocess
   auto giga = request("gigaword", ref, pred);
+  giga.options["wordnet_exceptions"] = "false";
   giga.options["unilm_postprocess"] = "true";
   EXPECT_THROW(evaluate(giga), InputError);  // no such script for Gigaword
   req.options["unilm_postprocess"] = "yes";

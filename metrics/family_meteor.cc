@@ -1,14 +1,14 @@
-// score_meteor.cc: the meteor metric family of `unieval score` (METEOR 1.5, metrics/meteor.h).
+// family_meteor.cc: the meteor family of the metric protocol (metrics/protocol.h; METEOR 1.5,
+// metrics/meteor.h).
 #include <charconv>
 #include <cmath>
-#include <iostream>
 
-#include "apps/unieval/score.h"
+#include "metrics/protocol.h"
 #include "core/error.h"
 #include "core/io.h"
 #include "metrics/meteor.h"
 
-namespace unieval::cli {
+namespace unieval::metrics {
 
 namespace {
 
@@ -52,69 +52,68 @@ std::string text_num(double v) {
   return std::string(buf, r.ptr);
 }
 
-void add_meteor_options(po::options_description& d) {
-  d.add_options()
-      ("modules", po::value<std::string>()->default_value("exact,stem,synonym,paraphrase"),
-       "Matching stages in order (jar -m): exact, stem, synonym, paraphrase. The paraphrase "
-       "module needs paraphrase-en.gz (not shipped); without it use exact,stem,synonym.")
-      ("weights", po::value<std::string>(),
-       "Module weights, one per module (jar -w), e.g. 1.0,0.6,0.8. Default: the task's "
-       "weights by position (rank: 1.0,0.6,0.8,0.6); missing ones count 0.")
-      ("task", po::value<std::string>()->default_value("rank"),
-       "Parameter set (jar -t): rank, adq, hter, li, tune.")
-      ("params", po::value<std::string>(),
-       "Custom \"alpha beta gamma delta\" (jar -p). As in the jar, a custom task takes the adq "
-       "module weights unless --weights is given.")
-      ("norm", po::bool_switch(),
-       "Tokenise and lowercase like the jar's -norm (nonbreaking prefixes from --meteor-data).")
-      ("lower", po::bool_switch(), "Lowercase only (jar -lower; ignored with --norm).")
-      ("no-punct", po::bool_switch(),
-       "With --norm: drop punctuation (jar -norm -noPunct; no effect without --norm).")
-      ("stats", po::bool_switch(),
-       "Also print each segment's 23 sufficient statistics (the jar's -stdio SCORE line).")
-      ("meteor-data", po::value<std::string>(),
-       "METEOR resources directory (function/, synonym/, nonbreaking/, as in the jar's "
-       "resources/); default $UNIEVAL_METEOR_DATA.")
-      ("paraphrase", po::value<std::string>(),
-       "Paraphrase table for the paraphrase module (jar -a); default "
-       "DIR/paraphrase-en.gz or DIR/data/paraphrase-en.gz.")
-      ("beam", po::value<int>()->default_value(40), "Alignment beam size (jar -x).")
-      ("threads", po::value<int>()->default_value(0), "Worker threads (0 = all cores, max 8).");
+std::vector<OptionSpec> meteor_options() {
+  return {
+      string_option("modules", "exact,stem,synonym,paraphrase",
+                    "Matching stages in order (jar -m): exact, stem, synonym, paraphrase. The paraphrase "
+                    "module needs paraphrase-en.gz (not shipped); without it use exact,stem,synonym.", "m"),
+      string_option("weights", std::nullopt,
+                    "Module weights, one per module (jar -w), e.g. 1.0,0.6,0.8. Default: the task's "
+                    "weights by position (rank: 1.0,0.6,0.8,0.6); missing ones count 0.", "w"),
+      string_option("task", "rank", "Parameter set (jar -t): rank, adq, hter, li, tune.", "task"),
+      string_option("params", std::nullopt,
+                    "Custom \"alpha beta gamma delta\" (jar -p). As in the jar, a custom task takes the adq "
+                    "module weights unless --weights is given.", "p"),
+      flag_option("norm", "Tokenise and lowercase like the jar's -norm (nonbreaking prefixes from --meteor-data).",
+                  "tok"),
+      flag_option("lower", "Lowercase only (jar -lower; ignored with --norm).", "tok"),
+      flag_option("no-punct", "With --norm: drop punctuation (jar -norm -noPunct; no effect without --norm).",
+                  "tok"),
+      flag_option("stats", "Also print each segment's 23 sufficient statistics (the jar's -stdio SCORE line)."),
+      string_option("meteor-data", std::nullopt,
+                    "METEOR resources directory (function/, synonym/, nonbreaking/, as in the jar's "
+                    "resources/); default $UNIEVAL_METEOR_DATA."),
+      string_option("paraphrase", std::nullopt,
+                    "Paraphrase table for the paraphrase module (jar -a); default "
+                    "DIR/paraphrase-en.gz or DIR/data/paraphrase-en.gz."),
+      int_option("beam", 40, "Alignment beam size (jar -x).", "beam"),
+      int_option("threads", 0, "Worker threads (0 = all cores, max 8).")};
 }
 
-int run_meteor(const po::variables_map& vm) {
+void run_meteor(ScoreContext& sc) {
+  const OptionValues& ov = sc.values;
   m::MeteorOptions opt;
-  opt.task = vm["task"].as<std::string>();
+  opt.task = ov.str("task");
   opt.modules.clear();
-  for (const std::string& name : split_items(vm["modules"].as<std::string>()))
+  for (const std::string& name : split_items(ov.str("modules")))
     opt.modules.push_back(m::parse_meteor_module(name));
-  if (vm.count("weights")) opt.weights = parse_numbers(vm["weights"].as<std::string>(), "weights");
-  if (vm.count("params")) {
-    opt.params = parse_numbers(vm["params"].as<std::string>(), "params");
+  if (ov.count("weights")) opt.weights = parse_numbers(ov.str("weights"), "weights");
+  if (ov.count("params")) {
+    opt.params = parse_numbers(ov.str("params"), "params");
     if (opt.params.size() != 4)
       throw InputError("--params needs 4 numbers \"alpha beta gamma delta\"");
   }
-  if (vm.count("weights") && opt.weights.size() > opt.modules.size())
-    warn("--weights has more values than --modules; the extra ones are ignored (as the jar)");
-  bool norm = vm["norm"].as<bool>(), lower = vm["lower"].as<bool>();
+  if (ov.count("weights") && opt.weights.size() > opt.modules.size())
+    sc.warn("--weights has more values than --modules; the extra ones are ignored (as the jar)");
+  bool norm = ov.flag("norm"), lower = ov.flag("lower");
   if (norm)
-    opt.normalize = vm["no-punct"].as<bool>() ? m::MeteorNormalize::kNormNoPunct
+    opt.normalize = ov.flag("no-punct") ? m::MeteorNormalize::kNormNoPunct
                                                : m::MeteorNormalize::kNorm;
   else if (lower)
     opt.normalize = m::MeteorNormalize::kLower;
-  if (vm["no-punct"].as<bool>() && !norm)
-    warn("--no-punct has no effect without --norm (as the jar's -noPunct)");
-  if (vm.count("meteor-data")) opt.data_dir = vm["meteor-data"].as<std::string>();
-  if (vm.count("paraphrase")) opt.paraphrase_file = vm["paraphrase"].as<std::string>();
-  opt.beam_size = vm["beam"].as<int>();
-  opt.threads = vm["threads"].as<int>();
+  if (ov.flag("no-punct") && !norm)
+    sc.warn("--no-punct has no effect without --norm (as the jar's -noPunct)");
+  opt.data_dir = m::meteor_data_dir(ov.count("meteor-data") ? ov.str("meteor-data") : "");
+  if (ov.count("paraphrase")) opt.paraphrase_file = ov.str("paraphrase");
+  opt.beam_size = ov.integer("beam");
+  opt.threads = ov.integer("threads");
 
-  Corpus corpus = read_corpus(hyp_path(vm), ref_paths(vm));
+  Corpus corpus = read_corpus(sc.hyp_path(), sc.ref_paths());
   m::MeteorScorer scorer(opt);
   m::MeteorResult r = scorer.score(corpus.hyps, corpus.refs);
   const m::MeteorStats& t = r.total;
-  bool stats = vm["stats"].as<bool>();
-  if (want_json(vm)) {
+  bool stats = ov.flag("stats");
+  if (sc.json()) {
     nlohmann::ordered_json j;
     j["metric"] = "meteor";
     j["signature"] = opt.signature();
@@ -135,8 +134,8 @@ int run_meteor(const po::variables_map& vm) {
       for (const auto& s : r.segments) lines.push_back(s.to_string());
       j["stats"] = lines;
     }
-    print_json(j);
-    return kExitOk;
+    sc.emit_json(j);
+    return;
   }
   std::string out;
   for (size_t i = 0; i < r.segments.size(); ++i) {
@@ -153,17 +152,17 @@ int run_meteor(const po::variables_map& vm) {
   out += "Fragmentation penalty:  " + text_num(t.fragmentation_penalty) + "\n";
   out += "\nFinal score:            " + text_num(r.score) + "\n";
   out += "Signature:              " + opt.signature() + "\n";
-  std::cout << out;
-  return kExitOk;
+  sc.print(out);
+  return;
 }
 
 }  // namespace
 
-void register_meteor_metrics(ScoreRegistry& reg) {
+void register_meteor_metrics(MetricRegistry& reg) {
   reg.push_back({"meteor",
                  "METEOR 1.5 (meteor-1.5.jar): exact/stem/synonym/paraphrase alignment, "
                  "per-segment and system score",
-                 add_meteor_options, run_meteor, "meteor"});
+                 meteor_options(), run_meteor, "meteor"});
 }
 
-}  // namespace unieval::cli
+}  // namespace unieval::metrics
