@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <string>
 
+#include "metrics/protocol.h"
 #include "tests/test_util.h"
 
 namespace unieval {
@@ -36,6 +37,26 @@ TEST(CliBasicsTest, ScoreHelpWorks) {
   auto r = run_cli("score --help");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("--metric"), std::string::npos);
+}
+
+// `score --help` and `--help-markdown` come from the metric protocol's specs: every registered
+// metric and every option of it is listed (--help with --metric NAME: that metric's section).
+TEST(CliBasicsTest, ScoreHelpListsEveryMetricAndOption) {
+  auto all = run_cli("score --help");
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  auto md = run_cli("score --help-markdown");
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  EXPECT_EQ(md.out, unieval::metrics::registry_markdown());
+  for (const auto& m : unieval::metrics::metric_registry()) {
+    EXPECT_NE(all.out.find("\n  " + m.name + " "), std::string::npos) << m.name;
+    auto one = run_cli("score --help --metric " + m.name);
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    for (const auto& o : m.options) {
+      EXPECT_NE(all.out.find("--" + o.name), std::string::npos) << m.name << " --" << o.name;
+      EXPECT_NE(one.out.find("--" + o.name), std::string::npos) << m.name << " --" << o.name;
+      EXPECT_NE(md.out.find("`--" + o.name), std::string::npos) << m.name << " --" << o.name;
+    }
+  }
 }
 
 // Scoring must not pay for LibTorch: `unieval` links none of it (the model commands are the
