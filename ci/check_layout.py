@@ -7,6 +7,8 @@
   tasks/     core/, metrics/ (public headers: never *_internal.h), results/, tasks/
   models/    core/, models/        (a model knows no metric and no task)
   pipelines/ everything but apps/
+and that only apps/ uses Boost (the CLI maps the metric protocol's option specs onto
+Boost.Program_options; the libraries parse nothing with it).
 Prints every offending include as FILE:LINE: ... and exits 1 if there is one.
 usage: ci/check_layout.py [REPO_ROOT]
 """
@@ -23,6 +25,7 @@ ALLOWED = {
     "pipelines": ("core/", "metrics/", "results/", "tasks/", "models/", "pipelines/"),
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+BOOST = re.compile(r'^\s*#\s*include\s+<boost/')
 
 
 def main() -> int:
@@ -35,6 +38,8 @@ def main() -> int:
                 continue
             checked += 1
             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if BOOST.match(line):
+                    bad.append(f"{path.relative_to(root)}:{n}: {folder}/ may not use Boost (only apps/ does)")
                 m = INCLUDE.match(line)
                 if not m:
                     continue
