@@ -51,7 +51,7 @@ std::vector<OptionSpec> squad_specs() {
                     "answer or an is_impossible key).", "v"),
       flag_option("allow-missing",
                   "v2.0: score questions without a prediction 0 instead of failing (v1.1 always does, as "
-                  "the official script)."),
+                  "the official script).", "missing"),
       threads_option(0, "the data and prediction files are read side by side and questions "
                         "scored in parallel")};
   for (auto& b : bootstrap_option_specs("Second prediction file: paired bootstrap p-value of --pred against it."))

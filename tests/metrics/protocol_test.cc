@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -186,6 +187,59 @@ TEST(MetricProtocolTest, ResamplingIsSerialisedOnce) {
   auto pb = paired_bootstrap(a.size(), mean_score_fn(a), base, o);
   EXPECT_EQ(j["paired_bootstrap"]["acc"]["p_value"].get<double>(), pb[0].p_value);
   EXPECT_EQ(j["paired_bootstrap"]["acc"]["delta"].get<double>(), 0.375);
+}
+
+// Every option that declares a signature field names one the metric's signature really has:
+// the signatures of default runs (both ROUGE modes; SQuAD with its bootstrap) hold "KEY:".
+TEST(MetricProtocolTest, SignatureKeysAreInTheSignatures) {
+  TempDir tmp;
+  std::string hyp = tmp.write("hyp.txt", "the cat sat on the mat\na dog barked\n");
+  std::string ref = tmp.write("ref.txt", "the cat sat on a mat\nthe dog barked\n");
+  std::string squad = tmp.write(
+      "squad.json",
+      R"({"version": "1.1", "data": [{"title": "t", "paragraphs": [{"context": "a b c", "qas": [)"
+      R"({"id": "q1", "question": "?", "answers": [{"text": "a", "answer_start": 0}]},)"
+      R"({"id": "q2", "question": "?", "answers": [{"text": "c", "answer_start": 4}]}]}]}]})");
+  std::string squad_pred = tmp.write("pred.json", R"({"q1": "a", "q2": "b"})");
+  std::string gold = tmp.write("gold.txt", "1\n0\n1\n");
+  std::string labels = tmp.write("labels.txt", "1\n1\n1\n");
+  std::string glue_results = tmp.write(
+      "glue.json",
+      R"({"CoLA": {"mcc": 50}, "SST-2": {"acc": 93}, "MRPC": {"f1": 88, "acc": 84}, "STS-B": {"pearson": 87,)"
+      R"( "spearman": 86}, "QQP": {"f1": 71, "acc": 89}, "MNLI-m": {"acc": 86}, "MNLI-mm": {"acc": 85},)"
+      R"( "QNLI": {"acc": 92}, "RTE": {"acc": 70}, "WNLI": {"acc": 65}})");
+  auto signatures = [&](const std::string& name, std::vector<std::pair<std::string, OptionValue>> extra) {
+    OptionValues v;
+    v.set_defaults(common_option_specs());
+    v.set_defaults(find_metric(name)->options);
+    v.set("metric", name);
+    v.set("json", true);
+    for (auto& [k, x] : extra) v.set(k, x);
+    auto j = nlohmann::json::parse(score_metric(name, v, nullptr));
+    std::string sig = j["signature"].get<std::string>();
+    if (j.contains("bootstrap")) sig += "|" + j["bootstrap"]["signature"].get<std::string>();
+    return sig;
+  };
+  const std::vector<std::string> refs = {ref};
+  std::map<std::string, std::string> sig;
+  sig["bleu"] = signatures("bleu", {{"hyp", hyp}, {"ref", refs}});
+  // chrF names beta only when it is not 2 (sacreBLEU).
+  sig["chrf"] = signatures("chrf", {{"hyp", hyp}, {"ref", refs}, {"beta", 1.0}});
+  sig["rouge"] = signatures("rouge", {{"hyp", hyp}, {"ref", refs}}) + "|" +
+                 signatures("rouge", {{"hyp", hyp}, {"ref", refs}, {"mode", std::string("rouge-score")}});
+  sig["squad"] = signatures(
+      "squad", {{"data", squad}, {"pred", squad_pred}, {"bootstrap", 5}, {"squad-version", std::string("2.0")}});
+  sig["glue"] = signatures("glue", {{"task", std::string("sst2")}, {"gold", gold}, {"pred", labels},
+                                    {"bootstrap", 5}});
+  sig["glue-score"] = signatures("glue-score", {{"results", glue_results}});
+  for (const auto& [name, s] : sig) {
+    for (const auto& o : find_metric(name)->options) {
+      if (o.signature_key.empty()) continue;
+      std::string key = o.signature_key + ":";
+      bool found = s.rfind(key, 0) == 0 || s.find("|" + key) != std::string::npos;
+      EXPECT_TRUE(found) << name << " --" << o.name << ": no '" << key << "' in " << s;
+    }
+  }
 }
 
 }  // namespace
