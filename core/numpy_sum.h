@@ -1,4 +1,5 @@
 #pragma once
+// Follows numpy (BSD-3-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 // numpy's pairwise summation of a float64 array (numpy/core/src/umath/loops_utils.h,
 // DOUBLE_pairwise_sum; what np.sum / np.mean use). The official Python scripts average with
 // numpy, so matching their last bit needs this exact order of additions.

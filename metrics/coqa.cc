@@ -1,3 +1,5 @@
+// Follows CoQA (no licence header) and SQuAD (no licence header) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 #include "metrics/coqa.h"
 
 #include <cstdio>

@@ -1,4 +1,6 @@
 #pragma once
+// Follows CoQA (no licence header) and SQuAD (no licence header) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 // CoQA EM/F1 identical to the official evaluate-v1.0.py (stanfordnlp/coqa-baselines
 // scripts/evaluate-v1.0.py @693d05b, class CoQAEvaluator), which ERNIE-GEN's
 // eval/tasks/coqa/eval.py repeats:

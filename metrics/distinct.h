@@ -1,4 +1,6 @@
 #pragma once
+// Follows DSTC7 (no code licence) and PLATO (Apache-2.0) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 // Distinct-n (lexical diversity) in the flavours our target papers used, each identical to its
 // official script:
 //

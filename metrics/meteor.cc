@@ -1,3 +1,4 @@
+// Follows METEOR 1.5 (LGPL-2.1) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 // METEOR 1.5. The alignment mirrors edu.cmu.meteor.aligner.Aligner.align/resolve and the
 // ExactMatcher, StemMatcher, SynonymMatcher (+ SynonymDictionary.morph) and ParaphraseMatcher
 // classes; scoring mirrors edu.cmu.meteor.scorer.MeteorScorer.getMeteorStats/computeMetrics and

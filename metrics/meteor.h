@@ -1,4 +1,5 @@
 #pragma once
+// Follows METEOR 1.5 (LGPL-2.1) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 // METEOR 1.5 (Denkowski & Lavie 2014), identical to meteor-1.5.jar (cmu-mtlab/meteor@57a9ec5):
 // staged word alignment (exact, Snowball stem, WordNet synonym, paraphrase table), the jar's beam
 // search over alignments, content/function-word weighting, best reference per segment and the

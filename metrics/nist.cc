@@ -1,3 +1,5 @@
+// Follows mteval (no licence) and NLTK (Apache-2.0) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 #include "metrics/nist.h"
 
 #include <algorithm>

@@ -1,3 +1,5 @@
+// Follows ROUGE-1.5.5 (research release, no OSI licence) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 // ROUGE-1.5.5. Each routine names the subroutine of ROUGE-1.5.5.pl it mirrors.
 #include "metrics/rouge.h"
 

@@ -1,3 +1,4 @@
+// Follows coco-caption (BSD-2-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 // coco-caption ROUGE-L: mirrors rouge.py `my_lcs`, `Rouge.calc_score`, `Rouge.compute_score`.
 #include "core/numpy_sum.h"
 #include "metrics/rouge_coco.h"

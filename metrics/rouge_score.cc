@@ -1,3 +1,5 @@
+// Follows rouge-score (Apache-2.0) and NLTK (Apache-2.0) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 // rouge-score: mirrors rouge_scorer.py (`score`, `score_multi`, `_score_ngrams`, `_score_lcs`,
 // `_summary_level_lcs`, `_union_lcs`, `_lcs_table`, `_backtrack_norec`) and scoring.fmeasure.
 #include "metrics/rouge_score.h"

@@ -1,3 +1,4 @@
+// Follows safetensors (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 // safetensors reader/writer; the validation rules follow the reference implementation
 // (huggingface/safetensors `Metadata::validate`): tensors tile the data section exactly.
 #include "models/safetensors.h"

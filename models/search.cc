@@ -1,3 +1,5 @@
+// Follows HF transformers (Apache-2.0) and UniLM (MIT) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 #include "models/search.h"
 
 #include <algorithm>

@@ -1,4 +1,6 @@
 #pragma once
+// Follows HF transformers (Apache-2.0) and UniLM (MIT) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 // Decoding algorithms over an abstract next-token scorer: beam search, greedy, and top-k/top-p
 // sampling. The model side (UniLM incremental decoding with cached keys/values) is a StepScorer
 // in models/search_unilm.h; these functions only see log-probabilities, so they are tested

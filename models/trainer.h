@@ -1,4 +1,5 @@
 #pragma once
+// Follows PyTorch (BSD-3-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 // UniLM sequence-to-sequence fine-tuning (UniLM §2.5, §3) with resumable run directories.
 //
 // One optimizer step = `accum` micro-batches (batches by token budget, models/seq2seq_data.h);

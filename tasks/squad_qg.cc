@@ -1,3 +1,5 @@
+// Follows UniLM (MIT) and coco-caption (BSD-2-Clause) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 #include "tasks/squad_qg.h"
 
 #include <chrono>

@@ -1,4 +1,6 @@
 #pragma once
+// Follows UniLM (MIT) and coco-caption (BSD-2-Clause) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 // Task adapters `squad-qg` and `squad-qg-reversed`: SQuAD question generation on the Du et al.
 // (2017) split, scored with the nqg evaluation as UniLM ran it (microsoft/unilm@b3b78ee
 // unilm-v1/src/qg/eval.py = xinyadu/nqg qgevalcap + UniLM's fix_tokenization; docs/metrics/

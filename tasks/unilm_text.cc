@@ -1,3 +1,4 @@
+// Follows UniLM (MIT) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 #include "tasks/unilm_text.h"
 
 #include "metrics/text/tokenize_13a.h"

@@ -1,3 +1,5 @@
+// Follows DSTC7 (no code licence) and NLTK (Apache-2.0) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 #include "metrics/text/dstc7_clean.h"
 
 #include <re2/re2.h>

@@ -1,3 +1,5 @@
+// Follows METEOR 1.5 (LGPL-2.1) and Moses (LGPL-2.1) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 // METEOR 1.5 normaliser (mirrors edu.cmu.meteor.util.Normalizer.normalizeLine, English branch).
 // Works on code points; every regex of the original is a fixed-width pattern, so each replaceAll is
 // a left-to-right scan that skips past what it replaced, exactly like Java's Matcher.replaceAll.

@@ -1,4 +1,6 @@
 #pragma once
+// Follows METEOR 1.5 (LGPL-2.1) and Moses (LGPL-2.1) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 // METEOR 1.5's text normaliser (`-norm`, `-norm -noPunct`, `-lower`), reimplemented from the
 // behaviour of edu.cmu.meteor.util.Normalizer.normalizeLine (English branch), which is a Java port
 // of the Moses tokenizer with METEOR's additions.

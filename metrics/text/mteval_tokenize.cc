@@ -1,3 +1,5 @@
+// Follows mteval (no licence) and DSTC7 (no code licence) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 #include "metrics/text/mteval_tokenize.h"
 
 #include "metrics/ngram.h"

@@ -1,4 +1,6 @@
 #pragma once
+// Follows mteval (no licence) and DSTC7 (no code licence) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 // Text normalisation of the NIST scorers mteval-v13a.pl and mteval-v14c.pl, and of the DSTC7
 // XML writer that fed them in the DSTC7 evaluation (mgalley/DSTC7 evaluation/src/metrics.py
 // `_write_xml`).

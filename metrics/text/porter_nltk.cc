@@ -1,3 +1,4 @@
+// Follows NLTK (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 // NLTK PorterStemmer, NLTK_EXTENSIONS mode. Mirrors nltk/stem/porter.py (nltk 3.8): `stem`,
 // `_step1a` ... `_step5b`, `_apply_rule_list` (the first rule whose suffix ends the word decides,
 // even when its condition fails), `_measure` (count of "vc" in the c/v string).

@@ -1,4 +1,6 @@
 #pragma once
+// Follows sacreBLEU (Apache-2.0), mteval (no licence) and CPython (PSF-2.0) behaviour; clean-room,
+// see THIRD_PARTY_NOTICES.md.
 // sacreBLEU 2.6.0 tokenisers `13a`, `zh`, `char`, `none`, and the Python string primitives they
 // rest on (str.split(), str.rstrip(), str.lower()), reproduced byte for byte on UTF-8 text.
 //

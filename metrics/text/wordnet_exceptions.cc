@@ -1,3 +1,5 @@
+// Follows ROUGE-1.5.5 (research release, no OSI licence) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 #include "metrics/text/wordnet_exceptions.h"
 
 #include <filesystem>

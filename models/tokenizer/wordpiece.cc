@@ -1,3 +1,5 @@
+// Follows google-research/bert (Apache-2.0) and HF transformers (Apache-2.0) behaviour; clean-room,
+// see THIRD_PARTY_NOTICES.md.
 // BERT BasicTokenizer + WordPiece; mirrors google-research/bert tokenization.py (FullTokenizer,
 // BasicTokenizer._clean_text / _tokenize_chinese_chars / _run_strip_accents / _run_split_on_punc,
 // WordpieceTokenizer.tokenize, load_vocab). See wordpiece.h for the behaviour.
