@@ -436,6 +436,8 @@ struct Storages {
 
 torch::Tensor materialise(const TensorRef& t, const std::string& name, const std::string& data,
                           const Storages& storages, const std::string& source) {
+  for (int64_t n : t.size)
+    if (n == 0) return torch::empty(t.size, torch::TensorOptions().dtype(t.storage.dtype));
   auto it = storages.where.find(t.storage.key);
   if (it == storages.where.end())
     throw InputError(source, 0, "tensor '" + name + "': storage '" + t.storage.key + "' is not in the file");
