@@ -12,7 +12,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 
 namespace unieval::models {
 

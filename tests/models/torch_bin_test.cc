@@ -10,8 +10,8 @@
 #include <cstring>
 #include <fstream>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "models/checkpoint.h"
 #include "tests/test_util.h"
 
