@@ -533,6 +533,9 @@ NamedTensors parse_zip(const std::string& d, const std::string& source) {
     }
   }
   if (!pkl) throw InputError(source, 0, "zip archive without data.pkl (not a torch.save file)");
+  if (auto bo = entries.find(prefix + "byteorder"); bo != entries.end() &&
+                                                   d.compare(bo->second.offset, bo->second.size, "little") != 0)
+    throw InputError(source, 0, "big-endian PyTorch files are not supported");
   std::string pickle = d.substr(pkl->offset, pkl->size);
   size_t pos = 0;
   ObjPtr root = unpickle(pickle, pos, source);
