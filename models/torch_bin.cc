@@ -1,5 +1,5 @@
-// PyTorch state-dict files; see torch_bin.h. Follows the layouts of PyTorch's
-// torch/serialization.py (BSD-3-Clause) and CPython's pickle protocol (PSF); no code from either.
+// Follows PyTorch (BSD-3-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// PyTorch state-dict files; see torch_bin.h (torch.save's layouts, the documented pickle opcodes).
 #include "models/torch_bin.h"
 
 #include <algorithm>

@@ -1,8 +1,9 @@
 #pragma once
+// Follows PyTorch (BSD-3-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 // PyTorch state-dict files (`pytorch_model.bin`, written by `torch.save(model.state_dict(), f)`)
 // read without Python: a small, bounded unpickler that understands exactly what a state dict holds
-// and executes nothing. Follows the file layout of PyTorch's torch/serialization.py (BSD-3-Clause)
-// and the pickle protocol of CPython's Lib/pickle.py (PSF); no code from either.
+// and executes nothing. The layouts are those torch/serialization.py writes; the opcodes those
+// CPython's pickle documents (pickletools); no code from either.
 //
 //   auto tensors = unieval::models::read_torch_state_dict("ckpt/pytorch_model.bin");
 //   for (auto& [name, t] : tensors) std::cout << name << " " << t.sizes() << "\n";
