@@ -53,6 +53,8 @@ ojson TrainOptions::to_json() const {
   j["seed"] = seed;
   j["save_every"] = save_every;
   j["log_every"] = log_every;
+  j["dev_every"] = dev_every;
+  j["early_stop"] = early_stop;
   return j;
 }
 
@@ -97,6 +99,8 @@ void TrainOptions::update_from_json(const nlohmann::json& j, const std::string& 
   num("source_type", data.source_type);
   num("target_type", data.target_type);
   num("seed", seed);
+  num("dev_every", dev_every);
+  num("early_stop", early_stop);
   num("save_every", save_every);
   num("log_every", log_every);
 }
@@ -140,6 +144,25 @@ RunDir::RunDir(std::string path) : path_(std::move(path)) {}
 
 std::string RunDir::file(const std::string& name) const { return (fs::path(path_) / name).string(); }
 std::string RunDir::checkpoint_dir() const { return file("checkpoint"); }
+std::string RunDir::best_dir() const { return file("best"); }
+
+void RunDir::save_best(UnilmModel& model, const ojson& info) {
+  const fs::path root(path_);
+  const fs::path tmp = root / ("best.tmp." + std::to_string(::getpid()));
+  const fs::path cur = root / "best";
+  const fs::path old = root / "best.old";
+  std::error_code ec;
+  fs::remove_all(tmp, ec);
+  fs::create_directories(tmp);
+  save_model_weights(model, (tmp / kRunWeightsFile).string());
+  write_file_atomic((tmp / "config.json").string(), read_file(file("config.json")));
+  write_file_atomic((tmp / "vocab.txt").string(), read_file(file("vocab.txt")));
+  write_file_atomic((tmp / "best.json").string(), info.dump(2) + "\n");
+  fs::remove_all(old, ec);
+  if (fs::exists(cur)) fs::rename(cur, old);
+  fs::rename(tmp, cur);
+  fs::remove_all(old, ec);
+}
 
 bool RunDir::has_checkpoint() const {
   return fs::exists(fs::path(checkpoint_dir()) / "trainer_state.json") ||
@@ -303,8 +326,42 @@ class Progress {
 
 }  // namespace
 
+double dev_loss(UnilmModel& model, const std::vector<Seq2SeqExample>& dev, const SpecialIds& ids,
+                const Seq2SeqDataOptions& data, int64_t batch_tokens, uint64_t seed) {
+  if (dev.empty()) return 0.0;
+  const torch::Device device = [&] {
+    for (const auto& p : model->parameters()) return p.device();
+    return torch::Device(torch::kCPU);
+  }();
+  model->eval();
+  torch::NoGradGuard no_grad;
+  std::mt19937_64 rng(seed);
+  // Batches in data order (no shuffle): consecutive examples within the token budget.
+  double nll_sum = 0;
+  int64_t count = 0;
+  size_t i = 0;
+  while (i < dev.size()) {
+    std::vector<size_t> idx;
+    int64_t longest = 0;
+    while (i < dev.size()) {
+      const int64_t len = std::max(longest, packed_length(dev[i]));
+      if (!idx.empty() && len * static_cast<int64_t>(idx.size() + 1) > batch_tokens) break;
+      longest = len;
+      idx.push_back(i++);
+    }
+    TrainBatch b = make_train_batch(dev, idx, data, ids, rng);
+    BertOutput out = model->forward(b.input_ids.to(device), b.token_type_ids.to(device), b.attention_mask.to(device));
+    const int64_t H = out.last_hidden_state.size(-1);
+    torch::Tensor h = out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device));
+    auto [loss, nll] = label_smoothed_nll(model->mlm_logits(h), b.labels.to(device), 0.0);
+    nll_sum += nll.item<double>() * double(b.labels.size(0));
+    count += b.labels.size(0);
+  }
+  return count > 0 ? nll_sum / double(count) : 0.0;
+}
+
 TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& train, const SpecialIds& ids,
-                          const TrainOptions& opts, RunDir* run, bool resume) {
+                          const TrainOptions& opts, RunDir* run, bool resume, const std::vector<Seq2SeqExample>* dev) {
   if (train.empty()) throw InputError("no training examples");
   if (opts.accum < 1) throw InputError("--accum must be at least 1");
   if (!(opts.data.mask_prob > 0.0 && opts.data.mask_prob <= 1.0)) throw InputError("--mask-prob must be in (0, 1]");
@@ -346,12 +403,23 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
 
   Optimizer optimizer(named_pairs(model->named_parameters()), opts.optim);
   int64_t step = 0, epoch = 0, batch_cursor = 0;
+  const int64_t dev_period = opts.dev_every > 0 ? opts.dev_every
+                             : opts.dev_every < 0 ? std::max<int64_t>(1, steps_in_epoch.front())
+                                                  : 0;
+  const bool with_dev = dev && !dev->empty() && dev_period > 0;
+  double best_dev = 0.0;
+  int64_t best_step = 0, bad_evals = 0;
+  bool early_stopped = false;
   if (resume) {
     if (!run) throw InputError("--resume needs a run directory");
     auto state = run->load_checkpoint(model, optimizer);
     step = state.at("step").get<int64_t>();
     epoch = state.at("epoch").get<int64_t>();
     batch_cursor = state.at("batch").get<int64_t>();
+    best_dev = state.value("best_dev_loss", 0.0);
+    best_step = state.value("best_step", int64_t{0});
+    bad_evals = state.value("bad_evals", int64_t{0});
+    early_stopped = state.value("early_stopped", false);
     run->truncate_log(step);
   }
 
@@ -370,6 +438,12 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
     s["total_steps"] = total;
     s["warmup_steps"] = warmup;
     s["seed"] = opts.seed;
+    if (with_dev) {
+      s["best_dev_loss"] = best_dev;
+      s["best_step"] = best_step;
+      s["bad_evals"] = bad_evals;
+      s["early_stopped"] = early_stopped;
+    }
     return s;
   };
   auto checkpoint = [&]() {
@@ -381,7 +455,7 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
 
   int64_t steps_this_call = 0;
   std::vector<std::vector<size_t>> batches = epoch_batches(epoch);
-  while (step < total) {
+  while (step < total && !early_stopped) {
     if (batch_cursor >= static_cast<int64_t>(batches.size())) {
       ++epoch;
       batch_cursor = 0;
@@ -440,8 +514,35 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
       pending_log.push_back(std::move(l));
     }
     progress.update(step, loss_sum, lr, tok_s, eta);
+    if (with_dev && (step % dev_period == 0 || step == total)) {
+      const double dl = dev_loss(model, *dev, ids, opts.data, opts.batch_tokens, mix(opts.seed, 0x4000));
+      model->train();
+      const bool better = best_step == 0 || dl < best_dev;
+      if (better) {
+        best_dev = dl;
+        best_step = step;
+        bad_evals = 0;
+        if (run) {
+          ojson info;
+          info["step"] = step;
+          info["dev_loss"] = dl;
+          run->save_best(model, info);
+        }
+      } else {
+        ++bad_evals;
+      }
+      if (opts.early_stop > 0 && bad_evals >= opts.early_stop) early_stopped = true;
+      ojson l;
+      l["step"] = step;
+      l["dev_loss"] = dl;
+      l["best_dev_loss"] = best_dev;
+      l["best_step"] = best_step;
+      if (early_stopped) l["early_stopped"] = true;
+      pending_log.push_back(std::move(l));
+      if (opts.progress) std::cerr << "dev loss " << dl << " at step " << step << (better ? " (best)" : "") << (early_stopped ? " (early stop)" : "") << "\n";
+    }
     const bool stop_now = opts.stop_after > 0 && steps_this_call >= opts.stop_after && step < total;
-    if ((opts.save_every > 0 && step % opts.save_every == 0) || step == total || stop_now) checkpoint();
+    if ((opts.save_every > 0 && step % opts.save_every == 0) || step == total || stop_now || early_stopped) checkpoint();
     else if (run && pending_log.size() >= 100) {
       // Keep the log roughly current without a checkpoint; truncate_log fixes it on resume.
       run->append_log(pending_log);
@@ -453,7 +554,10 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result.tokens_per_second = elapsed > 0 ? tokens_done / elapsed : 0.0;
   result.steps_done = step;
-  result.finished = step >= total;
+  result.finished = step >= total || early_stopped;
+  result.early_stopped = early_stopped;
+  result.best_dev_loss = best_dev;
+  result.best_step = best_step;
   model->eval();
   return result;
 }

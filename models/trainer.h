@@ -47,6 +47,17 @@
 // | log_every          | 1       | write a log line every N steps                                |
 // | stop_after         | 0       | > 0: checkpoint and return after this many steps in this call |
 // | progress           | true    | progress bar on stderr                                        |
+// | dev_every          | 0       | with dev examples: dev loss every N steps and at the end;      |
+// |                    |         | -1: once per epoch (the first epoch's steps); 0: never        |
+// | early_stop         | 0       | > 0: stop after N dev evaluations without a better dev loss   |
+//
+// Dev evaluation (train_seq2seq with dev examples and dev_every > 0): the mean label-free NLL of
+// the masked target tokens of the dev examples, in eval mode, with masks drawn from a generator
+// seeded by (seed, 0x4000) for every evaluation (so evaluations compare); logged as
+// {"step", "dev_loss", "best_dev_loss"} lines in log.jsonl. The weights with the lowest dev loss
+// are kept in RUN/best/ (model.safetensors, config.json, vocab.txt, best.json {step, dev_loss}),
+// replaced as a whole; the best loss and the evaluations without improvement are part of
+// trainer_state.json, so a resumed run selects and stops exactly as an uninterrupted one.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -78,6 +89,8 @@ struct TrainOptions {
   int64_t log_every = 1;           // log period in steps
   int64_t stop_after = 0;          // stop after this many steps in this call (0 = run to the end)
   bool progress = true;            // progress bar on stderr
+  int64_t dev_every = 0;           // dev loss period in steps (-1 = per epoch, 0 = none)
+  int64_t early_stop = 0;          // patience in dev evaluations (0 = never stop early)
 
   nlohmann::ordered_json to_json() const;
   // Fields absent from j keep their current values; wrong types are InputErrors.
@@ -96,6 +109,7 @@ class RunDir {
   const std::string& path() const { return path_; }
   std::string file(const std::string& name) const;       // RUN/name
   std::string checkpoint_dir() const;                    // RUN/checkpoint
+  std::string best_dir() const;                          // RUN/best (the best dev-loss weights)
   bool has_checkpoint() const;
 
   // Creates RUN (it may exist but must not hold a checkpoint unless overwrite) and writes
@@ -107,6 +121,8 @@ class RunDir {
   void save_checkpoint(UnilmModel& model, const Optimizer& opt, const nlohmann::ordered_json& state);
   // Loads weights and optimizer state; returns trainer_state.json.
   nlohmann::json load_checkpoint(UnilmModel& model, Optimizer& opt) const;
+  // Writes RUN/best as a whole (weights, config.json, vocab.txt, best.json = info).
+  void save_best(UnilmModel& model, const nlohmann::ordered_json& info);
 
   // log.jsonl: append lines; on resume, drop lines whose step is beyond the checkpoint's.
   void append_log(const std::vector<nlohmann::ordered_json>& lines);
@@ -124,12 +140,23 @@ struct TrainResult {
   double last_loss = 0.0;        // loss of the last step run in this call
   double tokens_per_second = 0.0;
   std::vector<double> losses;    // every step's loss in this call
+  double best_dev_loss = 0.0;    // lowest dev loss so far (0 when no dev evaluation)
+  int64_t best_step = 0;         // step of best_dev_loss (0 = none)
+  bool early_stopped = false;    // finished by early_stop
 };
+
+// Mean NLL of the masked target tokens of `dev` (eval mode, no gradient; model left in eval
+// mode). Masks from a generator seeded with `seed`; batches of at most batch_tokens tokens.
+double dev_loss(UnilmModel& model, const std::vector<Seq2SeqExample>& dev, const SpecialIds& ids,
+                const Seq2SeqDataOptions& data, int64_t batch_tokens, uint64_t seed);
 
 // Trains `model` (train() mode is set inside) on the (already truncated) examples. With a run
 // directory, checkpoints and logs go there and `resume` continues from its checkpoint (InputError
 // when resume is asked and there is none). Without one (run == nullptr) nothing is written.
+// With dev examples and opts.dev_every > 0: dev evaluation, best checkpoint and early stopping
+// as described above.
 TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& train,
-                          const SpecialIds& ids, const TrainOptions& opts, RunDir* run, bool resume);
+                          const SpecialIds& ids, const TrainOptions& opts, RunDir* run, bool resume,
+                          const std::vector<Seq2SeqExample>* dev = nullptr);
 
 }  // namespace unieval::models

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "core/io.h"
 #include "results/run_result.h"
 #include "tasks/dstc7.h"
 #include "pipelines/evaluate.h"
@@ -42,6 +43,17 @@ std::string slug(const std::string& label) {
     }
   }
   return out;
+}
+
+long split_size(const std::string& task, const std::string& split) {
+  static const std::map<std::pair<std::string, std::string>, long> kSizes = {
+      {{"squad-qg", "test"}, 11877},         {{"squad-qg", "dev"}, 10570},
+      {{"squad-qg-reversed", "test"}, 10570}, {{"squad-qg-reversed", "dev"}, 11877},
+      {{"cnndm", "test"}, 11490},            {{"gigaword", "test"}, 1951},
+      {{"coqa-gen", "dev"}, 7983},           {{"dstc7", "test"}, 2208},
+      {{"personachat", "valid"}, 7801},      {{"personachat", "test"}, 7801}};
+  auto it = kSizes.find({task, split});
+  return it == kSizes.end() ? 0 : it->second;
 }
 
 std::string default_data_dir() {
@@ -334,6 +346,61 @@ void dstc7_constant_check(const std::string& data_dir, Reproduction& out) {
 
 }  // namespace
 
+namespace {
+
+// A `unieval run` result checked against the table and placed in its row: (block, system).
+std::pair<std::string, std::string> place_run(const results::PaperTable& t, const results::RunResult& r,
+                                              const std::string& path) {
+  if (!r.extra.contains("run") || !r.extra["run"].contains("request"))
+    throw InputError(path, 0, "not a `unieval run` result (no \"run\" block)");
+  const auto& run = r.extra["run"];
+  const auto& req = run["request"];
+  const std::string task = r.task;
+  const bool reversed = task.size() > 9 && task.compare(task.size() - 9, 9, "-reversed") == 0;
+  const std::string base_task = reversed ? task.substr(0, task.size() - 9) : task;
+  if (base_task != t.task)
+    throw InputError(path, 0, "task " + task + " does not belong in " + t.paper + " table " + t.table + " (" + t.task + ")");
+  if (r.split != t.split)
+    throw InputError(path, 0, "split " + r.split + " differs from the table's (" + t.split + ")");
+  const long want = split_size(task, r.split);
+  const long eval_limit = req.value("eval_limit", 0L);
+  const long have = run.value("eval_examples", 0L);
+  if (eval_limit > 0 || (want > 0 && have != want))
+    throw InputError(path, 0, "scored " + std::to_string(have) + " examples of " + r.split + " (--eval-limit " +
+                                  std::to_string(eval_limit) + "); the table's cells are on the full split" +
+                                  (want > 0 ? " (" + std::to_string(want) + ")" : std::string()));
+  // Metric settings: only resource paths and the preset's own evaluation options.
+  std::map<std::string, std::string> preset_opts;
+  if (run.contains("preset_eval_options"))
+    for (const auto& [k, v] : run["preset_eval_options"].items()) preset_opts[k] = v.get<std::string>();
+  if (req.contains("eval_options"))
+    for (const auto& [k, v] : req["eval_options"].items()) {
+      if (k == "meteor_data" || k == "rouge_data") continue;
+      auto it = preset_opts.find(k);
+      if (it != preset_opts.end() && it->second == v.get<std::string>()) continue;
+      throw InputError(path, 0, "metric settings differ from the paper's: --option " + k + "=" + v.get<std::string>());
+    }
+  // The row: the run's system label, else the paper's own row, in the block of its task.
+  // Blocks: the reversed QG split; Gigaword's 10K-training-examples block (a run with
+  // --train-limit 10000) against the full training set.
+  const long train_examples = run.value("train_examples", 0L);
+  auto block_ok = [&](const std::string& block) {
+    const std::string b = slug(block);
+    if ((b.find("reversed") != std::string::npos) != reversed) return false;
+    if (b.rfind("10k", 0) == 0 && train_examples != 10000) return false;
+    if (b.rfind("full", 0) == 0 && req.value("train_limit", 0L) > 0) return false;
+    return true;
+  };
+  for (const auto& [block, system] : t.row_keys())
+    if (block_ok(block) && slug(system) == slug(r.system)) return {block, system};
+  for (const auto& [block, system] : t.row_keys())
+    if (block_ok(block) && slug(system) == slug(t.paper)) return {block, system};
+  throw InputError(path, 0, "no row of " + t.paper + " table " + t.table + " for system '" + r.system +
+                                "' (give the row label with `unieval run --system`)");
+}
+
+}  // namespace
+
 Reproduction reproduce(const ReproduceOptions& opts) {
   auto tables = results::load_paper_tables(opts.paper_dir);
   const results::PaperTable* t = results::find_table(tables, opts.paper, opts.table);
@@ -351,8 +418,23 @@ Reproduction reproduce(const ReproduceOptions& opts) {
     throw InputError(opts.data_dir, 0, "--data: not a directory");
   Reproduction out;
   out.table = *t;
+  std::map<std::pair<std::string, std::string>, RowScores> from_runs;
+  for (const auto& run : opts.runs) {
+    const fs::path result = fs::is_directory(run) ? fs::path(run) / "result.json" : fs::path(run);
+    if (!fs::exists(result)) throw InputError(run, 0, "no result.json (an unfinished or foreign run directory)");
+    results::RunResult r = results::read_run_result(result.string());
+    auto key = place_run(*t, r, result.string());
+    if (from_runs.count(key))
+      throw InputError(result.string(), 0, "a second run for row '" + key.second + "' (" + from_runs[key].source + ")");
+    RowScores rs;
+    rs.source = "unieval run " + result.string();
+    rs.runs.push_back(std::move(r));
+    from_runs[key] = std::move(rs);
+  }
   for (const auto& [block, system] : t->row_keys()) {
-    std::optional<RowScores> rs = from_outputs(*t, block, system, opts.outputs_dir, data_dir);
+    std::optional<RowScores> rs;
+    if (auto it = from_runs.find({block, system}); it != from_runs.end()) rs = it->second;
+    if (!rs) rs = from_outputs(*t, block, system, opts.outputs_dir, data_dir);
     if (!rs) {
       for (const auto& rec : recipes()) {
         if (rec.paper == t->paper && rec.table == t->table && rec.system == system) {

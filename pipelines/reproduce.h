@@ -15,6 +15,15 @@
 //        DIR/<slug>/*.result.json     several RunResults (e.g. one per GLUE task)
 //        DIR/<slug>.<ext>             system output, evaluated with the table's task adapter on
 //                                     the dataset found under --data (see data_candidates)
+//   1b. --outputs RUN: a `unieval run` directory (RUN/request.json + RUN/result.json). Its result
+//      goes to the row named by the run's --system when a row of the table has that label (in
+//      the block of its task), else to the paper's own row (UniLM for unilm: slug of the paper)
+//      in the block of its task (squad-qg-reversed: the "Reversed ..." block; Gigaword's 10K
+//      block: a run with 10,000 training examples). It is refused
+//      (InputError naming RUN/result.json) when its split is not the table's, when its eval
+//      split was cut (--eval-limit) or its size is not the split's full size (split_size()), or
+//      when its metric settings are not the paper's (adapter options other than resource paths
+//      and the preset's own evaluation options).
 //   2. built-in recipes for rows whose material is public (recipes()): UniLM Table 5 BERT_LARGE
 //      from the published BERT-large SQuAD 2.0 dev predictions; UniLM Table 10 "Best System"
 //      and "Human" from the DSTC7 organisers' score sheet (rows TeamB-Primary, Human).
@@ -47,6 +56,7 @@ struct ReproduceOptions {
   std::string paper;        // "unilm", "ernie-gen", "gpt"
   std::string table;        // "5"
   std::string outputs_dir;  // user's outputs ("" = none)
+  std::vector<std::string> runs;  // `unieval run` directories (see 1b)
   std::string data_dir;     // dataset root ("" = default)
   std::string paper_dir;    // paper tables ("" = compiled in)
 };
@@ -83,6 +93,12 @@ struct Reproduction {
 Reproduction reproduce(const ReproduceOptions& opts);
 std::string render_reproduction(const Reproduction& r, results::TableFormat format);
 
+// The number of examples (source/target pairs, dialogue turns) of a generation task's full split
+// as distributed: squad-qg test 11,877 / dev 10,570 (nqg data/processed, squad_qg/SOURCES.md),
+// squad-qg-reversed test 10,570 / dev 11,877, cnndm test 11,490 (See et al. 2017), gigaword test
+// 1,951 (Rush et al. 2015, UniLM org_data), coqa-gen dev 7,983 turns (CoQA v1.0 dev), dstc7 test
+// 2,208 (test.2k keys), personachat valid 7,801 (ConvAI2 valid_self_original). 0 = unknown.
+long split_size(const std::string& task, const std::string& split);
 // "BERT_LARGE" -> "bert-large".
 std::string slug(const std::string& label);
 // The default dataset root: $UNIEVAL_DATA, else ./../shared/data or ../shared/data beside the

@@ -123,6 +123,8 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     opts.data_dir = info.at("data").get<std::string>();
     opts.lowercase = info.value("lowercase", true);
     opts.limit = info.value("limit", int64_t{0});
+    opts.dev_split = info.value("dev_split", std::string());
+    opts.dev_limit = info.value("dev_limit", int64_t{0});
     cfg = BertConfig::from_json_file(run.file("config.json"));
     vocab_path = run.file("vocab.txt");
   } else {
@@ -166,17 +168,31 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     tgt.resize(opts.limit);
   }
   const int64_t max_positions = cfg.max_position_embeddings;
-  std::vector<Seq2SeqExample> examples;
-  examples.reserve(src.size());
-  for (size_t i = 0; i < src.size(); ++i) {
-    Seq2SeqExample ex = truncate({encode(tok, src[i]), encode(tok, tgt[i])}, opts.train.data);
-    if (packed_length(ex) > max_positions) {
-      // Keep the target, shorten the source to fit the position table.
-      const int64_t room = std::max<int64_t>(0, max_positions - 3 - static_cast<int64_t>(ex.tgt.size()));
-      if (static_cast<int64_t>(ex.src.size()) > room) ex.src.resize(room);
-      if (packed_length(ex) > max_positions) ex.tgt.resize(std::max<int64_t>(0, max_positions - 3 - ex.src.size()));
+  auto tokenise = [&](const std::vector<std::string>& src, const std::vector<std::string>& tgt) {
+    std::vector<Seq2SeqExample> examples;
+    examples.reserve(src.size());
+    for (size_t i = 0; i < src.size(); ++i) {
+      Seq2SeqExample ex = truncate({encode(tok, src[i]), encode(tok, tgt[i])}, opts.train.data);
+      if (packed_length(ex) > max_positions) {
+        // Keep the target, shorten the source to fit the position table.
+        const int64_t room = std::max<int64_t>(0, max_positions - 3 - static_cast<int64_t>(ex.tgt.size()));
+        if (static_cast<int64_t>(ex.src.size()) > room) ex.src.resize(room);
+        if (packed_length(ex) > max_positions) ex.tgt.resize(std::max<int64_t>(0, max_positions - 3 - ex.src.size()));
+      }
+      examples.push_back(std::move(ex));
     }
-    examples.push_back(std::move(ex));
+    return examples;
+  };
+  std::vector<Seq2SeqExample> examples = tokenise(src, tgt);
+  std::vector<Seq2SeqExample> dev_examples;
+  if (!opts.dev_split.empty()) {
+    std::vector<std::string> dsrc, dtgt;
+    read_split(opts.data_dir, opts.dev_split, true, dsrc, dtgt);
+    if (opts.dev_limit > 0 && static_cast<int64_t>(dsrc.size()) > opts.dev_limit) {
+      dsrc.resize(opts.dev_limit);
+      dtgt.resize(opts.dev_limit);
+    }
+    dev_examples = tokenise(dsrc, dtgt);
   }
 
   // Model.
@@ -200,6 +216,8 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     run_info["model"] = opts.model_dir.empty() ? std::string("(from scratch)") : fs::absolute(opts.model_dir).string();
     run_info["lowercase"] = opts.lowercase;
     run_info["limit"] = opts.limit;
+    run_info["dev_split"] = opts.dev_split;
+    run_info["dev_limit"] = opts.dev_limit;
     run_info["train"] = opts.train.to_json();
     run_info["decode"] = search_to_json(opts.decode);
     run_info["examples"] = examples.size();
@@ -215,7 +233,8 @@ FinetuneResult finetune(const FinetuneOptions& in) {
   result.examples = static_cast<int64_t>(examples.size());
   {
     AutocastScope amp(rt);
-    result.train = train_seq2seq(model, examples, ids, opts.train, &run, opts.resume);
+    result.train = train_seq2seq(model, examples, ids, opts.train, &run, opts.resume,
+                                 dev_examples.empty() ? nullptr : &dev_examples);
   }
   return result;
 }
@@ -235,8 +254,8 @@ DecodeResult decode(const DecodeOptions& opts) {
   Runtime rt = configure_runtime(opts.device);
   RunDir run(opts.run_dir);
   const auto info = run.run_info();
-  const fs::path ckpt = run.checkpoint_dir();
-  if (!fs::exists(ckpt / kRunWeightsFile)) throw InputError(opts.run_dir, 0, "has no checkpoint to decode with");
+  const fs::path ckpt = opts.checkpoint.empty() ? fs::path(run.checkpoint_dir()) : fs::path(opts.checkpoint);
+  if (!fs::exists(ckpt / kRunWeightsFile)) throw InputError(ckpt.string(), 0, "has no checkpoint to decode with");
   const BertConfig cfg = BertConfig::from_json_file((ckpt / "config.json").string());
   const std::string vocab_path = (ckpt / "vocab.txt").string();
   WordPieceTokenizer tok = WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(info.value("lowercase", true)));
@@ -259,7 +278,10 @@ DecodeResult decode(const DecodeOptions& opts) {
   meta["data"] = data_dir;
   meta["examples"] = n;
   meta["search"] = search_to_json(opts.search);
-  meta["checkpoint_state"] = nlohmann::json::parse(read_file((ckpt / "trainer_state.json").string()));
+  meta["checkpoint"] = ckpt.string();
+  meta["clean_up"] = opts.clean_up;
+  for (const char* state : {"trainer_state.json", "best.json"})
+    if (fs::exists(ckpt / state)) meta["checkpoint_state"] = nlohmann::json::parse(read_file((ckpt / state).string()));
   std::vector<std::string> done;
   if (fs::exists(partial) && fs::exists(meta_path)) {
     bool same = false;
@@ -299,6 +321,7 @@ DecodeResult decode(const DecodeOptions& opts) {
   if (!out) throw InputError(partial, 0, "cannot write");
   DetokenizeOptions detok;
   detok.skip_special = true;
+  detok.clean_up_spaces = opts.clean_up;
   int64_t batches = 0;
   for (int64_t begin = static_cast<int64_t>(done.size()); begin < n; begin += opts.batch_size) {
     if (opts.stop_after > 0 && batches++ >= opts.stop_after) {

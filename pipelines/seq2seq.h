@@ -43,6 +43,9 @@ struct FinetuneOptions {
   models::DeviceOptions device;               // device, threads, precision
   bool resume = false;                        // continue RUN from its checkpoint
   int64_t limit = 0;                          // > 0: use only the first N training examples
+  std::string dev_split;                      // "" = none; else DATA/<dev_split>.src/.tgt give the
+                                              // dev loss every train.dev_every steps (RUN/best)
+  int64_t dev_limit = 0;                      // > 0: only the first N dev examples
 };
 
 struct FinetuneResult {
@@ -65,6 +68,8 @@ struct DecodeOptions {
   bool progress = true;          // progress on stderr
   int64_t limit = 0;             // > 0: decode only the first N examples
   int64_t stop_after = 0;        // > 0: stop after N batches of this call, leaving OUT.partial
+  std::string checkpoint;        // "" = RUN/checkpoint; else a checkpoint dir of the run (RUN/best)
+  bool clean_up = true;          // HF clean_up_tokenization on the output (false: pieces glued only)
 };
 
 struct DecodeResult {

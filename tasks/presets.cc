@@ -32,6 +32,7 @@ Preset unilm(const std::string& name, const std::string& task, const std::string
   p.decode["beam"] = beam;
   p.decode["no_repeat_ngram"] = task == "cnndm" || task == "gigaword" ? 3 : 0;
   p.decode["max_len"] = decode_max_len;
+  p.decode_source = source + " (beam size, maximum length; no official decode command)";
   p.dropout = 0.1;
   unstated.push_back("warmup_ratio");
   unstated.push_back("max_grad_norm");
@@ -63,6 +64,7 @@ Preset ernie(const std::string& name, const std::string& task, const std::string
   p.train["noise_prob"] = noise;
   p.decode["beam"] = beam;
   p.decode["max_len"] = decode_max_len;
+  p.decode_source = "ERNIE-GEN Table 1 (beam size)";
   p.dropout = dropout;
   p.unstated = {"warmup_ratio", "weight_decay", "max_src_len", "max_tgt_len", "decode.max_len", "mask_prob",
                 "max_grad_norm"};
@@ -73,20 +75,41 @@ Preset ernie(const std::string& name, const std::string& task, const std::string
 
 std::vector<Preset> build() {
   std::vector<Preset> v;
-  v.push_back(unilm("cnndm", "cnndm", "UniLM §3.1", 30, 32, 768, 640, 0.7, 0.1, 3e-5, 5, 160,
-                    {"lr", "decode.max_len"},
-                    "source truncated to the first 640 tokens; duplicated trigrams removed; maximum summary "
-                    "length tuned on dev in the paper (160 here)"));
-  v.push_back(unilm("gigaword", "gigaword", "UniLM §3.1", 30, 64, 256, 192, 0.7, 0.1, 3e-5, 5, 32,
-                    {"lr", "decode.max_len"},
-                    "source truncated to the first 192 tokens; duplicated trigrams removed"));
+  {
+    Preset p = unilm("cnndm", "cnndm", "UniLM §3.1", 30, 32, 768, 640, 0.7, 0.1, 3e-5, 5, 128, {"lr"},
+                     "source truncated to the first 640 tokens; duplicated trigrams removed; UniLM applies "
+                     "the length penalty (alpha 1.0) by re-ranking beam traces, here inside the search");
+    // microsoft/unilm unilm-v1/README.md CNN/DM decode: --max_tgt_length 128 --beam_size 5
+    // --forbid_duplicate_ngrams --forbid_ignore_word ".|[X_SEP]"; gen_seq_from_trace.py --alpha 1.0;
+    // cnndm/eval.py --trunc_len 70.
+    p.decode["length_penalty"] = 1.0;
+    p.decode_ignore_words = {".", "[X_SEP]"};
+    p.eval_options = {{"trunc_len", "70"}};
+    p.decode_source = "microsoft/unilm unilm-v1/README.md (CNN/DM decode command)";
+    v.push_back(p);
+  }
+  {
+    Preset p = unilm("gigaword", "gigaword", "UniLM §3.1", 30, 64, 256, 192, 0.7, 0.1, 3e-5, 5, 32, {"lr"},
+                     "source truncated to the first 192 tokens; duplicated trigrams removed");
+    // microsoft/unilm unilm-v1/README.md Gigaword decode: --max_tgt_length 32 --beam_size 5
+    // --length_penalty 0 --forbid_duplicate_ngrams --forbid_ignore_word ".".
+    p.decode["length_penalty"] = 0.0;
+    p.decode_ignore_words = {"."};
+    p.decode_source = "microsoft/unilm unilm-v1/README.md (Gigaword decode command)";
+    v.push_back(p);
+  }
   v.push_back(unilm("coqa-gen", "coqa-gen", "UniLM §3.2", 10, 32, 512, 470, 0.5, 0.1, 3e-5, 3, 39,
                     {"lr", "decode.max_len"},
                     "question + passage limited to 470 tokens (the paper selects the passage chunk with the "
                     "highest word overlap; chunk selection is the task adapter's job)"));
-  v.push_back(unilm("squad-qg", "squad-qg", "UniLM §3.3", 10, 32, 512, 464, 0.7, 0.1, 2e-5, 1, 45,
-                    {"decode.beam", "decode.max_len"},
-                    "input truncated to 464 tokens (a passage chunk containing the answer)"));
+  {
+    Preset p = unilm("squad-qg", "squad-qg", "UniLM §3.3", 10, 32, 512, 464, 0.7, 0.1, 2e-5, 1, 48, {},
+                     "input truncated to 464 tokens (a passage chunk containing the answer)");
+    // microsoft/unilm unilm-v1/README.md QG decode: --max_tgt_length 48 --beam_size 1 --length_penalty 0.
+    p.decode["length_penalty"] = 0.0;
+    p.decode_source = "microsoft/unilm unilm-v1/README.md (question generation decode command)";
+    v.push_back(p);
+  }
   v.push_back(unilm("dstc7", "dstc7", "UniLM §3.4", 20, 64, 512, 469, 0.5, 0.0, 3e-5, 10, 40,
                     {"lr", "label_smoothing"},
                     "maximum generated response length 40"));

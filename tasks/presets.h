@@ -12,6 +12,19 @@
 // et al. 2020) Table 1 and §4.1. A value the paper does not state is our choice and is listed in
 // `unstated` so that nobody mistakes it for the paper's.
 //
+// Decoding of the UniLM presets follows microsoft/unilm (MIT licence): the official decode
+// commands of unilm-v1/README.md (read at commit 768a3c8, "Abstractive Summarization - Gigaword /
+// CNN/DM", "Question Generation - SQuAD"), `biunilm/decode_seq2seq.py` flags:
+//   gigaword  --max_tgt_length 32  --beam_size 5 --length_penalty 0 --forbid_duplicate_ngrams
+//             --forbid_ignore_word "."          (ngram_size default 3, min_len default None)
+//   cnndm     --max_tgt_length 128 --beam_size 5 --length_penalty 0 --forbid_duplicate_ngrams
+//             --forbid_ignore_word ".|[X_SEP]", then gen_seq_from_trace.py --alpha 1.0 (the
+//             length penalty applied by re-ranking the traces; here alpha 1.0 inside the search),
+//             eval.py --trunc_len 70
+//   squad-qg  --max_tgt_length 48  --beam_size 1 --length_penalty 0
+// The README gives no decode command for CoQA and DSTC7: those keep the paper's §3.2 / §3.4
+// values (beam 3 / 10, maximum length) and no n-gram ban.
+//
 // Mapping onto the trainer: "batch size" -> batch_size (examples per optimizer step, accum 1,
 // token budget batch_size x max_len); "maximum length" L with source limit S -> max_src_len S,
 // max_tgt_len L - S - 3; ERNIE-GEN's noising rate rho_f -> noise_prob on top of UniLM-style target
@@ -32,6 +45,11 @@
 // | dropout      | hidden/attention dropout of the model (unset: the checkpoint's)          |
 // | unstated     | fields whose value the paper does not give (our choice)                  |
 // | note         | deviations, remarks                                                      |
+// | decode_ignore_words | words exempt from the n-gram ban (UniLM --forbid_ignore_word);    |
+// |              | recorded with a run, not yet exempted by our beam search                  |
+// | eval_options | the eval adapter options of the paper's evaluation command (--option)    |
+// | decode_source| where the decoding values come from                                      |
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -49,6 +67,9 @@ struct Preset {
   std::optional<double> dropout;      // hidden/attention dropout (unset: the checkpoint's)
   std::vector<std::string> unstated;  // fields whose value the paper does not give (our choice)
   std::string note;                   // deviations / remarks
+  std::vector<std::string> decode_ignore_words;        // n-gram ban exemptions (not applied yet)
+  std::map<std::string, std::string> eval_options;     // eval adapter options of the paper's command
+  std::string decode_source;                           // where the decoding values come from
 };
 
 const std::vector<Preset>& presets();

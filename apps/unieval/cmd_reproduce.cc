@@ -1,6 +1,7 @@
 // `unieval reproduce --paper unilm|ernie-gen|gpt --table N [--outputs DIR] [--data DIR]`:
 // the published table beside our numbers (pipelines/reproduce.h).
 #include <cmath>
+#include <filesystem>
 #include <iostream>
 
 #include "apps/unieval/commands.h"
@@ -16,16 +17,18 @@ int cmd_reproduce(const Args& args) {
   desc.add_options()
       ("paper", po::value<std::string>(), "unilm | ernie-gen | gpt")
       ("table", po::value<std::string>(), "Table number as printed in the paper (e.g. 5).")
-      ("outputs", po::value<std::string>()->default_value(""),
+      ("outputs", po::value<std::vector<std::string>>()->multitoken()->composing(),
        "Folder of your system outputs / results, one per row, named after the row label "
-       "(BERT_LARGE -> bert-large.json or bert-large.result.json).")
+       "(BERT_LARGE -> bert-large.json or bert-large.result.json); and/or `unieval run` directories "
+       "(RUN/result.json), each placed in its row (the run's --system, else the paper's own row in the "
+       "block of its task) and refused when its split, size or metric settings are not the table's.")
       ("data", po::value<std::string>()->default_value(""),
        "Dataset root (default $UNIEVAL_DATA, else ../shared/data when present).")
       ("format", po::value<std::string>()->default_value("md"), "md | latex | html | csv")
       ("json", po::bool_switch(), "Print the reproduction as one JSON object.")
       ("list", po::bool_switch(), "List the papers' results tables and exit.");
   auto vm = parse(args, desc,
-                  "usage: unieval reproduce --paper unilm|ernie-gen|gpt --table N [--outputs DIR] [--data DIR]\n"
+                  "usage: unieval reproduce --paper unilm|ernie-gen|gpt --table N [--outputs DIR|RUN...] [--data DIR]\n"
                   "Prints the paper's table: published value, ours and the difference for rows with outputs;\n"
                   "rows without outputs show the published value only (marked †). Exit 1 when a reproduced\n"
                   "cell differs by more than half a unit of its last printed digit.");
@@ -40,7 +43,16 @@ int cmd_reproduce(const Args& args) {
   pipelines::ReproduceOptions o;
   o.paper = vm["paper"].as<std::string>();
   o.table = vm["table"].as<std::string>();
-  o.outputs_dir = vm["outputs"].as<std::string>();
+  if (vm.count("outputs"))
+    for (const auto& v : vm["outputs"].as<std::vector<std::string>>()) {
+      if (std::filesystem::exists(std::filesystem::path(v) / "request.json") ||
+          std::filesystem::is_regular_file(v)) {
+        o.runs.push_back(v);
+      } else {
+        if (!o.outputs_dir.empty()) throw InputError("--outputs: give at most one folder of outputs (" + o.outputs_dir + ", " + v + ")");
+        o.outputs_dir = v;
+      }
+    }
   o.data_dir = vm["data"].as<std::string>();
   auto format = results::parse_table_format(vm["format"].as<std::string>());
   pipelines::Reproduction r = pipelines::reproduce(o);

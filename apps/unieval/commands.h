@@ -16,5 +16,6 @@ int cmd_encode(const Args& args);     // torch/cmd_encode.cc
 int cmd_finetune(const Args& args);   // torch/cmd_finetune.cc
 int cmd_decode(const Args& args);     // torch/cmd_decode.cc
 int cmd_demo(const Args& args);       // torch/cmd_demo.cc
+int cmd_run(const Args& args);        // torch/cmd_run.cc
 
 }  // namespace unieval::cli

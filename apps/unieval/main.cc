@@ -1,7 +1,7 @@
 // unieval: evaluation and paper reproduction for UniLM / ERNIE-GEN / GPT-style models.
 //
 // This binary links no LibTorch, so scoring starts in milliseconds. The model commands
-// (encode, finetune, decode, demo) live in the sibling binary `unieval-model`, which this one
+// (encode, finetune, decode, demo, run) live in the sibling binary `unieval-model`, which this one
 // execs with the same arguments; a user still types `unieval finetune ...`.
 #include <malloc.h>
 #include <sys/mman.h>
@@ -39,6 +39,8 @@ const std::vector<Command>& commands() {
       {"decode", "Decode a split with a fine-tuned run: beam search, sampling (needs LibTorch)",
        nullptr},
       {"demo", "Train, decode and score a tiny model on a generated task (needs LibTorch)", nullptr},
+      {"run", "Task + checkpoint -> fine-tune, decode, score: a paper row in one resumable run (needs LibTorch)",
+       nullptr},
       {"reproduce", "Reproduce a paper table: published values beside ours", cmd_reproduce},
       {"table", "Render result JSON files as a leaderboard (md, latex, html, csv)", cmd_table},
       {"compare", "Regression gate: compare two result JSON files", cmd_compare},

@@ -16,7 +16,7 @@ using testing::run_cli;
 TEST(CliBasicsTest, HelpListsEveryCommand) {
   auto r = run_cli("--help");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* c : {"score", "eval", "tokenize", "encode", "finetune", "decode", "demo",
+  for (const char* c : {"score", "eval", "tokenize", "encode", "finetune", "decode", "demo", "run",
                         "reproduce", "table", "compare"})
     EXPECT_NE(r.out.find(c), std::string::npos) << c;
 }

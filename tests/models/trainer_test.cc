@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/io.h"
 #include "models/run_dir.h"
 #include "models/seq2seq_data.h"
 #include "models/trainer.h"
@@ -205,6 +206,60 @@ TEST(TrainerTest, ResumeEqualsUninterruptedRun) {
   UnilmModel d = fresh_model(vocab);
   load_model_weights(d, (std::filesystem::path(part.checkpoint_dir()) / kRunWeightsFile).string());
   for (const auto& item : pa) EXPECT_TRUE(torch::equal(item.value(), d->named_parameters()[item.key()]));
+}
+
+TEST(TrainerTest, DevLossKeepsTheBestWeightsAndStopsEarly) {
+  int64_t vocab = 0;
+  auto data = tiny_task(&vocab);
+  std::vector<Seq2SeqExample> dev(data.begin(), data.begin() + 8);
+  TrainOptions o;
+  o.optim.lr = 1e-3;
+  o.max_steps = 12;
+  o.warmup_steps = 0;
+  o.batch_tokens = 16 * 12;
+  o.batch_size = 16;
+  o.progress = false;
+  o.data.max_src_len = 10;
+  o.data.max_tgt_len = 10;
+  o.dev_every = 4;
+  testing::TempDir tmp;
+  const auto ids = tiny_ids(vocab);
+  RunDir run((tmp.path() / "run").string());
+  run.create(o.to_json(), BertConfig::tiny(vocab, 0.0), "v\n");
+  UnilmModel a = fresh_model(vocab);
+  TrainResult r = train_seq2seq(a, data, ids, o, &run, false, &dev);
+  ASSERT_TRUE(r.finished);
+  std::vector<std::pair<int64_t, double>> evals;
+  for (const auto& l : testing::read_jsonl(run.file("log.jsonl")))
+    if (l.contains("dev_loss")) evals.push_back({l["step"].get<int64_t>(), l["dev_loss"].get<double>()});
+  ASSERT_EQ(evals.size(), 3u);  // steps 4, 8, 12
+  EXPECT_EQ(evals[0].first, 4);
+  EXPECT_EQ(evals[2].first, 12);
+  auto best = std::min_element(evals.begin(), evals.end(), [](auto& x, auto& y) { return x.second < y.second; });
+  EXPECT_EQ(r.best_step, best->first);
+  EXPECT_DOUBLE_EQ(r.best_dev_loss, best->second);
+  // RUN/best holds the weights of that step: their dev loss is the logged one.
+  auto info = nlohmann::json::parse(read_file((std::filesystem::path(run.best_dir()) / "best.json").string()));
+  EXPECT_EQ(info["step"].get<int64_t>(), best->first);
+  UnilmModel b = fresh_model(vocab);
+  load_model_weights(b, (std::filesystem::path(run.best_dir()) / kRunWeightsFile).string());
+  // dev_loss is a function of the weights and the seed (masks drawn from it), nothing else.
+  const double again = dev_loss(b, dev, ids, o.data, o.batch_tokens, 12345);
+  EXPECT_EQ(again, dev_loss(b, dev, ids, o.data, o.batch_tokens, 12345));
+
+  // lr 0: the dev loss never improves after the first evaluation, so early_stop 1 ends the run
+  // at the second evaluation (step 8 of 12), as finished.
+  TrainOptions z = o;
+  z.optim.lr = 0.0;
+  z.early_stop = 1;
+  RunDir run2((tmp.path() / "run2").string());
+  run2.create(z.to_json(), BertConfig::tiny(vocab, 0.0), "v\n");
+  UnilmModel c = fresh_model(vocab);
+  TrainResult r2 = train_seq2seq(c, data, ids, z, &run2, false, &dev);
+  EXPECT_TRUE(r2.finished);
+  EXPECT_TRUE(r2.early_stopped);
+  EXPECT_EQ(r2.steps_done, 8);
+  EXPECT_EQ(r2.best_step, 4);
 }
 
 TEST(TrainerTest, LossFallsOnAToyTask) {

@@ -31,6 +31,28 @@ TEST(PresetTest, PapersRecipes) {
   EXPECT_NE(presets_help().find("squad-qg"), std::string::npos);
 }
 
+TEST(PresetTest, UnilmDecodingOfTheOfficialDecodeCommands) {
+  // microsoft/unilm unilm-v1/README.md decode commands.
+  const Preset* g = find_preset("gigaword");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->decode.at("max_len"), 32);
+  EXPECT_DOUBLE_EQ(g->decode.at("length_penalty").get<double>(), 0.0);
+  EXPECT_EQ(g->decode_ignore_words, std::vector<std::string>{"."});
+  const Preset* c = find_preset("cnndm");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->decode.at("max_len"), 128);
+  EXPECT_DOUBLE_EQ(c->decode.at("length_penalty").get<double>(), 1.0);
+  EXPECT_EQ(c->decode_ignore_words, (std::vector<std::string>{".", "[X_SEP]"}));
+  EXPECT_EQ(c->eval_options.at("trunc_len"), "70");
+  const Preset* q = find_preset("squad-qg");
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(q->decode.at("beam"), 1);
+  EXPECT_EQ(q->decode.at("max_len"), 48);
+  EXPECT_FALSE(q->decode.contains("min_len"));  // none given: the default 0
+  for (const auto& p : presets())
+    if (p.seq2seq) EXPECT_FALSE(p.decode_source.empty()) << p.name;
+}
+
 TEST(PresetTest, NamesAreUniqueAndSourced) {
   std::set<std::string> names;
   for (const auto& p : presets()) {

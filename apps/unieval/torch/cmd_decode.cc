@@ -4,6 +4,7 @@
 #include <string>
 
 #include "apps/unieval/commands.h"
+#include "apps/unieval/torch/model_flags.h"
 #include "core/error.h"
 #include "pipelines/seq2seq.h"
 
@@ -38,17 +39,8 @@ int cmd_decode(const Args& args) {
       ("split", po::value<std::string>()->default_value("test"), "split: DATA/<split>.src")
       ("data", po::value<std::string>(), "data directory (default: the run's)")
       ("out", po::value<std::string>()->required(), "output file")
-      ("beam", po::value<int>(), "beam size (1 = greedy)")
-      ("length-penalty", po::value<double>(), "alpha: score = log p / len^alpha")
-      ("min-len", po::value<int>(), "minimum generated tokens before EOS")
-      ("max-len", po::value<int>(), "maximum generated tokens (EOS included)")
-      ("no-repeat-ngram", po::value<int>(), "block repeated n-grams of this size (0 = off)")
-      ("sample", po::bool_switch(), "sample instead of search")
-      ("top-k", po::value<int>(), "sampling: top-k (0 = off)")
-      ("top-p", po::value<double>(), "sampling: nucleus mass (1 = off)")
-      ("temperature", po::value<double>(), "sampling: temperature")
-      ("seed", po::value<uint64_t>(), "sampling seed")
       ("batch-size", po::value<int64_t>()->default_value(32), "examples decoded together")
+      ("no-clean-up", po::bool_switch(), "no HF clean_up_tokenization (pieces glued only: the references' format for QG)")
       ("no-cache", po::bool_switch(), "re-encode the whole sequence each step (reference path)")
       ("limit", po::value<int64_t>()->default_value(0), "decode only the first N examples")
       ("stop-after", po::value<int64_t>()->default_value(0), "stop after N batches, leaving FILE.partial (the same command continues it)")
@@ -57,6 +49,7 @@ int cmd_decode(const Args& args) {
       ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
       ("no-progress", po::bool_switch(), "no progress on stderr")
       ("json", po::bool_switch(), "print a JSON summary");
+  add_search_flags(desc, "seed");
   auto vm = parse(args, desc, kUsage);
 
   pipelines::DecodeOptions d;
@@ -65,20 +58,10 @@ int cmd_decode(const Args& args) {
   if (vm.count("data")) d.data_dir = vm["data"].as<std::string>();
   d.out = vm["out"].as<std::string>();
   d.search = pipelines::run_search_defaults(d.run_dir);
-  auto& s = d.search;
-  if (vm.count("beam")) s.beam = vm["beam"].as<int>();
-  if (s.n_best > s.beam) s.n_best = s.beam;
-  if (vm.count("length-penalty")) s.length_penalty = vm["length-penalty"].as<double>();
-  if (vm.count("min-len")) s.min_len = vm["min-len"].as<int>();
-  if (vm.count("max-len")) s.max_len = vm["max-len"].as<int>();
-  if (vm.count("no-repeat-ngram")) s.no_repeat_ngram = vm["no-repeat-ngram"].as<int>();
-  if (vm["sample"].as<bool>()) s.sample = true;
-  if (vm.count("top-k")) s.top_k = vm["top-k"].as<int>();
-  if (vm.count("top-p")) s.top_p = vm["top-p"].as<double>();
-  if (vm.count("temperature")) s.temperature = vm["temperature"].as<double>();
-  if (vm.count("seed")) s.seed = vm["seed"].as<uint64_t>();
+  apply_search_flags(vm, d.search, "seed");
   d.batch_size = vm["batch-size"].as<int64_t>();
   d.use_cache = !vm["no-cache"].as<bool>();
+  d.clean_up = !vm["no-clean-up"].as<bool>();
   d.limit = vm["limit"].as<int64_t>();
   d.stop_after = vm["stop-after"].as<int64_t>();
   d.device.device = vm["device"].as<std::string>();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "apps/unieval/commands.h"
+#include "apps/unieval/torch/model_flags.h"
 #include "core/error.h"
 #include "pipelines/presets.h"
 #include "pipelines/seq2seq.h"
@@ -50,31 +51,11 @@ int cmd_finetune(const Args& args) {
       ("precision", po::value<std::string>()->default_value("auto"), "auto | fp32 | bf16 | fp16 (reduced: CUDA only)")
       ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
       ("no-lowercase", po::bool_switch(), "cased tokenizer")
-      ("lr", po::value<double>(), "peak learning rate")
-      ("epochs", po::value<int64_t>(), "epochs")
-      ("steps", po::value<int64_t>(), "total optimizer steps (overrides epochs)")
-      ("warmup", po::value<double>(), "warm-up: steps if >= 1, else a fraction of the total")
-      ("batch-tokens", po::value<int64_t>(), "token budget per micro-batch")
-      ("batch-size", po::value<int64_t>(), "examples per micro-batch cap (0 = none)")
-      ("accum", po::value<int64_t>(), "micro-batches per optimizer step")
-      ("mask-prob", po::value<double>(), "fraction of target tokens masked")
-      ("mask-80-10-10", po::bool_switch(), "BERT 80/10/10 replacement of masked tokens")
-      ("noise-prob", po::value<double>(), "ERNIE-GEN noise: unmasked target tokens replaced at random")
-      ("label-smoothing", po::value<double>(), "label smoothing eps")
-      ("optimizer", po::value<std::string>(), "adamw | adam | adamax")
-      ("weight-decay", po::value<double>(), "weight decay (not on bias/LayerNorm)")
-      ("adam-eps", po::value<double>(), "Adam epsilon")
-      ("max-grad-norm", po::value<double>(), "gradient clipping (<= 0 off)")
-      ("max-src-len", po::value<int>(), "source tokens kept")
-      ("max-tgt-len", po::value<int>(), "target tokens kept")
-      ("dropout", po::value<double>(), "hidden and attention dropout of the model")
-      ("seed", po::value<uint64_t>(), "seed")
-      ("save-every", po::value<int64_t>(), "checkpoint every N steps (0 = at the end)")
-      ("log-every", po::value<int64_t>(), "log every N steps")
       ("stop-after", po::value<int64_t>()->default_value(0), "checkpoint and stop after N steps of this call")
       ("limit", po::value<int64_t>()->default_value(0), "use only the first N training examples")
       ("no-progress", po::bool_switch(), "no progress bar")
       ("json", po::bool_switch(), "print a JSON summary");
+  add_train_flags(desc);
   auto vm = parse(args, desc, usage());
 
   pipelines::FinetuneOptions f;
@@ -103,32 +84,7 @@ int cmd_finetune(const Args& args) {
   if (vm.count("data")) f.data_dir = vm["data"].as<std::string>();
   f.lowercase = !vm["no-lowercase"].as<bool>();
   auto& t = f.train;
-  if (vm.count("lr")) t.optim.lr = vm["lr"].as<double>();
-  if (vm.count("epochs")) t.epochs = vm["epochs"].as<int64_t>();
-  if (vm.count("steps")) t.max_steps = vm["steps"].as<int64_t>();
-  if (vm.count("warmup")) {
-    const double w = vm["warmup"].as<double>();
-    if (w < 0) throw InputError("--warmup must be >= 0");
-    if (w >= 1) t.warmup_steps = static_cast<int64_t>(w);
-    else t.warmup_steps = -1, t.warmup_ratio = w;
-  }
-  if (vm.count("batch-tokens")) t.batch_tokens = vm["batch-tokens"].as<int64_t>();
-  if (vm.count("batch-size")) t.batch_size = vm["batch-size"].as<int64_t>();
-  if (vm.count("accum")) t.accum = vm["accum"].as<int64_t>();
-  if (vm.count("mask-prob")) t.data.mask_prob = vm["mask-prob"].as<double>();
-  if (vm["mask-80-10-10"].as<bool>()) t.data.mask_80_10_10 = true;
-  if (vm.count("noise-prob")) t.data.noise_prob = vm["noise-prob"].as<double>();
-  if (vm.count("label-smoothing")) t.label_smoothing = vm["label-smoothing"].as<double>();
-  if (vm.count("optimizer")) t.optim.kind = models::parse_optimizer_kind(vm["optimizer"].as<std::string>());
-  if (vm.count("weight-decay")) t.optim.weight_decay = vm["weight-decay"].as<double>();
-  if (vm.count("adam-eps")) t.optim.eps = vm["adam-eps"].as<double>();
-  if (vm.count("max-grad-norm")) t.max_grad_norm = vm["max-grad-norm"].as<double>();
-  if (vm.count("max-src-len")) t.data.max_src_len = vm["max-src-len"].as<int>();
-  if (vm.count("max-tgt-len")) t.data.max_tgt_len = vm["max-tgt-len"].as<int>();
-  if (vm.count("dropout")) f.dropout = vm["dropout"].as<double>();
-  if (vm.count("seed")) t.seed = vm["seed"].as<uint64_t>();
-  if (vm.count("save-every")) t.save_every = vm["save-every"].as<int64_t>();
-  if (vm.count("log-every")) t.log_every = vm["log-every"].as<int64_t>();
+  apply_train_flags(vm, t, f.dropout);
   t.stop_after = vm["stop-after"].as<int64_t>();
   t.progress = !vm["no-progress"].as<bool>();
   f.limit = vm["limit"].as<int64_t>();

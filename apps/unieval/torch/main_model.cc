@@ -1,4 +1,4 @@
-// unieval-model: the LibTorch half of the `unieval` CLI (encode, finetune, decode, demo).
+// unieval-model: the LibTorch half of the `unieval` CLI (encode, finetune, decode, demo, run).
 // `unieval` execs it for those commands so that scoring never loads LibTorch; it can also be
 // run directly with the same arguments.
 #include <iostream>
@@ -19,11 +19,12 @@ constexpr Command kCommands[] = {
     {"finetune", unieval::cli::cmd_finetune},
     {"decode", unieval::cli::cmd_decode},
     {"demo", unieval::cli::cmd_demo},
+    {"run", unieval::cli::cmd_run},
 };
 
 void usage(std::ostream& os) {
   os << "unieval-model " << UNIEVAL_VERSION << " (" << UNIEVAL_GIT_COMMIT << ")\n"
-     << "usage: unieval {encode|finetune|decode|demo} [options]   (see unieval --help)\n";
+     << "usage: unieval {encode|finetune|decode|demo|run} [options]   (see unieval --help)\n";
 }
 
 }  // namespace

@@ -1,0 +1,136 @@
+// `unieval run`: task + checkpoint → fine-tuned, decoded, scored result in one resumable RUN.
+// Logic: pipelines/run.h (stages), tasks/seq2seq_tasks.h (readers), tasks/presets.h.
+#include <iostream>
+#include <string>
+
+#include "apps/unieval/commands.h"
+#include "apps/unieval/torch/model_flags.h"
+#include "core/error.h"
+#include "tasks/presets.h"
+#include "pipelines/run.h"
+#include "results/report.h"
+
+namespace unieval::cli {
+
+namespace {
+
+std::string usage() {
+  return "usage: unieval run --task T --data DIR --out RUN (--model CKPT | --model-config CONFIG.json --vocab VOCAB)\n"
+         "                   [--preset NAME] [--train-split S] [--eval-split S] [--dev-split S|auto|none]\n"
+         "                   [--train-limit N] [--eval-limit N] [--dev-limit N] [finetune/decode overrides] [--json]\n"
+         "\n"
+         "From a generation task's distributed data to a scored row, in one resumable run directory:\n"
+         "  1. data    the task's reader (cnndm, gigaword, squad-qg, squad-qg-reversed, coqa-gen, dstc7,\n"
+         "             personachat; see README) -> RUN/data/, the eval references -> RUN/eval/\n"
+         "  2. train   fine-tune with the preset (default: the task's paper preset) -> RUN/checkpoint;\n"
+         "             dev loss every --dev-every steps (default once per epoch) with the best weights in\n"
+         "             RUN/best and optional --early-stop; everything logged in RUN/log.jsonl\n"
+         "  3. decode  the eval split with RUN/best (else the last checkpoint) and the preset's decoding\n"
+         "  4. score   the task's post-processing and official metric set (the adapters of `unieval eval`)\n"
+         "             -> RUN/result.json (results schema; model, preset, options, data and checkpoint\n"
+         "             sha256 under \"run\"), and a leaderboard row on stdout\n"
+         "A killed run continues from its last finished stage or step when the same command is run again;\n"
+         "a finished run prints its result again. Other options for an existing RUN are refused.\n"
+         "Bad input (missing split, ragged files, vocabulary vs checkpoint) exits 2 before RUN is written.\n"
+         "\n"
+         "presets:\n" +
+         tasks::presets_help() +
+         "\n"
+         "example: unieval run --task squad-qg --data ../shared/data/squad_qg --train-split dev --eval-split test\n"
+         "           --model-config tiny.json --vocab bert-uncased-vocab.txt --out runs/qg --json";
+}
+
+}  // namespace
+
+int cmd_run(const Args& args) {
+  po::options_description desc("run options");
+  desc.add_options()
+      ("task", po::value<std::string>()->required(), "generation task")
+      ("data", po::value<std::string>()->required(), "the task's data in its distributed format")
+      ("out", po::value<std::string>()->required(), "run directory")
+      ("model", po::value<std::string>(), "checkpoint directory (config.json, weights, vocab.txt)")
+      ("model-config", po::value<std::string>(), "config.json: train from scratch (needs --vocab)")
+      ("vocab", po::value<std::string>(), "vocab.txt (default: the checkpoint's)")
+      ("preset", po::value<std::string>(), "paper recipe (default: the task's)")
+      ("train-split", po::value<std::string>()->default_value("train"), "split fine-tuned on")
+      ("dev-split", po::value<std::string>()->default_value("auto"),
+       "dev-loss split: auto (dev when present and not the train/eval split), none, or a name")
+      ("eval-split", po::value<std::string>()->default_value(""),
+       "split decoded and scored (default test; coqa-gen dev, personachat valid)")
+      ("train-limit", po::value<int64_t>()->default_value(0), "first N training examples (0 = all)")
+      ("dev-limit", po::value<int64_t>()->default_value(0), "first N dev examples (0 = all)")
+      ("eval-limit", po::value<int64_t>()->default_value(0), "first N eval examples (0 = all)")
+      ("max-src-words", po::value<int>()->default_value(0), "reader source budget in words (coqa-gen, dstc7, personachat)")
+      ("dev-every", po::value<int64_t>()->default_value(-1), "dev loss every N steps (-1 = once per epoch, 0 = never)")
+      ("early-stop", po::value<int64_t>()->default_value(0), "stop after N dev evaluations without a better loss (0 = off)")
+      ("decode-batch", po::value<int64_t>()->default_value(32), "examples decoded together")
+      ("option", po::value<std::vector<std::string>>()->composing(), "KEY=VALUE option of the task's eval adapter")
+      ("system", po::value<std::string>(), "row label (default unieval-run:PRESET)")
+      ("no-lowercase", po::bool_switch(), "cased tokenizer")
+      ("stop-after", po::value<int64_t>()->default_value(0), "stop training after N steps of this call (run again to continue)")
+      ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")
+      ("precision", po::value<std::string>()->default_value("auto"), "auto | fp32 | bf16 | fp16 (reduced: CUDA only)")
+      ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
+      ("no-progress", po::bool_switch(), "no progress on stderr")
+      ("json", po::bool_switch(), "print the result JSON as the last stdout line");
+  add_train_flags(desc);
+  add_search_flags(desc, "decode-seed");
+  auto vm = parse(args, desc, usage());
+
+  pipelines::RunOptions o;
+  o.task = vm["task"].as<std::string>();
+  o.data = vm["data"].as<std::string>();
+  o.out = vm["out"].as<std::string>();
+  const std::string preset = vm.count("preset") ? vm["preset"].as<std::string>() : pipelines::default_preset(o.task);
+  if (!preset.empty()) pipelines::apply_preset(o, preset);
+  if (vm.count("model")) o.model = vm["model"].as<std::string>();
+  if (vm.count("model-config")) o.model_config = vm["model-config"].as<std::string>();
+  if (vm.count("vocab")) o.vocab = vm["vocab"].as<std::string>();
+  o.train_split = vm["train-split"].as<std::string>();
+  o.dev_split = vm["dev-split"].as<std::string>();
+  o.eval_split = vm["eval-split"].as<std::string>();
+  o.train_limit = vm["train-limit"].as<int64_t>();
+  o.dev_limit = vm["dev-limit"].as<int64_t>();
+  o.eval_limit = vm["eval-limit"].as<int64_t>();
+  o.max_src_words = vm["max-src-words"].as<int>();
+  o.lowercase = !vm["no-lowercase"].as<bool>();
+  apply_train_flags(vm, o.finetune, o.dropout);
+  o.finetune.dev_every = vm["dev-every"].as<int64_t>();
+  o.finetune.early_stop = vm["early-stop"].as<int64_t>();
+  apply_search_flags(vm, o.search, "decode-seed");
+  o.decode_batch = vm["decode-batch"].as<int64_t>();
+  if (vm.count("option"))
+    for (const auto& kv : vm["option"].as<std::vector<std::string>>()) {
+      const auto eq = kv.find('=');
+      if (eq == std::string::npos || eq == 0) throw InputError("--option " + kv + ": expected KEY=VALUE");
+      o.eval_options[kv.substr(0, eq)] = kv.substr(eq + 1);
+    }
+  if (vm.count("system")) o.system = vm["system"].as<std::string>();
+  o.stop_after = vm["stop-after"].as<int64_t>();
+  o.device.device = vm["device"].as<std::string>();
+  o.device.precision = vm["precision"].as<std::string>();
+  o.device.threads = vm["threads"].as<int>();
+  o.progress = !vm["no-progress"].as<bool>();
+
+  pipelines::RunOutcome r = pipelines::run_task(o);
+  if (!r.finished) {
+    std::cerr << "run " << o.out << ": stopped after the " << r.stage
+              << " stage (--stop-after); run the same command again to continue\n";
+    if (vm["json"].as<bool>()) {
+      nlohmann::ordered_json j;
+      j["run"] = o.out;
+      j["finished"] = false;
+      j["stage"] = r.stage;
+      print_json(j);
+    }
+    return kExitOk;
+  }
+  results::TableOptions topt;
+  topt.format = results::TableFormat::kMarkdown;
+  std::cout << results::render_leaderboard({r.result}, topt);
+  if (r.reused) std::cerr << "run " << o.out << ": already finished; its result.json is printed again\n";
+  if (vm["json"].as<bool>()) print_json(results::to_json(r.result));
+  return kExitOk;
+}
+
+}  // namespace unieval::cli

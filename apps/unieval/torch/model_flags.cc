@@ -1,0 +1,90 @@
+#include "apps/unieval/torch/model_flags.h"
+
+#include "core/error.h"
+#include "models/optim.h"
+
+namespace unieval::cli {
+
+void add_train_flags(po::options_description& desc) {
+  desc.add_options()
+      ("lr", po::value<double>(), "peak learning rate")
+      ("epochs", po::value<int64_t>(), "epochs")
+      ("steps", po::value<int64_t>(), "total optimizer steps (overrides epochs)")
+      ("warmup", po::value<double>(), "warm-up: steps if >= 1, else a fraction of the total")
+      ("batch-tokens", po::value<int64_t>(), "token budget per micro-batch")
+      ("batch-size", po::value<int64_t>(), "examples per micro-batch cap (0 = none)")
+      ("accum", po::value<int64_t>(), "micro-batches per optimizer step")
+      ("mask-prob", po::value<double>(), "fraction of target tokens masked")
+      ("mask-80-10-10", po::bool_switch(), "BERT 80/10/10 replacement of masked tokens")
+      ("noise-prob", po::value<double>(), "ERNIE-GEN noise: unmasked target tokens replaced at random")
+      ("label-smoothing", po::value<double>(), "label smoothing eps")
+      ("optimizer", po::value<std::string>(), "adamw | adam | adamax")
+      ("weight-decay", po::value<double>(), "weight decay (not on bias/LayerNorm)")
+      ("adam-eps", po::value<double>(), "Adam epsilon")
+      ("max-grad-norm", po::value<double>(), "gradient clipping (<= 0 off)")
+      ("max-src-len", po::value<int>(), "source tokens kept")
+      ("max-tgt-len", po::value<int>(), "target tokens kept")
+      ("dropout", po::value<double>(), "hidden and attention dropout of the model")
+      ("seed", po::value<uint64_t>(), "seed")
+      ("save-every", po::value<int64_t>(), "checkpoint every N steps (0 = at the end)")
+      ("log-every", po::value<int64_t>(), "log every N steps");
+}
+
+void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t, std::optional<double>& dropout) {
+  if (vm.count("lr")) t.optim.lr = vm["lr"].as<double>();
+  if (vm.count("epochs")) t.epochs = vm["epochs"].as<int64_t>();
+  if (vm.count("steps")) t.max_steps = vm["steps"].as<int64_t>();
+  if (vm.count("warmup")) {
+    const double w = vm["warmup"].as<double>();
+    if (w < 0) throw InputError("--warmup must be >= 0");
+    if (w >= 1) t.warmup_steps = static_cast<int64_t>(w);
+    else t.warmup_steps = -1, t.warmup_ratio = w;
+  }
+  if (vm.count("batch-tokens")) t.batch_tokens = vm["batch-tokens"].as<int64_t>();
+  if (vm.count("batch-size")) t.batch_size = vm["batch-size"].as<int64_t>();
+  if (vm.count("accum")) t.accum = vm["accum"].as<int64_t>();
+  if (vm.count("mask-prob")) t.data.mask_prob = vm["mask-prob"].as<double>();
+  if (vm["mask-80-10-10"].as<bool>()) t.data.mask_80_10_10 = true;
+  if (vm.count("noise-prob")) t.data.noise_prob = vm["noise-prob"].as<double>();
+  if (vm.count("label-smoothing")) t.label_smoothing = vm["label-smoothing"].as<double>();
+  if (vm.count("optimizer")) t.optim.kind = models::parse_optimizer_kind(vm["optimizer"].as<std::string>());
+  if (vm.count("weight-decay")) t.optim.weight_decay = vm["weight-decay"].as<double>();
+  if (vm.count("adam-eps")) t.optim.eps = vm["adam-eps"].as<double>();
+  if (vm.count("max-grad-norm")) t.max_grad_norm = vm["max-grad-norm"].as<double>();
+  if (vm.count("max-src-len")) t.data.max_src_len = vm["max-src-len"].as<int>();
+  if (vm.count("max-tgt-len")) t.data.max_tgt_len = vm["max-tgt-len"].as<int>();
+  if (vm.count("dropout")) dropout = vm["dropout"].as<double>();
+  if (vm.count("seed")) t.seed = vm["seed"].as<uint64_t>();
+  if (vm.count("save-every")) t.save_every = vm["save-every"].as<int64_t>();
+  if (vm.count("log-every")) t.log_every = vm["log-every"].as<int64_t>();
+}
+
+void add_search_flags(po::options_description& desc, const char* seed_flag) {
+  desc.add_options()
+      ("beam", po::value<int>(), "beam size (1 = greedy)")
+      ("length-penalty", po::value<double>(), "alpha: score = log p / len^alpha")
+      ("min-len", po::value<int>(), "minimum generated tokens before EOS")
+      ("max-len", po::value<int>(), "maximum generated tokens (EOS included)")
+      ("no-repeat-ngram", po::value<int>(), "block repeated n-grams of this size (0 = off)")
+      ("sample", po::bool_switch(), "sample instead of search")
+      ("top-k", po::value<int>(), "sampling: top-k (0 = off)")
+      ("top-p", po::value<double>(), "sampling: nucleus mass (1 = off)")
+      ("temperature", po::value<double>(), "sampling: temperature")
+      (seed_flag, po::value<uint64_t>(), "sampling seed");
+}
+
+void apply_search_flags(const po::variables_map& vm, models::SearchOptions& s, const char* seed_flag) {
+  if (vm.count("beam")) s.beam = vm["beam"].as<int>();
+  if (s.n_best > s.beam) s.n_best = s.beam;
+  if (vm.count("length-penalty")) s.length_penalty = vm["length-penalty"].as<double>();
+  if (vm.count("min-len")) s.min_len = vm["min-len"].as<int>();
+  if (vm.count("max-len")) s.max_len = vm["max-len"].as<int>();
+  if (vm.count("no-repeat-ngram")) s.no_repeat_ngram = vm["no-repeat-ngram"].as<int>();
+  if (vm["sample"].as<bool>()) s.sample = true;
+  if (vm.count("top-k")) s.top_k = vm["top-k"].as<int>();
+  if (vm.count("top-p")) s.top_p = vm["top-p"].as<double>();
+  if (vm.count("temperature")) s.temperature = vm["temperature"].as<double>();
+  if (vm.count(seed_flag)) s.seed = vm[seed_flag].as<uint64_t>();
+}
+
+}  // namespace unieval::cli

@@ -1,0 +1,23 @@
+#pragma once
+// The training and decoding flags shared by `unieval finetune`, `decode` and `run`: one
+// definition of each flag, applied on top of a preset (flags given override it).
+#include <optional>
+
+#include "apps/unieval/cli.h"
+#include "models/search.h"
+#include "models/trainer.h"
+
+namespace unieval::cli {
+
+// --lr --epochs --steps --warmup --batch-tokens --batch-size --accum --mask-prob --mask-80-10-10
+// --noise-prob --label-smoothing --optimizer --weight-decay --adam-eps --max-grad-norm
+// --max-src-len --max-tgt-len --dropout --seed --save-every --log-every
+void add_train_flags(po::options_description& desc);
+void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t, std::optional<double>& dropout);
+
+// --beam --length-penalty --min-len --max-len --no-repeat-ngram --sample --top-k --top-p
+// --temperature --decode-seed (seed_flag: the name of the sampling-seed flag)
+void add_search_flags(po::options_description& desc, const char* seed_flag);
+void apply_search_flags(const po::variables_map& vm, models::SearchOptions& s, const char* seed_flag);
+
+}  // namespace unieval::cli

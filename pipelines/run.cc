@@ -1,0 +1,385 @@
+#include "pipelines/run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+
+#include "core/error.h"
+#include "core/io.h"
+#include "models/checkpoint.h"
+#include "models/config.h"
+#include "pipelines/evaluate.h"
+#include "pipelines/presets.h"
+#include "models/run_dir.h"
+#include "models/tokenizer/wordpiece.h"
+#include "pipelines/seq2seq.h"
+#include "results/sha256.h"
+#include "tasks/seq2seq_tasks.h"
+#include "tasks/task.h"
+
+namespace unieval::pipelines {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+std::string abs_path(const std::string& p) { return p.empty() ? p : fs::absolute(p).lexically_normal().string(); }
+
+std::string resolve_dev_split(const RunOptions& o) {
+  if (o.dev_split == "none" || o.dev_split.empty()) return "";
+  if (o.dev_split != "auto") return o.dev_split;
+  if (o.train_split == "dev" || o.eval_split == "dev") return "";
+  return "dev";
+}
+
+// The first key (path) where a and b differ, "" when equal.
+std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& path = "") {
+  if (a.is_object() && b.is_object()) {
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      if (!b.contains(it.key())) return path + it.key();
+      auto d = first_difference(it.value(), b.at(it.key()), path + it.key() + ".");
+      if (!d.empty()) return d;
+    }
+    for (auto it = b.begin(); it != b.end(); ++it)
+      if (!a.contains(it.key())) return path + it.key();
+    return "";
+  }
+  return a == b ? "" : (path.empty() ? std::string("(root)") : path.substr(0, path.size() - 1));
+}
+
+void write_split_files(const tasks::Seq2SeqSplit& s, const fs::path& dir, const std::string& name) {
+  std::string src, tgt;
+  for (size_t i = 0; i < s.src.size(); ++i) {
+    src += s.src[i] + "\n";
+    tgt += s.tgt[i] + "\n";
+  }
+  write_file_atomic((dir / (name + ".src")).string(), src);
+  write_file_atomic((dir / (name + ".tgt")).string(), tgt);
+}
+
+int64_t count_entries(const std::string& vocab_path) {
+  const auto lines = read_lines(vocab_path);
+  int64_t n = static_cast<int64_t>(lines.size());
+  while (n > 0 && lines[n - 1].empty()) --n;
+  return n;
+}
+
+}  // namespace
+
+std::string default_preset(const std::string& task) {
+  if (task == "squad-qg-reversed") return "squad-qg";
+  if (task == "personachat") return "ernie-gen-large-personachat";
+  return tasks::find_preset(task) ? task : "";
+}
+
+void apply_preset(RunOptions& o, const std::string& name) {
+  const tasks::Preset* p = tasks::find_preset(name);
+  if (!p) throw InputError("unknown --preset '" + name + "' (see unieval finetune --help)");
+  if (!p->seq2seq) throw InputError("--preset " + p->name + " is an NLU recipe; run trains generation tasks");
+  const ModelPreset m = resolve_preset(*p);
+  o.preset = p->name;
+  o.finetune = m.train;
+  o.search = m.decode;
+  o.dropout = m.dropout;
+  for (const auto& [k, v] : p->eval_options)
+    if (!o.eval_options.count(k)) o.eval_options[k] = v;
+}
+
+ojson run_request(const RunOptions& o) {
+  ojson j;
+  j["task"] = o.task;
+  j["data"] = abs_path(o.data);
+  j["model"] = abs_path(o.model);
+  j["model_config"] = abs_path(o.model_config);
+  j["vocab"] = abs_path(o.vocab);
+  j["preset"] = o.preset;
+  j["train_split"] = o.train_split;
+  j["dev_split"] = resolve_dev_split(o);
+  j["eval_split"] = o.eval_split;
+  j["train_limit"] = o.train_limit;
+  j["dev_limit"] = o.dev_limit;
+  j["eval_limit"] = o.eval_limit;
+  j["max_src_words"] = o.max_src_words;
+  j["lowercase"] = o.lowercase;
+  ojson t = o.finetune.to_json();
+  t.erase("save_every");
+  t.erase("log_every");
+  j["finetune"] = t;
+  j["dropout"] = o.dropout ? ojson(*o.dropout) : ojson();
+  ojson s;
+  s["beam"] = o.search.beam;
+  s["n_best"] = o.search.n_best;
+  s["length_penalty"] = o.search.length_penalty;
+  s["min_len"] = o.search.min_len;
+  s["max_len"] = o.search.max_len;
+  s["no_repeat_ngram"] = o.search.no_repeat_ngram;
+  s["sample"] = o.search.sample;
+  s["top_k"] = o.search.top_k;
+  s["top_p"] = o.search.top_p;
+  s["temperature"] = o.search.temperature;
+  s["seed"] = o.search.seed;
+  j["decode"] = s;
+  j["decode_batch"] = o.decode_batch;
+  j["system"] = o.system;
+  ojson eo = ojson::object();
+  for (const auto& [k, v] : o.eval_options) eo[k] = v;
+  j["eval_options"] = eo;
+  return j;
+}
+
+RunOutcome run_task(const RunOptions& in) {
+  using Clock = std::chrono::steady_clock;
+  const auto t_start = Clock::now();
+  RunOptions o = in;
+  if (o.task.empty()) throw InputError("--task is required");
+  if (!tasks::is_seq2seq_task(o.task))
+    throw InputError("--task " + o.task + ": run handles the generation tasks cnndm, gigaword, squad-qg, "
+                     "squad-qg-reversed, coqa-gen, dstc7, personachat");
+  if (o.data.empty()) throw InputError("--data is required");
+  if (o.out.empty()) throw InputError("--out (the run directory) is required");
+  if (o.model.empty() == o.model_config.empty()) throw InputError("give exactly one of --model CKPT and --model-config CONFIG.json");
+  if (!o.model_config.empty() && o.vocab.empty()) throw InputError("--model-config needs --vocab VOCAB.txt");
+  if (o.decode_batch < 1) throw InputError("--decode-batch must be at least 1");
+  if (o.eval_split.empty()) o.eval_split = o.task == "coqa-gen" ? "dev" : o.task == "personachat" ? "valid" : "test";
+  models::validate(o.search);
+  if (o.search.n_best > o.search.beam) o.search.n_best = o.search.beam;
+
+  const fs::path run(o.out);
+  const fs::path data_dir = run / "data";
+  const fs::path eval_dir = run / "eval";
+  const std::string request_path = (run / "request.json").string();
+  const std::string result_path = (run / "result.json").string();
+  const ojson request = run_request(o);
+  const std::string dev_split = request["dev_split"].get<std::string>();
+
+  RunOutcome outcome;
+  // A run that was started before: the same options, or an error naming the first difference.
+  if (fs::exists(request_path)) {
+    nlohmann::json before;
+    try {
+      before = nlohmann::json::parse(read_file(request_path));
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(request_path, 0, std::string("not valid JSON: ") + e.what());
+    }
+    const std::string diff = first_difference(nlohmann::json::parse(request.dump()), before);
+    if (!diff.empty())
+      throw InputError(request_path, 0, "RUN was started with other options (first difference: " + diff +
+                                            "); use another --out or the same options");
+    if (fs::exists(result_path)) {
+      outcome.result = results::read_run_result(result_path);
+      outcome.finished = true;
+      outcome.reused = true;
+      outcome.stage = "score";
+      return outcome;
+    }
+  } else if (fs::exists(run) && !fs::is_directory(run)) {
+    throw InputError(o.out, 0, "exists and is not a directory");
+  } else if (fs::exists(run) && !fs::is_empty(run)) {
+    throw InputError(o.out, 0, "is not empty and holds no request.json (not a `unieval run` directory)");
+  }
+
+  // ---- stage 1: data (read and checked before anything is written) ----
+  tasks::Seq2SeqReadOptions ro;
+  ro.max_src_words = o.max_src_words;
+  ro.limit = o.eval_limit;
+  tasks::Seq2SeqSplit eval_split = tasks::read_seq2seq_split(o.task, o.data, o.eval_split, ro);
+  const bool have_data = fs::exists(data_dir / "manifest.json");
+  if (!have_data) {
+    ro.limit = o.train_limit;
+    tasks::Seq2SeqSplit train = tasks::read_seq2seq_split(o.task, o.data, o.train_split, ro);
+    std::optional<tasks::Seq2SeqSplit> dev;
+    if (!dev_split.empty()) {
+      ro.limit = o.dev_limit;
+      if (o.dev_split == "auto") {
+        try {
+          dev = tasks::read_seq2seq_split(o.task, o.data, dev_split, ro);
+        } catch (const InputError&) {
+          dev.reset();  // auto: no dev split in this dataset
+        }
+      } else {
+        dev = tasks::read_seq2seq_split(o.task, o.data, dev_split, ro);
+      }
+    }
+    // Model files and the vocabulary.
+    std::string vocab = o.vocab;
+    if (!o.model.empty()) {
+      models::CheckpointFiles files = models::locate_checkpoint(o.model);
+      models::BertConfig cfg = models::BertConfig::from_json_file(files.config);
+      if (vocab.empty()) vocab = files.vocab;
+      if (vocab.empty()) throw InputError(o.model, 0, "no vocab.txt in the checkpoint (give --vocab)");
+      const int64_t n = count_entries(vocab);
+      if (n != cfg.vocab_size)
+        throw InputError(vocab, 0, "has " + std::to_string(n) + " entries but the checkpoint's vocab_size (" + files.config +
+                                       ") is " + std::to_string(cfg.vocab_size));
+    } else {
+      models::BertConfig cfg = models::BertConfig::from_json_file(o.model_config);
+      if (!fs::exists(vocab)) throw InputError(vocab, 0, "no such file");
+      const int64_t n = count_entries(vocab);
+      if (n > cfg.vocab_size)
+        throw InputError(vocab, 0, "has " + std::to_string(n) + " entries but " + o.model_config + " has vocab_size " +
+                                       std::to_string(cfg.vocab_size));
+    }
+    // Write: request, the splits, the references, the manifest (last: marks the stage done).
+    fs::create_directories(data_dir);
+    write_file_atomic(request_path, request.dump(2) + "\n");
+    write_split_files(train, data_dir, "train");
+    if (dev) write_split_files(*dev, data_dir, "dev");
+    write_split_files(eval_split, data_dir, "eval");
+    ojson manifest;
+    ojson files = ojson::array();
+    std::vector<std::string> all = train.files;
+    if (dev) all.insert(all.end(), dev->files.begin(), dev->files.end());
+    all.insert(all.end(), eval_split.files.begin(), eval_split.files.end());
+    std::sort(all.begin(), all.end());
+    all.erase(std::unique(all.begin(), all.end()), all.end());
+    for (const auto& f : all) files.push_back({{"path", abs_path(f)}, {"sha256", results::sha256_file(f)}});
+    manifest["files"] = files;
+    manifest["reader"] = eval_split.reader;
+    manifest["train_examples"] = train.src.size();
+    manifest["dev_examples"] = dev ? dev->src.size() : 0;
+    manifest["eval_examples"] = eval_split.src.size();
+    manifest["dev_split"] = dev ? dev_split : std::string();
+    write_file_atomic((data_dir / "manifest.json").string(), manifest.dump(2) + "\n");
+  } else if (!fs::exists(request_path)) {
+    throw InputError(o.out, 0, "holds data/ but no request.json");
+  }
+  const ojson manifest = ojson::parse(read_file((data_dir / "manifest.json").string()));
+  const tasks::EvalFiles ef = tasks::write_eval_files(eval_split, eval_dir.string());
+  outcome.stage = "data";
+
+  // ---- stage 2: train ----
+  models::RunDir rd(o.out);
+  auto train_done = [&]() {
+    const fs::path st = run / "checkpoint" / "trainer_state.json";
+    if (!fs::exists(st)) return false;
+    auto j = nlohmann::json::parse(read_file(st.string()));
+    return j.value("step", int64_t{0}) >= j.value("total_steps", int64_t{1}) || j.value("early_stopped", false);
+  };
+  models::TrainResult train_summary;
+  if (!train_done()) {
+    FinetuneOptions f;
+    f.task = o.task;
+    f.preset = o.preset;
+    f.data_dir = data_dir.string();
+    f.out_dir = o.out;
+    f.lowercase = o.lowercase;
+    f.train = o.finetune;
+    f.train.stop_after = o.stop_after;
+    f.train.progress = o.progress;
+    f.decode = o.search;
+    f.dropout = o.dropout;
+    f.device = o.device;
+    f.resume = rd.has_checkpoint();
+    f.dev_split = manifest.value("dev_split", std::string()).empty() ? "" : "dev";
+    if (!o.model.empty()) f.model_dir = o.model;
+    else f.config = models::BertConfig::from_json_file(o.model_config);
+    f.vocab = o.vocab;
+    if (f.resume && o.progress) std::cerr << "run: resuming training from " << rd.checkpoint_dir() << "\n";
+    FinetuneResult fr = finetune(f);
+    outcome.stage = "train";
+    if (!fr.train.finished) {
+      outcome.finished = false;
+      return outcome;
+    }
+  }
+  const ojson state = ojson::parse(read_file((run / "checkpoint" / "trainer_state.json").string()));
+
+  // ---- stage 3: decode ----
+  const bool have_best = fs::exists(run / "best" / models::kRunWeightsFile);
+  const fs::path ckpt = have_best ? run / "best" : run / "checkpoint";
+  DecodeOptions d;
+  d.run_dir = o.out;
+  d.split = "eval";
+  d.data_dir = data_dir.string();
+  d.out = (eval_dir / "hyp.txt").string();
+  d.search = o.search;
+  d.batch_size = o.decode_batch;
+  d.device = o.device;
+  d.progress = o.progress;
+  d.checkpoint = ckpt.string();
+  d.clean_up = false;
+  std::vector<std::string> decoded;
+  if (fs::exists(d.out) && !fs::exists(d.out + ".partial")) {
+    decoded = read_lines(d.out);
+  } else {
+    DecodeResult dr = decode(d);
+    decoded = dr.hyps;
+    outcome.stage = "decode";
+  }
+  if (decoded.size() != eval_split.src.size())
+    throw InputError(d.out, 0, std::to_string(decoded.size()) + " hypotheses for " +
+                                   std::to_string(eval_split.src.size()) + " examples (remove it to decode again)");
+
+  // ---- stage 4: score ----
+  std::vector<std::string> hyps;
+  int64_t empty = 0;
+  for (const auto& h : decoded) {
+    hyps.push_back(tasks::postprocess_hypothesis(o.task, h));
+    if (hyps.back().empty()) ++empty;
+  }
+  tasks::write_predictions(eval_split, hyps, ef.pred);
+  tasks::EvalRequest req;
+  req.task = o.task;
+  req.data = ef.data;
+  req.pred = ef.pred;
+  req.split = o.eval_split;
+  req.options = ef.options;
+  for (const auto& [k, v] : o.eval_options) req.options[k] = v;
+  req.system = !o.system.empty() ? o.system : "unieval-run:" + (o.preset.empty() ? o.task : o.preset);
+  results::RunResult r = evaluate(req);
+  r.split = o.eval_split;
+  r.data_path = abs_path(o.data);
+  r.data_sha256 = fs::is_regular_file(o.data) ? results::sha256_file(o.data) : "";
+  if (empty > 0) {
+    const std::string note = std::to_string(empty) + " of " + std::to_string(hyps.size()) +
+                             " hypotheses are empty (scored as empty strings)";
+    r.notes.push_back(note);
+    std::cerr << "run: warning: " << note << "\n";
+  }
+  if (o.eval_limit > 0)
+    r.notes.push_back("eval split limited to its first " + std::to_string(o.eval_limit) + " examples");
+  if (o.train_split == o.eval_split)
+    r.notes.push_back("trained and evaluated on the same split (" + o.eval_split + ")");
+
+  ojson info;
+  info["request"] = request;
+  const tasks::Preset* p = o.preset.empty() ? nullptr : tasks::find_preset(o.preset);
+  if (p) {
+    info["preset_source"] = p->source;
+    if (!p->decode_ignore_words.empty()) info["preset_ngram_ignore_words"] = p->decode_ignore_words;
+    ojson peo = ojson::object();
+    for (const auto& [k, v] : p->eval_options) peo[k] = v;
+    info["preset_eval_options"] = peo;
+  }
+  info["model_sha256"] = o.model.empty() ? std::string()
+                                         : results::sha256_file(models::locate_checkpoint(o.model).weights);
+  info["data_files"] = manifest["files"];
+  info["reader"] = manifest["reader"];
+  info["train_examples"] = manifest["train_examples"];
+  info["dev_examples"] = manifest["dev_examples"];
+  info["eval_examples"] = eval_split.src.size();
+  ojson tr;
+  tr["steps"] = state.value("step", int64_t{0});
+  tr["total_steps"] = state.value("total_steps", int64_t{0});
+  if (state.contains("best_dev_loss")) {
+    tr["best_dev_loss"] = state["best_dev_loss"];
+    tr["best_step"] = state["best_step"];
+    tr["early_stopped"] = state.value("early_stopped", false);
+  }
+  info["train"] = tr;
+  info["checkpoint"] = have_best ? "best" : "checkpoint";
+  info["checkpoint_sha256"] = results::sha256_file((ckpt / models::kRunWeightsFile).string());
+  info["hypotheses_sha256"] = results::sha256_file(d.out);
+  info["empty_hypotheses"] = empty;
+  r.extra["run"] = info;
+  r.timings.total_s = std::chrono::duration<double>(Clock::now() - t_start).count();
+  results::write_run_result(result_path, r);
+  outcome.result = results::read_run_result(result_path);
+  outcome.finished = true;
+  outcome.stage = "score";
+  return outcome;
+}
+
+}  // namespace unieval::pipelines

@@ -1,0 +1,104 @@
+#pragma once
+// `unieval run`: from a task's distributed data and a checkpoint (or a config, from scratch) to a
+// scored result, in one resumable run directory.
+//
+//   RunOptions o;  o.task = "squad-qg";  o.data = "squad_qg/";  o.out = "runs/qg";
+//   o.model = "unilm1-base-cased";                 // or o.model_config + o.vocab
+//   o.preset = "squad-qg";                         // "" = the task's paper preset
+//   RunOutcome r = run_task(o);                    // r.result is RUN/result.json
+//
+// Stages, each resumable (a killed run continues from the last finished stage / step):
+//   1. data    the task's reader (tasks/seq2seq_tasks.h) → RUN/data/{train,dev,eval}.{src,tgt},
+//              the eval split's references in the adapter's format → RUN/eval/, RUN/data/
+//              manifest.json (files read + sha256, reader description). Everything is read and
+//              checked (splits present, files aligned, vocabulary vs model) before RUN is written.
+//   2. train   pipelines::finetune into RUN (run.json, checkpoint/, log.jsonl); with a dev split,
+//              the dev loss every dev_every steps, RUN/best = the best-dev-loss weights, optional
+//              early stopping (models/trainer.h); a checkpoint that is not finished is resumed.
+//   3. decode  pipelines::decode of RUN/data/eval.src with RUN/best (else RUN/checkpoint), the
+//              preset's decoding, WordPiece pieces glued without HF clean-up → RUN/eval/hyp.txt
+//              (resumable through hyp.txt.partial).
+//   4. score   tasks::postprocess_hypothesis + the task's prediction format → RUN/eval/pred.*,
+//              pipelines::evaluate (the adapters of `unieval eval`) → RUN/result.json (atomic),
+//              the results schema plus "run": model, preset, every option, data files and
+//              checkpoint sha256, training summary, empty hypotheses (also in notes).
+// RUN/request.json holds the options that define the run; a later call with other options is
+// an InputError naming the first differing key (device, threads and progress may change). A
+// finished run re-run returns its result.json unchanged.
+//
+// | RunOptions field | default | meaning                                                       |
+// |------------------|---------|---------------------------------------------------------------|
+// | task, data, out  |         | task key, its data (distributed format), the run directory    |
+// | model            | ""      | checkpoint directory (HF layout)                               |
+// | model_config     | ""      | config.json: train from scratch (needs vocab)                  |
+// | vocab            | ""      | vocab.txt (default: the checkpoint's)                          |
+// | preset           | ""      | paper recipe; "" = default_preset(task)                        |
+// | train_split      | train   | split fine-tuned on                                            |
+// | dev_split        | "auto"  | dev loss split; auto = "dev" when present and not the train or |
+// |                  |         | eval split; "" / "none" = no dev loss                          |
+// | eval_split       | test    | split decoded and scored                                       |
+// | train_limit, dev_limit, eval_limit | 0 | > 0: first N examples of the split           |
+// | max_src_words    | 0       | reader source budget in words (0 = task default)               |
+// | finetune         |         | training options after the preset and the overrides            |
+// | search           |         | decoding options after the preset and the overrides            |
+// | decode_batch     | 32      | examples decoded together                                      |
+// | system           | ""      | row label ("" = "unieval-run:" + preset)                        |
+// | eval_options     | {}      | extra `--option` values of the task adapter (meteor_data, ...) |
+// | stop_after       | 0       | > 0: stop training after N steps of this call (resume later)   |
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "models/device.h"
+#include "models/search.h"
+#include "models/trainer.h"
+#include "results/run_result.h"
+
+namespace unieval::pipelines {
+
+struct RunOptions {
+  std::string task;                          // task key
+  std::string data;                          // dataset folder/file in its distributed format
+  std::string out;                           // the run directory
+  std::string model;                         // checkpoint directory ("" with model_config)
+  std::string model_config;                  // config.json to train from scratch
+  std::string vocab;                         // vocab.txt ("" = the checkpoint's)
+  std::string preset;                        // "" = default_preset(task)
+  std::string train_split = "train";         // fine-tuning split
+  std::string dev_split = "auto";            // dev-loss split (auto / none / a name)
+  std::string eval_split;                     // decoded and scored split ("" = the task's)
+  int64_t train_limit = 0;                   // > 0: first N training examples
+  int64_t dev_limit = 0;                     // > 0: first N dev examples
+  int64_t eval_limit = 0;                    // > 0: first N eval examples
+  int max_src_words = 0;                     // reader source budget (0 = task default)
+  bool lowercase = true;                     // uncased tokenizer
+  models::TrainOptions finetune;             // preset + overrides
+  models::SearchOptions search;              // preset + overrides
+  std::optional<double> dropout;             // model dropout (preset / override)
+  models::DeviceOptions device;              // device, threads (not part of the request)
+  int64_t decode_batch = 32;                 // decode batch size
+  std::string system;                        // row label ("" = derived)
+  std::map<std::string, std::string> eval_options;  // adapter options
+  int64_t stop_after = 0;                    // stop training after N steps of this call
+  bool progress = true;                      // progress on stderr
+};
+
+struct RunOutcome {
+  results::RunResult result;   // RUN/result.json
+  bool finished = false;       // false: stopped by stop_after (re-run to continue)
+  bool reused = false;         // the run was already finished: result.json read back
+  std::string stage;           // the last stage run: data, train, decode, score
+};
+
+// The paper preset a task uses by default: its name, or "" when none.
+std::string default_preset(const std::string& task);
+// Fills o.finetune / o.search / o.dropout from a preset (InputError when unknown or not seq2seq).
+void apply_preset(RunOptions& o, const std::string& name);
+
+RunOutcome run_task(const RunOptions& opts);
+
+// The JSON of the options that define a run (what RUN/request.json holds).
+nlohmann::ordered_json run_request(const RunOptions& o);
+
+}  // namespace unieval::pipelines

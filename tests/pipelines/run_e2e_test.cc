@@ -1,0 +1,182 @@
+// `unieval run --task squad-qg` end to end through the binary, on a small Du-format fixture
+// written here (nqg src-/tgt- files: 200 training, 20 dev, 40 test pairs of a templated
+// question-generation task), a tiny model trained from scratch: the result validates against
+// results/schema, re-running the finished run prints the same result, a run stopped mid-training
+// and re-run ends with the same checkpoint and scores as an uninterrupted one, and bad input
+// (missing split, ragged files, vocabulary vs checkpoint, other options for an existing RUN)
+// exits 2 naming the file with RUN left as it was.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "core/io.h"
+#include "results/run_result.h"
+#include "tests/test_util.h"
+
+namespace unieval {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_cli;
+using testing::shq;
+using testing::TempDir;
+
+nlohmann::json last_json_line(const std::string& out) {
+  auto end = out.find_last_not_of('\n');
+  if (end == std::string::npos) return {};
+  auto begin = out.rfind('\n', end);
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  return nlohmann::json::parse(out.substr(begin, end - begin + 1));
+}
+
+// Required fields present, every top-level field documented, and the reader accepts it; the
+// "run" block's required fields and sha256 patterns.
+void expect_valid_result(const nlohmann::json& j) {
+  const auto schema = nlohmann::json::parse(
+      read_file(std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_result.v1.schema.json"));
+  for (const auto& f : schema["required"]) EXPECT_TRUE(j.contains(f.get<std::string>())) << f;
+  for (const auto& [k, v] : j.items()) EXPECT_TRUE(schema["properties"].contains(k)) << k << " undocumented";
+  EXPECT_NO_THROW(results::run_result_from_json(j, "result"));
+  ASSERT_TRUE(j.contains("run"));
+  for (const auto& f : schema["properties"]["run"]["required"]) EXPECT_TRUE(j["run"].contains(f.get<std::string>())) << f;
+  const std::string sha = j["run"]["checkpoint_sha256"].get<std::string>();
+  EXPECT_EQ(sha.size(), 64u);
+  EXPECT_EQ(sha.find_first_not_of("0123456789abcdef"), std::string::npos);
+  for (const auto& k : schema["properties"]["run"]["properties"].items()) (void)k;
+  for (const auto& [k, v] : j["run"].items())
+    EXPECT_TRUE(schema["properties"]["run"]["properties"].contains(k)) << "run." << k << " undocumented";
+}
+
+class RunCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // A templated QG task: "the N V the O ." -> "what did the N V ?"
+    const std::vector<std::string> nouns = {"cat", "dog", "king", "queen", "farmer", "pilot", "judge", "baker"};
+    const std::vector<std::string> verbs = {"see", "find", "build", "paint", "sell", "hold"};
+    const std::vector<std::string> objs = {"house", "boat", "map", "tree", "bridge", "wall", "car"};
+    std::mt19937 rng(7);
+    auto write_split = [&](const std::string& split, int n, fs::path dir) {
+      std::string src, tgt;
+      for (int i = 0; i < n; ++i) {
+        const auto& a = nouns[rng() % nouns.size()];
+        const auto& v = verbs[rng() % verbs.size()];
+        const auto& o = objs[rng() % objs.size()];
+        src += "the " + a + " " + v + " the " + o + " .\n";
+        tgt += "what did the " + a + " " + v + " ?\n";
+      }
+      tmp.write((dir / ("src-" + split + ".txt")).string(), src);
+      tmp.write((dir / ("tgt-" + split + ".txt")).string(), tgt);
+    };
+    write_split("train", 200, "qg");
+    write_split("dev", 20, "qg");
+    write_split("test", 40, "qg");
+    std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\nwhat\ndid\n.\n?\n";
+    for (const auto* list : {&nouns, &verbs, &objs})
+      for (const auto& w : *list) vocab += w + "\n";
+    vocab_size = static_cast<int>(split_lines(vocab, "vocab").size());
+    tmp.write("vocab.txt", vocab);
+    nlohmann::json cfg = {{"vocab_size", vocab_size}, {"hidden_size", 32}, {"num_hidden_layers", 2},
+                          {"num_attention_heads", 4}, {"intermediate_size", 64}, {"max_position_embeddings", 40},
+                          {"hidden_dropout_prob", 0.0}, {"attention_probs_dropout_prob", 0.0}};
+    tmp.write("config.json", cfg.dump());
+  }
+  std::string path(const std::string& rel) const { return (tmp.path() / rel).string(); }
+  std::string run_cmd(const std::string& out, const std::string& extra = "", const std::string& data = "qg") const {
+    return "run --task squad-qg --data " + shq(path(data)) + " --out " + shq(path(out)) + " --model-config " +
+           shq(path("config.json")) + " --vocab " + shq(path("vocab.txt")) +
+           " --train-limit 200 --eval-limit 40 --steps 60 --batch-size 16 --lr 2e-3 --warmup 0.1 --dev-every 20"
+           " --max-src-len 12 --max-tgt-len 10 --max-len 10 --threads 2 --no-progress --json " + extra;
+  }
+  TempDir tmp;
+  int vocab_size = 0;
+};
+
+TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
+  auto r = run_cli(run_cmd("run1"));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = last_json_line(r.out);
+  expect_valid_result(j);
+  EXPECT_EQ(j["task"], "squad-qg");
+  EXPECT_EQ(j["split"], "test");
+  EXPECT_GT(j["data"]["examples"].get<int>(), 0);
+  EXPECT_LE(j["data"]["examples"].get<int>(), 40);
+  for (const char* s : {"bleu1", "bleu2", "bleu3", "bleu4", "rougeL"}) EXPECT_TRUE(j["summary"].contains(s)) << s;
+  EXPECT_EQ(j["run"]["eval_examples"], 40);
+  EXPECT_EQ(j["run"]["train_examples"], 200);
+  EXPECT_EQ(j["run"]["dev_examples"], 20);
+  EXPECT_EQ(j["run"]["checkpoint"], "best");
+  EXPECT_EQ(j["run"]["request"]["preset"], "squad-qg");
+  EXPECT_EQ(j["run"]["request"]["decode"]["beam"], 1);  // the preset's (UniLM README) decoding
+  EXPECT_EQ(j["run"]["data_files"].size(), 6u);       // train, dev, test src/tgt
+  // The task is learnable: a tiny model gets most of the template right.
+  EXPECT_GT(j["summary"]["bleu1"].get<double>(), 0.5) << r.out;
+  // Dev loss in the log, and the best checkpoint kept.
+  int dev_lines = 0;
+  for (const auto& l : testing::read_jsonl(tmp.path() / "run1" / "log.jsonl")) dev_lines += l.contains("dev_loss");
+  EXPECT_EQ(dev_lines, 3);
+  EXPECT_TRUE(fs::exists(tmp.path() / "run1" / "best" / "model.safetensors"));
+  // The leaderboard row.
+  EXPECT_NE(r.out.find("unieval-run:squad-qg"), std::string::npos) << r.out;
+
+  // Re-running the finished run gives the same result (file untouched).
+  const std::string result_text = read_file(path("run1/result.json"));
+  auto again = run_cli(run_cmd("run1"));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(last_json_line(again.out), j);
+  EXPECT_EQ(read_file(path("run1/result.json")), result_text);
+
+  // Killed mid-training (--stop-after) and re-run: the same checkpoint and scores.
+  auto part = run_cli(run_cmd("run2", "--stop-after 25"));
+  ASSERT_EQ(part.exit_code, 0) << part.err;
+  EXPECT_FALSE(fs::exists(tmp.path() / "run2" / "result.json"));
+  EXPECT_TRUE(fs::exists(tmp.path() / "run2" / "checkpoint"));
+  auto rest = run_cli(run_cmd("run2"));
+  ASSERT_EQ(rest.exit_code, 0) << rest.err;
+  nlohmann::json j2 = last_json_line(rest.out);
+  EXPECT_EQ(j2["run"]["checkpoint_sha256"], j["run"]["checkpoint_sha256"]);
+  EXPECT_EQ(j2["run"]["hypotheses_sha256"], j["run"]["hypotheses_sha256"]);
+  EXPECT_EQ(j2["summary"], j["summary"]);
+
+  // Other options for an existing RUN: exit 2 naming request.json, the result untouched.
+  auto other = run_cli(run_cmd("run1", "--beam 3"));
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("request.json"), std::string::npos) << other.err;
+  EXPECT_NE(other.err.find("decode.beam"), std::string::npos) << other.err;
+  EXPECT_EQ(read_file(path("run1/result.json")), result_text);
+
+  // A checkpoint whose vocabulary size disagrees with --vocab: exit 2 naming the vocab file.
+  tmp.write("vocab_big.txt", read_file(path("vocab.txt")) + "extra\n");
+  auto mism = run_cli("run --task squad-qg --data " + shq(path("qg")) + " --out " + shq(path("run3")) + " --model " +
+                      shq(path("run1/checkpoint")) + " --vocab " + shq(path("vocab_big.txt")) + " --no-progress");
+  EXPECT_EQ(mism.exit_code, 2);
+  EXPECT_NE(mism.err.find("vocab_big.txt"), std::string::npos) << mism.err;
+  EXPECT_FALSE(fs::exists(tmp.path() / "run3"));
+}
+
+TEST_F(RunCliTest, BadInputExitsTwoNamingTheFileAndWritesNothing) {
+  auto missing = run_cli(run_cmd("bad1", "--eval-split nosuch"));
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("src-nosuch.txt"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find(path("qg")), std::string::npos) << missing.err;
+  EXPECT_FALSE(fs::exists(tmp.path() / "bad1"));
+
+  tmp.write("ragged/src-train.txt", "the cat see the map .\nthe dog see the map .\n");
+  tmp.write("ragged/tgt-train.txt", "what did the cat see ?\n");
+  tmp.write("ragged/src-test.txt", "the cat see the map .\n");
+  tmp.write("ragged/tgt-test.txt", "what did the cat see ?\n");
+  auto ragged = run_cli(run_cmd("bad2", "", "ragged"));
+  EXPECT_EQ(ragged.exit_code, 2);
+  EXPECT_NE(ragged.err.find("tgt-train.txt"), std::string::npos) << ragged.err;
+  EXPECT_FALSE(fs::exists(tmp.path() / "bad2"));
+
+  // A RUN folder that is not a run is left alone.
+  tmp.write("bad3/keep.txt", "x");
+  auto notrun = run_cli(run_cmd("bad3"));
+  EXPECT_EQ(notrun.exit_code, 2);
+  EXPECT_EQ(read_file(path("bad3/keep.txt")), "x");
+  EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path() / "bad3"), fs::directory_iterator()), 1);
+}
+
+}  // namespace
+}  // namespace unieval
