@@ -18,7 +18,7 @@
 # | UNIEVAL     | build/unieval                | the binary                                        |
 # | SHARED      | <repo>/../shared/data        | squad_qg, vocab                                   |
 # | THREADS     | 2                            | CPU threads of every command                      |
-# | TOKENS      | 30000000                     | pre-training budget in input positions, per arm   |
+# | TOKENS      | 10000000                     | pre-training budget in input positions, per arm   |
 # | BATCH       | 48                           | examples per step (a multiple of 6)               |
 # | MAXLEN      | 128                          | pre-training sequence length                      |
 # | LR          | 5e-4                         | pre-training peak learning rate                   |
@@ -35,7 +35,7 @@ WORK="${WORK:-/work/mini-unilm}"
 UNIEVAL="${UNIEVAL:-$repo/build/unieval}"
 SHARED="${SHARED:-$repo/../shared/data}"
 THREADS="${THREADS:-2}"
-TOKENS="${TOKENS:-30000000}"
+TOKENS="${TOKENS:-10000000}"
 BATCH="${BATCH:-48}"
 MAXLEN="${MAXLEN:-128}"
 LR="${LR:-5e-4}"
