@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 
 namespace unieval::models {
 

@@ -11,8 +11,8 @@
 #include <iostream>
 #include <thread>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 
 namespace unieval::models {
 

@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <iostream>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 
 namespace unieval::models {
 

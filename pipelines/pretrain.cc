@@ -5,8 +5,8 @@
 #include <iostream>
 #include <thread>
 
-#include "metrics/core/error.h"
-#include "metrics/core/io.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "models/pretrain_shard.h"
 #include "models/tokenizer/wordpiece.h"
 #include "models/trainer.h"

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "models/pretrain_data.h"
 #include "models/pretrain_shard.h"
 #include "models/pretrainer.h"

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "apps/unieval/commands.h"
-#include "metrics/core/error.h"
+#include "core/error.h"
 #include "pipelines/pretrain.h"
 
 namespace unieval::cli {
