@@ -239,8 +239,9 @@ torch::Tensor BertLMPredictionHeadImpl::forward(const torch::Tensor& x,
   return torch::nn::functional::linear(transform(x), decoder_weight, bias);
 }
 
-BertOnlyMLMHeadImpl::BertOnlyMLMHeadImpl(const BertConfig& cfg) {
+BertOnlyMLMHeadImpl::BertOnlyMLMHeadImpl(const BertConfig& cfg, bool add_nsp) {
   predictions = register_module("predictions", BertLMPredictionHead(cfg));
+  if (add_nsp) seq_relationship = register_module("seq_relationship", torch::nn::Linear(cfg.hidden_size, 2));
 }
 
 // ---------------------------------------------------------------- model
@@ -249,7 +250,9 @@ UnilmModelImpl::UnilmModelImpl(const BertConfig& cfg, const UnilmHeads& heads)
     : cfg_(cfg), heads_(heads) {
   cfg_.validate();
   bert = register_module("bert", BertModel(cfg_, heads_.pooler));
-  if (heads_.mlm) cls = register_module("cls", BertOnlyMLMHead(cfg_));
+  if (heads_.nsp && (!heads_.mlm || !heads_.pooler))
+    throw InputError("the next-sentence head needs the pooler and the MLM head (heads.pooler, heads.mlm)");
+  if (heads_.mlm) cls = register_module("cls", BertOnlyMLMHead(cfg_, heads_.nsp));
   if (heads_.num_labels > 0) {
     if (!heads_.pooler) throw InputError("a classification head needs the pooler (heads.pooler)");
     classifier_dropout = register_module(
@@ -318,6 +321,11 @@ BertOutput UnilmModelImpl::forward(const torch::Tensor& input_ids,
 torch::Tensor UnilmModelImpl::mlm_logits(const torch::Tensor& hidden) {
   if (!cls) throw InputError("this model was built without the MLM head (heads.mlm = false)");
   return cls->predictions->forward(hidden, bert->embeddings->word_embeddings->weight);
+}
+
+torch::Tensor UnilmModelImpl::nsp_logits(const torch::Tensor& pooled) {
+  if (!cls || !cls->seq_relationship) throw InputError("this model has no next-sentence head (heads.nsp = false)");
+  return cls->seq_relationship(pooled);
 }
 
 torch::Tensor UnilmModelImpl::classify(const torch::Tensor& pooled) {

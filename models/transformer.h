@@ -31,13 +31,15 @@
 //   bert.pooler.dense.{weight,bias}                                (when heads.pooler)
 //   cls.predictions.bias, cls.predictions.transform.dense.{weight,bias},
 //   cls.predictions.transform.LayerNorm.{weight,bias}              (when heads.mlm)
+//   cls.seq_relationship.{weight,bias}                             (when heads.nsp; HF BertForPreTraining)
 //   classifier.{weight,bias}                                       (when heads.num_labels > 0)
 //   qa_outputs.{weight,bias}                                       (when heads.span)
 // Tied weights: the MLM decoder is NOT a parameter. HF's `cls.predictions.decoder.weight` is
 // `bert.embeddings.word_embeddings.weight` and `cls.predictions.decoder.bias` is
 // `cls.predictions.bias` (a loader maps those checkpoint keys onto them; kTiedAliases below).
 // Not modelled (a loader skips them): `bert.embeddings.position_ids` (a buffer in HF 4.30),
-// `cls.seq_relationship.*` (the NSP head).
+// `cls.seq_relationship.*` (the NSP head) unless the model has it (heads.nsp, used by pre-training:
+// RunDir weights hold it; a fine-tuning model built without it ignores it).
 //
 // | UnilmHeads field | default | meaning                                                       |
 // |------------------|---------|---------------------------------------------------------------|
@@ -45,6 +47,8 @@
 // | mlm              | true    | cls.predictions (needed by mlm_logits)                        |
 // | num_labels       | 0       | > 0 adds `classifier` (sequence classification on pooler)     |
 // | span             | false   | adds `qa_outputs` (start/end logits, extractive QA)           |
+// | nsp              | false   | adds `cls.seq_relationship` (next-sentence prediction; needs  |
+// |                  |         | pooler and mlm)                                               |
 //
 // Incremental decoding: forward_step() runs only new positions against a KVCache of the keys and
 // values of earlier positions (per layer [B, heads, T_cached, head_dim]) and returns the new
@@ -88,6 +92,7 @@ struct UnilmHeads {
   bool mlm = true;         // cls.predictions
   int64_t num_labels = 0;  // > 0: classifier head with this many classes
   bool span = false;       // qa_outputs head
+  bool nsp = false;        // cls.seq_relationship head (next-sentence prediction, pre-training)
 };
 
 // Converts a 0/1 attention mask (any dtype; 2-D [B,Tk] padding or 3-D [B,Tq,Tk], 1 = may attend)
@@ -196,9 +201,11 @@ struct BertLMPredictionHeadImpl : torch::nn::Module {
 };
 TORCH_MODULE(BertLMPredictionHead);
 
+// HF BertOnlyMLMHead, or BertPreTrainingHeads with the NSP head (add_nsp).
 struct BertOnlyMLMHeadImpl : torch::nn::Module {
-  explicit BertOnlyMLMHeadImpl(const BertConfig& cfg);
+  explicit BertOnlyMLMHeadImpl(const BertConfig& cfg, bool add_nsp = false);
   BertLMPredictionHead predictions{nullptr};
+  torch::nn::Linear seq_relationship{nullptr};  // null without add_nsp
 };
 TORCH_MODULE(BertOnlyMLMHead);
 
@@ -235,6 +242,8 @@ class UnilmModelImpl : public torch::nn::Module {
 
   // MLM prediction scores [B,T,V] from hidden [B,T,H] (or [N,H] for gathered positions).
   torch::Tensor mlm_logits(const torch::Tensor& hidden);
+  // Next-sentence logits [B,2] from pooler_output (index 0 = "B follows A", HF's convention).
+  torch::Tensor nsp_logits(const torch::Tensor& pooled);
   // Classification logits [B,num_labels] from pooler_output (dropout as HF, train() only).
   torch::Tensor classify(const torch::Tensor& pooled);
   // Span logits from hidden [B,T,H]: {start [B,T], end [B,T]}.

@@ -14,6 +14,7 @@ int cmd_compare(const Args& args);    // cmd_compare.cc
 // The model commands: apps/unieval/torch/, linked into unieval-model only.
 int cmd_encode(const Args& args);     // torch/cmd_encode.cc
 int cmd_finetune(const Args& args);   // torch/cmd_finetune.cc
+int cmd_pretrain(const Args& args);   // torch/cmd_pretrain.cc
 int cmd_decode(const Args& args);     // torch/cmd_decode.cc
 int cmd_demo(const Args& args);       // torch/cmd_demo.cc
 int cmd_run(const Args& args);        // torch/cmd_run.cc

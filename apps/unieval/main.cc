@@ -1,7 +1,7 @@
 // unieval: evaluation and paper reproduction for UniLM / ERNIE-GEN / GPT-style models.
 //
 // This binary links no LibTorch, so scoring starts in milliseconds. The model commands
-// (encode, finetune, decode, demo, run) live in the sibling binary `unieval-model`, which this one
+// (encode, finetune, pretrain, decode, demo, run) live in the sibling binary `unieval-model`, which this one
 // execs with the same arguments; a user still types `unieval finetune ...`.
 #include <malloc.h>
 #include <sys/mman.h>
@@ -36,6 +36,7 @@ const std::vector<Command>& commands() {
       {"tokenize", "WordPiece-tokenize text with a vocab.txt", cmd_tokenize},
       {"encode", "Run a checkpoint on HF-style inputs (parity check; needs LibTorch)", nullptr},
       {"finetune", "Fine-tune a UniLM/BERT model on a task (needs LibTorch)", nullptr},
+      {"pretrain", "Pre-train a small UniLM on your text: unified LM objectives (needs LibTorch)", nullptr},
       {"decode", "Decode a split with a fine-tuned run: beam search, sampling (needs LibTorch)",
        nullptr},
       {"demo", "Train, decode and score a tiny model on a generated task (needs LibTorch)", nullptr},

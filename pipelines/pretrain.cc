@@ -1,0 +1,151 @@
+#include "pipelines/pretrain.h"
+
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "core/error.h"
+#include "core/io.h"
+#include "models/pretrain_shard.h"
+#include "models/tokenizer/wordpiece.h"
+#include "models/trainer.h"
+
+namespace unieval::pipelines {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+using namespace unieval::models;
+
+namespace {
+
+SpecialIds pretrain_special_ids(const Vocab& vocab, const std::string& vocab_path) {
+  auto need = [&](const char* tok) {
+    const int32_t id = vocab.id(tok);
+    if (id < 0) throw InputError(vocab_path, 0, std::string("the vocabulary has no ") + tok + " token");
+    return static_cast<int64_t>(id);
+  };
+  SpecialIds ids;
+  ids.mask = need("[MASK]");
+  ids.pad = need("[PAD]");
+  ids.unk = need("[UNK]");
+  ids.cls = need("[CLS]");
+  ids.sep = need("[SEP]");
+  ids.vocab_size = static_cast<int64_t>(vocab.size());
+  ids.first_regular = std::max({ids.pad, ids.unk, ids.cls, ids.sep, ids.mask}) + 1;
+  if (ids.first_regular >= ids.vocab_size) ids.first_regular = 0;
+  return ids;
+}
+
+}  // namespace
+
+PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
+  PretrainPipelineOptions opts = in;
+  if (opts.out_dir.empty()) throw InputError("--out (the run directory) is required");
+  Runtime rt = configure_runtime(opts.device);
+  RunDir run(opts.out_dir);
+
+  BertConfig cfg;
+  std::string vocab_path;
+  if (opts.resume) {
+    if (!run.has_checkpoint()) throw InputError(opts.out_dir, 0, "--resume: the run has no checkpoint yet");
+    const auto info = run.run_info();
+    if (info.value("kind", std::string()) != "unilm-pretrain")
+      throw InputError(run.file("run.json"), 0, "not a pre-training run (kind is not unilm-pretrain)");
+    opts.train = PretrainOptions{};
+    opts.train.update_from_json(info.at("train"), run.file("run.json"));
+    opts.train.stop_after = in.train.stop_after;
+    opts.train.progress = in.train.progress;
+    opts.corpus = info.at("corpus").get<std::vector<std::string>>();
+    opts.shard = info.at("shard").get<std::string>();
+    opts.lowercase = info.value("lowercase", true);
+    cfg = BertConfig::from_json_file(run.file("config.json"));
+    vocab_path = run.file("vocab.txt");
+  } else {
+    if (run.has_checkpoint())
+      throw InputError(opts.out_dir, 0, "already holds a checkpoint: use --resume to continue it or another --out");
+    if (opts.corpus.empty()) throw InputError("--corpus is required (one or more text files)");
+    if (!opts.config) throw InputError("--model-config (a config.json) is required");
+    if (opts.vocab.empty()) throw InputError("--vocab is required");
+    cfg = *opts.config;
+    if (opts.dropout) {
+      cfg.hidden_dropout_prob = *opts.dropout;
+      cfg.attention_probs_dropout_prob = *opts.dropout;
+    }
+    cfg.validate("model config");
+    vocab_path = opts.vocab;
+    if (opts.shard.empty()) opts.shard = run.file("corpus.shard");
+  }
+  opts.train.validate();
+  const std::string vocab_text = read_file(vocab_path);
+  WordPieceTokenizer tok = WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(opts.lowercase));
+  const SpecialIds ids = pretrain_special_ids(tok.vocab(), vocab_path);
+  if (ids.vocab_size > cfg.vocab_size)
+    throw InputError(vocab_path, 0, "has " + std::to_string(ids.vocab_size) + " entries but the model's vocab_size is " +
+                                        std::to_string(cfg.vocab_size));
+  const auto cycle = objective_cycle(opts.train.objectives);
+  const int64_t need_types = opts.train.data.max_segment_id(cycle) + 1;
+  if (need_types > cfg.type_vocab_size)
+    throw InputError("the '" + opts.train.data.segments + "' segment ids of --objectives " + opts.train.objectives +
+                     " need type_vocab_size >= " + std::to_string(need_types) + " in the model config (it is " +
+                     std::to_string(cfg.type_vocab_size) + "): UniLM v1 uses 6; or pass --segments bert");
+  if (opts.train.data.max_len > cfg.max_position_embeddings)
+    throw InputError("--max-len " + std::to_string(opts.train.data.max_len) +
+                     " exceeds the model's max_position_embeddings " + std::to_string(cfg.max_position_embeddings));
+
+  // The shard: reuse when it was built from the same files, vocabulary and casing.
+  PretrainPipelineResult result;
+  const auto key = shard_source_key(opts.corpus, vocab_text, opts.lowercase);
+  bool reuse = false;
+  if (fs::exists(opts.shard)) {
+    try {
+      reuse = TokenShard::open(opts.shard).meta().value("source", nlohmann::json()) == key;
+    } catch (const InputError&) {
+      reuse = false;
+    }
+    if (!reuse) std::cerr << "shard " << opts.shard << " was built from other inputs: rebuilding it\n";
+  }
+  if (!reuse) {
+    const auto t0 = std::chrono::steady_clock::now();
+    ShardBuildOptions b;
+    b.lowercase = opts.lowercase;
+    b.threads = rt.threads > 0 ? rt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    b.progress = opts.train.progress;
+    build_shard(opts.corpus, tok, vocab_text, opts.shard, b);
+    result.shard_built = true;
+    result.shard_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  }
+  TokenShard shard = TokenShard::open(opts.shard);
+  result.shard = opts.shard;
+  result.corpus_tokens = shard.tokens();
+  result.corpus_documents = shard.documents();
+
+  torch::manual_seed(opts.train.seed);
+  UnilmModel model(cfg, pretrain_heads(opts.train));
+  if (!opts.resume) {
+    ojson info;
+    info["kind"] = "unilm-pretrain";
+    ojson corpus = ojson::array();
+    for (const auto& c : opts.corpus) corpus.push_back(fs::absolute(c).lexically_normal().string());
+    info["corpus"] = corpus;
+    info["shard"] = fs::absolute(opts.shard).lexically_normal().string();
+    info["corpus_tokens"] = shard.tokens();
+    info["corpus_sentences"] = shard.sentences();
+    info["corpus_documents"] = shard.documents();
+    info["vocab"] = fs::absolute(vocab_path).lexically_normal().string();
+    info["lowercase"] = opts.lowercase;
+    info["train"] = opts.train.to_json();
+    info["total_steps"] = opts.train.total_steps();
+    info["runtime"] = rt.describe();
+    run.create(info, cfg, vocab_text);
+  }
+  model->to(rt.device);
+  result.run_dir = opts.out_dir;
+  {
+    AutocastScope amp(rt);
+    result.train = pretrain(model, shard, ids, opts.train, &run, opts.resume);
+  }
+  return result;
+}
+
+}  // namespace unieval::pipelines

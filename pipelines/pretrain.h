@@ -1,0 +1,68 @@
+#pragma once
+// `unieval pretrain`: corpus files → token shard (tokenised once, memory-mapped) → unified LM
+// pre-training (models/pretrainer.h) in a resumable run directory whose RUN/checkpoint is a
+// `--model` directory for `unieval finetune` / `unieval run`.
+//
+//   PretrainPipelineOptions p;
+//   p.corpus = {"corpus.txt"};  p.config = BertConfig::from_json_file("config.json");
+//   p.vocab = "vocab.txt";  p.out_dir = "run";  p.train.objectives = "unified";
+//   PretrainPipelineResult r = run_pretrain(p);
+//
+// The shard: `shard` ("" = RUN/corpus.shard) is reused when its header records the same corpus
+// files (path, size, mtime), vocabulary and lower-casing, and rebuilt otherwise (so several runs
+// may share one shard). Corpus format: models/pretrain_shard.h (one sentence per line, blank line
+// between documents).
+//
+// Checks (InputError → exit 2): no corpus file, an empty corpus, a corpus line that is not UTF-8
+// (file:line), a vocabulary without [PAD], [UNK], [CLS], [SEP] or [MASK], a vocabulary larger than
+// the model's vocab_size, segment ids beyond type_vocab_size, max_len beyond the position table,
+// an existing checkpoint without --resume, --resume without one.
+//
+// | PretrainPipelineOptions | default | meaning                                               |
+// |-------------------------|---------|-------------------------------------------------------|
+// | corpus                  |         | corpus files (format above)                           |
+// | config                  |         | the model shape (config.json); required unless resume  |
+// | vocab                   |         | vocab.txt; required unless resume                      |
+// | out_dir                 |         | the run directory                                     |
+// | shard                   | ""      | shard path ("" = RUN/corpus.shard)                     |
+// | lowercase               | true    | uncased tokeniser                                     |
+// | train                   |         | models/pretrainer.h options                           |
+// | dropout                 | unset   | overrides hidden/attention dropout of the config       |
+// | device                  | cpu     | device, threads (models/device.h)                      |
+// | resume                  | false   | continue RUN from its checkpoint (its run.json options) |
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "models/config.h"
+#include "models/device.h"
+#include "models/pretrainer.h"
+
+namespace unieval::pipelines {
+
+struct PretrainPipelineOptions {
+  std::vector<std::string> corpus;           // corpus files
+  std::optional<models::BertConfig> config;  // model shape
+  std::string vocab;                         // vocab.txt
+  std::string out_dir;                       // run directory
+  std::string shard;                         // "" = RUN/corpus.shard
+  bool lowercase = true;                     // uncased tokeniser
+  models::PretrainOptions train;             // pre-training options
+  std::optional<double> dropout;             // overrides the config's dropout
+  models::DeviceOptions device;              // device, threads
+  bool resume = false;                       // continue RUN
+};
+
+struct PretrainPipelineResult {
+  models::PretrainResult train;
+  std::string run_dir;
+  std::string shard;            // the shard used
+  int64_t corpus_tokens = 0;    // tokens in the shard
+  int64_t corpus_documents = 0;
+  bool shard_built = false;     // tokenised in this call
+  double shard_seconds = 0;     // time spent building it
+};
+
+PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& opts);
+
+}  // namespace unieval::pipelines

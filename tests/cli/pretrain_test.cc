@@ -1,0 +1,135 @@
+// `unieval pretrain` through the binary: a short run on a generated corpus (JSON summary, log,
+// checkpoint), its checkpoint fine-tuned by `unieval finetune --model`, and bad inputs (exit 2).
+// Skipped when the binary was built without LibTorch.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "tests/test_util.h"
+
+namespace {
+
+using unieval::testing::run_cli;
+using unieval::testing::shq;
+using unieval::testing::TempDir;
+
+#define SKIP_WITHOUT_PRETRAIN()                                                    \
+  do {                                                                             \
+    if (run_cli("pretrain --help").exit_code != 0)                                 \
+      GTEST_SKIP() << "this unieval was built without LibTorch (no `pretrain`)";  \
+  } while (0)
+
+std::vector<std::string> words() {
+  std::vector<std::string> w;
+  for (char a = 'a'; a <= 'f'; ++a)
+    for (char b = 'a'; b <= 'e'; ++b) w.push_back(std::string("w") + a + b);
+  return w;
+}
+
+struct Fixture {
+  TempDir tmp;
+  std::string vocab, config, corpus, data;
+  explicit Fixture(bool with_mask = true) {
+    std::string v = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n";
+    if (with_mask) v += "[MASK]\n";
+    for (const auto& w : words()) v += w + "\n";
+    vocab = tmp.write("vocab.txt", v);
+    nlohmann::json c = {{"vocab_size", 40},           {"hidden_size", 32},   {"num_hidden_layers", 2},
+                        {"num_attention_heads", 4},   {"intermediate_size", 64},
+                        {"max_position_embeddings", 64}, {"type_vocab_size", 6}};
+    config = tmp.write("config.json", c.dump());
+    std::mt19937 rng(5);
+    const auto w = words();
+    std::string text;
+    for (int d = 0; d < 20; ++d) {
+      for (int s = 0; s < 5; ++s) {
+        const int n = 5 + static_cast<int>(rng() % 4);
+        for (int i = 0; i < n; ++i) text += (i ? " " : "") + w[rng() % w.size()];
+        text += "\n";
+      }
+      text += "\n";
+    }
+    corpus = tmp.write("corpus.txt", text);
+    std::string src, tgt;
+    for (int i = 0; i < 12; ++i) {
+      src += w[i] + " " + w[i + 1] + " " + w[i + 2] + "\n";
+      tgt += w[i + 2] + " " + w[i] + "\n";
+    }
+    tmp.write("data/train.src", src);
+    tmp.write("data/train.tgt", tgt);
+    data = (tmp.path() / "data").string();
+  }
+  std::string run(const std::string& name) const { return (tmp.path() / name).string(); }
+  std::string args(const std::string& corpus_path, const std::string& out) const {
+    return "pretrain --corpus " + shq(corpus_path) + " --model-config " + shq(config) + " --vocab " + shq(vocab) +
+           " --out " + shq(out) + " --threads 1 --no-progress --batch-size 12 --max-len 32 --lr 2e-3";
+  }
+};
+
+nlohmann::json last_json_line(const std::string& out) {
+  std::istringstream in(out);
+  std::string line, last;
+  while (std::getline(in, line))
+    if (!line.empty()) last = line;
+  return nlohmann::json::parse(last);
+}
+
+TEST(PretrainCliTest, RunsToTheStepBudgetAndItsCheckpointFineTunes) {
+  SKIP_WITHOUT_PRETRAIN();
+  Fixture f;
+  const std::string p = f.run("pt");
+  auto r = run_cli(f.args(f.corpus, p) + " --steps 50 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = last_json_line(r.out);
+  EXPECT_EQ(j["steps"], 50);
+  EXPECT_TRUE(j["finished"].get<bool>());
+  ASSERT_TRUE(j["loss"].is_number());
+  EXPECT_LT(j["loss"].get<double>(), j["first_loss"].get<double>());
+  for (const char* k : {"bidirectional", "seq2seq", "left-to-right", "right-to-left", "nsp"})
+    EXPECT_TRUE(j["objective_loss"].contains(k)) << k;
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(p) / "checkpoint" / "model.safetensors"));
+  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(p) / "corpus.shard"));
+  std::ifstream log(std::filesystem::path(p) / "log.jsonl");
+  int lines = 0;
+  for (std::string l; std::getline(log, l);) ++lines;
+  EXPECT_EQ(lines, 50);
+  // A second call without --resume refuses to overwrite; with --resume it is already done.
+  EXPECT_EQ(run_cli(f.args(f.corpus, p) + " --steps 50").exit_code, 2);
+  auto again = run_cli("pretrain --out " + shq(p) + " --resume --json --no-progress");
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(last_json_line(again.out)["steps"], 50);
+  EXPECT_FALSE(last_json_line(again.out)["shard_built"].get<bool>());
+
+  // The pretrained checkpoint is a --model directory for fine-tuning.
+  auto ft = run_cli("finetune --model " + shq(p + "/checkpoint") + " --data " + shq(f.data) + " --out " +
+                    shq(f.run("ft")) + " --steps 3 --threads 1 --no-progress --json");
+  ASSERT_EQ(ft.exit_code, 0) << ft.err;
+  EXPECT_EQ(last_json_line(ft.out)["steps"], 3);
+}
+
+TEST(PretrainCliTest, BadInputsExitTwo) {
+  SKIP_WITHOUT_PRETRAIN();
+  Fixture f;
+  auto empty = run_cli(f.args(f.tmp.write("empty.txt", "\n\n"), f.run("e")) + " --steps 2");
+  EXPECT_EQ(empty.exit_code, 2);
+  EXPECT_NE(empty.err.find("empty"), std::string::npos) << empty.err;
+  EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(f.run("e")) / "checkpoint"));
+
+  auto bad = run_cli(f.args(f.tmp.write("bad.txt", "waa wab\nwac \xc3\x28 wad\n"), f.run("b")) + " --steps 2");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("bad.txt:2"), std::string::npos) << bad.err;
+
+  Fixture no_mask(false);
+  auto nm = run_cli(no_mask.args(no_mask.corpus, no_mask.run("m")) + " --steps 2");
+  EXPECT_EQ(nm.exit_code, 2);
+  EXPECT_NE(nm.err.find("[MASK]"), std::string::npos) << nm.err;
+
+  auto unknown = run_cli(f.args(f.corpus, f.run("u")) + " --steps 2 --objectives sideways");
+  EXPECT_EQ(unknown.exit_code, 2);
+}
+
+}  // namespace
