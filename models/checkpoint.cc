@@ -3,6 +3,7 @@
 #include "models/checkpoint.h"
 
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <unordered_map>
 
@@ -72,27 +73,40 @@ std::string LoadReport::summary() const {
   if (!missing_keys.empty())
     out += "Some weights of the model were not initialized from the model checkpoint at " +
            source + " and are newly initialized: " + list(missing_keys) + "\n";
+  if (!unknown_config_fields.empty())
+    out += "Fields of " + config_source + " that no numerics of this model read (ignored): " +
+           list(unknown_config_fields) + "\n";
   if (!tied_conflicts.empty())
     out += "Tied weights stored with different values in " + source +
            " (the decoder copy was used, as HF does): " + list(tied_conflicts) + "\n";
   return out;
 }
 
-LoadReport load_weights(torch::nn::Module& model, const SafetensorsFile& file,
-                        const LoadOptions& options) {
+namespace {
+
+// One stored tensor, read on demand (safetensors: from the mapping; .bin: already in memory).
+struct StoredTensor {
+  std::string name;
+  std::vector<int64_t> shape;
+  std::string dtype;  // for messages
+  std::function<torch::Tensor()> get;
+};
+
+LoadReport load_stored(torch::nn::Module& model, const std::vector<StoredTensor>& stored,
+                       const std::string& source, const LoadOptions& options) {
   LoadReport report;
-  report.source = file.path();
+  report.source = source;
   auto params = model.named_parameters(/*recurse=*/true);
   std::set<std::string> supplied;
   torch::NoGradGuard no_grad;
 
   struct Pending {
-    const SafetensorInfo* info;
+    const StoredTensor* info;
     std::string target;
     bool alias;
   };
   std::vector<Pending> plain, aliases;
-  for (const auto& info : file.tensors()) {
+  for (const auto& info : stored) {
     std::string k = fix_key(info.name);
     if (k != info.name) report.renamed_keys.push_back(info.name + " -> " + k);
     if (ignored(k)) {
@@ -112,13 +126,13 @@ LoadReport load_weights(torch::nn::Module& model, const SafetensorsFile& file,
       return;
     }
     if (param->sizes() != at::IntArrayRef(p.info->shape))
-      throw InputError(file.path(), 0,
+      throw InputError(source, 0,
                        "tensor '" + p.info->name + "' has shape " + shape_str(p.info->shape) +
                            " but the model's '" + p.target + "' is " + shape_str(param->sizes()) +
                            " (config.json does not match the weights?)");
-    torch::Tensor t = file.tensor(*p.info);
+    torch::Tensor t = p.info->get();
     if (param->is_floating_point() && !t.is_floating_point())
-      throw InputError(file.path(), 0,
+      throw InputError(source, 0,
                        "tensor '" + p.info->name + "' has integer dtype " + p.info->dtype +
                            " but '" + p.target + "' is floating point");
     t = t.to(param->dtype());
@@ -133,22 +147,45 @@ LoadReport load_weights(torch::nn::Module& model, const SafetensorsFile& file,
   for (const auto& item : params)
     if (!supplied.count(item.key())) report.missing_keys.push_back(item.key());
   if (options.strict && !report.complete())
-    throw InputError(file.path(), 0, "checkpoint does not match the model:\n" + report.summary());
+    throw InputError(source, 0, "checkpoint does not match the model:\n" + report.summary());
   return report;
 }
 
-LoadReport load_weights(torch::nn::Module& model, const std::string& safetensors_path,
+}  // namespace
+
+LoadReport load_weights(torch::nn::Module& model, const SafetensorsFile& file,
                         const LoadOptions& options) {
-  return load_weights(model, SafetensorsFile::open(safetensors_path), options);
+  std::vector<StoredTensor> stored;
+  for (const auto& info : file.tensors())
+    stored.push_back({info.name, info.shape, info.dtype, [&file, &info] { return file.tensor(info); }});
+  return load_stored(model, stored, file.path(), options);
 }
+
+LoadReport load_weights(torch::nn::Module& model, const NamedTensors& tensors,
+                        const std::string& source, const LoadOptions& options) {
+  std::vector<StoredTensor> stored;
+  for (const auto& [name, t] : tensors)
+    stored.push_back({name, t.sizes().vec(), std::string(c10::toString(t.scalar_type())),
+                      [&t] { return t; }});
+  return load_stored(model, stored, source, options);
+}
+
+LoadReport load_weights(torch::nn::Module& model, const std::string& weights_path,
+                        const LoadOptions& options) {
+  if (is_torch_bin(weights_path))
+    return load_weights(model, read_torch_state_dict(weights_path), weights_path, options);
+  return load_weights(model, SafetensorsFile::open(weights_path), options);
+}
+
+bool is_torch_bin(const std::string& path) { return ends_with(path, ".bin") || ends_with(path, ".pt") || ends_with(path, ".pth"); }
 
 CheckpointFiles locate_checkpoint(const std::string& path) {
   CheckpointFiles files;
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) {
-    if (!ends_with(path, ".safetensors"))
-      throw InputError(path, 0, "a checkpoint is a directory (config.json + model.safetensors) or "
-                                "a .safetensors file");
+    if (!ends_with(path, ".safetensors") && !is_torch_bin(path))
+      throw InputError(path, 0, "a checkpoint is a directory (config.json + model.safetensors or "
+                                "pytorch_model.bin), a .safetensors file or a .bin file");
     files.weights = path;
     fs::path dir = fs::path(path).parent_path();
     if (dir.empty()) dir = ".";
@@ -160,11 +197,11 @@ CheckpointFiles locate_checkpoint(const std::string& path) {
     files.weights = (dir / "model.safetensors").string();
     if (fs::exists(dir / "vocab.txt", ec)) files.vocab = (dir / "vocab.txt").string();
     if (!fs::exists(files.weights, ec)) {
-      std::string hint;
+      // model.safetensors first (HF's preference), then pytorch_model.bin.
       if (fs::exists(dir / "pytorch_model.bin", ec))
-        hint = " (only pytorch_model.bin found: convert it once with Python, e.g. "
-               "transformers' save_pretrained(dir, safe_serialization=True))";
-      throw InputError(path, 0, "checkpoint directory has no model.safetensors" + hint);
+        files.weights = (dir / "pytorch_model.bin").string();
+      else
+        throw InputError(path, 0, "checkpoint directory has neither model.safetensors nor pytorch_model.bin");
     }
   } else {
     throw InputError(path, 0, "no such checkpoint directory or file");
@@ -178,10 +215,11 @@ UnilmModel load_checkpoint(const std::string& path, const UnilmHeads& heads, Loa
                            const LoadOptions& options) {
   CheckpointFiles files = locate_checkpoint(path);
   BertConfig cfg = BertConfig::from_json_file(files.config);
-  SafetensorsFile weights = SafetensorsFile::open(files.weights);
   UnilmModel model(cfg, heads);
   model->init_weights();  // what a missing parameter keeps (HF: "newly initialized")
-  LoadReport r = load_weights(*model, weights, options);
+  LoadReport r = load_weights(*model, files.weights, options);
+  r.config_source = files.config;
+  r.unknown_config_fields = cfg.unknown_fields;
   model->eval();
   if (report) *report = std::move(r);
   return model;

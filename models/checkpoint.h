@@ -4,7 +4,9 @@
 // (models/transformer.h) by parameter name.
 //
 //   ckpt/config.json          HF BertConfig (models/config.h)
-//   ckpt/model.safetensors    weights under HF BERT names (models/safetensors.h)
+//   ckpt/model.safetensors    weights under HF BERT names (models/safetensors.h), or
+//   ckpt/pytorch_model.bin    a torch.save'd state dict, zip or legacy format (models/torch_bin.h),
+//                             read when model.safetensors is absent (HF and original UniLM names)
 //   ckpt/vocab.txt            WordPiece vocabulary (optional; models/tokenizer/wordpiece.h)
 //
 //   LoadReport report;
@@ -37,7 +39,7 @@
 // the key set of HF's save_pretrained(safe_serialization=True), loadable by HF's BertForPreTraining
 // (which reports cls.seq_relationship.* as newly initialised).
 //
-// `load_checkpoint` also accepts the path of a .safetensors file; config.json is then read from the
+// `load_checkpoint` also accepts the path of a .safetensors or .bin (.pt, .pth) file; config.json is then read from the
 // same directory (to test a differently named weights file, e.g. model.tied_dropped.safetensors).
 #include <torch/torch.h>
 
@@ -47,6 +49,7 @@
 
 #include "models/config.h"
 #include "models/safetensors.h"
+#include "models/torch_bin.h"
 #include "models/transformer.h"
 
 namespace unieval::models {
@@ -61,6 +64,8 @@ struct LoadReport {
   std::vector<std::string> renamed_keys;      // "stored -> parameter" for rules 1-2
   size_t loaded = 0;                          // parameters written
   bool complete() const { return missing_keys.empty() && unexpected_keys.empty(); }
+    std::string config_source;                  // the config.json read (load_checkpoint)
+  std::vector<std::string> unknown_config_fields;  // its keys BertConfig does not read
   // HF-style text: "Some weights of the model checkpoint at X were not used ...: [...]" and
   // "Some weights of UnilmModel were not initialized from the model checkpoint at X ...: [...]";
   // empty when complete and without conflicts.
@@ -76,10 +81,10 @@ struct SaveOptions {
   std::string vocab_path;           // copied to DIR/vocab.txt when non-empty
 };
 
-// Where a checkpoint's files are: DIR/config.json, DIR/model.safetensors, DIR/vocab.txt (empty
-// when absent). `path` may also be a .safetensors file (see above). InputError, naming what is
-// missing, when the config or weights cannot be found (a pytorch_model.bin-only directory gets a
-// hint to convert it).
+// Where a checkpoint's files are: DIR/config.json, DIR/model.safetensors (else
+// DIR/pytorch_model.bin), DIR/vocab.txt (empty when absent). `path` may also be a .safetensors or
+// .bin file (see above). InputError, naming what is missing, when the config or weights cannot be
+// found.
 struct CheckpointFiles {
   std::string config;
   std::string weights;
@@ -93,8 +98,14 @@ std::string checkpoint_key_to_parameter(const std::string& key);
 // Loads the tensors of an open safetensors file into `model` by name (rules above).
 LoadReport load_weights(torch::nn::Module& model, const SafetensorsFile& file,
                         const LoadOptions& options = {});
-LoadReport load_weights(torch::nn::Module& model, const std::string& safetensors_path,
+// Named tensors already in memory (a .bin's state dict); `source` names them in messages.
+LoadReport load_weights(torch::nn::Module& model, const NamedTensors& tensors,
+                        const std::string& source, const LoadOptions& options = {});
+// A weights file: .bin/.pt/.pth (is_torch_bin) read by models/torch_bin.h, else safetensors.
+LoadReport load_weights(torch::nn::Module& model, const std::string& weights_path,
                         const LoadOptions& options = {});
+// Whether `path` names a torch.save file (.bin, .pt, .pth) rather than a safetensors file.
+bool is_torch_bin(const std::string& path);
 
 // config.json + weights -> a UnilmModel in eval() mode with the given heads. The report (when
 // given) lists missing/unexpected keys; with heads the checkpoint lacks (a new classifier) the

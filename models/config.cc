@@ -1,8 +1,9 @@
-// Follows HF transformers (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows HF transformers (Apache-2.0) and UniLM (MIT) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 #include "models/config.h"
 
 #include <cmath>
 #include <fstream>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
@@ -95,6 +96,12 @@ void BertConfig::validate(const std::string& source) const {
   } catch (const InputError& e) {
     throw InputError(source, 0, e.problem());
   }
+  if (unilm_segment_ids) {
+    for (int64_t id : {unilm_segment_ids->first, unilm_segment_ids->second})
+      if (id < 0 || id >= type_vocab_size)
+        bad(source, "unilm_segment_ids",
+            std::to_string(id) + " is outside [0, type_vocab_size " + std::to_string(type_vocab_size) + ")");
+  }
   if (position_embedding_type != "absolute") {
     bad(source, "position_embedding_type",
         "'" + position_embedding_type + "' is not supported (only 'absolute')");
@@ -123,6 +130,26 @@ BertConfig BertConfig::from_json(const nlohmann::json& j, const std::string& sou
     get_double(j, "classifier_dropout", d, source);
     c.classifier_dropout = d;
   }
+  if (auto it = j.find("unilm_segment_ids"); it != j.end() && !it->is_null()) {
+    if (!it->is_array() || it->size() != 2 || !(*it)[0].is_number_integer() || !(*it)[1].is_number_integer())
+      bad(source, "unilm_segment_ids", "expected [source, target] integers, got " + it->dump());
+    c.unilm_segment_ids = std::make_pair((*it)[0].get<int64_t>(), (*it)[1].get<int64_t>());
+  }
+  static const std::set<std::string> kRead = {
+      "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+      "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "max_position_embeddings",
+      "type_vocab_size", "initializer_range", "layer_norm_eps", "pad_token_id",
+      "position_embedding_type", "classifier_dropout", "unilm_segment_ids"};
+  // Keys without numerics (HF bookkeeping, generation and label settings).
+  static const std::set<std::string> kNoNumerics = {
+      "architectures", "model_type", "transformers_version", "torch_dtype", "use_cache",
+      "gradient_checkpointing", "_name_or_path", "bos_token_id", "eos_token_id", "output_past",
+      "id2label", "label2id", "num_labels", "problem_type", "finetuning_task", "tokenizer_class",
+      "directionality", "pooler_fc_size", "pooler_num_attention_heads", "pooler_num_fc_layers",
+      "pooler_size_per_head", "pooler_type", "is_decoder", "add_cross_attention",
+      "return_dict", "output_hidden_states", "output_attentions"};
+  for (const auto& item : j.items())
+    if (!kRead.count(item.key()) && !kNoNumerics.count(item.key())) c.unknown_fields.push_back(item.key());
   c.validate(source);
   return c;
 }
@@ -160,7 +187,14 @@ nlohmann::json BertConfig::to_json() const {
   j["pad_token_id"] = pad_token_id;
   j["position_embedding_type"] = position_embedding_type;
   j["classifier_dropout"] = classifier_dropout ? nlohmann::json(*classifier_dropout) : nlohmann::json();
+  if (unilm_segment_ids) j["unilm_segment_ids"] = {unilm_segment_ids->first, unilm_segment_ids->second};
   return j;
+}
+
+std::pair<int64_t, int64_t> BertConfig::seq2seq_segment_ids() const {
+  if (unilm_segment_ids) return *unilm_segment_ids;
+  if (type_vocab_size == 6) return {4, 5};
+  return {0, 1};
 }
 
 BertConfig BertConfig::tiny(int64_t vocab_size, double dropout) {

@@ -10,8 +10,20 @@
 // Field names, meanings and defaults are HF's `BertConfig` (the defaults are BERT-base's). A field
 // absent from the file takes the default, as `BertConfig.from_pretrained` does — HF's
 // `use_diff=True` serialisation omits fields equal to the default. A field present with the wrong
-// JSON type or an impossible value is an InputError naming the file and the field. Unknown keys
-// (architectures, model_type, transformers_version, ...) are ignored.
+// JSON type or an impossible value is an InputError naming the file and the field. Keys that
+// carry no numerics (architectures, model_type, transformers_version, torch_dtype, use_cache,
+// label maps, bos/eos ids, pooler_* of the Chinese BERT, ...) are ignored silently; any other key
+// this struct does not read (e.g. UniLM v1's relax_projection, ffn_type, num_qkv, seg_emb,
+// rel_pos_bins) is listed in `unknown_fields`, which load_checkpoint reports as a warning.
+//
+// Segment ids of seq2seq packing (seq2seq_segment_ids): UniLM v1 checkpoints have
+// type_vocab_size 6 and were fine-tuned with source segment 4 and target segment 5
+// (unilm-v1 `--new_segment_ids`); every other checkpoint uses 0/1 (BERT's). The optional config
+// field "unilm_segment_ids": [source, target] overrides the rule.
+//
+// Numerics honoured: layer_norm_eps (every LayerNorm) and hidden_act (feed-forward and MLM head
+// transform). Note that unilm-v1's own code hard-codes LayerNorm eps 1e-5 and its distributed
+// configs have no layer_norm_eps: give "layer_norm_eps": 1e-5 in config.json to match it.
 //
 // | field                        | default | meaning                                                  |
 // |------------------------------|---------|----------------------------------------------------------|
@@ -30,11 +42,14 @@
 // | pad_token_id                 | 0       | word-embedding padding_idx (its row gets no gradient)    |
 // | position_embedding_type      | "absolute" | only "absolute" is supported (InputError otherwise)   |
 // | classifier_dropout           | null    | dropout before the classification head; null = hidden_dropout_prob |
+// | unilm_segment_ids            | absent  | [source, target] segment ids of seq2seq packing (ours)   |
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace unieval::models {
 
@@ -60,6 +75,8 @@ struct BertConfig {
   int64_t pad_token_id = 0;                     // padding_idx of the word embeddings
   std::string position_embedding_type = "absolute";  // only "absolute"
   std::optional<double> classifier_dropout;     // null = hidden_dropout_prob
+  std::optional<std::pair<int64_t, int64_t>> unilm_segment_ids;  // "unilm_segment_ids": [src, tgt]
+  std::vector<std::string> unknown_fields;      // keys of the file not read (not serialised)
 
   int64_t head_dim() const { return hidden_size / num_attention_heads; }
   Activation activation() const { return parse_activation(hidden_act); }
@@ -74,6 +91,10 @@ struct BertConfig {
   static BertConfig from_json_file(const std::string& path);
   // All fields, HF names (model_type "bert"), loadable by HF's BertConfig.from_pretrained.
   nlohmann::json to_json() const;
+
+  // Segment ids {source, target} for seq2seq packing: unilm_segment_ids when given, else {4, 5}
+  // when type_vocab_size == 6 (UniLM v1), else {0, 1}.
+  std::pair<int64_t, int64_t> seq2seq_segment_ids() const;
 
   // A tiny config for tests and demos: 2 layers, hidden 32, 4 heads, intermediate 64, vocab 128,
   // 64 positions, dropout as given.

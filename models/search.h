@@ -87,8 +87,18 @@ std::vector<std::vector<Hypothesis>> generate(StepScorer& scorer,
                                               const std::vector<int64_t>& example_ids,
                                               int64_t eos, const SearchOptions& opts);
 
+// Beam search with the vocabulary distribution kept on the scorer's device: per step the bans are
+// applied there (NaN -> -inf, min_len, n-gram bans scattered from the hypotheses' token ids), one
+// top-(K+2) over the vocabulary per row runs there, and only [rows, K+2] values/ids plus the EOS
+// column come to the host, where the finished/live bookkeeping runs on those few candidates. The
+// result is identical to beam_search_reference (same candidates reach the same decisions; a
+// top-k tie at the cut is resolved exactly, smallest token id first): tested.
 std::vector<std::vector<Hypothesis>> beam_search(StepScorer& scorer, int64_t n_examples,
                                                  int64_t eos, const SearchOptions& opts);
+// The previous implementation: every step copies the whole [rows, V] distribution to the host as
+// float64 and walks it. Kept as the oracle of the tests and the baseline of bench/search_bench.cc.
+std::vector<std::vector<Hypothesis>> beam_search_reference(StepScorer& scorer, int64_t n_examples,
+                                                           int64_t eos, const SearchOptions& opts);
 // Greedy (opts.sample false) or sampling: one hypothesis per example.
 std::vector<std::vector<Hypothesis>> greedy_or_sample(StepScorer& scorer,
                                                       const std::vector<int64_t>& example_ids,

@@ -9,6 +9,7 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <tuple>
 
 #include "metrics/bleu.h"
 #include "core/error.h"
@@ -143,6 +144,8 @@ FinetuneResult finetune(const FinetuneOptions& in) {
       cfg.attention_probs_dropout_prob = *opts.dropout;
     }
     cfg.validate("model config");
+    // Segment ids of the checkpoint family (4/5 for UniLM v1, type_vocab_size 6; models/config.h).
+    std::tie(opts.train.data.source_type, opts.train.data.target_type) = cfg.seq2seq_segment_ids();
   }
   if (opts.train.data.source_type >= cfg.type_vocab_size || opts.train.data.target_type >= cfg.type_vocab_size)
     throw InputError("segment ids " + std::to_string(opts.train.data.source_type) + "/" +

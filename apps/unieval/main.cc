@@ -74,6 +74,10 @@ int exec_model_binary(int argc, char** argv) {
   child_argv.push_back(const_cast<char*>(path.c_str()));
   for (int i = 1; i < argc; ++i) child_argv.push_back(argv[i]);
   child_argv.push_back(nullptr);
+  // OpenMP workers that spin between LibTorch ops take the cores the BLAS threads need: on 2 cores
+  // beam search ran 3.8x and fine-tuning 1.7x faster with a passive wait policy, same outputs
+  // (#24). The user's own setting wins.
+  setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
   execv(path.c_str(), child_argv.data());
   int err = errno;
   std::cerr << "unieval " << argv[1] << ": error: the model commands need " << path << " ("

@@ -219,3 +219,60 @@ TEST(NgramBlockingTest, BansTokensThatRepeatAnNgram) {
 
 }  // namespace
 }  // namespace unieval::models
+
+namespace unieval::models {
+namespace {
+
+// ToyScorer's distribution with rounded logits (many exact ties, also at the top-k cut), in float
+// or double.
+class TiedScorer : public ToyScorer {
+ public:
+  TiedScorer(int64_t vocab, uint64_t seed, std::vector<int64_t> keys, torch::ScalarType dtype)
+      : ToyScorer(vocab, seed, std::move(keys)), dtype_(dtype) {}
+  torch::Tensor step(const StepRequest& req) override {
+    return torch::log_softmax(torch::round(ToyScorer::step(req)), 1).to(dtype_);
+  }
+
+ private:
+  torch::ScalarType dtype_;
+};
+
+// The tensor beam search (top-k on the device) returns exactly what the host reference returns.
+TEST(BeamSearchTest, TensorSearchEqualsReference) {
+  const int64_t eos = 3;
+  int compared = 0;
+  for (int64_t V : {5, 40}) {
+    for (int beam : {2, 3, 5}) {
+      for (const Case& c : {Case{0.0, 0, 0}, Case{1.0, 2, 0}, Case{0.6, 0, 3}, Case{0.0, 3, 2}}) {
+        for (auto dtype : {torch::kFloat, torch::kDouble}) {
+          SearchOptions o;
+          o.beam = beam;
+          o.n_best = beam;
+          o.max_len = 7;
+          o.length_penalty = c.alpha;
+          o.min_len = c.min_len;
+          o.no_repeat_ngram = c.ngram;
+          TiedScorer a(V, 11 + beam, {0, 1, 2}, dtype), b(V, 11 + beam, {0, 1, 2}, dtype);
+          auto got = beam_search(a, 3, eos, o);
+          auto want = beam_search_reference(b, 3, eos, o);
+          ASSERT_EQ(got.size(), want.size());
+          for (size_t e = 0; e < got.size(); ++e) {
+            ASSERT_EQ(got[e].size(), want[e].size());
+            for (size_t i = 0; i < got[e].size(); ++i) {
+              EXPECT_EQ(got[e][i].tokens, want[e][i].tokens) << "V " << V << " beam " << beam;
+              EXPECT_EQ(got[e][i].log_prob, want[e][i].log_prob);
+              EXPECT_EQ(got[e][i].score, want[e][i].score);
+              EXPECT_EQ(got[e][i].eos, want[e][i].eos);
+              ++compared;
+            }
+          }
+          EXPECT_EQ(a.calls, b.calls);
+        }
+      }
+    }
+  }
+  EXPECT_GT(compared, 100);
+}
+
+}  // namespace
+}  // namespace unieval::models
