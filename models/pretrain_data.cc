@@ -1,6 +1,7 @@
-// Follows UniLM v1's masking loop (microsoft/unilm, MIT, unilm-v1/src/biunilm/seq2seq_loader.py
-// Preprocess4Seq2seq) and BERT's pair sampling (google-research/bert, Apache-2.0,
-// create_pretraining_data.py) in behaviour; see the header for where it differs.
+// Follows UniLM (MIT) and google-research/bert (Apache-2.0) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md: the cloze masking loop of unilm-v1 `Preprocess4Seq2seq` (spans,
+// 80/10/10), BERT `create_pretraining_data.py` pair sampling (NSP, truncate_seq_pair); the header
+// says where this differs.
 #include "models/pretrain_data.h"
 
 #include <algorithm>
