@@ -64,10 +64,10 @@ Corpus make_corpus(size_t n) {
 }
 
 void BM_Normalize(benchmark::State& state) {
-  m::NonbreakingPrefixes p = m::NonbreakingPrefixes::parse("Mr\nDr\nNo #NUMERIC_ONLY#\n");
+  m::text::NonbreakingPrefixes p = m::text::NonbreakingPrefixes::parse("Mr\nDr\nNo #NUMERIC_ONLY#\n");
   Corpus c = make_corpus(1000);
   for (auto _ : state)
-    for (const auto& h : c.hyps) benchmark::DoNotOptimize(m::meteor_normalize(h, p));
+    for (const auto& h : c.hyps) benchmark::DoNotOptimize(m::text::meteor_normalize(h, p));
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(c.hyps.size()));
 }
 BENCHMARK(BM_Normalize);
@@ -76,7 +76,7 @@ void BM_Stem(benchmark::State& state) {
   const std::vector<std::string> words = {"consolidating", "generously", "knitting", "skies",
                                           "running", "officials", "reported", "government"};
   for (auto _ : state)
-    for (const auto& w : words) benchmark::DoNotOptimize(m::snowball_english_stem(w));
+    for (const auto& w : words) benchmark::DoNotOptimize(m::text::snowball_english_stem(w));
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(words.size()));
 }
 BENCHMARK(BM_Stem);

@@ -27,7 +27,7 @@ bool load(const char* name, std::string& out, benchmark::State& state) {
     state.SkipWithError(("absent: " + p.string()).c_str());
     return false;
   }
-  out = unieval::read_file(p.string());
+  out = unieval::core::read_file(p.string());
   return true;
 }
 
@@ -35,7 +35,7 @@ void BM_JsonParseSquadV2Dev(benchmark::State& state) {
   std::string text;
   if (!load("squad2_synth_dev.json.gz", text, state)) return;
   for (auto _ : state) {
-    auto doc = unieval::json::Document::parse(text, "dev");
+    auto doc = unieval::core::JsonDocument::parse(text, "dev");
     benchmark::DoNotOptimize(doc.root().size());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
@@ -48,7 +48,7 @@ void BM_JsonParseFileSquadV11Dev(benchmark::State& state) {
   if (!load("squad11_synth_dev.json.gz", text, state)) return;
   const std::string path = (bench_dir() / "squad11_synth_dev.json.gz").string();
   for (auto _ : state) {
-    auto doc = unieval::json::Document::parse_file(path);
+    auto doc = unieval::core::JsonDocument::parse_file(path);
     benchmark::DoNotOptimize(doc.root().size());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
@@ -59,7 +59,7 @@ void BM_JsonParseCoqaDev(benchmark::State& state) {
   std::string text;
   if (!load("coqa_synth_dev.json.gz", text, state)) return;
   for (auto _ : state) {
-    auto doc = unieval::json::Document::parse(text, "dev");
+    auto doc = unieval::core::JsonDocument::parse(text, "dev");
     benchmark::DoNotOptimize(doc.root().size());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
@@ -120,7 +120,7 @@ void BM_SquadV11LoadDataset(benchmark::State& state) {
 }
 BENCHMARK(BM_SquadV11LoadDataset)->Unit(benchmark::kMillisecond);
 
-// The dataset from text in memory: the cursor scan the readers use, against the json::Document
+// The dataset from text in memory: the cursor scan the readers use, against the core::JsonDocument
 // they fall back to (bytes = JSON text).
 void squad_dataset_from_text(benchmark::State& state, bool document) {
   std::string dev;
@@ -142,7 +142,7 @@ void BM_SquadV11ReadText(benchmark::State& state) {
   if (!load("squad11_synth_dev.json.gz", dev, state)) return;
   const std::string path = (bench_dir() / "squad11_synth_dev.json.gz").string();
   for (auto _ : state) {
-    auto text = unieval::json::Document::read_text(path);
+    auto text = unieval::core::JsonDocument::read_text(path);
     benchmark::DoNotOptimize(text.data());
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(dev.size()));

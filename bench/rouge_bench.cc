@@ -29,8 +29,8 @@ const BenchCorpus& corpus() {
     fs::path h = shared() / "golden/bench/cnndm_like_11490.hyp.txt.gz";
     fs::path r = shared() / "golden/bench/cnndm_like_11490.ref.txt.gz";
     if (!fs::exists(h) || !fs::exists(r)) return b;
-    b.hyps = read_lines(h.string());
-    b.refs = read_lines(r.string());
+    b.hyps = core::read_lines(h.string());
+    b.refs = core::read_lines(r.string());
     b.ok = true;
     return b;
   }();
@@ -76,8 +76,8 @@ void BM_PorterStemmers(benchmark::State& state) {
                          "conditional", "relational", "controlling", "activities", "hopefulness"};
   for (auto _ : state)
     for (const char* w : words) {
-      benchmark::DoNotOptimize(text::rouge155_porter_stem(w));
-      benchmark::DoNotOptimize(text::nltk_porter_stem(w));
+      benchmark::DoNotOptimize(metrics::text::rouge155_porter_stem(w));
+      benchmark::DoNotOptimize(metrics::text::nltk_porter_stem(w));
     }
 }
 BENCHMARK(BM_PorterStemmers);

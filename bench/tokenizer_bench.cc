@@ -25,7 +25,7 @@ fs::path shared() {
 const std::vector<std::string>& squad_lines() {
   static std::vector<std::string> lines = [] {
     auto p = shared() / "data/squad_qg/src-dev.txt.gz";
-    return fs::exists(p) ? unieval::read_lines(p.string()) : std::vector<std::string>{};
+    return fs::exists(p) ? unieval::core::read_lines(p.string()) : std::vector<std::string>{};
   }();
   return lines;
 }

@@ -2,14 +2,15 @@
 // Errors that carry where and what.
 //
 // Expected failures (a missing file, a malformed line, an option out of range) throw
-// unieval::InputError with the file and line they concern; apps/unieval catches it once, prints
-// "unieval: error: FILE:LINE: problem" and exits with status 2. Programmer errors and library
-// failures use the standard exceptions and exit with status 3. Status 1 is reserved for a check
-// that ran and failed (a regression found by `compare`, a mismatch found by `reproduce`).
+// core::InputError (spelled unieval::InputError everywhere, see the end of this file) with the
+// file and line they concern; apps/unieval catches it once, prints "unieval: error: FILE:LINE:
+// problem" and exits with status 2. Programmer errors and library failures use the standard
+// exceptions and exit with status 3. Status 1 is reserved for a check that ran and failed (a
+// regression found by `compare`, a mismatch found by `reproduce`).
 #include <stdexcept>
 #include <string>
 
-namespace unieval {
+namespace unieval::core {
 
 class InputError : public std::runtime_error {
  public:
@@ -38,4 +39,10 @@ class InputError : public std::runtime_error {
   std::string problem_;
 };
 
+}  // namespace unieval::core
+
+namespace unieval {
+// The one error type every part of unieval throws for bad input (core, metrics, tasks, models,
+// results, pipelines, apps), so it is spelled unieval::InputError wherever it is thrown or caught.
+using core::InputError;
 }  // namespace unieval

@@ -11,7 +11,7 @@
 // them densely. Where the kernel has THP disabled, madvise fails harmlessly and we get
 // ordinary pages (same results, only slower).
 //
-//   unieval::HugeVector<uint32_t> ids;   // a std::vector; reserve() large, then fill
+//   core::HugeVector<uint32_t> ids;   // a std::vector; reserve() large, then fill
 //   ids.reserve(1 << 22);
 #include <sys/mman.h>
 
@@ -22,9 +22,9 @@
 #include <utility>
 #include <vector>
 
-namespace unieval {
+namespace unieval::core {
 
-namespace huge_pages {
+namespace detail {
 
 constexpr size_t kHugePage = size_t{2} << 20;
 constexpr size_t kThreshold = size_t{2} << 20;  // smaller requests: operator new
@@ -94,7 +94,7 @@ inline void unmap(void* p, size_t bytes) {
   ::munmap(p, size);
 }
 
-}  // namespace huge_pages
+}  // namespace detail
 
 template <class T>
 struct HugePageAllocator {
@@ -106,13 +106,13 @@ struct HugePageAllocator {
   T* allocate(size_t n) {
     if (n > static_cast<size_t>(-1) / sizeof(T)) throw std::bad_alloc();
     size_t bytes = n * sizeof(T);
-    if (bytes < huge_pages::kThreshold) return static_cast<T*>(::operator new(bytes));
-    return static_cast<T*>(huge_pages::map(bytes));
+    if (bytes < detail::kThreshold) return static_cast<T*>(::operator new(bytes));
+    return static_cast<T*>(detail::map(bytes));
   }
   void deallocate(T* p, size_t n) noexcept {
     size_t bytes = n * sizeof(T);
-    if (bytes < huge_pages::kThreshold) ::operator delete(p);
-    else huge_pages::unmap(p, bytes);
+    if (bytes < detail::kThreshold) ::operator delete(p);
+    else detail::unmap(p, bytes);
   }
   template <class U>
   bool operator==(const HugePageAllocator<U>&) const noexcept { return true; }
@@ -123,4 +123,4 @@ struct HugePageAllocator {
 template <class T>
 using HugeVector = std::vector<T, HugePageAllocator<T>>;
 
-}  // namespace unieval
+}  // namespace unieval::core

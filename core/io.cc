@@ -18,7 +18,7 @@
 
 #include "core/error.h"
 
-namespace unieval {
+namespace unieval::core {
 
 RawFile::RawFile(const std::string& path) : path_(path) {
   fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -214,4 +214,4 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   }
 }
 
-}  // namespace unieval
+}  // namespace unieval::core

@@ -1,9 +1,9 @@
 #pragma once
 // Reading corpora and writing results safely.
 //
-//   auto lines = unieval::read_lines("hyp.txt");          // plain or gzip, UTF-8 checked
-//   auto corpus = unieval::read_corpus("hyp.txt", {"ref0.txt", "ref1.txt"});
-//   unieval::write_file_atomic("out.json", text);        // temp file + rename, never partial
+//   auto lines = unieval::core::read_lines("hyp.txt");          // plain or gzip, UTF-8 checked
+//   auto corpus = unieval::core::read_corpus("hyp.txt", {"ref0.txt", "ref1.txt"});
+//   unieval::core::write_file_atomic("out.json", text);        // temp file + rename, never partial
 //
 // Every reader throws unieval::InputError naming the file and line on a missing file, invalid
 // UTF-8 or (read_corpus) a line-count mismatch.
@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-namespace unieval {
+namespace unieval::core {
 
 // An open file for reading in large blocks (read_raw_file below); InputError naming the file
 // when it cannot be opened or read.
@@ -158,4 +158,4 @@ Corpus read_corpus(const std::string& hyp_path, const std::vector<std::string>& 
 // "-" writes to standard output.
 void write_file_atomic(const std::string& path, std::string_view content);
 
-}  // namespace unieval
+}  // namespace unieval::core

@@ -7,30 +7,30 @@
 
 #include "core/json_lexer.h"
 
-namespace unieval::json {
+namespace unieval::core {
 
-// A forward-only scan of checked JSON text (json::Document::check_text) that builds nothing, for
+// A forward-only scan of checked JSON text (core::JsonDocument::check_text) that builds nothing, for
 // a reader that wants a few fields of a large file: the SQuAD dataset reader keeps ids and answer
-// texts and skips contexts and questions, most of the bytes and of the nodes a Document builds.
+// texts and skips contexts and questions, most of the bytes and of the nodes a JsonDocument builds.
 //
-// It accepts exactly the text Document::parse_checked accepts (the same lexer, json_lexer.h,
+// It accepts exactly the text JsonDocument::parse_checked accepts (the same lexer, json_lexer.h,
 // and the same nesting limit) but names no problem: anything it does not accept -- a syntax
 // error anywhere, also inside skipped values, or a layout its reader does not handle -- throws
-// Cursor::Refused, and the reader then parses the text with Document::parse_checked, whose
+// JsonCursor::Refused, and the reader then parses the text with JsonDocument::parse_checked, whose
 // accessors name the problem (file, line). A reader with a cursor therefore returns what its
-// Document path returns and fails as it fails (tests/metrics/squad_reader_test.cc holds the SQuAD
+// JsonDocument path returns and fails as it fails (tests/metrics/squad_reader_test.cc holds the SQuAD
 // readers to that). The cursor never writes the text: strings come back as raw spans, decoded in
 // place (decode) once the whole scan has succeeded.
 //
-//   json::Cursor c(text.data(), text.size());    // text from Document::read_text
-//   json::Cursor::Span key, id;
+//   core::JsonCursor c(text.data(), text.size());    // text from JsonDocument::read_text
+//   core::JsonCursor::Span key, id;
 //   try {
 //     for (auto obj = c.object(); obj.next(key);)
-//       if (json::Cursor::plain(text.data(), key) == "id") id = c.string(); else c.skip();
+//       if (core::JsonCursor::plain(text.data(), key) == "id") id = c.string(); else c.skip();
 //     c.finish();
-//   } catch (const json::Cursor::Refused&) { /* Document::parse_checked(std::move(text), ...) */ }
-//   std::string_view value = json::Cursor::decode(text.data(), id);
-class Cursor {
+//   } catch (const core::JsonCursor::Refused&) { /* JsonDocument::parse_checked(std::move(text), ...) */ }
+//   std::string_view value = core::JsonCursor::decode(text.data(), id);
+class JsonCursor {
  public:
   struct Refused {};  // thrown for anything the cursor does not accept
   // A string's bytes between its quotes, before unescaping.
@@ -39,7 +39,7 @@ class Cursor {
     bool escaped = false;  // contains a backslash escape (decode() rewrites it)
   };
 
-  Cursor(const char* text, size_t n);
+  JsonCursor(const char* text, size_t n);
   long line() const { return lex_.line; }  // line of the position (after skipped whitespace)
 
   // The members of an object / the elements of an array at the position (Refused when the
@@ -49,18 +49,18 @@ class Cursor {
    public:
     bool next(Span& key);
    private:
-    friend class Cursor;
-    explicit Members(Cursor* c) : c_(c) {}
-    Cursor* c_;
+    friend class JsonCursor;
+    explicit Members(JsonCursor* c) : c_(c) {}
+    JsonCursor* c_;
     bool first_ = true;
   };
   class Elements {
    public:
     bool next();
    private:
-    friend class Cursor;
-    explicit Elements(Cursor* c) : c_(c) {}
-    Cursor* c_;
+    friend class JsonCursor;
+    explicit Elements(JsonCursor* c) : c_(c) {}
+    JsonCursor* c_;
     bool first_ = true;
   };
   Members object();
@@ -94,39 +94,39 @@ class Cursor {
 
 // ---- Implementation (inline: a reader's loop over the cursor keeps it in registers) -------
 
-inline Cursor::Cursor(const char* text, size_t n) {
+inline JsonCursor::JsonCursor(const char* text, size_t n) {
   lex_.s = text;
   lex_.n = n;
   lex_.skip_ws();
 }
 
-inline void Cursor::refuse_problem(const std::string&) { throw Refused{}; }
+inline void JsonCursor::refuse_problem(const std::string&) { throw Refused{}; }
 
-inline void Cursor::enter() {
+inline void JsonCursor::enter() {
   // The parser refuses a container at depth kMaxDepth (the top level is depth 0).
   if (++depth_ > detail::kMaxDepth) refuse();
 }
 
-inline char Cursor::peek() {
+inline char JsonCursor::peek() {
   lex_.skip_ws();
   return lex_.p < lex_.n ? lex_.s[lex_.p] : '\0';
 }
 
-inline Cursor::Members Cursor::object() {
+inline JsonCursor::Members JsonCursor::object() {
   if (peek() != '{') refuse();
   enter();
   ++lex_.p;
   return Members(this);
 }
 
-inline Cursor::Elements Cursor::array() {
+inline JsonCursor::Elements JsonCursor::array() {
   if (peek() != '[') refuse();
   enter();
   ++lex_.p;
   return Elements(this);
 }
 
-inline bool Cursor::next_item(char close, bool& first) {
+inline bool JsonCursor::next_item(char close, bool& first) {
   lex_.skip_ws();
   if (lex_.p >= lex_.n) refuse();
   char c = lex_.s[lex_.p];
@@ -143,7 +143,7 @@ inline bool Cursor::next_item(char close, bool& first) {
   return true;
 }
 
-inline bool Cursor::Members::next(Span& key) {
+inline bool JsonCursor::Members::next(Span& key) {
   if (!c_->next_item('}', first_)) return false;
   key = c_->string();
   detail::Lexer& x = c_->lex_;
@@ -153,9 +153,9 @@ inline bool Cursor::Members::next(Span& key) {
   return true;
 }
 
-inline bool Cursor::Elements::next() { return c_->next_item(']', first_); }
+inline bool JsonCursor::Elements::next() { return c_->next_item(']', first_); }
 
-inline Cursor::Span Cursor::string() {
+inline JsonCursor::Span JsonCursor::string() {
   if (peek() != '"') refuse();
   ++lex_.p;
   Span sp;
@@ -165,7 +165,7 @@ inline Cursor::Span Cursor::string() {
   return sp;
 }
 
-inline bool Cursor::scalar(double* value) {
+inline bool JsonCursor::scalar(double* value) {
   char c = peek();
   switch (c) {
     case 't': return lex_.literal("true");
@@ -190,14 +190,14 @@ inline bool Cursor::scalar(double* value) {
   }
 }
 
-inline double Cursor::number() {
+inline double JsonCursor::number() {
   char c = peek();
   double v = 0;
   if (c == 't' || c == 'f' || c == 'n' || !scalar(&v)) refuse();
   return v;
 }
 
-inline void Cursor::skip() {
+inline void JsonCursor::skip() {
   switch (peek()) {
     case '{': {
       Span key;
@@ -215,17 +215,17 @@ inline void Cursor::skip() {
   }
 }
 
-inline void Cursor::finish() {
+inline void JsonCursor::finish() {
   lex_.skip_ws();
   if (lex_.p != lex_.n || depth_ != 0) refuse();
 }
 
-inline std::string_view Cursor::plain(const char* text, Span s) {
+inline std::string_view JsonCursor::plain(const char* text, Span s) {
   if (s.escaped) refuse();
   return std::string_view(text + s.off, s.len);
 }
 
-inline std::string_view Cursor::decode(char* text, Span s) {
+inline std::string_view JsonCursor::decode(char* text, Span s) {
   if (!s.escaped) return std::string_view(text + s.off, s.len);
   detail::Lexer x;
   x.s = text;
@@ -236,4 +236,4 @@ inline std::string_view Cursor::decode(char* text, Span s) {
   return std::string_view(text + s.off, len);
 }
 
-}  // namespace unieval::json
+}  // namespace unieval::core

@@ -1,13 +1,13 @@
 #pragma once
 // Follows CPython (PSF-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 // The lexical steps of JSON as Python's json module takes them, shared by the two readers of
-// core: json::Document's parser (json_reader.cc), which builds nodes and names every
-// problem, and json::Cursor (json_cursor.h), which builds nothing and only says "refused".
+// core: core::JsonDocument's parser (json_reader.cc), which builds nodes and names every
+// problem, and core::JsonCursor (json_cursor.h), which builds nothing and only says "refused".
 // Sharing them is what makes the two accept exactly the same text. Inline, so that a cursor's
 // loop keeps its position in a register.
 //
 // Each checking step takes fail(problem), a callable that must throw: the parser's throws an
-// InputError with the problem and the line, the cursor's throws Cursor::Refused.
+// InputError with the problem and the line, the cursor's throws JsonCursor::Refused.
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -21,7 +21,7 @@
 #include <string>
 #include <system_error>
 
-namespace unieval::json::detail {
+namespace unieval::core::detail {
 
 constexpr int kMaxDepth = 1000;  // containers nested deeper are refused ("nesting too deep")
 
@@ -257,4 +257,4 @@ inline double number_value(const char* s, size_t start, size_t end, NumberKind k
   return v;
 }
 
-}  // namespace unieval::json::detail
+}  // namespace unieval::core::detail

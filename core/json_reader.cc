@@ -10,17 +10,18 @@
 #include "core/error.h"
 #include "core/io.h"
 #include "core/json_lexer.h"
+#include "core/utf8.h"
 
-namespace unieval::json {
+namespace unieval::core {
 
-const char* type_name(Type t) {
+const char* json_type_name(JsonType t) {
   switch (t) {
-    case Type::kNull: return "null";
-    case Type::kBool: return "a boolean";
-    case Type::kNumber: return "a number";
-    case Type::kString: return "a string";
-    case Type::kArray: return "an array";
-    case Type::kObject: return "an object";
+    case JsonType::kNull: return "null";
+    case JsonType::kBool: return "a boolean";
+    case JsonType::kNumber: return "a number";
+    case JsonType::kString: return "a string";
+    case JsonType::kArray: return "an array";
+    case JsonType::kObject: return "an object";
   }
   return "?";
 }
@@ -32,10 +33,10 @@ using detail::printable;
 using detail::scan_number;
 using detail::string_body;
 
-// Recursive-descent parser writing Document::nodes_; strings are unescaped in place.
+// Recursive-descent parser writing JsonDocument::nodes_; strings are unescaped in place.
 class Parser {
  public:
-  Parser(Document& doc) : doc_(doc) {
+  Parser(JsonDocument& doc) : doc_(doc) {
     x_.s = doc.text_.data();
     x_.n = doc.text_.size();
   }
@@ -78,7 +79,7 @@ class Parser {
         uint32_t off, len;
         parse_string(off, len);
         auto& nd = doc_.nodes_[idx];
-        nd.type = Type::kString;
+        nd.type = JsonType::kString;
         nd.u.s.off = off;
         nd.u.s.len = len;
         return;
@@ -90,7 +91,7 @@ class Parser {
         if (x_.literal("false")) { set_bool(idx, false); return; }
         break;
       case 'n':
-        if (x_.literal("null")) { doc_.nodes_[idx].type = Type::kNull; return; }
+        if (x_.literal("null")) { doc_.nodes_[idx].type = JsonType::kNull; return; }
         break;
       case 'N':
         if (x_.literal("NaN")) { set_number(idx, std::numeric_limits<double>::quiet_NaN(), false); return; }
@@ -106,12 +107,12 @@ class Parser {
 
   void set_bool(uint32_t idx, bool b) {
     auto& nd = doc_.nodes_[idx];
-    nd.type = Type::kBool;
+    nd.type = JsonType::kBool;
     nd.boolean = b;
   }
   void set_number(uint32_t idx, double v, bool is_int) {
     auto& nd = doc_.nodes_[idx];
-    nd.type = Type::kNumber;
+    nd.type = JsonType::kNumber;
     nd.u.number = v;
     nd.is_int = is_int;
   }
@@ -137,7 +138,7 @@ class Parser {
   void parse_array(uint32_t idx, int depth) {
     if (depth >= kMaxDepth) error("nesting too deep");
     ++x_.p;
-    doc_.nodes_[idx].type = Type::kArray;
+    doc_.nodes_[idx].type = JsonType::kArray;
     x_.skip_ws();
     if (x_.p < x_.n && x_.s[x_.p] == ']') {
       ++x_.p;
@@ -170,7 +171,7 @@ class Parser {
   void parse_object(uint32_t idx, int depth) {
     if (depth >= kMaxDepth) error("nesting too deep");
     ++x_.p;
-    doc_.nodes_[idx].type = Type::kObject;
+    doc_.nodes_[idx].type = JsonType::kObject;
     x_.skip_ws();
     if (x_.p < x_.n && x_.s[x_.p] == '}') {
       ++x_.p;
@@ -209,7 +210,7 @@ class Parser {
     doc_.nodes_[idx].u.c.count = count;
   }
 
-  Document& doc_;
+  JsonDocument& doc_;
   Lexer x_;
 };
 
@@ -241,7 +242,7 @@ size_t first_invalid_utf8(const char* p, size_t n) {
       ++i;
       continue;
     }
-    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    size_t len = utf8_sequence_length(c);
     if (len > n - i) len = n - i;
     if (find_invalid_utf8(std::string_view(p + i, len)) != std::string_view::npos) return i;
     i += len;
@@ -251,12 +252,12 @@ size_t first_invalid_utf8(const char* p, size_t n) {
 
 }  // namespace
 
-Document Document::parse(std::string text, std::string source_name) {
+JsonDocument JsonDocument::parse(std::string text, std::string source_name) {
   HugeVector<char> checked = check_text(HugeVector<char>(text.begin(), text.end()), source_name);
   return parse_checked(std::move(checked), std::move(source_name));
 }
 
-HugeVector<char> Document::check_text(HugeVector<char> text, const std::string& source_name) {
+HugeVector<char> JsonDocument::check_text(HugeVector<char> text, const std::string& source_name) {
   // A UTF-8 byte-order mark is rejected by Python's json.loads on str; json.load on a file
   // opened as utf-8 also rejects it. We skip it: it is harmless and common in Windows files.
   if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0) text.erase(text.begin(), text.begin() + 3);
@@ -271,8 +272,8 @@ HugeVector<char> Document::check_text(HugeVector<char> text, const std::string& 
   return text;
 }
 
-Document Document::parse_checked(HugeVector<char> text, std::string source_name) {
-  Document doc;
+JsonDocument JsonDocument::parse_checked(HugeVector<char> text, std::string source_name) {
+  JsonDocument doc;
   doc.source_ = std::move(source_name);
   doc.bytes_ = text.size();
   doc.text_ = std::move(text);
@@ -280,62 +281,62 @@ Document Document::parse_checked(HugeVector<char> text, std::string source_name)
   return doc;
 }
 
-HugeVector<char> Document::read_text(const std::string& path) {
+HugeVector<char> JsonDocument::read_text(const std::string& path) {
   HugeVector<char> text;
   read_decompressed(path, text);
   return check_text(std::move(text), path);
 }
 
-Document Document::parse_file(const std::string& path) { return parse_checked(read_text(path), path); }
+JsonDocument JsonDocument::parse_file(const std::string& path) { return parse_checked(read_text(path), path); }
 
-// --- Value ---------------------------------------------------------------------------------
+// --- JsonValue ---------------------------------------------------------------------------------
 
-Type Value::type() const { return doc_->nodes_[index_].type; }
-bool Value::is_integer() const {
+JsonType JsonValue::type() const { return doc_->nodes_[index_].type; }
+bool JsonValue::is_integer() const {
   const auto& nd = doc_->nodes_[index_];
-  return nd.type == Type::kNumber && nd.is_int;
+  return nd.type == JsonType::kNumber && nd.is_int;
 }
-long Value::line() const { return doc_->nodes_[index_].line; }
+long JsonValue::line() const { return doc_->nodes_[index_].line; }
 
-void Value::fail(const std::string& problem) const {
+void JsonValue::fail(const std::string& problem) const {
   throw InputError(doc_->source_, line(), problem);
 }
 
-std::string_view Value::as_string(std::string_view what) const {
+std::string_view JsonValue::as_string(std::string_view what) const {
   const auto& nd = doc_->nodes_[index_];
-  if (nd.type != Type::kString)
-    fail(std::string(what) + ": expected a string, found " + type_name(nd.type));
+  if (nd.type != JsonType::kString)
+    fail(std::string(what) + ": expected a string, found " + json_type_name(nd.type));
   return std::string_view(doc_->text_.data() + nd.u.s.off, nd.u.s.len);
 }
 
-double Value::as_double(std::string_view what) const {
+double JsonValue::as_double(std::string_view what) const {
   const auto& nd = doc_->nodes_[index_];
-  if (nd.type != Type::kNumber)
-    fail(std::string(what) + ": expected a number, found " + type_name(nd.type));
+  if (nd.type != JsonType::kNumber)
+    fail(std::string(what) + ": expected a number, found " + json_type_name(nd.type));
   return nd.u.number;
 }
 
-bool Value::as_bool(std::string_view what) const {
+bool JsonValue::as_bool(std::string_view what) const {
   const auto& nd = doc_->nodes_[index_];
-  if (nd.type != Type::kBool)
-    fail(std::string(what) + ": expected true or false, found " + type_name(nd.type));
+  if (nd.type != JsonType::kBool)
+    fail(std::string(what) + ": expected true or false, found " + json_type_name(nd.type));
   return nd.boolean;
 }
 
-size_t Value::size() const {
+size_t JsonValue::size() const {
   const auto& nd = doc_->nodes_[index_];
-  return nd.type == Type::kArray || nd.type == Type::kObject ? nd.u.c.count : 0;
+  return nd.type == JsonType::kArray || nd.type == JsonType::kObject ? nd.u.c.count : 0;
 }
 
-std::string_view Value::key() const {
+std::string_view JsonValue::key() const {
   const auto& nd = doc_->nodes_[index_];
   return std::string_view(doc_->text_.data() + nd.key_off, nd.key_len);
 }
 
-Value Value::find(std::string_view key) const {
-  if (!doc_) return Value();
+JsonValue JsonValue::find(std::string_view key) const {
+  if (!doc_) return JsonValue();
   const auto& nd = doc_->nodes_[index_];
-  if (nd.type != Type::kObject) return Value();
+  if (nd.type != JsonType::kObject) return JsonValue();
   uint32_t found = 0;
   bool any = false;
   for (uint32_t c = nd.u.c.first, i = 0; i < nd.u.c.count; c = doc_->nodes_[c].next, ++i) {
@@ -346,38 +347,38 @@ Value Value::find(std::string_view key) const {
       any = true;
     }
   }
-  return any ? Value(doc_, found) : Value();
+  return any ? JsonValue(doc_, found) : JsonValue();
 }
 
-Value Value::operator[](std::string_view key) const {
+JsonValue JsonValue::operator[](std::string_view key) const {
   const auto& nd = doc_->nodes_[index_];
-  if (nd.type != Type::kObject)
-    fail("expected an object with key '" + std::string(key) + "', found " + type_name(nd.type));
-  Value v = find(key);
+  if (nd.type != JsonType::kObject)
+    fail("expected an object with key '" + std::string(key) + "', found " + json_type_name(nd.type));
+  JsonValue v = find(key);
   if (!v.valid()) fail("missing key '" + std::string(key) + "'");
   return v;
 }
 
-Value::Iterator& Value::Iterator::operator++() {
+JsonValue::Iterator& JsonValue::Iterator::operator++() {
   index_ = doc_->nodes_[index_].next;
   return *this;
 }
 
-Value::Range Value::items(std::string_view what) const {
+JsonValue::Range JsonValue::items(std::string_view what) const {
   const auto& nd = doc_->nodes_[index_];
-  if (nd.type != Type::kObject && nd.type != Type::kArray)
-    fail(std::string(what) + ": expected an array or an object, found " + type_name(nd.type));
+  if (nd.type != JsonType::kObject && nd.type != JsonType::kArray)
+    fail(std::string(what) + ": expected an array or an object, found " + json_type_name(nd.type));
   return Range{Iterator(doc_, nd.u.c.count ? nd.u.c.first : 0), Iterator(doc_, 0)};
 }
 
-Value::Range Value::array_items(std::string_view what) const {
-  if (type() != Type::kArray) fail(std::string(what) + ": expected an array, found " + type_name(type()));
+JsonValue::Range JsonValue::array_items(std::string_view what) const {
+  if (type() != JsonType::kArray) fail(std::string(what) + ": expected an array, found " + json_type_name(type()));
   return items(what);
 }
 
-Value::Range Value::object_items(std::string_view what) const {
-  if (type() != Type::kObject) fail(std::string(what) + ": expected an object, found " + type_name(type()));
+JsonValue::Range JsonValue::object_items(std::string_view what) const {
+  if (type() != JsonType::kObject) fail(std::string(what) + ": expected an object, found " + json_type_name(type()));
   return items(what);
 }
 
-}  // namespace unieval::json
+}  // namespace unieval::core

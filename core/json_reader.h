@@ -6,9 +6,9 @@
 // scripts take 0.5-1.9 s; our target is 20x faster). This reader parses the whole file into one
 // flat node array whose strings are decoded in place inside the owned text buffer, so a 5 MB
 // SQuAD file costs a few allocations. A reader that wants only a few fields of a large file can
-// scan it without nodes at all: json::Cursor (json_cursor.h), which accepts the same text.
+// scan it without nodes at all: core::JsonCursor (json_cursor.h), which accepts the same text.
 //
-//   auto doc = unieval::json::Document::parse_file("dev-v2.0.json");   // .gz transparent
+//   auto doc = core::JsonDocument::parse_file("dev-v2.0.json");   // .gz transparent
 //   for (auto article : doc.root()["data"].items())
 //     for (auto para : article["paragraphs"].items()) ...
 //   std::string_view id = qa["id"].as_string();
@@ -26,28 +26,28 @@
 
 #include "core/huge_pages.h"
 
-namespace unieval::json {
+namespace unieval::core {
 
-enum class Type : uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
+enum class JsonType : uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
 
 // Name of a type for messages ("a string", "an object", ...).
-const char* type_name(Type t);
+const char* json_type_name(JsonType t);
 
-class Document;
+class JsonDocument;
 
-// A view of one node of a Document (cheap to copy; valid while the Document lives).
-class Value {
+// A view of one node of a JsonDocument (cheap to copy; valid while the JsonDocument lives).
+class JsonValue {
  public:
-  Value() = default;
-  Value(const Document* doc, uint32_t index) : doc_(doc), index_(index) {}
+  JsonValue() = default;
+  JsonValue(const JsonDocument* doc, uint32_t index) : doc_(doc), index_(index) {}
 
   bool valid() const { return doc_ != nullptr; }  // false for a missing key (see find)
-  Type type() const;
-  bool is_null() const { return type() == Type::kNull; }
-  bool is_string() const { return type() == Type::kString; }
-  bool is_number() const { return type() == Type::kNumber; }
-  bool is_object() const { return type() == Type::kObject; }
-  bool is_array() const { return type() == Type::kArray; }
+  JsonType type() const;
+  bool is_null() const { return type() == JsonType::kNull; }
+  bool is_string() const { return type() == JsonType::kString; }
+  bool is_number() const { return type() == JsonType::kNumber; }
+  bool is_object() const { return type() == JsonType::kObject; }
+  bool is_array() const { return type() == JsonType::kArray; }
   // True for a number written without fraction or exponent (Python int).
   bool is_integer() const;
   long line() const;  // 1-based line where the value starts
@@ -59,22 +59,22 @@ class Value {
 
   // Arrays and objects: number of elements / members.
   size_t size() const;
-  // Member lookup (objects): the member's value, or an invalid Value when absent.
-  Value find(std::string_view key) const;
+  // Member lookup (objects): the member's value, or an invalid JsonValue when absent.
+  JsonValue find(std::string_view key) const;
   // Member lookup that must succeed: throws InputError "missing key 'k'" (also when this is not
   // an object).
-  Value operator[](std::string_view key) const;
+  JsonValue operator[](std::string_view key) const;
 
   // Iteration over array elements or object member values; key() of a member gives its name.
   class Iterator {
    public:
-    Iterator(const Document* doc, uint32_t index) : doc_(doc), index_(index) {}
-    Value operator*() const { return Value(doc_, index_); }
+    Iterator(const JsonDocument* doc, uint32_t index) : doc_(doc), index_(index) {}
+    JsonValue operator*() const { return JsonValue(doc_, index_); }
     Iterator& operator++();
     bool operator!=(const Iterator& o) const { return index_ != o.index_; }
 
    private:
-    const Document* doc_;
+    const JsonDocument* doc_;
     uint32_t index_;
   };
   struct Range {
@@ -93,43 +93,43 @@ class Value {
   [[noreturn]] void fail(const std::string& problem) const;
 
  private:
-  const Document* doc_ = nullptr;
+  const JsonDocument* doc_ = nullptr;
   uint32_t index_ = 0;
 };
 
-class Document {
+class JsonDocument {
  public:
   // Parses text; `source_name` is used in error messages.
-  static Document parse(std::string text, std::string source_name);
-  // Reads (unieval::read_decompressed: gzip transparent, a .gz file inflated straight into the
+  static JsonDocument parse(std::string text, std::string source_name);
+  // Reads (unieval::core::read_decompressed: gzip transparent, a .gz file inflated straight into the
   // document's buffer, a pipe read once) and parses a file.
-  static Document parse_file(const std::string& path);
+  static JsonDocument parse_file(const std::string& path);
 
-  // parse_file in two steps, for a reader that first tries a json::Cursor (json_cursor.h) over
+  // parse_file in two steps, for a reader that first tries a core::JsonCursor (json_cursor.h) over
   // the text and parses it only when the cursor refuses (the text is untouched until a scan
   // succeeds): read_text reads the file as parse_file does and checks it (check_text: a UTF-8
   // byte-order mark dropped, invalid UTF-8 or over 4 GiB is an InputError naming the file and
   // line); parse_checked parses such text.
   static HugeVector<char> read_text(const std::string& path);
   static HugeVector<char> check_text(HugeVector<char> text, const std::string& source_name);
-  static Document parse_checked(HugeVector<char> text, std::string source_name);
+  static JsonDocument parse_checked(HugeVector<char> text, std::string source_name);
 
-  Value root() const { return Value(this, 0); }
+  JsonValue root() const { return JsonValue(this, 0); }
   // The text buffer the string views of this document point into (strings are decoded in
   // place), for a reader that keeps views after dropping the nodes; the document is left empty.
   HugeVector<char> take_text() && { nodes_.clear(); return std::move(text_); }
   const std::string& source_name() const { return source_; }
   size_t bytes() const { return bytes_; }  // size of the parsed text
 
-  Document(Document&&) = default;
-  Document& operator=(Document&&) = default;
+  JsonDocument(JsonDocument&&) = default;
+  JsonDocument& operator=(JsonDocument&&) = default;
 
  private:
-  Document() = default;
-  friend class Value;
+  JsonDocument() = default;
+  friend class JsonValue;
   friend class Parser;
   struct Node {  // 32 bytes
-    Type type = Type::kNull;
+    JsonType type = JsonType::kNull;
     bool is_int = false;
     bool boolean = false;
     uint32_t line = 1;
@@ -151,4 +151,4 @@ class Document {
   size_t bytes_ = 0;
 };
 
-}  // namespace unieval::json
+}  // namespace unieval::core

@@ -5,7 +5,7 @@
 // numpy, so matching their last bit needs this exact order of additions.
 #include <cstddef>
 
-namespace unieval {
+namespace unieval::core {
 
 inline double numpy_pairwise_sum(const double* a, std::size_t n) {
   if (n < 8) {
@@ -28,4 +28,4 @@ inline double numpy_pairwise_sum(const double* a, std::size_t n) {
   return numpy_pairwise_sum(a, n2) + numpy_pairwise_sum(a + n2, n - n2);
 }
 
-}  // namespace unieval
+}  // namespace unieval::core

@@ -4,10 +4,10 @@
 // results never depend on the number of threads (each index is computed the same way by
 // whichever worker owns it; callers sum in index order afterwards).
 //
-//   int t = unieval::resolve_threads(opts.threads);           // 0 -> all cores (at most 8)
-//   unieval::parallel_ranges(n, t, [&](size_t b, size_t e) { for (i = b; i < e; ++i) ...; });
-//   unieval::parallel_chunks(n, t, 64, [&](size_t b, size_t e, int worker) { ... });
-//   unieval::run_concurrently([&] { data = load(a); }, [&] { preds = load(b); });
+//   int t = unieval::core::resolve_threads(opts.threads);           // 0 -> all cores (at most 8)
+//   unieval::core::parallel_ranges(n, t, [&](size_t b, size_t e) { for (i = b; i < e; ++i) ...; });
+//   unieval::core::parallel_chunks(n, t, 64, [&](size_t b, size_t e, int worker) { ... });
+//   unieval::core::run_concurrently([&] { data = load(a); }, [&] { preds = load(b); });
 //
 // Exceptions (parallel_ranges, run_concurrently): the one from the lowest range (or from the
 // first job) is rethrown after every worker has finished, so the error a user sees is the one
@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-namespace unieval {
+namespace unieval::core {
 
 // threads <= 0: the hardware threads, at most 8; otherwise threads itself.
 inline int resolve_threads(int threads) {
@@ -119,4 +119,4 @@ void run_concurrently(First&& first, Second&& second, bool parallel = true) {
   if (second_error) std::rethrow_exception(second_error);
 }
 
-}  // namespace unieval
+}  // namespace unieval::core

@@ -10,6 +10,8 @@
 #include "metrics/ngram.h"
 #include "metrics/text/tokenize_13a.h"
 #include "metrics/text/tokenize_intl.h"
+#include "core/py_string.h"
+#include "metrics/text/py_lower.h"
 
 namespace unieval::metrics {
 
@@ -160,7 +162,7 @@ std::string bleu_tokenize_line(const std::string& line, const BleuOptions& opts)
     low = text::py_lower(line);
     s = low;
   }
-  s = text::py_rstrip(s);
+  s = core::py_rstrip(s);
   switch (opts.tokenize) {
     case BleuTokenize::k13a: return text::tokenize_13a(s);
     case BleuTokenize::kIntl: return text::tokenize_intl(s);
@@ -182,7 +184,7 @@ void append_ids_single_space(std::string_view s, Vocabulary& vocab, std::vector<
 }
 
 void append_ids_py_split(std::string_view s, Vocabulary& vocab, std::vector<uint32_t>& out) {
-  for (auto t : text::py_split(s)) out.push_back(vocab.id(t));
+  for (auto t : core::py_split(s)) out.push_back(vocab.id(t));
 }
 
 void bleu_line_ids(const std::string& line, const BleuOptions& opts, Vocabulary& vocab,
@@ -209,7 +211,7 @@ void check_streams(size_t n_hyps, const std::vector<std::vector<std::string>>& r
 std::vector<std::string> bleu_tokenize(const std::string& line, const BleuOptions& opts) {
   std::string tok = internal::bleu_tokenize_line(line, opts);
   std::vector<std::string> out;
-  for (auto t : text::py_split(tok)) out.emplace_back(t);
+  for (auto t : core::py_split(tok)) out.emplace_back(t);
   return out;
 }
 
@@ -223,7 +225,7 @@ std::vector<BleuStats> bleu_segment_stats(const std::vector<std::string>& hyps,
   // Segments are independent: each worker interns tokens in a vocabulary of its own (ids only
   // need to agree within a segment) and writes its segments' statistics, so they are the same
   // for any number of workers.
-  parallel_ranges(hyps.size(), resolve_threads(opts.threads), [&](size_t begin, size_t end) {
+  core::parallel_ranges(hyps.size(), core::resolve_threads(opts.threads), [&](size_t begin, size_t end) {
     Vocabulary vocab;
     NgramClipper clip;
     std::vector<uint32_t> hyp_ids;

@@ -10,7 +10,7 @@
 #include "metrics/bleu_internal.h"
 #include "core/error.h"
 #include "metrics/ngram.h"
-#include "metrics/text/tokenize_13a.h"
+#include "core/py_string.h"
 
 namespace unieval::metrics {
 
@@ -88,7 +88,7 @@ std::vector<std::vector<std::string>> split_lines_py(const std::vector<std::stri
   out.reserve(lines.size());
   for (const auto& l : lines) {
     out.emplace_back();
-    for (auto t : text::py_split(l)) out.back().emplace_back(t);
+    for (auto t : core::py_split(l)) out.back().emplace_back(t);
   }
   return out;
 }
@@ -226,7 +226,7 @@ IdSegments to_ids(const std::vector<std::vector<std::string>>& hyps,
 // Tokens = Python str.split() of each line, interned straight from the line (no token strings).
 std::vector<uint32_t> split_ids(const std::string& line, Vocabulary& vocab) {
   std::vector<uint32_t> out;
-  for (auto t : text::py_split(line)) out.push_back(vocab.id(t));
+  for (auto t : core::py_split(line)) out.push_back(vocab.id(t));
   return out;
 }
 
@@ -518,10 +518,10 @@ PlatoBleuScore plato_bleu(const std::vector<std::string>& hyps, const std::vecto
   auto tokens = [&](const std::string& line, std::vector<uint32_t>& out) {
     out.clear();
     if (!opts.single_space_split) {
-      for (auto t : text::py_split(line)) out.push_back(vocab.id(t));
+      for (auto t : core::py_split(line)) out.push_back(vocab.id(t));
       return;
     }
-    std::string_view s = text::py_strip(line);  // line.strip().split(" ")
+    std::string_view s = core::py_strip(line);  // line.strip().split(" ")
     size_t start = 0;
     for (;;) {
       size_t sp = s.find(' ', start);
@@ -559,8 +559,8 @@ PlatoBleuScore plato_bleu(const std::vector<std::string>& hyps, const std::vecto
     out.bleu_1 = out.bleu_2 = std::nan("");  // np.average([]) is nan
     return out;
   }
-  out.bleu_1 = numpy_pairwise_sum(s1.data(), s1.size()) / static_cast<double>(s1.size());
-  out.bleu_2 = numpy_pairwise_sum(s2.data(), s2.size()) / static_cast<double>(s2.size());
+  out.bleu_1 = core::numpy_pairwise_sum(s1.data(), s1.size()) / static_cast<double>(s1.size());
+  out.bleu_2 = core::numpy_pairwise_sum(s2.data(), s2.size()) / static_cast<double>(s2.size());
   return out;
 }
 

@@ -8,7 +8,9 @@
 #include "core/error.h"
 #include "core/parallel.h"
 #include "metrics/ngram.h"
-#include "metrics/text/tokenize_13a.h"
+#include "core/py_string.h"
+#include "core/utf8.h"
+#include "metrics/text/py_lower.h"
 
 namespace unieval::metrics {
 
@@ -60,8 +62,8 @@ void char_ids(const std::string& line, const ChrfOptions& o, std::vector<uint32_
   out.clear();
   std::string low = o.lowercase ? text::py_lower(line) : std::string();
   std::string_view s = o.lowercase ? std::string_view(low) : std::string_view(line);
-  for (auto tok : text::py_split(s))
-    for (size_t i = 0; i < tok.size();) out.push_back(static_cast<uint32_t>(text::next_code_point(tok, i)));
+  for (auto tok : core::py_split(s))
+    for (size_t i = 0; i < tok.size();) out.push_back(static_cast<uint32_t>(core::next_code_point(tok, i)));
 }
 
 // Python string.punctuation (sacreBLEU CHRF._PUNCTS), ASCII only.
@@ -78,12 +80,12 @@ void word_ids(const std::string& line, const ChrfOptions& o, Vocabulary& vocab,
   out.clear();
   std::string low = o.lowercase ? text::py_lower(line) : std::string();
   std::string_view s = o.lowercase ? std::string_view(low) : std::string_view(line);
-  for (auto w : text::py_split(s)) {
+  for (auto w : core::py_split(s)) {
     size_t i = 0, first_len = 0, last_start = 0, n_cp = 0;
     char32_t first = 0, last = 0;
     while (i < w.size()) {
       size_t start = i;
-      char32_t c = text::next_code_point(w, i);
+      char32_t c = core::next_code_point(w, i);
       if (n_cp == 0) {
         first = c;
         first_len = i;
@@ -132,7 +134,7 @@ std::vector<std::vector<double>> segment_stats(const std::vector<std::string>& h
   // Segments are independent: each worker has its own clippers and word vocabulary (ids only
   // need to agree within a segment), so every segment's statistics are the same for any number
   // of workers; corpus_chrf sums them in segment order afterwards.
-  parallel_ranges(hyps.size(), resolve_threads(o.threads), [&](size_t begin, size_t end) {
+  core::parallel_ranges(hyps.size(), core::resolve_threads(o.threads), [&](size_t begin, size_t end) {
     NgramClipper chars, words;
     Vocabulary vocab;
     std::vector<uint32_t> h, hw;

@@ -17,8 +17,8 @@ namespace unieval::metrics {
 namespace {
 
 // CoQAEvaluator.compute_exact / compute_f1 (= SQuAD 2.0).
-double exact(const NormalizedAnswer& g, const NormalizedAnswer& p) { return g.norm == p.norm ? 1 : 0; }
-double f1(const NormalizedAnswer& g, const NormalizedAnswer& p) { return squad_token_f1(p.toks, g.toks, true); }
+double exact(const text::NormalizedAnswer& g, const text::NormalizedAnswer& p) { return g.norm == p.norm ? 1 : 0; }
+double f1(const text::NormalizedAnswer& g, const text::NormalizedAnswer& p) { return squad_token_f1(p.toks, g.toks, true); }
 
 const std::vector<std::pair<std::string, std::string>>& domains() {
   static const std::vector<std::pair<std::string, std::string>> d = {
@@ -39,8 +39,8 @@ double python_round1(double x) {
 CoqaTurnScore coqa_turn_score(const std::vector<std::string>& gold_answers, std::string_view pred) {
   // Normalised answers in buffers kept from turn to turn (set() after the resize: the token
   // views must not see a move).
-  thread_local std::vector<NormalizedAnswer> golds;
-  thread_local NormalizedAnswer p;
+  thread_local std::vector<text::NormalizedAnswer> golds;
+  thread_local text::NormalizedAnswer p;
   golds.resize(gold_answers.size());
   for (size_t k = 0; k < gold_answers.size(); ++k) golds[k].set(gold_answers[k]);
   p.set(pred);
@@ -70,12 +70,12 @@ CoqaTurnScore coqa_turn_score(const std::vector<std::string>& gold_answers, std:
 
 namespace {
 
-CoqaDataset coqa_dataset_of(const json::Document& doc, const std::string& source) {
-  json::Value root = doc.root();
+CoqaDataset coqa_dataset_of(const core::JsonDocument& doc, const std::string& source) {
+  core::JsonValue root = doc.root();
   CoqaDataset ds;
   ds.source = source;
   std::map<std::pair<std::string, long>, size_t> seen;
-  for (json::Value story : root["data"].array_items("'data'")) {
+  for (core::JsonValue story : root["data"].array_items("'data'")) {
     std::string src(story["source"].as_string("'source'"));
     bool known = false;
     for (const auto& d : domains()) known = known || d.first == src;
@@ -83,19 +83,19 @@ CoqaDataset coqa_dataset_of(const json::Document& doc, const std::string& source
       story["source"].fail("unknown CoQA source '" + src +
                            "' (evaluate-v1.0.py knows mctest, gutenberg, race, cnn, wikipedia, reddit, science)");
     std::string sid(story["id"].as_string("story 'id'"));
-    json::Value questions = story["questions"];
-    std::vector<json::Value> answer_lists;
+    core::JsonValue questions = story["questions"];
+    std::vector<core::JsonValue> answer_lists;
     answer_lists.push_back(story["answers"]);
-    if (json::Value add = story.find("additional_answers"); add.valid())
-      for (json::Value lst : add.object_items("'additional_answers'")) answer_lists.push_back(lst);
-    std::vector<std::vector<json::Value>> lists;
+    if (core::JsonValue add = story.find("additional_answers"); add.valid())
+      for (core::JsonValue lst : add.object_items("'additional_answers'")) answer_lists.push_back(lst);
+    std::vector<std::vector<core::JsonValue>> lists;
     for (auto& l : answer_lists) {
-      std::vector<json::Value> v;
-      for (json::Value a : l.array_items("answers")) v.push_back(a);
+      std::vector<core::JsonValue> v;
+      for (core::JsonValue a : l.array_items("answers")) v.push_back(a);
       lists.push_back(std::move(v));
     }
     long i = 0;
-    for (json::Value q : questions.array_items("'questions'")) {
+    for (core::JsonValue q : questions.array_items("'questions'")) {
       long qid = static_cast<long>(q["turn_id"].as_double("'turn_id'"));
       if (i + 1 != qid)
         ds.warnings.push_back("Turn id should match index " + std::to_string(i + 1) + ": " + std::to_string(qid));
@@ -107,7 +107,7 @@ CoqaDataset coqa_dataset_of(const json::Document& doc, const std::string& source
         if (static_cast<size_t>(i) >= l.size())
           q.fail("story '" + sid + "' turn " + std::to_string(qid) +
                  ": an answer list is shorter than the questions (evaluate-v1.0.py: IndexError)");
-        json::Value a = l[i];
+        core::JsonValue a = l[i];
         long atid = static_cast<long>(a["turn_id"].as_double("answer 'turn_id'"));
         if (qid != atid)
           ds.warnings.push_back("Question turn id does match answer: " + std::to_string(qid) + " " +
@@ -129,10 +129,10 @@ CoqaDataset coqa_dataset_of(const json::Document& doc, const std::string& source
   return ds;
 }
 
-CoqaPredictions coqa_predictions_of(const json::Document& doc, const std::string& source) {
+CoqaPredictions coqa_predictions_of(const core::JsonDocument& doc, const std::string& source) {
   CoqaPredictions p;
   p.source = source;
-  for (json::Value pred : doc.root().array_items("a CoQA prediction file (a list of {id, turn_id, answer})")) {
+  for (core::JsonValue pred : doc.root().array_items("a CoQA prediction file (a list of {id, turn_id, answer})")) {
     std::string id(pred["id"].as_string("'id'"));
     long tid = static_cast<long>(pred["turn_id"].as_double("'turn_id'"));
     p.answers[{id, tid}] = std::string(pred["answer"].as_string("'answer'"));
@@ -143,15 +143,15 @@ CoqaPredictions coqa_predictions_of(const json::Document& doc, const std::string
 }  // namespace
 
 CoqaDataset parse_coqa_dataset(std::string text, const std::string& source) {
-  return coqa_dataset_of(json::Document::parse(std::move(text), source), source);
+  return coqa_dataset_of(core::JsonDocument::parse(std::move(text), source), source);
 }
-CoqaDataset load_coqa_dataset(const std::string& path) { return coqa_dataset_of(json::Document::parse_file(path), path); }
+CoqaDataset load_coqa_dataset(const std::string& path) { return coqa_dataset_of(core::JsonDocument::parse_file(path), path); }
 
 CoqaPredictions parse_coqa_predictions(std::string text, const std::string& source) {
-  return coqa_predictions_of(json::Document::parse(std::move(text), source), source);
+  return coqa_predictions_of(core::JsonDocument::parse(std::move(text), source), source);
 }
 CoqaPredictions load_coqa_predictions(const std::string& path) {
-  return coqa_predictions_of(json::Document::parse_file(path), path);
+  return coqa_predictions_of(core::JsonDocument::parse_file(path), path);
 }
 
 CoqaResult evaluate_coqa(const CoqaDataset& data, const CoqaPredictions& preds) {

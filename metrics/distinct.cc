@@ -11,12 +11,13 @@
 #include "metrics/ngram_ids.h"
 #include "metrics/text/dstc7_clean.h"
 #include "metrics/text/squad_normalize.h"
+#include "core/py_string.h"
 
 namespace unieval::metrics {
 
 double numpy_mean(const std::vector<double>& v) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  return numpy_pairwise_sum(v.data(), v.size()) / static_cast<double>(v.size());
+  return core::numpy_pairwise_sum(v.data(), v.size()) / static_cast<double>(v.size());
 }
 
 DistinctFlavour parse_distinct_flavour(const std::string& name) {
@@ -43,7 +44,7 @@ template <class Fn>
 void for_each_token(std::string_view line, DistinctFlavour flavour, Fn&& fn) {
   if (flavour == DistinctFlavour::kErnieGen) {
     // line.strip().split(" "): single ASCII spaces, empty tokens kept.
-    std::string_view s = python_strip(line);
+    std::string_view s = core::py_strip(line);
     size_t b = 0;
     while (true) {
       size_t e = s.find(' ', b);
@@ -58,7 +59,7 @@ void for_each_token(std::string_view line, DistinctFlavour flavour, Fn&& fn) {
   unsigned char high = 0;  // OR of all bytes (a loop the compiler vectorises)
   for (char c : line) high |= static_cast<unsigned char>(c);
   if (high >= 0x80) {
-    for (auto t : python_split(line)) fn(t);
+    for (auto t : core::py_split(line)) fn(t);
     return;
   }
   // str.split() on ASCII: whitespace is \t \n \v \f \r, \x1c-\x1f and ' '.
@@ -78,7 +79,7 @@ std::vector<std::string> distinct_tokenize(std::string_view line, DistinctFlavou
                                            bool dstc7_clean) {
   std::string cleaned;
   if (dstc7_clean) {
-    cleaned = dstc7_clean_str(line);
+    cleaned = text::dstc7_clean_str(line);
     line = cleaned;
   }
   std::vector<std::string> out;
@@ -106,13 +107,13 @@ NgramLevels levels_of_lines(const std::vector<std::string>& lines, DistinctFlavo
   std::vector<std::string> cleaned;
   if (dstc7_clean) {
     cleaned.reserve(lines.size());
-    for (const auto& l : lines) cleaned.push_back(dstc7_clean_str(l));
+    for (const auto& l : lines) cleaned.push_back(text::dstc7_clean_str(l));
   }
   const std::vector<std::string>& text = dstc7_clean ? cleaned : lines;
   size_t bytes = 0;
   for (const auto& l : text) bytes += l.size();
-  TokenInterner interner;
-  HugeVector<uint32_t> ids;
+  TokenInterner interner(TokenInterner::kViews);
+  core::HugeVector<uint32_t> ids;
   std::vector<uint32_t> starts;
   ids.reserve(bytes / 2 + text.size());  // split(): at most one token per two bytes of a line, rounded up
   starts.reserve(text.size() + 1);
@@ -149,7 +150,7 @@ DistinctResult distinct_levels(internal::NgramLevels lv, const DistinctOptions& 
   const bool plato = opts.flavour != DistinctFlavour::kDstc7;
   std::vector<bool> wanted(max_n + 1, false);
   for (int n : opts.orders) wanted[n] = true;
-  HugeVector<uint32_t> stamp;
+  core::HugeVector<uint32_t> stamp;
   for (int n = 1; n <= max_n; ++n) {
     if (n > 1) lv.next();
     if (!wanted[n]) continue;

@@ -35,7 +35,7 @@ EntropyResult entropy_levels(internal::NgramLevels lv, const EntropyOptions& opt
   // computed once.
   std::vector<double> log_small(4096);
   for (size_t c = 1; c < log_small.size(); ++c) log_small[c] = std::log(static_cast<double>(c));
-  HugeVector<uint32_t> counts;
+  core::HugeVector<uint32_t> counts;
   const auto& starts = lv.starts();
   for (int n = 1; n <= max_n; ++n) {
     if (n > 1) lv.next();

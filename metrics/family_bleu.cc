@@ -39,7 +39,7 @@ std::string f(const char* fmt, double v) {
   return buf;
 }
 
-Corpus read(const ScoreContext& sc) { return read_corpus(sc.hyp_path(), sc.ref_paths()); }
+core::Corpus read(const ScoreContext& sc) { return core::read_corpus(sc.hyp_path(), sc.ref_paths()); }
 
 std::vector<std::vector<std::vector<std::string>>> split_refs(
     const std::vector<std::vector<std::string>>& streams) {
@@ -91,7 +91,7 @@ void run_bleu(ScoreContext& sc) {
   o.effective_order = ov.flag("effective-order");
   if (ov.count("ref-missing-marker")) o.ref_missing_marker = ov.str("ref-missing-marker");
   o.threads = ov.integer("threads");
-  Corpus c = read(sc);
+  core::Corpus c = read(sc);
   if (ov.flag("sentence-level")) {
     o.effective_order = true;
     for (const auto& s : m::sentence_bleu(c.hyps, c.refs, o)) {
@@ -132,7 +132,7 @@ void run_chrf_with(ScoreContext& sc, int default_word_order) {
   o.threads = ov.integer("threads");
   // sacreBLEU's name: chrF{beta} followed by one '+' per word order.
   const std::string name = "chrF" + f("%g", o.beta) + std::string(o.word_order, '+');
-  Corpus c = read(sc);
+  core::Corpus c = read(sc);
   if (ov.flag("sentence-level")) {
     for (const auto& s : m::sentence_chrf(c.hyps, c.refs, o)) {
       if (sc.json()) sc.emit_json(ordered_json{{"score", s.score}});
@@ -160,7 +160,7 @@ void run_multi(ScoreContext& sc) {
   const OptionValues& ov = sc.values;
   m::MultiBleuOptions o;
   o.lowercase = ov.flag("lowercase");
-  Corpus c = read(sc);
+  core::Corpus c = read(sc);
   m::MultiBleuScore s = m::multi_bleu(c.hyps, c.refs, o);
   if (s.warning) sc.warn(*s.warning);
   if (sc.json()) {
@@ -201,7 +201,7 @@ void run_nltk(ScoreContext& sc) {
   if (o.weights.empty()) throw InputError("--weights must not be empty");
   o.smoothing = ov.integer("smoothing");
   if (o.smoothing < 0 || o.smoothing > 7) throw InputError("--smoothing must be 0..7");
-  Corpus c = read(sc);
+  core::Corpus c = read(sc);
   const auto refs = m::refs_by_segment(c.refs);
   auto check = [](const m::NltkBleuResult& r) {
     if (r.error)
@@ -236,7 +236,7 @@ void run_plato(ScoreContext& sc) {
   const OptionValues& ov = sc.values;
   m::PlatoBleuOptions o;
   o.single_space_split = ov.flag("single-space-split");
-  Corpus c = read(sc);
+  core::Corpus c = read(sc);
   if (c.refs.size() > 1) sc.warn("bleu-plato uses the first --ref only (as PLATO/ERNIE-GEN do)");
   m::PlatoBleuScore s = m::plato_bleu(c.hyps, c.refs[0], o);
   if (sc.json()) sc.emit_json(ordered_json{{"bleu_1", s.bleu_1}, {"bleu_2", s.bleu_2}});
@@ -258,7 +258,7 @@ ordered_json coco_json(const std::vector<double>& b) {
 
 void run_coco(ScoreContext& sc) {
   const OptionValues& ov = sc.values;
-  Corpus c = read(sc);
+  core::Corpus c = read(sc);
   m::CocoBleuScore s = m::coco_bleu(c.hyps, m::refs_by_segment(c.refs));
   if (ov.flag("sentence-level")) {
     for (const auto& seg : s.per_segment) {
@@ -296,7 +296,7 @@ void run_nist(ScoreContext& sc) {
   if (ov.flag("international-tokenization")) o.tokenization = m::text::MtevalTokenization::kIntl;
   o.preserve_case = ov.flag("case-sensitive");
   o.dstc7_writer = !ov.flag("no-dstc7-writer");
-  Corpus c = read(sc);
+  core::Corpus c = read(sc);
   m::NistScore s = m::mteval_nist(c.hyps, c.refs, o);
   for (const auto& w : s.warnings) sc.warn(w);
   if (sc.json()) {
@@ -319,7 +319,7 @@ void run_nist_nltk(ScoreContext& sc) {
   const OptionValues& ov = sc.values;
   int n = ov.integer("max-order");
   if (n < 1) throw InputError("--max-order must be >= 1");
-  Corpus c = read(sc);
+  core::Corpus c = read(sc);
   m::NltkNistScore s = m::nltk_corpus_nist(m::split_lines_py(c.hyps), split_refs(c.refs), n);
   if (s.warning) sc.warn(*s.warning);
   if (sc.json()) sc.emit_json(ordered_json{{"score", s.score}});

@@ -108,7 +108,7 @@ void run_meteor(ScoreContext& sc) {
   opt.beam_size = ov.integer("beam");
   opt.threads = ov.integer("threads");
 
-  Corpus corpus = read_corpus(sc.hyp_path(), sc.ref_paths());
+  core::Corpus corpus = core::read_corpus(sc.hyp_path(), sc.ref_paths());
   m::MeteorScorer scorer(opt);
   m::MeteorResult r = scorer.score(corpus.hyps, corpus.refs);
   const m::MeteorStats& t = r.total;

@@ -95,12 +95,12 @@ void run_squad(ScoreContext& sc) {
   m::SquadDataset data;
   m::SquadPredictions preds;
   std::optional<m::SquadNaProbs> na;
-  run_concurrently([&] { data = m::load_squad_dataset(data_path); },
+  core::run_concurrently([&] { data = m::load_squad_dataset(data_path); },
                    [&] {
                      preds = m::load_squad_predictions(pred_path);
                      if (ov.count("na-prob")) na = m::load_squad_na_probs(ov.str("na-prob"));
                    },
-                   resolve_threads(opts.threads) > 1);
+                   core::resolve_threads(opts.threads) > 1);
   if (opts.version == m::SquadVersion::kAuto && data.version.empty())
     sc.warn(data.source + " has no \"version\"; using SQuAD " +
          (m::resolve_squad_version(data, opts.version) == m::SquadVersion::kV2_0 ? "2.0" : "1.1") +
@@ -159,9 +159,9 @@ void run_coqa(ScoreContext& sc) {
   std::string data_path = required(ov, "data", "coqa"), pred_path = required(ov, "pred", "coqa");
   m::CoqaDataset data;
   m::CoqaPredictions preds;
-  run_concurrently([&] { data = m::load_coqa_dataset(data_path); },
+  core::run_concurrently([&] { data = m::load_coqa_dataset(data_path); },
                    [&] { preds = m::load_coqa_predictions(pred_path); },
-                   resolve_threads(ov.integer("threads")) > 1);
+                   core::resolve_threads(ov.integer("threads")) > 1);
   auto r = m::evaluate_coqa(data, preds);
   for (const auto& w : data.warnings) sc.warn(w);
   if (!r.missing.empty())
@@ -264,7 +264,7 @@ void run_glue_score(ScoreContext& sc) {
   std::string path = ov.count("results") ? ov.str("results")
                                          : (ov.count("hyp") ? ov.str("hyp") : "");
   if (path.empty()) throw InputError("--results FILE is required for --metric glue-score");
-  std::string text = read_file(path);
+  std::string text = core::read_file(path);
   nlohmann::json tm;
   try {
     tm = nlohmann::json::parse(text);
@@ -299,7 +299,7 @@ void run_distinct(ScoreContext& sc) {
   o.flavour = m::parse_distinct_flavour(ov.str("flavour"));
   o.orders = parse_int_list(ov.str("n"), "--n");
   o.dstc7_clean = ov.flag("dstc7-clean");
-  auto r = m::distinct(read_lines(sc.hyp_path()), o);
+  auto r = m::distinct(core::read_lines(sc.hyp_path()), o);
   for (size_t i = 0; i < r.div.size(); ++i)
     if (!r.div[i])
       sc.warn("no " + std::to_string(r.orders[i]) + "-gram in the corpus: div_" + std::to_string(r.orders[i]) +
@@ -321,7 +321,7 @@ void run_entropy(ScoreContext& sc) {
   m::EntropyOptions o;
   o.orders = parse_int_list(ov.str("n"), "--n");
   o.dstc7_clean = ov.flag("dstc7-clean");
-  auto r = m::entropy(read_lines(sc.hyp_path()), o);
+  auto r = m::entropy(core::read_lines(sc.hyp_path()), o);
   ordered_json j = r.to_json();
   j["signature"] = r.signature;
   sc.emit(j);

@@ -9,6 +9,7 @@
 #include "metrics/protocol.h"
 #include "core/error.h"
 #include "core/io.h"
+#include "core/py_string.h"
 #include "metrics/rouge.h"
 #include "metrics/rouge_coco.h"
 #include "metrics/rouge_score.h"
@@ -81,27 +82,18 @@ std::string format(const char* fmt, A... args) {
   return out;
 }
 
-void replace_all(std::string& s, const std::string& from, const std::string& to) {
-  if (from.empty()) return;
-  size_t pos = 0;
-  while ((pos = s.find(from, pos)) != std::string::npos) {
-    s.replace(pos, from.size(), to);
-    pos += to.size();
-  }
-}
-
 // Line files: hyp and ref streams with the same number of lines. ROUGE-1.5.5 is byte-oriented,
 // so its input is not UTF-8 checked.
-Corpus read_line_corpus(const ScoreContext& sc, bool check_utf8) {
+core::Corpus read_line_corpus(const ScoreContext& sc, bool check_utf8) {
   std::string hyp = sc.hyp_path();
   std::vector<std::string> refs = sc.ref_paths();
-  if (check_utf8) return read_corpus(hyp, refs);
-  ReadLinesOptions lo;
+  if (check_utf8) return core::read_corpus(hyp, refs);
+  core::ReadLinesOptions lo;
   lo.check_utf8 = false;
-  Corpus c;
-  c.hyps = read_lines(hyp, lo);
+  core::Corpus c;
+  c.hyps = core::read_lines(hyp, lo);
   for (const auto& r : refs) {
-    c.refs.push_back(read_lines(r, lo));
+    c.refs.push_back(core::read_lines(r, lo));
     if (c.refs.back().size() != c.hyps.size())
       throw InputError(r, 0, "has " + std::to_string(c.refs.back().size()) + " lines but " + hyp +
                                  " has " + std::to_string(c.hyps.size()));
@@ -111,7 +103,7 @@ Corpus read_line_corpus(const ScoreContext& sc, bool check_utf8) {
 
 // An SPL file: every line a sentence (empty lines are skipped later, as the script does).
 metrics::RougeSummary read_spl(const std::string& path) {
-  std::string text = read_file(path);
+  std::string text = core::read_file(path);
   metrics::RougeSummary out;
   size_t pos = 0;
   while (pos < text.size()) {
@@ -201,7 +193,7 @@ void run_rouge155(ScoreContext& sc) {
     }
     ref_names = rdirs;
   } else {
-    Corpus c = read_line_corpus(sc, false);
+    core::Corpus c = read_line_corpus(sc, false);
     std::string sep = ov.str("sentence-sep");
     corpus.resize(c.hyps.size());
     for (size_t i = 0; i < c.hyps.size(); ++i) {
@@ -276,12 +268,12 @@ void run_rouge_score(ScoreContext& sc) {
     pos = end + 1;
   }
   opt.validate();
-  Corpus c = read_line_corpus(sc, true);
+  core::Corpus c = read_line_corpus(sc, true);
   std::string sep = ov.str("sentence-sep");
   if (!sep.empty()) {
-    for (auto& h : c.hyps) replace_all(h, sep, "\n");
+    for (auto& h : c.hyps) core::py_replace_in(h, sep, "\n");
     for (auto& stream : c.refs)
-      for (auto& r : stream) replace_all(r, sep, "\n");
+      for (auto& r : stream) core::py_replace_in(r, sep, "\n");
   }
   auto res = metrics::rouge_score_corpus(c.hyps, c.refs, opt);
   nlohmann::ordered_json j;
@@ -314,7 +306,7 @@ void run_rouge(ScoreContext& sc) {
 }
 
 void run_coco(ScoreContext& sc) {
-  Corpus c = read_corpus(sc.hyp_path(), sc.ref_paths());
+  core::Corpus c = core::read_corpus(sc.hyp_path(), sc.ref_paths());
   auto res = metrics::coco_rouge_l_corpus(c.hyps, c.refs);
   nlohmann::ordered_json j;
   j["ROUGE_L"] = res.score;

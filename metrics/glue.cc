@@ -96,7 +96,7 @@ std::vector<std::string> glue_label_names(GlueTask t) {
 }
 
 std::vector<double> parse_glue_labels(const std::string& text, const std::string& source, GlueTask task) {
-  std::vector<std::string> lines = split_lines(text, source);
+  std::vector<std::string> lines = core::split_lines(text, source);
   std::vector<std::string> names = glue_label_names(task);
   std::vector<double> out;
   if (lines.empty()) return out;
@@ -147,7 +147,7 @@ std::vector<double> parse_glue_labels(const std::string& text, const std::string
 }
 
 std::vector<double> read_glue_labels(const std::string& path, GlueTask task) {
-  return parse_glue_labels(read_file(path), path, task);
+  return parse_glue_labels(core::read_file(path), path, task);
 }
 
 double glue_accuracy(const std::vector<double>& labels, const std::vector<double>& preds) {

@@ -103,15 +103,15 @@ struct SynonymDictionary {
 
   void load(const std::string& synsets_path, const std::string& exceptions_path) {
     {
-      std::string text = read_file(exceptions_path);
-      std::vector<std::string> lines = split_lines(text, exceptions_path, {false, true});
+      std::string text = core::read_file(exceptions_path);
+      std::vector<std::string> lines = core::split_lines(text, exceptions_path, {false, true});
       for (size_t i = 0; i + 1 < lines.size(); i += 2) {
         const std::string& base = lines[i];
-        for (const std::string& form : java_tokenize(lines[i + 1]))
+        for (const std::string& form : text::java_tokenize(lines[i + 1]))
           word_to_bases[form].push_back(base);
       }
     }
-    std::string text = read_file(synsets_path);
+    std::string text = core::read_file(synsets_path);
     word_to_synsets.reserve(160000);
     size_t pos = 0, n = text.size();
     long line_no = 0;
@@ -210,7 +210,7 @@ bool sorted_intersect(const int32_t* a, const int32_t* ae, const int32_t* b, con
 // Runs fn(i) for i in [0, n) on `threads` threads (dynamic chunks of 32).
 template <class Fn>
 void parallel_for(size_t n, int threads, Fn fn) {
-  parallel_chunks(n, threads, 32, [&](size_t b, size_t e, int) {
+  core::parallel_chunks(n, threads, 32, [&](size_t b, size_t e, int) {
     for (size_t i = b; i < e; ++i) fn(i);
   });
 }
@@ -283,10 +283,10 @@ MeteorParaphraseTable MeteorParaphraseTable::parse(std::string_view text,
                                                    const std::string& source_name) {
   MeteorParaphraseTable t;
   t.emits_.emplace_back();  // root
-  std::vector<std::string> lines = split_lines(text, source_name, {true, true});
+  std::vector<std::string> lines = core::split_lines(text, source_name, {true, true});
   auto map = [&](const std::string& line) {
     std::vector<int> ids;
-    for (const std::string& w : java_tokenize(line)) {
+    for (const std::string& w : text::java_tokenize(line)) {
       auto it = t.vocab_.find(w);
       if (it == t.vocab_.end()) it = t.vocab_.emplace(w, static_cast<int>(t.vocab_.size())).first;
       ids.push_back(it->second);
@@ -319,7 +319,7 @@ MeteorParaphraseTable MeteorParaphraseTable::parse(std::string_view text,
 }
 
 MeteorParaphraseTable MeteorParaphraseTable::load(const std::string& path) {
-  return parse(read_file(path), path);
+  return parse(core::read_file(path), path);
 }
 
 int MeteorParaphraseTable::translate(std::string_view word) const {
@@ -486,7 +486,7 @@ std::string MeteorStats::to_string() const {
 }
 
 MeteorStats MeteorStats::parse(std::string_view line) {
-  std::vector<std::string> tok = java_tokenize(line);
+  std::vector<std::string> tok = text::java_tokenize(line);
   if (tok.size() < 23)
     throw InputError("METEOR statistics line needs 23 numbers, got " + std::to_string(tok.size()));
   std::vector<double> v;
@@ -531,17 +531,17 @@ struct MeteorScorer::Impl {
   int threads = 1;
   bool use_stem = false, use_syn = false, use_para = false;
   std::unordered_set<std::string> function_words;
-  NonbreakingPrefixes prefixes;
+  text::NonbreakingPrefixes prefixes;
   SynonymDictionary synonyms;
   MeteorParaphraseTable paraphrase;
 
   std::string normalize(std::string_view line) const {
     switch (options.normalize) {
       case MeteorNormalize::kNone: return std::string(line);
-      case MeteorNormalize::kLower: return java_lowercase(line);
-      case MeteorNormalize::kNorm: return java_lowercase(meteor_normalize(line, prefixes, true));
+      case MeteorNormalize::kLower: return text::java_lowercase(line);
+      case MeteorNormalize::kNorm: return text::java_lowercase(text::meteor_normalize(line, prefixes, true));
       case MeteorNormalize::kNormNoPunct:
-        return java_lowercase(meteor_normalize(line, prefixes, false));
+        return text::java_lowercase(text::meteor_normalize(line, prefixes, false));
     }
     return std::string(line);
   }
@@ -549,9 +549,9 @@ struct MeteorScorer::Impl {
   // Word features, computed once per distinct word.
   WordInfo info_of(const std::string& w, std::vector<int32_t>* syn_out) const {
     WordInfo info;
-    info.hash = java_string_hash(w);
-    if (use_stem) info.stem_hash = java_string_hash(snowball_english_stem(w));
-    info.function = function_words.count(java_lowercase(w)) > 0;
+    info.hash = text::java_string_hash(w);
+    if (use_stem) info.stem_hash = text::java_string_hash(text::snowball_english_stem(w));
+    info.function = function_words.count(text::java_lowercase(w)) > 0;
     if (use_syn && syn_out) *syn_out = synonyms.all_synsets(w);
     if (use_para) info.para = paraphrase.translate(w);
     return info;
@@ -894,7 +894,7 @@ MeteorScorer::MeteorScorer(const MeteorOptions& options) : impl_(std::make_uniqu
     im.use_syn |= mod == MeteorModule::kSynonym;
     im.use_para |= mod == MeteorModule::kParaphrase;
   }
-  im.threads = resolve_threads(options.threads);
+  im.threads = core::resolve_threads(options.threads);
 
   std::string dir = meteor_data_dir(options.data_dir);
   if (dir.empty())
@@ -902,11 +902,11 @@ MeteorScorer::MeteorScorer(const MeteorOptions& options) : impl_(std::make_uniqu
         "METEOR needs its resources (function words, synonyms, nonbreaking prefixes): give "
         "--meteor-data DIR or set UNIEVAL_METEOR_DATA");
   std::string fw = resolve_resource(dir, "function/english.words", "function-word list");
-  for (const std::string& line : split_lines(read_file(fw), fw, {false, true}))
+  for (const std::string& line : core::split_lines(core::read_file(fw), fw, {false, true}))
     im.function_words.insert(line);
   if (options.normalize == MeteorNormalize::kNorm ||
       options.normalize == MeteorNormalize::kNormNoPunct)
-    im.prefixes = NonbreakingPrefixes::load(
+    im.prefixes = text::NonbreakingPrefixes::load(
         resolve_resource(dir, "nonbreaking/english.prefixes", "nonbreaking prefixes for -norm"));
   if (im.use_syn) {
     std::string synsets = resolve_resource(dir, "synonym/english.synsets", "synonym module");
@@ -1029,7 +1029,7 @@ MeteorResult MeteorScorer::score(const std::vector<std::string>& hyps,
     }
   };
   std::vector<Impl::Workspace> workspaces(static_cast<size_t>(std::max(1, nthreads)));
-  parallel_chunks(n, nthreads, 64, [&](size_t b, size_t e, int worker) {
+  core::parallel_chunks(n, nthreads, 64, [&](size_t b, size_t e, int worker) {
     score_range(workspaces[static_cast<size_t>(worker)], b, e);
   });
   // 4. System score from the summed statistics.

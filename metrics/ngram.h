@@ -23,32 +23,9 @@
 #include <string_view>
 #include <vector>
 
+#include "metrics/token_interner.h"
+
 namespace unieval::metrics {
-
-// Interns token strings into dense ids 0, 1, 2, ... (stable for the object's lifetime).
-class Vocabulary {
- public:
-  Vocabulary();
-  // Id of the token, adding it when new.
-  uint32_t id(std::string_view token);
-  // Id of the token or kNone when it was never added.
-  uint32_t find(std::string_view token) const;
-  // The token text of an id.
-  std::string_view text(uint32_t id) const;
-  size_t size() const { return offsets_.size(); }
-  // Convenience: ids of several tokens.
-  std::vector<uint32_t> ids(const std::vector<std::string_view>& tokens);
-  std::vector<uint32_t> ids(const std::vector<std::string>& tokens);
-
-  static constexpr uint32_t kNone = 0xFFFFFFFFu;
-
- private:
-  void grow();
-  std::string arena_;                 // all token texts, concatenated
-  std::vector<uint64_t> offsets_;     // id -> (offset << 24 | length) into arena_ (length < 16M)
-  std::vector<uint32_t> slots_;       // open addressing: id + 1, 0 = empty
-  std::vector<uint32_t> slot_hash_;   // cached hash per slot
-};
 
 // A span of token ids.
 struct IdSpan {

@@ -1,7 +1,8 @@
 #pragma once
 // Exact n-gram ids for the counting metrics (Distinct-n, Entropy-n).
 //
-// Tokens are interned once into dense 32-bit ids in first-seen order (TokenInterner). An n-gram
+// Tokens are interned once into dense 32-bit ids in first-seen order (metrics::TokenInterner,
+// token_interner.h). An n-gram
 // of order n then gets its own dense id, also in first-seen order, from the pair (id of its
 // (n-1)-gram prefix, id of its last token) (NgramLevels): two n-grams get the same id exactly
 // when they are equal, for any n, and a 64-bit pair key never collides. Both tables are open
@@ -20,84 +21,9 @@
 #include <vector>
 
 #include "core/huge_pages.h"
+#include "metrics/token_interner.h"
 
 namespace unieval::metrics::internal {
-
-inline uint64_t mix64(uint64_t x) {  // murmur3 fmix64
-  x ^= x >> 33;
-  x *= 0xFF51AFD7ED558CCDULL;
-  x ^= x >> 33;
-  x *= 0xC4CEB9FE1A85EC53ULL;
-  x ^= x >> 33;
-  return x;
-}
-
-// Up to 8 bytes as a little-endian word (a loop, not a memcpy call of variable size).
-inline uint64_t load_short(const char* p, size_t n) {
-  uint64_t w = 0;
-  for (size_t k = 0; k < n; ++k) w |= static_cast<uint64_t>(static_cast<unsigned char>(p[k])) << (8 * k);
-  return w;
-}
-
-inline uint64_t hash_bytes(std::string_view s) {
-  uint64_t h = 0x9E3779B97F4A7C15ULL ^ s.size();
-  size_t i = 0;
-  for (; i + 8 <= s.size(); i += 8) {
-    uint64_t w;
-    std::memcpy(&w, s.data() + i, 8);
-    h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
-    h ^= h >> 31;
-  }
-  if (i < s.size()) h = (h ^ load_short(s.data() + i, s.size() - i)) * 0x94D049BB133111EBULL;
-  return mix64(h);
-}
-
-// Token string -> dense id in first-seen order. Keeps string_views: the text must outlive it.
-class TokenInterner {
- public:
-  uint32_t intern(std::string_view tok) {
-    if ((strings_.size() + 1) * 2 > slots_.size()) grow();
-    uint64_t h = hash_bytes(tok);
-    const uint64_t tag = h >> 32;
-    size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      uint64_t slot = slots_[i];
-      if (slot == kEmpty) {
-        auto id = static_cast<uint32_t>(strings_.size());
-        slots_[i] = (tag << 32) | id;
-        strings_.push_back(tok);
-        hashes_.push_back(h);
-        return id;
-      }
-      if ((slot >> 32) == tag) {
-        auto id = static_cast<uint32_t>(slot);
-        if (same(strings_[id], tok)) return id;
-      }
-    }
-  }
-  size_t size() const { return strings_.size(); }
-
- private:
-  static constexpr uint64_t kEmpty = ~uint64_t{0};  // (an id of 2^32-1 is never reached)
-  static bool same(std::string_view a, std::string_view b) {
-    if (a.size() != b.size()) return false;
-    if (a.size() <= 8) return load_short(a.data(), a.size()) == load_short(b.data(), b.size());  // most tokens
-    return std::memcmp(a.data(), b.data(), a.size()) == 0;
-  }
-  void grow() {
-    size_t cap = slots_.empty() ? 1024 : slots_.size() * 2;
-    slots_.assign(cap, kEmpty);
-    size_t mask = cap - 1;
-    for (uint32_t id = 0; id < strings_.size(); ++id) {
-      size_t i = hashes_[id] & mask;
-      while (slots_[i] != kEmpty) i = (i + 1) & mask;
-      slots_[i] = ((hashes_[id] >> 32) << 32) | id;
-    }
-  }
-  std::vector<uint64_t> slots_;  // (high half of the hash) << 32 | id; kEmpty = free
-  std::vector<std::string_view> strings_;
-  std::vector<uint64_t> hashes_;
-};
 
 // 64-bit key -> dense id in first-seen order (open addressing, linear probing).
 class PairIdTable {
@@ -133,7 +59,7 @@ class PairIdTable {
     uint64_t key;
     uint32_t id;
   };
-  HugeVector<Slot> slots_;
+  core::HugeVector<Slot> slots_;
   size_t size_ = 0;
 };
 
@@ -165,7 +91,7 @@ class PackedPairIdTable {
   void prefetch(uint64_t key) const { __builtin_prefetch(&slots_[mix64(key) & (slots_.size() - 1)]); }
 
  private:
-  HugeVector<uint64_t> slots_;
+  core::HugeVector<uint64_t> slots_;
   int id_bits_ = 32;
   size_t size_ = 0;
 };
@@ -185,13 +111,13 @@ class NgramLevels {
  public:
   // ids: the token ids of all segments back to back; starts: segment boundaries (size segs+1).
   // allow_packed = false forces the 128-bit-slot table (tests compare the two).
-  NgramLevels(HugeVector<uint32_t> token_ids, std::vector<uint32_t> starts, size_t n_token_types,
+  NgramLevels(core::HugeVector<uint32_t> token_ids, std::vector<uint32_t> starts, size_t n_token_types,
               bool allow_packed = true)
       : tok_(std::move(token_ids)), starts_(std::move(starts)), cur_(tok_), types_(n_token_types),
         vocab_(n_token_types), allow_packed_(allow_packed) {}
 
   int order() const { return order_; }
-  const HugeVector<uint32_t>& ids() const { return cur_; }
+  const core::HugeVector<uint32_t>& ids() const { return cur_; }
   const std::vector<uint32_t>& starts() const { return starts_; }
   size_t segments() const { return starts_.empty() ? 0 : starts_.size() - 1; }
   size_t types() const { return types_; }  // distinct n-grams of the current order
@@ -219,9 +145,9 @@ class NgramLevels {
   }
 
  private:
-  HugeVector<uint32_t> tok_;
+  core::HugeVector<uint32_t> tok_;
   std::vector<uint32_t> starts_;
-  HugeVector<uint32_t> cur_;
+  core::HugeVector<uint32_t> cur_;
   size_t types_ = 0;
   size_t vocab_ = 0;
   bool allow_packed_ = true;
@@ -248,8 +174,8 @@ class NgramLevels {
 // NgramLevels of pre-tokenised segments.
 inline NgramLevels levels_of_segments(const std::vector<std::vector<std::string>>& segments,
                                       bool allow_packed = true) {
-  TokenInterner interner;
-  HugeVector<uint32_t> ids;
+  TokenInterner interner(TokenInterner::kViews);
+  core::HugeVector<uint32_t> ids;
   std::vector<uint32_t> starts;
   starts.reserve(segments.size() + 1);
   starts.push_back(0);

@@ -9,7 +9,6 @@
 #include "metrics/bleu_internal.h"
 #include "core/error.h"
 #include "metrics/ngram.h"
-#include "metrics/text/tokenize_13a.h"
 
 namespace unieval::metrics {
 

@@ -44,7 +44,7 @@ RougeResources RougeResources::load(const std::string& dir, bool require_excepti
   }
   fs::path stop = base / "smart_common_words.txt";
   if (fs::exists(stop)) {
-    std::string text = read_file(stop.string());
+    std::string text = core::read_file(stop.string());
     // Perl: chomp each line and use it as a hash key.
     size_t pos = 0;
     while (pos < text.size()) {
@@ -181,14 +181,15 @@ constexpr uint32_t kDropped = 0xFFFFFFFFu;
 
 // Interns the tokens of the whole corpus; each raw token is mapped once (stopword test,
 // exception lookup, stemming) and cached.
-class Vocabulary {
+class RougeVocabulary {
  public:
-  Vocabulary(const Rouge155Options& opt, const RougeResources& res) : opt_(opt), res_(res) {}
+  RougeVocabulary(const Rouge155Options& opt, const RougeResources& res) : opt_(opt), res_(res) {}
 
   uint32_t id_of_raw(std::string_view raw) {
-    if (const uint32_t* v = raw_.find(raw)) return *v;
+    uint32_t r = raw_.intern(raw);
+    if (r < raw_ids_.size()) return raw_ids_[r];
     uint32_t id = map_raw(std::string(raw));
-    raw_.insert(raw, id);
+    raw_ids_.push_back(id);
     return id;
   }
   size_t size() const { return words_.size(); }
@@ -204,19 +205,14 @@ class Vocabulary {
       const std::string* exc = opt_.use_exceptions ? res_.exceptions.lookup(raw) : nullptr;
       word = exc ? *exc : text::rouge155_porter_stem(raw);
     }
-    auto it = ids_.find(word);
-    if (it != ids_.end()) return it->second;
-    uint32_t id = static_cast<uint32_t>(words_.size());
-    words_.push_back(word);
-    ids_.emplace(word, id);
-    return id;
+    return words_.intern(word);
   }
 
   const Rouge155Options& opt_;
   const RougeResources& res_;
-  rouge_detail::TokenTable raw_;
-  std::unordered_map<std::string, uint32_t> ids_;
-  std::vector<std::string> words_;
+  TokenInterner raw_;                // raw tokens, each mapped once ...
+  std::vector<uint32_t> raw_ids_;    // ... to its word id (or kDropped), by raw id
+  TokenInterner words_;              // words after stemming: the ids n-grams are made of
 };
 
 // A summary as the scoring routines see it.
@@ -225,7 +221,7 @@ struct Prepared {
   std::vector<std::vector<uint32_t>> sentences;  // LCS path (readText_LCS + tokenizeText_LCS)
 };
 
-void append_tokens(std::string_view text, Vocabulary& vocab, std::vector<uint32_t>& out) {
+void append_tokens(std::string_view text, RougeVocabulary& vocab, std::vector<uint32_t>& out) {
   // Maximal runs of ASCII letters/digits, lower-cased (rouge_tokenize.h), inlined for speed.
   char buf[256];
   std::string big;
@@ -267,7 +263,7 @@ std::string join_words(const std::vector<std::string_view>& words, size_t count)
   return s;
 }
 
-Prepared prepare(const RougeSummary& summary, const Rouge155Options& opt, Vocabulary& vocab) {
+Prepared prepare(const RougeSummary& summary, const Rouge155Options& opt, RougeVocabulary& vocab) {
   Prepared p;
   // SPL reading: every non-empty line is a sentence, lower-cased with tr/A-Z/a-z/ (our
   // tokeniser lower-cases ASCII itself, so only the -l/-b paths need the lower-cased text).
@@ -291,7 +287,7 @@ Prepared prepare(const RougeSummary& summary, const Rouge155Options& opt, Vocabu
     long tmp_len = 0;
     for (const std::string* s : snt) {
       if (limit != 0) {
-        auto words = text::perl_split_ws(*s);
+        auto words = text::perl_split_ascii_ws(*s);
         long slen = static_cast<long>(words.size());
         if (tmp_len + slen < limit) {
           if (tmp_len != 0) tmp += ' ';
@@ -324,7 +320,7 @@ Prepared prepare(const RougeSummary& summary, const Rouge155Options& opt, Vocabu
       std::string piece;
       bool last = false;
       if (limit != 0) {
-        auto words = text::perl_split_ws(*s);
+        auto words = text::perl_split_ascii_ws(*s);
         long slen = static_cast<long>(words.size());
         if (tmp_len + slen < limit) {
           tmp_len += slen;
@@ -722,7 +718,7 @@ void compute_averages(std::vector<Rouge155Variant*>& variants, const Rouge155Opt
       else bootstrap_group<3>(vals.data(), n, nv, g, from, to, samples.data());
     }
   };
-  parallel_ranges(R, opt.threads, run, 1);
+  core::parallel_ranges(R, opt.threads, run, 1);
   // Bounds: delta = R * ((100 - c) / 2) / 100; lower at int(delta), upper at int(R - delta - 1),
   // both interpolated with the ratio of the upper index (as the script does). An index past
   // the end reads as 0 (Perl's undef).
@@ -769,7 +765,7 @@ Rouge155Result rouge155(const std::vector<RougeInstance>& corpus, const Rouge155
     throw InputError("-s needs smart_common_words.txt (pass --rouge-data DIR or set UNIEVAL_ROUGE_DATA)");
 
   const size_t n = corpus.size();
-  Vocabulary vocab(opt, res);
+  RougeVocabulary vocab(opt, res);
   std::vector<Prepared> peers(n);
   std::vector<std::vector<Prepared>> models(n);
   for (size_t i = 0; i < n; ++i) {
@@ -872,7 +868,7 @@ Rouge155Result rouge155(const std::vector<RougeInstance>& corpus, const Rouge155
       }
     }
   };
-  parallel_ranges(n, opt.threads, score_range, 1);
+  core::parallel_ranges(n, opt.threads, score_range, 1);
 
   std::vector<Rouge155Variant*> ptrs;
   for (auto& v : result.variants) ptrs.push_back(&v);

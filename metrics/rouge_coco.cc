@@ -40,7 +40,7 @@ size_t lcs_length(const std::vector<std::string>& a, const std::vector<std::stri
 
 double coco_rouge_mean(const std::vector<double>& values) {
   if (values.empty()) return 0.0;
-  return numpy_pairwise_sum(values.data(), values.size()) / static_cast<double>(values.size());
+  return core::numpy_pairwise_sum(values.data(), values.size()) / static_cast<double>(values.size());
 }
 
 double coco_rouge_l(const std::string& candidate, const std::vector<std::string>& refs, double beta) {

@@ -1,12 +1,14 @@
 #pragma once
 // Internal helpers shared by rouge.cc and rouge_score.cc (not a public API): sorted n-gram
-// multisets over interned token ids, clipped hit counts, and a string -> id table.
+// multisets over interned token ids (metrics/token_interner.h) and clipped hit counts.
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "metrics/token_interner.h"
 
 namespace unieval::metrics::rouge_detail {
 
@@ -73,64 +75,5 @@ inline long clipped_hits(const Grams& x, const Grams& y) {
   }
   return hit;
 }
-
-// Open-addressing map from token text to a 32-bit value (no per-lookup allocation).
-class TokenTable {
- public:
-  TokenTable() { slots_.assign(1 << 12, Slot{}); }
-  // Returns a pointer to the value for `key`, or nullptr.
-  const uint32_t* find(std::string_view key) const {
-    uint64_t h = hash(key);
-    size_t mask = slots_.size() - 1;
-    for (size_t i = h & mask;; i = (i + 1) & mask) {
-      const Slot& s = slots_[i];
-      if (s.len == kEmpty) return nullptr;
-      if (s.hash == h && s.len == key.size() && std::memcmp(pool_.data() + s.off, key.data(), key.size()) == 0)
-        return &s.value;
-    }
-  }
-  void insert(std::string_view key, uint32_t value) {
-    if ((size_ + 1) * 2 > slots_.size()) grow();
-    place(hash(key), append(key), static_cast<uint32_t>(key.size()), value);
-    ++size_;
-  }
-
- private:
-  static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
-  struct Slot {
-    uint64_t hash = 0;
-    uint64_t off = 0;
-    uint32_t len = kEmpty;
-    uint32_t value = 0;
-  };
-  static uint64_t hash(std::string_view s) {
-    uint64_t h = 1469598103934665603ULL;  // FNV-1a, then a final mix
-    for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
-    h ^= h >> 29;
-    h *= 0xbf58476d1ce4e5b9ULL;
-    return h ^ (h >> 32);
-  }
-  uint64_t append(std::string_view key) {
-    uint64_t off = pool_.size();
-    pool_.append(key);
-    return off;
-  }
-  void place(uint64_t h, uint64_t off, uint32_t len, uint32_t value) {
-    size_t mask = slots_.size() - 1;
-    size_t i = h & mask;
-    while (slots_[i].len != kEmpty) i = (i + 1) & mask;
-    slots_[i] = Slot{h, off, len, value};
-  }
-  void grow() {
-    std::vector<Slot> old;
-    old.swap(slots_);
-    slots_.assign(old.size() * 2, Slot{});
-    for (const Slot& s : old)
-      if (s.len != kEmpty) place(s.hash, s.off, s.len, s.value);
-  }
-  std::vector<Slot> slots_;
-  std::string pool_;
-  size_t size_ = 0;
-};
 
 }  // namespace unieval::metrics::rouge_detail

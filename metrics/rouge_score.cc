@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/utf8.h"
 #include "metrics/rouge_ngrams.h"
 #include "metrics/text/porter_nltk.h"
 #include "metrics/text/rouge_tokenize.h"
@@ -73,18 +74,13 @@ class Scorer {
     std::string tok;
     auto flush = [&]() {
       if (tok.empty()) return;
-      if (const uint32_t* v = table_.find(tok)) {
-        out.push_back(*v);
+      uint32_t r = table_.intern(tok);
+      if (r < table_ids_.size()) {
+        out.push_back(table_ids_[r]);
       } else {
         std::string word = opt_.stem && tok.size() > 3 ? text::nltk_porter_stem(tok) : tok;
-        uint32_t id = static_cast<uint32_t>(words_.size());
-        auto it = ids_.find(word);
-        if (it != ids_.end()) id = it->second;
-        else {
-          ids_.emplace(word, id);
-          words_.push_back(word);
-        }
-        table_.insert(tok, id);
+        uint32_t id = words_.intern(word);
+        table_ids_.push_back(id);
         out.push_back(id);
       }
       tok.clear();
@@ -98,7 +94,7 @@ class Scorer {
         ++i;
         continue;
       }
-      size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+      size_t len = core::utf8_sequence_length(c);
       std::string_view ch = sentence.substr(i, len);
       if (ch == "\xC4\xB0") {  // U+0130 -> "i" + U+0307
         tok.push_back('i');
@@ -208,9 +204,9 @@ class Scorer {
 
   const RougeScoreOptions& opt_;
   std::vector<int> orders_;
-  rouge_detail::TokenTable table_;
-  std::unordered_map<std::string, uint32_t> ids_;
-  std::vector<std::string> words_;
+  TokenInterner table_;              // tokens as found, each stemmed once ...
+  std::vector<uint32_t> table_ids_;  // ... to its word id, by token id
+  TokenInterner words_;              // words after stemming
   rouge_detail::Grams tg_, pg_;
   std::vector<int> t_;
   std::vector<char> mark_;

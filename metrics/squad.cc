@@ -108,19 +108,19 @@ double squad_token_f1(const std::vector<std::string_view>& pred_toks,
 }
 
 bool squad_v1_exact_match(std::string_view prediction, std::string_view ground_truth) {
-  return squad_normalize_answer(prediction) == squad_normalize_answer(ground_truth);
+  return text::squad_normalize_answer(prediction) == text::squad_normalize_answer(ground_truth);
 }
 
 double squad_v1_f1(std::string_view prediction, std::string_view ground_truth) {
-  return squad_token_f1(squad_answer_tokens(prediction), squad_answer_tokens(ground_truth), false);
+  return squad_token_f1(text::squad_answer_tokens(prediction), text::squad_answer_tokens(ground_truth), false);
 }
 
 int squad_v2_compute_exact(std::string_view a_gold, std::string_view a_pred) {
-  return squad_normalize_answer(a_gold) == squad_normalize_answer(a_pred) ? 1 : 0;
+  return text::squad_normalize_answer(a_gold) == text::squad_normalize_answer(a_pred) ? 1 : 0;
 }
 
 double squad_v2_compute_f1(std::string_view a_gold, std::string_view a_pred) {
-  return squad_token_f1(squad_answer_tokens(a_pred), squad_answer_tokens(a_gold), true);
+  return squad_token_f1(text::squad_answer_tokens(a_pred), text::squad_answer_tokens(a_gold), true);
 }
 
 // ---- Readers ------------------------------------------------------------------------------
@@ -129,30 +129,30 @@ namespace {
 
 // The readers build views into the document's text, then keep that text (shared) and drop
 // the nodes.
-std::shared_ptr<const HugeVector<char>> keep_text(json::Document&& doc) {
-  return std::make_shared<const HugeVector<char>>(std::move(doc).take_text());
+std::shared_ptr<const core::HugeVector<char>> keep_text(core::JsonDocument&& doc) {
+  return std::make_shared<const core::HugeVector<char>>(std::move(doc).take_text());
 }
 
-SquadDataset squad_dataset_of(json::Document&& doc, const std::string& source) {
-  json::Value root = doc.root();
+SquadDataset squad_dataset_of(core::JsonDocument&& doc, const std::string& source) {
+  core::JsonValue root = doc.root();
   SquadDataset ds;
   ds.source = source;
   if (!root.is_object()) root.fail("a SQuAD data file must be a JSON object with a 'data' list");
-  if (json::Value v = root.find("version"); v.valid() && v.is_string()) ds.version = v.as_string();
+  if (core::JsonValue v = root.find("version"); v.valid() && v.is_string()) ds.version = v.as_string();
   size_t n_questions = 0;
-  for (json::Value article : root["data"].array_items("'data'"))
-    for (json::Value para : article["paragraphs"].array_items("'paragraphs'"))
+  for (core::JsonValue article : root["data"].array_items("'data'"))
+    for (core::JsonValue para : article["paragraphs"].array_items("'paragraphs'"))
       n_questions += para["qas"].size();
   ds.questions.reserve(n_questions);
   ds.answer_texts.reserve(n_questions * 3);
-  for (json::Value article : root["data"].array_items("'data'")) {
-    for (json::Value para : article["paragraphs"].array_items("'paragraphs'")) {
-      for (json::Value qa : para["qas"].array_items("'qas'")) {
+  for (core::JsonValue article : root["data"].array_items("'data'")) {
+    for (core::JsonValue para : article["paragraphs"].array_items("'paragraphs'")) {
+      for (core::JsonValue qa : para["qas"].array_items("'qas'")) {
         SquadQuestion q;
         q.line = qa.line();
         q.id = qa["id"].as_string("'id'");
         q.first_answer = static_cast<uint32_t>(ds.answer_texts.size());
-        for (json::Value ans : qa["answers"].array_items("'answers'"))
+        for (core::JsonValue ans : qa["answers"].array_items("'answers'"))
           ds.answer_texts.push_back(ans["text"].as_string("answer 'text'"));
         q.n_answers = static_cast<uint32_t>(ds.answer_texts.size() - q.first_answer);
         if (qa.find("is_impossible").valid()) ds.has_is_impossible = true;
@@ -164,14 +164,14 @@ SquadDataset squad_dataset_of(json::Document&& doc, const std::string& source) {
   return ds;
 }
 
-// squad_dataset_of from the text with a json::Cursor, without building the document (the
+// squad_dataset_of from the text with a core::JsonCursor, without building the document (the
 // nodes of a SQuAD file cost more than its scoring): data / paragraphs / qas / id / answers /
 // text are read as squad_dataset_of reads them, everything else (contexts, questions,
 // answer_start) is only checked. A layout squad_dataset_of would judge -- a wrong type, a
 // missing key, a repeated one (its lookups take the last), an escaped key -- refuses, and the
 // caller parses the untouched text instead, so both paths give the same dataset or error.
-bool squad_dataset_fast(HugeVector<char>& text, SquadDataset& ds) {
-  using json::Cursor;
+bool squad_dataset_fast(core::HugeVector<char>& text, SquadDataset& ds) {
+  using Cursor = core::JsonCursor;
   using Refused = Cursor::Refused;
   struct Escaped {
     size_t index;  // into questions (ids) or answer_texts
@@ -280,17 +280,17 @@ void add_member(Map& p, Values& values, std::string_view id, V value) {
   }
 }
 
-SquadPredictions squad_predictions_of(json::Document&& doc, const std::string& source) {
-  json::Value root = doc.root();
+SquadPredictions squad_predictions_of(core::JsonDocument&& doc, const std::string& source) {
+  core::JsonValue root = doc.root();
   SquadPredictions p;
   p.source = source;
   if (!root.is_object())
     root.fail("a SQuAD prediction file must be a JSON object {question id: answer text}, found " +
-              std::string(json::type_name(root.type())));
+              std::string(core::json_type_name(root.type())));
   p.ids.reserve(root.size());
   p.answers.reserve(root.size());
   p.index.reserve(root.size());
-  for (json::Value v : root.items()) {
+  for (core::JsonValue v : root.items()) {
     std::string_view id = v.key();
     if (!v.is_string()) v.as_string("prediction for '" + std::string(id) + "'");  // throws
     add_member(p, p.answers, id, v.as_string());
@@ -301,17 +301,17 @@ SquadPredictions squad_predictions_of(json::Document&& doc, const std::string& s
 
 // A value of a flat object as the reader keeps it: a string decoded (after the scan), a number
 // as is.
-std::string_view value_of(char* text, json::Cursor::Span s) { return json::Cursor::decode(text, s); }
+std::string_view value_of(char* text, core::JsonCursor::Span s) { return core::JsonCursor::decode(text, s); }
 double value_of(char*, double v) { return v; }
 
-// squad_predictions_of / squad_na_probs_of with a json::Cursor (see squad_dataset_fast): a JSON
+// squad_predictions_of / squad_na_probs_of with a core::JsonCursor (see squad_dataset_fast): a JSON
 // object {id: value}, read(cursor) reading one value (refusing another type); the members are
 // then added to p (ids, index) and values in file order. False when the cursor refuses.
 template <class Map, class Values, class Read>
-bool flat_object_fast(HugeVector<char>& text, Map& p, Values& values, Read&& read) {
-  using json::Cursor;
-  HugeVector<Cursor::Span> keys;
-  HugeVector<decltype(read(std::declval<Cursor&>()))> raw;
+bool flat_object_fast(core::HugeVector<char>& text, Map& p, Values& values, Read&& read) {
+  using Cursor = core::JsonCursor;
+  core::HugeVector<Cursor::Span> keys;
+  core::HugeVector<decltype(read(std::declval<Cursor&>()))> raw;
   try {
     Cursor c(text.data(), text.size());
     Cursor::Span key;
@@ -331,21 +331,21 @@ bool flat_object_fast(HugeVector<char>& text, Map& p, Values& values, Read&& rea
   return true;
 }
 
-bool squad_predictions_fast(HugeVector<char>& text, SquadPredictions& p) {
-  return flat_object_fast(text, p, p.answers, [](json::Cursor& c) { return c.string(); });
+bool squad_predictions_fast(core::HugeVector<char>& text, SquadPredictions& p) {
+  return flat_object_fast(text, p, p.answers, [](core::JsonCursor& c) { return c.string(); });
 }
 
-SquadNaProbs squad_na_probs_of(json::Document&& doc, const std::string& source) {
-  json::Value root = doc.root();
+SquadNaProbs squad_na_probs_of(core::JsonDocument&& doc, const std::string& source) {
+  core::JsonValue root = doc.root();
   SquadNaProbs p;
   p.source = source;
   if (!root.is_object())
     root.fail("an na-prob file must be a JSON object {question id: probability}, found " +
-              std::string(json::type_name(root.type())));
+              std::string(core::json_type_name(root.type())));
   p.ids.reserve(root.size());
   p.probs.reserve(root.size());
   p.index.reserve(root.size());
-  for (json::Value v : root.items()) {
+  for (core::JsonValue v : root.items()) {
     std::string_view id = v.key();
     if (!v.is_number()) v.as_double("na_prob of '" + std::string(id) + "'");  // throws
     add_member(p, p.probs, id, v.as_double());
@@ -354,68 +354,68 @@ SquadNaProbs squad_na_probs_of(json::Document&& doc, const std::string& source) 
   return p;
 }
 
-bool squad_na_probs_fast(HugeVector<char>& text, SquadNaProbs& p) {
-  return flat_object_fast(text, p, p.probs, [](json::Cursor& c) { return c.number(); });
+bool squad_na_probs_fast(core::HugeVector<char>& text, SquadNaProbs& p) {
+  return flat_object_fast(text, p, p.probs, [](core::JsonCursor& c) { return c.number(); });
 }
 
 // A reader from checked text: the cursor's scan (fast(text, result)), else the document's.
 template <class Result, class Fast, class OfDocument>
-Result read_squad_file(HugeVector<char> text, const std::string& source, Fast&& fast, OfDocument&& of_document) {
+Result read_squad_file(core::HugeVector<char> text, const std::string& source, Fast&& fast, OfDocument&& of_document) {
   Result r;
   r.source = source;
   if (fast(text, r)) {
-    r.text = std::make_shared<const HugeVector<char>>(std::move(text));
+    r.text = std::make_shared<const core::HugeVector<char>>(std::move(text));
     return r;
   }
-  return of_document(json::Document::parse_checked(std::move(text), source), source);
+  return of_document(core::JsonDocument::parse_checked(std::move(text), source), source);
 }
 
-// The dataset from checked text (json::Document::check_text): the cursor's scan, else the
+// The dataset from checked text (core::JsonDocument::check_text): the cursor's scan, else the
 // document's.
-SquadDataset squad_dataset_of_text(HugeVector<char> text, const std::string& source) {
+SquadDataset squad_dataset_of_text(core::HugeVector<char> text, const std::string& source) {
   return read_squad_file<SquadDataset>(std::move(text), source, squad_dataset_fast, squad_dataset_of);
 }
 
-SquadPredictions squad_predictions_of_text(HugeVector<char> text, const std::string& source) {
+SquadPredictions squad_predictions_of_text(core::HugeVector<char> text, const std::string& source) {
   return read_squad_file<SquadPredictions>(std::move(text), source, squad_predictions_fast, squad_predictions_of);
 }
 
-SquadNaProbs squad_na_probs_of_text(HugeVector<char> text, const std::string& source) {
+SquadNaProbs squad_na_probs_of_text(core::HugeVector<char> text, const std::string& source) {
   return read_squad_file<SquadNaProbs>(std::move(text), source, squad_na_probs_fast, squad_na_probs_of);
 }
 
 }  // namespace
 
 SquadDataset parse_squad_dataset(std::string text, const std::string& source) {
-  return squad_dataset_of_text(json::Document::check_text(HugeVector<char>(text.begin(), text.end()), source),
+  return squad_dataset_of_text(core::JsonDocument::check_text(core::HugeVector<char>(text.begin(), text.end()), source),
                                source);
 }
 SquadPredictions parse_squad_predictions(std::string text, const std::string& source) {
   return squad_predictions_of_text(
-      json::Document::check_text(HugeVector<char>(text.begin(), text.end()), source), source);
+      core::JsonDocument::check_text(core::HugeVector<char>(text.begin(), text.end()), source), source);
 }
 SquadDataset parse_squad_dataset_with_document(std::string text, const std::string& source) {
-  return squad_dataset_of(json::Document::parse(std::move(text), source), source);
+  return squad_dataset_of(core::JsonDocument::parse(std::move(text), source), source);
 }
 SquadPredictions parse_squad_predictions_with_document(std::string text, const std::string& source) {
-  return squad_predictions_of(json::Document::parse(std::move(text), source), source);
+  return squad_predictions_of(core::JsonDocument::parse(std::move(text), source), source);
 }
 SquadNaProbs parse_squad_na_probs(std::string text, const std::string& source) {
-  return squad_na_probs_of_text(json::Document::check_text(HugeVector<char>(text.begin(), text.end()), source),
+  return squad_na_probs_of_text(core::JsonDocument::check_text(core::HugeVector<char>(text.begin(), text.end()), source),
                                 source);
 }
 SquadNaProbs parse_squad_na_probs_with_document(std::string text, const std::string& source) {
-  return squad_na_probs_of(json::Document::parse(std::move(text), source), source);
+  return squad_na_probs_of(core::JsonDocument::parse(std::move(text), source), source);
 }
 
 SquadDataset load_squad_dataset(const std::string& path) {
-  return squad_dataset_of_text(json::Document::read_text(path), path);
+  return squad_dataset_of_text(core::JsonDocument::read_text(path), path);
 }
 SquadPredictions load_squad_predictions(const std::string& path) {
-  return squad_predictions_of_text(json::Document::read_text(path), path);
+  return squad_predictions_of_text(core::JsonDocument::read_text(path), path);
 }
 SquadNaProbs load_squad_na_probs(const std::string& path) {
-  return squad_na_probs_of_text(json::Document::read_text(path), path);
+  return squad_na_probs_of_text(core::JsonDocument::read_text(path), path);
 }
 
 // ---- Evaluation ---------------------------------------------------------------------------
@@ -452,11 +452,11 @@ SquadResult evaluate_v1(const SquadDataset& data, const SquadPredictions& preds,
   r.version = SquadVersion::kV1_1;
   size_t n = data.questions.size();
   if (n == 0) throw InputError(data.source, 0, "the data file has no questions");
-  HugeVector<const std::string_view*> pred_of(n, nullptr);
+  core::HugeVector<const std::string_view*> pred_of(n, nullptr);
   r.item_exact.assign(n, 0);
   r.item_f1.assign(n, 0);
-  parallel_ranges(n, resolve_threads(threads), [&](size_t begin, size_t end) {
-    NormalizedAnswer p, g;
+  core::parallel_ranges(n, core::resolve_threads(threads), [&](size_t begin, size_t end) {
+    text::NormalizedAnswer p, g;
     size_t hint = begin;
     for (size_t i = begin; i < end; ++i) {
       const SquadQuestion& q = data.questions[i];
@@ -507,17 +507,17 @@ struct V2Item {
   bool has_ans;
 };
 
-double mean100(const HugeVector<double>& v, const HugeVector<size_t>& idx) {
+double mean100(const core::HugeVector<double>& v, const core::HugeVector<size_t>& idx) {
   double s = 0;
   for (size_t i : idx) s += v[i];
   return 100.0 * s / static_cast<double>(idx.size());
 }
 
 // evaluate-v2.0.py find_best_thresh(preds, scores, na_probs, qid_to_has_ans).
-void find_best_thresh(const HugeVector<V2Item>& items, const HugeVector<char>& scored,
-                      const HugeVector<const std::string_view*>& pred_of, const HugeVector<double>& raw,
-                      const SquadNaProbs& na, const HugeVector<size_t>& order,
-                      const HugeVector<size_t>& item_of, long n_scored, double& best_out,
+void find_best_thresh(const core::HugeVector<V2Item>& items, const core::HugeVector<char>& scored,
+                      const core::HugeVector<const std::string_view*>& pred_of, const core::HugeVector<double>& raw,
+                      const SquadNaProbs& na, const core::HugeVector<size_t>& order,
+                      const core::HugeVector<size_t>& item_of, long n_scored, double& best_out,
                       double& thresh_out) {
   double num_no_ans = 0;
   for (const auto& it : items) num_no_ans += it.has_ans ? 0 : 1;
@@ -548,7 +548,7 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   SquadResult r;
   r.version = SquadVersion::kV2_0;
   // Unique question ids in first-seen order, last occurrence's content (Python dicts).
-  HugeVector<V2Item> items;
+  core::HugeVector<V2Item> items;
   SquadIdIndex pos;
   pos.reserve(data.questions.size());
   items.reserve(data.questions.size());
@@ -564,13 +564,13 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   size_t n = items.size();
   if (n == 0) throw InputError(data.source, 0, "the data file has no questions");
   // get_raw_scores
-  HugeVector<double> exact_raw(n, 0), f1_raw(n, 0);
-  HugeVector<char> scored(n, 0);
-  HugeVector<const std::string_view*> pred_of(n, nullptr);
+  core::HugeVector<double> exact_raw(n, 0), f1_raw(n, 0);
+  core::HugeVector<char> scored(n, 0);
+  core::HugeVector<const std::string_view*> pred_of(n, nullptr);
   // Scored in parallel (each question independently); everything order-dependent below runs
   // sequentially.
-  parallel_ranges(n, resolve_threads(opts.threads), [&](size_t begin, size_t end) {
-    NormalizedAnswer p, g;
+  core::parallel_ranges(n, core::resolve_threads(opts.threads), [&](size_t begin, size_t end) {
+    text::NormalizedAnswer p, g;
     size_t hint = begin;
     for (size_t i = begin; i < end; ++i) {
       const std::string_view* pred = preds.find_near(items[i].q->id, hint);
@@ -607,7 +607,7 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   if (!r.missing.empty())
     for (size_t i = 0; i < n; ++i) scored[i] = 1;  // allow_missing: scored as 0
   // apply_no_ans_threshold
-  HugeVector<double> exact_t(n), f1_t(n);
+  core::HugeVector<double> exact_t(n), f1_t(n);
   size_t na_hint = 0;
   for (size_t i = 0; i < n; ++i) {
     double prob = 0.0;
@@ -624,7 +624,7 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
     exact_t[i] = pred_na ? (items[i].has_ans ? 0.0 : 1.0) : exact_raw[i];
     f1_t[i] = pred_na ? (items[i].has_ans ? 0.0 : 1.0) : f1_raw[i];
   }
-  HugeVector<size_t> all, has, no;
+  core::HugeVector<size_t> all, has, no;
   all.reserve(n);
   for (size_t i = 0; i < n; ++i) {
     if (!scored[i]) continue;
@@ -647,7 +647,7 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
   if (na) {
     // sorted(na_probs, key=lambda k: na_probs[k]) (a stable sort), and each na-prob id's
     // question; shared by both searches.
-    HugeVector<size_t> order(na->ids.size()), item_of(na->ids.size());
+    core::HugeVector<size_t> order(na->ids.size()), item_of(na->ids.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return na->probs[a] < na->probs[b]; });

@@ -95,10 +95,10 @@ struct SquadAnswers {
 struct SquadDataset {
   std::string version;       // the file's "version" string ("" when absent)
   bool has_is_impossible = false;  // some question carries an "is_impossible" key
-  HugeVector<SquadQuestion> questions;  // article / paragraph / qa order
-  HugeVector<std::string_view> answer_texts;
+  core::HugeVector<SquadQuestion> questions;  // article / paragraph / qa order
+  core::HugeVector<std::string_view> answer_texts;
   std::string source;        // file name (messages)
-  std::shared_ptr<const HugeVector<char>> text;
+  std::shared_ptr<const core::HugeVector<char>> text;
   SquadAnswers answers(const SquadQuestion& q) const {
     const std::string_view* b = answer_texts.data() + q.first_answer;
     return {b, b + q.n_answers};
@@ -160,24 +160,24 @@ class SquadIdIndex {
   void rehash(size_t want, std::nullptr_t) {
     size_t cap = 16;
     while (cap < want) cap *= 2;
-    HugeVector<Slot> old;
+    core::HugeVector<Slot> old;
     old.swap(slots_);
     slots_.assign(cap, Slot{});
     for (const Slot& s : old)
       if (s.pos) place((static_cast<uint64_t>(s.hash) << 32) | s.low, s.pos - 1);
   }
-  HugeVector<Slot> slots_;
+  core::HugeVector<Slot> slots_;
   size_t size_ = 0;
 };
 
 // (The large per-question arrays are HugeVectors: 10,000 questions fill ~100 pages each,
 // which cost more in page faults than the scoring.)
 struct SquadPredictions {
-  HugeVector<std::string_view> ids;      // views into text
-  HugeVector<std::string_view> answers;  // views into text
+  core::HugeVector<std::string_view> ids;      // views into text
+  core::HugeVector<std::string_view> answers;  // views into text
   SquadIdIndex index;  // id -> position in ids
   std::string source;
-  std::shared_ptr<const HugeVector<char>> text;  // the file's decoded text
+  std::shared_ptr<const core::HugeVector<char>> text;  // the file's decoded text
   const std::string_view* find(std::string_view id) const {
     size_t k = index.find(id, [this](size_t i) { return ids[i]; });
     return k == SquadIdIndex::npos ? nullptr : &answers[k];
@@ -190,8 +190,8 @@ struct SquadPredictions {
 
 // An na-prob file: qid -> probability (JSON object of numbers), file order kept.
 struct SquadNaProbs {
-  HugeVector<std::string_view> ids;  // views into text
-  HugeVector<double> probs;
+  core::HugeVector<std::string_view> ids;  // views into text
+  core::HugeVector<double> probs;
   SquadIdIndex index;  // id -> position in ids
   size_t find(std::string_view id) const {
     return index.find(id, [this](size_t i) { return ids[i]; });
@@ -200,16 +200,16 @@ struct SquadNaProbs {
     return index.find_near(id, hint, [this](size_t i) { return ids[i]; });
   }
   std::string source;
-  std::shared_ptr<const HugeVector<char>> text;  // the file's decoded text
+  std::shared_ptr<const core::HugeVector<char>> text;  // the file's decoded text
 };
 
 // Readers (gzip transparent). Malformed JSON or a wrong layout -> InputError naming the file,
 // the line and the problem.
 //
-// The readers first scan the text with a json::Cursor, keeping only ids, answer texts and
+// The readers first scan the text with a core::JsonCursor, keeping only ids, answer texts and
 // probabilities (no node per value: a SQuAD dev file has ~140,000; contexts and questions are
 // only checked); a file the scan refuses (malformed, or a layout it leaves to the document:
-// a repeated or escaped key, a wrong type) is parsed as a json::Document, which names the
+// a repeated or escaped key, a wrong type) is parsed as a core::JsonDocument, which names the
 // problem. Both paths give the same dataset or the same error (*_with_document below read
 // through the document alone, for tests that hold the two to each other).
 SquadDataset load_squad_dataset(const std::string& path);
@@ -252,7 +252,7 @@ struct SquadResult {
   // F1 of each question; v2.0: thresholded exact / f1). Used by the bootstrap. The ids are views
   // into the dataset's text, which `text` keeps alive.
   std::vector<std::string_view> item_ids;
-  std::shared_ptr<const HugeVector<char>> text;
+  std::shared_ptr<const core::HugeVector<char>> text;
   std::vector<double> item_exact, item_f1;
   std::vector<std::string> missing;  // question ids without a prediction (data order)
   std::string signature;

@@ -252,12 +252,12 @@ void save_checkpoint(UnilmModel& model, const std::string& dir, const SaveOption
   if (ec) throw InputError(dir, 0, "cannot create checkpoint directory: " + ec.message());
   fs::path d(dir);
   if (!options.vocab_path.empty()) {
-    std::string vocab = read_file(options.vocab_path);
-    write_file_atomic((d / "vocab.txt").string(), vocab);
+    std::string vocab = core::read_file(options.vocab_path);
+    core::write_file_atomic((d / "vocab.txt").string(), vocab);
   }
   save_weights(*model, (d / "model.safetensors").string(), options.store_tied_decoder);
   // config.json last: a directory with a config has complete weights.
-  write_file_atomic((d / "config.json").string(), model->config().to_json().dump(2) + "\n");
+  core::write_file_atomic((d / "config.json").string(), model->config().to_json().dump(2) + "\n");
 }
 
 }  // namespace unieval::models

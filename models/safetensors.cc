@@ -141,7 +141,7 @@ void SafetensorsFile::parse() {
     throw fail("truncated safetensors file: header length " + std::to_string(n) +
                " but only " + std::to_string(size - 8) + " bytes follow");
   std::string_view header(reinterpret_cast<const char*>(base + 8), n);
-  if (size_t bad = find_invalid_utf8(header); bad != std::string::npos)
+  if (size_t bad = core::find_invalid_utf8(header); bad != std::string::npos)
     throw fail("safetensors header is not UTF-8 (byte " + std::to_string(8 + bad) + ")");
   size_t first = header.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || header[first] != '{')

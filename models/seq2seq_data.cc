@@ -177,13 +177,13 @@ void write_synthetic_task(const SyntheticTask& task, const std::string& dir) {
     return s;
   };
   const std::filesystem::path d(dir);
-  write_file_atomic((d / "train.src").string(), lines(task.train_src));
-  write_file_atomic((d / "train.tgt").string(), lines(task.train_tgt));
-  write_file_atomic((d / "dev.src").string(), lines(task.dev_src));
-  write_file_atomic((d / "dev.tgt").string(), lines(task.dev_tgt));
-  write_file_atomic((d / "test.src").string(), lines(task.test_src));
-  write_file_atomic((d / "test.tgt").string(), lines(task.test_tgt));
-  write_file_atomic((d / "vocab.txt").string(), task.vocab_text());
+  core::write_file_atomic((d / "train.src").string(), lines(task.train_src));
+  core::write_file_atomic((d / "train.tgt").string(), lines(task.train_tgt));
+  core::write_file_atomic((d / "dev.src").string(), lines(task.dev_src));
+  core::write_file_atomic((d / "dev.tgt").string(), lines(task.dev_tgt));
+  core::write_file_atomic((d / "test.src").string(), lines(task.test_src));
+  core::write_file_atomic((d / "test.tgt").string(), lines(task.test_tgt));
+  core::write_file_atomic((d / "vocab.txt").string(), task.vocab_text());
 }
 
 }  // namespace unieval::models

@@ -171,16 +171,16 @@ bool RunDir::has_checkpoint() const {
 
 void RunDir::create(const ojson& run_info, const BertConfig& cfg, const std::string& vocab_text) {
   fs::create_directories(path_);
-  write_file_atomic(file("run.json"), run_info.dump(2) + "\n");
-  write_file_atomic(file("config.json"), cfg.to_json().dump(2) + "\n");
-  write_file_atomic(file("vocab.txt"), vocab_text);
-  write_file_atomic(file("log.jsonl"), "");
+  core::write_file_atomic(file("run.json"), run_info.dump(2) + "\n");
+  core::write_file_atomic(file("config.json"), cfg.to_json().dump(2) + "\n");
+  core::write_file_atomic(file("vocab.txt"), vocab_text);
+  core::write_file_atomic(file("log.jsonl"), "");
 }
 
 nlohmann::json RunDir::run_info() const {
   const std::string p = file("run.json");
   try {
-    return nlohmann::json::parse(read_file(p));
+    return nlohmann::json::parse(core::read_file(p));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(p, 0, std::string("not valid JSON: ") + e.what());
   }
@@ -195,17 +195,17 @@ void RunDir::save_checkpoint(UnilmModel& model, const Optimizer& opt, const ojso
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp);
   save_model_weights(model, (tmp / kRunWeightsFile).string());
-  write_file_atomic((tmp / "config.json").string(), read_file(file("config.json")));
-  write_file_atomic((tmp / "vocab.txt").string(), read_file(file("vocab.txt")));
-  write_file_atomic((tmp / "optimizer.pt").string(), serialize_tensors(opt.state_dict()));
+  core::write_file_atomic((tmp / "config.json").string(), core::read_file(file("config.json")));
+  core::write_file_atomic((tmp / "vocab.txt").string(), core::read_file(file("vocab.txt")));
+  core::write_file_atomic((tmp / "optimizer.pt").string(), serialize_tensors(opt.state_dict()));
   {
     std::map<std::string, torch::Tensor> rng;
     at::Generator gen = at::detail::getDefaultCPUGenerator();
     std::lock_guard<std::mutex> lock(gen.mutex());
     rng["cpu"] = gen.get_state();
-    write_file_atomic((tmp / "rng.pt").string(), serialize_tensors(rng));
+    core::write_file_atomic((tmp / "rng.pt").string(), serialize_tensors(rng));
   }
-  write_file_atomic((tmp / "trainer_state.json").string(), state.dump(2) + "\n");
+  core::write_file_atomic((tmp / "trainer_state.json").string(), state.dump(2) + "\n");
   // Swap: checkpoint -> checkpoint.old, tmp -> checkpoint, drop old. A crash in between leaves
   // checkpoint.old, which load_checkpoint falls back to.
   fs::remove_all(old, ec);
@@ -221,10 +221,10 @@ nlohmann::json RunDir::load_checkpoint(UnilmModel& model, Optimizer& opt) const 
     throw InputError(path_, 0, "no checkpoint to resume from (RUN/checkpoint/trainer_state.json missing)");
   load_model_weights(model, (dir / kRunWeightsFile).string());
   const std::string opt_path = (dir / "optimizer.pt").string();
-  opt.load_state_dict(deserialize_tensors(read_file(opt_path), opt_path));
+  opt.load_state_dict(deserialize_tensors(core::read_file(opt_path), opt_path));
   const std::string rng_path = (dir / "rng.pt").string();
   if (fs::exists(rng_path)) {
-    auto rng = deserialize_tensors(read_file(rng_path), rng_path);
+    auto rng = deserialize_tensors(core::read_file(rng_path), rng_path);
     if (rng.count("cpu")) {
       at::Generator gen = at::detail::getDefaultCPUGenerator();
       std::lock_guard<std::mutex> lock(gen.mutex());
@@ -233,7 +233,7 @@ nlohmann::json RunDir::load_checkpoint(UnilmModel& model, Optimizer& opt) const 
   }
   const std::string state_path = (dir / "trainer_state.json").string();
   try {
-    return nlohmann::json::parse(read_file(state_path));
+    return nlohmann::json::parse(core::read_file(state_path));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(state_path, 0, std::string("not valid JSON: ") + e.what());
   }
@@ -243,16 +243,16 @@ void RunDir::append_log(const std::vector<ojson>& lines) {
   if (lines.empty()) return;
   std::string text;
   const std::string p = file("log.jsonl");
-  if (fs::exists(p)) text = read_file(p);
+  if (fs::exists(p)) text = core::read_file(p);
   for (const auto& l : lines) text += l.dump() + "\n";
-  write_file_atomic(p, text);
+  core::write_file_atomic(p, text);
 }
 
 void RunDir::truncate_log(int64_t last_step) {
   const std::string p = file("log.jsonl");
   if (!fs::exists(p)) return;
   std::string kept;
-  std::istringstream in(read_file(p));
+  std::istringstream in(core::read_file(p));
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty()) continue;
@@ -264,7 +264,7 @@ void RunDir::truncate_log(int64_t last_step) {
     }
     kept += line + "\n";
   }
-  write_file_atomic(p, kept);
+  core::write_file_atomic(p, kept);
 }
 
 // ---- training loop ---------------------------------------------------------------------------

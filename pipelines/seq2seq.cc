@@ -57,9 +57,9 @@ void read_split(const std::string& data_dir, const std::string& split, bool need
                 std::vector<std::string>& tgt) {
   const std::string sp = (fs::path(data_dir) / (split + ".src")).string();
   const std::string tp = (fs::path(data_dir) / (split + ".tgt")).string();
-  src = read_lines(sp);
+  src = core::read_lines(sp);
   if (need_tgt || fs::exists(tp)) {
-    tgt = read_lines(tp);
+    tgt = core::read_lines(tp);
     if (tgt.size() != src.size())
       throw InputError(tp, 0, "has " + std::to_string(tgt.size()) + " lines but " + sp + " has " +
                                   std::to_string(src.size()));
@@ -222,7 +222,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     run_info["decode"] = search_to_json(opts.decode);
     run_info["examples"] = examples.size();
     run_info["runtime"] = rt.describe();
-    run.create(run_info, cfg, read_file(vocab_path));
+    run.create(run_info, cfg, core::read_file(vocab_path));
   }
   model->to(rt.device);
   if (rt.precision != Precision::kFloat32) {
@@ -281,30 +281,30 @@ DecodeResult decode(const DecodeOptions& opts) {
   meta["checkpoint"] = ckpt.string();
   meta["clean_up"] = opts.clean_up;
   for (const char* state : {"trainer_state.json", "best.json"})
-    if (fs::exists(ckpt / state)) meta["checkpoint_state"] = nlohmann::json::parse(read_file((ckpt / state).string()));
+    if (fs::exists(ckpt / state)) meta["checkpoint_state"] = nlohmann::json::parse(core::read_file((ckpt / state).string()));
   std::vector<std::string> done;
   if (fs::exists(partial) && fs::exists(meta_path)) {
     bool same = false;
     try {
-      same = nlohmann::json::parse(read_file(meta_path)) == nlohmann::json::parse(meta.dump());
+      same = nlohmann::json::parse(core::read_file(meta_path)) == nlohmann::json::parse(meta.dump());
     } catch (const nlohmann::json::exception&) {
       same = false;
     }
     if (same) {
-      std::string text = read_file(partial);
+      std::string text = core::read_file(partial);
       const size_t end = text.rfind('\n');
       text = end == std::string::npos ? std::string() : text.substr(0, end + 1);  // complete lines only
-      done = split_lines(text, partial);
+      done = core::split_lines(text, partial);
       if (static_cast<int64_t>(done.size()) > n) done.clear();
     }
   }
   if (done.empty()) {
-    write_file_atomic(meta_path, meta.dump(2) + "\n");
-    write_file_atomic(partial, "");
+    core::write_file_atomic(meta_path, meta.dump(2) + "\n");
+    core::write_file_atomic(partial, "");
   } else {
     std::string text;
     for (const auto& l : done) text += l + "\n";
-    write_file_atomic(partial, text);  // drop a torn last line
+    core::write_file_atomic(partial, text);  // drop a torn last line
   }
 
   UnilmHeads heads;
@@ -375,7 +375,7 @@ DecodeResult decode(const DecodeOptions& opts) {
   result.examples = static_cast<int64_t>(result.hyps.size());
   std::string all;
   for (const auto& h : result.hyps) all += h + "\n";
-  write_file_atomic(opts.out, all);
+  core::write_file_atomic(opts.out, all);
   std::error_code ec;
   fs::remove(partial, ec);
   fs::remove(meta_path, ec);

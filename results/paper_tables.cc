@@ -29,7 +29,7 @@ Source open_source(const std::string& dir, const std::string& file) {
   }
   if (!d.empty()) {
     std::string path = d + "/" + file;
-    return {path, read_file(path)};
+    return {path, core::read_file(path)};
   }
   for (size_t i = 0; i < embedded::kPaperFileCount; ++i) {
     const auto& f = embedded::kPaperFiles[i];
@@ -127,7 +127,7 @@ std::vector<PaperTable> load_paper_tables(const std::string& dir) {
 
   for (const auto& paper : papers) {
     Source src = open_source(dir, paper + ".jsonl");
-    auto lines = split_lines(src.text, src.name);
+    auto lines = core::split_lines(src.text, src.name);
     for (size_t i = 0; i < lines.size(); ++i) {
       long ln = static_cast<long>(i + 1);
       if (lines[i].empty()) continue;

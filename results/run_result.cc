@@ -301,7 +301,7 @@ RunResult run_result_from_json(const json& j, const std::string& source) {
 }
 
 RunResult read_run_result(const std::string& path) {
-  std::string text = read_file(path);
+  std::string text = core::read_file(path);
   json j;
   try {
     j = json::parse(text);
@@ -316,7 +316,7 @@ RunResult read_run_result(const std::string& path) {
 }
 
 void write_run_result(const std::string& path, const RunResult& r) {
-  write_file_atomic(path, to_json(r).dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n");
+  core::write_file_atomic(path, to_json(r).dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace unieval::results

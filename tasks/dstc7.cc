@@ -82,7 +82,7 @@ TaskOutput run_dstc7(const EvalRequest& req) {
                                   data / "test.2k.keys.txt.gz", data / "test.2k.keys.txt"});
     if (keys_path.empty()) throw InputError(req.data, 0, "no keys file (keys/test.2k.txt) in this folder; give --option keys=FILE");
   } else {
-    auto lines = read_lines(req.data);
+    auto lines = core::read_lines(req.data);
     bool is_refs = !lines.empty() && lines[0].find('\t') != std::string::npos;
     if (is_refs) {
       refs_path = req.data;
@@ -101,14 +101,14 @@ TaskOutput run_dstc7(const EvalRequest& req) {
   Dstc7Hypotheses hyp = read_dstc7_submission(req.pred, keys);
   std::vector<std::string> hyps = hyp.hyps;
   if (clean)
-    for (auto& h : hyps) h = metrics::dstc7_clean_str(h);
+    for (auto& h : hyps) h = metrics::text::dstc7_clean_str(h);
 
   // References.
   std::vector<std::vector<std::string>> refs;
   if (!refs_path.empty()) {
     std::unordered_set<std::string> wanted(keys.begin(), keys.end());
     std::unordered_map<std::string, std::vector<std::string>> cells;
-    auto lines = read_lines(refs_path);
+    auto lines = core::read_lines(refs_path);
     for (size_t i = 0; i < lines.size(); ++i) {
       auto c = split_tabs(lines[i]);
       if (!wanted.count(c[0])) continue;
@@ -134,7 +134,7 @@ TaskOutput run_dstc7(const EvalRequest& req) {
       for (int i = 0; i < n_refs; ++i) {
         size_t idx = static_cast<size_t>(i) % r.size();
         if (static_cast<int>(idx) == vshuman) idx = (idx + 1) % r.size();
-        refs[static_cast<size_t>(i)].push_back(clean ? metrics::dstc7_clean_str(r[idx]) : r[idx]);
+        refs[static_cast<size_t>(i)].push_back(clean ? metrics::text::dstc7_clean_str(r[idx]) : r[idx]);
       }
     }
   }
@@ -207,7 +207,7 @@ TaskOutput run_dstc7(const EvalRequest& req) {
 }  // namespace
 
 std::vector<std::string> read_dstc7_keys(const std::string& path) {
-  auto lines = read_lines(path);
+  auto lines = core::read_lines(path);
   std::vector<std::string> keys;
   std::set<std::string> seen;
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -225,7 +225,7 @@ Dstc7Hypotheses read_dstc7_submission(const std::string& path, const std::vector
   std::unordered_set<std::string> wanted(keys.begin(), keys.end());
   std::map<std::string, std::string> cells;  // sorted by key, as dstc.py's sorted(keys)
   Dstc7Hypotheses out;
-  auto lines = read_lines(path);
+  auto lines = core::read_lines(path);
   for (size_t i = 0; i < lines.size(); ++i) {
     auto c = split_tabs(lines[i]);
     if (c.size() < 2)
@@ -249,7 +249,7 @@ Dstc7Hypotheses read_dstc7_submission(const std::string& path, const std::vector
 }
 
 Dstc7ScoreSheet read_dstc7_score_sheet(const std::string& path) {
-  auto lines = read_lines(path);
+  auto lines = core::read_lines(path);
   if (lines.empty()) throw InputError(path, 0, "empty score sheet");
   auto header = split_tabs(lines[0]);
   if (header.empty() || header[0] != "Name")

@@ -62,7 +62,7 @@ std::vector<std::string> split_char(const std::string& s, char sep) {
 }
 
 std::vector<Prediction> read_predictions(const std::string& path, const Canon& canon, const std::string& expected) {
-  std::string text = read_file(path);
+  std::string text = core::read_file(path);
   std::vector<Prediction> out;
   auto bad_label = [&](long line, const std::string& label) {
     return InputError(path, line, "'" + label + "' is not a label of this task (expected " + expected + ")");
@@ -84,7 +84,7 @@ std::vector<Prediction> read_predictions(const std::string& path, const Canon& c
     }
     return out;
   }
-  std::vector<std::string> lines = split_lines(text, path);
+  std::vector<std::string> lines = core::split_lines(text, path);
   while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();
   bool with_ids = std::any_of(lines.begin(), lines.end(), [](const std::string& l) {
     return l.find('\t') != std::string::npos || l.find(',') != std::string::npos;
@@ -200,7 +200,7 @@ std::optional<std::string> snli_label(const std::string& s) {
 }
 
 std::vector<Example> read_snli(const std::string& path) {
-  std::vector<std::string> lines = split_lines(read_file(path), path);
+  std::vector<std::string> lines = core::split_lines(core::read_file(path), path);
   std::vector<Example> out;
   auto add = [&](long ln, const std::string& gold, const std::string& id) {
     if (id.empty()) throw InputError(path, ln, "empty pairID");
@@ -265,7 +265,7 @@ std::optional<std::string> scitail_label(const std::string& s) {
 }
 
 std::vector<Example> read_scitail(const std::string& path) {
-  std::vector<std::string> lines = split_lines(read_file(path), path);
+  std::vector<std::string> lines = core::split_lines(core::read_file(path), path);
   while (!lines.empty() && lines.back().empty()) lines.pop_back();
   std::vector<Example> out;
   for (size_t i = 0; i < lines.size(); ++i) {
@@ -292,7 +292,7 @@ void read_race_file(const fs::path& file, const std::string& rel, std::vector<Ex
   const std::string path = file.string();
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(read_file(path));
+    j = nlohmann::json::parse(core::read_file(path));
   } catch (const nlohmann::json::parse_error& e) {
     throw InputError(path, 0, std::string("invalid JSON: ") + e.what());
   }
@@ -364,7 +364,7 @@ std::optional<std::string> cloze_label(const std::string& s) {
 }
 
 std::vector<Example> read_story_cloze(const std::string& path) {
-  CsvTable t = parse_csv(read_file(path), path);
+  CsvTable t = parse_csv(core::read_file(path), path);
   if (t.rows.empty()) throw InputError(path, 0, "empty file");
   const auto& header = t.rows[0];
   auto col = [&](const std::string& name) -> long {

@@ -8,8 +8,8 @@
 #include "core/error.h"
 #include "core/io.h"
 #include "metrics/distinct.h"
-#include "metrics/text/tokenize_13a.h"
 #include "tasks/registry.h"
+#include "core/py_string.h"
 
 namespace unieval::tasks {
 
@@ -22,7 +22,7 @@ TaskOutput run_personachat(const EvalRequest& req) {
   std::string clean_opt = option(req, "clean", "true");
   if (clean_opt != "true" && clean_opt != "false") throw InputError("--option clean: expected true or false");
   std::vector<std::string> refs = read_convai2_responses(req.data);
-  std::vector<std::string> hyps = read_lines(req.pred);
+  std::vector<std::string> hyps = core::read_lines(req.pred);
   if (hyps.size() != refs.size())
     throw InputError(req.pred, 0, std::to_string(hyps.size()) + " lines for " + std::to_string(refs.size()) +
                                       " responses in " + req.data);
@@ -59,12 +59,12 @@ std::string ernie_gen_persona_clean(std::string line) {
   static const std::pair<const char*, const char*> kRules[] = {
       {" - ", "-"}, {" ' ", "'"}, {" n't", "n't"}, {" 'm", "'m"}, {" do not", " don't"},
       {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
-  for (const auto& [from, to] : kRules) metrics::text::py_replace_in(line, from, to);
+  for (const auto& [from, to] : kRules) core::py_replace_in(line, from, to);
   return line;
 }
 
 std::vector<std::string> read_convai2_responses(const std::string& path) {
-  auto lines = read_lines(path);
+  auto lines = core::read_lines(path);
   std::vector<std::string> out;
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];

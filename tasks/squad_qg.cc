@@ -13,9 +13,9 @@
 #include "core/io.h"
 #include "metrics/meteor.h"
 #include "metrics/rouge_coco.h"
-#include "metrics/text/tokenize_13a.h"
 #include "tasks/registry.h"
 #include "tasks/unilm_text.h"
+#include "core/py_string.h"
 
 namespace unieval::tasks {
 
@@ -167,7 +167,7 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
     // The coco wrapper's SCORE line: hypothesis without "|||", double spaces made single.
     std::vector<std::string> mh;
     mh.reserve(g.hyps.size());
-    for (const auto& h : g.hyps) mh.push_back(metrics::text::py_replace(metrics::text::py_replace(h, "|||", ""), "  ", " "));
+    for (const auto& h : g.hyps) mh.push_back(core::py_replace(core::py_replace(h, "|||", ""), "  ", " "));
     // Reference streams: keys have 1..k references; padding with a copy of the key's first
     // reference leaves the best-reference choice (a max over references) unchanged.
     size_t k = 0;
@@ -236,10 +236,10 @@ TaskInfo qg_info(bool reversed) {
 }  // namespace
 
 std::vector<std::string> read_lines_py_slice(const std::string& path, bool* clipped) {
-  std::string text = read_file(path);
-  ReadLinesOptions o;
+  std::string text = core::read_file(path);
+  core::ReadLinesOptions o;
   o.strip_cr = false;  // line[:-1] removes the '\n' only; strip() then removes a '\r'
-  std::vector<std::string> lines = split_lines(text, path, o);
+  std::vector<std::string> lines = core::split_lines(text, path, o);
   *clipped = false;
   if (!text.empty() && text.back() != '\n' && !lines.empty() && !lines.back().empty()) {
     lines.back().pop_back();

@@ -6,9 +6,9 @@
 #include "core/error.h"
 #include "core/io.h"
 #include "metrics/rouge.h"
-#include "metrics/text/tokenize_13a.h"
 #include "tasks/registry.h"
 #include "tasks/unilm_text.h"
+#include "core/py_string.h"
 
 namespace unieval::tasks {
 
@@ -18,8 +18,8 @@ using Clock = std::chrono::steady_clock;
 
 TaskOutput run_summarization(const EvalRequest& req, const std::string& key) {
   auto t0 = Clock::now();
-  std::vector<std::string> refs = read_lines(req.data);
-  std::vector<std::string> hyps = read_lines(req.pred);
+  std::vector<std::string> refs = core::read_lines(req.data);
+  std::vector<std::string> hyps = core::read_lines(req.pred);
   if (hyps.size() != refs.size())
     throw InputError(req.pred, 0, std::to_string(hyps.size()) + " summaries for " + std::to_string(refs.size()) +
                                       " references in " + req.data);
@@ -114,8 +114,8 @@ TaskOutput run_summarization(const EvalRequest& req, const std::string& key) {
 
 std::vector<std::string> summary_sentences(const std::string& line) {
   std::string s = line;
-  metrics::text::py_replace_in(s, "<t>", " ");
-  for (const char* m : {"</t>", "<S_SEP>", "[X_SEP]", "<q>", "##SENT##"}) metrics::text::py_replace_in(s, m, "\x01");
+  core::py_replace_in(s, "<t>", " ");
+  for (const char* m : {"</t>", "<S_SEP>", "[X_SEP]", "<q>", "##SENT##"}) core::py_replace_in(s, m, "\x01");
   return metrics::split_summary(s, "\x01");
 }
 

@@ -1,7 +1,9 @@
 // Follows UniLM (MIT) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 #include "tasks/unilm_text.h"
 
-#include "metrics/text/tokenize_13a.h"
+#include "core/py_string.h"
+#include "core/utf8.h"
+#include "metrics/text/py_lower.h"
 
 #include <algorithm>
 #include <cstring>
@@ -55,7 +57,7 @@ const char* mapped_token(const std::string& t, UnilmFlavour f) {
 // UTF-8 -> code points (input is UTF-8 checked on read).
 std::vector<UChar32> code_points(const std::string& s) {
   std::vector<UChar32> out;
-  for (size_t i = 0; i < s.size();) out.push_back(static_cast<UChar32>(metrics::text::next_code_point(s, i)));
+  for (size_t i = 0; i < s.size();) out.push_back(static_cast<UChar32>(core::next_code_point(s, i)));
   return out;
 }
 
@@ -118,11 +120,11 @@ std::vector<std::string> py2_split(const std::string& s) {
 
 std::vector<std::string> py3_split(const std::string& s) {
   std::vector<std::string> out;
-  for (auto t : metrics::text::py_split(s)) out.emplace_back(t);
+  for (auto t : core::py_split(s)) out.emplace_back(t);
   return out;
 }
 
-std::string py3_strip(const std::string& s) { return std::string(metrics::text::py_strip(s)); }
+std::string py3_strip(const std::string& s) { return std::string(core::py_strip(s)); }
 
 std::string unilm_fix_tokenization(const std::string& text, UnilmFlavour flavour) {
   const CharClasses cc{flavour};

@@ -39,7 +39,7 @@ int cmd_table(const Args& args) {
   std::string text = results::render_leaderboard(runs, opts);
   std::string out = vm["out"].as<std::string>();
   if (out == "-") std::cout << text;
-  else write_file_atomic(out, text);
+  else core::write_file_atomic(out, text);
   return kExitOk;
 }
 

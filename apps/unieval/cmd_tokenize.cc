@@ -106,9 +106,9 @@ int cmd_tokenize(const Args& args) {
     std::vector<std::string> lines;
     if (path == "-") {
       std::string data((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
-      lines = split_lines(data, "<stdin>");
+      lines = core::split_lines(data, "<stdin>");
     } else {
-      lines = read_lines(path);
+      lines = core::read_lines(path);
     }
     out.reserve(lines.size() * 64);
     for (const auto& line : lines) {

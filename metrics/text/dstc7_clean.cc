@@ -3,48 +3,16 @@
 #include "metrics/text/dstc7_clean.h"
 
 #include <re2/re2.h>
-#include <unicode/locid.h>
-#include <unicode/unistr.h>
 
 #include <vector>
 
-#include "metrics/text/squad_normalize.h"
+#include "core/py_string.h"
+#include "core/utf8.h"
+#include "metrics/text/py_lower.h"
 
-namespace unieval::metrics {
+namespace unieval::metrics::text {
 
 namespace {
-
-std::string python_lower(std::string_view s) {
-  bool ascii = true;
-  for (char c : s) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
-  if (ascii) {
-    std::string out(s);
-    for (char& c : out)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-    return out;
-  }
-  icu::UnicodeString u = icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size())));
-  u.toLower(icu::Locale::getRoot());
-  std::string out;
-  u.toUTF8String(out);
-  return out;
-}
-
-// Python str.replace(old, new): left to right, non-overlapping.
-std::string replace_all(const std::string& s, const std::string& from, const std::string& to) {
-  std::string out;
-  out.reserve(s.size());
-  size_t i = 0;
-  while (true) {
-    size_t j = s.find(from, i);
-    if (j == std::string::npos) break;
-    out.append(s, i, j - i);
-    out += to;
-    i = j + from.size();
-  }
-  out.append(s, i, std::string::npos);
-  return out;
-}
 
 bool allowed(char32_t c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '(' ||
@@ -90,14 +58,14 @@ std::string cut_hang(const std::string& s) {
 }  // namespace
 
 std::string dstc7_clean_str(std::string_view text) {
-  std::string txt = python_lower(text);
+  std::string txt = py_lower(text);
   // url and tag
   std::string joined;
-  for (std::string_view w : python_split(txt)) {
+  for (std::string_view w : core::py_split(txt)) {
     std::string word(w);
     size_t i = word.find("http");
     if (i != std::string::npos) word = word.substr(0, i) + " __url__";
-    std::string_view stripped = python_strip(word);
+    std::string_view stripped = core::py_strip(word);
     if (!joined.empty()) joined.push_back(' ');
     joined.append(stripped);
   }
@@ -108,17 +76,17 @@ std::string dstc7_clean_str(std::string_view text) {
   static const RE2 md(R"(\[([^\]]*)\] \( *__url__ *\))");
   RE2::GlobalReplace(&txt, md, R"(\1)");
   // remove illegal char (per code point)
-  txt = replace_all(txt, "__url__", "URL");
+  txt = core::py_replace(txt, "__url__", "URL");
   std::string kept;
   kept.reserve(txt.size());
   for (size_t i = 0; i < txt.size();) {
     unsigned char c = static_cast<unsigned char>(txt[i]);
-    size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    size_t len = core::utf8_sequence_length(c);
     if (len == 1 && allowed(c)) kept.push_back(static_cast<char>(c));
     else kept.push_back(' ');
     i += len;
   }
-  txt = replace_all(kept, "URL", "__url__");
+  txt = core::py_replace(kept, "URL", "__url__");
   // TweetTokenizer(preserve_case=False).tokenize
   std::string safe = cut_hang(txt);
   re2::StringPiece in(safe);
@@ -132,10 +100,10 @@ std::string dstc7_clean_str(std::string_view text) {
     out.append(tok.data(), tok.size());
   }
   out.push_back(' ');
-  out = replace_all(out, " won't ", " will n't ");
-  out = replace_all(out, " can't ", " can n't ");
+  out = core::py_replace(out, " won't ", " will n't ");
+  out = core::py_replace(out, " can't ", " can n't ");
   for (const char* a : {"'s", "'m", "'re", "n't", "'ll", "'ve", "'d", "'em"})
-    out = replace_all(out, std::string(a) + " ", std::string(" ") + a + " ");
+    out = core::py_replace(out, std::string(a) + " ", std::string(" ") + a + " ");
   // strip and collapse (\s on ASCII)
   std::string res;
   res.reserve(out.size());
@@ -153,4 +121,4 @@ std::string dstc7_clean_str(std::string_view text) {
   return res;
 }
 
-}  // namespace unieval::metrics
+}  // namespace unieval::metrics::text

@@ -25,8 +25,8 @@
 #include <string>
 #include <string_view>
 
-namespace unieval::metrics {
+namespace unieval::metrics::text {
 
 std::string dstc7_clean_str(std::string_view text);
 
-}  // namespace unieval::metrics
+}  // namespace unieval::metrics::text

@@ -14,7 +14,7 @@
 #include "core/error.h"
 #include "core/io.h"
 
-namespace unieval::metrics {
+namespace unieval::metrics::text {
 
 namespace {
 
@@ -64,12 +64,10 @@ U32 to_u32(std::string_view s) {
   return out;
 }
 
-void append_u8(std::string& out, char32_t cp) { utf8::append(out, cp); }
-
 std::string to_u8(const U32& s) {
   std::string out;
   out.reserve(s.size());
-  for (char32_t c : s) append_u8(out, c);
+  for (char32_t c : s) core::append_utf8(out, c);
   return out;
 }
 
@@ -122,7 +120,7 @@ U32 replace3(const U32& s, PredA a, char32_t mid, PredB b, const U32& between) {
 
 NonbreakingPrefixes NonbreakingPrefixes::parse(std::string_view text) {
   NonbreakingPrefixes out;
-  for (const std::string& line : split_lines(text, "nonbreaking prefixes", {false, true})) {
+  for (const std::string& line : core::split_lines(text, "nonbreaking prefixes", {false, true})) {
     std::vector<std::string> tok = java_tokenize(line);
     if (tok.empty() || tok[0].rfind('#', 0) == 0) continue;
     int type = kAny;
@@ -133,7 +131,7 @@ NonbreakingPrefixes NonbreakingPrefixes::parse(std::string_view text) {
 }
 
 NonbreakingPrefixes NonbreakingPrefixes::load(const std::string& path) {
-  return parse(read_file(path));
+  return parse(core::read_file(path));
 }
 
 std::string meteor_normalize(std::string_view line, const NonbreakingPrefixes& prefixes,
@@ -384,4 +382,4 @@ int32_t java_string_hash(std::string_view s) {
   return static_cast<int32_t>(h);
 }
 
-}  // namespace unieval::metrics
+}  // namespace unieval::metrics::text

@@ -29,7 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace unieval::metrics {
+namespace unieval::metrics::text {
 
 // The jar's nonbreaking prefix list (resources/nonbreaking/<language>.prefixes).
 struct NonbreakingPrefixes {
@@ -56,4 +56,4 @@ std::vector<std::string> java_tokenize(std::string_view text);
 // Java's String.hashCode() of the UTF-16 form of a UTF-8 string: METEOR compares words by it.
 int32_t java_string_hash(std::string_view utf8);
 
-}  // namespace unieval::metrics
+}  // namespace unieval::metrics::text

@@ -3,14 +3,15 @@
 #include "metrics/text/mteval_tokenize.h"
 
 #include "metrics/ngram.h"
-#include "metrics/text/tokenize_13a.h"
 #include "metrics/text/tokenize_intl.h"
+#include "core/py_string.h"
+#include "core/utf8.h"
 
 namespace unieval::metrics::text {
 
 bool is_perl_space(char32_t c) {
   if (c >= 0x1C && c <= 0x1F) return false;  // Python whitespace, not Perl's \s
-  return is_py_space(c);
+  return core::is_py_space(c);
 }
 
 namespace {
@@ -20,7 +21,7 @@ inline size_t perl_space_len(std::string_view s, size_t i) {
   if (c < 0x80) return (c == ' ' || (c >= 0x09 && c <= 0x0D)) ? 1 : 0;
   if (c != 0xC2 && c != 0xE1 && c != 0xE2 && c != 0xE3) return 0;
   size_t j = i;
-  char32_t cp = next_code_point(s, j);
+  char32_t cp = core::next_code_point(s, j);
   return is_perl_space(cp) ? j - i : 0;
 }
 
@@ -39,7 +40,7 @@ std::string squeeze_trim(std::string_view s) {
     if (pending && !out.empty()) out += ' ';
     pending = false;
     size_t start = i;
-    next_code_point(s, i);
+    core::next_code_point(s, i);
     out.append(s.data() + start, i - start);
   }
   return out;
@@ -54,13 +55,13 @@ inline bool is_13a_punct(unsigned char c) {
 // mteval NormalizeText / tokenization_orig (identical rules in v13a and v14c).
 std::string normalize_orig(std::string_view text, bool preserve_case) {
   std::string s(text);
-  py_replace_in(s, "<skipped>", "");
-  py_replace_in(s, "-\n", "");
-  py_replace_in(s, "\n", " ");
-  py_replace_in(s, "&quot;", "\"");
-  py_replace_in(s, "&amp;", "&");
-  py_replace_in(s, "&lt;", "<");
-  py_replace_in(s, "&gt;", ">");
+  core::py_replace_in(s, "<skipped>", "");
+  core::py_replace_in(s, "-\n", "");
+  core::py_replace_in(s, "\n", " ");
+  core::py_replace_in(s, "&quot;", "\"");
+  core::py_replace_in(s, "&amp;", "&");
+  core::py_replace_in(s, "&lt;", "<");
+  core::py_replace_in(s, "&gt;", ">");
   s = " " + s + " ";
   if (!preserve_case)
     for (char& c : s)
@@ -127,7 +128,7 @@ std::vector<std::string_view> perl_split_ws(std::string_view s) {
       while (i < n && (l = perl_space_len(s, i)) > 0) i += l;
       start = i;
     } else {
-      next_code_point(s, i);
+      core::next_code_point(s, i);
     }
   }
   out.push_back(s.substr(start, n - start));

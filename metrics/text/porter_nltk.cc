@@ -7,7 +7,7 @@
 #include <functional>
 #include <vector>
 
-namespace unieval::text {
+namespace unieval::metrics::text {
 
 namespace {
 
@@ -226,4 +226,4 @@ std::string nltk_porter_stem(std::string_view input) {
   return w;
 }
 
-}  // namespace unieval::text
+}  // namespace unieval::metrics::text

@@ -3,8 +3,8 @@
 // NLTK's PorterStemmer in its default mode (NLTK_EXTENSIONS), as google-research rouge-score
 // uses it (`PorterStemmer().stem(token)` for tokens longer than 3 characters).
 //
-//   unieval::text::nltk_porter_stem("dying")     // "die" (irregular-forms pool)
-//   unieval::text::nltk_porter_stem("argument")  // "argument"
+//   unieval::metrics::text::nltk_porter_stem("dying")     // "die" (irregular-forms pool)
+//   unieval::metrics::text::nltk_porter_stem("argument")  // "argument"
 //
 // Matches nltk 3.8 nltk/stem/porter.py: the irregular-forms pool (sky, dying, news, innings, ...),
 // words of length <= 2 unchanged, the NLTK "ies"/"ied" extensions, the (*c and not c) step 1c
@@ -14,9 +14,9 @@
 #include <string>
 #include <string_view>
 
-namespace unieval::text {
+namespace unieval::metrics::text {
 
 // Stems one lower-case token as nltk.stem.PorterStemmer() (NLTK_EXTENSIONS) does.
 std::string nltk_porter_stem(std::string_view word);
 
-}  // namespace unieval::text
+}  // namespace unieval::metrics::text

@@ -7,7 +7,7 @@
 
 #include <vector>
 
-namespace unieval::text {
+namespace unieval::metrics::text {
 
 namespace {
 
@@ -169,4 +169,4 @@ std::string rouge155_porter_stem(std::string_view input) {
   return w;
 }
 
-}  // namespace unieval::text
+}  // namespace unieval::metrics::text

@@ -4,8 +4,8 @@
 // The Porter stemmer exactly as ROUGE-1.5.5 runs it (`sub stem` in ROUGE-1.5.5.pl, Martin
 // Porter's "Release 1" Perl port), including the script's local 2004-02-14 change to step 4.
 //
-//   unieval::text::rouge155_porter_stem("implementation")  // "implem"
-//   unieval::text::rouge155_porter_stem("always")          // "alwai"
+//   unieval::metrics::text::rouge155_porter_stem("implementation")  // "implem"
+//   unieval::metrics::text::rouge155_porter_stem("always")          // "alwai"
 //
 // Differences from the published algorithm and from NLTK (see porter_nltk.h), all deliberate:
 // * Step 4 (CYL 2004): the suffix group without -ment/-ent is tried first, then -ment on the
@@ -19,9 +19,9 @@
 #include <string>
 #include <string_view>
 
-namespace unieval::text {
+namespace unieval::metrics::text {
 
 // Stems one lower-case token the way ROUGE-1.5.5's `stem` does.
 std::string rouge155_porter_stem(std::string_view word);
 
-}  // namespace unieval::text
+}  // namespace unieval::metrics::text

@@ -2,9 +2,10 @@
 // clean-room, see THIRD_PARTY_NOTICES.md.
 #include "metrics/text/rouge_tokenize.h"
 
+#include "core/utf8.h"
 #include "metrics/text/porter_nltk.h"
 
-namespace unieval::text {
+namespace unieval::metrics::text {
 
 namespace {
 bool is_alnum_ascii(unsigned char c) {
@@ -34,7 +35,7 @@ std::vector<std::string> rouge155_tokens(std::string_view text) {
   return out;
 }
 
-std::vector<std::string_view> perl_split_ws(std::string_view text) {
+std::vector<std::string_view> perl_split_ascii_ws(std::string_view text) {
   std::vector<std::string_view> out;
   size_t i = 0;
   // A leading run of whitespace produces one leading empty field.
@@ -75,7 +76,7 @@ std::vector<std::string> rouge_score_tokens(std::string_view text, bool stem) {
       ++i;
       continue;
     }
-    size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    size_t len = core::utf8_sequence_length(c);
     std::string_view ch = text.substr(i, len);
     if (ch == "\xC4\xB0") mapped += "i ";          // U+0130 -> "i" + U+0307 (combining dot)
     else if (ch == "\xE2\x84\xAA") mapped += "k";  // U+212A KELVIN SIGN -> "k"
@@ -98,4 +99,4 @@ std::vector<std::string> rouge_score_tokens(std::string_view text, bool stem) {
   return out;
 }
 
-}  // namespace unieval::text
+}  // namespace unieval::metrics::text

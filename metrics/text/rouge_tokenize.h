@@ -23,15 +23,16 @@
 #include <string_view>
 #include <vector>
 
-namespace unieval::text {
+namespace unieval::metrics::text {
 
 // ROUGE-1.5.5 tokens of one text (a sentence or a whole summary), in order.
 std::vector<std::string> rouge155_tokens(std::string_view text);
 
 // Perl's split(/\s+/, $s) word count, used by ROUGE-1.5.5's -l limit: fields between runs of
 // whitespace, a leading empty field kept when the text starts with whitespace, trailing empty
-// fields dropped.
-std::vector<std::string_view> perl_split_ws(std::string_view text);
+// fields dropped. ASCII whitespace only (ROUGE-1.5.5 reads bytes); perl_split_ws
+// (mteval_tokenize.h) is the Unicode-aware split of mteval.
+std::vector<std::string_view> perl_split_ascii_ws(std::string_view text);
 
 // ASCII lower-casing as Perl's tr/A-Z/a-z/.
 std::string ascii_lower(std::string_view text);
@@ -40,4 +41,4 @@ std::string ascii_lower(std::string_view text);
 // than 3 characters. Text must be valid UTF-8.
 std::vector<std::string> rouge_score_tokens(std::string_view text, bool stem);
 
-}  // namespace unieval::text
+}  // namespace unieval::metrics::text

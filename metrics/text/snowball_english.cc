@@ -7,7 +7,7 @@
 
 #include <cstdint>
 
-namespace unieval::metrics {
+namespace unieval::metrics::text {
 
 namespace {
 
@@ -335,7 +335,7 @@ std::string to_u8(const std::u16string& s) {
       out.push_back(static_cast<char>(cp - 0xDC00));  // an invalid input byte, restored
       continue;
     }
-    utf8::append(out, cp);
+    core::append_utf8(out, cp);
   }
   return out;
 }
@@ -353,4 +353,4 @@ std::string snowball_english_stem(std::string_view word) {
   return to_u8(snowball_english_stem_u16(to_u16(word)));
 }
 
-}  // namespace unieval::metrics
+}  // namespace unieval::metrics::text

@@ -16,7 +16,7 @@
 #include <string>
 #include <string_view>
 
-namespace unieval::metrics {
+namespace unieval::metrics::text {
 
 // Stem of one UTF-8 word (invalid UTF-8 bytes are kept as they are).
 std::string snowball_english_stem(std::string_view word);
@@ -24,4 +24,4 @@ std::string snowball_english_stem(std::string_view word);
 // The same on UTF-16 code units.
 std::u16string snowball_english_stem_u16(std::u16string word);
 
-}  // namespace unieval::metrics
+}  // namespace unieval::metrics::text

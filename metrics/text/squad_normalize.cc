@@ -1,6 +1,7 @@
 // Follows SQuAD (no licence header) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 #include "metrics/text/squad_normalize.h"
 #include "core/utf8.h"
+#include "core/py_string.h"
 
 #include <cstring>
 
@@ -8,7 +9,7 @@
 #include <unicode/unistr.h>
 #include <unicode/locid.h>
 
-namespace unieval::metrics {
+namespace unieval::metrics::text {
 
 namespace {
 
@@ -29,26 +30,6 @@ bool is_word_char(char32_t c) {
   return u_getIntPropertyValue(u, UCHAR_NUMERIC_TYPE) != U_NT_NONE;
 }
 
-void append_utf8(std::string& out, char32_t cp) { utf8::append(out, cp); }
-
-// Decodes one code point of valid UTF-8 at s[i]; advances i. Invalid bytes are returned as
-// themselves (callers pass validated text; this only keeps us from reading past the end).
-char32_t next_cp(std::string_view s, size_t& i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) {
-    ++i;
-    return c;
-  }
-  int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-  if (len == 1 || i + len > s.size()) {
-    ++i;
-    return c;
-  }
-  char32_t cp = c & (0x3F >> (len - 1));
-  for (int k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  i += len;
-  return cp;
-}
 
 // ASCII byte tables: lower[c] is c lowercased, keep[c] is 0 for string.punctuation (deleted);
 // cls[c] is what steps 3-4 need to know of a byte.
@@ -126,7 +107,7 @@ void lower_no_punct(std::string_view s, std::u32string& out) {
 }
 
 inline char32_t cp_at(const std::u32string& s, size_t i) { return s[i]; }
-inline void put(std::string& out, const std::u32string& s, size_t i) { append_utf8(out, s[i]); }
+inline void put(std::string& out, const std::u32string& s, size_t i) { core::append_utf8(out, s[i]); }
 
 template <class Seq>
 bool is_article(const Seq& s, size_t b, size_t e) {
@@ -148,7 +129,7 @@ void articles_and_spaces(const Seq& cps, std::string& out) {
   size_t i = 0, n = cps.size();
   while (i < n) {
     char32_t c = cp_at(cps, i);
-    if (is_python_space(c)) {
+    if (core::is_py_space(c)) {
       need_space = any;
       ++i;
       continue;
@@ -178,12 +159,6 @@ void articles_and_spaces(const Seq& cps, std::string& out) {
 }
 
 }  // namespace
-
-bool is_python_space(char32_t c) {
-  return (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) || c == 0x85 || c == 0xA0 ||
-         c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 || c == 0x2029 ||
-         c == 0x202F || c == 0x205F || c == 0x3000;
-}
 
 void squad_normalize_answer_into(std::string_view s, std::string& out) {
   if (!normalize_plain_ascii(s, out, nullptr)) squad_normalize_answer_general(s, out);
@@ -235,43 +210,4 @@ std::vector<std::string> squad_tokens_of_normalized(const std::string& norm) {
   return toks;
 }
 
-std::vector<std::string_view> python_split(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t i = 0, n = s.size();
-  size_t tok_begin = std::string_view::npos;
-  while (i < n) {
-    size_t start = i;
-    char32_t c = next_cp(s, i);
-    if (is_python_space(c)) {
-      if (tok_begin != std::string_view::npos) {
-        out.push_back(s.substr(tok_begin, start - tok_begin));
-        tok_begin = std::string_view::npos;
-      }
-    } else if (tok_begin == std::string_view::npos) {
-      tok_begin = start;
-    }
-  }
-  if (tok_begin != std::string_view::npos) out.push_back(s.substr(tok_begin));
-  return out;
-}
-
-std::string_view python_strip(std::string_view s) {
-  size_t i = 0, begin = s.size();
-  while (i < s.size()) {
-    size_t start = i;
-    if (!is_python_space(next_cp(s, i))) {
-      begin = start;
-      break;
-    }
-  }
-  if (begin == s.size()) return s.substr(s.size());
-  size_t end = begin;
-  i = begin;
-  while (i < s.size()) {
-    char32_t c = next_cp(s, i);
-    if (!is_python_space(c)) end = i;
-  }
-  return s.substr(begin, end - begin);
-}
-
-}  // namespace unieval::metrics
+}  // namespace unieval::metrics::text

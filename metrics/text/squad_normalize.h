@@ -22,7 +22,7 @@
 #include <string_view>
 #include <vector>
 
-namespace unieval::metrics {
+namespace unieval::metrics::text {
 
 // normalize_answer(s) of the official SQuAD / CoQA scripts. `s` must be valid UTF-8.
 std::string squad_normalize_answer(std::string_view s);
@@ -48,14 +48,5 @@ struct NormalizedAnswer {
   void set(std::string_view s);
 };
 
-// Python's str.split() (no argument) on UTF-8 text: runs of Python whitespace separate
-// tokens; leading/trailing whitespace gives no empty token.
-std::vector<std::string_view> python_split(std::string_view s);
 
-// Python's str.strip() (no argument) on UTF-8 text.
-std::string_view python_strip(std::string_view s);
-
-// True when the code point is whitespace for Python's str.split()/str.isspace().
-bool is_python_space(char32_t cp);
-
-}  // namespace unieval::metrics
+}  // namespace unieval::metrics::text

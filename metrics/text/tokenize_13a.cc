@@ -1,162 +1,15 @@
 // Follows sacreBLEU (Apache-2.0), mteval (no licence) and CPython (PSF-2.0) behaviour; clean-room,
 // see THIRD_PARTY_NOTICES.md.
 #include "metrics/text/tokenize_13a.h"
+
+#include "core/py_string.h"
 #include "core/utf8.h"
 
 #include <algorithm>
 #include <memory>
 
-#include <unicode/ustring.h>
-#include <unicode/utypes.h>
 
 namespace unieval::metrics::text {
-
-char32_t next_code_point(std::string_view s, size_t& i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) {
-    ++i;
-    return c;
-  }
-  int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
-  if (len == 0 || i + len > s.size()) {
-    ++i;
-    return c;
-  }
-  char32_t cp = c & (0x3F >> (len - 1));
-  for (int k = 1; k < len; ++k) {
-    unsigned char d = static_cast<unsigned char>(s[i + k]);
-    if ((d & 0xC0) != 0x80) {
-      ++i;
-      return c;
-    }
-    cp = (cp << 6) | (d & 0x3F);
-  }
-  i += len;
-  return cp;
-}
-
-void append_utf8(std::string& out, char32_t c) { utf8::append(out, c); }
-
-bool is_py_space(char32_t c) {
-  if (c <= 0x20) return c == 0x20 || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F);
-  if (c < 0x85) return false;
-  return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
-         c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
-}
-
-namespace {
-
-// Length in bytes of the Python-whitespace character at s[i], or 0 when it is not whitespace.
-inline size_t space_len(std::string_view s, size_t i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) return is_py_space(c) ? 1 : 0;
-  if (c != 0xC2 && c != 0xE1 && c != 0xE2 && c != 0xE3) return 0;  // fast reject
-  size_t j = i;
-  char32_t cp = next_code_point(s, j);
-  return is_py_space(cp) ? j - i : 0;
-}
-
-}  // namespace
-
-std::vector<std::string_view> py_split(std::string_view s) {
-  std::vector<std::string_view> out;
-  size_t i = 0, n = s.size();
-  while (i < n) {
-    size_t l;
-    while (i < n && (l = space_len(s, i)) > 0) i += l;
-    if (i >= n) break;
-    size_t start = i;
-    while (i < n && space_len(s, i) == 0) {
-      unsigned char c = static_cast<unsigned char>(s[i]);
-      i += c < 0x80 ? 1 : (c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1);
-      if (i > n) i = n;
-    }
-    out.push_back(s.substr(start, i - start));
-  }
-  return out;
-}
-
-std::string_view py_rstrip(std::string_view s) {
-  // Fast path: trailing ASCII whitespace on text whose last remaining byte is ASCII.
-  size_t e = s.size();
-  while (e > 0) {
-    unsigned char c = static_cast<unsigned char>(s[e - 1]);
-    if (c >= 0x80) break;
-    if (!is_py_space(c)) return s.substr(0, e);
-    --e;
-  }
-  if (e == 0) return s.substr(0, 0);
-  // Walk code points forward, remembering the end of the last non-space character.
-  size_t i = 0, end = 0;
-  while (i < s.size()) {
-    size_t l = space_len(s, i);
-    if (l) {
-      i += l;
-    } else {
-      next_code_point(s, i);
-      end = i;
-    }
-  }
-  return s.substr(0, end);
-}
-
-std::string_view py_strip(std::string_view s) {
-  size_t i = 0, l;
-  while (i < s.size() && (l = space_len(s, i)) > 0) i += l;
-  return py_rstrip(s.substr(i));
-}
-
-std::string py_replace(std::string_view s, std::string_view from, std::string_view to) {
-  std::string out;
-  if (from.empty()) return std::string(s);
-  out.reserve(s.size());
-  size_t pos = 0;
-  for (;;) {
-    size_t hit = s.find(from, pos);
-    if (hit == std::string_view::npos) break;
-    out.append(s.data() + pos, hit - pos);
-    out.append(to.data(), to.size());
-    pos = hit + from.size();
-  }
-  out.append(s.data() + pos, s.size() - pos);
-  return out;
-}
-
-void py_replace_in(std::string& s, std::string_view from, std::string_view to) {
-  if (from.empty() || s.find(from) == std::string::npos) return;
-  s = py_replace(s, from, to);
-}
-
-std::string py_lower(std::string_view s) {
-  bool ascii = true;
-  for (unsigned char c : s) ascii &= c < 0x80;
-  if (ascii) {
-    std::string out(s);
-    for (char& c : out)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return out;
-  }
-  UErrorCode err = U_ZERO_ERROR;
-  int32_t len16 = 0;
-  u_strFromUTF8WithSub(nullptr, 0, &len16, s.data(), static_cast<int32_t>(s.size()), 0xFFFD,
-                       nullptr, &err);
-  std::u16string u16(len16, u'\0');
-  err = U_ZERO_ERROR;
-  u_strFromUTF8WithSub(u16.data(), len16, nullptr, s.data(), static_cast<int32_t>(s.size()),
-                       0xFFFD, nullptr, &err);
-  std::u16string low(len16 * 3 + 4, u'\0');
-  err = U_ZERO_ERROR;
-  int32_t low_len = u_strToLower(low.data(), static_cast<int32_t>(low.size()), u16.data(), len16,
-                                 "", &err);
-  if (U_FAILURE(err)) return std::string(s);
-  std::string out(static_cast<size_t>(low_len) * 3 + 4, '\0');
-  int32_t out_len = 0;
-  err = U_ZERO_ERROR;
-  u_strToUTF8(out.data(), static_cast<int32_t>(out.size()), &out_len, low.data(), low_len, &err);
-  if (U_FAILURE(err)) return std::string(s);
-  out.resize(out_len);
-  return out;
-}
 
 namespace {
 
@@ -264,39 +117,11 @@ std::string tokenize_regexp_post(std::string_view line) {
     len = static_cast<size_t>(w - b.data());
     std::swap(cur, other);
   }
-  if (high >= 0x80) return join_py_split(std::string_view(cur->data(), len));
-  return join_split_ascii(std::string_view(cur->data(), len));
+  if (high >= 0x80) return core::join_py_split(std::string_view(cur->data(), len));
+  return core::join_split_ascii(std::string_view(cur->data(), len));
 }
 
-std::string join_py_split(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (auto tok : py_split(s)) {
-    if (!out.empty()) out += ' ';
-    out.append(tok.data(), tok.size());
-  }
-  return out;
-}
 
-std::string join_split_ascii(std::string_view s) {
-  // Python's whitespace in ASCII: \t\n\v\f\r, 0x1c-0x1f and space.
-  std::string out;
-  out.resize(s.size());
-  char* const base = out.data();
-  char* o = base;
-  bool pending = false;
-  for (unsigned char c : s) {
-    if (c == ' ' || (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x1F)) {
-      pending = true;
-      continue;
-    }
-    if (pending && o != base) *o++ = ' ';
-    pending = false;
-    *o++ = static_cast<char>(c);
-  }
-  out.resize(static_cast<size_t>(o - base));
-  return out;
-}
 
 namespace {
 
@@ -311,14 +136,14 @@ std::string tokenize_13a(std::string_view line) {
   bool special = s.find('<') != std::string::npos || s.find('\n') != std::string::npos ||
                  s.find('&') != std::string::npos;
   if (special) {
-    py_replace_in(s, "<skipped>", "");
-    py_replace_in(s, "-\n", "");
-    py_replace_in(s, "\n", " ");
+    core::py_replace_in(s, "<skipped>", "");
+    core::py_replace_in(s, "-\n", "");
+    core::py_replace_in(s, "\n", " ");
     if (s.find('&') != std::string::npos) {
-      py_replace_in(s, "&quot;", "\"");
-      py_replace_in(s, "&amp;", "&");
-      py_replace_in(s, "&lt;", "<");
-      py_replace_in(s, "&gt;", ">");
+      core::py_replace_in(s, "&quot;", "\"");
+      core::py_replace_in(s, "&amp;", "&");
+      core::py_replace_in(s, "&lt;", "<");
+      core::py_replace_in(s, "&gt;", ">");
     }
   }
   s += ' ';
@@ -346,12 +171,12 @@ bool is_zh_char(char32_t c) {
 }  // namespace
 
 std::string tokenize_zh(std::string_view line) {
-  std::string_view s = py_strip(line);
+  std::string_view s = core::py_strip(line);
   std::string out;
   out.reserve(s.size() * 2);
   for (size_t i = 0; i < s.size();) {
     size_t start = i;
-    char32_t c = next_code_point(s, i);
+    char32_t c = core::next_code_point(s, i);
     if (is_zh_char(c)) out += ' ';
     out.append(s.data() + start, i - start);
     if (is_zh_char(c)) out += ' ';
@@ -364,7 +189,7 @@ std::string tokenize_char(std::string_view line) {
   out.reserve(line.size() * 2);
   for (size_t i = 0; i < line.size();) {
     size_t start = i;
-    next_code_point(line, i);
+    core::next_code_point(line, i);
     if (start) out += ' ';
     out.append(line.data() + start, i - start);
   }

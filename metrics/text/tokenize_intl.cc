@@ -9,7 +9,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "metrics/text/tokenize_13a.h"
+#include "core/py_string.h"
+#include "core/utf8.h"
 
 namespace unieval::metrics::text {
 
@@ -49,14 +50,14 @@ inline bool is_z(char32_t c) { return classify(c) & kZ; }
 std::u32string decode(std::string_view s) {
   std::u32string out;
   out.reserve(s.size());
-  for (size_t i = 0; i < s.size();) out += next_code_point(s, i);
+  for (size_t i = 0; i < s.size();) out += core::next_code_point(s, i);
   return out;
 }
 
 std::string encode(const std::u32string& s) {
   std::string out;
   out.reserve(s.size());
-  for (char32_t c : s) append_utf8(out, c);
+  for (char32_t c : s) core::append_utf8(out, c);
   return out;
 }
 
@@ -116,42 +117,26 @@ Str intl_rules(const In& in) {
   return a;
 }
 
-void replace_all(std::u32string& s, const std::u32string& from, const std::u32string& to) {
-  size_t pos = 0;
-  std::u32string out;
-  bool any = false;
-  for (;;) {
-    size_t hit = s.find(from, pos);
-    if (hit == std::u32string::npos) break;
-    any = true;
-    out.append(s, pos, hit - pos);
-    out += to;
-    pos = hit + from.size();
-  }
-  if (!any) return;
-  out.append(s, pos, std::u32string::npos);
-  s.swap(out);
-}
 
 }  // namespace
 
 std::string tokenize_intl(std::string_view line) {
   bool ascii = true;
   for (char c : line) ascii &= static_cast<unsigned char>(c) < 0x80;
-  if (ascii) return join_split_ascii(intl_rules<std::string>(line));
-  return join_py_split(encode(intl_rules<std::u32string>(decode(line))));
+  if (ascii) return core::join_split_ascii(intl_rules<std::string>(line));
+  return core::join_py_split(encode(intl_rules<std::u32string>(decode(line))));
 }
 
 std::string mteval_tokenize_intl(std::string_view text, bool preserve_case) {
   std::u32string s = decode(text);
-  replace_all(s, U"<skipped>", U"");
+  core::py_replace_in(s, U"<skipped>", U"");
   for (char32_t& c : s)
     if (u_charType(static_cast<UChar32>(c)) == U_LINE_SEPARATOR) c = U' ';
-  replace_all(s, U"&quot;", U"\"");
-  replace_all(s, U"&amp;", U"&");
-  replace_all(s, U"&lt;", U"<");
-  replace_all(s, U"&gt;", U">");
-  replace_all(s, U"&apos;", U"'");
+  core::py_replace_in(s, U"&quot;", U"\"");
+  core::py_replace_in(s, U"&amp;", U"&");
+  core::py_replace_in(s, U"&lt;", U"<");
+  core::py_replace_in(s, U"&gt;", U">");
+  core::py_replace_in(s, U"&apos;", U"'");
   if (!preserve_case) {
     // Perl lc(): full lowercase mapping per character, without Python/ICU's final-sigma context.
     std::u32string low;

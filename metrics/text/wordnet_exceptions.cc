@@ -7,7 +7,7 @@
 #include "core/error.h"
 #include "core/io.h"
 
-namespace unieval::text {
+namespace unieval::metrics::text {
 
 WordNetExceptions WordNetExceptions::load_dir(const std::string& dir) {
   WordNetExceptions out;
@@ -17,7 +17,7 @@ WordNetExceptions WordNetExceptions::load_dir(const std::string& dir) {
     if (!std::filesystem::exists(path))
       throw InputError(path, 0, "WordNet 2.0 exception list not found (expected the ROUGE-1.5.5 "
                                 "data/WordNet-2.0-Exceptions directory)");
-    out.add_exc_text(read_file(path), path);
+    out.add_exc_text(core::read_file(path), path);
   }
   return out;
 }
@@ -53,4 +53,4 @@ const std::string* WordNetExceptions::lookup(std::string_view token) const {
   return it == table_.end() ? nullptr : &it->second;
 }
 
-}  // namespace unieval::text
+}  // namespace unieval::metrics::text

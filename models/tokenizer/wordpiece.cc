@@ -17,6 +17,7 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "core/py_string.h"
 
 namespace unieval::models {
 
@@ -87,66 +88,12 @@ inline uint8_t class_of(uint32_t cp, const std::array<uint8_t, 0x10000>& bmp, bo
 
 // ---- UTF-8 -------------------------------------------------------------------------------------
 
-// Decodes one code point of valid UTF-8 at s[i], advancing i.
-inline uint32_t next_cp(std::string_view s, size_t& i) {
-  unsigned char b = static_cast<unsigned char>(s[i]);
-  if (b < 0x80) {
-    ++i;
-    return b;
-  }
-  if (b < 0xE0) {
-    uint32_t cp = ((b & 0x1Fu) << 6) | (static_cast<unsigned char>(s[i + 1]) & 0x3Fu);
-    i += 2;
-    return cp;
-  }
-  if (b < 0xF0) {
-    uint32_t cp = ((b & 0x0Fu) << 12) | ((static_cast<unsigned char>(s[i + 1]) & 0x3Fu) << 6) |
-                  (static_cast<unsigned char>(s[i + 2]) & 0x3Fu);
-    i += 3;
-    return cp;
-  }
-  uint32_t cp = ((b & 0x07u) << 18) | ((static_cast<unsigned char>(s[i + 1]) & 0x3Fu) << 12) |
-                ((static_cast<unsigned char>(s[i + 2]) & 0x3Fu) << 6) |
-                (static_cast<unsigned char>(s[i + 3]) & 0x3Fu);
-  i += 4;
-  return cp;
-}
-
-inline void append_cp(std::string& out, uint32_t cp) { utf8::append(out, cp); }
-
 inline bool is_continuation_byte(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
 size_t count_code_points(std::string_view s) {
   size_t n = 0;
   for (char c : s) n += !is_continuation_byte(c);
   return n;
-}
-
-// Python's str.isspace() set (used by load_vocab's strip()).
-bool is_python_space(uint32_t cp) {
-  if (cp == ' ' || (cp >= 0x09 && cp <= 0x0D) || (cp >= 0x1C && cp <= 0x1F) || cp == 0x85)
-    return true;
-  if (cp < 0x80) return false;
-  int8_t t = u_charType(static_cast<UChar32>(cp));
-  return t == U_SPACE_SEPARATOR || cp == 0x2028 || cp == 0x2029;
-}
-
-std::string python_strip(std::string_view s) {
-  size_t b = 0;
-  while (b < s.size()) {
-    size_t i = b;
-    if (!is_python_space(next_cp(s, i))) break;
-    b = i;
-  }
-  size_t e = s.size();
-  while (e > b) {
-    size_t start = e - 1;
-    while (start > b && is_continuation_byte(s[start])) --start;
-    size_t i = start;
-    if (!is_python_space(next_cp(s, i))) break;
-    e = start;
-  }
-  return std::string(s.substr(b, e - b));
 }
 
 std::string to_utf8(const icu::UnicodeString& us) {
@@ -211,8 +158,8 @@ void Vocab::index() {
 }
 
 Vocab Vocab::from_file(const std::string& path) {
-  std::string data = read_file(path);
-  if (size_t bad = find_invalid_utf8(data); bad != std::string::npos)
+  std::string data = core::read_file(path);
+  if (size_t bad = core::find_invalid_utf8(data); bad != std::string::npos)
     throw InputError(path, 0, "invalid UTF-8 at byte " + std::to_string(bad));
   std::vector<std::string> tokens;
   // Python text mode: a line ends at \n, \r\n or \r.
@@ -220,7 +167,7 @@ Vocab Vocab::from_file(const std::string& path) {
   while (i < data.size()) {
     size_t e = i;
     while (e < data.size() && data[e] != '\n' && data[e] != '\r') ++e;
-    tokens.push_back(python_strip(std::string_view(data).substr(i, e - i)));
+    tokens.emplace_back(core::py_strip(std::string_view(data).substr(i, e - i)));
     if (e < data.size() && data[e] == '\r' && e + 1 < data.size() && data[e + 1] == '\n') ++e;
     i = e + 1;
   }
@@ -296,7 +243,7 @@ void WordPieceTokenizer::finish_word(std::string& buf, size_t word_begin,
           UChar32 c = d.char32At(i);
           i += U16_LENGTH(c);
           if (class_of(static_cast<uint32_t>(c), table, u14) & kCharMark) continue;
-          append_cp(buf, static_cast<uint32_t>(c));
+          core::append_utf8(buf, static_cast<uint32_t>(c));
         }
       } else {
         us.toUTF8String(buf);
@@ -317,7 +264,7 @@ void WordPieceTokenizer::finish_word(std::string& buf, size_t word_begin,
       ++i;
       cls = table[b];
     } else {
-      cp = next_cp(w, i);
+      cp = core::next_code_point(w, i);
       cls = class_of(cp, table, u14);
     }
     if (cls & kCharPunct) {
@@ -350,7 +297,7 @@ void WordPieceTokenizer::basic_segment(std::string_view text, std::string& buf,
         continue;
       }
     } else {
-      uint32_t cp = next_cp(text, i);
+      uint32_t cp = core::next_code_point(text, i);
       cls = class_of(cp, table, u14);
     }
     if (cls & kCharDelete) continue;
@@ -374,7 +321,7 @@ void WordPieceTokenizer::basic_segment(std::string_view text, std::string& buf,
 
 void WordPieceTokenizer::basic_spans(std::string_view text, std::string& buf,
                                      std::vector<Span>& spans) const {
-  if (size_t bad = find_invalid_utf8(text); bad != std::string::npos)
+  if (size_t bad = core::find_invalid_utf8(text); bad != std::string::npos)
     throw InputError("invalid UTF-8 at byte " + std::to_string(bad) + " of the text");
   buf.clear();
   spans.clear();

@@ -16,22 +16,22 @@ using testing::gzip;
 TEST(IoTest, ReadLinesKeepsEmptyLinesAndDropsFinalNewline) {
   TempDir t;
   auto p = t.write("a.txt", "one\n\nthree\n");
-  EXPECT_EQ(read_lines(p), (std::vector<std::string>{"one", "", "three"}));
+  EXPECT_EQ(core::read_lines(p), (std::vector<std::string>{"one", "", "three"}));
   auto q = t.write("b.txt", "one\ntwo");
-  EXPECT_EQ(read_lines(q), (std::vector<std::string>{"one", "two"}));
+  EXPECT_EQ(core::read_lines(q), (std::vector<std::string>{"one", "two"}));
 }
 
 TEST(IoTest, ReadLinesStripsCarriageReturn) {
   TempDir t;
   auto p = t.write("a.txt", "one\r\ntwo\r\n");
-  EXPECT_EQ(read_lines(p), (std::vector<std::string>{"one", "two"}));
+  EXPECT_EQ(core::read_lines(p), (std::vector<std::string>{"one", "two"}));
 }
 
 TEST(IoTest, InvalidUtf8NamesFileAndLine) {
   TempDir t;
   auto p = t.write("bad.txt", "fine\nbad \xff here\n");
   try {
-    read_lines(p);
+    core::read_lines(p);
     FAIL() << "expected InputError";
   } catch (const InputError& e) {
     EXPECT_EQ(e.line(), 2);
@@ -40,14 +40,14 @@ TEST(IoTest, InvalidUtf8NamesFileAndLine) {
 }
 
 TEST(IoTest, Utf8Validation) {
-  EXPECT_EQ(find_invalid_utf8("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80"), std::string::npos);
-  EXPECT_EQ(find_invalid_utf8("\xc0\xaf"), 0u);          // overlong '/'
-  EXPECT_EQ(find_invalid_utf8("ab\xed\xa0\x80"), 2u);    // surrogate
-  EXPECT_EQ(find_invalid_utf8("abc\xe2\x82"), 3u);       // truncated
+  EXPECT_EQ(core::find_invalid_utf8("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80"), std::string::npos);
+  EXPECT_EQ(core::find_invalid_utf8("\xc0\xaf"), 0u);          // overlong '/'
+  EXPECT_EQ(core::find_invalid_utf8("ab\xed\xa0\x80"), 2u);    // surrogate
+  EXPECT_EQ(core::find_invalid_utf8("abc\xe2\x82"), 3u);       // truncated
 }
 
 TEST(IoTest, MissingFileIsInputError) {
-  EXPECT_THROW(read_lines("/nonexistent/unieval/file.txt"), InputError);
+  EXPECT_THROW(core::read_lines("/nonexistent/unieval/file.txt"), InputError);
 }
 
 TEST(IoTest, GzipIsReadTransparently) {
@@ -58,7 +58,7 @@ TEST(IoTest, GzipIsReadTransparently) {
   std::string text = "alpha\nbeta\n";
   gzwrite(gz, text.data(), static_cast<unsigned>(text.size()));
   gzclose(gz);
-  EXPECT_EQ(read_lines(p), (std::vector<std::string>{"alpha", "beta"}));
+  EXPECT_EQ(core::read_lines(p), (std::vector<std::string>{"alpha", "beta"}));
 }
 
 TEST(IoTest, CorpusLineCountMismatchIsAnError) {
@@ -66,7 +66,7 @@ TEST(IoTest, CorpusLineCountMismatchIsAnError) {
   auto h = t.write("h.txt", "a\nb\n");
   auto r = t.write("r.txt", "a\n");
   try {
-    read_corpus(h, {r});
+    core::read_corpus(h, {r});
     FAIL();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("1 lines"), std::string::npos) << e.what();
@@ -76,13 +76,13 @@ TEST(IoTest, CorpusLineCountMismatchIsAnError) {
 TEST(IoTest, AtomicWriteReplacesAndLeavesNoTemp) {
   TempDir t;
   auto p = (t.path() / "out.json").string();
-  write_file_atomic(p, "first");
-  write_file_atomic(p, "second");
-  EXPECT_EQ(read_file(p), "second");
+  core::write_file_atomic(p, "first");
+  core::write_file_atomic(p, "second");
+  EXPECT_EQ(core::read_file(p), "second");
   int files = 0;
   for (auto& e : std::filesystem::directory_iterator(t.path())) { (void)e; ++files; }
   EXPECT_EQ(files, 1);
-  EXPECT_THROW(write_file_atomic((t.path() / "no/such/dir/x").string(), "x"), InputError);
+  EXPECT_THROW(core::write_file_atomic((t.path() / "no/such/dir/x").string(), "x"), InputError);
 }
 
 // The whole-buffer inflater takes exactly one member that fits; anything else is left to the
@@ -92,22 +92,22 @@ TEST(IoTest, SingleMemberInflaterAcceptsOnlyOneWholeMember) {
   for (int i = 0; i < 5000; ++i) text += "line " + std::to_string(i) + " caf\xc3\xa9\n";
   std::string gz = gzip(text);
   std::string out;
-  ASSERT_TRUE(gunzip_single(gz, out));
+  ASSERT_TRUE(core::gunzip_single(gz, out));
   EXPECT_EQ(text, out);
   std::vector<char> small(text.size() - 1);
-  EXPECT_EQ(static_cast<size_t>(-1), gunzip_single_member(gz, small.data(), small.size()));
+  EXPECT_EQ(static_cast<size_t>(-1), core::gunzip_single_member(gz, small.data(), small.size()));
   std::string two = gz + gzip("tail\n");
-  EXPECT_FALSE(gunzip_single(two, out));
-  EXPECT_EQ(text + "tail\n", gunzip(two, "two.gz"));
-  EXPECT_FALSE(gunzip_single(gz.substr(0, gz.size() - 5), out));
+  EXPECT_FALSE(core::gunzip_single(two, out));
+  EXPECT_EQ(text + "tail\n", core::gunzip(two, "two.gz"));
+  EXPECT_FALSE(core::gunzip_single(gz.substr(0, gz.size() - 5), out));
   std::string flipped = gz;
   flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x55);
-  EXPECT_FALSE(gunzip_single(flipped, out));
+  EXPECT_FALSE(core::gunzip_single(flipped, out));
   std::string bad_crc = gz;
   bad_crc[bad_crc.size() - 8] = static_cast<char>(bad_crc[bad_crc.size() - 8] ^ 1);
-  EXPECT_FALSE(gunzip_single(bad_crc, out));
+  EXPECT_FALSE(core::gunzip_single(bad_crc, out));
   try {
-    gunzip(bad_crc, "bad.gz");
+    core::gunzip(bad_crc, "bad.gz");
     FAIL() << "a wrong CRC was accepted";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("bad.gz"), std::string::npos) << e.what();
@@ -116,18 +116,18 @@ TEST(IoTest, SingleMemberInflaterAcceptsOnlyOneWholeMember) {
 
 TEST(IoTest, MappedFileSeesTheBytesOrNothing) {
   TempDir t;
-  RawFile f(t.write("a.bin", std::string("ab\0cd", 5)));
-  MappedFile m(f);
+  core::RawFile f(t.write("a.bin", std::string("ab\0cd", 5)));
+  core::MappedFile m(f);
   EXPECT_EQ(std::string("ab\0cd", 5), std::string(m.bytes()));
-  RawFile e(t.write("e.bin", ""));
-  MappedFile empty(e);
+  core::RawFile e(t.write("e.bin", ""));
+  core::MappedFile empty(e);
   EXPECT_TRUE(empty.bytes().empty());
 }
 
 TEST(IoTest, ConcatenatedGzipFilesAreReadWhole) {
   TempDir t;
   auto p = t.write("m.txt.gz", gzip("alpha\n") + gzip("beta\n"));
-  EXPECT_EQ(read_lines(p), (std::vector<std::string>{"alpha", "beta"}));
+  EXPECT_EQ(core::read_lines(p), (std::vector<std::string>{"alpha", "beta"}));
 }
 
 }  // namespace

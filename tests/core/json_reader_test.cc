@@ -1,5 +1,5 @@
 // The JSON reader's file path (read straight into the document, single-member gzip inflated
-// in place, everything else through unieval::read_file) and its error reporting.
+// in place, everything else through unieval::core::read_file) and its error reporting.
 #include "core/json_cursor.h"
 #include "core/json_reader.h"
 
@@ -23,7 +23,7 @@
 #include "tests/gzip_util.h"
 #include "tests/test_util.h"
 
-namespace unieval::json {
+namespace unieval::core {
 namespace {
 
 using unieval::testing::TempDir;
@@ -41,11 +41,11 @@ std::string big_document() {
   return s + "]}";
 }
 
-void expect_big_document(const Document& d) {
-  Value data = d.root()["data"];
+void expect_big_document(const JsonDocument& d) {
+  JsonValue data = d.root()["data"];
   ASSERT_EQ(20000u, data.size());
   long i = 0;
-  for (Value v : data.array_items()) {
+  for (JsonValue v : data.array_items()) {
     ASSERT_EQ("q" + std::to_string(i), v["id"].as_string());
     ASSERT_EQ("caf\xc3\xa9 \"" + std::to_string(i) + "\" na\xc3\xafve, padding padding padding", v["text"].as_string());
     ASSERT_EQ(static_cast<double>(i) + 0.5, v["n"].as_double());
@@ -58,16 +58,16 @@ void expect_big_document(const Document& d) {
 TEST(JsonReaderTest, PlainAndGzipFilesGiveTheSameDocumentAsParse) {
   TempDir t;
   std::string text = big_document();
-  expect_big_document(Document::parse(text, "mem"));
-  expect_big_document(Document::parse_file(t.write("a.json", text)));
-  expect_big_document(Document::parse_file(t.write("a.json.gz", gzip(text))));
+  expect_big_document(JsonDocument::parse(text, "mem"));
+  expect_big_document(JsonDocument::parse_file(t.write("a.json", text)));
+  expect_big_document(JsonDocument::parse_file(t.write("a.json.gz", gzip(text))));
 }
 
 TEST(JsonReaderTest, MultiMemberGzipFallsBackToTheGeneralReader) {
   TempDir t;
   // `cat a.gz b.gz`: the trailer's ISIZE is only the last member's.
   auto p = t.write("m.json.gz", gzip("{\"a\": [1, 2,") + gzip(" 3], \"b\": \"x\"}"));
-  Document d = Document::parse_file(p);
+  JsonDocument d = JsonDocument::parse_file(p);
   EXPECT_EQ(3u, d.root()["a"].size());
   EXPECT_EQ("x", d.root()["b"].as_string());
 }
@@ -79,9 +79,9 @@ TEST(JsonReaderTest, IntegersOfEveryLengthConvertExactly) {
   for (size_t len = 1; len <= digits.size(); ++len) {
     for (const std::string sign : {"", "-"}) {
       std::string num = sign + digits.substr(0, len);
-      Document d = Document::parse("[" + num + ", " + sign + "0]", "mem");
+      JsonDocument d = JsonDocument::parse("[" + num + ", " + sign + "0]", "mem");
       auto it = d.root().array_items().begin();
-      Value v = *it;
+      JsonValue v = *it;
       EXPECT_TRUE(v.is_integer()) << num;
       double want = std::strtod(num.c_str(), nullptr), got = v.as_double();
       EXPECT_EQ(0, std::memcmp(&want, &got, sizeof want)) << num << " " << got;
@@ -104,7 +104,7 @@ TEST(JsonReaderTest, PipesAreReadOnceWhateverTheirContent) {
       std::ofstream out(fifo, std::ios::binary);
       out.write(content.data(), static_cast<std::streamsize>(content.size()));
     });
-    Document d = Document::parse_file(fifo);
+    JsonDocument d = JsonDocument::parse_file(fifo);
     writer.join();
     if (content == two_members) {
       EXPECT_EQ(3u, d.root()["a"].size());
@@ -119,7 +119,7 @@ TEST(JsonReaderTest, BadFilesAreInputErrorsNamingTheFile) {
   TempDir t;
   auto expect_error = [](const std::string& path, const std::string& needle) {
     try {
-      Document::parse_file(path);
+      JsonDocument::parse_file(path);
       ADD_FAILURE() << "no error for " << path;
     } catch (const InputError& e) {
       std::string what = e.what();
@@ -140,7 +140,7 @@ TEST(JsonReaderTest, BadFilesAreInputErrorsNamingTheFile) {
 }
 
 // The reader's UTF-8 check (ASCII skipped 8 bytes at a time) reports the byte that
-// unieval::find_invalid_utf8 reports, for each kind of bad sequence at each alignment.
+// unieval::core::find_invalid_utf8 reports, for each kind of bad sequence at each alignment.
 TEST(JsonReaderTest, InvalidUtf8IsReportedAtTheSameByteAsFindInvalidUtf8) {
   const std::vector<std::string> bad = {"\x80", "\xbf", "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xed\xa0\x80",
                                         "\xf4\x90\x80\x80", "\xf8\x88\x80\x80", "\xff", "\xc3", "\xe2\x82",
@@ -149,10 +149,10 @@ TEST(JsonReaderTest, InvalidUtf8IsReportedAtTheSameByteAsFindInvalidUtf8) {
     for (const auto& b : bad) {
       for (const std::string& tail : {std::string("\"}"), std::string("")}) {
         std::string text = "{\"k\": \"" + std::string(pad, 'a') + "\xc3\xa9" + b + tail;
-        size_t want = find_invalid_utf8(text);
+        size_t want = core::find_invalid_utf8(text);
         ASSERT_NE(std::string::npos, want);
         try {
-          Document::parse(text, "mem");
+          JsonDocument::parse(text, "mem");
           ADD_FAILURE() << "accepted invalid UTF-8, pad " << pad;
         } catch (const InputError& e) {
           EXPECT_NE(std::string(e.what()).find("invalid UTF-8 at byte " + std::to_string(want)), std::string::npos)
@@ -164,7 +164,7 @@ TEST(JsonReaderTest, InvalidUtf8IsReportedAtTheSameByteAsFindInvalidUtf8) {
   // Valid multi-byte text at every alignment, and escapes inside long strings.
   for (size_t pad = 0; pad < 10; ++pad) {
     std::string body = std::string(pad, 'a') + "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 long enough to span words";
-    Document d = Document::parse("{\"k\": \"" + body + "\\n\\\"x\"}", "mem");
+    JsonDocument d = JsonDocument::parse("{\"k\": \"" + body + "\\n\\\"x\"}", "mem");
     EXPECT_EQ(body + "\n\"x", d.root()["k"].as_string());
   }
 }
@@ -175,17 +175,17 @@ TEST(JsonReaderTest, StringScanFindsTheEndAndControlCharactersAtEveryOffset) {
   for (size_t len = 0; len <= 40; ++len) {
     std::string body;
     for (size_t i = 0; i < len; ++i) body += static_cast<char>('a' + i % 26);
-    Document d = Document::parse("[\"" + body + "\", \"" + body + "\\\\\"]", "mem");
+    JsonDocument d = JsonDocument::parse("[\"" + body + "\", \"" + body + "\\\\\"]", "mem");
     ASSERT_EQ(body, d.root().array_items().begin().operator*().as_string()) << len;
     std::string with_ctl = body + '\x1f';
-    EXPECT_THROW(Document::parse("[\"" + with_ctl + "\"]", "mem"), InputError) << len;
+    EXPECT_THROW(JsonDocument::parse("[\"" + with_ctl + "\"]", "mem"), InputError) << len;
     std::string with_del = body + '\x7f' + "\xc3\xa9";  // DEL and non-ASCII are plain characters
-    EXPECT_EQ(with_del, Document::parse("[\"" + with_del + "\"]", "mem").root().array_items().begin().operator*().as_string());
+    EXPECT_EQ(with_del, JsonDocument::parse("[\"" + with_del + "\"]", "mem").root().array_items().begin().operator*().as_string());
   }
 }
 
 TEST(JsonReaderTest, SizeOfScalarsIsZeroAndBomIsSkipped) {
-  Document d = Document::parse("\xEF\xBB\xBF{\"s\": \"abc\", \"n\": 7, \"o\": {}}", "mem");
+  JsonDocument d = JsonDocument::parse("\xEF\xBB\xBF{\"s\": \"abc\", \"n\": 7, \"o\": {}}", "mem");
   EXPECT_EQ(0u, d.root()["s"].size());
   EXPECT_EQ(0u, d.root()["n"].size());
   EXPECT_EQ(0u, d.root()["o"].size());
@@ -193,12 +193,12 @@ TEST(JsonReaderTest, SizeOfScalarsIsZeroAndBomIsSkipped) {
   EXPECT_EQ(7.0, d.root()["n"].as_double());
 }
 
-// --- Cursor: accepts exactly what the parser accepts, and decodes strings as it does --------
+// --- JsonCursor: accepts exactly what the parser accepts, and decodes strings as it does --------
 
-// True when Document::parse_checked accepts the (checked) text.
+// True when JsonDocument::parse_checked accepts the (checked) text.
 bool parser_accepts(const std::string& text) {
   try {
-    Document::parse_checked(Document::check_text(HugeVector<char>(text.begin(), text.end()), "mem"), "mem");
+    JsonDocument::parse_checked(JsonDocument::check_text(core::HugeVector<char>(text.begin(), text.end()), "mem"), "mem");
     return true;
   } catch (const InputError&) {
     return false;
@@ -207,11 +207,11 @@ bool parser_accepts(const std::string& text) {
 
 bool cursor_accepts(const std::string& text) {
   try {
-    Cursor c(text.data(), text.size());
+    JsonCursor c(text.data(), text.size());
     c.skip();
     c.finish();
     return true;
-  } catch (const Cursor::Refused&) {
+  } catch (const JsonCursor::Refused&) {
     return false;
   }
 }
@@ -219,8 +219,8 @@ bool cursor_accepts(const std::string& text) {
 // The strings of a top-level array, through the cursor (decoded after the scan) and through
 // the document.
 std::vector<std::string> cursor_strings(std::string text) {
-  std::vector<Cursor::Span> spans;
-  Cursor c(text.data(), text.size());
+  std::vector<JsonCursor::Span> spans;
+  JsonCursor c(text.data(), text.size());
   for (auto e = c.array(); e.next();) {
     if (c.peek() == '"') {
       spans.push_back(c.string());
@@ -230,13 +230,13 @@ std::vector<std::string> cursor_strings(std::string text) {
   }
   c.finish();
   std::vector<std::string> out;
-  for (Cursor::Span s : spans) out.emplace_back(Cursor::decode(text.data(), s));
+  for (JsonCursor::Span s : spans) out.emplace_back(JsonCursor::decode(text.data(), s));
   return out;
 }
 std::vector<std::string> document_strings(const std::string& text) {
   std::vector<std::string> out;
-  Document d = Document::parse(text, "mem");
-  for (Value v : d.root().array_items())
+  JsonDocument d = JsonDocument::parse(text, "mem");
+  for (JsonValue v : d.root().array_items())
     if (v.is_string()) out.emplace_back(v.as_string());
   return out;
 }
@@ -279,7 +279,7 @@ TEST(JsonReaderTest, CursorAgreesWithTheParserOnRandomMutations) {
   int accepted = 0, refused = 0;
   for (int round = 0; round < 20000; ++round) {
     std::string text = testing::mutate(cursor_seeds()[rng() % cursor_seeds().size()], rng, alphabet);
-    if (find_invalid_utf8(text) != std::string_view::npos) continue;  // check_text's, not the parser's
+    if (core::find_invalid_utf8(text) != std::string_view::npos) continue;  // check_text's, not the parser's
     bool want = parser_accepts(text);
     ASSERT_EQ(want, cursor_accepts(text)) << text;
     if (want && text.find_first_not_of(" \n\t\r") != std::string::npos &&
@@ -293,4 +293,4 @@ TEST(JsonReaderTest, CursorAgreesWithTheParserOnRandomMutations) {
 }
 
 }  // namespace
-}  // namespace unieval::json
+}  // namespace unieval::core

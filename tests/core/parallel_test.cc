@@ -18,12 +18,12 @@ namespace unieval {
 namespace {
 
 TEST(ParallelTest, ResolveThreads) {
-  EXPECT_EQ(3, resolve_threads(3));
-  EXPECT_EQ(12, resolve_threads(12));  // an explicit count is taken as given
-  int all = resolve_threads(0);
+  EXPECT_EQ(3, core::resolve_threads(3));
+  EXPECT_EQ(12, core::resolve_threads(12));  // an explicit count is taken as given
+  int all = core::resolve_threads(0);
   EXPECT_GE(all, 1);
   EXPECT_LE(all, 8);
-  EXPECT_EQ(all, resolve_threads(-1));
+  EXPECT_EQ(all, core::resolve_threads(-1));
 }
 
 TEST(ParallelTest, RangesCoverEveryIndexOnceInContiguousSlices) {
@@ -33,7 +33,7 @@ TEST(ParallelTest, RangesCoverEveryIndexOnceInContiguousSlices) {
       std::vector<std::pair<size_t, size_t>> slices;
       std::mutex mu;
       std::set<std::thread::id> ids;
-      parallel_ranges(n, threads, [&](size_t b, size_t e) {
+      core::parallel_ranges(n, threads, [&](size_t b, size_t e) {
         std::lock_guard<std::mutex> lock(mu);
         slices.emplace_back(b, e);
         ids.insert(std::this_thread::get_id());
@@ -50,7 +50,7 @@ TEST(ParallelTest, RangesCoverEveryIndexOnceInContiguousSlices) {
 TEST(ParallelTest, LowestFailingSliceIsRethrownAfterAllFinish) {
   std::atomic<int> finished{0};
   try {
-    parallel_ranges(4000, 4, [&](size_t b, size_t) {
+    core::parallel_ranges(4000, 4, [&](size_t b, size_t) {
       ++finished;
       if (b > 0) throw std::runtime_error("slice at " + std::to_string(b));
     });
@@ -64,12 +64,12 @@ TEST(ParallelTest, LowestFailingSliceIsRethrownAfterAllFinish) {
 TEST(ParallelTest, RunConcurrentlyRunsBothAndPrefersTheFirstError) {
   for (bool parallel : {true, false}) {
     int a = 0, b = 0;
-    run_concurrently([&] { a = 1; }, [&] { b = 2; }, parallel);
+    core::run_concurrently([&] { a = 1; }, [&] { b = 2; }, parallel);
     EXPECT_EQ(1, a);
     EXPECT_EQ(2, b);
     bool second_ran = false;
     try {
-      run_concurrently([&] { throw std::runtime_error("first"); },
+      core::run_concurrently([&] { throw std::runtime_error("first"); },
                        [&] {
                          second_ran = true;
                          throw std::runtime_error("second");
@@ -82,7 +82,7 @@ TEST(ParallelTest, RunConcurrentlyRunsBothAndPrefersTheFirstError) {
     // Sequentially a failing first job stops there, as straight-line code would.
     EXPECT_EQ(parallel, second_ran);
     try {
-      run_concurrently([&] {}, [&] { throw std::runtime_error("second"); }, parallel);
+      core::run_concurrently([&] {}, [&] { throw std::runtime_error("second"); }, parallel);
       FAIL() << "no exception";
     } catch (const std::runtime_error& e) {
       EXPECT_EQ(std::string("second"), e.what());

@@ -15,6 +15,7 @@
 #include "metrics/text/dstc7_clean.h"
 #include "metrics/text/squad_normalize.h"
 #include "tests/test_util.h"
+#include "core/py_string.h"
 
 namespace unieval::metrics {
 namespace {
@@ -30,7 +31,7 @@ void expect_close(double want, double got, const std::string& what) {
 std::vector<std::string> as_dstc7_file_lines(const std::vector<std::string>& hyps) {
   std::string text;
   for (size_t i = 0; i < hyps.size(); ++i) text += (i ? "\n" : "") + hyps[i];
-  return split_lines(text, "hyps");
+  return core::split_lines(text, "hyps");
 }
 
 TEST(DistinctTest, GoldenDistinctEntropy) {
@@ -223,16 +224,16 @@ TEST(NgramIdsTest, EqualIdsExactlyForEqualNgrams) {
 }
 
 TEST(Dstc7CleanTest, OfficialExamplesAndContractions) {
-  EXPECT_EQ("i do n't know what you mean .", dstc7_clean_str("i don't know what you mean ."));
-  EXPECT_EQ("i will n't go", dstc7_clean_str("I won't go"));
-  EXPECT_EQ("i can n't", dstc7_clean_str("I can't"));
-  EXPECT_EQ("it 's mine", dstc7_clean_str("It's mine"));
-  EXPECT_EQ("see __url__", dstc7_clean_str("see https://example.com/x?y=1"));
-  EXPECT_EQ("please try github", dstc7_clean_str("please try [ GitHub ] ( https://github.com )"));
+  EXPECT_EQ("i do n't know what you mean .", text::dstc7_clean_str("i don't know what you mean ."));
+  EXPECT_EQ("i will n't go", text::dstc7_clean_str("I won't go"));
+  EXPECT_EQ("i can n't", text::dstc7_clean_str("I can't"));
+  EXPECT_EQ("it 's mine", text::dstc7_clean_str("It's mine"));
+  EXPECT_EQ("see __url__", text::dstc7_clean_str("see https://example.com/x?y=1"));
+  EXPECT_EQ("please try github", text::dstc7_clean_str("please try [ GitHub ] ( https://github.com )"));
   EXPECT_EQ("i do n't know :) . how about this ? __url__",
-            dstc7_clean_str(" I don't know:). how about this?https://github.com/golsun/deep-RL-time-series"));
-  EXPECT_EQ("caf", dstc7_clean_str("café"));      // non-ASCII becomes a space
-  EXPECT_EQ("wow ! ! !", dstc7_clean_str("wow!!!!!"));  // HANG_RE cuts 5 to 3, then one token each
+            text::dstc7_clean_str(" I don't know:). how about this?https://github.com/golsun/deep-RL-time-series"));
+  EXPECT_EQ("caf", text::dstc7_clean_str("café"));      // non-ASCII becomes a space
+  EXPECT_EQ("wow ! ! !", text::dstc7_clean_str("wow!!!!!"));  // HANG_RE cuts 5 to 3, then one token each
 }
 
 // The DSTC7 constant baseline ("i don't know what you mean .") on the 2,208 test keys gives
@@ -241,12 +242,12 @@ TEST(Dstc7CleanTest, OfficialExamplesAndContractions) {
 TEST(Dstc7CleanTest, ConstantBaselineRefsFreeCells) {
   UNIEVAL_REQUIRE_SHARED("data/dstc7/constant-baseline.test.convos.txt.gz");
   UNIEVAL_REQUIRE_SHARED("data/dstc7/test.2k.keys.txt.gz");
-  auto keys_lines = read_lines((shared_dir() / "data/dstc7/test.2k.keys.txt.gz").string());
+  auto keys_lines = core::read_lines((shared_dir() / "data/dstc7/test.2k.keys.txt.gz").string());
   std::set<std::string> keys;
-  for (auto& k : keys_lines) keys.insert(std::string(python_strip(k)));
+  for (auto& k : keys_lines) keys.insert(std::string(core::py_strip(k)));
   std::vector<std::string> hyps;
   std::set<std::string> used;
-  for (const auto& line : read_lines((shared_dir() / "data/dstc7/constant-baseline.test.convos.txt.gz").string())) {
+  for (const auto& line : core::read_lines((shared_dir() / "data/dstc7/constant-baseline.test.convos.txt.gz").string())) {
     size_t tab = line.find('\t');
     std::string hash = line.substr(0, tab);
     if (!keys.count(hash) || used.count(hash)) continue;

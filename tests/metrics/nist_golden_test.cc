@@ -34,10 +34,10 @@ class NistGolden : public ::testing::Test {
 NistOptions options_of(const json& c) {
   NistOptions o;
   std::string v = c["variant"];
-  if (v.rfind("mteval-v13a", 0) == 0) o.tokenization = text::MtevalTokenization::kV13a;
+  if (v.rfind("mteval-v13a", 0) == 0) o.tokenization = metrics::text::MtevalTokenization::kV13a;
   for (const auto& a : c["options"]["args"]) {
     if (a == "-c") o.preserve_case = true;
-    if (a == "--international-tokenization") o.tokenization = text::MtevalTokenization::kIntl;
+    if (a == "--international-tokenization") o.tokenization = metrics::text::MtevalTokenization::kIntl;
   }
   return o;
 }

@@ -8,7 +8,7 @@
 #include "metrics/text/rouge_tokenize.h"
 #include "metrics/text/wordnet_exceptions.h"
 
-namespace unieval::text {
+namespace unieval::metrics::text {
 namespace {
 
 TEST(RougePorterTest, StepFourCascadeOf2004) {
@@ -65,9 +65,9 @@ TEST(RougeTokenizeTest, Rouge155Tokens) {
 }
 
 TEST(RougeTokenizeTest, PerlSplitKeepsLeadingEmptyField) {
-  EXPECT_EQ(perl_split_ws(" a  b ").size(), 3u);  // "", "a", "b"
-  EXPECT_EQ(perl_split_ws("a b").size(), 2u);
-  EXPECT_TRUE(perl_split_ws("   ").empty());
+  EXPECT_EQ(perl_split_ascii_ws(" a  b ").size(), 3u);  // "", "a", "b"
+  EXPECT_EQ(perl_split_ascii_ws("a b").size(), 2u);
+  EXPECT_TRUE(perl_split_ascii_ws("   ").empty());
 }
 
 TEST(RougeTokenizeTest, RougeScoreTokensUseUnicodeLowercase) {
@@ -94,4 +94,4 @@ TEST(WordNetExceptionsTest, LaterKeysWinAndFirstBaseIsTheValue) {
 }
 
 }  // namespace
-}  // namespace unieval::text
+}  // namespace unieval::metrics::text

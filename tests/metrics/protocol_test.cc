@@ -142,7 +142,7 @@ TEST(MetricProtocolTest, ScoresThroughTheRegistryAsTheLibrary) {
   v.set("ref", std::vector<std::string>{ref});
   v.set("json", true);
   std::string out = score_metric("bleu", v, nullptr);
-  Corpus c = read_corpus(hyp, {ref});
+  core::Corpus c = core::read_corpus(hyp, {ref});
   BleuScore s = corpus_bleu(c.hyps, c.refs, BleuOptions{});
   auto j = nlohmann::json::parse(out);
   EXPECT_EQ(j["score"].get<double>(), s.score);

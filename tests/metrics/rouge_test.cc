@@ -284,7 +284,7 @@ RougeSummary join_unfinished_sentences(const RougeSummary& pieces) {
 
 // Lines of a REALSumm text file (no trailing newline in these files).
 std::vector<std::string> realsumm_lines(const std::filesystem::path& p) {
-  std::string text = read_file(p.string());
+  std::string text = core::read_file(p.string());
   std::vector<std::string> out;
   size_t pos = 0;
   while (pos <= text.size()) {
@@ -363,8 +363,8 @@ TEST(Rouge155Test, RealSummPerDocumentScores) {
   std::map<std::string, std::map<size_t, std::string>> stored;  // system -> doc -> summary words
   for (const char* kind : {"abs", "ext"}) {
     std::string file = std::string("data/cnndm/realsumm_scores_") + kind + ".jsonl.gz";
-    std::string text = read_file((shared_dir() / file).string());
-    for (const auto& line : split_lines(text, file)) {
+    std::string text = core::read_file((shared_dir() / file).string());
+    for (const auto& line : core::split_lines(text, file)) {
       if (line.empty()) continue;
       json doc = json::parse(line);
       for (const auto& [sys, entry] : doc["system_summaries"].items()) {

@@ -39,37 +39,37 @@ TEST(SnowballEnglishTest, SampleVocabulary) {
       {"knocking", "knock"},        {"knocks", "knock"},           {"knopp", "knopp"},
       {"knot", "knot"},             {"knots", "knot"},
   };
-  for (const auto& [word, stem] : pairs) EXPECT_EQ(snowball_english_stem(word), stem) << word;
+  for (const auto& [word, stem] : pairs) EXPECT_EQ(text::snowball_english_stem(word), stem) << word;
 }
 
 TEST(SnowballEnglishTest, SpecialCases) {
   // exception1 (whole words), exception2 (after Step 1a), the gener/commun/arsen prefixes.
-  EXPECT_EQ(snowball_english_stem("skies"), "sky");
-  EXPECT_EQ(snowball_english_stem("dying"), "die");
-  EXPECT_EQ(snowball_english_stem("early"), "earli");
-  EXPECT_EQ(snowball_english_stem("news"), "news");
-  EXPECT_EQ(snowball_english_stem("innings"), "inning");
-  EXPECT_EQ(snowball_english_stem("succeeding"), "succeed");
-  EXPECT_EQ(snowball_english_stem("generously"), "generous");
-  EXPECT_EQ(snowball_english_stem("communism"), "communism");
-  EXPECT_EQ(snowball_english_stem("arsenal"), "arsenal");
+  EXPECT_EQ(text::snowball_english_stem("skies"), "sky");
+  EXPECT_EQ(text::snowball_english_stem("dying"), "die");
+  EXPECT_EQ(text::snowball_english_stem("early"), "earli");
+  EXPECT_EQ(text::snowball_english_stem("news"), "news");
+  EXPECT_EQ(text::snowball_english_stem("innings"), "inning");
+  EXPECT_EQ(text::snowball_english_stem("succeeding"), "succeed");
+  EXPECT_EQ(text::snowball_english_stem("generously"), "generous");
+  EXPECT_EQ(text::snowball_english_stem("communism"), "communism");
+  EXPECT_EQ(text::snowball_english_stem("arsenal"), "arsenal");
   // Step 1a: ies/ied after one letter, the s rule, apostrophes.
-  EXPECT_EQ(snowball_english_stem("ties"), "tie");
-  EXPECT_EQ(snowball_english_stem("cries"), "cri");
-  EXPECT_EQ(snowball_english_stem("gas"), "gas");
-  EXPECT_EQ(snowball_english_stem("gaps"), "gap");
-  EXPECT_EQ(snowball_english_stem("boy's"), "boy");
+  EXPECT_EQ(text::snowball_english_stem("ties"), "tie");
+  EXPECT_EQ(text::snowball_english_stem("cries"), "cri");
+  EXPECT_EQ(text::snowball_english_stem("gas"), "gas");
+  EXPECT_EQ(text::snowball_english_stem("gaps"), "gap");
+  EXPECT_EQ(text::snowball_english_stem("boy's"), "boy");
   // Step 1b/1c: short words get their e back, doubles undone, y -> i.
-  EXPECT_EQ(snowball_english_stem("hoping"), "hope");
-  EXPECT_EQ(snowball_english_stem("hopping"), "hop");
-  EXPECT_EQ(snowball_english_stem("cry"), "cri");
-  EXPECT_EQ(snowball_english_stem("say"), "say");
-  EXPECT_EQ(snowball_english_stem("agreed"), "agre");
+  EXPECT_EQ(text::snowball_english_stem("hoping"), "hope");
+  EXPECT_EQ(text::snowball_english_stem("hopping"), "hop");
+  EXPECT_EQ(text::snowball_english_stem("cry"), "cri");
+  EXPECT_EQ(text::snowball_english_stem("say"), "say");
+  EXPECT_EQ(text::snowball_english_stem("agreed"), "agre");
   // Fewer than three letters, no lowercasing, non-ASCII letters are non-vowels.
-  EXPECT_EQ(snowball_english_stem("is"), "is");
-  EXPECT_EQ(snowball_english_stem("Running"), "Run");
-  EXPECT_EQ(snowball_english_stem("cafés"), "café");
-  EXPECT_EQ(snowball_english_stem(""), "");
+  EXPECT_EQ(text::snowball_english_stem("is"), "is");
+  EXPECT_EQ(text::snowball_english_stem("Running"), "Run");
+  EXPECT_EQ(text::snowball_english_stem("cafés"), "café");
+  EXPECT_EQ(text::snowball_english_stem(""), "");
 }
 
 }  // namespace

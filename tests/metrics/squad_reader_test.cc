@@ -1,5 +1,5 @@
-// The SQuAD dataset and prediction readers scan with a json::Cursor and fall back to a
-// json::Document when the scan refuses; both paths must give the same dataset or the same
+// The SQuAD dataset and prediction readers scan with a core::JsonCursor and fall back to a
+// core::JsonDocument when the scan refuses; both paths must give the same dataset or the same
 // error (message, file, line). Checked on hand-made layouts (escapes, repeated keys, wrong
 // types, extra keys, whitespace and line breaks) and on thousands of seeded random mutations
 // of them.

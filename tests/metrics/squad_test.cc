@@ -55,8 +55,8 @@ TEST(SquadTest, GoldenFunctions) {
     std::string gold = c["inputs"]["gold"], pred = c["inputs"]["pred"];
     const auto& e = c["expected"];
     std::string id = c["id"];
-    EXPECT_EQ(e["v1.1_normalize_gold"].get<std::string>(), squad_normalize_answer(gold)) << id;
-    EXPECT_EQ(e["v1.1_normalize_pred"].get<std::string>(), squad_normalize_answer(pred)) << id;
+    EXPECT_EQ(e["v1.1_normalize_gold"].get<std::string>(), text::squad_normalize_answer(gold)) << id;
+    EXPECT_EQ(e["v1.1_normalize_pred"].get<std::string>(), text::squad_normalize_answer(pred)) << id;
     EXPECT_EQ(e["v1.1_exact_match_score"].get<bool>(), squad_v1_exact_match(pred, gold)) << id;
     expect_close(e["v1.1_f1_score"].get<double>(), squad_v1_f1(pred, gold), id + " v1 f1");
     EXPECT_EQ(e["v2.0_compute_exact"].get<int>(), squad_v2_compute_exact(gold, pred)) << id;
@@ -150,16 +150,16 @@ TEST(SquadTest, EmptyStringsDifferBetweenVersions) {
 }
 
 TEST(SquadTest, NormalizerEdgeCases) {
-  EXPECT_EQ("eiffeltower", squad_normalize_answer("The  Eiffel-Tower!"));
-  EXPECT_EQ("“quoted”", squad_normalize_answer("“Quoted”"));       // Unicode quotes survive
-  EXPECT_EQ("café", squad_normalize_answer("CAFÉ"));               // Unicode lower()
-  EXPECT_EQ("anthem", squad_normalize_answer("an anthem a"));       // articles only as whole words
-  EXPECT_EQ("", squad_normalize_answer("a an the"));
-  EXPECT_EQ("x“ ”y", squad_normalize_answer("x“the”y"));           // \b next to Unicode punctuation
-  EXPECT_EQ("1000", squad_normalize_answer("1,000"));
-  EXPECT_EQ("a\u00e9", squad_normalize_answer("a\u00e9"));         // 'aé' is one \w-run
-  EXPECT_EQ("x y", squad_normalize_answer("x\u3000y\u00a0"));       // Unicode whitespace
-  EXPECT_EQ(std::vector<std::string>({"cat", "dog"}), squad_answer_tokens("The cat, a dog"));
+  EXPECT_EQ("eiffeltower", text::squad_normalize_answer("The  Eiffel-Tower!"));
+  EXPECT_EQ("“quoted”", text::squad_normalize_answer("“Quoted”"));       // Unicode quotes survive
+  EXPECT_EQ("café", text::squad_normalize_answer("CAFÉ"));               // Unicode lower()
+  EXPECT_EQ("anthem", text::squad_normalize_answer("an anthem a"));       // articles only as whole words
+  EXPECT_EQ("", text::squad_normalize_answer("a an the"));
+  EXPECT_EQ("x“ ”y", text::squad_normalize_answer("x“the”y"));           // \b next to Unicode punctuation
+  EXPECT_EQ("1000", text::squad_normalize_answer("1,000"));
+  EXPECT_EQ("a\u00e9", text::squad_normalize_answer("a\u00e9"));         // 'aé' is one \w-run
+  EXPECT_EQ("x y", text::squad_normalize_answer("x\u3000y\u00a0"));       // Unicode whitespace
+  EXPECT_EQ(std::vector<std::string>({"cat", "dog"}), text::squad_answer_tokens("The cat, a dog"));
 }
 
 // ASCII answers without control characters take a byte-level normaliser (two tight passes); it
@@ -174,7 +174,7 @@ TEST(SquadTest, AsciiNormaliserEqualsTheGeneralPath) {
                                            "t.h.e", "a-n", "e", "h", "N"};
   std::mt19937 rng(7);
   std::string fast, general;
-  NormalizedAnswer answer;
+  text::NormalizedAnswer answer;
   for (int round = 0; round < 20000; ++round) {
     std::string s;
     int len = static_cast<int>(rng() % 12);
@@ -182,16 +182,16 @@ TEST(SquadTest, AsciiNormaliserEqualsTheGeneralPath) {
       const std::string& p = pieces[rng() % pieces.size()];
       s += p.empty() ? std::string(1, '\0') : p;
     }
-    squad_normalize_answer_into(s, fast);
-    squad_normalize_answer_general(s, general);
+    text::squad_normalize_answer_into(s, fast);
+    text::squad_normalize_answer_general(s, general);
     ASSERT_EQ(general, fast) << "[" << s << "]";
     answer.set(s);
     ASSERT_EQ(general, answer.norm) << "[" << s << "]";
     std::vector<std::string> toks(answer.toks.begin(), answer.toks.end());
-    ASSERT_EQ(squad_tokens_of_normalized(general), toks) << "[" << s << "]";
+    ASSERT_EQ(text::squad_tokens_of_normalized(general), toks) << "[" << s << "]";
   }
-  EXPECT_EQ("cat dog", squad_normalize_answer("The cat, a dog"));
-  EXPECT_EQ("theend \x01", squad_normalize_answer("the-end an \x01 the"));
+  EXPECT_EQ("cat dog", text::squad_normalize_answer("The cat, a dog"));
+  EXPECT_EQ("theend \x01", text::squad_normalize_answer("the-end an \x01 the"));
 }
 
 TEST(SquadTest, MalformedJsonNamesFileLineAndProblem) {

@@ -5,6 +5,7 @@
 #include "metrics/text/mteval_tokenize.h"
 #include "metrics/text/tokenize_13a.h"
 #include "metrics/text/tokenize_intl.h"
+#include "metrics/text/py_lower.h"
 
 namespace unieval::metrics::text {
 namespace {
@@ -18,17 +19,6 @@ TEST(Tokenize13aTest, PunctuationNumbersAndEntities) {
   EXPECT_EQ(tokenize_13a("end."), "end .");
   EXPECT_EQ(tokenize_13a("don't"), "don't");  // the apostrophe is not in the 13a class
   EXPECT_EQ(tokenize_13a(""), "");
-}
-
-TEST(Tokenize13aTest, PythonWhitespace) {
-  // U+3000 IDEOGRAPHIC SPACE and U+00A0 are whitespace for str.split(); U+200B is not.
-  auto f = py_split("  a\xe3\x80\x80" "b\xc2\xa0" "c\tdx\xe2\x80\x8by ");
-  ASSERT_EQ(f.size(), 4u);
-  EXPECT_EQ(f[0], "a");
-  EXPECT_EQ(f[2], "c");
-  EXPECT_EQ(f[3], "dx\xe2\x80\x8by");
-  EXPECT_EQ(py_rstrip("ab \t\xe3\x80\x80"), "ab");
-  EXPECT_EQ(py_strip("\x1c a \x1f"), "a");  // U+001C..U+001F are Python whitespace
 }
 
 TEST(Tokenize13aTest, PythonLower) {

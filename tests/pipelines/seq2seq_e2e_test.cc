@@ -75,12 +75,12 @@ TEST_F(FinetuneCliTest, KilledRunResumesToTheSameParameters) {
   EXPECT_TRUE(last_json_line(resumed.out)["finished"].get<bool>());
   EXPECT_EQ(last_json_line(resumed.out)["last_loss"], last_json_line(full.out)["last_loss"]);
   // Same weights byte for byte.
-  const std::string a = read_file((tmp.path() / "full/checkpoint/model.safetensors").string());
-  const std::string b = read_file((tmp.path() / "part/checkpoint/model.safetensors").string());
+  const std::string a = core::read_file((tmp.path() / "full/checkpoint/model.safetensors").string());
+  const std::string b = core::read_file((tmp.path() / "part/checkpoint/model.safetensors").string());
   EXPECT_TRUE(a == b);
   // And the same log, step by step (elapsed time aside).
-  auto la = split_lines(read_file((tmp.path() / "full/log.jsonl").string()), "a");
-  auto lb = split_lines(read_file((tmp.path() / "part/log.jsonl").string()), "b");
+  auto la = core::split_lines(core::read_file((tmp.path() / "full/log.jsonl").string()), "a");
+  auto lb = core::split_lines(core::read_file((tmp.path() / "part/log.jsonl").string()), "b");
   ASSERT_EQ(la.size(), lb.size());
   for (size_t i = 0; i < la.size(); ++i) {
     auto ja = nlohmann::json::parse(la[i]), jb = nlohmann::json::parse(lb[i]);
@@ -96,9 +96,9 @@ TEST_F(FinetuneCliTest, KilledRunResumesToTheSameParameters) {
   auto d5 = run_cli("decode --run " + run + " --split test --beam 3 --max-len 8 --batch-size 5 --no-progress --out " +
                     shq((tmp.path() / "b5.txt").string()));
   ASSERT_EQ(d5.exit_code, 0) << d5.err;
-  const std::string t1 = read_file((tmp.path() / "b1.txt").string());
-  EXPECT_EQ(t1, read_file((tmp.path() / "b5.txt").string()));
-  EXPECT_EQ(split_lines(t1, "b1").size(), 12u);
+  const std::string t1 = core::read_file((tmp.path() / "b1.txt").string());
+  EXPECT_EQ(t1, core::read_file((tmp.path() / "b5.txt").string()));
+  EXPECT_EQ(core::split_lines(t1, "b1").size(), 12u);
   // An interrupted decode (stopped after 2 batches of 5) continues where it stopped.
   const std::string pout = shq((tmp.path() / "p.txt").string());
   const std::string dcmd = "decode --run " + run + " --split test --beam 3 --max-len 8 --batch-size 5 --no-progress --json --out " + pout;
@@ -106,11 +106,11 @@ TEST_F(FinetuneCliTest, KilledRunResumesToTheSameParameters) {
   ASSERT_EQ(d2.exit_code, 0) << d2.err;
   EXPECT_FALSE(last_json_line(d2.out)["complete"].get<bool>());
   EXPECT_FALSE(std::filesystem::exists(tmp.path() / "p.txt"));
-  EXPECT_EQ(split_lines(read_file((tmp.path() / "p.txt.partial").string()), "p").size(), 10u);
+  EXPECT_EQ(core::split_lines(core::read_file((tmp.path() / "p.txt.partial").string()), "p").size(), 10u);
   auto d3 = run_cli(dcmd);
   ASSERT_EQ(d3.exit_code, 0) << d3.err;
   EXPECT_EQ(last_json_line(d3.out)["decoded_now"].get<int>(), 2);
-  EXPECT_EQ(read_file((tmp.path() / "p.txt").string()), t1);
+  EXPECT_EQ(core::read_file((tmp.path() / "p.txt").string()), t1);
   EXPECT_FALSE(std::filesystem::exists(tmp.path() / "p.txt.partial"));
 }
 

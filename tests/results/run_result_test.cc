@@ -79,7 +79,7 @@ TEST(RunResultTest, JsonHasSchemaVersionAndSummary) {
 }
 
 TEST(RunResultTest, SchemaFileListsTheRequiredFields) {
-  std::string text = read_file(std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_result.v1.schema.json");
+  std::string text = core::read_file(std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_result.v1.schema.json");
   auto schema = nlohmann::json::parse(text);
   EXPECT_EQ(schema["$id"], kRunResultSchemaId);
   auto j = to_json(sample());

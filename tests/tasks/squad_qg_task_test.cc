@@ -184,7 +184,7 @@ TEST(SquadQgTaskTest, ErnieGenPipelineOnUnilmTokenizedReferences) {
 // Distinct stripped, lower-cased source lines (eval.py's keys), computed independently here.
 size_t distinct_sources(const std::string& path) {
   std::set<std::string> keys;
-  for (auto l : read_lines(path)) {
+  for (auto l : core::read_lines(path)) {
     size_t b = l.find_first_not_of(" \t\r"), e = l.find_last_not_of(" \t\r");
     l = b == std::string::npos ? "" : l.substr(b, e - b + 1);
     for (char& c : l)
@@ -203,7 +203,7 @@ TEST(SquadQgTaskTest, RealDuSplitReferencesAgainstThemselves) {
     // fix_tokenization so that the text is unchanged): each key's scored prediction is one of
     // its references, so ROUGE-L is exactly 1, coco BLEU-4 1 up to its 1e-15/1e-9 constants and
     // METEOR 1 (every segment matched in one chunk).
-    auto tgt = read_lines((dir / (std::string("tgt-") + split + ".txt.gz")).string());
+    auto tgt = core::read_lines((dir / (std::string("tgt-") + split + ".txt.gz")).string());
     auto pred = tmp.write(std::string("pred-") + split + ".txt", unieval::testing::join_lines(tgt));
     std::string task = std::string(split) == "test" ? "squad-qg" : "squad-qg-reversed";
     auto req = request(task, dir.string(), pred);
@@ -242,8 +242,8 @@ TEST(SquadQgTaskTest, RealDuSplitReferencesAgainstThemselves) {
     }
   }
   // SOURCES.md: 11,877 test pairs, 10,570 dev pairs.
-  EXPECT_EQ(read_lines((dir / "src-test.txt.gz").string()).size(), 11877u);
-  EXPECT_EQ(read_lines((dir / "src-dev.txt.gz").string()).size(), 10570u);
+  EXPECT_EQ(core::read_lines((dir / "src-test.txt.gz").string()).size(), 11877u);
+  EXPECT_EQ(core::read_lines((dir / "src-dev.txt.gz").string()).size(), 10570u);
 }
 
 }  // namespace

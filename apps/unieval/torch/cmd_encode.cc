@@ -87,7 +87,7 @@ torch::Tensor int_tensor(const nlohmann::json& j, const std::string& what, int m
 std::vector<Case> read_cases(const std::string& path) {
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(read_file(path));
+    doc = nlohmann::json::parse(core::read_file(path));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
   }
@@ -282,7 +282,7 @@ int cmd_encode(const Args& args) {
   }
   json += "]}\n";
 
-  if (vm.count("output")) write_file_atomic(vm["output"].as<std::string>(), json);
+  if (vm.count("output")) core::write_file_atomic(vm["output"].as<std::string>(), json);
   if (vm["json"].as<bool>()) {
     std::fwrite(json.data(), 1, json.size(), stdout);
     std::fflush(stdout);
