@@ -91,7 +91,7 @@ nlohmann::json build_shard(const std::vector<std::string>& corpus_files, const W
         }
         ++line_no;
         bytes_read += line.size() + 1;
-        if (find_invalid_utf8(line) != std::string_view::npos)
+        if (core::find_invalid_utf8(line) != std::string_view::npos)
           throw InputError(path, line_no, "not valid UTF-8");
         lines.push_back(std::move(line));
       }
@@ -159,7 +159,7 @@ nlohmann::json build_shard(const std::vector<std::string>& corpus_files, const W
     out.append(reinterpret_cast<const char*>(narrow.data()), narrow.size() * 2);
   }
   if (!fs::path(out_path).parent_path().empty()) fs::create_directories(fs::path(out_path).parent_path());
-  write_file_atomic(out_path, out);
+  core::write_file_atomic(out_path, out);
   return meta;
 }
 
@@ -172,8 +172,8 @@ TokenShard::~TokenShard() = default;
 
 TokenShard TokenShard::open(const std::string& path) {
   TokenShard s;
-  s.file_ = std::make_unique<RawFile>(path);
-  s.map_ = std::make_unique<MappedFile>(*s.file_);
+  s.file_ = std::make_unique<core::RawFile>(path);
+  s.map_ = std::make_unique<core::MappedFile>(*s.file_);
   const std::string_view b = s.map_->bytes();
   auto bad = [&](const std::string& why) { return InputError(path, 0, "not a token shard: " + why); };
   if (b.size() < 16 || std::memcmp(b.data(), kMagic, 8) != 0) throw bad("wrong magic");

@@ -36,10 +36,10 @@
 
 #include "models/tokenizer/wordpiece.h"
 
-namespace unieval {
+namespace unieval::core {
 class RawFile;
 class MappedFile;
-}  // namespace unieval
+}  // namespace unieval::core
 
 namespace unieval::models {
 
@@ -88,8 +88,8 @@ class TokenShard {
 
  private:
   TokenShard();
-  std::unique_ptr<RawFile> file_;
-  std::unique_ptr<MappedFile> map_;
+  std::unique_ptr<core::RawFile> file_;
+  std::unique_ptr<core::MappedFile> map_;
   std::vector<uint64_t> own_docs_, own_sents_;  // from_documents storage
   std::vector<uint32_t> own_tokens_;
   nlohmann::json meta_;

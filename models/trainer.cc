@@ -155,9 +155,9 @@ void RunDir::save_best(UnilmModel& model, const ojson& info) {
   fs::remove_all(tmp, ec);
   fs::create_directories(tmp);
   save_model_weights(model, (tmp / kRunWeightsFile).string());
-  write_file_atomic((tmp / "config.json").string(), read_file(file("config.json")));
-  write_file_atomic((tmp / "vocab.txt").string(), read_file(file("vocab.txt")));
-  write_file_atomic((tmp / "best.json").string(), info.dump(2) + "\n");
+  core::write_file_atomic((tmp / "config.json").string(), core::read_file(file("config.json")));
+  core::write_file_atomic((tmp / "vocab.txt").string(), core::read_file(file("vocab.txt")));
+  core::write_file_atomic((tmp / "best.json").string(), info.dump(2) + "\n");
   fs::remove_all(old, ec);
   if (fs::exists(cur)) fs::rename(cur, old);
   fs::rename(tmp, cur);

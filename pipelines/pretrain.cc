@@ -77,7 +77,7 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
     if (opts.shard.empty()) opts.shard = run.file("corpus.shard");
   }
   opts.train.validate();
-  const std::string vocab_text = read_file(vocab_path);
+  const std::string vocab_text = core::read_file(vocab_path);
   WordPieceTokenizer tok = WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(opts.lowercase));
   const SpecialIds ids = pretrain_special_ids(tok.vocab(), vocab_path);
   if (ids.vocab_size > cfg.vocab_size)

@@ -55,12 +55,12 @@ void write_split_files(const tasks::Seq2SeqSplit& s, const fs::path& dir, const 
     src += s.src[i] + "\n";
     tgt += s.tgt[i] + "\n";
   }
-  write_file_atomic((dir / (name + ".src")).string(), src);
-  write_file_atomic((dir / (name + ".tgt")).string(), tgt);
+  core::write_file_atomic((dir / (name + ".src")).string(), src);
+  core::write_file_atomic((dir / (name + ".tgt")).string(), tgt);
 }
 
 int64_t count_entries(const std::string& vocab_path) {
-  const auto lines = read_lines(vocab_path);
+  const auto lines = core::read_lines(vocab_path);
   int64_t n = static_cast<int64_t>(lines.size());
   while (n > 0 && lines[n - 1].empty()) --n;
   return n;
@@ -159,7 +159,7 @@ RunOutcome run_task(const RunOptions& in) {
   if (fs::exists(request_path)) {
     nlohmann::json before;
     try {
-      before = nlohmann::json::parse(read_file(request_path));
+      before = nlohmann::json::parse(core::read_file(request_path));
     } catch (const nlohmann::json::exception& e) {
       throw InputError(request_path, 0, std::string("not valid JSON: ") + e.what());
     }
@@ -223,7 +223,7 @@ RunOutcome run_task(const RunOptions& in) {
     }
     // Write: request, the splits, the references, the manifest (last: marks the stage done).
     fs::create_directories(data_dir);
-    write_file_atomic(request_path, request.dump(2) + "\n");
+    core::write_file_atomic(request_path, request.dump(2) + "\n");
     write_split_files(train, data_dir, "train");
     if (dev) write_split_files(*dev, data_dir, "dev");
     write_split_files(eval_split, data_dir, "eval");
@@ -241,11 +241,11 @@ RunOutcome run_task(const RunOptions& in) {
     manifest["dev_examples"] = dev ? dev->src.size() : 0;
     manifest["eval_examples"] = eval_split.src.size();
     manifest["dev_split"] = dev ? dev_split : std::string();
-    write_file_atomic((data_dir / "manifest.json").string(), manifest.dump(2) + "\n");
+    core::write_file_atomic((data_dir / "manifest.json").string(), manifest.dump(2) + "\n");
   } else if (!fs::exists(request_path)) {
     throw InputError(o.out, 0, "holds data/ but no request.json");
   }
-  const ojson manifest = ojson::parse(read_file((data_dir / "manifest.json").string()));
+  const ojson manifest = ojson::parse(core::read_file((data_dir / "manifest.json").string()));
   const tasks::EvalFiles ef = tasks::write_eval_files(eval_split, eval_dir.string());
   outcome.stage = "data";
 
@@ -254,7 +254,7 @@ RunOutcome run_task(const RunOptions& in) {
   auto train_done = [&]() {
     const fs::path st = run / "checkpoint" / "trainer_state.json";
     if (!fs::exists(st)) return false;
-    auto j = nlohmann::json::parse(read_file(st.string()));
+    auto j = nlohmann::json::parse(core::read_file(st.string()));
     return j.value("step", int64_t{0}) >= j.value("total_steps", int64_t{1}) || j.value("early_stopped", false);
   };
   models::TrainResult train_summary;
@@ -284,7 +284,7 @@ RunOutcome run_task(const RunOptions& in) {
       return outcome;
     }
   }
-  const ojson state = ojson::parse(read_file((run / "checkpoint" / "trainer_state.json").string()));
+  const ojson state = ojson::parse(core::read_file((run / "checkpoint" / "trainer_state.json").string()));
 
   // ---- stage 3: decode ----
   const bool have_best = fs::exists(run / "best" / models::kRunWeightsFile);
@@ -302,7 +302,7 @@ RunOutcome run_task(const RunOptions& in) {
   d.clean_up = false;
   std::vector<std::string> decoded;
   if (fs::exists(d.out) && !fs::exists(d.out + ".partial")) {
-    decoded = read_lines(d.out);
+    decoded = core::read_lines(d.out);
   } else {
     DecodeResult dr = decode(d);
     decoded = dr.hyps;

@@ -68,8 +68,8 @@ void apply_limit(Seq2SeqSplit& s, int64_t limit) {
 
 // Two line-aligned files; ragged files are an InputError naming the target file.
 void read_pair(const std::string& src_path, const std::string& tgt_path, Seq2SeqSplit& s) {
-  s.src = read_lines(src_path);
-  s.tgt = read_lines(tgt_path);
+  s.src = core::read_lines(src_path);
+  s.tgt = core::read_lines(tgt_path);
   if (s.src.size() != s.tgt.size())
     throw InputError(tgt_path, 0, "has " + std::to_string(s.tgt.size()) + " lines but " + src_path + " has " +
                                       std::to_string(s.src.size()) + " (source and target must be line-aligned)");
@@ -108,7 +108,7 @@ Seq2SeqSplit read_squad_qg(const std::string& data, const std::string& split, bo
 
 // A .story file: article lines up to the first @highlight, then the highlights.
 void parse_story(const std::string& path, std::string& article, std::vector<std::string>& highlights) {
-  auto lines = read_lines(path);
+  auto lines = core::read_lines(path);
   bool in_highlights = false, next_is_highlight = false;
   std::vector<std::string> art;
   for (auto& raw : lines) {
@@ -158,7 +158,7 @@ Seq2SeqSplit read_summaries(const std::string& task, const std::string& data, co
       if (list.empty())
         throw InputError(data, 0, "no " + split + ".src/.tgt, no " + split + "/ folder of .story files and no " + split +
                                       ".list in this folder");
-      auto names = read_lines(list);
+      auto names = core::read_lines(list);
       for (size_t i = 0; i < names.size(); ++i) {
         std::string n = py2_strip(names[i]);
         if (n.empty()) continue;
@@ -245,7 +245,7 @@ Seq2SeqSplit read_coqa_gen(const std::string& data, const std::string& split, in
   const std::string path = coqa_file(data, split);
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(read_file(path));
+    doc = nlohmann::json::parse(core::read_file(path));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
   }
@@ -316,7 +316,7 @@ Seq2SeqSplit read_dstc7(const std::string& data, const std::string& split, int b
   const size_t budget = budget_words > 0 ? budget_words : 469;
   std::unordered_map<std::string, std::string> facts;  // conversation id -> facts text
   if (!facts_path.empty()) {
-    auto lines = read_lines(facts_path);
+    auto lines = core::read_lines(facts_path);
     for (size_t i = 0; i < lines.size(); ++i) {
       if (lines[i].empty()) continue;
       std::vector<std::string> c;
@@ -329,7 +329,7 @@ Seq2SeqSplit read_dstc7(const std::string& data, const std::string& split, int b
       if (words(f).size() < budget) f += (f.empty() ? "" : " ") + collapse_spaces(c[4]);
     }
   }
-  auto lines = read_lines(convos);
+  auto lines = core::read_lines(convos);
   for (size_t i = 0; i < lines.size(); ++i) {
     if (lines[i].empty()) continue;
     std::vector<std::string> c;
@@ -374,7 +374,7 @@ Seq2SeqSplit read_personachat(const std::string& data, const std::string& split,
     if (path.empty()) throw InputError(data, 0, "no " + sp + "_self_original_no_cands.txt (ConvAI2 text) for split '" + split + "'");
   }
   const size_t budget = budget_words > 0 ? budget_words : 469;
-  auto lines = read_lines(path);
+  auto lines = core::read_lines(path);
   std::vector<std::string> persona, history;
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string& l = lines[i];
@@ -493,26 +493,26 @@ EvalFiles write_eval_files(const Seq2SeqSplit& s, const std::string& dir) {
     // The adapter reads a named src- file as given (for either task) with its tgt- partner.
     std::string src, tgt;
     for (size_t i = 0; i < s.refs.size(); ++i) src += s.src[i] + "\n", tgt += s.refs[i] + "\n";
-    write_file_atomic((d / "tgt-eval.txt").string(), tgt);
+    core::write_file_atomic((d / "tgt-eval.txt").string(), tgt);
     // Keys of eval.py's grouping are the sources as distributed: re-read them from the split.
-    write_file_atomic((d / "src-eval.txt").string(), src);
+    core::write_file_atomic((d / "src-eval.txt").string(), src);
     e.data = (d / "src-eval.txt").string();
     e.pred = (d / "pred.txt").string();
   } else if (s.task == "cnndm" || s.task == "gigaword") {
     for (const auto& r : s.refs) text += r + "\n";
-    write_file_atomic((d / "ref.txt").string(), text);
+    core::write_file_atomic((d / "ref.txt").string(), text);
     e.data = (d / "ref.txt").string();
     e.pred = (d / "pred.txt").string();
     if (s.task == "cnndm") e.options["unilm_postprocess"] = "true";
   } else if (s.task == "coqa-gen") {
-    write_file_atomic((d / "coqa.json").string(), s.coqa_json);
+    core::write_file_atomic((d / "coqa.json").string(), s.coqa_json);
     e.data = (d / "coqa.json").string();
     e.pred = (d / "pred.json").string();
   } else if (s.task == "dstc7") {
     std::string keys;
     for (size_t i = 0; i < s.refs.size(); ++i) text += s.ids[i] + "\t1|" + s.refs[i] + "\n", keys += s.ids[i] + "\n";
-    write_file_atomic((d / "test.refs").string(), text);
-    write_file_atomic((d / "keys.txt").string(), keys);
+    core::write_file_atomic((d / "test.refs").string(), text);
+    core::write_file_atomic((d / "keys.txt").string(), keys);
     e.data = (d / "test.refs").string();
     e.pred = (d / "pred.txt").string();
     e.options = {{"keys", (d / "keys.txt").string()}, {"n_refs", "1"}, {"vshuman", "-1"}};
@@ -522,7 +522,7 @@ EvalFiles write_eval_files(const Seq2SeqSplit& s, const std::string& dir) {
       std::replace(ctx.begin(), ctx.end(), '\t', ' ');
       text += "1 " + ctx + "\t" + s.refs[i] + "\n";
     }
-    write_file_atomic((d / "ref.txt").string(), text);
+    core::write_file_atomic((d / "ref.txt").string(), text);
     e.data = (d / "ref.txt").string();
     e.pred = (d / "pred.txt").string();
   }
@@ -545,7 +545,7 @@ void write_predictions(const Seq2SeqSplit& s, const std::vector<std::string>& hy
   } else {
     for (const auto& h : hyps) text += h + "\n";
   }
-  write_file_atomic(path, text);
+  core::write_file_atomic(path, text);
 }
 
 std::string postprocess_hypothesis(const std::string& task, const std::string& decoded) {

@@ -189,7 +189,7 @@ TEST(TorchBinTest, OriginalUnilmNames) {
   tensors.emplace_back("cls.seq_relationship.weight", torch::randn({2, 32}));
   tensors.emplace_back("cls.seq_relationship.bias", torch::randn({2}));
   write(dir.path() / "pytorch_model.bin", legacy_bytes(tensors));
-  write_file_atomic((dir.path() / "config.json").string(), a->config().to_json().dump());
+  core::write_file_atomic((dir.path() / "config.json").string(), a->config().to_json().dump());
   LoadReport report;
   UnilmModel b = load_checkpoint(dir.path().string(), {}, &report);
   EXPECT_TRUE(report.complete()) << report.summary();
@@ -238,7 +238,7 @@ TEST(TorchBinTest, MalformedFilesAreInputErrors) {
   // The checkpoint loader names the file too.
   TempDir dir;
   write(dir.path() / "pytorch_model.bin", zip.substr(0, 100));
-  write_file_atomic((dir.path() / "config.json").string(), BertConfig::tiny().to_json().dump());
+  core::write_file_atomic((dir.path() / "config.json").string(), BertConfig::tiny().to_json().dump());
   try {
     load_checkpoint(dir.path().string());
     ADD_FAILURE();
@@ -255,7 +255,7 @@ TEST(TorchBinTest, LayerNormEpsHonoured) {
   nlohmann::json j = cfg.to_json();
   j["layer_norm_eps"] = 0.25;
   write(dir.path() / "pytorch_model.bin", zip_bytes(checkpoint_tensors(*a, false)));
-  write_file_atomic((dir.path() / "config.json").string(), j.dump());
+  core::write_file_atomic((dir.path() / "config.json").string(), j.dump());
   UnilmModel b = load_checkpoint(dir.path().string());
   int n = 0;
   for (const auto& m : b->modules(false))
@@ -292,7 +292,7 @@ TEST(TorchBinTest, UnknownConfigFieldsReported) {
   TempDir dir;
   UnilmModel a = random_model(8);
   write(dir.path() / "pytorch_model.bin", zip_bytes(checkpoint_tensors(*a, false)));
-  write_file_atomic((dir.path() / "config.json").string(), j.dump());
+  core::write_file_atomic((dir.path() / "config.json").string(), j.dump());
   LoadReport report;
   load_checkpoint(dir.path().string(), {}, &report);
   EXPECT_NE(report.summary().find("relax_projection"), std::string::npos) << report.summary();

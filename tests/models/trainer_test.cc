@@ -239,7 +239,7 @@ TEST(TrainerTest, DevLossKeepsTheBestWeightsAndStopsEarly) {
   EXPECT_EQ(r.best_step, best->first);
   EXPECT_DOUBLE_EQ(r.best_dev_loss, best->second);
   // RUN/best holds the weights of that step: their dev loss is the logged one.
-  auto info = nlohmann::json::parse(read_file((std::filesystem::path(run.best_dir()) / "best.json").string()));
+  auto info = nlohmann::json::parse(core::read_file((std::filesystem::path(run.best_dir()) / "best.json").string()));
   EXPECT_EQ(info["step"].get<int64_t>(), best->first);
   UnilmModel b = fresh_model(vocab);
   load_model_weights(b, (std::filesystem::path(run.best_dir()) / kRunWeightsFile).string());

@@ -34,7 +34,7 @@ nlohmann::json last_json_line(const std::string& out) {
 // "run" block's required fields and sha256 patterns.
 void expect_valid_result(const nlohmann::json& j) {
   const auto schema = nlohmann::json::parse(
-      read_file(std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_result.v1.schema.json"));
+      core::read_file(std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_result.v1.schema.json"));
   for (const auto& f : schema["required"]) EXPECT_TRUE(j.contains(f.get<std::string>())) << f;
   for (const auto& [k, v] : j.items()) EXPECT_TRUE(schema["properties"].contains(k)) << k << " undocumented";
   EXPECT_NO_THROW(results::run_result_from_json(j, "result"));
@@ -74,7 +74,7 @@ class RunCliTest : public ::testing::Test {
     std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\nwhat\ndid\n.\n?\n";
     for (const auto* list : {&nouns, &verbs, &objs})
       for (const auto& w : *list) vocab += w + "\n";
-    vocab_size = static_cast<int>(split_lines(vocab, "vocab").size());
+    vocab_size = static_cast<int>(core::split_lines(vocab, "vocab").size());
     tmp.write("vocab.txt", vocab);
     nlohmann::json cfg = {{"vocab_size", vocab_size}, {"hidden_size", 32}, {"num_hidden_layers", 2},
                           {"num_attention_heads", 4}, {"intermediate_size", 64}, {"max_position_embeddings", 40},
@@ -120,11 +120,11 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
   EXPECT_NE(r.out.find("unieval-run:squad-qg"), std::string::npos) << r.out;
 
   // Re-running the finished run gives the same result (file untouched).
-  const std::string result_text = read_file(path("run1/result.json"));
+  const std::string result_text = core::read_file(path("run1/result.json"));
   auto again = run_cli(run_cmd("run1"));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(last_json_line(again.out), j);
-  EXPECT_EQ(read_file(path("run1/result.json")), result_text);
+  EXPECT_EQ(core::read_file(path("run1/result.json")), result_text);
 
   // Killed mid-training (--stop-after) and re-run: the same checkpoint and scores.
   auto part = run_cli(run_cmd("run2", "--stop-after 25"));
@@ -143,10 +143,10 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
   EXPECT_EQ(other.exit_code, 2);
   EXPECT_NE(other.err.find("request.json"), std::string::npos) << other.err;
   EXPECT_NE(other.err.find("decode.beam"), std::string::npos) << other.err;
-  EXPECT_EQ(read_file(path("run1/result.json")), result_text);
+  EXPECT_EQ(core::read_file(path("run1/result.json")), result_text);
 
   // A checkpoint whose vocabulary size disagrees with --vocab: exit 2 naming the vocab file.
-  tmp.write("vocab_big.txt", read_file(path("vocab.txt")) + "extra\n");
+  tmp.write("vocab_big.txt", core::read_file(path("vocab.txt")) + "extra\n");
   auto mism = run_cli("run --task squad-qg --data " + shq(path("qg")) + " --out " + shq(path("run3")) + " --model " +
                       shq(path("run1/checkpoint")) + " --vocab " + shq(path("vocab_big.txt")) + " --no-progress");
   EXPECT_EQ(mism.exit_code, 2);
@@ -174,7 +174,7 @@ TEST_F(RunCliTest, BadInputExitsTwoNamingTheFileAndWritesNothing) {
   tmp.write("bad3/keep.txt", "x");
   auto notrun = run_cli(run_cmd("bad3"));
   EXPECT_EQ(notrun.exit_code, 2);
-  EXPECT_EQ(read_file(path("bad3/keep.txt")), "x");
+  EXPECT_EQ(core::read_file(path("bad3/keep.txt")), "x");
   EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path() / "bad3"), fs::directory_iterator()), 1);
 }
 
