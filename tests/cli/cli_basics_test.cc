@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "metrics/protocol.h"
@@ -57,6 +59,19 @@ TEST(CliBasicsTest, ScoreHelpListsEveryMetricAndOption) {
       EXPECT_NE(md.out.find("`--" + o.name), std::string::npos) << m.name << " --" << o.name;
     }
   }
+}
+
+// metrics/OPTIONS.md, the options reference README links, is the generated `--help-markdown`
+// (regenerate: build/unieval score --help-markdown > metrics/OPTIONS.md).
+TEST(CliBasicsTest, OptionsReferenceIsTheGeneratedOne) {
+  auto md = run_cli("score --help-markdown");
+  ASSERT_EQ(md.exit_code, 0) << md.err;
+  std::ifstream in(std::string(UNIEVAL_SOURCE_DIR) + "/metrics/OPTIONS.md", std::ios::binary);
+  ASSERT_TRUE(in) << "metrics/OPTIONS.md is missing";
+  std::stringstream file;
+  file << in.rdbuf();
+  EXPECT_EQ(file.str(), md.out)
+      << "metrics/OPTIONS.md is stale: build/unieval score --help-markdown > metrics/OPTIONS.md";
 }
 
 // Scoring must not pay for LibTorch: `unieval` links none of it (the model commands are the
