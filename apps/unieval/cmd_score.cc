@@ -97,7 +97,8 @@ void print_help(const m::MetricSpec* only) {
     add_specs(d, m.options);
     if (!d.options().empty()) std::cout << "\n" << d;
   }
-  std::cout << "\nExit codes: 0 ok, 2 bad input (message names the file and line), 3 internal error.\n";
+  std::cout << "\nExit codes: 0 ok, 1 check failed (not used by score), 2 bad input (the message names the file\n"
+               "and line), 3 internal error.\n";
 }
 
 }  // namespace
