@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,6 +53,12 @@ struct OptimizerOptions {
   double weight_decay = 0.01;                  // decay on weights; never on bias / LayerNorm
   bool bias_correction = true;                 // Adam bias correction (false = BertAdam)
 };
+
+// The options as run.json keeps them: keys optimizer, lr, beta1, beta2, eps, weight_decay,
+// bias_correction, appended to j in that order (the trainers' option JSON shares them).
+void to_json(const OptimizerOptions& o, nlohmann::ordered_json& j);
+// Reads those keys where present; a wrong type is an InputError naming source and key.
+void update_from_json(OptimizerOptions& o, const nlohmann::json& j, const std::string& source);
 
 // True for parameters that get no weight decay: names ending in "bias" or containing
 // "LayerNorm"/"layer_norm"/"ln" as a path component (BERT: ["bias", "LayerNorm.weight"]).

@@ -45,13 +45,7 @@ ojson PretrainOptions::to_json() const {
   j["short_seq_prob"] = data.short_seq_prob;
   j["nsp_random_prob"] = data.nsp_random_prob;
   j["segments"] = data.segments;
-  j["optimizer"] = to_string(optim.kind);
-  j["lr"] = optim.lr;
-  j["beta1"] = optim.beta1;
-  j["beta2"] = optim.beta2;
-  j["eps"] = optim.eps;
-  j["weight_decay"] = optim.weight_decay;
-  j["bias_correction"] = optim.bias_correction;
+  models::to_json(optim, j);
   j["batch_size"] = batch_size;
   j["accum"] = accum;
   j["max_steps"] = max_steps;
@@ -86,20 +80,7 @@ void PretrainOptions::update_from_json(const nlohmann::json& j, const std::strin
   num("short_seq_prob", data.short_seq_prob);
   num("nsp_random_prob", data.nsp_random_prob);
   str("segments", data.segments);
-  if (j.contains("optimizer")) {
-    std::string k;
-    str("optimizer", k);
-    optim.kind = parse_optimizer_kind(k);
-  }
-  num("lr", optim.lr);
-  num("beta1", optim.beta1);
-  num("beta2", optim.beta2);
-  num("eps", optim.eps);
-  num("weight_decay", optim.weight_decay);
-  if (j.contains("bias_correction")) {
-    if (!j.at("bias_correction").is_boolean()) throw InputError(source, 0, "bias_correction: expected true/false");
-    optim.bias_correction = j.at("bias_correction").get<bool>();
-  }
+  models::update_from_json(optim, j, source);
   num("batch_size", batch_size);
   num("accum", accum);
   num("max_steps", max_steps);

@@ -26,13 +26,7 @@ using ojson = nlohmann::ordered_json;
 
 ojson TrainOptions::to_json() const {
   ojson j;
-  j["optimizer"] = to_string(optim.kind);
-  j["lr"] = optim.lr;
-  j["beta1"] = optim.beta1;
-  j["beta2"] = optim.beta2;
-  j["eps"] = optim.eps;
-  j["weight_decay"] = optim.weight_decay;
-  j["bias_correction"] = optim.bias_correction;
+  models::to_json(optim, j);
   j["epochs"] = epochs;
   j["max_steps"] = max_steps;
   j["warmup_steps"] = warmup_steps;
@@ -71,16 +65,7 @@ void TrainOptions::update_from_json(const nlohmann::json& j, const std::string& 
     if (!j.at(key).is_boolean()) throw InputError(source, 0, std::string(key) + ": expected true/false");
     field = j.at(key).get<bool>();
   };
-  if (j.contains("optimizer")) {
-    if (!j.at("optimizer").is_string()) throw InputError(source, 0, "optimizer: expected a string");
-    optim.kind = parse_optimizer_kind(j.at("optimizer").get<std::string>());
-  }
-  num("lr", optim.lr);
-  num("beta1", optim.beta1);
-  num("beta2", optim.beta2);
-  num("eps", optim.eps);
-  num("weight_decay", optim.weight_decay);
-  boolean("bias_correction", optim.bias_correction);
+  models::update_from_json(optim, j, source);
   num("epochs", epochs);
   num("max_steps", max_steps);
   num("warmup_steps", warmup_steps);

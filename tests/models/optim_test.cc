@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/error.h"
 #include "models/optim.h"
 
 namespace unieval::models {
@@ -162,6 +163,37 @@ TEST(ClipTest, ScalesToMaxNorm) {
   EXPECT_NEAR(b.grad()[0].item<double>(), 0.8, 1e-5);
   EXPECT_NEAR(clip_grad_norm({a, b}, 10.0), 1.0, 1e-5);  // below the limit: unchanged
   EXPECT_NEAR(a.grad()[0].item<double>(), 0.6, 1e-5);
+}
+
+TEST(OptimizerOptionsTest, JsonRoundTripAndTypeErrors) {
+  OptimizerOptions o;
+  o.kind = OptimizerKind::kAdamax;
+  o.lr = 5e-5;
+  o.beta2 = 0.98;
+  o.eps = 1e-9;
+  o.weight_decay = 0.0;
+  o.bias_correction = false;
+  nlohmann::ordered_json j;
+  j["before"] = 1;
+  to_json(o, j);
+  EXPECT_EQ(j.begin().key(), "before");  // appended, in run.json's order
+  EXPECT_EQ(j.at("optimizer"), "adamax");
+  OptimizerOptions back;
+  update_from_json(back, j, "run.json");
+  EXPECT_EQ(back.kind, OptimizerKind::kAdamax);
+  EXPECT_DOUBLE_EQ(back.lr, 5e-5);
+  EXPECT_DOUBLE_EQ(back.beta1, 0.9);  // written as the default, read back
+  EXPECT_DOUBLE_EQ(back.beta2, 0.98);
+  EXPECT_DOUBLE_EQ(back.eps, 1e-9);
+  EXPECT_DOUBLE_EQ(back.weight_decay, 0.0);
+  EXPECT_FALSE(back.bias_correction);
+
+  OptimizerOptions kept;
+  update_from_json(kept, nlohmann::json::object(), "empty.json");  // absent keys keep defaults
+  EXPECT_DOUBLE_EQ(kept.lr, OptimizerOptions{}.lr);
+  EXPECT_THROW(update_from_json(kept, {{"lr", "fast"}}, "bad.json"), InputError);
+  EXPECT_THROW(update_from_json(kept, {{"bias_correction", 1}}, "bad.json"), InputError);
+  EXPECT_THROW(update_from_json(kept, {{"optimizer", "sgd"}}, "bad.json"), InputError);
 }
 
 }  // namespace
