@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "models/train_util.h"
 
 namespace unieval::models {
 
@@ -58,13 +59,6 @@ std::vector<MaskKind> objective_cycle(const std::string& objectives) {
 }
 
 namespace {
-
-uint64_t mix(uint64_t a, uint64_t b) {
-  uint64_t x = a * 0x9E3779B97F4A7C15ull + b + 0x632BE59BD9B4E019ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
 
 int64_t uniform_int(std::mt19937_64& rng, int64_t lo, int64_t hi) {  // inclusive
   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
@@ -275,7 +269,7 @@ PretrainBatch make_pretrain_batch(const TokenShard& shard, const std::vector<Mas
   instances.reserve(static_cast<size_t>(batch_size));
   for (int64_t i = 0; i < batch_size; ++i) {
     const uint64_t g = static_cast<uint64_t>((step * accum + micro) * batch_size + i);
-    std::mt19937_64 rng(mix(seed, g));
+    std::mt19937_64 rng(seed_mix(seed, g));
     instances.push_back(make_instance(shard, cycle[g % cycle.size()], opts, ids, rng));
   }
   return collate(instances, ids.pad);

@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "core/error.h"
+#include "models/train_util.h"
 
 namespace unieval::models {
 
@@ -106,23 +107,6 @@ UnilmHeads pretrain_heads(const PretrainOptions& opts) {
 
 namespace {
 
-uint64_t mix(uint64_t a, uint64_t b) {
-  uint64_t x = a * 0x9E3779B97F4A7C15ull + b + 0x632BE59BD9B4E019ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-std::string format_duration(double s) {
-  if (!(s >= 0) || s > 1e7) return "?";
-  char buf[32];
-  const long t = std::lround(s);
-  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
-  else if (t >= 60) std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
-  else std::snprintf(buf, sizeof buf, "%lds", t);
-  return buf;
-}
-
 const char* short_name(MaskKind k) {
   switch (k) {
     case MaskKind::kBidirectional: return "bi";
@@ -216,7 +200,7 @@ PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const Specia
     double kind_sum[4] = {0, 0, 0, 0};
     int64_t kind_count[4] = {0, 0, 0, 0};
     for (int64_t j = 0; j < opts.accum; ++j) {
-      torch::manual_seed(mix(mix(opts.seed, static_cast<uint64_t>(step)), 0x5000 + j));
+      torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x5000 + j));
       const PretrainBatch& b = micro[j];
       BertOutput out = model->forward(b.input_ids.to(device), b.token_type_ids.to(device), b.attention_mask.to(device));
       torch::Tensor loss = torch::zeros({}, out.last_hidden_state.options().dtype(torch::kFloat));

@@ -13,6 +13,24 @@
 
 namespace unieval::models {
 
+SpecialIds special_ids(const Vocab& vocab, const std::string& vocab_path) {
+  auto need = [&](const char* tok) {
+    const int32_t id = vocab.id(tok);
+    if (id < 0) throw InputError(vocab_path, 0, std::string("the vocabulary has no ") + tok + " token");
+    return static_cast<int64_t>(id);
+  };
+  SpecialIds ids;
+  ids.pad = need("[PAD]");
+  ids.unk = need("[UNK]");
+  ids.cls = need("[CLS]");
+  ids.sep = need("[SEP]");
+  ids.mask = need("[MASK]");
+  ids.vocab_size = static_cast<int64_t>(vocab.size());
+  ids.first_regular = std::max({ids.pad, ids.unk, ids.cls, ids.sep, ids.mask}) + 1;
+  if (ids.first_regular >= ids.vocab_size) ids.first_regular = 0;
+  return ids;
+}
+
 Seq2SeqExample truncate(const Seq2SeqExample& ex, const Seq2SeqDataOptions& opts) {
   Seq2SeqExample out = ex;
   if (opts.max_src_len >= 0 && static_cast<int>(out.src.size()) > opts.max_src_len) out.src.resize(opts.max_src_len);

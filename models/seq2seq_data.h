@@ -36,6 +36,8 @@
 #include <string>
 #include <vector>
 
+#include "models/tokenizer/wordpiece.h"
+
 namespace unieval::models {
 
 // Token ids of one training pair, without special tokens.
@@ -54,6 +56,10 @@ struct SpecialIds {
   int64_t vocab_size = 30522;  // random replacements are drawn from [first_regular, vocab_size)
   int64_t first_regular = 0;   // first id that is not a special token
 };
+
+// The special ids of vocab ([PAD], [UNK], [CLS], [SEP], [MASK]; first_regular just past the
+// largest of them). A missing one is an InputError naming vocab_path.
+SpecialIds special_ids(const Vocab& vocab, const std::string& vocab_path);
 
 struct Seq2SeqDataOptions {
   int max_src_len = 192;       // source tokens kept

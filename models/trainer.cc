@@ -16,6 +16,7 @@
 #include "core/io.h"
 #include "models/run_dir.h"
 #include "models/safetensors.h"
+#include "models/train_util.h"
 
 namespace unieval::models {
 
@@ -252,17 +253,6 @@ void RunDir::truncate_log(int64_t last_step) {
   core::write_file_atomic(p, kept);
 }
 
-// ---- training loop ---------------------------------------------------------------------------
-
-namespace {
-
-uint64_t mix(uint64_t a, uint64_t b) {
-  uint64_t x = a * 0x9E3779B97F4A7C15ull + b + 0x632BE59BD9B4E019ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 std::string format_duration(double s) {
   if (!(s >= 0) || s > 1e7) return "?";
   char buf[32];
@@ -272,6 +262,10 @@ std::string format_duration(double s) {
   else std::snprintf(buf, sizeof buf, "%lds", t);
   return buf;
 }
+
+// ---- training loop ---------------------------------------------------------------------------
+
+namespace {
 
 // Progress bar on stderr: redrawn in place on a terminal (at most 5 times a second), one line
 // per 10% otherwise (logs stay readable).
@@ -360,7 +354,7 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
   std::vector<int64_t> lengths;
   for (const auto& ex : train) lengths.push_back(packed_length(ex));
   auto epoch_batches = [&](int64_t epoch) {
-    std::mt19937_64 rng(mix(opts.seed, 0x1000 + epoch));
+    std::mt19937_64 rng(seed_mix(opts.seed, 0x1000 + epoch));
     return make_batches(lengths, opts.batch_tokens, opts.batch_size, rng);
   };
   // Steps per epoch (batch lists are a function of the seed and the epoch).
@@ -452,7 +446,7 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
     std::vector<TrainBatch> micro;
     int64_t masked_total = 0, step_tokens = 0;
     for (int64_t j = 0; j < n_micro; ++j) {
-      std::mt19937_64 rng(mix(mix(opts.seed, static_cast<uint64_t>(step)), 0x2000 + j));
+      std::mt19937_64 rng(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x2000 + j));
       micro.push_back(make_train_batch(train, batches[batch_cursor + j], opts.data, ids, rng));
       masked_total += micro.back().labels.size(0);
       step_tokens += micro.back().tokens;
@@ -460,7 +454,7 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
     optimizer.zero_grad();
     double loss_sum = 0, nll_sum = 0;
     for (int64_t j = 0; j < n_micro; ++j) {
-      torch::manual_seed(mix(mix(opts.seed, static_cast<uint64_t>(step)), 0x3000 + j));
+      torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x3000 + j));
       const TrainBatch& b = micro[j];
       BertOutput out = model->forward(b.input_ids.to(device), b.token_type_ids.to(device), b.attention_mask.to(device));
       const int64_t H = out.last_hidden_state.size(-1);
@@ -500,7 +494,7 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
     }
     progress.update(step, loss_sum, lr, tok_s, eta);
     if (with_dev && (step % dev_period == 0 || step == total)) {
-      const double dl = dev_loss(model, *dev, ids, opts.data, opts.batch_tokens, mix(opts.seed, 0x4000));
+      const double dl = dev_loss(model, *dev, ids, opts.data, opts.batch_tokens, seed_mix(opts.seed, 0x4000));
       model->train();
       const bool better = best_step == 0 || dl < best_dev;
       if (better) {

@@ -17,28 +17,6 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 using namespace unieval::models;
 
-namespace {
-
-SpecialIds pretrain_special_ids(const Vocab& vocab, const std::string& vocab_path) {
-  auto need = [&](const char* tok) {
-    const int32_t id = vocab.id(tok);
-    if (id < 0) throw InputError(vocab_path, 0, std::string("the vocabulary has no ") + tok + " token");
-    return static_cast<int64_t>(id);
-  };
-  SpecialIds ids;
-  ids.mask = need("[MASK]");
-  ids.pad = need("[PAD]");
-  ids.unk = need("[UNK]");
-  ids.cls = need("[CLS]");
-  ids.sep = need("[SEP]");
-  ids.vocab_size = static_cast<int64_t>(vocab.size());
-  ids.first_regular = std::max({ids.pad, ids.unk, ids.cls, ids.sep, ids.mask}) + 1;
-  if (ids.first_regular >= ids.vocab_size) ids.first_regular = 0;
-  return ids;
-}
-
-}  // namespace
-
 PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
   PretrainPipelineOptions opts = in;
   if (opts.out_dir.empty()) throw InputError("--out (the run directory) is required");
@@ -79,7 +57,7 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
   opts.train.validate();
   const std::string vocab_text = core::read_file(vocab_path);
   WordPieceTokenizer tok = WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(opts.lowercase));
-  const SpecialIds ids = pretrain_special_ids(tok.vocab(), vocab_path);
+  const SpecialIds ids = special_ids(tok.vocab(), vocab_path);
   if (ids.vocab_size > cfg.vocab_size)
     throw InputError(vocab_path, 0, "has " + std::to_string(ids.vocab_size) + " entries but the model's vocab_size is " +
                                         std::to_string(cfg.vocab_size));

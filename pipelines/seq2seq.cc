@@ -28,24 +28,6 @@ using namespace unieval::models;
 
 namespace {
 
-SpecialIds special_ids(const Vocab& vocab, const std::string& vocab_path) {
-  auto need = [&](const char* tok) {
-    const int32_t id = vocab.id(tok);
-    if (id < 0) throw InputError(vocab_path, 0, std::string("vocabulary has no ") + tok + " token");
-    return static_cast<int64_t>(id);
-  };
-  SpecialIds ids;
-  ids.pad = need("[PAD]");
-  ids.unk = need("[UNK]");
-  ids.cls = need("[CLS]");
-  ids.sep = need("[SEP]");
-  ids.mask = need("[MASK]");
-  ids.vocab_size = static_cast<int64_t>(vocab.size());
-  ids.first_regular = std::max({ids.pad, ids.unk, ids.cls, ids.sep, ids.mask}) + 1;
-  if (ids.first_regular >= ids.vocab_size) ids.first_regular = 0;
-  return ids;
-}
-
 std::vector<int64_t> encode(const WordPieceTokenizer& tok, const std::string& text) {
   std::vector<int32_t> ids;
   tok.encode_ids(text, &ids);

@@ -1,0 +1,21 @@
+#pragma once
+// Small pieces the training loops share (models/trainer.cc fine-tuning, models/pretrainer.cc and
+// models/pretrain_data.cc pre-training).
+#include <cstdint>
+#include <string>
+
+namespace unieval::models {
+
+// Derives a seed from (a, b) (splitmix64's finaliser over a mixed pair): every random stream of a
+// run is seed_mix(seed, counter...), so a resumed run redraws exactly what it would have drawn.
+inline uint64_t seed_mix(uint64_t a, uint64_t b) {
+  uint64_t x = a * 0x9E3779B97F4A7C15ull + b + 0x632BE59BD9B4E019ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+// "1h02m", "3m05s", "42s" for progress lines ("?" when s is negative, NaN or absurd).
+std::string format_duration(double s);
+
+}  // namespace unieval::models
