@@ -422,8 +422,8 @@ PYBIND11_MODULE(_core, mod) {
         {
           py::gil_scoped_release nogil;
           check_streams(hyps, refs, "NIST");
-          std::vector<std::vector<std::vector<std::string>>> split_refs;
-          for (const auto& r : refs) split_refs.push_back(m::split_lines_py(r));
+          std::vector<std::vector<std::vector<std::string>>> split_refs;  // [segment][reference]
+          for (const auto& seg : m::refs_by_segment(refs)) split_refs.push_back(m::split_lines_py(seg));
           s = m::nltk_corpus_nist(m::split_lines_py(hyps), split_refs, n);
         }
         py::dict d;
