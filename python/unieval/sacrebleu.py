@@ -165,12 +165,10 @@ class BLEU:
         self.smooth_value = smooth_value
         self.max_ngram_order = max_ngram_order
         self.effective_order = effective_order
-        if smooth_method not in self.SMOOTH_DEFAULTS:
-            raise ValueError(f"Unknown smooth_method {smooth_method!r}")
         if tokenize is None:
             tokenize = "zh" if trg_lang == "zh" else self.TOKENIZER_DEFAULT
-        if tokenize not in self.TOKENIZERS:
-            raise ValueError(f"Unknown tokenizer {tokenize!r} (unieval: one of {', '.join(self.TOKENIZERS)})")
+        # An unknown tokenizer or smoothing is a ValueError with the CLI's message.
+        _core.bleu_signature(1, tokenize=tokenize, smooth_method=smooth_method)
         self.tokenize = tokenize
         self._nrefs = 1
         self._ref_cache = None
