@@ -1,6 +1,5 @@
-"""Follows rouge-score (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
-
-Drop-in for rouge-score 0.1.2's ``rouge_score.rouge_scorer``:
+# Follows rouge-score (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+"""Drop-in for rouge-score 0.1.2's ``rouge_score.rouge_scorer``:
 
     >>> from unieval import rouge_scorer
     >>> scorer = rouge_scorer.RougeScorer(['rouge1', 'rouge2', 'rougeL', 'rougeLsum'], use_stemmer=True)

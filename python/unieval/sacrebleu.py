@@ -1,6 +1,5 @@
-"""Follows sacreBLEU (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
-
-Drop-in for the sacreBLEU 2.6.0 Python API: ``import unieval.sacrebleu as sacrebleu``.
+# Follows sacreBLEU (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+"""Drop-in for the sacreBLEU 2.6.0 Python API: ``import unieval.sacrebleu as sacrebleu``.
 
     >>> import unieval.sacrebleu as sacrebleu
     >>> sacrebleu.corpus_bleu(['the cat sat on the mat'], [['the cat sat on the mat']]).score

@@ -1,6 +1,5 @@
-"""Follows rouge-score (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
-
-Drop-in for rouge-score 0.1.2's ``rouge_score.scoring``: the Score and AggregateScore
+# Follows rouge-score (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+"""Drop-in for rouge-score 0.1.2's ``rouge_score.scoring``: the Score and AggregateScore
 namedtuples and the BootstrapAggregator.
 
     >>> from unieval import rouge_scorer, scoring
