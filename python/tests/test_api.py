@@ -5,6 +5,7 @@ import json
 import math
 import os
 import random
+import re
 import subprocess
 
 import pytest
@@ -110,15 +111,16 @@ def test_chrf_objects():
 
 
 def cli_error(args, tmp_path):
-    """The message `unieval score` prints for bad input (after "unieval: error: "), or skip."""
+    """The message `unieval score` prints for bad input (after "unieval score: error: "), or skip."""
     binary = os.environ.get("UNIEVAL_BINARY") or str(REPO / "build" / "unieval")
     if not os.path.exists(binary):
         pytest.skip(f"the unieval CLI is not built ({binary})")
     r = subprocess.run([binary, "score"] + args, capture_output=True, text=True)
     assert r.returncode == 2, r.stderr
     line = r.stderr.strip().splitlines()[-1]
-    assert line.startswith("unieval: error: "), line
-    return line[len("unieval: error: "):]
+    m = re.match(r"unieval(?: score)?: error: (.*)$", line)
+    assert m, line
+    return m.group(1)
 
 
 def test_errors_are_value_errors_with_the_cli_message(tmp_path):
