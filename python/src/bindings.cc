@@ -1,0 +1,607 @@
+// unieval._core: the pybind11 extension under the Python package (python/unieval). Thin: each
+// function converts its Python arguments, releases the GIL, calls the metrics / tasks / pipelines
+// library exactly as `unieval score` and `unieval eval` do, and returns plain Python values
+// (dicts, lists, floats). The drop-in APIs (sacrebleu, rouge_scorer, ...) are the pure-Python
+// modules beside it. unieval::InputError becomes ValueError with the CLI's message (what() is
+// the text the CLI prints after "unieval: error: ").
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/error.h"
+#include "metrics/bleu.h"
+#include "metrics/bleu_compat.h"
+#include "metrics/chrf.h"
+#include "metrics/coqa.h"
+#include "metrics/distinct.h"
+#include "metrics/entropy.h"
+#include "metrics/glue.h"
+#include "metrics/meteor.h"
+#include "metrics/nist.h"
+#include "metrics/rouge.h"
+#include "metrics/rouge_score.h"
+#include "metrics/squad.h"
+#include "pipelines/evaluate.h"
+#include "results/run_result.h"
+#include "unieval_version.h"
+
+namespace py = pybind11;
+namespace m = unieval::metrics;
+using Lines = std::vector<std::string>;
+using Streams = std::vector<std::vector<std::string>>;
+
+namespace {
+
+// Streams must be as long as hyps (the CLI's check on files, with the same wording).
+void check_streams(const Lines& hyps, const Streams& refs, const char* what) {
+  if (refs.empty()) throw unieval::InputError(std::string(what) + ": at least one reference stream is required");
+  for (size_t k = 0; k < refs.size(); ++k)
+    if (refs[k].size() != hyps.size())
+      throw unieval::InputError("reference stream " + std::to_string(k) + " has " + std::to_string(refs[k].size()) +
+                                " segments but the hypotheses have " + std::to_string(hyps.size()));
+}
+
+py::dict bleu_dict(const m::BleuScore& s) {
+  py::dict d;
+  d["score"] = s.score;
+  d["counts"] = s.counts;
+  d["totals"] = s.totals;
+  d["precisions"] = s.precisions;
+  d["bp"] = s.bp;
+  d["sys_len"] = s.sys_len;
+  d["ref_len"] = s.ref_len;
+  d["signature"] = s.signature;
+  d["formatted"] = s.format();
+  return d;
+}
+
+py::tuple prf(const m::RougeScoreValue& v) { return py::make_tuple(v.precision, v.recall, v.fmeasure); }
+
+py::object json_to_py(const std::string& dumped) {
+  static py::object loads = py::module_::import("json").attr("loads");
+  return loads(dumped);
+}
+
+template <class J>
+std::string dump(const J& j) {
+  return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// METEOR scorers are expensive to build (synonym and paraphrase tables): one per option set.
+struct MeteorHandle {
+  std::unique_ptr<m::MeteorScorer> scorer;
+};
+
+py::dict meteor_stats_dict(const m::MeteorStats& s) {
+  py::dict d;
+  d["precision"] = s.precision;
+  d["recall"] = s.recall;
+  d["f1"] = s.f1;
+  d["fmean"] = s.fmean;
+  d["fragmentation_penalty"] = s.fragmentation_penalty;
+  d["score"] = s.score;
+  d["test_length"] = s.test_length;
+  d["reference_length"] = s.reference_length;
+  d["chunks"] = s.chunks;
+  d["test_word_matches"] = s.test_word_matches;
+  d["reference_word_matches"] = s.reference_word_matches;
+  d["stats"] = s.to_string();
+  return d;
+}
+
+m::MeteorNormalize parse_normalize(const std::string& v) {
+  if (v == "none" || v.empty()) return m::MeteorNormalize::kNone;
+  if (v == "lower") return m::MeteorNormalize::kLower;
+  if (v == "norm") return m::MeteorNormalize::kNorm;
+  if (v == "norm-nopunct" || v == "nopunct") return m::MeteorNormalize::kNormNoPunct;
+  throw unieval::InputError("normalize: '" + v + "' (none, lower, norm or norm-nopunct)");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, mod) {
+  mod.doc() = "unieval's metrics library (C++), as the unieval Python package calls it";
+  mod.attr("__version__") = UNIEVAL_VERSION;
+  mod.attr("git_commit") = UNIEVAL_GIT_COMMIT;
+
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const unieval::InputError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+
+  // ---- sacreBLEU BLEU / chrF --------------------------------------------------------------
+  mod.def(
+      "bleu",
+      [](const Lines& hyps, const Streams& refs, const std::string& tokenize, const std::string& smooth,
+         std::optional<double> smooth_value, bool lowercase, int max_order, bool effective_order,
+         std::optional<std::string> missing_marker, bool sentence, int threads) -> py::object {
+        m::BleuOptions o;
+        o.tokenize = m::parse_bleu_tokenize(tokenize);
+        o.smooth = m::parse_bleu_smooth(smooth);
+        o.smooth_value = smooth_value;
+        o.lowercase = lowercase;
+        if (max_order < 1) throw unieval::InputError("max_ngram_order must be >= 1");
+        o.max_order = max_order;
+        o.effective_order = effective_order;
+        o.ref_missing_marker = std::move(missing_marker);
+        o.threads = threads;
+        if (sentence) {
+          std::vector<m::BleuScore> all;
+          {
+            py::gil_scoped_release nogil;
+            check_streams(hyps, refs, "BLEU");
+            all = m::sentence_bleu(hyps, refs, o);
+          }
+          py::list out;
+          for (const auto& s : all) out.append(bleu_dict(s));
+          return std::move(out);
+        }
+        m::BleuScore s;
+        {
+          py::gil_scoped_release nogil;
+          check_streams(hyps, refs, "BLEU");
+          s = m::corpus_bleu(hyps, refs, o);
+        }
+        return bleu_dict(s);
+      },
+      py::arg("hyps"), py::arg("refs"), py::arg("tokenize") = "13a", py::arg("smooth_method") = "exp",
+      py::arg("smooth_value") = py::none(), py::arg("lowercase") = false, py::arg("max_ngram_order") = 4,
+      py::arg("effective_order") = false, py::arg("missing_marker") = py::none(), py::arg("sentence") = false,
+      py::arg("threads") = 0,
+      "sacreBLEU 2.6.0 BLEU (metrics/bleu.h): a dict, or one per segment with sentence=True");
+
+  mod.def(
+      "bleu_signature",
+      [](int nrefs, const std::string& tokenize, const std::string& smooth, bool lowercase, bool effective_order) {
+        m::BleuOptions o;
+        o.tokenize = m::parse_bleu_tokenize(tokenize);
+        o.smooth = m::parse_bleu_smooth(smooth);
+        o.lowercase = lowercase;
+        o.effective_order = effective_order;
+        return o.signature(nrefs);
+      },
+      py::arg("nrefs"), py::arg("tokenize") = "13a", py::arg("smooth_method") = "exp", py::arg("lowercase") = false,
+      py::arg("effective_order") = false);
+
+  mod.def(
+      "bleu_tokenize",
+      [](const std::string& line, const std::string& tokenize, bool lowercase) {
+        m::BleuOptions o;
+        o.tokenize = m::parse_bleu_tokenize(tokenize);
+        o.lowercase = lowercase;
+        return m::bleu_tokenize(line, o);
+      },
+      py::arg("line"), py::arg("tokenize") = "13a", py::arg("lowercase") = false);
+
+  mod.def(
+      "chrf",
+      [](const Lines& hyps, const Streams& refs, int char_order, int word_order, double beta, bool lowercase,
+         bool eps_smoothing, bool sentence, int threads) -> py::object {
+        m::ChrfOptions o;
+        if (char_order < 1) throw unieval::InputError("char_order must be >= 1");
+        if (word_order < 0) throw unieval::InputError("word_order must be >= 0");
+        o.char_order = char_order;
+        o.word_order = word_order;
+        o.beta = beta;
+        o.lowercase = lowercase;
+        o.eps_smoothing = eps_smoothing;
+        o.threads = threads;
+        auto as_dict = [](const m::ChrfScore& s) {
+          py::dict d;
+          d["score"] = s.score;
+          d["stats"] = s.stats;
+          d["signature"] = s.signature;
+          return d;
+        };
+        if (sentence) {
+          std::vector<m::ChrfScore> all;
+          {
+            py::gil_scoped_release nogil;
+            check_streams(hyps, refs, "chrF");
+            all = m::sentence_chrf(hyps, refs, o);
+          }
+          py::list out;
+          for (const auto& s : all) out.append(as_dict(s));
+          return std::move(out);
+        }
+        m::ChrfScore s;
+        {
+          py::gil_scoped_release nogil;
+          check_streams(hyps, refs, "chrF");
+          s = m::corpus_chrf(hyps, refs, o);
+        }
+        return as_dict(s);
+      },
+      py::arg("hyps"), py::arg("refs"), py::arg("char_order") = 6, py::arg("word_order") = 0, py::arg("beta") = 2.0,
+      py::arg("lowercase") = false, py::arg("eps_smoothing") = false, py::arg("sentence") = false,
+      py::arg("threads") = 0, "sacreBLEU 2.6.0 chrF / chrF++ (metrics/chrf.h)");
+
+  mod.def(
+      "chrf_signature",
+      [](int nrefs, int char_order, int word_order, double beta, bool lowercase, bool eps_smoothing) {
+        m::ChrfOptions o;
+        o.char_order = char_order;
+        o.word_order = word_order;
+        o.beta = beta;
+        o.lowercase = lowercase;
+        o.eps_smoothing = eps_smoothing;
+        return o.signature(nrefs);
+      },
+      py::arg("nrefs"), py::arg("char_order") = 6, py::arg("word_order") = 0, py::arg("beta") = 2.0,
+      py::arg("lowercase") = false, py::arg("eps_smoothing") = false);
+
+  // ---- rouge-score ------------------------------------------------------------------------
+  mod.def(
+      "rouge_score_pairs",
+      [](const std::vector<Lines>& targets, const Lines& predictions, const Lines& types, bool stem) {
+        if (targets.size() != predictions.size())
+          throw unieval::InputError("rouge-score: " + std::to_string(targets.size()) + " targets but " +
+                                    std::to_string(predictions.size()) + " predictions");
+        m::RougeScoreOptions o;
+        o.types = types;
+        o.stem = stem;
+        o.validate();
+        std::vector<std::vector<m::RougeScoreValue>> all(predictions.size());
+        {
+          py::gil_scoped_release nogil;
+          for (size_t i = 0; i < predictions.size(); ++i) {
+            if (targets[i].empty()) throw unieval::InputError("rouge-score: pair " + std::to_string(i) + " has no target");
+            all[i] = targets[i].size() == 1 ? m::rouge_score_pair(targets[i][0], predictions[i], o)
+                                            : m::rouge_score_multi(targets[i], predictions[i], o);
+          }
+        }
+        py::list out;
+        for (const auto& per : all) {
+          py::list row;
+          for (const auto& v : per) row.append(prf(v));
+          out.append(row);
+        }
+        return out;
+      },
+      py::arg("targets"), py::arg("predictions"), py::arg("types"), py::arg("use_stemmer") = false,
+      "rouge-score 0.1.2 RougeScorer.score / score_multi for every pair: [pair][type] (P, R, F)");
+
+  // ---- ROUGE-1.5.5 ------------------------------------------------------------------------
+  mod.def(
+      "rouge155",
+      [](const std::vector<std::pair<Lines, std::vector<Lines>>>& corpus, const py::dict& fields,
+         const std::string& rouge_data) {
+        m::Rouge155Options o;
+        for (auto item : fields) {
+          std::string k = py::str(item.first);
+          py::handle v = item.second;
+          if (k == "max_n") o.max_n = v.cast<int>();
+          else if (k == "lcs") o.lcs = v.cast<bool>();
+          else if (k == "wlcs_weight") o.wlcs_weight = v.cast<std::string>();
+          else if (k == "skip_distance") o.skip_distance = v.cast<std::string>();
+          else if (k == "skip_unigram") o.skip_unigram = v.cast<bool>();
+          else if (k == "skip_both") o.skip_both = v.cast<bool>();
+          else if (k == "stem") o.stem = v.cast<bool>();
+          else if (k == "use_exceptions") o.use_exceptions = v.cast<bool>();
+          else if (k == "remove_stopwords") o.remove_stopwords = v.cast<bool>();
+          else if (k == "length_limit") o.length_limit = v.cast<long>();
+          else if (k == "byte_limit") o.byte_limit = v.cast<long>();
+          else if (k == "formula") {
+            std::string f = v.cast<std::string>();
+            if (f != "A" && f != "B") throw unieval::InputError("-f must be A or B, not '" + f + "'");
+            o.formula = f[0];
+          } else if (k == "alpha") o.alpha = v.cast<double>();
+          else if (k == "confidence") o.confidence = v.cast<double>();
+          else if (k == "resamples") o.resamples = v.cast<int>();
+          else if (k == "threads") o.threads = v.cast<int>();
+          else throw unieval::InputError("rouge155: unknown option '" + k + "'");
+        }
+        std::vector<m::RougeInstance> instances;
+        instances.reserve(corpus.size());
+        for (const auto& [peer, models] : corpus) instances.push_back({peer, models});
+        m::Rouge155Result r;
+        std::string report;
+        {
+          py::gil_scoped_release nogil;
+          o.validate();
+          m::RougeResourceFlags flags;
+          flags.data = "rouge_data=DIR";
+          flags.no_exceptions = "use_exceptions=False";
+          m::RougeResources res = m::find_rouge_resources(rouge_data, o, flags);
+          r = m::rouge155(instances, o, res);
+          report = m::rouge155_report(r, o, false);
+        }
+        auto triple = [](const m::RougePRF& v) { return py::make_tuple(v.r, v.p, v.f); };
+        py::list variants;
+        for (const auto& v : r.variants) {
+          py::dict d;
+          d["name"] = v.name;
+          d["average"] = triple(v.average);
+          d["ci_low"] = triple(v.ci_low);
+          d["ci_high"] = triple(v.ci_high);
+          py::list inst;
+          for (const auto& x : v.instances) inst.append(triple(x));
+          d["instances"] = inst;
+          variants.append(d);
+        }
+        py::dict out;
+        out["variants"] = variants;
+        out["signature"] = r.signature;
+        out["report"] = report;
+        return out;
+      },
+      py::arg("corpus"), py::arg("options"), py::arg("rouge_data") = "",
+      "ROUGE-1.5.5 (metrics/rouge.h): corpus = [(peer sentences, [model sentences, ...]), ...]");
+
+  // ---- METEOR -----------------------------------------------------------------------------
+  py::class_<MeteorHandle>(mod, "MeteorScorer")
+      .def(py::init([](const std::string& task, const std::vector<double>& params, const Lines& modules,
+                       const std::vector<double>& weights, const std::string& normalize, int beam_size,
+                       const std::string& data_dir, const std::string& paraphrase_file, int threads) {
+             m::MeteorOptions o;
+             o.task = task;
+             o.params = params;
+             o.modules.clear();
+             for (const auto& name : modules) o.modules.push_back(m::parse_meteor_module(name));
+             o.weights = weights;
+             o.normalize = parse_normalize(normalize);
+             o.beam_size = beam_size;
+             o.data_dir = m::meteor_data_dir(data_dir);
+             o.paraphrase_file = paraphrase_file;
+             o.threads = threads;
+             auto h = std::make_unique<MeteorHandle>();
+             py::gil_scoped_release nogil;
+             h->scorer = std::make_unique<m::MeteorScorer>(o);
+             return h;
+           }),
+           py::arg("task") = "rank", py::arg("params") = std::vector<double>{},
+           py::arg("modules") = Lines{"exact", "stem", "synonym", "paraphrase"},
+           py::arg("weights") = std::vector<double>{}, py::arg("normalize") = "none", py::arg("beam_size") = 40,
+           py::arg("meteor_data") = "", py::arg("paraphrase_file") = "", py::arg("threads") = 0)
+      .def("score",
+           [](const MeteorHandle& h, const Lines& hyps, const Streams& refs) {
+             m::MeteorResult r;
+             {
+               py::gil_scoped_release nogil;
+               check_streams(hyps, refs, "METEOR");
+               r = h.scorer->score(hyps, refs);
+             }
+             py::dict d = meteor_stats_dict(r.total);
+             d["score"] = r.score;
+             d["segment_scores"] = r.segment_scores;
+             py::list segs;
+             for (const auto& s : r.segments) segs.append(s.to_string());
+             d["segment_stats"] = segs;
+             return d;
+           })
+      .def("signature", [](const MeteorHandle& h) { return h.scorer->options().signature(); })
+      .def_property_readonly("params", [](const MeteorHandle& h) { return h.scorer->params(); })
+      .def_property_readonly("weights", [](const MeteorHandle& h) { return h.scorer->weights(); });
+
+  // ---- NIST -------------------------------------------------------------------------------
+  mod.def(
+      "nist",
+      [](const Lines& hyps, const Streams& refs, const std::string& version, bool international,
+         bool preserve_case, bool dstc7_writer) {
+        m::NistOptions o;
+        if (version == "14c" || version == "v14c") o.tokenization = m::text::MtevalTokenization::kV14c;
+        else if (version == "13a" || version == "v13a") o.tokenization = m::text::MtevalTokenization::kV13a;
+        else throw unieval::InputError("--nist-version: '" + version + "' (14c or 13a)");
+        if (international) o.tokenization = m::text::MtevalTokenization::kIntl;
+        o.preserve_case = preserve_case;
+        o.dstc7_writer = dstc7_writer;
+        m::NistScore s;
+        {
+          py::gil_scoped_release nogil;
+          check_streams(hyps, refs, "NIST");
+          s = m::mteval_nist(hyps, refs, o);
+        }
+        py::dict d;
+        d["nist_cum"] = s.nist_cum;
+        d["nist_ind"] = s.nist_ind;
+        d["bleu_cum"] = s.bleu_cum;
+        d["bleu_ind"] = s.bleu_ind;
+        d["warnings"] = s.warnings;
+        return d;
+      },
+      py::arg("hyps"), py::arg("refs"), py::arg("version") = "14c", py::arg("international") = false,
+      py::arg("preserve_case") = false, py::arg("dstc7_writer") = true);
+
+  mod.def(
+      "nist_nltk",
+      [](const Lines& hyps, const Streams& refs, int n) {
+        if (n < 1) throw unieval::InputError("--max-order must be >= 1");
+        m::NltkNistScore s;
+        {
+          py::gil_scoped_release nogil;
+          check_streams(hyps, refs, "NIST");
+          std::vector<std::vector<std::vector<std::string>>> split_refs;  // [segment][reference]
+          for (const auto& seg : m::refs_by_segment(refs)) split_refs.push_back(m::split_lines_py(seg));
+          s = m::nltk_corpus_nist(m::split_lines_py(hyps), split_refs, n);
+        }
+        py::dict d;
+        d["score"] = s.score;
+        d["warning"] = s.warning ? py::object(py::str(*s.warning)) : py::object(py::none());
+        return d;
+      },
+      py::arg("hyps"), py::arg("refs"), py::arg("n") = 5);
+
+  // ---- SQuAD / CoQA -----------------------------------------------------------------------
+  mod.def(
+      "squad",
+      [](const std::string& data, const std::string& preds, std::optional<std::string> na_probs,
+         const std::string& version, double na_prob_thresh, bool allow_missing, int threads) {
+        m::SquadOptions o;
+        if (version == "auto" || version.empty()) o.version = m::SquadVersion::kAuto;
+        else if (version == "1.1" || version == "v1.1") o.version = m::SquadVersion::kV1_1;
+        else if (version == "2.0" || version == "v2.0") o.version = m::SquadVersion::kV2_0;
+        else throw unieval::InputError("--squad-version: '" + version + "' (auto, 1.1 or 2.0)");
+        o.na_prob_thresh = na_prob_thresh;
+        o.allow_missing = allow_missing;
+        o.threads = threads;
+        std::string out, signature;
+        std::vector<std::string> missing;
+        {
+          py::gil_scoped_release nogil;
+          m::SquadDataset ds = m::parse_squad_dataset(data, "dataset");
+          m::SquadPredictions pr = m::parse_squad_predictions(preds, "predictions");
+          std::optional<m::SquadNaProbs> na;
+          if (na_probs) na = m::parse_squad_na_probs(*na_probs, "na_probs");
+          m::SquadResult r = m::evaluate_squad(ds, pr, na ? &*na : nullptr, o);
+          out = dump(r.to_json());
+          signature = r.signature;
+          missing = r.missing;
+        }
+        py::dict d;
+        d["result"] = json_to_py(out);
+        d["signature"] = signature;
+        d["missing"] = missing;
+        return d;
+      },
+      py::arg("data"), py::arg("predictions"), py::arg("na_probs") = py::none(), py::arg("version") = "auto",
+      py::arg("na_prob_thresh") = 1.0, py::arg("allow_missing") = false, py::arg("threads") = 0,
+      "official SQuAD v1.1 / v2.0 scripts (metrics/squad.h) on the JSON texts of the files");
+
+  mod.def("squad_v1_exact_match", [](const std::string& p, const std::string& g) { return m::squad_v1_exact_match(p, g); });
+  mod.def("squad_v1_f1", [](const std::string& p, const std::string& g) { return m::squad_v1_f1(p, g); });
+  mod.def("squad_v2_compute_exact", [](const std::string& g, const std::string& p) { return m::squad_v2_compute_exact(g, p); });
+  mod.def("squad_v2_compute_f1", [](const std::string& g, const std::string& p) { return m::squad_v2_compute_f1(g, p); });
+
+  mod.def(
+      "coqa",
+      [](const std::string& data, const std::string& preds) {
+        std::string rounded, full, table, signature;
+        std::vector<double> em, f1;
+        std::vector<std::string> missing;
+        {
+          py::gil_scoped_release nogil;
+          m::CoqaDataset ds = m::parse_coqa_dataset(data, "dataset");
+          m::CoqaPredictions pr = m::parse_coqa_predictions(preds, "predictions");
+          m::CoqaResult r = m::evaluate_coqa(ds, pr);
+          rounded = dump(r.to_json(true));
+          full = dump(r.to_json(false));
+          table = r.table();
+          signature = r.signature;
+          em = r.item_em;
+          f1 = r.item_f1;
+          missing = r.missing;
+        }
+        py::dict d;
+        d["table"] = json_to_py(rounded);
+        d["full"] = json_to_py(full);
+        d["text"] = table;
+        d["signature"] = signature;
+        d["item_em"] = em;
+        d["item_f1"] = f1;
+        d["missing"] = missing;
+        return d;
+      },
+      py::arg("data"), py::arg("predictions"), "official CoQA evaluate-v1.0.py (metrics/coqa.h)");
+
+  mod.def(
+      "coqa_turn",
+      [](const Lines& golds, const std::string& pred) {
+        m::CoqaTurnScore s = m::coqa_turn_score(golds, pred);
+        return py::make_tuple(s.em, s.f1);
+      },
+      py::arg("gold_answers"), py::arg("prediction"));
+
+  // ---- GLUE -------------------------------------------------------------------------------
+  mod.def("glue_label_names", [](const std::string& task) { return m::glue_label_names(m::parse_glue_task(task)); });
+  mod.def(
+      "glue",
+      [](const std::string& task, const std::vector<double>& labels, const std::vector<double>& preds) {
+        std::string out, signature;
+        std::vector<std::string> warnings;
+        {
+          py::gil_scoped_release nogil;
+          m::GlueResult r = m::glue_compute_metrics(m::parse_glue_task(task), labels, preds);
+          out = dump(r.to_json());
+          signature = r.signature;
+          warnings = r.warnings;
+        }
+        py::dict d;
+        d["result"] = json_to_py(out);
+        d["signature"] = signature;
+        d["warnings"] = warnings;
+        return d;
+      },
+      py::arg("task"), py::arg("labels"), py::arg("predictions"));
+  mod.def(
+      "glue_score",
+      [](const std::string& task_metrics, bool mnli_matched_only) {
+        m::GlueScoreOptions o;
+        o.mnli = mnli_matched_only ? m::GlueMnliConvention::kMatchedOnly : m::GlueMnliConvention::kAverage;
+        m::GlueScore s = m::glue_score(nlohmann::json::parse(task_metrics), o, "task_metrics");
+        return json_to_py(dump(s.to_json()));
+      },
+      py::arg("task_metrics"), py::arg("mnli_matched_only") = false);
+
+  // ---- Distinct / Entropy -----------------------------------------------------------------
+  mod.def(
+      "distinct",
+      [](const Lines& lines, const std::string& flavour, const std::vector<int>& orders, bool dstc7_clean) {
+        m::DistinctOptions o;
+        o.flavour = m::parse_distinct_flavour(flavour);
+        o.orders = orders;
+        o.dstc7_clean = dstc7_clean;
+        std::string out;
+        {
+          py::gil_scoped_release nogil;
+          out = dump(m::distinct(lines, o).to_json());
+        }
+        return json_to_py(out);
+      },
+      py::arg("lines"), py::arg("flavour") = "dstc7", py::arg("orders") = std::vector<int>{1, 2},
+      py::arg("dstc7_clean") = false);
+  mod.def(
+      "entropy",
+      [](const Lines& lines, const std::vector<int>& orders, bool dstc7_clean) {
+        m::EntropyOptions o;
+        o.orders = orders;
+        o.dstc7_clean = dstc7_clean;
+        std::string out;
+        {
+          py::gil_scoped_release nogil;
+          out = dump(m::entropy(lines, o).to_json());
+        }
+        return json_to_py(out);
+      },
+      py::arg("lines"), py::arg("orders") = std::vector<int>{1, 2, 3, 4}, py::arg("dstc7_clean") = false);
+
+  // ---- unieval eval -----------------------------------------------------------------------
+  mod.def(
+      "evaluate",
+      [](const std::string& task, const std::string& data, const std::string& pred, const std::string& split,
+         const std::string& system, const std::map<std::string, std::string>& options, bool per_example,
+         int bootstrap, unsigned long long seed, double ci_level) {
+        unieval::tasks::EvalRequest req;
+        req.task = task;
+        req.data = data;
+        req.pred = pred;
+        req.split = split;
+        req.system = system;
+        req.options = options;
+        req.per_example = per_example;
+        req.bootstrap = bootstrap;
+        req.seed = seed;
+        req.ci_level = ci_level;
+        std::string out;
+        {
+          py::gil_scoped_release nogil;
+          out = dump(unieval::results::to_json(unieval::pipelines::evaluate(req)));
+        }
+        return json_to_py(out);
+      },
+      py::arg("task"), py::arg("data"), py::arg("pred"), py::arg("split") = "", py::arg("system") = "",
+      py::arg("options") = std::map<std::string, std::string>{}, py::arg("per_example") = false,
+      py::arg("bootstrap") = 0, py::arg("seed") = 12345ULL, py::arg("ci_level") = 0.95,
+      "unieval eval (pipelines/evaluate.h): the result JSON as a dict");
+}

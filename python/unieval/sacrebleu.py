@@ -1,0 +1,333 @@
+# Follows sacreBLEU (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+"""Drop-in for the sacreBLEU 2.6.0 Python API: ``import unieval.sacrebleu as sacrebleu``.
+
+    >>> import unieval.sacrebleu as sacrebleu
+    >>> sacrebleu.corpus_bleu(['the cat sat on the mat'], [['the cat sat on the mat']]).score
+    100.0
+    >>> bleu = sacrebleu.BLEU(tokenize='13a', smooth_method='exp')
+    >>> str(bleu.corpus_score(hyps, [refs]))        # 'BLEU = 37.99 83.3/60.0/... ref_len = 6)'
+    >>> str(bleu.get_signature())                   # 'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0'
+
+The numbers are those of unieval's C++ port (metrics/bleu.h, metrics/chrf.h), identical to
+sacreBLEU 2.6.0 on the golden vectors; scoring runs without the GIL.
+
+| sacreBLEU call                                   | here                       |
+|--------------------------------------------------|----------------------------|
+| corpus_bleu(hyps, refs, smooth_method, smooth_value, force, lowercase, tokenize, use_effective_order) | same |
+| sentence_bleu(hyp, refs, ...)                    | same (effective order on)  |
+| corpus_chrf / sentence_chrf(..., char_order, word_order, beta, remove_whitespace, eps_smoothing) | same |
+| BLEU(...), CHRF(...): corpus_score, sentence_score, get_signature | same          |
+
+Not available (ValueError): tokenizers other than 13a, intl, none, char, zh (the MeCab and
+flores SentencePiece ones), chrF with whitespace kept, n_bootstrap > 1, TER.
+"""
+
+from . import _core
+from ._inputs import as_lines, as_streams
+
+__all__ = ["corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf", "BLEU", "CHRF",
+           "BLEUScore", "CHRFScore", "Signature", "BLEUSignature", "CHRFSignature"]
+
+__version__ = "2.6.0"  # the sacreBLEU version whose numbers and signatures these are
+
+# A reference that is None (sacreBLEU: "no reference for this segment") travels to C++ as this
+# line, which metrics/bleu.h then treats as absent.
+_MISSING = "\x00unieval:no-reference\x00"
+
+
+class Score:
+    """sacreBLEU's metrics.base.Score: a name, a score and a verbose tail."""
+
+    def __init__(self, name, score):
+        self.name = name
+        self.score = score
+        self._verbose = ""
+        self._mean = -1.0
+        self._ci = -1.0
+
+    def format(self, width=2, score_only=False, signature="", is_json=False):
+        if score_only:
+            return f"{self.score:.{width}f}"
+        if is_json:
+            import json
+            d = {"name": self.name, "score": float(f"{self.score:.{width}f}"), "signature": signature}
+            if self._verbose:
+                d["verbose_score"] = self._verbose
+            return json.dumps(d, indent=1, ensure_ascii=False)
+        sc = f"{self.score:.{width}f}"
+        full = f"{self.name}|{signature}" if signature else self.name
+        s = f"{full} = {sc}"
+        if self._verbose:
+            s += f" {self._verbose}"
+        return s
+
+    def __repr__(self):
+        return self.format()
+
+    def __str__(self):
+        return self.format()
+
+
+class BLEUScore(Score):
+    """sacreBLEU's BLEUScore: .score .counts .totals .precisions .bp .sys_len .ref_len."""
+
+    def __init__(self, score, counts, totals, precisions, bp, sys_len, ref_len):
+        super().__init__("BLEU", score)
+        self.bp = bp
+        self.counts = counts
+        self.totals = totals
+        self.sys_len = sys_len
+        self.ref_len = ref_len
+        self.precisions = precisions
+        self.prec_str = "/".join([f"{p:.1f}" for p in self.precisions])
+        self.ratio = self.sys_len / self.ref_len if self.ref_len else 0
+        self._verbose = f"{self.prec_str} (BP = {self.bp:.3f} ratio = {self.ratio:.3f}"
+        self._verbose += f" hyp_len = {self.sys_len:d} ref_len = {self.ref_len:d})"
+
+
+class CHRFScore(Score):
+    """sacreBLEU's CHRFScore: .score .char_order .word_order .beta."""
+
+    def __init__(self, score, char_order, word_order, beta):
+        self.beta = beta
+        self.char_order = char_order
+        self.word_order = word_order
+        name = f"chrF{self.beta}" + "+" * self.word_order
+        super().__init__(name, score)
+
+
+class Signature:
+    """A metric signature: str() gives the long form, format(short=True) the abbreviated one."""
+
+    _abbr = {"version": "v", "nrefs": "#", "case": "c", "tok": "tok", "smooth": "s", "eff": "e",
+             "nc": "nc", "nw": "nw", "space": "s"}
+
+    def __init__(self, text):
+        self._fields = [tuple(part.split(":", 1)) for part in text.split("|")]
+
+    def format(self, short=False):
+        parts = []
+        for key, value in self._fields:
+            parts.append(f"{self._abbr.get(key, key) if short else key}:{value}")
+        return "|".join(parts)
+
+    def info(self):
+        return dict(self._fields)
+
+    def __str__(self):
+        return self.format()
+
+    def __repr__(self):
+        return self.format()
+
+
+class BLEUSignature(Signature):
+    pass
+
+
+class CHRFSignature(Signature):
+    pass
+
+
+def _number(x, as_float):
+    return float(x) if as_float or not float(x).is_integer() else int(x)
+
+
+def _nrefs(streams):
+    """nrefs of the signature: the number of streams, 'var' (-1) when Nones make it vary."""
+    per_seg = None
+    for i in range(len(streams[0]) if streams else 0):
+        n = sum(1 for s in streams if s[i] is not None)
+        if per_seg is None:
+            per_seg = n
+        elif per_seg != n:
+            return -1
+    return len(streams) if per_seg is None else per_seg
+
+
+class BLEU:
+    """sacreBLEU's metrics.BLEU."""
+
+    SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
+    TOKENIZERS = ["none", "zh", "13a", "char", "intl"]
+    TOKENIZER_DEFAULT = "13a"
+    _SIGNATURE_TYPE = BLEUSignature
+
+    def __init__(self, lowercase=False, force=False, tokenize=None, smooth_method="exp",
+                 smooth_value=None, max_ngram_order=4, effective_order=False, trg_lang="",
+                 references=None):
+        self.name = "BLEU"
+        self.lowercase = lowercase
+        self.force = force
+        self.trg_lang = trg_lang
+        self.smooth_method = smooth_method
+        self.smooth_value = smooth_value
+        self.max_ngram_order = max_ngram_order
+        self.effective_order = effective_order
+        if tokenize is None:
+            tokenize = "zh" if trg_lang == "zh" else self.TOKENIZER_DEFAULT
+        # An unknown tokenizer or smoothing is a ValueError with the CLI's message.
+        _core.bleu_signature(1, tokenize=tokenize, smooth_method=smooth_method)
+        self.tokenize = tokenize
+        self._nrefs = 1
+        self._ref_cache = None
+        if references is not None:
+            self._ref_cache = as_streams(references, "references", allow_none=True)
+            self._nrefs = _nrefs(self._ref_cache)
+
+    def _refs(self, references):
+        if references is None:
+            if self._ref_cache is None:
+                raise RuntimeError("No references provided and the cache is empty.")
+            return self._ref_cache
+        return as_streams(references, "references", allow_none=True)
+
+    def _args(self, refs):
+        marker = None
+        if any(r is None for s in refs for r in s):
+            refs = [[_MISSING if r is None else r for r in s] for s in refs]
+            marker = _MISSING
+        return refs, marker
+
+    def _score(self, d):
+        add_k_float = self.smooth_method == "add-k" and isinstance(self.smooth_value, float)
+        counts = [_number(c, add_k_float) for c in d["counts"]]
+        totals = [_number(t, add_k_float) for t in d["totals"]]
+        return BLEUScore(d["score"], counts, totals, list(d["precisions"]), d["bp"],
+                         d["sys_len"], d["ref_len"])
+
+    def corpus_score(self, hypotheses, references=None, n_bootstrap=1):
+        if n_bootstrap != 1:
+            raise ValueError("n_bootstrap > 1 is not available in unieval.sacrebleu "
+                             "(unieval score --metric bleu --bootstrap N computes bootstrap CIs)")
+        hyps = as_lines(hypotheses, "hypotheses")
+        refs = self._refs(references)
+        self._nrefs = _nrefs(refs)
+        refs, marker = self._args(refs)
+        d = _core.bleu(hyps, refs, tokenize=self.tokenize, smooth_method=self.smooth_method,
+                       smooth_value=self.smooth_value, lowercase=self.lowercase,
+                       max_ngram_order=self.max_ngram_order, effective_order=self.effective_order,
+                       missing_marker=marker)
+        return self._score(d)
+
+    def sentence_score(self, hypothesis, references):
+        if not isinstance(hypothesis, str):
+            raise TypeError("`hypothesis` should be a string")
+        if isinstance(references, str) or references is None:
+            raise TypeError("`references` should be a sequence of strings")
+        refs = [[r] for r in references]
+        self._nrefs = _nrefs(refs)
+        refs, marker = self._args(refs)
+        d = _core.bleu([hypothesis], refs, tokenize=self.tokenize, smooth_method=self.smooth_method,
+                       smooth_value=self.smooth_value, lowercase=self.lowercase,
+                       max_ngram_order=self.max_ngram_order, effective_order=self.effective_order,
+                       missing_marker=marker, sentence=True)
+        return self._score(d[0])
+
+    def sentence_scores(self, hypotheses, references):
+        """Every segment's sentence BLEU in one call (refs as streams; not in sacreBLEU)."""
+        hyps = as_lines(hypotheses, "hypotheses")
+        refs, marker = self._args(as_streams(references, "references", allow_none=True))
+        ds = _core.bleu(hyps, refs, tokenize=self.tokenize, smooth_method=self.smooth_method,
+                        smooth_value=self.smooth_value, lowercase=self.lowercase,
+                        max_ngram_order=self.max_ngram_order, effective_order=self.effective_order,
+                        missing_marker=marker, sentence=True)
+        return [self._score(d) for d in ds]
+
+    def get_signature(self):
+        return self._SIGNATURE_TYPE(_core.bleu_signature(
+            self._nrefs, tokenize=self.tokenize, smooth_method=self.smooth_method,
+            lowercase=self.lowercase, effective_order=self.effective_order))
+
+
+class CHRF:
+    """sacreBLEU's metrics.CHRF (chrF, and chrF++ with word_order=2)."""
+
+    CHAR_ORDER = 6
+    WORD_ORDER = 0
+    BETA = 2
+    _SIGNATURE_TYPE = CHRFSignature
+
+    def __init__(self, char_order=CHAR_ORDER, word_order=WORD_ORDER, beta=BETA, lowercase=False,
+                 whitespace=False, eps_smoothing=False, references=None):
+        if whitespace:
+            raise ValueError("CHRF(whitespace=True) is not available in unieval.sacrebleu "
+                             "(whitespace is always removed, as sacreBLEU's default)")
+        self.name = "chrF"
+        self.char_order = char_order
+        self.word_order = word_order
+        self.beta = beta
+        self.lowercase = lowercase
+        self.whitespace = whitespace
+        self.eps_smoothing = eps_smoothing
+        self._nrefs = 1
+        self._ref_cache = None
+        if references is not None:
+            self._ref_cache = as_streams(references, "references")
+            self._nrefs = len(self._ref_cache)
+
+    def _call(self, hyps, refs, sentence):
+        return _core.chrf(hyps, refs, char_order=self.char_order, word_order=self.word_order,
+                          beta=float(self.beta), lowercase=self.lowercase,
+                          eps_smoothing=self.eps_smoothing, sentence=sentence)
+
+    def _score(self, d):
+        return CHRFScore(d["score"], self.char_order, self.word_order, self.beta)
+
+    def corpus_score(self, hypotheses, references=None, n_bootstrap=1):
+        if n_bootstrap != 1:
+            raise ValueError("n_bootstrap > 1 is not available in unieval.sacrebleu "
+                             "(unieval score --metric chrf --bootstrap N computes bootstrap CIs)")
+        hyps = as_lines(hypotheses, "hypotheses")
+        if references is None:
+            if self._ref_cache is None:
+                raise RuntimeError("No references provided and the cache is empty.")
+            refs = self._ref_cache
+        else:
+            refs = as_streams(references, "references")
+        self._nrefs = len(refs)
+        return self._score(self._call(hyps, refs, False))
+
+    def sentence_score(self, hypothesis, references):
+        if not isinstance(hypothesis, str):
+            raise TypeError("`hypothesis` should be a string")
+        refs = [[r] for r in as_lines(references, "references")]
+        self._nrefs = len(refs)
+        return self._score(self._call([hypothesis], refs, True)[0])
+
+    def get_signature(self):
+        return self._SIGNATURE_TYPE(_core.chrf_signature(
+            self._nrefs, char_order=self.char_order, word_order=self.word_order, beta=float(self.beta),
+            lowercase=self.lowercase, eps_smoothing=self.eps_smoothing))
+
+
+def corpus_bleu(hypotheses, references, smooth_method="exp", smooth_value=None, force=False,
+                lowercase=False, tokenize=BLEU.TOKENIZER_DEFAULT, use_effective_order=False):
+    """sacrebleu.corpus_bleu: references are streams, references[k][i] = k-th reference of i."""
+    metric = BLEU(lowercase=lowercase, force=force, tokenize=tokenize, smooth_method=smooth_method,
+                  smooth_value=smooth_value, effective_order=use_effective_order)
+    return metric.corpus_score(hypotheses, references)
+
+
+def sentence_bleu(hypothesis, references, smooth_method="exp", smooth_value=None, lowercase=False,
+                  tokenize=BLEU.TOKENIZER_DEFAULT, use_effective_order=True):
+    """sacrebleu.sentence_bleu: one hypothesis, a list of its references."""
+    metric = BLEU(lowercase=lowercase, tokenize=tokenize, force=False, smooth_method=smooth_method,
+                  smooth_value=smooth_value, effective_order=use_effective_order)
+    return metric.sentence_score(hypothesis, references)
+
+
+def corpus_chrf(hypotheses, references, char_order=CHRF.CHAR_ORDER, word_order=CHRF.WORD_ORDER,
+                beta=CHRF.BETA, remove_whitespace=True, eps_smoothing=False):
+    """sacrebleu.corpus_chrf."""
+    metric = CHRF(char_order=char_order, word_order=word_order, beta=beta,
+                  whitespace=not remove_whitespace, eps_smoothing=eps_smoothing)
+    return metric.corpus_score(hypotheses, references)
+
+
+def sentence_chrf(hypothesis, references, char_order=CHRF.CHAR_ORDER, word_order=CHRF.WORD_ORDER,
+                  beta=CHRF.BETA, remove_whitespace=True, eps_smoothing=False):
+    """sacrebleu.sentence_chrf."""
+    metric = CHRF(char_order=char_order, word_order=word_order, beta=beta,
+                  whitespace=not remove_whitespace, eps_smoothing=eps_smoothing)
+    return metric.sentence_score(hypothesis, references)
