@@ -306,11 +306,22 @@ void run_rouge(ScoreContext& sc) {
 }
 
 void run_coco(ScoreContext& sc) {
-  core::Corpus c = core::read_corpus(sc.hyp_path(), sc.ref_paths());
-  auto res = metrics::coco_rouge_l_corpus(c.hyps, c.refs);
+  const auto& refs = sc.segment_refs();  // (reads the files first, then hyps() is theirs)
+  const auto& hyps = sc.hyps();
+  // coco_rouge_l_corpus over references per segment (a library call may give different numbers).
+  metrics::CocoRougeLResult res;
+  res.per_segment.reserve(hyps.size());
+  for (size_t i = 0; i < hyps.size(); ++i) res.per_segment.push_back(metrics::coco_rouge_l(hyps[i], refs[i]));
+  res.score = metrics::coco_rouge_mean(res.per_segment);
+  if (sc.segments_wanted()) {
+    std::vector<std::vector<double>> rows;
+    rows.reserve(res.per_segment.size());
+    for (double v : res.per_segment) rows.push_back({v});
+    sc.set_segments({"ROUGE_L"}, std::move(rows));
+  }
   nlohmann::ordered_json j;
   j["ROUGE_L"] = res.score;
-  j["n"] = c.hyps.size();
+  j["n"] = hyps.size();
   j["signature"] = "rouge-l-coco|beta:1.2|tok:split-space|agg:np.mean";
   if (sc.json()) sc.emit_json(j);
   else sc.print(format("ROUGE_L: %.6f\nsignature: %s\n", res.score, j["signature"].get<std::string>().c_str()));
@@ -323,9 +334,9 @@ void register_rouge_metrics(MetricRegistry& reg) {
   reg.push_back({"rouge",
                  "ROUGE-1.5.5 exactly (R/P/F, bootstrap Average and CI; Perl flags -n -m -c -r ...) "
                  "or --mode rouge-score",
-                 rouge_options(), run_rouge, "rouge"});
+                 rouge_options(), run_rouge, "rouge", nullptr});
   reg.push_back({"rouge-l-coco", "coco-caption / nqg ROUGE-L (beta 1.2), as in the QG tables",
-                 {}, run_coco, "rouge-l-coco"});
+                 {}, run_coco, "rouge-l-coco", nullptr});
 }
 
 }  // namespace unieval::metrics
