@@ -142,6 +142,7 @@ class ScoreContext {
   const core::Corpus& corpus() const;
   const std::vector<std::string>& hyps() const;
   const std::vector<std::vector<std::string>>& segment_refs() const;
+  bool in_memory() const { return corpus_ || seg_hyps_; }  // a library call's corpus
   void set_corpus(const core::Corpus* c) { corpus_ = c; }
   void set_segments_input(const std::vector<std::string>* hyps, const std::vector<std::vector<std::string>>* refs) {
     seg_hyps_ = hyps;

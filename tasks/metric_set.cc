@@ -25,8 +25,14 @@ metrics::MetricRun add(TaskOutput& out, const TaskMetric& m, metrics::MetricRun 
   rs.items = run.items;
   rs.fn = run.resample;
   for (const auto& f : m.scores) {
-    out.result.scores.push_back(
-        {f.name, json_number(j.at(nlohmann::ordered_json::json_pointer(f.pointer))), m.id, f.unit, true, std::nullopt});
+    using ptr = nlohmann::ordered_json::json_pointer;
+    std::optional<results::ConfidenceInterval> ci;
+    if (!f.ci.empty()) {
+      ci = m.ci;
+      ci->low = json_number(j.at(ptr(f.ci + "/0")));
+      ci->high = json_number(j.at(ptr(f.ci + "/1")));
+    }
+    out.result.scores.push_back({f.name, json_number(j.at(ptr(f.pointer))), m.id, f.unit, true, ci});
     if (f.resample.empty() || !run.resample) continue;
     auto it = std::find(run.value_names.begin(), run.value_names.end(), f.resample);
     if (it != run.value_names.end()) rs.scores[f.name] = static_cast<size_t>(it - run.value_names.begin());

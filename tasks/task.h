@@ -83,10 +83,13 @@ struct TaskOutput {
 
 // One metric of a task's official set, as data (tasks/metric_set.h scores it).
 struct ScoreField {
+  ScoreField(std::string n, std::string p, std::string u, std::string r = "", std::string c = "")
+      : name(std::move(n)), pointer(std::move(p)), unit(std::move(u)), resample(std::move(r)), ci(std::move(c)) {}
   std::string name;      // score key in the result ("bleu4")
   std::string pointer;   // JSON pointer into the metric's object ("/Bleu_4")
   std::string unit;      // results::Score::unit ("fraction", "raw", "nats", "tokens", "percent")
   std::string resample;  // value name of the metric's resampling whose CI the score takes ("" = none)
+  std::string ci;        // JSON pointer to the metric's own [low, high] of the score ("" = none)
 };
 
 struct TaskMetric {
@@ -97,6 +100,7 @@ struct TaskMetric {
   std::string signature_suffix;    // appended (the task's preprocessing, "|tok:dstc7-clean_str")
   nlohmann::ordered_json options = nlohmann::ordered_json::object();  // MetricSignature::options
   metrics::ResourceHints hints;    // the task's spelling of resource flags (skip filled in)
+  results::ConfidenceInterval ci;  // method, level, resamples of the metric's own CIs (ScoreField::ci)
 };
 
 struct TaskAdapter {

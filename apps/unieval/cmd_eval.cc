@@ -23,6 +23,13 @@ std::string task_list() {
        << "      data: " << i.data_format << "\n"
        << "      pred: " << i.pred_format << "\n"
        << "      metrics: " << i.metrics << "\n";
+    if (t.metrics) {  // the set as data (tasks/metric_set.h): what --skip-metric names
+      tasks::EvalRequest defaults;
+      defaults.task = i.name;
+      os << "      metric set (--skip-metric NAME):";
+      for (const auto& m : t.metrics(defaults)) os << " " << m.call.metric;
+      os << "\n";
+    }
     for (const auto& [k, h] : i.options) os << "      --option " << k << "=...  " << h << "\n";
   }
   return os.str();
