@@ -359,10 +359,12 @@ void run_coco(ScoreContext& sc) {
   const OptionValues& ov = sc.values;
   const auto& refs = sc.segment_refs();  // (reads the files first, then hyps() is theirs)
   m::CocoBleuScore s = m::coco_bleu(sc.hyps(), refs);
-  if (sc.resampling_wanted() && !s.stats.empty())
-    sc.set_resampling(s.stats.size(), {"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"},
+  if (sc.resampling_wanted() && !s.stats.empty()) {
+    const size_t n = s.stats.size();
+    sc.set_resampling(n, {"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"},
                       sums_fn(std::make_shared<const std::vector<std::vector<double>>>(std::move(s.stats)),
                               m::coco_bleu_from_stats));
+  }
   if (sc.segments_wanted()) sc.set_segments({"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"}, s.per_segment);
   if (ov.flag("sentence-level")) {
     for (const auto& seg : s.per_segment) {

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/error.h"
 #include "core/io.h"
 #include "metrics/bleu.h"
 #include "metrics/bootstrap.h"

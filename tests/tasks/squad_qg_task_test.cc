@@ -6,6 +6,8 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "metrics/bootstrap.h"
+#include "metrics/protocol.h"
 #include "pipelines/evaluate.h"
 #include "tasks/squad_qg.h"
 #include "tasks/task.h"
@@ -295,6 +297,57 @@ TEST(SquadQgTaskTest, MeteorPolicy) {
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("bleu-coco meteor rouge-l-coco"), std::string::npos) << e.what();
   }
+}
+
+}  // namespace
+}  // namespace unieval::tasks
+
+namespace unieval::tasks {
+namespace {
+
+TEST(SquadQgTaskTest, BootstrapCisOfCocoBleuFromTheMetricsResampling) {
+  // eval --bootstrap: coco BLEU-1..4 get percentile CIs from the metric's own resampling function
+  // (per-key statistics re-summed, metrics/protocol.h run_metric), through the one bootstrap
+  // (metrics/bootstrap.h, the draw eval uses); deterministic for a seed, bracketing the score.
+  const std::string dir = std::string(UNIEVAL_SOURCE_DIR) + "/tests/tasks/fixtures/eval/qg";
+  auto req = qg_request("squad-qg", dir, dir + "/pred-test.txt");
+  req.bootstrap = 400;
+  req.seed = 5;
+  auto r = evaluate(req);
+  auto again = evaluate(req);
+  for (int n = 1; n <= 4; ++n) {
+    const results::Score* s = r.score("bleu" + std::to_string(n));
+    ASSERT_NE(s, nullptr);
+    ASSERT_TRUE(s->ci.has_value()) << n;
+    EXPECT_LE(s->ci->low, s->value) << n;
+    EXPECT_GE(s->ci->high, s->value) << n;
+    EXPECT_LT(s->ci->low, s->ci->high) << n;
+    EXPECT_EQ(s->ci->method, "bootstrap-percentile");
+    EXPECT_EQ(s->ci->resamples, 400);
+    EXPECT_EQ(s->ci->seed, 5u);
+    EXPECT_EQ(again.score("bleu" + std::to_string(n))->ci->low, s->ci->low);
+    EXPECT_EQ(again.score("bleu" + std::to_string(n))->ci->high, s->ci->high);
+  }
+  EXPECT_FALSE(r.score("rougeL")->ci.has_value());  // not resampled (no statistics of its own)
+  // The same numbers as the protocol's resampling run through bootstrap_ci directly.
+  auto src = core::read_lines(dir + "/src-test.txt"), tgt = core::read_lines(dir + "/tgt-test.txt"),
+       pred = core::read_lines(dir + "/pred-test.txt");
+  for (auto& s : src) s = py2_lower(py2_strip(s));
+  for (auto& t : tgt) t = py2_strip(t);
+  for (auto& h : pred) h = py2_lower(unilm_fix_tokenization(py2_strip(h)));
+  QgGroups g = group_qg_by_source(src, tgt, pred);
+  metrics::MetricRun run = metrics::run_metric({"bleu-coco", {}}, g.hyps, g.refs, {}, true);
+  metrics::BootstrapOptions o;
+  o.resamples = 400;
+  o.seed = 5;
+  o.draw = metrics::BootstrapDraw::kUniformInt;
+  auto ci = metrics::bootstrap_ci(run.items, run.resample, o);
+  EXPECT_EQ(ci[3].low, r.score("bleu4")->ci->low);
+  EXPECT_EQ(ci[3].high, r.score("bleu4")->ci->high);
+  EXPECT_EQ(ci[3].score, r.score("bleu4")->value);
+  // Without --bootstrap, no CI.
+  req.bootstrap = 0;
+  EXPECT_FALSE(evaluate(req).score("bleu4")->ci.has_value());
 }
 
 }  // namespace
