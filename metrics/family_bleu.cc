@@ -357,8 +357,13 @@ ordered_json coco_json(const std::vector<double>& b) {
 
 void run_coco(ScoreContext& sc) {
   const OptionValues& ov = sc.values;
-  const auto& refs = sc.segment_refs();  // (reads the files first, then hyps() is theirs)
-  m::CocoBleuScore s = m::coco_bleu(sc.hyps(), refs);
+  m::CocoBleuScore s;
+  if (sc.per_segment_input()) {
+    s = m::coco_bleu(sc.hyps(), sc.segment_refs());
+  } else {
+    const core::Corpus& c = sc.corpus();
+    s = m::coco_bleu(c.hyps, m::refs_by_segment(c.refs));
+  }
   if (sc.resampling_wanted() && !s.stats.empty()) {
     const size_t n = s.stats.size();
     sc.set_resampling(n, {"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"},

@@ -328,13 +328,16 @@ void run_rouge(ScoreContext& sc) {
 }
 
 void run_coco(ScoreContext& sc) {
-  const auto& refs = sc.segment_refs();  // (reads the files first, then hyps() is theirs)
-  const auto& hyps = sc.hyps();
-  // coco_rouge_l_corpus over references per segment (a library call may give different numbers).
+  const auto& hyps = sc.per_segment_input() ? sc.hyps() : sc.corpus().hyps;
   metrics::CocoRougeLResult res;
-  res.per_segment.reserve(hyps.size());
-  for (size_t i = 0; i < hyps.size(); ++i) res.per_segment.push_back(metrics::coco_rouge_l(hyps[i], refs[i]));
-  res.score = metrics::coco_rouge_mean(res.per_segment);
+  if (sc.per_segment_input()) {  // coco_rouge_l_corpus over references per segment
+    const auto& refs = sc.segment_refs();
+    res.per_segment.reserve(hyps.size());
+    for (size_t i = 0; i < hyps.size(); ++i) res.per_segment.push_back(metrics::coco_rouge_l(hyps[i], refs[i]));
+    res.score = metrics::coco_rouge_mean(res.per_segment);
+  } else {
+    res = metrics::coco_rouge_l_corpus(hyps, sc.corpus().refs);
+  }
   if (sc.segments_wanted()) {
     std::vector<std::vector<double>> rows;
     rows.reserve(res.per_segment.size());

@@ -143,6 +143,7 @@ class ScoreContext {
   const std::vector<std::string>& hyps() const;
   const std::vector<std::vector<std::string>>& segment_refs() const;
   bool in_memory() const { return corpus_ || seg_hyps_; }  // a library call's corpus
+  bool per_segment_input() const { return seg_refs_ != nullptr; }  // references given per segment
   void set_corpus(const core::Corpus* c) { corpus_ = c; }
   void set_segments_input(const std::vector<std::string>* hyps, const std::vector<std::vector<std::string>>* refs) {
     seg_hyps_ = hyps;

@@ -101,12 +101,16 @@ TaskOutput run_summarization(const EvalRequest& req, const std::string& key) {
     lines.hyps.push_back(join(inst.peer));
     lines.refs[0].push_back(join(inst.models[0]));
   }
+  const long n_scored = static_cast<long>(corpus.size());
+  std::vector<metrics::RougeInstance>().swap(corpus);  // (the metric splits the lines again)
+  std::vector<std::string>().swap(hyps);
+  std::vector<std::string>().swap(refs);
   auto t1 = Clock::now();
   TaskOutput out;
   auto& r = out.result;
   r.task = key;
   r.split = req.split.empty() ? "test" : req.split;
-  r.examples = static_cast<long>(corpus.size());
+  r.examples = n_scored;
   if (unilm == "true") {
     r.metrics.push_back({"unilm-postprocess",
                          "unilm-cnndm-eval.py|fix_tokenization|min_len:5|duplicate_rate:" +
