@@ -468,6 +468,7 @@ CocoBleuScore coco_bleu_ids(const IdSegments& c) {
     const double reflen = static_cast<double>(best);
     testlen_sum += testlen;
     reflen_sum += reflen;
+    std::vector<double> st = {testlen, reflen};
     std::vector<double> seg(n);
     double bleu = 1.0;
     for (int k = 0; k < n; ++k) {
@@ -475,6 +476,7 @@ CocoBleuScore coco_bleu_ids(const IdSegments& c) {
       double gue = static_cast<double>(std::max<int64_t>(0, static_cast<int64_t>(h.size()) - k));
       correct[k] += cor;
       guess[k] += gue;
+      st.push_back(cor);
       bleu *= (cor + tiny) / (gue + small);
       seg[k] = std::pow(bleu, 1.0 / (k + 1));
     }
@@ -482,6 +484,8 @@ CocoBleuScore coco_bleu_ids(const IdSegments& c) {
     if (ratio < 1)
       for (int k = 0; k < n; ++k) seg[k] *= std::exp(1 - 1 / ratio);
     out.per_segment.push_back(std::move(seg));
+    for (int k = 0; k < n; ++k) st.push_back(static_cast<double>(std::max<int64_t>(0, static_cast<int64_t>(h.size()) - k)));
+    out.stats.push_back(std::move(st));
   }
   out.bleu.resize(n);
   double bleu = 1.0;
@@ -496,6 +500,22 @@ CocoBleuScore coco_bleu_ids(const IdSegments& c) {
 }
 
 }  // namespace
+
+std::vector<double> coco_bleu_from_stats(const std::vector<double>& sums) {
+  // sums: testlen, reflen, correct[4], guess[4] (as coco_bleu_ids accumulates them).
+  const int n = 4;
+  const double small = 1e-9, tiny = 1e-15;
+  std::vector<double> out(n);
+  double bleu = 1.0;
+  for (int k = 0; k < n; ++k) {
+    bleu *= (sums[2 + k] + tiny) / (sums[2 + n + k] + small);
+    out[k] = std::pow(bleu, 1.0 / (k + 1));
+  }
+  double ratio = (sums[0] + tiny) / (sums[1] + small);
+  if (ratio < 1)
+    for (int k = 0; k < n; ++k) out[k] *= std::exp(1 - 1 / ratio);
+  return out;
+}
 
 CocoBleuScore coco_bleu_tokens(const std::vector<std::vector<std::string>>& hyps,
                                const std::vector<std::vector<std::vector<std::string>>>& refs) {

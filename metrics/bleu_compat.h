@@ -97,7 +97,12 @@ std::vector<NltkBleuResult> nltk_sentence_bleu_lines(
 struct CocoBleuScore {
   std::vector<double> bleu;                      // cumulative Bleu_1..Bleu_4
   std::vector<std::vector<double>> per_segment;  // per segment: Bleu_1..Bleu_4
+  // Per segment, the statistics the corpus score sums (for bootstrap resampling):
+  // testlen, closest reflen, correct[1..4], guess[1..4].
+  std::vector<std::vector<double>> stats;
 };
+// Bleu_1..Bleu_4 of summed `stats` rows (the corpus formula of coco_bleu).
+std::vector<double> coco_bleu_from_stats(const std::vector<double>& sums);
 // BleuScorer(n=4).compute_score(option='closest'): tiny = 1e-15 added to matches, small = 1e-9
 // to guesses, ratio = (testlen + tiny) / (reflen + small), closest reference length with ties
 // to the shorter one. Tokens: str.split().

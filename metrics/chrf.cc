@@ -201,4 +201,14 @@ std::vector<ChrfScore> sentence_chrf(const std::vector<std::string>& hyps,
   return out;
 }
 
+std::vector<std::vector<double>> chrf_segment_stats(const std::vector<std::string>& hyps,
+                                                   const std::vector<std::vector<std::string>>& refs,
+                                                   const ChrfOptions& opts) {
+  return segment_stats(hyps, refs, opts);
+}
+
+double chrf_from_stats(const std::vector<double>& stats, const ChrfOptions& opts) {
+  return chrf_f_score(stats, opts);
+}
+
 }  // namespace unieval::metrics

@@ -58,4 +58,12 @@ std::vector<ChrfScore> sentence_chrf(const std::vector<std::string>& hyps,
                                      const std::vector<std::vector<std::string>>& refs,
                                      const ChrfOptions& opts);
 
+// Per-segment statistics, [hyp, ref, match] per order of the segment's best reference (what
+// corpus_chrf sums; exposed for bootstrap resampling), and the chrF of summed statistics
+// (CHRF._compute_f_score): chrf_from_stats(sum of segment stats) == corpus_chrf(...).score.
+std::vector<std::vector<double>> chrf_segment_stats(const std::vector<std::string>& hyps,
+                                                   const std::vector<std::vector<std::string>>& refs,
+                                                   const ChrfOptions& opts);
+double chrf_from_stats(const std::vector<double>& stats, const ChrfOptions& opts);
+
 }  // namespace unieval::metrics

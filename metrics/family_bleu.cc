@@ -3,6 +3,7 @@
 // options structs of metrics/bleu.h, bleu_compat.h, chrf.h and nist.h; no scoring logic lives here.
 #include <cmath>
 #include <cstdio>
+#include <memory>
 
 #include "metrics/protocol.h"
 #include "metrics/bleu.h"
@@ -39,7 +40,33 @@ std::string f(const char* fmt, double v) {
   return buf;
 }
 
-core::Corpus read(const ScoreContext& sc) { return core::read_corpus(sc.hyp_path(), sc.ref_paths()); }
+// Resampling of a sum-decomposable corpus metric: rows[i] = segment i's statistics, `score`
+// maps summed statistics to the metric's values. The function owns the rows.
+ScoreFn sums_fn(std::shared_ptr<const std::vector<std::vector<double>>> rows,
+                std::function<std::vector<double>(const std::vector<double>&)> score) {
+  return [rows, score](const std::vector<size_t>& idx) {
+    std::vector<double> sums((*rows)[0].size(), 0.0);
+    for (size_t i : idx) {
+      const auto& r = (*rows)[i];
+      for (size_t c = 0; c < sums.size(); ++c) sums[c] += r[c];
+    }
+    return score(sums);
+  };
+}
+
+bool resampling_asked(const OptionValues& ov) {
+  return ov.integer("bootstrap") > 0 || ov.count("paired-bootstrap");
+}
+
+// The baseline of a paired test: --paired-bootstrap FILE against the same references.
+std::vector<std::string> baseline_hyps(const ScoreContext& sc, size_t n) {
+  std::string path = sc.values.str("paired-bootstrap");
+  std::vector<std::string> base = core::read_lines(path);
+  if (base.size() != n)
+    throw InputError(path, 0, "has " + std::to_string(base.size()) + " lines but the system output has " +
+                                  std::to_string(n));
+  return base;
+}
 
 std::vector<std::vector<std::vector<std::string>>> split_refs(
     const std::vector<std::vector<std::string>>& streams) {
@@ -50,8 +77,18 @@ std::vector<std::vector<std::vector<std::string>>> split_refs(
 
 // ---- bleu -----------------------------------------------------------------------------------
 
+// --bootstrap N --seed S --confidence C --paired-bootstrap FILE of the corpus scores (sacreBLEU's
+// --confidence and --paired-bs): resamples of the segments, the corpus score recomputed from
+// their summed statistics (metrics/bootstrap.h).
+O with_bootstrap(O o) {
+  for (auto& b : bootstrap_option_specs("Baseline system output (one segment per line, same references): "
+                                        "paired bootstrap p-value of --hyp against it (sacreBLEU --paired-bs)."))
+    o.push_back(b);
+  return o;
+}
+
 O bleu_options() {
-  return {string_option("tokenize", "13a", "sacreBLEU tokenizer: 13a, intl, none, char, zh.", "tok"),
+  return with_bootstrap({string_option("tokenize", "13a", "sacreBLEU tokenizer: 13a, intl, none, char, zh.", "tok"),
           string_option("smooth", "exp", "Smoothing: exp, floor, add-k, none.", "smooth"),
           double_option("smooth-value", std::nullopt, "Value for floor (default 0.1) or add-k (default 1).",
                         "smooth"),
@@ -63,7 +100,7 @@ O bleu_options() {
                         "A reference line equal to this text is absent for its segment (sacreBLEU None); "
                         "otherwise an empty line is a real 0-length reference."),
           flag_option("sentence-level", "One JSON object (or line) per segment."),
-          threads_option(0, "segments are tokenised and counted on several threads")};
+          threads_option(0, "segments are tokenised and counted on several threads")});
 }
 
 ordered_json bleu_json(const m::BleuScore& s, bool signature) {
@@ -91,8 +128,9 @@ void run_bleu(ScoreContext& sc) {
   o.effective_order = ov.flag("effective-order");
   if (ov.count("ref-missing-marker")) o.ref_missing_marker = ov.str("ref-missing-marker");
   o.threads = ov.integer("threads");
-  core::Corpus c = read(sc);
+  const core::Corpus& c = sc.corpus();
   if (ov.flag("sentence-level")) {
+    if (resampling_asked(ov)) throw InputError("--bootstrap / --paired-bootstrap resample a corpus score: not with --sentence-level");
     o.effective_order = true;
     for (const auto& s : m::sentence_bleu(c.hyps, c.refs, o)) {
       if (sc.json()) sc.emit_json(bleu_json(s, false));
@@ -101,15 +139,57 @@ void run_bleu(ScoreContext& sc) {
     return;
   }
   m::BleuScore s = m::corpus_bleu(c.hyps, c.refs, o);
-  if (sc.json()) sc.emit_json(bleu_json(s, true));
-  else sc.print("BLEU|" + s.signature + " = " + s.format().substr(7) + "\n");
-  return;
+  ordered_json j = bleu_json(s, true);
+  if (resampling_asked(ov) || sc.resampling_wanted()) {
+    // Segment statistics: sys_len, ref_len, correct[1..N], total[1..N] (what corpus_bleu sums).
+    auto rows_of = [&](const std::vector<std::string>& hyps) {
+      auto rows = std::make_shared<std::vector<std::vector<double>>>();
+      for (const auto& st : m::bleu_segment_stats(hyps, c.refs, o)) {
+        std::vector<double> r = {static_cast<double>(st.sys_len), static_cast<double>(st.ref_len)};
+        for (int64_t x : st.correct) r.push_back(static_cast<double>(x));
+        for (int64_t x : st.total) r.push_back(static_cast<double>(x));
+        rows->push_back(std::move(r));
+      }
+      return rows;
+    };
+    auto score = [o](const std::vector<double>& sums) {
+      m::BleuStats st;
+      st.sys_len = static_cast<int64_t>(sums[0]);
+      st.ref_len = static_cast<int64_t>(sums[1]);
+      for (int k = 0; k < o.max_order; ++k) {
+        st.correct.push_back(static_cast<int64_t>(sums[2 + k]));
+        st.total.push_back(static_cast<int64_t>(sums[2 + o.max_order + k]));
+      }
+      return std::vector<double>{m::compute_bleu(st, o).score};
+    };
+    const size_t n = c.hyps.size();
+    if (n > 0) {
+      ScoreFn sys = sums_fn(rows_of(c.hyps), score);
+      if (sc.resampling_wanted()) sc.set_resampling(n, {"score"}, sys);
+      if (resampling_asked(ov)) {
+        ScoreFn base;
+        if (ov.count("paired-bootstrap")) base = sums_fn(rows_of(baseline_hyps(sc, n)), score);
+        add_resampling(j, ov, n, {"score"}, sys, base ? &base : nullptr);
+      }
+    }
+  }
+  if (sc.json()) {
+    sc.emit_json(j);
+  } else {
+    sc.print("BLEU|" + s.signature + " = " + s.format().substr(7) + "\n");
+    if (j.contains("bootstrap") || j.contains("paired_bootstrap")) {
+      ordered_json extra;
+      for (const char* k : {"bootstrap", "paired_bootstrap"})
+        if (j.contains(k)) extra[k] = j[k];
+      sc.print(ScoreContext::human_lines(extra));
+    }
+  }
 }
 
 // ---- chrf -----------------------------------------------------------------------------------
 
 O chrf_options() {
-  return {int_option("max-order", 6, "Character n-gram order (sacreBLEU -cc).", "nc"),
+  return with_bootstrap({int_option("max-order", 6, "Character n-gram order (sacreBLEU -cc).", "nc"),
           int_option("word-order", std::nullopt,
                      "Word n-gram order (sacreBLEU --chrf-word-order): 0 for chrF (the default of "
                      "--metric chrf), 2 for chrF++ (the default of --metric chrf++).", "nw"),
@@ -117,7 +197,7 @@ O chrf_options() {
           flag_option("lowercase", "Lowercase (Python str.lower) first.", "case"),
           flag_option("eps-smoothing", "chrF++.py-style averaging of per-order F-scores.", "eff"),
           flag_option("sentence-level", "One score per segment."),
-          threads_option(0, "segments are split into n-grams and matched on several threads")};
+          threads_option(0, "segments are split into n-grams and matched on several threads")});
 }
 
 void run_chrf_with(ScoreContext& sc, int default_word_order) {
@@ -132,8 +212,9 @@ void run_chrf_with(ScoreContext& sc, int default_word_order) {
   o.threads = ov.integer("threads");
   // sacreBLEU's name: chrF{beta} followed by one '+' per word order.
   const std::string name = "chrF" + f("%g", o.beta) + std::string(o.word_order, '+');
-  core::Corpus c = read(sc);
+  const core::Corpus& c = sc.corpus();
   if (ov.flag("sentence-level")) {
+    if (resampling_asked(ov)) throw InputError("--bootstrap / --paired-bootstrap resample a corpus score: not with --sentence-level");
     for (const auto& s : m::sentence_chrf(c.hyps, c.refs, o)) {
       if (sc.json()) sc.emit_json(ordered_json{{"score", s.score}});
       else sc.print(name + " = " + f("%.2f", s.score) + "\n");
@@ -141,12 +222,30 @@ void run_chrf_with(ScoreContext& sc, int default_word_order) {
     return;
   }
   m::ChrfScore s = m::corpus_chrf(c.hyps, c.refs, o);
+  ordered_json j{{"score", s.score}, {"signature", s.signature}};
+  if ((resampling_asked(ov) || sc.resampling_wanted()) && !c.hyps.empty()) {
+    const size_t n = c.hyps.size();
+    auto rows_of = [&](const std::vector<std::string>& hyps) {
+      return std::make_shared<const std::vector<std::vector<double>>>(m::chrf_segment_stats(hyps, c.refs, o));
+    };
+    auto score = [o](const std::vector<double>& sums) { return std::vector<double>{m::chrf_from_stats(sums, o)}; };
+    ScoreFn sys = sums_fn(rows_of(c.hyps), score);
+    if (sc.resampling_wanted()) sc.set_resampling(n, {"score"}, sys);
+    if (resampling_asked(ov)) {
+      ScoreFn base;
+      if (ov.count("paired-bootstrap")) base = sums_fn(rows_of(baseline_hyps(sc, n)), score);
+      add_resampling(j, ov, n, {"score"}, sys, base ? &base : nullptr);
+    }
+  }
   if (sc.json()) {
-    sc.emit_json(ordered_json{{"score", s.score}, {"signature", s.signature}});
+    sc.emit_json(j);
   } else {
     sc.print(name + "|" + s.signature + " = " + f("%.2f", s.score) + "\n");
+    ordered_json extra;
+    for (const char* k : {"bootstrap", "paired_bootstrap"})
+      if (j.contains(k)) extra[k] = j[k];
+    if (!extra.empty()) sc.print(ScoreContext::human_lines(extra));
   }
-  return;
 }
 
 void run_chrf(ScoreContext& sc) { run_chrf_with(sc, 0); }
@@ -160,7 +259,7 @@ void run_multi(ScoreContext& sc) {
   const OptionValues& ov = sc.values;
   m::MultiBleuOptions o;
   o.lowercase = ov.flag("lowercase");
-  core::Corpus c = read(sc);
+  const core::Corpus& c = sc.corpus();
   m::MultiBleuScore s = m::multi_bleu(c.hyps, c.refs, o);
   if (s.warning) sc.warn(*s.warning);
   if (sc.json()) {
@@ -201,7 +300,7 @@ void run_nltk(ScoreContext& sc) {
   if (o.weights.empty()) throw InputError("--weights must not be empty");
   o.smoothing = ov.integer("smoothing");
   if (o.smoothing < 0 || o.smoothing > 7) throw InputError("--smoothing must be 0..7");
-  core::Corpus c = read(sc);
+  const core::Corpus& c = sc.corpus();
   const auto refs = m::refs_by_segment(c.refs);
   auto check = [](const m::NltkBleuResult& r) {
     if (r.error)
@@ -236,7 +335,7 @@ void run_plato(ScoreContext& sc) {
   const OptionValues& ov = sc.values;
   m::PlatoBleuOptions o;
   o.single_space_split = ov.flag("single-space-split");
-  core::Corpus c = read(sc);
+  const core::Corpus& c = sc.corpus();
   if (c.refs.size() > 1) sc.warn("bleu-plato uses the first --ref only (as PLATO/ERNIE-GEN do)");
   m::PlatoBleuScore s = m::plato_bleu(c.hyps, c.refs[0], o);
   if (sc.json()) sc.emit_json(ordered_json{{"bleu_1", s.bleu_1}, {"bleu_2", s.bleu_2}});
@@ -258,8 +357,20 @@ ordered_json coco_json(const std::vector<double>& b) {
 
 void run_coco(ScoreContext& sc) {
   const OptionValues& ov = sc.values;
-  core::Corpus c = read(sc);
-  m::CocoBleuScore s = m::coco_bleu(c.hyps, m::refs_by_segment(c.refs));
+  m::CocoBleuScore s;
+  if (sc.per_segment_input()) {
+    s = m::coco_bleu(sc.hyps(), sc.segment_refs());
+  } else {
+    const core::Corpus& c = sc.corpus();
+    s = m::coco_bleu(c.hyps, m::refs_by_segment(c.refs));
+  }
+  if (sc.resampling_wanted() && !s.stats.empty()) {
+    const size_t n = s.stats.size();
+    sc.set_resampling(n, {"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"},
+                      sums_fn(std::make_shared<const std::vector<std::vector<double>>>(std::move(s.stats)),
+                              m::coco_bleu_from_stats));
+  }
+  if (sc.segments_wanted()) sc.set_segments({"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"}, s.per_segment);
   if (ov.flag("sentence-level")) {
     for (const auto& seg : s.per_segment) {
       if (sc.json()) sc.emit_json(coco_json(seg));
@@ -296,7 +407,7 @@ void run_nist(ScoreContext& sc) {
   if (ov.flag("international-tokenization")) o.tokenization = m::text::MtevalTokenization::kIntl;
   o.preserve_case = ov.flag("case-sensitive");
   o.dstc7_writer = !ov.flag("no-dstc7-writer");
-  core::Corpus c = read(sc);
+  const core::Corpus& c = sc.corpus();
   m::NistScore s = m::mteval_nist(c.hyps, c.refs, o);
   for (const auto& w : s.warnings) sc.warn(w);
   if (sc.json()) {
@@ -319,7 +430,7 @@ void run_nist_nltk(ScoreContext& sc) {
   const OptionValues& ov = sc.values;
   int n = ov.integer("max-order");
   if (n < 1) throw InputError("--max-order must be >= 1");
-  core::Corpus c = read(sc);
+  const core::Corpus& c = sc.corpus();
   m::NltkNistScore s = m::nltk_corpus_nist(m::split_lines_py(c.hyps), split_refs(c.refs), n);
   if (s.warning) sc.warn(*s.warning);
   if (sc.json()) sc.emit_json(ordered_json{{"score", s.score}});
@@ -331,21 +442,21 @@ void run_nist_nltk(ScoreContext& sc) {
 
 void register_bleu_metrics(MetricRegistry& reg) {
   reg.push_back({"bleu", "sacreBLEU 2.6.0 corpus/sentence BLEU (13a, intl, none, char, zh)",
-                 bleu_options(), run_bleu, "bleu"});
-  reg.push_back({"chrf", "sacreBLEU 2.6.0 chrF", chrf_options(), run_chrf, "chrf"});
+                 bleu_options(), run_bleu, "bleu", nullptr});
+  reg.push_back({"chrf", "sacreBLEU 2.6.0 chrF", chrf_options(), run_chrf, "chrf", nullptr});
   reg.push_back({"chrf++", "sacreBLEU 2.6.0 chrF++ (chrF with word 1,2-grams)", chrf_options(),
-                 run_chrf_pp, "chrf"});
-  reg.push_back({"bleu-multi", "Moses multi-bleu.perl", multi_options(), run_multi, "bleu-multi"});
+                 run_chrf_pp, "chrf", nullptr});
+  reg.push_back({"bleu-multi", "Moses multi-bleu.perl", multi_options(), run_multi, "bleu-multi", nullptr});
   reg.push_back({"bleu-nltk", "NLTK 3.8 corpus_bleu / sentence_bleu, smoothing 0..7",
-                 nltk_options(), run_nltk, "bleu-nltk"});
+                 nltk_options(), run_nltk, "bleu-nltk", nullptr});
   reg.push_back({"bleu-plato", "PLATO / ERNIE-GEN Persona-Chat BLEU-1/2 (NLTK method7)",
-                 plato_options(), run_plato, "bleu-plato"});
+                 plato_options(), run_plato, "bleu-plato", nullptr});
   reg.push_back({"bleu-coco", "coco-caption BLEU-1..4 (UniLM/ERNIE-GEN question generation)",
-                 coco_options(), run_coco, "bleu-coco"});
+                 coco_options(), run_coco, "bleu-coco", nullptr});
   reg.push_back({"nist", "mteval-v14c/v13a NIST-1..9 and BLEU-1..9 (DSTC7)", nist_options(),
-                 run_nist, "nist"});
+                 run_nist, "nist", nullptr});
   reg.push_back({"nist-nltk", "NLTK 3.8 corpus_nist", nist_nltk_options(), run_nist_nltk,
-                 "nist-nltk"});
+                 "nist-nltk", nullptr});
 }
 
 }  // namespace unieval::metrics

@@ -80,7 +80,8 @@ std::vector<OptionSpec> meteor_options() {
       int_option("threads", 0, "Worker threads (0 = all cores, max 8).")};
 }
 
-void run_meteor(ScoreContext& sc) {
+// The options struct of the parsed values (warnings only when `warn`).
+m::MeteorOptions meteor_opts(const ScoreContext& sc, bool warn) {
   const OptionValues& ov = sc.values;
   m::MeteorOptions opt;
   opt.task = ov.str("task");
@@ -93,7 +94,7 @@ void run_meteor(ScoreContext& sc) {
     if (opt.params.size() != 4)
       throw InputError("--params needs 4 numbers \"alpha beta gamma delta\"");
   }
-  if (ov.count("weights") && opt.weights.size() > opt.modules.size())
+  if (warn && ov.count("weights") && opt.weights.size() > opt.modules.size())
     sc.warn("--weights has more values than --modules; the extra ones are ignored (as the jar)");
   bool norm = ov.flag("norm"), lower = ov.flag("lower");
   if (norm)
@@ -101,14 +102,30 @@ void run_meteor(ScoreContext& sc) {
                                                : m::MeteorNormalize::kNorm;
   else if (lower)
     opt.normalize = m::MeteorNormalize::kLower;
-  if (ov.flag("no-punct") && !norm)
+  if (warn && ov.flag("no-punct") && !norm)
     sc.warn("--no-punct has no effect without --norm (as the jar's -noPunct)");
   opt.data_dir = m::meteor_data_dir(ov.count("meteor-data") ? ov.str("meteor-data") : "");
   if (ov.count("paraphrase")) opt.paraphrase_file = ov.str("paraphrase");
   opt.beam_size = ov.integer("beam");
   opt.threads = ov.integer("threads");
+  return opt;
+}
 
-  core::Corpus corpus = core::read_corpus(sc.hyp_path(), sc.ref_paths());
+// The resource policy (metrics/meteor.h check_meteor_resources) in the caller's words.
+void check_meteor(const ScoreContext& sc) {
+  m::MeteorResourceFlags flags;
+  flags.data = sc.spell("meteor-data", flags.data);
+  flags.paraphrase = sc.spell("paraphrase", flags.paraphrase);
+  flags.modules = sc.spell("modules", flags.modules);
+  flags.skip = sc.skip_hint();
+  m::check_meteor_resources(meteor_opts(sc, false), flags);
+}
+
+void run_meteor(ScoreContext& sc) {
+  const OptionValues& ov = sc.values;
+  m::MeteorOptions opt = meteor_opts(sc, true);
+
+  const core::Corpus& corpus = sc.corpus();
   m::MeteorScorer scorer(opt);
   m::MeteorResult r = scorer.score(corpus.hyps, corpus.refs);
   const m::MeteorStats& t = r.total;
@@ -162,7 +179,7 @@ void register_meteor_metrics(MetricRegistry& reg) {
   reg.push_back({"meteor",
                  "METEOR 1.5 (meteor-1.5.jar): exact/stem/synonym/paraphrase alignment, "
                  "per-segment and system score",
-                 meteor_options(), run_meteor, "meteor"});
+                 meteor_options(), run_meteor, "meteor", check_meteor});
 }
 
 }  // namespace unieval::metrics

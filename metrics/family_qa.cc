@@ -299,7 +299,7 @@ void run_distinct(ScoreContext& sc) {
   o.flavour = m::parse_distinct_flavour(ov.str("flavour"));
   o.orders = parse_int_list(ov.str("n"), "--n");
   o.dstc7_clean = ov.flag("dstc7-clean");
-  auto r = m::distinct(core::read_lines(sc.hyp_path()), o);
+  auto r = m::distinct(sc.hyps(), o);
   for (size_t i = 0; i < r.div.size(); ++i)
     if (!r.div[i])
       sc.warn("no " + std::to_string(r.orders[i]) + "-gram in the corpus: div_" + std::to_string(r.orders[i]) +
@@ -321,7 +321,7 @@ void run_entropy(ScoreContext& sc) {
   m::EntropyOptions o;
   o.orders = parse_int_list(ov.str("n"), "--n");
   o.dstc7_clean = ov.flag("dstc7-clean");
-  auto r = m::entropy(core::read_lines(sc.hyp_path()), o);
+  auto r = m::entropy(sc.hyps(), o);
   ordered_json j = r.to_json();
   j["signature"] = r.signature;
   sc.emit(j);
@@ -332,16 +332,16 @@ void run_entropy(ScoreContext& sc) {
 
 void register_qa_metrics(MetricRegistry& reg) {
   reg.push_back({"squad", "SQuAD v1.1/v2.0 EM/F1 (official evaluate-v1.1.py / evaluate-v2.0.py)",
-                 squad_specs(), run_squad, "squad"});
-  reg.push_back({"coqa", "CoQA EM/F1 domain table (official evaluate-v1.0.py)", coqa_specs(), run_coqa, "coqa"});
+                 squad_specs(), run_squad, "squad", nullptr});
+  reg.push_back({"coqa", "CoQA EM/F1 domain table (official evaluate-v1.0.py)", coqa_specs(), run_coqa, "coqa", nullptr});
   reg.push_back({"glue", "GLUE task metrics (accuracy/F1/MCC/Pearson/Spearman, sklearn/scipy semantics)",
-                 glue_specs(), run_glue, "glue"});
+                 glue_specs(), run_glue, "glue", nullptr});
   reg.push_back({"glue-score", "GLUE benchmark average of task results (leaderboard convention)",
-                 glue_score_specs(), run_glue_score, "glue-score"});
+                 glue_score_specs(), run_glue_score, "glue-score", nullptr});
   reg.push_back({"distinct", "Distinct-n: DSTC7 div-n, PLATO / ERNIE-GEN intra/inter distinct",
-                 distinct_specs(), run_distinct, "distinct"});
+                 distinct_specs(), run_distinct, "distinct", nullptr});
   reg.push_back({"entropy", "Entropy-n of the n-gram distribution (DSTC7 calc_entropy, nats)",
-                 entropy_specs(), run_entropy, "entropy"});
+                 entropy_specs(), run_entropy, "entropy", nullptr});
 }
 
 }  // namespace unieval::metrics

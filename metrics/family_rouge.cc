@@ -115,8 +115,8 @@ metrics::RougeSummary read_spl(const std::string& path) {
   return out;
 }
 
-void run_rouge155(ScoreContext& sc) {
-  const OptionValues& ov = sc.values;
+// The ROUGE-1.5.5 options of the parsed values (checked as the script checks them).
+Rouge155Options rouge155_options(const OptionValues& ov) {
   Rouge155Options opt;
   opt.max_n = ov.integer("max-ngram");
   opt.lcs = !ov.flag("no-lcs");
@@ -133,7 +133,6 @@ void run_rouge155(ScoreContext& sc) {
   if (formula != "A" && formula != "B") throw InputError("-f must be A or B, not '" + formula + "'");
   opt.formula = formula[0];
   opt.alpha = ov.real("alpha");
-  bool want_ci = ov.count("confidence") || ov.count("resamples");
   if (ov.count("confidence")) opt.confidence = ov.real("confidence");
   if (ov.count("resamples")) opt.resamples = ov.integer("resamples");
   opt.threads = ov.integer("threads");
@@ -158,9 +157,29 @@ void run_rouge155(ScoreContext& sc) {
                      "external BE parser, whose format the ROUGE-1.5.5 specification we reproduce does "
                      "not describe and no golden vectors check");
   opt.validate();
+  return opt;
+}
+
+// The resource policy (metrics/rouge.h find_rouge_resources) in the caller's words.
+void check_rouge(const ScoreContext& sc) {
+  const OptionValues& ov = sc.values;
+  if (ov.str("mode") != "rouge155" && ov.str("mode") != "rouge-1.5.5") return;
+  metrics::RougeResourceFlags flags;
+  flags.data = sc.spell("rouge-data", flags.data);
+  flags.no_exceptions = sc.spell("no-wordnet-exceptions", flags.no_exceptions);
+  metrics::find_rouge_resources(ov.str("rouge-data"), rouge155_options(ov), flags);
+}
+
+void run_rouge155(ScoreContext& sc) {
+  const OptionValues& ov = sc.values;
+  Rouge155Options opt = rouge155_options(ov);
+  bool want_ci = ov.count("confidence") || ov.count("resamples");
 
   // Language resources (the one policy: metrics/rouge.h find_rouge_resources).
-  metrics::RougeResources res = metrics::find_rouge_resources(ov.str("rouge-data"), opt);
+  metrics::RougeResourceFlags flags;
+  flags.data = sc.spell("rouge-data", flags.data);
+  flags.no_exceptions = sc.spell("no-wordnet-exceptions", flags.no_exceptions);
+  metrics::RougeResources res = metrics::find_rouge_resources(ov.str("rouge-data"), opt, flags);
 
   // Input.
   std::vector<RougeInstance> corpus;
@@ -193,20 +212,23 @@ void run_rouge155(ScoreContext& sc) {
     }
     ref_names = rdirs;
   } else {
-    core::Corpus c = read_line_corpus(sc, false);
+    core::Corpus read;
+    if (!sc.in_memory()) read = read_line_corpus(sc, false);
+    const core::Corpus& c = sc.in_memory() ? sc.corpus() : read;
     std::string sep = ov.str("sentence-sep");
     corpus.resize(c.hyps.size());
     for (size_t i = 0; i < c.hyps.size(); ++i) {
       corpus[i].peer = metrics::split_summary(c.hyps[i], sep);
       for (const auto& stream : c.refs) corpus[i].models.push_back(metrics::split_summary(stream[i], sep));
     }
-    ref_names = sc.ref_paths();
+    if (!sc.in_memory()) ref_names = sc.ref_paths();
   }
 
   metrics::Rouge155Result result;
   try {
     result = metrics::rouge155(corpus, opt, res);
   } catch (const metrics::RougeEmptyModelError& e) {
+    if (sc.in_memory()) throw;  // the library caller names its own files
     if (dirs)
       throw InputError((fs::path(ref_names[e.model()]) / instance_names[e.instance()]).string(), 0, e.problem());
     throw InputError(ref_names[e.model()], static_cast<long>(e.instance() + 1), e.problem());
@@ -306,11 +328,25 @@ void run_rouge(ScoreContext& sc) {
 }
 
 void run_coco(ScoreContext& sc) {
-  core::Corpus c = core::read_corpus(sc.hyp_path(), sc.ref_paths());
-  auto res = metrics::coco_rouge_l_corpus(c.hyps, c.refs);
+  const auto& hyps = sc.per_segment_input() ? sc.hyps() : sc.corpus().hyps;
+  metrics::CocoRougeLResult res;
+  if (sc.per_segment_input()) {  // coco_rouge_l_corpus over references per segment
+    const auto& refs = sc.segment_refs();
+    res.per_segment.reserve(hyps.size());
+    for (size_t i = 0; i < hyps.size(); ++i) res.per_segment.push_back(metrics::coco_rouge_l(hyps[i], refs[i]));
+    res.score = metrics::coco_rouge_mean(res.per_segment);
+  } else {
+    res = metrics::coco_rouge_l_corpus(hyps, sc.corpus().refs);
+  }
+  if (sc.segments_wanted()) {
+    std::vector<std::vector<double>> rows;
+    rows.reserve(res.per_segment.size());
+    for (double v : res.per_segment) rows.push_back({v});
+    sc.set_segments({"ROUGE_L"}, std::move(rows));
+  }
   nlohmann::ordered_json j;
   j["ROUGE_L"] = res.score;
-  j["n"] = c.hyps.size();
+  j["n"] = hyps.size();
   j["signature"] = "rouge-l-coco|beta:1.2|tok:split-space|agg:np.mean";
   if (sc.json()) sc.emit_json(j);
   else sc.print(format("ROUGE_L: %.6f\nsignature: %s\n", res.score, j["signature"].get<std::string>().c_str()));
@@ -323,9 +359,9 @@ void register_rouge_metrics(MetricRegistry& reg) {
   reg.push_back({"rouge",
                  "ROUGE-1.5.5 exactly (R/P/F, bootstrap Average and CI; Perl flags -n -m -c -r ...) "
                  "or --mode rouge-score",
-                 rouge_options(), run_rouge, "rouge"});
+                 rouge_options(), run_rouge, "rouge", check_rouge});
   reg.push_back({"rouge-l-coco", "coco-caption / nqg ROUGE-L (beta 1.2), as in the QG tables",
-                 {}, run_coco, "rouge-l-coco"});
+                 {}, run_coco, "rouge-l-coco", nullptr});
 }
 
 }  // namespace unieval::metrics

@@ -82,8 +82,12 @@ std::string java_double(double v) {
 
 // ---------------------------------------------------------------- resources
 
+std::string skip_hint(const MeteorResourceFlags& f) {
+  return f.skip.empty() ? std::string() : "; or leave METEOR out with " + f.skip;
+}
+
 std::string resolve_resource(const std::string& dir, const std::string& rel,
-                             const std::string& what) {
+                             const std::string& what, const MeteorResourceFlags& flags = {}) {
   for (const std::string& base : {dir, dir + "/resources"}) {
     for (const std::string& cand : {base + "/" + rel, base + "/" + rel + ".gz"}) {
       std::error_code ec;
@@ -91,9 +95,44 @@ std::string resolve_resource(const std::string& dir, const std::string& rel,
     }
   }
   throw InputError(dir + "/" + rel, 0,
-                   "METEOR resource not found (" + what +
-                       "; also tried .gz): --meteor-data DIR (or $UNIEVAL_METEOR_DATA) must hold "
-                       "the jar's resources layout (function/, synonym/, nonbreaking/)");
+                   "METEOR resource not found (" + what + "; also tried .gz): " + flags.data +
+                       " (or $UNIEVAL_METEOR_DATA) must hold "
+                       "the jar's resources layout (function/, synonym/, nonbreaking/)" + skip_hint(flags));
+}
+
+// The resources directory, or the policy's error.
+std::string require_data_dir(const std::string& flag_value, const MeteorResourceFlags& flags) {
+  std::string dir = meteor_data_dir(flag_value);
+  if (dir.empty())
+    throw InputError(
+        "METEOR needs its resources (function words, synonyms, nonbreaking prefixes): give " + flags.data +
+        " or set UNIEVAL_METEOR_DATA" + skip_hint(flags));
+  return dir;
+}
+
+// The paraphrase table of the paraphrase module, or the policy's error.
+std::string find_paraphrase(const std::string& dir, const std::string& given, const MeteorResourceFlags& flags) {
+  std::string path = given;
+  if (path.empty()) {
+    for (const std::string& cand :
+         {dir + "/paraphrase-en.gz", dir + "/paraphrase-en", dir + "/data/paraphrase-en.gz",
+          dir + "/data/paraphrase-en", dir + "/../data/paraphrase-en.gz"}) {
+      std::error_code ec;
+      if (fs::is_regular_file(cand, ec)) {
+        path = cand;
+        break;
+      }
+    }
+    if (path.empty())
+      throw InputError(dir + "/paraphrase-en.gz", 0,
+                       "METEOR paraphrase table not found (paraphrase module; also looked in "
+                       "DIR/data/). Give " + flags.paraphrase + ", or drop the module with " + flags.modules +
+                       " (then scores differ from the official -l en ones)" + skip_hint(flags));
+  }
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    throw InputError(path, 0, "METEOR paraphrase table not found (paraphrase module)" + skip_hint(flags));
+  return path;
 }
 
 // SynonymDictionary: WordNet synsets, morphological exceptions and WordNet's morph() rules.
@@ -413,6 +452,24 @@ std::string meteor_data_dir(const std::string& flag_value) {
   if (!flag_value.empty()) return flag_value;
   if (const char* env = std::getenv("UNIEVAL_METEOR_DATA")) return env;
   return "";
+}
+
+std::string check_meteor_resources(const MeteorOptions& options, const MeteorResourceFlags& flags) {
+  std::string dir = require_data_dir(options.data_dir, flags);
+  resolve_resource(dir, "function/english.words", "function-word list", flags);
+  if (options.normalize == MeteorNormalize::kNorm || options.normalize == MeteorNormalize::kNormNoPunct)
+    resolve_resource(dir, "nonbreaking/english.prefixes", "nonbreaking prefixes for -norm", flags);
+  bool syn = false, para = false;
+  for (MeteorModule mod : options.modules) {
+    syn |= mod == MeteorModule::kSynonym;
+    para |= mod == MeteorModule::kParaphrase;
+  }
+  if (syn) {
+    resolve_resource(dir, "synonym/english.synsets", "synonym module", flags);
+    resolve_resource(dir, "synonym/english.exceptions", "synonym module", flags);
+  }
+  if (para) find_paraphrase(dir, options.paraphrase_file, flags);
+  return dir;
 }
 
 std::string MeteorOptions::signature() const {
@@ -896,11 +953,7 @@ MeteorScorer::MeteorScorer(const MeteorOptions& options) : impl_(std::make_uniqu
   }
   im.threads = core::resolve_threads(options.threads);
 
-  std::string dir = meteor_data_dir(options.data_dir);
-  if (dir.empty())
-    throw InputError(
-        "METEOR needs its resources (function words, synonyms, nonbreaking prefixes): give "
-        "--meteor-data DIR or set UNIEVAL_METEOR_DATA");
+  std::string dir = require_data_dir(options.data_dir, {});
   std::string fw = resolve_resource(dir, "function/english.words", "function-word list");
   for (const std::string& line : core::split_lines(core::read_file(fw), fw, {false, true}))
     im.function_words.insert(line);
@@ -913,29 +966,7 @@ MeteorScorer::MeteorScorer(const MeteorOptions& options) : impl_(std::make_uniqu
     std::string exceptions = resolve_resource(dir, "synonym/english.exceptions", "synonym module");
     im.synonyms.load(synsets, exceptions);
   }
-  if (im.use_para) {
-    std::string path = options.paraphrase_file;
-    if (path.empty()) {
-      for (const std::string& cand :
-           {dir + "/paraphrase-en.gz", dir + "/paraphrase-en", dir + "/data/paraphrase-en.gz",
-            dir + "/data/paraphrase-en", dir + "/../data/paraphrase-en.gz"}) {
-        std::error_code ec;
-        if (fs::is_regular_file(cand, ec)) {
-          path = cand;
-          break;
-        }
-      }
-      if (path.empty())
-        throw InputError(dir + "/paraphrase-en.gz", 0,
-                         "METEOR paraphrase table not found (paraphrase module; also looked in "
-                         "DIR/data/). Give --paraphrase FILE, or drop the module with --modules "
-                         "exact,stem,synonym (then scores differ from the official -l en ones)");
-    }
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec))
-      throw InputError(path, 0, "METEOR paraphrase table not found (paraphrase module)");
-    im.paraphrase = MeteorParaphraseTable::load(path);
-  }
+  if (im.use_para) im.paraphrase = MeteorParaphraseTable::load(find_paraphrase(dir, options.paraphrase_file, {}));
 }
 
 MeteorScorer::~MeteorScorer() = default;

@@ -167,11 +167,24 @@ class MeteorParaphraseTable {
   std::vector<std::vector<int>> emits_;      // per node: paraphrase indices, in file order
 };
 
-// The one METEOR resource policy (`score --metric meteor` and the squad-qg / dstc7 tasks of
-// `eval`): the resources directory from the flag (flag_value, when non-empty), else
-// $UNIEVAL_METEOR_DATA; "" when neither. A scorer without a directory stops with an InputError
-// naming --meteor-data and the variable (MeteorScorer); a task whose metric set includes METEOR
-// leaves it out with a note instead (the other metrics are still the published ones).
+// The one METEOR resource policy (`score --metric meteor`, and the squad-qg / dstc7 tasks of
+// `eval` and `run`): the resources directory from the flag (flag_value, when non-empty), else
+// $UNIEVAL_METEOR_DATA; "" when neither. A missing directory, resource file or paraphrase table
+// is an InputError naming what to set (check_meteor_resources, MeteorScorer); `eval` and `run`
+// score without METEOR only when asked to (`--skip-metric meteor`, recorded in the notes).
 std::string meteor_data_dir(const std::string& flag_value);
+
+// How a caller names the METEOR settings in the policy's error messages.
+struct MeteorResourceFlags {
+  std::string data = "--meteor-data DIR";                // the resources directory
+  std::string paraphrase = "--paraphrase FILE";          // the paraphrase table
+  std::string modules = "--modules exact,stem,synonym";  // scoring without the paraphrase module
+  std::string skip;  // how to leave METEOR out of a metric set ("" = the caller has no such choice)
+};
+// Checks, without loading them, that every resource `options` needs can be found: the directory,
+// function words, nonbreaking prefixes (-norm), synonyms (synonym module), the paraphrase table
+// (paraphrase module). InputError naming the missing file and the flags to set; returns the
+// directory. MeteorScorer applies the same checks (with the default flags) before loading.
+std::string check_meteor_resources(const MeteorOptions& options, const MeteorResourceFlags& flags = {});
 
 }  // namespace unieval::metrics

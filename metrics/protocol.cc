@@ -1,5 +1,6 @@
 #include "metrics/protocol.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <stdexcept>
@@ -112,6 +113,63 @@ std::vector<std::string> ScoreContext::ref_paths() const {
   return values.list("ref");
 }
 
+const core::Corpus& ScoreContext::corpus() const {
+  if (corpus_) return *corpus_;
+  if (read_) return *read_;
+  if (seg_hyps_) {
+    auto c = std::make_unique<core::Corpus>();
+    c->hyps = *seg_hyps_;
+    size_t k = 0;
+    for (const auto& r : *seg_refs_) k = std::max(k, r.size());
+    c->refs.assign(k, std::vector<std::string>(seg_refs_->size()));
+    for (size_t i = 0; i < seg_refs_->size(); ++i) {
+      const auto& r = (*seg_refs_)[i];
+      if (r.empty()) throw InputError("segment " + std::to_string(i + 1) + " has no reference");
+      for (size_t j = 0; j < k; ++j) c->refs[j][i] = j < r.size() ? r[j] : r[0];
+    }
+    read_ = std::move(c);
+    return *read_;
+  }
+  read_ = std::make_unique<core::Corpus>(core::read_corpus(hyp_path(), ref_paths()));
+  return *read_;
+}
+
+const std::vector<std::vector<std::string>>& ScoreContext::segment_refs() const {
+  if (seg_refs_) return *seg_refs_;
+  if (!by_segment_) {
+    const auto& streams = corpus().refs;
+    auto out = std::make_unique<std::vector<std::vector<std::string>>>(streams.empty() ? 0 : streams[0].size());
+    for (const auto& s : streams)
+      for (size_t i = 0; i < s.size() && i < out->size(); ++i) (*out)[i].push_back(s[i]);
+    by_segment_ = std::move(out);
+  }
+  return *by_segment_;
+}
+
+const std::vector<std::string>& ScoreContext::hyps() const {
+  if (corpus_) return corpus_->hyps;
+  if (seg_hyps_) return *seg_hyps_;
+  if (read_) return read_->hyps;
+  if (!read_hyps_) read_hyps_ = std::make_unique<std::vector<std::string>>(core::read_lines(hyp_path()));
+  return *read_hyps_;
+}
+
+std::string ScoreContext::spell(const std::string& option, const std::string& cli) const {
+  auto it = hints_.options.find(option);
+  return it == hints_.options.end() ? cli : it->second;
+}
+
+void ScoreContext::set_resampling(size_t n, std::vector<std::string> names, ScoreFn fn) {
+  items_ = n;
+  value_names_ = std::move(names);
+  resample_ = std::move(fn);
+}
+
+void ScoreContext::set_segments(std::vector<std::string> names, std::vector<std::vector<double>> rows) {
+  segment_names_ = std::move(names);
+  segments_ = std::move(rows);
+}
+
 std::string ScoreContext::json_line(const nlohmann::ordered_json& j) {
   return j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
@@ -213,6 +271,76 @@ std::string score_metric(const std::string& name, const OptionValues& values,
   ScoreContext ctx(values, warn);
   m->run(ctx);
   return ctx.output();
+}
+
+// ---- library calls --------------------------------------------------------------------------
+
+OptionValues call_values(const MetricCall& call) {
+  const MetricSpec* m = find_metric(call.metric);
+  if (!m) throw std::logic_error("metric call: unknown metric '" + call.metric + "'");
+  OptionValues v;
+  v.set_defaults(m->options);
+  v.set("metric", call.metric);
+  v.set("json", true);
+  for (const auto& [name, value] : call.options) {
+    const OptionSpec* spec = nullptr;
+    for (const auto& s : m->options)
+      if (s.name == name) spec = &s;
+    if (!spec) throw std::logic_error("metric call: --metric " + call.metric + " has no option --" + name);
+    size_t want = static_cast<size_t>(spec->type);  // OptionType and OptionValue share their order
+    if (value.index() != want)
+      throw std::logic_error("metric call: --" + name + " of --metric " + call.metric + " has another type");
+    v.set(name, value);
+  }
+  return v;
+}
+
+void check_metric_resources(const MetricCall& call, const ResourceHints& hints) {
+  const MetricSpec* m = find_metric(call.metric);
+  OptionValues v = call_values(call);
+  if (!m->check) return;
+  ScoreContext sc(v, nullptr);
+  sc.set_hints(hints);
+  m->check(sc);
+}
+
+namespace {
+
+MetricRun run_with(const MetricCall& call, const std::function<void(ScoreContext&)>& input,
+                   const ResourceHints& hints, bool resampling) {
+  const MetricSpec* m = find_metric(call.metric);
+  OptionValues v = call_values(call);
+  MetricRun out;
+  ScoreContext sc(v, [&out](const std::string& w) { out.warnings.push_back(w); });
+  input(sc);
+  sc.set_hints(hints);
+  sc.set_capture(true);
+  sc.set_resampling_wanted(resampling);
+  if (m->check) m->check(sc);
+  m->run(sc);
+  out.objects = sc.emitted();
+  out.items = sc.items();
+  out.value_names = sc.value_names();
+  out.resample = sc.resample();
+  out.segment_names = sc.segment_names();
+  out.segments = std::move(sc.segments());
+  return out;
+}
+
+}  // namespace
+
+MetricRun run_metric(const MetricCall& call, const core::Corpus& corpus, const ResourceHints& hints,
+                     bool resampling) {
+  return run_with(call, [&](ScoreContext& sc) { sc.set_corpus(&corpus); }, hints, resampling);
+}
+
+MetricRun run_metric(const MetricCall& call, const std::vector<std::string>& hyps,
+                     const std::vector<std::vector<std::string>>& refs, const ResourceHints& hints,
+                     bool resampling) {
+  if (refs.size() != hyps.size())
+    throw std::logic_error("run_metric: " + std::to_string(refs.size()) + " reference sets for " +
+                           std::to_string(hyps.size()) + " segments");
+  return run_with(call, [&](ScoreContext& sc) { sc.set_segments_input(&hyps, &refs); }, hints, resampling);
 }
 
 // ---- markdown -------------------------------------------------------------------------------

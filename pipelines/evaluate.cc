@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "metrics/bootstrap.h"
 #include "results/sha256.h"
+#include "tasks/metric_set.h"
 
 namespace unieval::pipelines {
 
@@ -30,8 +31,9 @@ results::ConfidenceInterval bootstrap_mean_ci(const std::vector<double>& values,
   return ci;
 }
 
-results::RunResult evaluate(const tasks::EvalRequest& req) {
-  auto start = std::chrono::steady_clock::now();
+namespace {
+
+const tasks::TaskAdapter& checked_task(const tasks::EvalRequest& req) {
   const tasks::TaskAdapter* task = tasks::find_task(req.task);
   if (!task) {
     std::ostringstream known;
@@ -48,12 +50,39 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
                        (known.empty() ? " (it takes none)" : "; known:" + known));
     }
   }
+  return *task;
+}
+
+}  // namespace
+
+void check_eval_resources(const tasks::EvalRequest& req) {
+  const tasks::TaskAdapter& task = checked_task(req);
+  std::vector<tasks::TaskMetric> set;
+  if (task.metrics) set = task.metrics(req);
+  for (const auto& name : req.skip_metrics) {
+    bool known = std::any_of(set.begin(), set.end(), [&](const tasks::TaskMetric& m) { return m.call.metric == name; });
+    if (!known) {
+      std::string names;
+      for (const auto& m : set) names += " " + m.call.metric;
+      throw InputError("--skip-metric " + name + ": task '" + req.task + "' scores no such metric" +
+                       (names.empty() ? " (its official evaluator is one piece)" : "; its metrics:" + names));
+    }
+  }
+  for (const auto& m : set)
+    if (!tasks::skipped(req, m)) tasks::check_task_metric(m);
+}
+
+results::RunResult evaluate(const tasks::EvalRequest& req) {
+  auto start = std::chrono::steady_clock::now();
+  const tasks::TaskAdapter* task = &checked_task(req);
   if (req.data.empty()) throw InputError("--data PATH is required");
   if (req.pred.empty()) throw InputError("--pred FILE is required");
   if (!std::filesystem::exists(req.data)) throw InputError(req.data, 0, "no such file or directory");
   if (!std::filesystem::exists(req.pred)) throw InputError(req.pred, 0, "no such file or directory");
   if (req.bootstrap < 0) throw InputError("--bootstrap must be >= 0");
   if (!(req.ci_level > 0 && req.ci_level < 1)) throw InputError("--ci-level must be in (0, 1)");
+
+  check_eval_resources(req);
 
   tasks::TaskOutput out = task->run(req);
   results::RunResult& r = out.result;
@@ -84,6 +113,27 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
       if (it == out.mean_decomposable.end()) continue;
       double scale = s.unit == "percent" ? 100.0 : 1.0;
       s.ci = bootstrap_mean_ci(it->second, req.bootstrap, req.seed, req.ci_level, scale);
+    }
+    for (const auto& rs : out.resampled) {
+      if (rs.items == 0) continue;
+      metrics::BootstrapOptions o;
+      o.resamples = req.bootstrap;
+      o.seed = req.seed;
+      o.confidence = req.ci_level;
+      o.draw = metrics::BootstrapDraw::kUniformInt;
+      const auto cis = metrics::bootstrap_ci(rs.items, rs.fn, o);
+      for (auto& s : r.scores) {
+        auto it = rs.scores.find(s.name);
+        if (it == rs.scores.end()) continue;
+        results::ConfidenceInterval ci;
+        ci.level = req.ci_level;
+        ci.method = "bootstrap-percentile";
+        ci.resamples = req.bootstrap;
+        ci.seed = req.seed;
+        ci.low = cis[it->second].low;
+        ci.high = cis[it->second].high;
+        s.ci = ci;
+      }
     }
   }
   if (!req.per_example) r.per_example.clear();

@@ -15,9 +15,24 @@
 
 namespace unieval::pipelines {
 
-// Runs the task: validates options, runs the adapter, fills provenance, timings and
-// (req.bootstrap > 0) CIs. InputError for an unknown task, an unknown option or a missing file.
+// Runs the task: validates options, checks resources (check_eval_resources), runs the adapter,
+// fills provenance, timings and (req.bootstrap > 0) CIs. InputError for an unknown task, an
+// unknown option, a missing file or a missing resource.
+//
+// CIs (req.bootstrap resamples, req.seed, req.ci_level; percentile intervals from the one
+// bootstrap, metrics/bootstrap.h, BootstrapDraw::kUniformInt): mean scores from their per-example
+// values (TaskOutput::mean_decomposable: SQuAD, CoQA, GLUE accuracy, ...), corpus scores of
+// decomposable metrics from the metric's own resampling function (TaskOutput::resampled: coco
+// BLEU-1..4 of squad-qg, resampled over the source keys). ROUGE-1.5.5 keeps its own published
+// bootstrap.
 results::RunResult evaluate(const tasks::EvalRequest& req);
+
+// The one resource policy before any data is read (`unieval run` calls it at its data stage,
+// before training): the task and its options are known, req.skip_metrics names metrics of the
+// task's set, and every other metric of the set finds its resources (METEOR data, paraphrase
+// table, ...). InputError naming what to set (`--option meteor_data=DIR`, $UNIEVAL_METEOR_DATA)
+// and the opt-out (`--skip-metric meteor`). req.data may be empty: the metric set with references.
+void check_eval_resources(const tasks::EvalRequest& req);
 
 // The CI of a mean-decomposable score (TaskOutput::mean_decomposable): the percentile interval of
 // the resampled means times `scale` (100 for percent scores of 0/1 values), from the one bootstrap

@@ -13,6 +13,7 @@
 #include "results/run_result.h"
 #include "tasks/dstc7.h"
 #include "pipelines/evaluate.h"
+#include "tasks/metric_set.h"
 #include "tasks/task.h"
 
 namespace unieval::pipelines {
@@ -122,6 +123,26 @@ struct Recipe {
   std::function<std::optional<RowScores>(const std::string& data_dir, std::vector<std::string>& notes)> run;
 };
 
+// A table scores every cell it can: a metric of the task's set whose resources are missing
+// (METEOR without $UNIEVAL_METEOR_DATA or its paraphrase table) is left out explicitly, as
+// `eval --skip-metric` does; its cells show as not computed and the result's notes say why and
+// what to set.
+results::RunResult evaluate_cells(tasks::EvalRequest req) {
+  std::vector<std::string> why;
+  if (const tasks::TaskAdapter* t = tasks::find_task(req.task); t && t->metrics)
+    for (const auto& m : t->metrics(req)) {
+      try {
+        tasks::check_task_metric(m);
+      } catch (const InputError& e) {
+        req.skip_metrics.push_back(m.call.metric);
+        why.push_back(std::string("reproduce: ") + m.call.metric + " not computed: " + e.what());
+      }
+    }
+  results::RunResult r = evaluate(req);
+  for (auto& w : why) r.notes.push_back(std::move(w));
+  return r;
+}
+
 std::optional<RowScores> from_eval(const std::string& task, const std::vector<std::string>& data_rel,
                                    const std::string& pred_rel, const std::string& data_dir,
                                    const std::string& what, std::vector<std::string>& notes) {
@@ -142,7 +163,7 @@ std::optional<RowScores> from_eval(const std::string& task, const std::vector<st
   req.data = data;
   req.pred = pred.string();
   RowScores rs;
-  rs.runs.push_back(evaluate(req));
+  rs.runs.push_back(evaluate_cells(req));
   rs.source = what + ": unieval eval --task " + task + " --data " + data + " --pred " + pred.string();
   return rs;
 }
@@ -252,7 +273,7 @@ std::optional<RowScores> from_outputs(const results::PaperTable& t, const std::s
       req.pred = pred.string();
       req.system = system;
       RowScores rs;
-      rs.runs.push_back(evaluate(req));
+      rs.runs.push_back(evaluate_cells(req));
       rs.source = "--outputs " + pred.string() + " on " + data;
       return rs;
     }
@@ -308,7 +329,7 @@ void dstc7_constant_check(const std::string& data_dir, Reproduction& out) {
   req.task = "dstc7";
   req.data = keys.string();
   req.pred = sub.string();
-  results::RunResult ours = evaluate(req);
+  results::RunResult ours = evaluate_cells(req);
   auto s = tasks::read_dstc7_score_sheet(sheet.string());
   const auto& row = s.at("Baseline (constant)");
   ReproducedRow r;

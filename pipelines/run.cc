@@ -114,6 +114,7 @@ ojson run_request(const RunOptions& o) {
   ojson eo = ojson::object();
   for (const auto& [k, v] : o.eval_options) eo[k] = v;
   j["eval_options"] = eo;
+  if (!o.skip_metrics.empty()) j["skip_metrics"] = o.skip_metrics;  // (absent: older runs' requests stay equal)
   return j;
 }
 
@@ -173,6 +174,13 @@ RunOutcome run_task(const RunOptions& in) {
   ro.max_src_words = o.max_src_words;
   ro.limit = o.eval_limit;
   tasks::Seq2SeqSplit eval_split = tasks::read_seq2seq_split(o.task, o.data, o.eval_split, ro);
+  {  // the metric set's resources (METEOR data, ...) before anything is written or trained
+    tasks::EvalRequest check;
+    check.task = o.task;
+    check.options = o.eval_options;
+    check.skip_metrics = o.skip_metrics;
+    check_eval_resources(check);
+  }
   const bool have_data = fs::exists(data_dir / "manifest.json");
   if (!have_data) {
     ro.limit = o.train_limit;
@@ -315,6 +323,7 @@ RunOutcome run_task(const RunOptions& in) {
   req.split = o.eval_split;
   req.options = ef.options;
   for (const auto& [k, v] : o.eval_options) req.options[k] = v;
+  req.skip_metrics = o.skip_metrics;
   req.system = !o.system.empty() ? o.system : "unieval-run:" + (o.preset.empty() ? o.task : o.preset);
   results::RunResult r = evaluate(req);
   r.split = o.eval_split;

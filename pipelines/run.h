@@ -9,6 +9,9 @@
 //
 // Stages, each resumable (a killed run continues from the last finished stage / step):
 //   1. data    the task's reader (tasks/seq2seq_tasks.h) → RUN/data/{train,dev,eval}.{src,tgt},
+//              the resources of the task's metric set checked first (pipelines::check_eval_resources:
+//              METEOR data, paraphrase table; `--skip-metric` is the opt-out), so that a long run
+//              never fails at scoring;
 //              the eval split's references in the adapter's format → RUN/eval/, RUN/data/
 //              manifest.json (files read + sha256, reader description). Everything is read and
 //              checked (splits present, files aligned, vocabulary vs model) before RUN is written.
@@ -44,11 +47,13 @@
 // | decode_batch     | 32      | examples decoded together                                      |
 // | system           | ""      | row label ("" = "unieval-run:" + preset)                        |
 // | eval_options     | {}      | extra `--option` values of the task adapter (meteor_data, ...) |
+// | skip_metrics     | {}      | metrics of the task's set left out (`--skip-metric meteor`)    |
 // | stop_after       | 0       | > 0: stop training after N steps of this call (resume later)   |
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/device.h"
 #include "models/search.h"
@@ -80,6 +85,7 @@ struct RunOptions {
   int64_t decode_batch = 32;                 // decode batch size
   std::string system;                        // row label ("" = derived)
   std::map<std::string, std::string> eval_options;  // adapter options
+  std::vector<std::string> skip_metrics;     // metrics of the task's set left out on request
   int64_t stop_after = 0;                    // stop training after N steps of this call
   bool progress = true;                      // progress on stderr
 };

@@ -12,11 +12,8 @@
 
 #include "core/error.h"
 #include "core/io.h"
-#include "metrics/distinct.h"
-#include "metrics/entropy.h"
-#include "metrics/meteor.h"
-#include "metrics/nist.h"
 #include "metrics/text/dstc7_clean.h"
+#include "tasks/metric_set.h"
 #include "tasks/registry.h"
 
 namespace unieval::tasks {
@@ -65,39 +62,115 @@ std::string first_existing(const std::vector<fs::path>& candidates) {
   return "";
 }
 
-TaskOutput run_dstc7(const EvalRequest& req) {
-  auto t0 = Clock::now();
-  bool clean = parse_bool("clean", option(req, "clean", "true"));
-  int n_refs = parse_int("n_refs", option(req, "n_refs", "6"));
-  int vshuman = parse_int("vshuman", option(req, "vshuman", "1"));
-  if (n_refs < 1) throw InputError("--option n_refs: must be >= 1");
+struct Dstc7Settings {
+  bool clean = true;
+  int n_refs = 6;
+  int vshuman = 1;
+  std::string refs_path, keys_path;  // refs_path "" = reference-free (--data is a key list)
+  std::string tok() const { return clean ? "dstc7-clean_str" : "split"; }
+};
 
-  // Resolve data: a folder (test.refs + keys), a refs file, or a keys file (reference-free).
-  std::string refs_path, keys_path = option(req, "keys", "");
+// The options and the data files of a request (a folder with test.refs + keys, a refs file, or a
+// key list alone).
+Dstc7Settings dstc7_settings(const EvalRequest& req) {
+  Dstc7Settings st;
+  st.clean = parse_bool("clean", option(req, "clean", "true"));
+  st.n_refs = parse_int("n_refs", option(req, "n_refs", "6"));
+  st.vshuman = parse_int("vshuman", option(req, "vshuman", "1"));
+  if (st.n_refs < 1) throw InputError("--option n_refs: must be >= 1");
+  st.keys_path = option(req, "keys", "");
+  if (req.data.empty()) {  // a check before the data exists (`unieval run`): the set with references
+    st.refs_path = "(references)";
+    return st;
+  }
   fs::path data(req.data);
   if (fs::is_directory(data)) {
-    refs_path = first_existing({data / "test.refs", data / "test.refs.gz", data / "test.refs.txt"});
-    if (keys_path.empty())
-      keys_path = first_existing({data / "keys" / "test.2k.txt", data / "test.2k.txt",
-                                  data / "test.2k.keys.txt.gz", data / "test.2k.keys.txt"});
-    if (keys_path.empty()) throw InputError(req.data, 0, "no keys file (keys/test.2k.txt) in this folder; give --option keys=FILE");
+    st.refs_path = first_existing({data / "test.refs", data / "test.refs.gz", data / "test.refs.txt"});
+    if (st.keys_path.empty())
+      st.keys_path = first_existing({data / "keys" / "test.2k.txt", data / "test.2k.txt",
+                                     data / "test.2k.keys.txt.gz", data / "test.2k.keys.txt"});
+    if (st.keys_path.empty()) throw InputError(req.data, 0, "no keys file (keys/test.2k.txt) in this folder; give --option keys=FILE");
   } else {
     auto lines = core::read_lines(req.data);
     bool is_refs = !lines.empty() && lines[0].find('\t') != std::string::npos;
     if (is_refs) {
-      refs_path = req.data;
-      if (keys_path.empty())
-        keys_path = first_existing({data.parent_path() / "keys" / "test.2k.txt",
-                                    data.parent_path() / "test.2k.txt"});
-      if (keys_path.empty())
+      st.refs_path = req.data;
+      if (st.keys_path.empty())
+        st.keys_path = first_existing({data.parent_path() / "keys" / "test.2k.txt",
+                                       data.parent_path() / "test.2k.txt"});
+      if (st.keys_path.empty())
         throw InputError(req.data, 0, "a refs file needs the key list: --option keys=test.2k.txt");
     } else {
-      if (!keys_path.empty() && keys_path != req.data)
+      if (!st.keys_path.empty() && st.keys_path != req.data)
         throw InputError("--option keys: --data is already a key list (" + req.data + ")");
-      keys_path = req.data;
+      st.keys_path = req.data;
     }
   }
-  std::vector<std::string> keys = read_dstc7_keys(keys_path);
+  return st;
+}
+
+// dstc.py's metric set: mteval-v14c NIST/BLEU and METEOR (with references), metrics.py entropy
+// and diversity.
+std::vector<TaskMetric> dstc7_metric_set(const EvalRequest& req, const Dstc7Settings& st) {
+  std::vector<TaskMetric> out;
+  const std::string tok = st.tok();
+  if (!st.refs_path.empty()) {
+    TaskMetric nist;  // mteval-v14c, lowercased, DSTC7 XML writer (the registry's defaults)
+    nist.id = "mteval";
+    nist.call = {"nist", {}};
+    nist.signature = "mteval-v14c|nist+bleu|refs:" + std::to_string(st.n_refs) + "|vshuman:" +
+                     std::to_string(st.vshuman) + "|tok:" + tok + "|dstc7-writer";
+    nist.options = {{"script", "mteval-v14c.pl"}, {"n_refs", st.n_refs}, {"vshuman", st.vshuman}, {"clean", st.clean}};
+    for (int n = 1; n <= 4; ++n)
+      nist.scores.push_back({"nist" + std::to_string(n), "/nist_cum/" + std::to_string(n - 1), "raw", ""});
+    for (int n = 1; n <= 4; ++n)
+      nist.scores.push_back({"bleu" + std::to_string(n), "/bleu_cum/" + std::to_string(n - 1), "fraction", ""});
+    out.push_back(nist);
+
+    TaskMetric meteor;  // meteor-1.5 -r n_refs -l en -norm
+    meteor.id = "meteor";
+    meteor.call = {"meteor", {{"norm", true}}};
+    if (req.options.count("meteor_data")) meteor.call.options.push_back({"meteor-data", req.options.at("meteor_data")});
+    meteor.signature_suffix = "|tok:" + tok;
+    meteor.options = {{"normalize", "-norm"}, {"refs", st.n_refs}};
+    if (req.options.count("meteor_modules")) {
+      meteor.call.options.push_back({"modules", req.options.at("meteor_modules")});
+      meteor.options["modules"] = req.options.at("meteor_modules");
+    }
+    meteor.scores = {{"meteor", "/score", "fraction", ""}};
+    meteor.hints.options = {{"meteor-data", "--option meteor_data=DIR"},
+                            {"modules", "--option meteor_modules=exact,stem,synonym"},
+                            {"paraphrase", "DIR/paraphrase-en.gz (DIR = --option meteor_data or $UNIEVAL_METEOR_DATA)"}};
+    out.push_back(meteor);
+  }
+  TaskMetric entropy;  // hypotheses already cleaned when clean
+  entropy.id = "entropy";
+  entropy.call = {"entropy", {}};
+  entropy.signature_suffix = "|tok:" + tok;
+  entropy.options = {{"orders", std::vector<int>{1, 2, 3, 4}}, {"clean", st.clean}};
+  for (int n = 1; n <= 4; ++n)
+    entropy.scores.push_back({"entropy" + std::to_string(n), "/entropy_" + std::to_string(n), "nats", ""});
+  out.push_back(entropy);
+
+  TaskMetric div;
+  div.id = "diversity";
+  div.call = {"distinct", {{"flavour", std::string("dstc7")}}};
+  div.signature_suffix = "|tok:" + tok;
+  div.options = {{"orders", std::vector<int>{1, 2}}, {"clean", st.clean}};
+  // Scored below: undefined values (null) are notes, not scores.
+  out.push_back(div);
+  return out;
+}
+
+std::vector<TaskMetric> dstc7_metrics(const EvalRequest& req) { return dstc7_metric_set(req, dstc7_settings(req)); }
+
+TaskOutput run_dstc7(const EvalRequest& req) {
+  auto t0 = Clock::now();
+  const Dstc7Settings st = dstc7_settings(req);
+  const bool clean = st.clean;
+  const int n_refs = st.n_refs, vshuman = st.vshuman;
+  const std::string& refs_path = st.refs_path;
+  std::vector<std::string> keys = read_dstc7_keys(st.keys_path);
   Dstc7Hypotheses hyp = read_dstc7_submission(req.pred, keys);
   std::vector<std::string> hyps = hyp.hyps;
   if (clean)
@@ -146,57 +219,47 @@ TaskOutput run_dstc7(const EvalRequest& req) {
   res.task = "dstc7";
   res.split = req.split.empty() ? "test" : req.split;
   res.examples = static_cast<long>(hyps.size());
-  auto add = [&](const std::string& name, double v, const std::string& metric, const std::string& unit) {
-    res.scores.push_back({name, v, metric, unit, true, std::nullopt});
-  };
-  std::string tok = clean ? "dstc7-clean_str" : "split";
-  if (!refs.empty()) {
-    metrics::NistOptions nopt;  // mteval-v14c, lowercased, DSTC7 XML writer
-    metrics::NistScore ns = metrics::mteval_nist(hyps, refs, nopt);
-    std::string sig = "mteval-v14c|nist+bleu|refs:" + std::to_string(n_refs) + "|vshuman:" +
-                      std::to_string(vshuman) + "|tok:" + tok + "|dstc7-writer";
-    res.metrics.push_back({"mteval", sig, {{"script", "mteval-v14c.pl"}, {"n_refs", n_refs},
-                                           {"vshuman", vshuman}, {"clean", clean}}});
-    for (int n = 1; n <= 4; ++n) add("nist" + std::to_string(n), ns.nist_cum[n - 1], "mteval", "raw");
-    for (int n = 1; n <= 4; ++n) add("bleu" + std::to_string(n), ns.bleu_cum[n - 1], "mteval", "fraction");
-    for (const auto& w : ns.warnings) res.notes.push_back("mteval: " + w);
-    metrics::MeteorOptions mopt;
-    mopt.normalize = metrics::MeteorNormalize::kNorm;
-    // The METEOR resource policy (metrics/meteor.h meteor_data_dir): option, else $UNIEVAL_METEOR_DATA.
-    mopt.data_dir = metrics::meteor_data_dir(option(req, "meteor_data", ""));
-    if (mopt.data_dir.empty()) {
-      res.notes.push_back("METEOR skipped: no METEOR 1.5 resources (--option meteor_data=DIR or $UNIEVAL_METEOR_DATA)");
-    } else {
-      metrics::MeteorScorer scorer(mopt);
-      metrics::MeteorResult mr = scorer.score(hyps, refs);
-      res.metrics.push_back({"meteor", mopt.signature() + "|tok:" + tok, {{"normalize", "-norm"}, {"refs", n_refs}}});
-      add("meteor", mr.score, "meteor", "fraction");
-    }
-  } else {
-    res.notes.push_back("reference-free run (--data is a key list): NIST, BLEU and METEOR need the "
-                        "official multi-reference test.refs");
-  }
   // metrics.py reads the hypothesis file back; '\n'.join loses a final empty line.
-  std::vector<std::string> diversity_lines = hyps;
-  if (!diversity_lines.empty() && diversity_lines.back().empty()) {
-    diversity_lines.pop_back();
-    res.notes.push_back("final hypothesis is empty: dropped for entropy/div/avg_len as DSTC7's file round trip does");
+  core::Corpus diversity;
+  diversity.hyps = hyps;
+  bool dropped_final = false;
+  if (!diversity.hyps.empty() && diversity.hyps.back().empty()) {
+    diversity.hyps.pop_back();
+    dropped_final = true;
   }
-  metrics::EntropyOptions eopt;
-  eopt.dstc7_clean = false;  // already cleaned above when clean
-  metrics::EntropyResult er = metrics::entropy(diversity_lines, eopt);
-  res.metrics.push_back({"entropy", er.signature + "|tok:" + tok, {{"orders", eopt.orders}, {"clean", clean}}});
-  for (size_t i = 0; i < er.orders.size(); ++i)
-    add("entropy" + std::to_string(er.orders[i]), er.entropy[i], "entropy", "nats");
-  metrics::DistinctOptions dopt;
-  dopt.flavour = metrics::DistinctFlavour::kDstc7;
-  metrics::DistinctResult dr = metrics::distinct(diversity_lines, dopt);
-  res.metrics.push_back({"diversity", dr.signature + "|tok:" + tok, {{"orders", dopt.orders}, {"clean", clean}}});
-  for (size_t i = 0; i < dr.orders.size(); ++i) {
-    if (dr.div[i]) add("div" + std::to_string(dr.orders[i]), *dr.div[i], "diversity", "fraction");
-    else res.notes.push_back("div" + std::to_string(dr.orders[i]) + " undefined: no n-gram (official: ZeroDivisionError)");
+  const core::Corpus with_refs{hyps, refs};
+  // The metric set through the metric protocol (tasks/metric_set.h).
+  for (const TaskMetric& m : dstc7_metric_set(req, st)) {
+    if (m.call.metric == "entropy") {
+      if (refs.empty())
+        res.notes.push_back("reference-free run (--data is a key list): NIST, BLEU and METEOR need the "
+                            "official multi-reference test.refs");
+      if (dropped_final)
+        res.notes.push_back("final hypothesis is empty: dropped for entropy/div/avg_len as DSTC7's file round trip does");
+    }
+    if (skipped(req, m)) {
+      res.notes.push_back(skip_note(m));
+      continue;
+    }
+    if (m.call.metric == "nist") {
+      metrics::MetricRun mr = score_task_metric(out, m, with_refs, req);
+      for (const auto& w : mr.warnings) res.notes.push_back("mteval: " + w);
+    } else if (m.call.metric == "meteor") {
+      score_task_metric(out, m, with_refs, req);
+    } else if (m.call.metric == "entropy") {
+      score_task_metric(out, m, diversity, req);
+    } else {
+      metrics::MetricRun mr = score_task_metric(out, m, diversity, req);
+      const auto& j = mr.objects.front();
+      for (int n : {1, 2}) {
+        const auto& v = j.at("div_" + std::to_string(n));
+        if (!v.is_null()) res.scores.push_back({"div" + std::to_string(n), v.get<double>(), "diversity", "fraction", true, std::nullopt});
+        else res.notes.push_back("div" + std::to_string(n) + " undefined: no n-gram (official: ZeroDivisionError)");
+      }
+      if (!j.at("avg_len").is_null())
+        res.scores.push_back({"avg_len", j.at("avg_len").get<double>(), "diversity", "tokens", true, std::nullopt});
+    }
   }
-  if (dr.avg_len) add("avg_len", *dr.avg_len, "diversity", "tokens");
   if (hyp.duplicates)
     res.notes.push_back(std::to_string(hyp.duplicates) + " repeated hash(es) in the submission: last line kept (as dstc.py)");
   res.timings.load_s = load_s;
@@ -287,8 +350,9 @@ std::vector<TaskAdapter> dstc7_adapters() {
                {"clean", "dstc.py --clean: DSTC7 clean_str (default true)"},
                {"n_refs", "reference streams (default 6)"},
                {"vshuman", "held-out human reference index (default 1; -1 keeps all)"},
-               {"meteor_data", "METEOR 1.5 resources folder (default $UNIEVAL_METEOR_DATA)"}};
-  return {{i, run_dstc7}};
+               {"meteor_data", "METEOR 1.5 resources folder (default $UNIEVAL_METEOR_DATA)"},
+               {"meteor_modules", "METEOR stages (default exact,stem,synonym,paraphrase = -l en)"}};
+  return {{i, run_dstc7, dstc7_metrics}};
 }
 
 }  // namespace unieval::tasks

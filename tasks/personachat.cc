@@ -4,10 +4,9 @@
 #include <chrono>
 #include <cstring>
 
-#include "metrics/bleu_compat.h"
 #include "core/error.h"
 #include "core/io.h"
-#include "metrics/distinct.h"
+#include "tasks/metric_set.h"
 #include "tasks/registry.h"
 #include "core/py_string.h"
 
@@ -17,16 +16,41 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-TaskOutput run_personachat(const EvalRequest& req) {
-  auto t0 = Clock::now();
+bool clean_option(const EvalRequest& req) {
   std::string clean_opt = option(req, "clean", "true");
   if (clean_opt != "true" && clean_opt != "false") throw InputError("--option clean: expected true or false");
+  return clean_opt == "true";
+}
+
+// ERNIE-GEN's persona_chat eval: PLATO BLEU-1/2 on strip().split(" ") tokens, inter Distinct-1/2.
+std::vector<TaskMetric> personachat_metrics(const EvalRequest& req) {
+  const bool clean = clean_option(req);
+  TaskMetric bleu;
+  bleu.id = "bleu-plato";
+  bleu.call = {"bleu-plato", {{"single-space-split", true}}};
+  bleu.signature = "bleu-plato|nltk-3.8-sentence_bleu|smooth:method7|mean-over-segments";
+  bleu.signature_suffix = std::string("|tok:strip-split-space|clean.py:") + (clean ? "1" : "0");
+  bleu.options = {{"clean", clean}};
+  bleu.scores = {{"bleu1", "/bleu_1", "fraction", ""}, {"bleu2", "/bleu_2", "fraction", ""}};
+  TaskMetric dist;
+  dist.id = "distinct";
+  dist.call = {"distinct", {{"flavour", std::string("ernie-gen")}}};
+  dist.signature_suffix = std::string("|clean.py:") + (clean ? "1" : "0");
+  dist.options = {{"flavour", "ernie-gen"}};
+  dist.scores = {{"distinct1", "/inter_dist_1", "fraction", ""}, {"distinct2", "/inter_dist_2", "fraction", ""}};
+  return {bleu, dist};
+}
+
+TaskOutput run_personachat(const EvalRequest& req) {
+  auto t0 = Clock::now();
+  const bool clean = clean_option(req);
+  const std::vector<TaskMetric> metric_set = personachat_metrics(req);
   std::vector<std::string> refs = read_convai2_responses(req.data);
   std::vector<std::string> hyps = core::read_lines(req.pred);
   if (hyps.size() != refs.size())
     throw InputError(req.pred, 0, std::to_string(hyps.size()) + " lines for " + std::to_string(refs.size()) +
                                       " responses in " + req.data);
-  if (clean_opt == "true")
+  if (clean)
     for (auto& h : hyps) h = ernie_gen_persona_clean(h);
   auto t1 = Clock::now();
   TaskOutput out;
@@ -34,20 +58,15 @@ TaskOutput run_personachat(const EvalRequest& req) {
   r.task = "personachat";
   r.split = req.split.empty() ? "test" : req.split;
   r.examples = static_cast<long>(hyps.size());
-  metrics::PlatoBleuOptions bopt;
-  bopt.single_space_split = true;
-  metrics::PlatoBleuScore b = metrics::plato_bleu(hyps, refs, bopt);
-  std::string tok = std::string("|tok:strip-split-space|clean.py:") + (clean_opt == "true" ? "1" : "0");
-  r.metrics.push_back({"bleu-plato", "bleu-plato|nltk-3.8-sentence_bleu|smooth:method7|mean-over-segments" + tok,
-                       {{"clean", clean_opt == "true"}}});
-  r.scores.push_back({"bleu1", b.bleu_1, "bleu-plato", "fraction", true, std::nullopt});
-  r.scores.push_back({"bleu2", b.bleu_2, "bleu-plato", "fraction", true, std::nullopt});
-  metrics::DistinctOptions dopt;
-  dopt.flavour = metrics::DistinctFlavour::kErnieGen;
-  metrics::DistinctResult d = metrics::distinct(hyps, dopt);
-  r.metrics.push_back({"distinct", d.signature + "|clean.py:" + (clean_opt == "true" ? "1" : "0"), {{"flavour", "ernie-gen"}}});
-  for (size_t i = 0; i < d.orders.size(); ++i)
-    r.scores.push_back({"distinct" + std::to_string(d.orders[i]), d.inter[i], "distinct", "fraction", true, std::nullopt});
+  // Through the metric protocol (tasks/metric_set.h).
+  const core::Corpus corpus{std::move(hyps), {std::move(refs)}};
+  for (const TaskMetric& m : metric_set) {
+    if (skipped(req, m)) {
+      r.notes.push_back(skip_note(m));
+      continue;
+    }
+    score_task_metric(out, m, corpus, req);
+  }
   r.timings.load_s = std::chrono::duration<double>(t1 - t0).count();
   r.timings.score_s = std::chrono::duration<double>(Clock::now() - t1).count();
   return out;
@@ -93,7 +112,7 @@ std::vector<TaskAdapter> personachat_adapters() {
   i.metrics = "bleu1, bleu2 (NLTK method7, mean over segments), distinct1, distinct2 (inter)";
   i.default_split = "test";
   i.options = {{"clean", "apply ERNIE-GEN clean.py to predictions (default true)"}};
-  return {{i, run_personachat}};
+  return {{i, run_personachat, personachat_metrics}};
 }
 
 }  // namespace unieval::tasks

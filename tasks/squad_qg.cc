@@ -8,11 +8,10 @@
 #include <memory>
 #include <unordered_map>
 
-#include "metrics/bleu_compat.h"
 #include "core/error.h"
 #include "core/io.h"
-#include "metrics/meteor.h"
 #include "metrics/rouge_coco.h"
+#include "tasks/metric_set.h"
 #include "tasks/registry.h"
 #include "tasks/unilm_text.h"
 #include "core/py_string.h"
@@ -82,20 +81,72 @@ std::pair<std::string, std::string> resolve_files(const std::string& data, const
   return is_src ? std::make_pair(data, partner.string()) : std::make_pair(partner.string(), data);
 }
 
+// The pipeline options of a request (checked), and the signature suffix they give.
+struct QgSettings {
+  bool ernie = false;
+  std::string fix;   // "true" / "false"
+  std::string prep;  // signature suffix
+};
+
+QgSettings qg_settings(const EvalRequest& req) {
+  QgSettings q;
+  std::string pipeline = option(req, "pipeline", "unilm");
+  if (pipeline != "unilm" && pipeline != "ernie-gen")
+    throw InputError("--option pipeline=" + pipeline + ": expected unilm or ernie-gen");
+  q.ernie = pipeline == "ernie-gen";
+  if (q.ernie && req.options.count("fix_tokenization"))
+    throw InputError("--option fix_tokenization: only with pipeline=unilm (ERNIE-GEN's script applies none)");
+  q.fix = option(req, "fix_tokenization", q.ernie ? "false" : "true");
+  if (q.fix != "true" && q.fix != "false") throw InputError("--option fix_tokenization: expected true or false");
+  q.prep = q.ernie
+               ? std::string("|qg:ernie-gen-eval_on_unilm_tokenized_ref.py|group:source|pred:lower|ref:wordpiece+lower")
+               : std::string("|qg:nqg-eval.py|group:source|pred:") + (q.fix == "true" ? "fix_tokenization+lower" : "lower");
+  return q;
+}
+
+// The official metric set of eval.py: coco BLEU-1..4, METEOR 1.5 -norm (coco wrapper), coco ROUGE-L.
+std::vector<TaskMetric> qg_metrics(const EvalRequest& req) {
+  const QgSettings q = qg_settings(req);
+  TaskMetric bleu;
+  bleu.id = "bleu-coco";
+  bleu.call = {"bleu-coco", {}};
+  bleu.signature = "bleu-coco|n:4|option:closest";
+  bleu.signature_suffix = q.prep;
+  bleu.options = {{"fix_tokenization", q.fix == "true"}};
+  for (int n = 1; n <= 4; ++n)
+    bleu.scores.push_back({"bleu" + std::to_string(n), "/Bleu_" + std::to_string(n), "fraction",
+                           "Bleu_" + std::to_string(n)});
+
+  TaskMetric meteor;
+  const std::string mods = option(req, "meteor_modules", "exact,stem,synonym,paraphrase");
+  meteor.id = "meteor";
+  meteor.call = {"meteor", {{"modules", mods}, {"norm", true}}};
+  if (req.options.count("meteor_data")) meteor.call.options.push_back({"meteor-data", req.options.at("meteor_data")});
+  meteor.signature_suffix = "|stdio-coco" + q.prep;
+  meteor.options = {{"normalize", "-norm"}, {"modules", mods}};
+  meteor.scores = {{"meteor", "/score", "fraction", ""}};
+  meteor.hints.options = {{"meteor-data", "--option meteor_data=DIR"},
+                          {"modules", "--option meteor_modules=exact,stem,synonym"},
+                          {"paraphrase", "DIR/paraphrase-en.gz (DIR = --option meteor_data or $UNIEVAL_METEOR_DATA)"}};
+
+  TaskMetric rouge;
+  rouge.id = "rouge-l-coco";
+  rouge.call = {"rouge-l-coco", {}};
+  rouge.signature = "rouge-l-coco|beta:1.2|split:space";
+  rouge.signature_suffix = q.prep;
+  rouge.options = {{"beta", metrics::kCocoRougeBeta}};
+  rouge.scores = {{"rougeL", "/ROUGE_L", "fraction", ""}};
+  return {bleu, meteor, rouge};
+}
+
 TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   auto t0 = Clock::now();
   const std::string key_name = reversed ? "squad-qg-reversed" : "squad-qg";
   std::string split = req.split.empty() ? "test" : req.split;
   if (split != "test" && split != "dev" && split != "train")
     throw InputError("--split " + split + ": " + key_name + " has test, dev (and train)");
-  std::string pipeline = option(req, "pipeline", "unilm");
-  if (pipeline != "unilm" && pipeline != "ernie-gen")
-    throw InputError("--option pipeline=" + pipeline + ": expected unilm or ernie-gen");
-  const bool ernie = pipeline == "ernie-gen";
-  if (ernie && req.options.count("fix_tokenization"))
-    throw InputError("--option fix_tokenization: only with pipeline=unilm (ERNIE-GEN's script applies none)");
-  std::string fix = option(req, "fix_tokenization", ernie ? "false" : "true");
-  if (fix != "true" && fix != "false") throw InputError("--option fix_tokenization: expected true or false");
+  const QgSettings q = qg_settings(req);
+  const std::vector<TaskMetric> metric_set = qg_metrics(req);
   auto [src_path, tgt_path] = resolve_files(req.data, split, reversed);
 
   bool src_clip = false, tgt_clip = false, pred_clip = false;
@@ -108,7 +159,7 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   if (pred.size() != src.size())
     throw InputError(req.pred, 0, std::to_string(pred.size()) + " predictions for " + std::to_string(src.size()) +
                                       " sentences in " + src_path);
-  if (ernie) {
+  if (q.ernie) {
     // eval_on_unilm_tokenized_ref.py (Python 3 str): WordPiece pieces of the references glued and
     // lower-cased, predictions only stripped and lower-cased.
     for (auto& s : src) s = py3_lower(py3_strip(s));
@@ -117,7 +168,7 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   } else {
     for (auto& s : src) s = py2_lower(py2_strip(s));
     for (auto& t : tgt) t = py2_strip(t);
-    for (auto& h : pred) h = py2_lower(fix == "true" ? unilm_fix_tokenization(py2_strip(h)) : py2_strip(h));
+    for (auto& h : pred) h = py2_lower(q.fix == "true" ? unilm_fix_tokenization(py2_strip(h)) : py2_strip(h));
   }
   QgGroups g = group_qg_by_source(src, tgt, pred);
   auto t1 = Clock::now();
@@ -127,72 +178,28 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   r.task = key_name;
   r.split = split;
   r.examples = static_cast<long>(g.keys.size());
-  const std::string prep =
-      ernie ? std::string("|qg:ernie-gen-eval_on_unilm_tokenized_ref.py|group:source|pred:lower|ref:wordpiece+lower")
-            : std::string("|qg:nqg-eval.py|group:source|pred:") + (fix == "true" ? "fix_tokenization+lower" : "lower");
 
-  metrics::CocoBleuScore b = metrics::coco_bleu(g.hyps, g.refs);
-  r.metrics.push_back({"bleu-coco", "bleu-coco|n:4|option:closest" + prep, {{"fix_tokenization", fix == "true"}}});
-  for (int n = 1; n <= 4; ++n)
-    r.scores.push_back({"bleu" + std::to_string(n), b.bleu[n - 1], "bleu-coco", "fraction", true, std::nullopt});
-
-  // The METEOR resource policy (metrics/meteor.h meteor_data_dir): option, else $UNIEVAL_METEOR_DATA.
-  std::string meteor_dir = metrics::meteor_data_dir(option(req, "meteor_data", ""));
+  // Each key's references as the multiple references of its prediction (through the metric
+  // protocol, metrics/protocol.h; tasks/metric_set.h).
+  std::vector<std::vector<double>> bleu_seg, rouge_seg;
   std::vector<double> meteor_seg;
-  const bool default_modules = !req.options.count("meteor_modules");
-  const bool have_paraphrase = !meteor_dir.empty() && (fs::exists(fs::path(meteor_dir) / "paraphrase-en.gz") ||
-                                                       fs::exists(fs::path(meteor_dir) / "data" / "paraphrase-en.gz"));
-  if (meteor_dir.empty()) {
-    r.notes.push_back("METEOR skipped: no METEOR 1.5 resources (--option meteor_data=DIR or $UNIEVAL_METEOR_DATA)");
-  } else if (default_modules && !have_paraphrase) {
-    // `-l en` needs the paraphrase table; asked for explicitly (meteor_modules) its absence is an
-    // error, by default METEOR is left out with a note rather than failing the whole run.
-    r.notes.push_back("METEOR skipped: " + meteor_dir + " has no paraphrase-en.gz, which meteor-1.5 -l en uses "
-                      "(--option meteor_modules=exact,stem,synonym scores without it)");
-  } else {
-    metrics::MeteorOptions mopt;
-    mopt.normalize = metrics::MeteorNormalize::kNorm;
-    mopt.data_dir = meteor_dir;
-    std::string mods = option(req, "meteor_modules", "exact,stem,synonym,paraphrase");
-    mopt.modules.clear();
-    size_t pos = 0;
-    while (pos <= mods.size()) {
-      size_t comma = mods.find(',', pos);
-      std::string m = mods.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      if (!m.empty()) mopt.modules.push_back(metrics::parse_meteor_module(m));
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
+  for (const TaskMetric& m : metric_set) {
+    if (skipped(req, m)) {
+      r.notes.push_back(skip_note(m));
+      continue;
     }
-    if (mopt.modules.empty()) throw InputError("--option meteor_modules: no module named");
-    // The coco wrapper's SCORE line: hypothesis without "|||", double spaces made single.
-    std::vector<std::string> mh;
-    mh.reserve(g.hyps.size());
-    for (const auto& h : g.hyps) mh.push_back(core::py_replace(core::py_replace(h, "|||", ""), "  ", " "));
-    // Reference streams: keys have 1..k references; padding with a copy of the key's first
-    // reference leaves the best-reference choice (a max over references) unchanged.
-    size_t k = 0;
-    for (const auto& rs : g.refs) k = std::max(k, rs.size());
-    std::vector<std::vector<std::string>> streams(k, std::vector<std::string>(g.refs.size()));
-    for (size_t i = 0; i < g.refs.size(); ++i)
-      for (size_t j = 0; j < k; ++j) streams[j][i] = j < g.refs[i].size() ? g.refs[i][j] : g.refs[i][0];
-    std::unique_ptr<metrics::MeteorScorer> scorer;
-    try {
-      scorer = std::make_unique<metrics::MeteorScorer>(mopt);
-    } catch (const InputError& e) {
-      // The scorer's hint names `unieval score` flags; say how to do it here.
-      throw InputError(e.file(), e.line(), e.problem() + " [unieval eval: --option meteor_modules=exact,stem,synonym]");
+    if (m.call.metric == "meteor") {
+      // The coco wrapper's SCORE line: hypothesis without "|||", double spaces made single.
+      std::vector<std::string> mh;
+      mh.reserve(g.hyps.size());
+      for (const auto& h : g.hyps) mh.push_back(core::py_replace(core::py_replace(h, "|||", ""), "  ", " "));
+      metrics::MetricRun mr = score_task_metric(out, m, mh, g.refs, req);
+      for (const auto& v : mr.objects.front().at("segment_scores")) meteor_seg.push_back(json_number(v));
+    } else {
+      metrics::MetricRun mr = score_task_metric(out, m, g.hyps, g.refs, req);
+      (m.call.metric == "bleu-coco" ? bleu_seg : rouge_seg) = std::move(mr.segments);
     }
-    metrics::MeteorResult mr = scorer->score(mh, streams);
-    r.metrics.push_back({"meteor", mopt.signature() + "|stdio-coco" + prep, {{"normalize", "-norm"}, {"modules", mods}}});
-    r.scores.push_back({"meteor", mr.score, "meteor", "fraction", true, std::nullopt});
-    meteor_seg = mr.segment_scores;
   }
-
-  std::vector<double> rouge_seg;
-  rouge_seg.reserve(g.hyps.size());
-  for (size_t i = 0; i < g.hyps.size(); ++i) rouge_seg.push_back(metrics::coco_rouge_l(g.hyps[i], g.refs[i]));
-  r.metrics.push_back({"rouge-l-coco", "rouge-l-coco|beta:1.2|split:space" + prep, {{"beta", metrics::kCocoRougeBeta}}});
-  r.scores.push_back({"rougeL", metrics::coco_rouge_mean(rouge_seg), "rouge-l-coco", "fraction", true, std::nullopt});
 
   r.notes.push_back(std::to_string(src.size()) + " pairs, " + std::to_string(g.keys.size()) +
                     " distinct source sentences (" + std::to_string(g.repeated_keys) +
@@ -207,8 +214,8 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   for (size_t i = 0; i < g.keys.size(); ++i) {
     results::ExampleScores e;
     e.id = "line " + std::to_string(g.last_line[i]);
-    e.scores["bleu4"] = b.per_segment[i][3];
-    e.scores["rougeL"] = rouge_seg[i];
+    if (!bleu_seg.empty()) e.scores["bleu4"] = bleu_seg[i][3];
+    if (!rouge_seg.empty()) e.scores["rougeL"] = rouge_seg[i][0];
     if (!meteor_seg.empty()) e.scores["meteor"] = meteor_seg[i];
     r.per_example.push_back(std::move(e));
   }
@@ -271,8 +278,8 @@ QgGroups group_qg_by_source(const std::vector<std::string>& keys, const std::vec
 }
 
 std::vector<TaskAdapter> squad_qg_adapters() {
-  return {{qg_info(false), [](const EvalRequest& r) { return run_squad_qg(r, false); }},
-          {qg_info(true), [](const EvalRequest& r) { return run_squad_qg(r, true); }}};
+  return {{qg_info(false), [](const EvalRequest& r) { return run_squad_qg(r, false); }, qg_metrics},
+          {qg_info(true), [](const EvalRequest& r) { return run_squad_qg(r, true); }, qg_metrics}};
 }
 
 }  // namespace unieval::tasks

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/io.h"
 #include "metrics/rouge.h"
+#include "tasks/metric_set.h"
 #include "tasks/registry.h"
 #include "tasks/unilm_text.h"
 #include "core/py_string.h"
@@ -15,6 +16,38 @@ namespace unieval::tasks {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The official metric set: ROUGE-1.5.5 -c 95 -r 1000 -n 2 -a (-m unless stem=false), F/R/P of
+// ROUGE-1, -2, -L with the script's own bootstrap CIs. The one ROUGE resource policy
+// (metrics/rouge.h, as `score --metric rouge`): -m needs the WordNet table from rouge_data or
+// $UNIEVAL_ROUGE_DATA, else an InputError with the fix; wordnet_exceptions=false stems without it
+// (signature "exc:none", never compared with real runs).
+std::vector<TaskMetric> summarization_metrics(const EvalRequest& req) {
+  std::string stem = option(req, "stem", "true");
+  if (stem != "true" && stem != "false") throw InputError("--option stem: expected true or false");
+  std::string exc = option(req, "wordnet_exceptions", "true");
+  if (exc != "true" && exc != "false") throw InputError("--option wordnet_exceptions: expected true or false");
+  TaskMetric m;
+  m.id = "rouge-1.5.5";
+  m.call = {"rouge",
+            {{"max-ngram", 2}, {"confidence", 95.0}, {"resamples", 1000}, {"sentence-sep", std::string("\n")},
+             {"stem", stem == "true"}, {"no-wordnet-exceptions", exc == "false"}}};
+  if (req.options.count("rouge_data")) m.call.options.push_back({"rouge-data", req.options.at("rouge_data")});
+  m.options = {{"flags", stem == "true" ? "-c 95 -m -r 1000 -n 2 -a" : "-c 95 -r 1000 -n 2 -a"}};
+  m.hints.options = {{"rouge-data", "--option rouge_data=DIR"},
+                     {"no-wordnet-exceptions", "--option wordnet_exceptions=false"}};
+  m.ci.level = 0.95;
+  m.ci.method = "rouge-1.5.5-bootstrap";
+  m.ci.resamples = 1000;
+  for (const char* v : {"1", "2", "L"}) {
+    const std::string variant = std::string("/ROUGE-") + v;
+    for (const char* part : {"F", "R", "P"}) {
+      const std::string name = std::string("rouge") + v + "_" + static_cast<char>(part[0] - 'A' + 'a');
+      m.scores.push_back({name, variant + "/" + part, "fraction", "", variant + "/" + part + "_ci"});
+    }
+  }
+  return {m};
+}
 
 TaskOutput run_summarization(const EvalRequest& req, const std::string& key) {
   auto t0 = Clock::now();
@@ -52,28 +85,32 @@ TaskOutput run_summarization(const EvalRequest& req, const std::string& key) {
     }
   }
   if (corpus.empty()) throw InputError(req.data, 0, "no non-empty reference summaries");
-  metrics::Rouge155Options opt;
-  opt.max_n = 2;
-  opt.confidence = 95;
-  opt.resamples = 1000;
-  std::string stem = option(req, "stem", "true");
-  if (stem != "true" && stem != "false") throw InputError("--option stem: expected true or false");
-  opt.stem = stem == "true";
-  std::string exc = option(req, "wordnet_exceptions", "true");
-  if (exc != "true" && exc != "false") throw InputError("--option wordnet_exceptions: expected true or false");
-  opt.use_exceptions = exc == "true";
-  // The one ROUGE resource policy (metrics/rouge.h, as `score --metric rouge`): -m needs the
-  // WordNet table from rouge_data or $UNIEVAL_ROUGE_DATA, else an InputError with the fix;
-  // wordnet_exceptions=false stems without it (signature "exc:none", never compared with real runs).
-  metrics::RougeResources res = metrics::find_rouge_resources(
-      option(req, "rouge_data", ""), opt, {"--option rouge_data=DIR", "--option wordnet_exceptions=false"});
+  const TaskMetric rouge = summarization_metrics(req).front();
+  const bool stem = option(req, "stem", "true") == "true";
+  const bool exceptions = option(req, "wordnet_exceptions", "true") == "true";
+  // One summary per line for the metric protocol: sentences joined by the separator the call
+  // declares ('\n'; no sentence holds one).
+  core::Corpus lines;
+  lines.refs.resize(1);
+  auto join = [](const metrics::RougeSummary& sents) {
+    std::string out;
+    for (size_t k = 0; k < sents.size(); ++k) out += (k ? "\n" : "") + sents[k];
+    return out;
+  };
+  for (const auto& inst : corpus) {
+    lines.hyps.push_back(join(inst.peer));
+    lines.refs[0].push_back(join(inst.models[0]));
+  }
+  const long n_scored = static_cast<long>(corpus.size());
+  std::vector<metrics::RougeInstance>().swap(corpus);  // (the metric splits the lines again)
+  std::vector<std::string>().swap(hyps);
+  std::vector<std::string>().swap(refs);
   auto t1 = Clock::now();
-  metrics::Rouge155Result rr = metrics::rouge155(corpus, opt, res);
   TaskOutput out;
   auto& r = out.result;
   r.task = key;
   r.split = req.split.empty() ? "test" : req.split;
-  r.examples = static_cast<long>(corpus.size());
+  r.examples = n_scored;
   if (unilm == "true") {
     r.metrics.push_back({"unilm-postprocess",
                          "unilm-cnndm-eval.py|fix_tokenization|min_len:5|duplicate_rate:" +
@@ -85,26 +122,11 @@ TaskOutput run_summarization(const EvalRequest& req, const std::string& key) {
     if (skipped)
       r.notes.push_back(std::to_string(skipped) + " pair(s) with an empty reference not scored (as eval.py)");
   }
-  r.metrics.push_back({"rouge-1.5.5", rr.signature, {{"flags", opt.stem ? "-c 95 -m -r 1000 -n 2 -a" : "-c 95 -r 1000 -n 2 -a"}}});
-  if (opt.stem && !opt.use_exceptions)
+  // ROUGE-1.5.5 through the metric protocol (tasks/metric_set.h).
+  score_task_metric(out, rouge, lines, req);
+  if (stem && !exceptions)
     r.notes.push_back("-m without the WordNet-2.0 exception table (--option wordnet_exceptions=false): not the "
                       "published ROUGE-1.5.5 numbers");
-  for (const auto& v : rr.variants) {
-    std::string base = v.name == "ROUGE-1" ? "rouge1" : v.name == "ROUGE-2" ? "rouge2" : v.name == "ROUGE-L" ? "rougeL" : "";
-    if (base.empty()) continue;
-    auto add = [&](const std::string& suffix, double value, double lo, double hi) {
-      results::ConfidenceInterval ci;
-      ci.low = lo;
-      ci.high = hi;
-      ci.level = 0.95;
-      ci.method = "rouge-1.5.5-bootstrap";
-      ci.resamples = opt.resamples;
-      r.scores.push_back({base + suffix, value, "rouge-1.5.5", "fraction", true, ci});
-    };
-    add("_f", v.average.f, v.ci_low.f, v.ci_high.f);
-    add("_r", v.average.r, v.ci_low.r, v.ci_high.r);
-    add("_p", v.average.p, v.ci_low.p, v.ci_high.p);
-  }
   r.timings.load_s = std::chrono::duration<double>(t1 - t0).count();
   r.timings.score_s = std::chrono::duration<double>(Clock::now() - t1).count();
   return out;
@@ -139,7 +161,7 @@ std::vector<TaskAdapter> summarization_adapters() {
       i.options.push_back({"duplicate_rate", "with unilm_postprocess: sentence de-duplication threshold (default 0.7)"});
     }
     std::string k = key;
-    out.push_back({i, [k](const EvalRequest& r) { return run_summarization(r, k); }});
+    out.push_back({i, [k](const EvalRequest& r) { return run_summarization(r, k); }, summarization_metrics});
   }
   return out;
 }

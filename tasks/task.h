@@ -31,6 +31,8 @@
 #include <string>
 #include <vector>
 
+#include "metrics/bootstrap.h"
+#include "metrics/protocol.h"
 #include "results/run_result.h"
 
 namespace unieval::tasks {
@@ -43,6 +45,7 @@ struct EvalRequest {
   std::string system;                          // "" = the prediction file's name without extension
   std::map<std::string, std::string> options;  // task-specific options (TaskInfo::options)
   bool per_example = false;                    // keep per-example scores in the result
+  std::vector<std::string> skip_metrics;       // metrics left out on request (--skip-metric meteor)
   int bootstrap = 0;                           // resamples for percentile-bootstrap CIs (0 = none)
   unsigned long long seed = 12345;             // bootstrap RNG seed
   double ci_level = 0.95;                      // CI coverage
@@ -58,6 +61,14 @@ struct TaskInfo {
   std::vector<std::pair<std::string, std::string>> options;  // KEY -> help (with default)
 };
 
+// A decomposable metric's resampling: fn gives its values on a resample of `items` items;
+// scores maps a score name to the index of its value.
+struct ResampledScores {
+  size_t items = 0;
+  metrics::ScoreFn fn;
+  std::map<std::string, size_t> scores;
+};
+
 // What an adapter returns: scores and signatures; pipelines::evaluate() adds provenance and timings.
 struct TaskOutput {
   results::RunResult result;  // task/metrics/scores/examples/per_example/notes filled
@@ -65,11 +76,45 @@ struct TaskOutput {
   // score name -> one value per example; pipelines::evaluate() bootstraps their CIs
   // (pipelines::bootstrap_mean_ci, the one bootstrap of metrics/bootstrap.h).
   std::map<std::string, std::vector<double>> mean_decomposable;
+  // Corpus scores of decomposable metrics scored through the protocol (tasks/metric_set.h):
+  // pipelines::evaluate() bootstraps their CIs from the metric's own resampling function.
+  std::vector<ResampledScores> resampled;
+};
+
+// One metric of a task's official set, as data (tasks/metric_set.h scores it).
+struct ScoreField {
+  ScoreField(std::string n, std::string p, std::string u, std::string r = "", std::string c = "")
+      : name(std::move(n)), pointer(std::move(p)), unit(std::move(u)), resample(std::move(r)), ci(std::move(c)) {}
+  std::string name;      // score key in the result ("bleu4")
+  std::string pointer;   // JSON pointer into the metric's object ("/Bleu_4")
+  std::string unit;      // results::Score::unit ("fraction", "raw", "nats", "tokens", "percent")
+  std::string resample;  // value name of the metric's resampling whose CI the score takes ("" = none)
+  std::string ci;        // JSON pointer to the metric's own [low, high] of the score ("" = none)
+};
+
+struct TaskMetric {
+  std::string id;                  // results::MetricSignature::id ("bleu-coco", "mteval")
+  metrics::MetricCall call;        // registry metric and option values
+  std::vector<ScoreField> scores;  // in the task's official order
+  std::string signature;           // the recorded signature; "" = the metric's own "signature" field
+  std::string signature_suffix;    // appended (the task's preprocessing, "|tok:dstc7-clean_str")
+  nlohmann::ordered_json options = nlohmann::ordered_json::object();  // MetricSignature::options
+  metrics::ResourceHints hints;    // the task's spelling of resource flags (skip filled in)
+  results::ConfidenceInterval ci;  // method, level, resamples of the metric's own CIs (ScoreField::ci)
 };
 
 struct TaskAdapter {
+  using RunFn = std::function<TaskOutput(const EvalRequest&)>;
+  using MetricsFn = std::function<std::vector<TaskMetric>(const EvalRequest&)>;
+  TaskAdapter(TaskInfo i, RunFn r, MetricsFn m = nullptr)
+      : info(std::move(i)), run(std::move(r)), metrics(std::move(m)) {}
   TaskInfo info;
   std::function<TaskOutput(const EvalRequest&)> run;
+  // The official metric set the request scores (tasks/metric_set.h), before any data is read:
+  // pipelines::check_eval_resources() checks its resources, --skip-metric names its entries.
+  // Empty for tasks whose metric is their own official evaluator (SQuAD, CoQA, GLUE, accuracy).
+  // req.data may be empty (a check before the data is written): the set with references.
+  std::function<std::vector<TaskMetric>(const EvalRequest&)> metrics;
 };
 
 // Every task compiled into this build, in documentation order.

@@ -23,6 +23,13 @@ std::string task_list() {
        << "      data: " << i.data_format << "\n"
        << "      pred: " << i.pred_format << "\n"
        << "      metrics: " << i.metrics << "\n";
+    if (t.metrics) {  // the set as data (tasks/metric_set.h): what --skip-metric names
+      tasks::EvalRequest defaults;
+      defaults.task = i.name;
+      os << "      metric set (--skip-metric NAME):";
+      for (const auto& m : t.metrics(defaults)) os << " " << m.call.metric;
+      os << "\n";
+    }
     for (const auto& [k, h] : i.options) os << "      --option " << k << "=...  " << h << "\n";
   }
   return os.str();
@@ -39,10 +46,16 @@ int cmd_eval(const Args& args) {
       ("split", po::value<std::string>()->default_value(""), "Split name recorded in the result (default: the task's).")
       ("system", po::value<std::string>()->default_value(""), "System name (default: the prediction file's name).")
       ("option", po::value<std::vector<std::string>>()->composing(), "Task option KEY=VALUE (repeatable; per task below).")
+      ("skip-metric", po::value<std::vector<std::string>>()->composing(),
+       "Leave metric NAME of the task's set out (repeatable; e.g. meteor when its resources are absent). "
+       "A metric whose resources are missing is otherwise an error naming what to set; a skipped one "
+       "is recorded in the result's notes.")
       ("json", po::bool_switch(), "Print the result as JSON (schema results/schema/run_result.v1.schema.json).")
       ("out", po::value<std::string>()->default_value(""), "Also write the result JSON here (atomically).")
       ("per-example", po::bool_switch(), "Keep per-example scores in the result.")
-      ("bootstrap", po::value<int>()->default_value(0), "Percentile-bootstrap CIs with N resamples for mean scores (0 = none).")
+      ("bootstrap", po::value<int>()->default_value(0),
+       "Percentile-bootstrap CIs with N resamples (0 = none): mean scores (EM, F1, accuracy) and corpus "
+       "scores of decomposable metrics (squad-qg coco BLEU-1..4).")
       ("seed", po::value<unsigned long long>()->default_value(12345), "Bootstrap seed.")
       ("ci-level", po::value<double>()->default_value(0.95), "CI coverage.")
       ("list", po::bool_switch(), "List the tasks and exit.");
@@ -73,6 +86,7 @@ int cmd_eval(const Args& args) {
       req.options[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
   }
+  if (vm.count("skip-metric")) req.skip_metrics = vm["skip-metric"].as<std::vector<std::string>>();
   req.per_example = vm["per-example"].as<bool>();
   req.bootstrap = vm["bootstrap"].as<int>();
   req.seed = vm["seed"].as<unsigned long long>();

@@ -222,9 +222,9 @@ TEST(MetricProtocolTest, SignatureKeysAreInTheSignatures) {
   };
   const std::vector<std::string> refs = {ref};
   std::map<std::string, std::string> sig;
-  sig["bleu"] = signatures("bleu", {{"hyp", hyp}, {"ref", refs}});
+  sig["bleu"] = signatures("bleu", {{"hyp", hyp}, {"ref", refs}, {"bootstrap", 5}});
   // chrF names beta only when it is not 2 (sacreBLEU).
-  sig["chrf"] = signatures("chrf", {{"hyp", hyp}, {"ref", refs}, {"beta", 1.0}});
+  sig["chrf"] = signatures("chrf", {{"hyp", hyp}, {"ref", refs}, {"beta", 1.0}, {"bootstrap", 5}});
   sig["rouge"] = signatures("rouge", {{"hyp", hyp}, {"ref", refs}}) + "|" +
                  signatures("rouge", {{"hyp", hyp}, {"ref", refs}, {"mode", std::string("rouge-score")}});
   sig["squad"] = signatures(
@@ -240,6 +240,78 @@ TEST(MetricProtocolTest, SignatureKeysAreInTheSignatures) {
       EXPECT_TRUE(found) << name << " --" << o.name << ": no '" << key << "' in " << s;
     }
   }
+}
+
+// ---- library calls (run_metric): a task's metric set scored on in-memory corpora ----------
+
+TEST(MetricProtocolTest, RunMetricScoresInMemoryAsScoreDoes) {
+  TempDir tmp;
+  const std::vector<std::string> hyps = {"what is the cat on ?", "who sat here ?", "where is it ?"};
+  const std::vector<std::string> r0 = {"what is the cat sitting on ?", "who sat here ?", "where is the dog ?"};
+  const std::vector<std::string> r1 = {"what does the cat sit on ?", "who was sitting here ?", "where is it now ?"};
+  std::string hyp = tmp.write("h.txt", hyps[0] + "\n" + hyps[1] + "\n" + hyps[2] + "\n");
+  std::string ref0 = tmp.write("r0.txt", r0[0] + "\n" + r0[1] + "\n" + r0[2] + "\n");
+  std::string ref1 = tmp.write("r1.txt", r1[0] + "\n" + r1[1] + "\n" + r1[2] + "\n");
+  for (const char* name : {"bleu", "chrf++", "bleu-coco", "rouge-l-coco", "nist", "bleu-nltk"}) {
+    MetricCall call{name, {}};
+    OptionValues v = call_values(call);
+    v.set("hyp", hyp);
+    v.set("ref", std::vector<std::string>{ref0, ref1});
+    const std::string printed = score_metric(name, v, nullptr);
+    MetricRun run = run_metric(call, core::Corpus{hyps, {r0, r1}});
+    ASSERT_EQ(run.objects.size(), 1u) << name;
+    EXPECT_EQ(ScoreContext::json_line(run.objects[0]), printed) << name;
+  }
+  // References per segment (different numbers): the same as padded streams for coco BLEU.
+  MetricRun ragged = run_metric({"bleu-coco", {}}, hyps, {{r0[0], r1[0]}, {r0[1]}, {r0[2], r1[2]}});
+  MetricRun padded = run_metric({"bleu-coco", {}}, core::Corpus{hyps, {r0, {r1[0], r0[1], r1[2]}}});
+  EXPECT_EQ(ragged.objects[0].dump(), padded.objects[0].dump());
+  ASSERT_EQ(ragged.segments.size(), 3u);
+  EXPECT_EQ(ragged.segment_names, (std::vector<std::string>{"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"}));
+  // A declaration naming an option the metric does not have is a programming error.
+  EXPECT_THROW(call_values({"bleu", {{"no-such-option", 1}}}), std::logic_error);
+  EXPECT_THROW(call_values({"bleu", {{"max-order", std::string("4")}}}), std::logic_error);
+  // Resampling only on request; the full-sample value is the corpus score.
+  EXPECT_FALSE(run_metric({"bleu-coco", {}}, core::Corpus{hyps, {r0, r1}}).resample);
+  MetricRun rs = run_metric({"bleu-coco", {}}, core::Corpus{hyps, {r0, r1}}, {}, true);
+  ASSERT_TRUE(rs.resample);
+  EXPECT_EQ(rs.items, 3u);
+  auto all = rs.resample({0, 1, 2});
+  for (int k = 0; k < 4; ++k)
+    EXPECT_EQ(all[k], rs.objects[0]["Bleu_" + std::to_string(k + 1)].get<double>()) << k;
+}
+
+TEST(MetricProtocolTest, MeteorResourcePolicyInTheCallersWords) {
+  unsetenv("UNIEVAL_METEOR_DATA");
+  MetricCall call{"meteor", {{"norm", true}}};
+  // score's words by default, the caller's (eval's) when given.
+  try {
+    check_metric_resources(call);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--meteor-data DIR"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find("--skip-metric"), std::string::npos) << e.what();
+  }
+  ResourceHints hints;
+  hints.options["meteor-data"] = "--option meteor_data=DIR";
+  hints.skip = "--skip-metric meteor";
+  try {
+    check_metric_resources(call, hints);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--option meteor_data=DIR"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("UNIEVAL_METEOR_DATA"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--skip-metric meteor"), std::string::npos) << e.what();
+  }
+  TempDir tmp;
+  call.options.push_back({"meteor-data", tmp.path().string()});
+  try {
+    run_metric(call, core::Corpus{{"a"}, {{"a"}}}, hints);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("function/english.words"), std::string::npos) << e.what();
+  }
+  EXPECT_NO_THROW(check_metric_resources({"bleu", {}}, hints));  // needs no resources
 }
 
 }  // namespace

@@ -86,7 +86,7 @@ class RunCliTest : public ::testing::Test {
     return "run --task squad-qg --data " + shq(path(data)) + " --out " + shq(path(out)) + " --model-config " +
            shq(path("config.json")) + " --vocab " + shq(path("vocab.txt")) +
            " --train-limit 200 --eval-limit 40 --steps 60 --batch-size 16 --lr 2e-3 --warmup 0.1 --dev-every 20"
-           " --max-src-len 12 --max-tgt-len 10 --max-len 10 --threads 2 --no-progress --json " + extra;
+           " --max-src-len 12 --max-tgt-len 10 --max-len 10 --threads 2 --no-progress --json --skip-metric meteor " + extra;
   }
   TempDir tmp;
   int vocab_size = 0;
@@ -148,7 +148,8 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
   // A checkpoint whose vocabulary size disagrees with --vocab: exit 2 naming the vocab file.
   tmp.write("vocab_big.txt", core::read_file(path("vocab.txt")) + "extra\n");
   auto mism = run_cli("run --task squad-qg --data " + shq(path("qg")) + " --out " + shq(path("run3")) + " --model " +
-                      shq(path("run1/checkpoint")) + " --vocab " + shq(path("vocab_big.txt")) + " --no-progress");
+                      shq(path("run1/checkpoint")) + " --vocab " + shq(path("vocab_big.txt")) +
+                      " --no-progress --skip-metric meteor");
   EXPECT_EQ(mism.exit_code, 2);
   EXPECT_NE(mism.err.find("vocab_big.txt"), std::string::npos) << mism.err;
   EXPECT_FALSE(fs::exists(tmp.path() / "run3"));
@@ -169,6 +170,19 @@ TEST_F(RunCliTest, BadInputExitsTwoNamingTheFileAndWritesNothing) {
   EXPECT_EQ(ragged.exit_code, 2);
   EXPECT_NE(ragged.err.find("tgt-train.txt"), std::string::npos) << ragged.err;
   EXPECT_FALSE(fs::exists(tmp.path() / "bad2"));
+
+  // METEOR (squad-qg's metric set) without its resources: refused at the data stage, before any
+  // training, naming what to set and the opt-out; nothing written.
+  {
+    std::string cmd = run_cmd("bad4");
+    cmd.replace(cmd.find(" --skip-metric meteor"), std::string(" --skip-metric meteor").size(), "");
+    unsetenv("UNIEVAL_METEOR_DATA");
+    auto nometeor = run_cli(cmd);
+    EXPECT_EQ(nometeor.exit_code, 2);
+    EXPECT_NE(nometeor.err.find("--option meteor_data=DIR"), std::string::npos) << nometeor.err;
+    EXPECT_NE(nometeor.err.find("--skip-metric meteor"), std::string::npos) << nometeor.err;
+    EXPECT_FALSE(fs::exists(tmp.path() / "bad4"));
+  }
 
   // A RUN folder that is not a run is left alone.
   tmp.write("bad3/keep.txt", "x");

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdlib>
+
 #include <cmath>
 
 #include "core/error.h"
@@ -57,16 +60,31 @@ TEST(Dstc7TaskTest, RefsFileGivesNistAndBleu) {
   auto sub = tmp.write("sub.txt", "k1\t-\tthe cat sat on the mat\nk2\t-\ti like tea\n");
   auto req = request(refs, sub);
   req.options["keys"] = keys;
+  req.skip_metrics = {"meteor"};  // no METEOR resources here (without this: an error, tested below)
   auto r = evaluate(req);
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(),
+                          [](const std::string& n) { return n.find("--skip-metric meteor") != std::string::npos; }));
   ASSERT_NE(r.score("nist4"), nullptr);
   ASSERT_NE(r.score("bleu4"), nullptr);
   EXPECT_GT(r.score("nist4")->value, 0);
   EXPECT_GT(r.score("bleu1")->value, 0.5);
   EXPECT_LE(r.score("bleu4")->value, 1.0);
+  // Without --skip-metric, METEOR without its resources is an error naming what to set.
+  unsetenv("UNIEVAL_METEOR_DATA");
+  auto strict = request(refs, sub);
+  strict.options["keys"] = keys;
+  try {
+    evaluate(strict);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("--option meteor_data=DIR"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--skip-metric meteor"), std::string::npos) << e.what();
+  }
   // A key without references is an error naming the refs file.
   auto refs_missing = tmp.write("short.refs", "k1\t1|the cat\t1|h\n");
   auto bad = request(refs_missing, sub);
   bad.options["keys"] = keys;
+  bad.skip_metrics = {"meteor"};
   try {
     evaluate(bad);
     ADD_FAILURE();

@@ -6,6 +6,8 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "metrics/bootstrap.h"
+#include "metrics/protocol.h"
 #include "pipelines/evaluate.h"
 #include "tasks/squad_qg.h"
 #include "tasks/task.h"
@@ -20,6 +22,14 @@ using pipelines::evaluate;  // adapters are exercised through the evaluate flow
 
 using unieval::testing::shared_dir;
 using unieval::testing::TempDir;
+
+// The fixtures have no METEOR resources: METEOR is left out on request (without --skip-metric its
+// absence is an error: MeteorPolicy below).
+EvalRequest qg_request(const std::string& task, const std::string& data, const std::string& pred) {
+  EvalRequest r = request(task, data, pred);
+  r.skip_metrics = {"meteor"};
+  return r;
+}
 
 bool has_note(const results::RunResult& r, const std::string& part) {
   for (const auto& n : r.notes)
@@ -58,7 +68,7 @@ TEST(SquadQgTaskTest, SourceGroupingLastPredictionWins) {
   tmp.write("qg/src-test.txt", "The cat sat .\n  the cat sat .  \na dog ran .\n");
   tmp.write("qg/tgt-test.txt", "what sat on it ?\nwho sat on the mat ?\nwhat ran away fast ?\n");
   auto pred = tmp.write("pred.txt", "completely wrong words\nWhat sat on it ?\nWhat ran away fast ?\n");
-  auto r = evaluate(request("squad-qg", (tmp.path() / "qg").string(), pred));
+  auto r = evaluate(qg_request("squad-qg", (tmp.path() / "qg").string(), pred));
   EXPECT_EQ(r.task, "squad-qg");
   EXPECT_EQ(r.split, "test");
   EXPECT_EQ(r.examples, 2);
@@ -66,11 +76,12 @@ TEST(SquadQgTaskTest, SourceGroupingLastPredictionWins) {
   EXPECT_GT(r.score("bleu4")->value, 0.9999999);
   EXPECT_LT(r.score("bleu4")->value, 1.0);  // coco's tiny/small constants
   EXPECT_TRUE(has_note(r, "1 with several questions"));
-  EXPECT_TRUE(has_note(r, "METEOR skipped") || r.score("meteor"));
+  EXPECT_TRUE(has_note(r, "meteor left out at the user's request (--skip-metric meteor)"));
+  EXPECT_EQ(r.score("meteor"), nullptr);
 
   // The first prediction of the shared source does not count: swapping it in drops the score.
   auto first = tmp.write("first.txt", "What sat on it ?\ncompletely wrong words\nWhat ran away fast ?\n");
-  auto f = evaluate(request("squad-qg", (tmp.path() / "qg").string(), first));
+  auto f = evaluate(qg_request("squad-qg", (tmp.path() / "qg").string(), first));
   EXPECT_LT(f.score("rougeL")->value, 0.6);
 
   auto groups = group_qg_by_source({"a", "b", "a"}, {"r1", "r2", "r3"}, {"h1", "h2", "h3"});
@@ -86,9 +97,9 @@ TEST(SquadQgTaskTest, FixTokenizationAndLowercaseOnPredictions) {
   auto src = tmp.write("src-test.txt", "a sentence .\n");
   tmp.write("tgt-test.txt", "what is -lrb- a -rrb- ?\n");
   auto pred = tmp.write("p.txt", "What is ( A ) ?\n");
-  auto r = evaluate(request("squad-qg", src, pred));  // a src- file finds its tgt- partner
+  auto r = evaluate(qg_request("squad-qg", src, pred));  // a src- file finds its tgt- partner
   EXPECT_DOUBLE_EQ(r.score("rougeL")->value, 1.0);
-  auto req = request("squad-qg", src, pred);
+  auto req = qg_request("squad-qg", src, pred);
   req.options["fix_tokenization"] = "false";
   EXPECT_LT(evaluate(req).score("rougeL")->value, 1.0);
   req.options["fix_tokenization"] = "maybe";
@@ -99,7 +110,7 @@ TEST(SquadQgTaskTest, FinalLineWithoutNewlineLosesItsLastCharacter) {
   TempDir tmp;
   auto src = tmp.write("src-test.txt", "s .\n");
   tmp.write("tgt-test.txt", "what is x ?\n");
-  auto r = evaluate(request("squad-qg", src, tmp.write("p.txt", "what is x ?")));
+  auto r = evaluate(qg_request("squad-qg", src, tmp.write("p.txt", "what is x ?")));
   EXPECT_LT(r.score("rougeL")->value, 1.0);  // scored as "what is x"
   EXPECT_TRUE(has_note(r, "line[:-1]"));
   bool clipped = false;
@@ -115,18 +126,18 @@ TEST(SquadQgTaskTest, ReversedSplitSwapsDevAndTest) {
   tmp.write("d/tgt-dev.txt", "e1 ?\ne2 ?\n");
   std::string dir = (tmp.path() / "d").string();
   auto dev_pred = tmp.write("dev_pred.txt", "e1 ?\ne2 ?\n");
-  auto rev = evaluate(request("squad-qg-reversed", dir, dev_pred));  // its test = Du's dev files
+  auto rev = evaluate(qg_request("squad-qg-reversed", dir, dev_pred));  // its test = Du's dev files
   EXPECT_EQ(rev.task, "squad-qg-reversed");
   EXPECT_EQ(rev.split, "test");
   EXPECT_EQ(rev.examples, 2);
   EXPECT_DOUBLE_EQ(rev.score("rougeL")->value, 1.0);
   try {
-    evaluate(request("squad-qg", dir, dev_pred));  // Du's test has 3 lines
+    evaluate(qg_request("squad-qg", dir, dev_pred));  // Du's test has 3 lines
     ADD_FAILURE();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("dev_pred.txt"), std::string::npos) << e.what();
   }
-  auto req = request("squad-qg-reversed", dir, tmp.write("t.txt", "q1 ?\nq2 ?\nq3 ?\n"));
+  auto req = qg_request("squad-qg-reversed", dir, tmp.write("t.txt", "q1 ?\nq2 ?\nq3 ?\n"));
   req.split = "dev";  // reversed dev = Du's test files
   EXPECT_EQ(evaluate(req).examples, 3);
   req.split = "valid";
@@ -138,21 +149,21 @@ TEST(SquadQgTaskTest, BadInputNamesTheFile) {
   tmp.write("only/src-test.txt", "a .\n");
   auto pred = tmp.write("p.txt", "x\n");
   try {
-    evaluate(request("squad-qg", (tmp.path() / "only").string(), pred));
+    evaluate(qg_request("squad-qg", (tmp.path() / "only").string(), pred));
     ADD_FAILURE();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("tgt-test"), std::string::npos) << e.what();
   }
-  EXPECT_THROW(evaluate(request("squad-qg", tmp.write("other.txt", "a\n"), pred)), InputError);
+  EXPECT_THROW(evaluate(qg_request("squad-qg", tmp.write("other.txt", "a\n"), pred)), InputError);
   tmp.write("m/src-test.txt", "a .\nb .\n");
   tmp.write("m/tgt-test.txt", "q ?\n");
   try {
-    evaluate(request("squad-qg", (tmp.path() / "m").string(), tmp.write("p2.txt", "x\ny\n")));
+    evaluate(qg_request("squad-qg", (tmp.path() / "m").string(), tmp.write("p2.txt", "x\ny\n")));
     ADD_FAILURE();
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("tgt-test.txt"), std::string::npos) << e.what();
   }
-  auto req = request("squad-qg", (tmp.path() / "m").string(), pred);
+  auto req = qg_request("squad-qg", (tmp.path() / "m").string(), pred);
   req.options["no_such"] = "1";
   EXPECT_THROW(evaluate(req), InputError);
 }
@@ -163,14 +174,14 @@ TEST(SquadQgTaskTest, ErnieGenPipelineOnUnilmTokenizedReferences) {
   tmp.write("qg_data/test/test.pa.tok.txt", "The Passage [SEP] answer\nthe passage [SEP] answer\nother [SEP] x\n");
   tmp.write("qg_data/test/test.q.tok.txt", "what is the ##ir name ?\nWho won ?\nwhere is it ( now ) ?\n");
   auto pred = tmp.write("p.txt", "x\nWhat is their NAME ?\nwhere is it ( now ) ?\n");
-  auto req = request("squad-qg", (tmp.path() / "qg_data").string(), pred);
+  auto req = qg_request("squad-qg", (tmp.path() / "qg_data").string(), pred);
   req.options["pipeline"] = "ernie-gen";
   auto r = evaluate(req);
   // "##ir" glued to "the" and lower-cased; predictions only lower-cased: "(" stays "(".
   EXPECT_EQ(r.examples, 2);
   EXPECT_DOUBLE_EQ(r.score("rougeL")->value, 1.0);
   // The UniLM pipeline keeps the pieces and turns "(" into -lrb-: no longer a match.
-  auto unilm = evaluate(request("squad-qg", (tmp.path() / "qg_data/test/test.q.tok.txt").string(), pred));
+  auto unilm = evaluate(qg_request("squad-qg", (tmp.path() / "qg_data/test/test.q.tok.txt").string(), pred));
   EXPECT_LT(unilm.score("rougeL")->value, 1.0);
   req.options["fix_tokenization"] = "true";
   EXPECT_THROW(evaluate(req), InputError);
@@ -209,6 +220,7 @@ TEST(SquadQgTaskTest, RealDuSplitReferencesAgainstThemselves) {
     auto req = request(task, dir.string(), pred);
     req.options["fix_tokenization"] = "false";
     if (std::filesystem::exists(shared_dir() / "data/meteor/function")) {
+      req.skip_metrics.clear();
       req.options["meteor_data"] = (shared_dir() / "data/meteor").string();
       req.options["meteor_modules"] = "exact,stem,synonym";  // no paraphrase table in ../shared
     }
@@ -224,26 +236,118 @@ TEST(SquadQgTaskTest, RealDuSplitReferencesAgainstThemselves) {
       EXPECT_NEAR(r.score("meteor")->value, 1.0, 1e-9);
     }
   }
-  // Default modules (-l en) without the paraphrase table: METEOR left out with a note; asked
-  // for explicitly, its absence is an error naming the file.
+  // Default modules (-l en) without the paraphrase table: an error naming the table, the option
+  // that scores without it and the opt-out; asked for explicitly, the same error.
   if (std::filesystem::exists(shared_dir() / "data/meteor/function") &&
       !std::filesystem::exists(shared_dir() / "data/meteor/paraphrase-en.gz")) {
     auto req = request("squad-qg", dir.string(), (dir / "tgt-test.txt.gz").string());
     req.options["meteor_data"] = (shared_dir() / "data/meteor").string();
-    auto r = evaluate(req);
-    EXPECT_EQ(r.score("meteor"), nullptr);
-    EXPECT_TRUE(has_note(r, "paraphrase-en.gz"));
-    req.options["meteor_modules"] = "exact,stem,synonym,paraphrase";
-    try {
-      evaluate(req);
-      ADD_FAILURE();
-    } catch (const InputError& e) {
-      EXPECT_NE(std::string(e.what()).find("paraphrase-en.gz"), std::string::npos) << e.what();
+    for (const char* modules : {"", "exact,stem,synonym,paraphrase"}) {
+      if (*modules) req.options["meteor_modules"] = modules;
+      try {
+        evaluate(req);
+        ADD_FAILURE() << modules;
+      } catch (const InputError& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("paraphrase-en.gz"), std::string::npos) << what;
+        EXPECT_NE(what.find("--option meteor_modules=exact,stem,synonym"), std::string::npos) << what;
+        EXPECT_NE(what.find("--skip-metric meteor"), std::string::npos) << what;
+      }
     }
   }
   // SOURCES.md: 11,877 test pairs, 10,570 dev pairs.
   EXPECT_EQ(core::read_lines((dir / "src-test.txt.gz").string()).size(), 11877u);
   EXPECT_EQ(core::read_lines((dir / "src-dev.txt.gz").string()).size(), 10570u);
+}
+
+TEST(SquadQgTaskTest, MeteorPolicy) {
+  // No METEOR resources named anywhere: an error saying what to set and how to leave METEOR out,
+  // before any data is read; left out on request, the result says so and has no METEOR score.
+  unsetenv("UNIEVAL_METEOR_DATA");
+  TempDir tmp;
+  auto src = tmp.write("src-test.txt", "a sentence .\n");
+  tmp.write("tgt-test.txt", "what is it ?\n");
+  auto pred = tmp.write("p.txt", "what is it ?\n");
+  auto req = request("squad-qg", src, pred);
+  try {
+    evaluate(req);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("--option meteor_data=DIR"), std::string::npos) << what;
+    EXPECT_NE(what.find("UNIEVAL_METEOR_DATA"), std::string::npos) << what;
+    EXPECT_NE(what.find("--skip-metric meteor"), std::string::npos) << what;
+  }
+  EXPECT_THROW(pipelines::check_eval_resources(req), InputError);  // what `unieval run` calls first
+  req.data.clear();  // (run checks before its data is written)
+  EXPECT_THROW(pipelines::check_eval_resources(req), InputError);
+  req.skip_metrics = {"meteor"};
+  EXPECT_NO_THROW(pipelines::check_eval_resources(req));
+  req.data = src;
+  auto r = evaluate(req);
+  EXPECT_EQ(r.score("meteor"), nullptr);
+  EXPECT_EQ(r.metric("meteor"), nullptr);
+  EXPECT_DOUBLE_EQ(r.score("rougeL")->value, 1.0);
+  EXPECT_TRUE(has_note(r, "--skip-metric meteor"));
+  // Only metrics of the task's set can be skipped.
+  req.skip_metrics = {"rouge"};
+  try {
+    evaluate(req);
+    ADD_FAILURE();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("bleu-coco meteor rouge-l-coco"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace unieval::tasks
+
+namespace unieval::tasks {
+namespace {
+
+TEST(SquadQgTaskTest, BootstrapCisOfCocoBleuFromTheMetricsResampling) {
+  // eval --bootstrap: coco BLEU-1..4 get percentile CIs from the metric's own resampling function
+  // (per-key statistics re-summed, metrics/protocol.h run_metric), through the one bootstrap
+  // (metrics/bootstrap.h, the draw eval uses); deterministic for a seed, bracketing the score.
+  const std::string dir = std::string(UNIEVAL_SOURCE_DIR) + "/tests/tasks/fixtures/eval/qg";
+  auto req = qg_request("squad-qg", dir, dir + "/pred-test.txt");
+  req.bootstrap = 400;
+  req.seed = 5;
+  auto r = evaluate(req);
+  auto again = evaluate(req);
+  for (int n = 1; n <= 4; ++n) {
+    const results::Score* s = r.score("bleu" + std::to_string(n));
+    ASSERT_NE(s, nullptr);
+    ASSERT_TRUE(s->ci.has_value()) << n;
+    EXPECT_LE(s->ci->low, s->value) << n;
+    EXPECT_GE(s->ci->high, s->value) << n;
+    EXPECT_LT(s->ci->low, s->ci->high) << n;
+    EXPECT_EQ(s->ci->method, "bootstrap-percentile");
+    EXPECT_EQ(s->ci->resamples, 400);
+    EXPECT_EQ(s->ci->seed, 5u);
+    EXPECT_EQ(again.score("bleu" + std::to_string(n))->ci->low, s->ci->low);
+    EXPECT_EQ(again.score("bleu" + std::to_string(n))->ci->high, s->ci->high);
+  }
+  EXPECT_FALSE(r.score("rougeL")->ci.has_value());  // not resampled (no statistics of its own)
+  // The same numbers as the protocol's resampling run through bootstrap_ci directly.
+  auto src = core::read_lines(dir + "/src-test.txt"), tgt = core::read_lines(dir + "/tgt-test.txt"),
+       pred = core::read_lines(dir + "/pred-test.txt");
+  for (auto& s : src) s = py2_lower(py2_strip(s));
+  for (auto& t : tgt) t = py2_strip(t);
+  for (auto& h : pred) h = py2_lower(unilm_fix_tokenization(py2_strip(h)));
+  QgGroups g = group_qg_by_source(src, tgt, pred);
+  metrics::MetricRun run = metrics::run_metric({"bleu-coco", {}}, g.hyps, g.refs, {}, true);
+  metrics::BootstrapOptions o;
+  o.resamples = 400;
+  o.seed = 5;
+  o.draw = metrics::BootstrapDraw::kUniformInt;
+  auto ci = metrics::bootstrap_ci(run.items, run.resample, o);
+  EXPECT_EQ(ci[3].low, r.score("bleu4")->ci->low);
+  EXPECT_EQ(ci[3].high, r.score("bleu4")->ci->high);
+  EXPECT_EQ(ci[3].score, r.score("bleu4")->value);
+  // Without --bootstrap, no CI.
+  req.bootstrap = 0;
+  EXPECT_FALSE(evaluate(req).score("bleu4")->ci.has_value());
 }
 
 }  // namespace

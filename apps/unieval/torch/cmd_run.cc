@@ -65,6 +65,9 @@ int cmd_run(const Args& args) {
       ("early-stop", po::value<int64_t>()->default_value(0), "stop after N dev evaluations without a better loss (0 = off)")
       ("decode-batch", po::value<int64_t>()->default_value(32), "examples decoded together")
       ("option", po::value<std::vector<std::string>>()->composing(), "KEY=VALUE option of the task's eval adapter")
+      ("skip-metric", po::value<std::vector<std::string>>()->composing(),
+       "leave a metric of the task's set out (e.g. meteor without its resources); recorded in the notes. "
+       "Resources are checked before training: a missing one is an error naming what to set")
       ("system", po::value<std::string>(), "row label (default unieval-run:PRESET)")
       ("no-lowercase", po::bool_switch(), "cased tokenizer")
       ("stop-after", po::value<int64_t>()->default_value(0), "stop training after N steps of this call (run again to continue)")
@@ -105,6 +108,7 @@ int cmd_run(const Args& args) {
       if (eq == std::string::npos || eq == 0) throw InputError("--option " + kv + ": expected KEY=VALUE");
       o.eval_options[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
+  if (vm.count("skip-metric")) o.skip_metrics = vm["skip-metric"].as<std::vector<std::string>>();
   if (vm.count("system")) o.system = vm["system"].as<std::string>();
   o.stop_after = vm["stop-after"].as<int64_t>();
   o.device.device = vm["device"].as<std::string>();
