@@ -75,7 +75,7 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
     }
   }
   r.data_path = req.data;
-  r.data_sha256 = std::filesystem::is_regular_file(req.data) ? results::sha256_file(req.data) : "";
+  r.data_sha256 = results::sha256_path(req.data);  // a folder dataset too (compare checks it)
   r.pred_path = req.pred;
   r.pred_sha256 = std::filesystem::is_regular_file(req.pred) ? results::sha256_file(req.pred) : "";
   if (req.bootstrap > 0) {

@@ -10,6 +10,7 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "results/html_report.h"
 #include "results/run_result.h"
 #include "tasks/dstc7.h"
 #include "pipelines/evaluate.h"
@@ -548,6 +549,8 @@ std::string render_reproduction(const Reproduction& r, results::TableFormat form
     cg.footer.push_back("tolerance: 1e-6 relative (the sheet is unrounded)");
     out += "\n" + results::render_grid(cg, format);
   }
+  if (format == results::TableFormat::kHtml)
+    out = results::html_page(t.paper + " Table " + t.table + " reproduced", "<h1>" + results::html_escape(g.caption) + "</h1>\n" + out);
   return out;
 }
 

@@ -319,7 +319,7 @@ RunOutcome run_task(const RunOptions& in) {
   results::RunResult r = evaluate(req);
   r.split = o.eval_split;
   r.data_path = abs_path(o.data);
-  r.data_sha256 = fs::is_regular_file(o.data) ? results::sha256_file(o.data) : "";
+  r.data_sha256 = results::sha256_path(o.data);
   if (empty > 0) {
     const std::string note = std::to_string(empty) + " of " + std::to_string(hyps.size()) +
                              " hypotheses are empty (scored as empty strings)";
