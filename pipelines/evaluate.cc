@@ -87,6 +87,13 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
     }
   }
   if (!req.per_example) r.per_example.clear();
+  // The adapter options given (--option), so that `reproduce` can tell a result scored under other
+  // metric settings than the paper's (none recorded = the adapter's defaults).
+  if (!req.options.empty()) {
+    nlohmann::ordered_json o = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : req.options) o[k] = v;
+    r.extra["eval_options"] = o;
+  }
   r.timings.total_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;

@@ -16,7 +16,8 @@
 namespace unieval::pipelines {
 
 // Runs the task: validates options, runs the adapter, fills provenance, timings and
-// (req.bootstrap > 0) CIs. InputError for an unknown task, an unknown option or a missing file.
+// (req.bootstrap > 0) CIs; the options given are kept in the result's "eval_options" (read by
+// `reproduce` to refuse results scored under other metric settings than a paper's). InputError for an unknown task, an unknown option or a missing file.
 results::RunResult evaluate(const tasks::EvalRequest& req);
 
 // The CI of a mean-decomposable score (TaskOutput::mean_decomposable): the percentile interval of
