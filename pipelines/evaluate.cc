@@ -104,7 +104,7 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
     }
   }
   r.data_path = req.data;
-  r.data_sha256 = std::filesystem::is_regular_file(req.data) ? results::sha256_file(req.data) : "";
+  r.data_sha256 = results::sha256_path(req.data);  // a folder dataset too (compare checks it)
   r.pred_path = req.pred;
   r.pred_sha256 = std::filesystem::is_regular_file(req.pred) ? results::sha256_file(req.pred) : "";
   if (req.bootstrap > 0) {
@@ -137,6 +137,13 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
     }
   }
   if (!req.per_example) r.per_example.clear();
+  // The adapter options given (--option), so that `reproduce` can tell a result scored under other
+  // metric settings than the paper's (none recorded = the adapter's defaults).
+  if (!req.options.empty()) {
+    nlohmann::ordered_json o = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : req.options) o[k] = v;
+    r.extra["eval_options"] = o;
+  }
   r.timings.total_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;

@@ -24,7 +24,8 @@ namespace unieval::pipelines {
 // values (TaskOutput::mean_decomposable: SQuAD, CoQA, GLUE accuracy, ...), corpus scores of
 // decomposable metrics from the metric's own resampling function (TaskOutput::resampled: coco
 // BLEU-1..4 of squad-qg, resampled over the source keys). ROUGE-1.5.5 keeps its own published
-// bootstrap.
+// bootstrap. The options given are kept in the result's "eval_options" (read by `reproduce` to
+// refuse results scored under other metric settings than a paper's).
 results::RunResult evaluate(const tasks::EvalRequest& req);
 
 // The one resource policy before any data is read (`unieval run` calls it at its data stage,

@@ -10,10 +10,12 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "results/html_report.h"
 #include "results/run_result.h"
 #include "tasks/dstc7.h"
 #include "pipelines/evaluate.h"
 #include "tasks/metric_set.h"
+#include "tasks/presets.h"
 #include "tasks/task.h"
 
 namespace unieval::pipelines {
@@ -223,6 +225,34 @@ std::string find_data(const std::string& task, const std::string& data_dir) {
   return "";
 }
 
+// A result's split, size and metric settings against the table's (`unieval run` results and
+// result files alike): InputError naming path when they differ. The metric settings of a result
+// file are the adapter options `unieval eval` recorded ("eval_options"; none = the defaults),
+// allowed when they are resource paths or the paper preset's own evaluation options.
+void check_result_fits(const results::PaperTable& t, const results::RunResult& r, const std::string& path) {
+  if (!t.split.empty() && !r.split.empty() && r.split != t.split)
+    throw InputError(path, 0, "split " + r.split + " differs from the table's (" + t.split + ")");
+  if (r.extra.contains("run")) return;  // place_run checks a run's size and settings from its request
+  const long want = split_size(r.task, r.split);
+  if (want > 0 && r.examples != want)
+    throw InputError(path, 0, "scored " + std::to_string(r.examples) + " examples of " + r.split +
+                                  "; the table's cells are on the full split (" + std::to_string(want) + ")");
+  std::map<std::string, std::string> preset_opts;
+  for (const auto& p : tasks::presets())
+    if (p.task == r.task) {
+      preset_opts = p.eval_options;
+      break;
+    }
+  if (r.extra.contains("eval_options") && r.extra["eval_options"].is_object())
+    for (const auto& [k, v] : r.extra["eval_options"].items()) {
+      if (k == "meteor_data" || k == "rouge_data") continue;
+      const std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+      auto it = preset_opts.find(k);
+      if (it != preset_opts.end() && it->second == value) continue;
+      throw InputError(path, 0, "metric settings differ from the paper's: --option " + k + "=" + value);
+    }
+}
+
 std::optional<RowScores> from_outputs(const results::PaperTable& t, const std::string& block,
                                       const std::string& system, const std::string& dir,
                                       const std::string& data_dir) {
@@ -236,6 +266,7 @@ std::optional<RowScores> from_outputs(const results::PaperTable& t, const std::s
     if (fs::is_regular_file(result)) {
       RowScores rs;
       rs.runs.push_back(results::read_run_result(result.string()));
+      check_result_fits(t, rs.runs.back(), result.string());
       rs.source = "--outputs " + result.string();
       return rs;
     }
@@ -247,7 +278,10 @@ std::optional<RowScores> from_outputs(const results::PaperTable& t, const std::s
             e.path().string().compare(e.path().string().size() - 12, 12, ".result.json") == 0)
           files.push_back(e.path());
       std::sort(files.begin(), files.end());
-      for (const auto& f : files) rs.runs.push_back(results::read_run_result(f.string()));
+      for (const auto& f : files) {
+        rs.runs.push_back(results::read_run_result(f.string()));
+        check_result_fits(t, rs.runs.back(), f.string());
+      }
       if (!rs.runs.empty()) {
         rs.source = "--outputs " + base.string() + "/*.result.json";
         return rs;
@@ -372,8 +406,25 @@ namespace {
 // A `unieval run` result checked against the table and placed in its row: (block, system).
 std::pair<std::string, std::string> place_run(const results::PaperTable& t, const results::RunResult& r,
                                               const std::string& path) {
-  if (!r.extra.contains("run") || !r.extra["run"].contains("request"))
-    throw InputError(path, 0, "not a `unieval run` result (no \"run\" block)");
+  if (!r.extra.contains("run") || !r.extra["run"].contains("request")) {
+    // A result file of `unieval eval`: its task, split, size and settings, then its row by --system.
+    const bool reversed = r.task.size() > 9 && r.task.compare(r.task.size() - 9, 9, "-reversed") == 0;
+    const std::string base_task = reversed ? r.task.substr(0, r.task.size() - 9) : r.task;
+    if (base_task != t.task)
+      throw InputError(path, 0, "task " + r.task + " does not belong in " + t.paper + " table " + t.table + " (" + t.task + ")");
+    if (r.split != t.split)
+      throw InputError(path, 0, "split " + (r.split.empty() ? std::string("(none)") : r.split) +
+                                    " differs from the table's (" + t.split + ")");
+    check_result_fits(t, r, path);
+    for (const auto& [block, system] : t.row_keys())
+      if ((slug(block).find("reversed") != std::string::npos) == reversed && slug(system) == slug(r.system))
+        return {block, system};
+    for (const auto& [block, system] : t.row_keys())
+      if ((slug(block).find("reversed") != std::string::npos) == reversed && slug(system) == slug(t.paper))
+        return {block, system};
+    throw InputError(path, 0, "no row of " + t.paper + " table " + t.table + " for system '" + r.system +
+                                  "' (name the row with `unieval eval --system`)");
+  }
   const auto& run = r.extra["run"];
   const auto& req = run["request"];
   const std::string task = r.task;
@@ -569,6 +620,8 @@ std::string render_reproduction(const Reproduction& r, results::TableFormat form
     cg.footer.push_back("tolerance: 1e-6 relative (the sheet is unrounded)");
     out += "\n" + results::render_grid(cg, format);
   }
+  if (format == results::TableFormat::kHtml)
+    out = results::html_page(t.paper + " Table " + t.table + " reproduced", "<h1>" + results::html_escape(g.caption) + "</h1>\n" + out);
   return out;
 }
 

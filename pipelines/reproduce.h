@@ -15,6 +15,9 @@
 //        DIR/<slug>/*.result.json     several RunResults (e.g. one per GLUE task)
 //        DIR/<slug>.<ext>             system output, evaluated with the table's task adapter on
 //                                     the dataset found under --data (see data_candidates)
+//   Result files (DIR/<slug>.result.json, DIR/<slug>/*.result.json) are refused like runs (1b)
+//   when their split, size or metric settings (the "eval_options" `unieval eval` records) are not
+//   the table's.
 //   1b. --outputs RUN: a `unieval run` directory (RUN/request.json + RUN/result.json). Its result
 //      goes to the row named by the run's --system when a row of the table has that label (in
 //      the block of its task), else to the paper's own row (UniLM for unilm: slug of the paper)
@@ -24,6 +27,8 @@
 //      split was cut (--eval-limit) or its size is not the split's full size (split_size()), or
 //      when its metric settings are not the paper's (adapter options other than resource paths
 //      and the preset's own evaluation options).
+//      --outputs RESULT.json (a result file of `unieval eval`, no "run" block) is checked and placed
+//      the same way: task, split, examples == split_size(), eval_options, then its --system row.
 //   2. built-in recipes for rows whose material is public (recipes()): UniLM Table 5 BERT_LARGE
 //      from the published BERT-large SQuAD 2.0 dev predictions; UniLM Table 10 "Best System"
 //      and "Human" from the DSTC7 organisers' score sheet (rows TeamB-Primary, Human).

@@ -14,6 +14,7 @@
 #include "models/run_dir.h"
 #include "models/tokenizer/wordpiece.h"
 #include "pipelines/seq2seq.h"
+#include "results/curves.h"
 #include "results/sha256.h"
 #include "tasks/seq2seq_tasks.h"
 #include "tasks/task.h"
@@ -328,7 +329,7 @@ RunOutcome run_task(const RunOptions& in) {
   results::RunResult r = evaluate(req);
   r.split = o.eval_split;
   r.data_path = abs_path(o.data);
-  r.data_sha256 = fs::is_regular_file(o.data) ? results::sha256_file(o.data) : "";
+  r.data_sha256 = results::sha256_path(o.data);
   if (empty > 0) {
     const std::string note = std::to_string(empty) + " of " + std::to_string(hyps.size()) +
                              " hypotheses are empty (scored as empty strings)";
@@ -373,6 +374,10 @@ RunOutcome run_task(const RunOptions& in) {
   r.extra["run"] = info;
   r.timings.total_s = std::chrono::duration<double>(Clock::now() - t_start).count();
   results::write_run_result(result_path, r);
+  // The training curves beside the result (`unieval plot --run RUN` draws them again).
+  if (fs::exists(run / "log.jsonl"))
+    core::write_file_atomic((run / "curves.svg").string(),
+                            results::render_curves_svg(results::read_training_log((run / "log.jsonl").string()), run.string()));
   outcome.result = results::read_run_result(result_path);
   outcome.finished = true;
   outcome.stage = "score";

@@ -24,7 +24,8 @@
 //   4. score   tasks::postprocess_hypothesis + the task's prediction format → RUN/eval/pred.*,
 //              pipelines::evaluate (the adapters of `unieval eval`) → RUN/result.json (atomic),
 //              the results schema plus "run": model, preset, every option, data files and
-//              checkpoint sha256, training summary, empty hypotheses (also in notes).
+//              checkpoint sha256, training summary, empty hypotheses (also in notes); and
+//              RUN/curves.svg, the training curves of log.jsonl (results/curves.h).
 // RUN/request.json holds the options that define the run; a later call with other options is
 // an InputError naming the first differing key (device, threads and progress may change). A
 // finished run re-run returns its result.json unchanged.

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "results/html_report.h"
 
 namespace unieval::results {
 
@@ -25,37 +26,6 @@ std::string md_escape(const std::string& s) {
   for (char c : s) {
     if (c == '|') out += "\\|";
     else out += c;
-  }
-  return out;
-}
-
-std::string latex_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': case '%': case '$': case '#': case '_': case '{': case '}':
-        out += '\\';
-        out += c;
-        break;
-      case '~': out += "\\textasciitilde{}"; break;
-      case '^': out += "\\textasciicircum{}"; break;
-      case '\\': out += "\\textbackslash{}"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string html_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
   }
   return out;
 }
@@ -83,6 +53,47 @@ bool is_bold(const Grid& g, size_t r, size_t c) {
 bool is_numeric(const Grid& g, size_t c) { return c < g.numeric.size() && g.numeric[c]; }
 
 }  // namespace
+
+std::string latex_escape(const std::string& s) {
+  static const std::pair<const char*, const char*> kUnicode[] = {
+      {"\u2713", "\\checkmark{}"}, {"\u2717", "$\\times$"},     {"\u00d7", "$\\times$"},
+      {"\u2191", "$\\uparrow$"},   {"\u2193", "$\\downarrow$"}, {"\u2192", "$\\rightarrow$"},
+      {"\u2013", "--"},             {"\u2014", "---"},           {"\u2020", "\\dag{}"},
+      {"\u2026", "\\ldots{}"},     {"\u00a0", "~"},             {"\u0394", "$\\Delta$"},
+      {"\u00b1", "$\\pm$"},        {"\u2212", "$-$"}};
+  std::string out;
+  for (size_t i = 0; i < s.size(); ++i) {
+    char c = s[i];
+    if (static_cast<unsigned char>(c) >= 0x80) {
+      bool done = false;
+      for (const auto& [from, to] : kUnicode) {
+        size_t n = std::char_traits<char>::length(from);
+        if (s.compare(i, n, from) == 0) {
+          out += to;
+          i += n - 1;
+          done = true;
+          break;
+        }
+      }
+      if (!done) out += c;  // other text passes through (LaTeX's utf8 input handles Latin letters)
+      continue;
+    }
+    switch (c) {
+      case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+        out += '\\';
+        out += c;
+        break;
+      case '~': out += "\\textasciitilde{}"; break;
+      case '^': out += "\\textasciicircum{}"; break;
+      case '\\': out += "\\textbackslash{}"; break;
+      case '<': out += "\\textless{}"; break;
+      case '>': out += "\\textgreater{}"; break;
+      case '|': out += "\\textbar{}"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
 
 std::string render_grid(const Grid& g, TableFormat format) {
   std::ostringstream os;
@@ -125,11 +136,15 @@ std::string render_grid(const Grid& g, TableFormat format) {
       break;
     }
     case TableFormat::kLatex: {
-      os << "\\begin{table}[t]\n\\centering\n\\begin{tabular}{";
+      // booktabs rules; \checkmark needs amssymb.
+      os << "% needs \\usepackage{booktabs} and \\usepackage{amssymb}\n";
+      os << "\\begin{table}[t]\n\\centering\n";
+      if (!g.caption.empty()) os << "\\caption{" << latex_escape(g.caption) << "}\n";
+      os << "\\begin{tabular}{";
       for (size_t c = 0; c < ncol; ++c) os << (is_numeric(g, c) ? "r" : "l");
-      os << "}\n\\hline\n";
+      os << "}\n\\toprule\n";
       for (size_t c = 0; c < ncol; ++c) os << (c ? " & " : "") << latex_escape(g.header[c]);
-      os << " \\\\\n\\hline\n";
+      os << " \\\\\n\\midrule\n";
       for (size_t r = 0; r < g.rows.size(); ++r) {
         for (size_t c = 0; c < ncol; ++c) {
           std::string v = c < g.rows[r].size() ? latex_escape(g.rows[r][c]) : "";
@@ -138,14 +153,13 @@ std::string render_grid(const Grid& g, TableFormat format) {
         }
         os << " \\\\\n";
       }
-      os << "\\hline\n\\end{tabular}\n";
-      if (!g.caption.empty()) os << "\\caption{" << latex_escape(g.caption) << "}\n";
+      os << "\\bottomrule\n\\end{tabular}\n";
       os << "\\end{table}\n";
       for (const auto& f : g.footer) os << "% " << f << "\n";
       break;
     }
     case TableFormat::kHtml: {
-      os << "<table>\n";
+      os << "<div class=\"scroll\"><table class=\"grid\">\n";
       if (!g.caption.empty()) os << "<caption>" << html_escape(g.caption) << "</caption>\n";
       os << "<thead><tr>";
       for (const auto& h : g.header) os << "<th>" << html_escape(h) << "</th>";
@@ -155,7 +169,7 @@ std::string render_grid(const Grid& g, TableFormat format) {
         for (size_t c = 0; c < ncol; ++c) {
           std::string v = c < g.rows[r].size() ? html_escape(g.rows[r][c]) : "";
           if (is_bold(g, r, c) && !v.empty()) v = "<strong>" + v + "</strong>";
-          os << (is_numeric(g, c) ? "<td style=\"text-align:right\">" : "<td>") << v << "</td>";
+          os << (is_numeric(g, c) ? "<td class=\"num\">" : "<td>") << v << "</td>";
         }
         os << "</tr>\n";
       }
@@ -166,7 +180,7 @@ std::string render_grid(const Grid& g, TableFormat format) {
           os << "<tr><td colspan=\"" << ncol << "\">" << html_escape(f) << "</td></tr>";
         os << "</tfoot>\n";
       }
-      os << "</table>\n";
+      os << "</table></div>\n";
       break;
     }
     case TableFormat::kCsv: {
@@ -198,6 +212,7 @@ std::string format_value(double v, const std::string& unit, int decimals) {
 
 std::string render_leaderboard(const std::vector<RunResult>& runs, const TableOptions& opts) {
   if (runs.empty()) throw InputError("no result files to tabulate");
+  if (opts.format == TableFormat::kHtml) return render_leaderboard_html(runs, opts);
   // Group by (task, split), keeping first-seen order.
   std::vector<std::pair<std::string, std::string>> groups;
   for (const auto& r : runs) {

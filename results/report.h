@@ -13,11 +13,15 @@
 // Each table is followed by the metric signatures of its columns. Runs whose scores of the same
 // metric id carry different signatures are never put side by side: InputError.
 //
+// format html writes a complete page (results/html_report.h); latex a booktabs table (needs
+// \usepackage{booktabs,amssymb}: ✓ is \checkmark, ✗ $\times$, text escaped).
+//
 // Options (TableOptions):
 //   format     kMarkdown   md | latex | html | csv
 //   sort_by    ""          score name to sort rows by ("" = first column)
 //   decimals   -1          digits after the point; -1 = by unit (percent 2, fraction 4,
 //                          raw/nats 4, tokens 3, count 0)
+//   tests, notes, sources, paper_rows, alpha   HTML only (see results/html_report.h)
 #include <string>
 #include <vector>
 
@@ -39,12 +43,32 @@ struct Grid {
   std::string caption;                  // printed above (md/text) or as caption (latex/html)
   std::vector<std::string> footer;      // lines printed under the table
 };
+// kHtml gives a <table> fragment (html_page() makes it a page); kLatex a table environment.
 std::string render_grid(const Grid& g, TableFormat format);
+
+// LaTeX text: the special characters escaped, ✓ -> \checkmark, ✗ -> $\times$, arrows, dashes,
+// †, … and non-breaking spaces as LaTeX commands.
+std::string latex_escape(const std::string& s);
+
+// One paired significance test between two systems on one score (e.g. a paired bootstrap over
+// per-example scores, pipelines/significance.h); rendered as marks by the HTML leaderboard.
+struct PairedTest {
+  std::string task, split, score;
+  std::string better, worse;  // system names (better = the column's best)
+  double p_value = 1;
+  std::string method;         // "paired bootstrap of the per-example mean, 1000 resamples, seed 12345, 11873 examples"
+};
 
 struct TableOptions {
   TableFormat format = TableFormat::kMarkdown;  // output format
   std::string sort_by;                          // score to sort by; "" = first column
   int decimals = -1;                            // -1 = by unit
+  // HTML only (results/html_report.h):
+  std::vector<PairedTest> tests;                // significance marks
+  std::vector<std::string> notes;               // page notes (e.g. why a score has no test)
+  std::vector<std::string> sources;             // per run: the file it was read from ("" unknown)
+  bool paper_rows = true;                       // add the papers' rows of the same task/split
+  double alpha = 0.05;                          // significance level of the marks
 };
 
 std::string render_leaderboard(const std::vector<RunResult>& runs, const TableOptions& opts);

@@ -80,7 +80,7 @@ struct RunResult {
   std::string split;          // "dev", "test", ... ("" when unknown)
   std::string system;         // system name (row label in tables)
   std::string data_path;      // the dataset as given
-  std::string data_sha256;    // sha256 of the dataset file's bytes ("" for a directory)
+  std::string data_sha256;    // sha256_path(): the file's bytes, or a folder's files ("" = unknown)
   long examples = 0;          // number of examples scored
   std::string pred_path;      // the system output as given
   std::string pred_sha256;    // sha256 of the prediction file's bytes

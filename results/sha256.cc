@@ -3,6 +3,8 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <vector>
 
@@ -115,6 +117,22 @@ std::string sha256_file(const std::string& path) {
     s.update(reinterpret_cast<const unsigned char*>(buf.data()), static_cast<size_t>(in.gcount()));
   }
   return s.hex();
+}
+
+std::string sha256_path(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_regular_file(path, ec)) return sha256_file(path);
+  if (!fs::is_directory(path, ec)) return "";
+  std::vector<std::pair<std::string, std::string>> files;  // relative path, absolute path
+  for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+    if (it->is_regular_file(ec))
+      files.push_back({fs::relative(it->path(), path).generic_string(), it->path().string()});
+  if (ec) throw InputError(path, 0, "cannot list folder: " + ec.message());
+  std::sort(files.begin(), files.end());
+  std::string listing;
+  for (const auto& [rel, abs] : files) listing += rel + "\t" + sha256_file(abs) + "\n";
+  return sha256_hex(listing);
 }
 
 }  // namespace unieval::results

@@ -15,4 +15,10 @@ std::string sha256_hex(std::string_view bytes);
 // Digest of a file's raw bytes (no gzip decoding); InputError naming the file when unreadable.
 std::string sha256_file(const std::string& path);
 
+// The identity of a dataset given as a file or a folder: a file -> sha256_file(path); a folder ->
+// the sha256 of the lines "<relative path>\t<sha256 of its bytes>\n" of every regular file under
+// it (recursively, relative paths with '/', sorted bytewise; so renaming, adding, removing or
+// changing any file changes it). "" when the path does not exist.
+std::string sha256_path(const std::string& path);
+
 }  // namespace unieval::results

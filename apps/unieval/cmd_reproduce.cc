@@ -20,8 +20,10 @@ int cmd_reproduce(const Args& args) {
       ("outputs", po::value<std::vector<std::string>>()->multitoken()->composing(),
        "Folder of your system outputs / results, one per row, named after the row label "
        "(BERT_LARGE -> bert-large.json or bert-large.result.json); and/or `unieval run` directories "
-       "(RUN/result.json), each placed in its row (the run's --system, else the paper's own row in the "
-       "block of its task) and refused when its split, size or metric settings are not the table's.")
+       "(RUN/result.json) or result files (RESULT.json of `unieval eval`), each placed in its row (its "
+       "--system, else the paper's own row in the block of its task). Every result, in the folder or "
+       "given, is refused when its split, size (the full split) or metric settings (--option values "
+       "other than the paper preset's) are not the table's.")
       ("data", po::value<std::string>()->default_value(""),
        "Dataset root (default $UNIEVAL_DATA, else ../shared/data when present).")
       ("format", po::value<std::string>()->default_value("md"), "md | latex | html | csv")

@@ -1,8 +1,11 @@
-// `unieval table RESULT.json... --format md|latex|html|csv`: leaderboard of result files.
+// `unieval table RESULT.json... --format md|latex|html|csv`: leaderboard of result files
+// (results/report.h; html: a complete page, results/html_report.h; significance marks from
+// pipelines/significance.h).
 #include <iostream>
 
 #include "apps/unieval/commands.h"
 #include "core/error.h"
+#include "pipelines/significance.h"
 #include "results/report.h"
 #include "core/io.h"
 #include "results/run_result.h"
@@ -19,13 +22,22 @@ int cmd_table(const Args& args) {
        "Score to sort rows by (default: the first column).")
       ("decimals", po::value<int>()->default_value(-1),
        "Digits after the point (default: by unit: percent 2, fraction/raw 4, tokens 3).")
-      ("out", po::value<std::string>()->default_value("-"), "Write the table here (atomically).");
+      ("out", po::value<std::string>()->default_value("-"), "Write the table here (atomically).")
+      ("no-paper", po::bool_switch(), "html: leave out the papers' rows of the same task and split.")
+      ("resamples", po::value<int>()->default_value(1000),
+       "html: bootstrap resamples of the paired significance test (0 = no test).")
+      ("seed", po::value<unsigned long long>()->default_value(12345), "html: seed of the paired bootstrap.");
   po::positional_options_description pos;
   pos.add("results", -1);
   auto vm = parse(args, desc,
                   "usage: unieval table RESULT.json... [--format md|latex|html|csv] [--sort-by SCORE]\n"
                   "One table per (task, split); best value per column marked; metric signatures under "
-                  "the table. Results whose metric signatures differ are refused (exit 2).",
+                  "the table. Results whose metric signatures differ are refused (exit 2).\n"
+                  "html: one self-contained page (no network): our values with confidence intervals, the "
+                  "papers' rows of the same task/split, paper value / difference / check where a system is a "
+                  "paper row, † where a system is significantly below the column's best (paired bootstrap "
+                  "over per-example scores, `unieval eval --per-example`), sortable columns, signatures and "
+                  "provenance per system. latex: booktabs + amssymb (\\checkmark).",
                   &pos);
   if (!vm.count("results")) throw InputError("at least one RESULT.json is required (see --help)");
   results::TableOptions opts;
@@ -34,8 +46,19 @@ int cmd_table(const Args& args) {
   opts.decimals = vm["decimals"].as<int>();
   if (opts.decimals < -1 || opts.decimals > 12) throw InputError("--decimals must be in -1..12");
   std::vector<results::RunResult> runs;
-  for (const auto& path : vm["results"].as<std::vector<std::string>>())
+  for (const auto& path : vm["results"].as<std::vector<std::string>>()) {
     runs.push_back(results::read_run_result(path));
+    opts.sources.push_back(path);
+  }
+  opts.paper_rows = !vm["no-paper"].as<bool>();
+  if (opts.format == results::TableFormat::kHtml) {
+    pipelines::SignificanceOptions so;
+    so.resamples = vm["resamples"].as<int>();
+    so.seed = vm["seed"].as<unsigned long long>();
+    if (so.resamples < 0) throw InputError("--resamples must be >= 0");
+    if (so.resamples > 0) opts.tests = pipelines::paired_significance(runs, so, &opts.notes);
+    else opts.notes.push_back("significance: not tested (--resamples 0)");
+  }
   std::string text = results::render_leaderboard(runs, opts);
   std::string out = vm["out"].as<std::string>();
   if (out == "-") std::cout << text;

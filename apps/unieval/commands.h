@@ -11,6 +11,7 @@ int cmd_tokenize(const Args& args);   // cmd_tokenize.cc
 int cmd_reproduce(const Args& args);  // cmd_reproduce.cc
 int cmd_table(const Args& args);      // cmd_table.cc
 int cmd_compare(const Args& args);    // cmd_compare.cc
+int cmd_plot(const Args& args);       // cmd_plot.cc
 // The model commands: apps/unieval/torch/, linked into unieval-model only.
 int cmd_encode(const Args& args);     // torch/cmd_encode.cc
 int cmd_finetune(const Args& args);   // torch/cmd_finetune.cc

@@ -45,6 +45,7 @@ const std::vector<Command>& commands() {
       {"reproduce", "Reproduce a paper table: published values beside ours", cmd_reproduce},
       {"table", "Render result JSON files as a leaderboard (md, latex, html, csv)", cmd_table},
       {"compare", "Regression gate: compare two result JSON files", cmd_compare},
+      {"plot", "Training curves of a run (loss, dev loss, learning rate, tokens/s) as SVG", cmd_plot},
   };
   return kCommands;
 }

@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include "tests/schema_check.h"
 #include "tests/test_util.h"
 
 namespace {
@@ -97,6 +98,20 @@ TEST(PretrainCliTest, RunsToTheStepBudgetAndItsCheckpointFineTunes) {
   int lines = 0;
   for (std::string l; std::getline(log, l);) ++lines;
   EXPECT_EQ(lines, 50);
+  // The run summary for dashboards, under its published schema.
+  std::ifstream schema_in(std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_summary.v1.schema.json");
+  std::ifstream summary_in(std::filesystem::path(p) / "summary.json");
+  const auto schema = nlohmann::json::parse(schema_in), summary = nlohmann::json::parse(summary_in);
+  EXPECT_EQ(unieval::testing::schema_problems(summary, schema), std::vector<std::string>{});
+  EXPECT_EQ(summary["command"], "pretrain");
+  EXPECT_EQ(summary["status"], "finished");
+  EXPECT_EQ(summary["summary"]["steps"], 50);
+  // The curves: one per objective (several here), and the learning rate.
+  auto plot = run_cli("plot --run " + shq(p) + " --out -");
+  ASSERT_EQ(plot.exit_code, 0) << plot.err;
+  for (const char* s : {"\"loss\"", "\"loss bidirectional\"", "\"loss seq2seq\"", "\"loss left-to-right\"",
+                        "\"loss right-to-left\"", "\"loss nsp\"", "\"lr\"", "\"tokens/s\""})
+    EXPECT_NE(plot.out.find(std::string("<path data-series=") + s), std::string::npos) << s;
   // A second call without --resume refuses to overwrite; with --resume it is already done.
   EXPECT_EQ(run_cli(f.args(f.corpus, p) + " --steps 50").exit_code, 2);
   auto again = run_cli("pretrain --out " + shq(p) + " --resume --json --no-progress");

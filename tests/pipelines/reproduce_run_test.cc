@@ -97,5 +97,54 @@ TEST(ReproduceRun, RefusesOtherSplitSizeOrMetricSettings) {
   EXPECT_NE(e.find("does not belong"), std::string::npos) << e;
 }
 
+// A result file of `unieval eval` (no "run" block), given as --outputs FILE or found in the
+// outputs folder: placed by its --system, refused when its split, size or settings differ.
+std::string write_result(const TempDir& d, const std::string& file, const std::string& task, const std::string& split,
+                         long examples, const nlohmann::json& eval_options, const std::string& system = "UniLM") {
+  results::RunResult r;
+  r.task = task;
+  r.split = split;
+  r.system = system;
+  r.examples = examples;
+  r.tool_version = "0";
+  r.metrics.push_back({"bleu-coco", "bleu-coco|n:4", {}});
+  r.scores.push_back({"bleu4", 0.2212, "bleu-coco", "fraction", true, std::nullopt});
+  if (!eval_options.empty()) r.extra["eval_options"] = eval_options;
+  const std::string path = (d.path() / file).string();
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  results::write_run_result(path, r);
+  return path;
+}
+
+TEST(ReproduceRun, ResultFilesAreCheckedLikeRuns) {
+  TempDir d;
+  Reproduction ok = reproduce(table8({write_result(d, "ok.json", "squad-qg", "test", 11877, nlohmann::json::object())}));
+  const ReproducedRow* a = row(ok, "Original", "UniLM");
+  ASSERT_NE(a, nullptr);
+  EXPECT_NE(a->source.find("ok.json"), std::string::npos) << a->source;
+  EXPECT_NEAR(*a->cells[0].ours, 22.12, 1e-9);
+  Reproduction rev = reproduce(table8({write_result(d, "rev.json", "squad-qg-reversed", "test", 10570, {{"meteor_data", "/m"}})}));
+  EXPECT_FALSE(row(rev, "Reversed", "UniLM")->source.empty());
+  EXPECT_TRUE(row(rev, "Original", "UniLM")->source.empty());
+  // One squad-qg result is not both the original and the reversed row: the sizes differ.
+  std::string e = refusal(write_result(d, "both.json", "squad-qg-reversed", "test", 11877, nlohmann::json::object()));
+  EXPECT_NE(e.find("full split (10570)"), std::string::npos) << e;
+  e = refusal(write_result(d, "dev.json", "squad-qg", "dev", 10570, nlohmann::json::object()));
+  EXPECT_NE(e.find("split dev"), std::string::npos) << e;
+  e = refusal(write_result(d, "subset.json", "squad-qg", "test", 42, nlohmann::json::object()));
+  EXPECT_NE(e.find("scored 42 examples"), std::string::npos) << e;
+  EXPECT_NE(e.find("subset.json"), std::string::npos) << e;
+  e = refusal(write_result(d, "opt.json", "squad-qg", "test", 11877, {{"fix_tokenization", "false"}}));
+  EXPECT_NE(e.find("fix_tokenization=false"), std::string::npos) << e;
+  e = refusal(write_result(d, "cnn.json", "cnndm", "test", 11490, nlohmann::json::object()));
+  EXPECT_NE(e.find("does not belong"), std::string::npos) << e;
+  // In an outputs folder (row-named files) the same checks hold.
+  write_result(d, "outs/unilm.result.json", "squad-qg", "test", 42, nlohmann::json::object());
+  ReproduceOptions o = table8({});
+  o.outputs_dir = (d.path() / "outs").string();
+  o.data_dir = d.path().string();
+  EXPECT_THROW(reproduce(o), InputError);
+}
+
 }  // namespace
 }  // namespace unieval::pipelines

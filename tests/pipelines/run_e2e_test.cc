@@ -118,6 +118,14 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
   EXPECT_TRUE(fs::exists(tmp.path() / "run1" / "best" / "model.safetensors"));
   // The leaderboard row.
   EXPECT_NE(r.out.find("unieval-run:squad-qg"), std::string::npos) << r.out;
+  // The training curves beside the result, and `unieval plot` draws them again.
+  const std::string curves = core::read_file(path("run1/curves.svg"));
+  EXPECT_EQ(curves.rfind("<?xml", 0), 0u);
+  for (const char* series : {"data-series=\"loss\"", "data-series=\"dev loss\"", "data-series=\"lr\""})
+    EXPECT_NE(curves.find(series), std::string::npos) << series;
+  auto plot = run_cli("plot --run " + shq(path("run1")) + " --out " + shq(path("c.svg")));
+  ASSERT_EQ(plot.exit_code, 0) << plot.err;
+  EXPECT_NE(core::read_file(path("c.svg")).find("data-series=\"dev loss\""), std::string::npos);
 
   // Re-running the finished run gives the same result (file untouched).
   const std::string result_text = core::read_file(path("run1/result.json"));

@@ -10,6 +10,8 @@
 
 #include "core/io.h"
 #include "models/seq2seq_data.h"
+#include "results/run_summary.h"
+#include "tests/schema_check.h"
 #include "tests/test_util.h"
 
 namespace unieval {
@@ -68,11 +70,25 @@ TEST_F(FinetuneCliTest, KilledRunResumesToTheSameParameters) {
   auto part = run_cli(finetune("part", "--stop-after 5"));
   ASSERT_EQ(part.exit_code, 0) << part.err;
   EXPECT_FALSE(last_json_line(part.out)["finished"].get<bool>());
+  // The run summary for dashboards, under its published schema.
+  const auto summary_schema = nlohmann::json::parse(
+      core::read_file(std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_summary.v1.schema.json"));
+  auto summary = [&](const std::string& rel) {
+    auto j = nlohmann::json::parse(core::read_file((tmp.path() / rel).string()));
+    EXPECT_EQ(testing::schema_problems(j, summary_schema), std::vector<std::string>{}) << rel;
+    EXPECT_NO_THROW(results::validate_run_summary(j, rel));
+    return j;
+  };
+  EXPECT_EQ(summary("part/summary.json")["status"], "stopped");
+  EXPECT_EQ(summary("part/summary.json")["summary"]["steps"], 5);
   auto again = run_cli(finetune("part", ""));
   EXPECT_EQ(again.exit_code, 2) << "a second run into the same directory needs --resume";
   auto resumed = run_cli("finetune --out " + shq((tmp.path() / "part").string()) + " --resume --no-progress --json");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_TRUE(last_json_line(resumed.out)["finished"].get<bool>());
+  EXPECT_EQ(summary("part/summary.json")["status"], "finished");
+  EXPECT_EQ(summary("part/summary.json")["command"], "finetune");
+  EXPECT_EQ(summary("full/summary.json")["summary"]["last_loss"], last_json_line(full.out)["last_loss"]);
   EXPECT_EQ(last_json_line(resumed.out)["last_loss"], last_json_line(full.out)["last_loss"]);
   // Same weights byte for byte.
   const std::string a = core::read_file((tmp.path() / "full/checkpoint/model.safetensors").string());
@@ -105,11 +121,15 @@ TEST_F(FinetuneCliTest, KilledRunResumesToTheSameParameters) {
   auto d2 = run_cli(dcmd + " --stop-after 2");
   ASSERT_EQ(d2.exit_code, 0) << d2.err;
   EXPECT_FALSE(last_json_line(d2.out)["complete"].get<bool>());
+  EXPECT_EQ(summary("p.txt.summary.json")["status"], "stopped");
+  EXPECT_EQ(summary("p.txt.summary.json")["command"], "decode");
   EXPECT_FALSE(std::filesystem::exists(tmp.path() / "p.txt"));
   EXPECT_EQ(core::split_lines(core::read_file((tmp.path() / "p.txt.partial").string()), "p").size(), 10u);
   auto d3 = run_cli(dcmd);
   ASSERT_EQ(d3.exit_code, 0) << d3.err;
   EXPECT_EQ(last_json_line(d3.out)["decoded_now"].get<int>(), 2);
+  EXPECT_EQ(summary("p.txt.summary.json")["status"], "finished");
+  EXPECT_EQ(summary("p.txt.summary.json")["summary"]["examples"], 12);
   EXPECT_EQ(core::read_file((tmp.path() / "p.txt").string()), t1);
   EXPECT_FALSE(std::filesystem::exists(tmp.path() / "p.txt.partial"));
 }

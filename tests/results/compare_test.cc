@@ -76,6 +76,42 @@ TEST(CompareTest, DifferentSignaturesTaskOrDataAreIncompatible) {
   EXPECT_NE(c.incompatibilities[0].find("data differs"), std::string::npos);
 }
 
+TEST(CompareTest, SubsetAndUnhashedDataAreIncompatible) {
+  RunResult subset = run("a", 1, 1);
+  RunResult full = run("a", 1, 1);
+  full.examples = 6652;
+  subset.examples = 42;
+  auto c = compare_runs(full, subset);
+  EXPECT_FALSE(c.compatible);
+  EXPECT_NE(c.incompatibilities.at(0).find("example count differs: 6652 vs 42"), std::string::npos);
+  RunResult unhashed = run("a", 1, 1);
+  unhashed.data_sha256.clear();
+  EXPECT_FALSE(compare_runs(run("a", 1, 1), unhashed).compatible);
+  EXPECT_FALSE(compare_runs(unhashed, unhashed).compatible);
+  RunResult extra_metric = run("a", 1, 1);
+  extra_metric.metrics.push_back({"bleu", "bleu|v:1", {}});
+  EXPECT_FALSE(compare_runs(run("a", 1, 1), extra_metric).compatible);
+}
+
+TEST(CompareTest, ToleranceFromTheBaselineFileAndByInterval) {
+  RunResult base = run("a", 78.7, 81.8), cur = run("b", 78.2, 81.8);
+  EXPECT_TRUE(compare_runs(base, cur).regression);
+  base.extra["tolerances"] = {{"exact", 0.6}};
+  auto c = compare_runs(base, cur);
+  EXPECT_FALSE(c.regression);
+  EXPECT_EQ(c.rows[0].tolerance_from, "baseline file");
+  EXPECT_TRUE(compare_runs(base, cur, {{{"exact", 0.1}}}).regression);  // the command line wins
+  base.extra.erase("tolerances");
+  base.scores[0].ci = ConfidenceInterval{78.0, 79.4, 0.95, "bootstrap-percentile", 1000, 12345};
+  CompareOptions by_ci;
+  by_ci.by_ci = true;
+  auto i = compare_runs(base, cur, by_ci);
+  EXPECT_FALSE(i.regression);
+  EXPECT_EQ(i.rows[0].status, CompareStatus::kWithinInterval);
+  cur.scores[0].value = 77.9;
+  EXPECT_TRUE(compare_runs(base, cur, by_ci).regression);
+}
+
 TEST(CompareTest, UnknownToleranceNameIsAnError) {
   EXPECT_THROW(compare_runs(run("a", 1, 1), run("a", 1, 1), {{{"F1", 0.1}}}), InputError);
 }
@@ -100,7 +136,11 @@ TEST(LeaderboardTest, SortedBestMarkedSignatureUnderneath) {
   std::string tex = render_leaderboard(runs, opts(TableFormat::kLatex));
   EXPECT_NE(tex.find("\\textbf{80.00}"), std::string::npos);
   std::string html = render_leaderboard(runs, opts(TableFormat::kHtml));
-  EXPECT_NE(html.find("<strong>80.00</strong>"), std::string::npos);
+  EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
+  EXPECT_NE(html.find("<td class=\"num best\" data-k=\"80.0\""), std::string::npos);  // best exact, bold
+  EXPECT_NE(html.find("<td class=\"num best\" data-k=\"70.0\""), std::string::npos);  // best f1
+  EXPECT_EQ(html.find("<td class=\"num best\" data-k=\"60.0\""), std::string::npos);
+  EXPECT_LT(html.find("data-k=\"high\""), html.find("data-k=\"low\""));
   std::string csv = render_leaderboard(runs, opts(TableFormat::kCsv));
   EXPECT_NE(csv.find("\nhigh,80.00,65.00\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("\nbest,high,low\n"), std::string::npos) << csv;

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "apps/unieval/commands.h"
+#include "results/run_summary.h"
 #include "apps/unieval/torch/model_flags.h"
 #include "core/error.h"
 #include "pipelines/seq2seq.h"
@@ -70,14 +71,16 @@ int cmd_decode(const Args& args) {
   d.progress = !vm["no-progress"].as<bool>();
 
   pipelines::DecodeResult r = pipelines::decode(d);
+  nlohmann::ordered_json j;
+  j["out"] = d.out;
+  j["examples"] = r.examples;
+  j["decoded_now"] = r.decoded_now;
+  j["complete"] = r.complete;
+  j["seconds"] = r.seconds;
+  j["sentences_per_second"] = r.seconds > 0 ? r.decoded_now / r.seconds : 0.0;
+  // For dashboards: OUT.summary.json under results/schema/run_summary.v1.schema.json.
+  results::write_run_summary(d.out + ".summary.json", results::make_run_summary("decode", d.run_dir, r.complete, j));
   if (vm["json"].as<bool>()) {
-    nlohmann::ordered_json j;
-    j["out"] = d.out;
-    j["examples"] = r.examples;
-    j["decoded_now"] = r.decoded_now;
-    j["complete"] = r.complete;
-    j["seconds"] = r.seconds;
-    j["sentences_per_second"] = r.seconds > 0 ? r.decoded_now / r.seconds : 0.0;
     print_json(j);
   } else {
     std::cerr << "decoded " << r.examples << " examples (" << r.decoded_now << " now) into " << d.out << "\n";

@@ -1,9 +1,11 @@
 // `unieval finetune`: UniLM sequence-to-sequence fine-tuning into a resumable run directory.
 // Logic: pipelines/seq2seq.h (finetune), models/trainer.h, pipelines/presets.h (tasks/presets.h).
+#include <filesystem>
 #include <iostream>
 #include <string>
 
 #include "apps/unieval/commands.h"
+#include "results/run_summary.h"
 #include "apps/unieval/torch/model_flags.h"
 #include "core/error.h"
 #include "pipelines/presets.h"
@@ -102,6 +104,9 @@ int cmd_finetune(const Args& args) {
   j["first_loss"] = r.train.first_loss;
   j["last_loss"] = r.train.last_loss;
   j["tokens_per_second"] = r.train.tokens_per_second;
+  // For dashboards: RUN/summary.json under results/schema/run_summary.v1.schema.json.
+  results::write_run_summary((std::filesystem::path(r.run_dir) / "summary.json").string(),
+                             results::make_run_summary("finetune", r.run_dir, r.train.finished, j));
   if (vm["json"].as<bool>()) {
     print_json(j);
   } else {

@@ -1,10 +1,12 @@
 // `unieval pretrain`: unified language-model pre-training (UniLM §2.3–2.4) into a resumable run
 // directory. Logic: pipelines/pretrain.h, models/pretrainer.h, models/pretrain_data.h.
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "apps/unieval/commands.h"
+#include "results/run_summary.h"
 #include "core/error.h"
 #include "pipelines/pretrain.h"
 
@@ -135,6 +137,9 @@ int cmd_pretrain(const Args& args) {
   j["shard_seconds"] = r.shard_seconds;
   j["corpus_tokens"] = r.corpus_tokens;
   j["corpus_documents"] = r.corpus_documents;
+  // For dashboards: RUN/summary.json under results/schema/run_summary.v1.schema.json.
+  results::write_run_summary((std::filesystem::path(r.run_dir) / "summary.json").string(),
+                             results::make_run_summary("pretrain", r.run_dir, r.train.finished, j));
   if (vm["json"].as<bool>()) {
     print_json(j);
   } else {
