@@ -45,6 +45,10 @@
 // | system           | ""      | row label ("" = "unieval-run:" + preset)                        |
 // | eval_options     | {}      | extra `--option` values of the task adapter (meteor_data, ...) |
 // | stop_after       | 0       | > 0: stop training after N steps of this call (resume later)   |
+// | nlu              |         | understanding tasks: featurisation, answers (nlu_options.h)    |
+//
+// Understanding tasks (glue-*, squad-v1.1, squad-v2, coqa) take their own path
+// (pipelines/run_nlu.h): heads instead of decoding, split slicing such as dev[:436].
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -53,6 +57,7 @@
 #include "models/device.h"
 #include "models/search.h"
 #include "models/trainer.h"
+#include "pipelines/nlu_options.h"
 #include "results/run_result.h"
 
 namespace unieval::pipelines {
@@ -82,6 +87,7 @@ struct RunOptions {
   std::map<std::string, std::string> eval_options;  // adapter options
   int64_t stop_after = 0;                    // stop training after N steps of this call
   bool progress = true;                      // progress on stderr
+  NluRunOptions nlu;                         // understanding tasks (pipelines/run_nlu.h)
 };
 
 struct RunOutcome {

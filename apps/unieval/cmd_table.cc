@@ -3,6 +3,7 @@
 
 #include "apps/unieval/commands.h"
 #include "core/error.h"
+#include "results/glue_average.h"
 #include "results/report.h"
 #include "core/io.h"
 #include "results/run_result.h"
@@ -25,7 +26,11 @@ int cmd_table(const Args& args) {
   auto vm = parse(args, desc,
                   "usage: unieval table RESULT.json... [--format md|latex|html|csv] [--sort-by SCORE]\n"
                   "One table per (task, split); best value per column marked; metric signatures under "
-                  "the table. Results whose metric signatures differ are refused (exit 2).",
+                  "the table. Results whose metric signatures differ are refused (exit 2).\n"
+                  "With glue-* results, one more table (task glue-average): per system each task's GLUE number\n"
+                  "(CoLA MCC, MRPC/QQP mean of F1 and accuracy, STS-B mean of Pearson and Spearman, others\n"
+                  "accuracy; x100) and their average over the tasks present (MNLI-m/mm counted once), with the\n"
+                  "number of tasks it covers.",
                   &pos);
   if (!vm.count("results")) throw InputError("at least one RESULT.json is required (see --help)");
   results::TableOptions opts;
@@ -37,6 +42,13 @@ int cmd_table(const Args& args) {
   for (const auto& path : vm["results"].as<std::vector<std::string>>())
     runs.push_back(results::read_run_result(path));
   std::string text = results::render_leaderboard(runs, opts);
+  // GLUE results: one more table with each task's GLUE number and the average over those present.
+  const std::vector<results::RunResult> glue = results::glue_average_rows(runs);
+  if (!glue.empty()) {
+    results::TableOptions gopt = opts;
+    gopt.sort_by = "average";
+    text += "\n" + results::render_leaderboard(glue, gopt);
+  }
   std::string out = vm["out"].as<std::string>();
   if (out == "-") std::cout << text;
   else core::write_file_atomic(out, text);
