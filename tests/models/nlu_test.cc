@@ -120,7 +120,7 @@ TEST(NluTest, SpanExtractionPointsAtTheMarkedAnswer) {
   torch::manual_seed(3);
   UnilmModel model(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kSpan, 0));
   auto train = span_data(400, 5), test = span_data(200, 6);
-  train_nlu(model, train, NluHead::kSpan, fast_train(200), nullptr, false);
+  train_nlu(model, train, NluHead::kSpan, fast_train(500), nullptr, false);
   auto p = predict_nlu(model, test, NluHead::kSpan, {});
   int exact = 0;
   for (size_t i = 0; i < test.size(); ++i) {
