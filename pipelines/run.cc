@@ -11,11 +11,13 @@
 #include "models/config.h"
 #include "pipelines/evaluate.h"
 #include "pipelines/presets.h"
+#include "pipelines/run_nlu.h"
 #include "models/run_dir.h"
 #include "models/tokenizer/wordpiece.h"
 #include "pipelines/seq2seq.h"
 #include "results/curves.h"
 #include "results/sha256.h"
+#include "tasks/nlu_tasks.h"
 #include "tasks/seq2seq_tasks.h"
 #include "tasks/task.h"
 
@@ -78,7 +80,14 @@ std::string default_preset(const std::string& task) {
 void apply_preset(RunOptions& o, const std::string& name) {
   const tasks::Preset* p = tasks::find_preset(name);
   if (!p) throw InputError("unknown --preset '" + name + "' (see unieval finetune --help)");
-  if (!p->seq2seq) throw InputError("--preset " + p->name + " is an NLU recipe; run trains generation tasks");
+  if (!p->seq2seq) {
+    if (!tasks::is_nlu_task(o.task))
+      throw InputError("--preset " + p->name + " is an NLU recipe; --task " + o.task + " is a generation task");
+    apply_nlu_preset(o, *p);
+    return;
+  }
+  if (tasks::is_nlu_task(o.task))
+    throw InputError("--preset " + p->name + " is a generation recipe; --task " + o.task + " is an understanding task");
   const ModelPreset m = resolve_preset(*p);
   o.preset = p->name;
   o.finetune = m.train;
@@ -124,9 +133,12 @@ RunOutcome run_task(const RunOptions& in) {
   const auto t_start = Clock::now();
   RunOptions o = in;
   if (o.task.empty()) throw InputError("--task is required");
+  if (tasks::is_nlu_task(o.task)) return run_nlu_task(in);
   if (!tasks::is_seq2seq_task(o.task))
     throw InputError("--task " + o.task + ": run handles the generation tasks cnndm, gigaword, squad-qg, "
-                     "squad-qg-reversed, coqa-gen, dstc7, personachat");
+                     "squad-qg-reversed, coqa-gen, dstc7, personachat and the understanding tasks glue-cola, "
+                     "glue-sst2, glue-mrpc, glue-stsb, glue-qqp, glue-mnli, glue-mnli-mm, glue-qnli, glue-rte, "
+                     "glue-wnli, squad-v1.1, squad-v2, coqa");
   if (o.data.empty()) throw InputError("--data is required");
   if (o.out.empty()) throw InputError("--out (the run directory) is required");
   if (o.model.empty() == o.model_config.empty()) throw InputError("give exactly one of --model CKPT and --model-config CONFIG.json");

@@ -50,6 +50,10 @@
 // | eval_options     | {}      | extra `--option` values of the task adapter (meteor_data, ...) |
 // | skip_metrics     | {}      | metrics of the task's set left out (`--skip-metric meteor`)    |
 // | stop_after       | 0       | > 0: stop training after N steps of this call (resume later)   |
+// | nlu              |         | understanding tasks: featurisation, answers (nlu_options.h)    |
+//
+// Understanding tasks (glue-*, squad-v1.1, squad-v2, coqa) take their own path
+// (pipelines/run_nlu.h): heads instead of decoding, split slicing such as dev[:436].
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -59,6 +63,7 @@
 #include "models/device.h"
 #include "models/search.h"
 #include "models/trainer.h"
+#include "pipelines/nlu_options.h"
 #include "results/run_result.h"
 
 namespace unieval::pipelines {
@@ -89,6 +94,7 @@ struct RunOptions {
   std::vector<std::string> skip_metrics;     // metrics of the task's set left out on request
   int64_t stop_after = 0;                    // stop training after N steps of this call
   bool progress = true;                      // progress on stderr
+  NluRunOptions nlu;                         // understanding tasks (pipelines/run_nlu.h)
 };
 
 struct RunOutcome {

@@ -113,10 +113,15 @@ std::vector<Preset> build() {
   v.push_back(unilm("dstc7", "dstc7", "UniLM §3.4", 20, 64, 512, 469, 0.5, 0.0, 3e-5, 10, 40,
                     {"lr", "label_smoothing"},
                     "maximum generated response length 40"));
-  {
+  // UniLM §3.5 (GLUE, Table 11): "fine-tuned as a bidirectional LM. Adamax, learning rate 5e-5,
+  // batch size 32, maximum number of epochs 5, linear decay with warmup 0.1, dropout of the last
+  // linear projection 0.1 (0.3 MNLI, 0.05 CoLA/SST-2), gradient norm clipped within 1, tokens
+  // truncated to 512". `glue` is the generic recipe; glue-<task> the per-task ones (default preset
+  // of `unieval run --task glue-<task>`).
+  auto glue = [](const std::string& name, const std::string& task, double task_dropout) {
     Preset g;
-    g.name = "glue";
-    g.task = "glue";
+    g.name = name;
+    g.task = task;
     g.source = "UniLM §3.5";
     g.seq2seq = false;
     g.train["optimizer"] = "adamax";
@@ -128,13 +133,65 @@ std::vector<Preset> build() {
     g.train["warmup_ratio"] = 0.1;
     g.train["max_grad_norm"] = 1.0;
     g.train["label_smoothing"] = 0.0;
-    g.train["max_src_len"] = 509;
+    g.train["max_seq_len"] = 512;
+    g.train["classifier_dropout"] = task_dropout;
     g.dropout = 0.1;
-    g.unstated = {"weight_decay"};
-    g.note = "NLU recipe (bidirectional LM + classifier; task-layer dropout 0.3 MNLI, 0.05 CoLA/SST-2); "
-             "`unieval finetune` trains seq2seq tasks only, so this preset is data for now";
-    v.push_back(g);
+    g.unstated = {"weight_decay", "eps", "dropout (encoder; 0.1 as in pre-training, §2.4)", "seed",
+                  "epochs (5 is the stated maximum; the paper does not say how the epoch was chosen)"};
+    g.note = "bidirectional encoder + classifier on the pooled [CLS] (MSE regression for STS-B); "
+             "task-layer dropout " + std::to_string(task_dropout).substr(0, 4) + " (paper: 0.1, 0.3 MNLI, 0.05 CoLA/SST-2)";
+    return g;
+  };
+  v.push_back(glue("glue", "glue", 0.1));
+  for (const char* t : {"glue-cola", "glue-sst2", "glue-mrpc", "glue-stsb", "glue-qqp", "glue-mnli", "glue-mnli-mm",
+                        "glue-qnli", "glue-rte", "glue-wnli"}) {
+    const std::string n = t;
+    const double d = n == "glue-mnli" || n == "glue-mnli-mm" ? 0.3 : n == "glue-cola" || n == "glue-sst2" ? 0.05 : 0.1;
+    v.push_back(glue(n, n, d));
   }
+  // UniLM §3.2 extractive QA: SQuAD 2.0 "fine-tuned in the same way as BERT_LARGE ... 3 epochs,
+  // batch size 24, maximum length 384"; CoQA "2 epochs, batch size 16, maximum length 512". The
+  // other values are google-research/bert run_squad.py's README command and defaults (lr 3e-5,
+  // doc_stride 128, max_query_length 64, max_answer_length 30, n_best 20, warm-up 0.1,
+  // AdamWeightDecay 0.01, eps 1e-6), flagged unstated.
+  auto qa = [](const std::string& name, const std::string& task, const std::string& source, int64_t epochs,
+               int64_t batch, int max_len, std::vector<std::string> unstated, std::string note) {
+    Preset p;
+    p.name = name;
+    p.task = task;
+    p.source = source;
+    p.seq2seq = false;
+    p.train["optimizer"] = "adamw";
+    p.train["lr"] = 3e-5;
+    p.train["eps"] = 1e-6;
+    p.train["weight_decay"] = 0.01;
+    p.train["epochs"] = epochs;
+    p.train["batch_size"] = batch;
+    p.train["batch_tokens"] = batch * max_len;
+    p.train["warmup_ratio"] = 0.1;
+    p.train["max_grad_norm"] = 1.0;
+    p.train["label_smoothing"] = 0.0;
+    p.train["max_seq_len"] = max_len;
+    p.train["doc_stride"] = 128;
+    p.train["max_query_len"] = task == "coqa" ? 128 : 64;
+    p.train["max_answer_len"] = 30;
+    p.train["n_best"] = 20;
+    p.dropout = 0.1;
+    for (const char* u : {"lr", "eps", "weight_decay", "warmup_ratio", "max_grad_norm", "doc_stride", "max_query_len",
+                          "max_answer_len", "n_best", "dropout"})
+      unstated.push_back(u);
+    p.unstated = std::move(unstated);
+    p.note = std::move(note);
+    return p;
+  };
+  v.push_back(qa("squad-v2", "squad-v2", "UniLM §3.2 (Table 5)", 3, 24, 384, {},
+                 "BERT-style span extraction; no-answer = the [CLS] span, null-score threshold chosen on dev "
+                 "(official best_f1_thresh)"));
+  v.push_back(qa("squad-v1.1", "squad-v1.1", "BERT run_squad README (UniLM reports no v1.1 row)", 3, 24, 384,
+                 {"epochs", "batch_size", "max_seq_len"}, "BERT-style span extraction"));
+  v.push_back(qa("coqa", "coqa", "UniLM §3.2 (Table 6)", 2, 16, 512, {"history_turns"},
+                 "extractive CoQA: span head + yes/no/unknown head on [CLS]; free-form answers mapped to the "
+                 "best-F1 span of the rationale; history = the 2 previous turns (our choice)"));
   // ERNIE-GEN Table 1: task, epochs, lr, rho_f, dropout, batch, label smoothing, beam (BASE/LARGE).
   v.push_back(ernie("ernie-gen-base-squad-qg", "squad-qg", "BASE", 10, 2.5e-5, 0.7, 0.1, 32, 0.1, 1, 464, 45, 45));
   v.push_back(ernie("ernie-gen-large-squad-qg", "squad-qg", "LARGE", 10, 1.5e-5, 0.7, 0.2, 32, 0.1, 1, 464, 45, 45));
@@ -172,7 +229,7 @@ std::string presets_help() {
     std::snprintf(buf, sizeof buf, "%-12s %-26s lr %.1e, %lld ep, batch %lld, mask %.1f, beam %d%s", p.task.c_str(),
                   p.source.c_str(), num(p.train, "lr", 0), static_cast<long long>(num(p.train, "epochs", 1)),
                   static_cast<long long>(num(p.train, "batch_size", 0)), num(p.train, "mask_prob", 0.7),
-                  static_cast<int>(num(p.decode, "beam", 1)), p.seq2seq ? "" : " (NLU, data only)");
+                  static_cast<int>(num(p.decode, "beam", 1)), p.seq2seq ? "" : " (NLU)");
     s += line + buf + "\n";
   }
   return s;

@@ -39,7 +39,7 @@
 // | name         | --preset value                                                           |
 // | task         | the task adapter it is for (cnndm, gigaword, squad-qg, coqa-gen, ...)    |
 // | source       | paper and section/table                                                  |
-// | seq2seq      | false: an NLU recipe (GLUE) that the seq2seq trainer cannot run          |
+// | seq2seq      | false: an NLU recipe (GLUE, SQuAD, CoQA) for pipelines/run_nlu.h        |
 // | train        | training options (JSON, TrainOptions keys)                               |
 // | decode       | decoding options (JSON, search option keys)                              |
 // | dropout      | hidden/attention dropout of the model (unset: the checkpoint's)          |
@@ -61,7 +61,7 @@ struct Preset {
   std::string name;                   // --preset value
   std::string task;                   // task name (tasks/ adapters)
   std::string source;                 // paper and section/table
-  bool seq2seq = true;                // false: an NLU recipe (GLUE)
+  bool seq2seq = true;                // false: an NLU recipe (GLUE, SQuAD, CoQA)
   nlohmann::ordered_json train = nlohmann::ordered_json::object();   // TrainOptions keys
   nlohmann::ordered_json decode = nlohmann::ordered_json::object();  // search option keys
   std::optional<double> dropout;      // hidden/attention dropout (unset: the checkpoint's)

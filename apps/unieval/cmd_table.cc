@@ -6,6 +6,7 @@
 #include "apps/unieval/commands.h"
 #include "core/error.h"
 #include "pipelines/significance.h"
+#include "results/glue_average.h"
 #include "results/report.h"
 #include "core/io.h"
 #include "results/run_result.h"
@@ -37,7 +38,11 @@ int cmd_table(const Args& args) {
                   "papers' rows of the same task/split, paper value / difference / check where a system is a "
                   "paper row, † where a system is significantly below the column's best (paired bootstrap "
                   "over per-example scores, `unieval eval --per-example`), sortable columns, signatures and "
-                  "provenance per system. latex: booktabs + amssymb (\\checkmark).",
+                  "provenance per system. latex: booktabs + amssymb (\\checkmark).\n"
+                  "With glue-* results, one more table (task glue-average): per system each task's GLUE number\n"
+                  "(CoLA MCC, MRPC/QQP mean of F1 and accuracy, STS-B mean of Pearson and Spearman, others\n"
+                  "accuracy; x100) and their average over the tasks present (MNLI-m/mm counted once), with the\n"
+                  "number of tasks it covers.",
                   &pos);
   if (!vm.count("results")) throw InputError("at least one RESULT.json is required (see --help)");
   results::TableOptions opts;
@@ -59,7 +64,16 @@ int cmd_table(const Args& args) {
     if (so.resamples > 0) opts.tests = pipelines::paired_significance(runs, so, &opts.notes);
     else opts.notes.push_back("significance: not tested (--resamples 0)");
   }
+  // GLUE results: one more table with each task's GLUE number and the average over those present
+  // (html: a table of the same page; other formats: appended after the others).
+  const std::vector<results::RunResult> glue = results::glue_average_rows(runs);
+  if (opts.format == results::TableFormat::kHtml) runs.insert(runs.end(), glue.begin(), glue.end());
   std::string text = results::render_leaderboard(runs, opts);
+  if (!glue.empty() && opts.format != results::TableFormat::kHtml) {
+    results::TableOptions gopt = opts;
+    gopt.sort_by = "average";
+    text += "\n" + results::render_leaderboard(glue, gopt);
+  }
   std::string out = vm["out"].as<std::string>();
   if (out == "-") std::cout << text;
   else core::write_file_atomic(out, text);

@@ -33,6 +33,14 @@ std::string usage() {
          "a finished run prints its result again. Other options for an existing RUN are refused.\n"
          "Bad input (missing split, ragged files, vocabulary vs checkpoint) exits 2 before RUN is written.\n"
          "\n"
+         "Understanding tasks (glue-cola, glue-sst2, glue-mrpc, glue-stsb, glue-qqp, glue-mnli, glue-mnli-mm,\n"
+         "glue-qnli, glue-rte, glue-wnli, squad-v1.1, squad-v2, coqa; pipelines/run_nlu.h): the encoder with a\n"
+         "classification / regression / span head is fine-tuned, the eval split (default dev) is predicted in\n"
+         "length-sorted batches, predictions are written in the official formats (RUN/eval/pred.tsv,\n"
+         "predictions.json, na_prob.json) and scored by the `unieval eval` adapter; squad-v2's no-answer\n"
+         "threshold is chosen on --dev-split when given, else on the eval split (official best_f1_thresh).\n"
+         "Splits may be sliced for every task: --train-split dev[:436] --eval-split dev[436:].\n"
+         "\n"
          "presets:\n" +
          tasks::presets_help() +
          "\n"
@@ -45,7 +53,7 @@ std::string usage() {
 int cmd_run(const Args& args) {
   po::options_description desc("run options");
   desc.add_options()
-      ("task", po::value<std::string>()->required(), "generation task")
+      ("task", po::value<std::string>()->required(), "generation or understanding task")
       ("data", po::value<std::string>()->required(), "the task's data in its distributed format")
       ("out", po::value<std::string>()->required(), "run directory")
       ("model", po::value<std::string>(), "checkpoint directory (config.json, weights, vocab.txt)")
@@ -56,7 +64,7 @@ int cmd_run(const Args& args) {
       ("dev-split", po::value<std::string>()->default_value("auto"),
        "dev-loss split: auto (dev when present and not the train/eval split), none, or a name")
       ("eval-split", po::value<std::string>()->default_value(""),
-       "split decoded and scored (default test; coqa-gen dev, personachat valid)")
+       "split decoded and scored (default test; coqa-gen, glue-*, squad-*, coqa dev; personachat valid)")
       ("train-limit", po::value<int64_t>()->default_value(0), "first N training examples (0 = all)")
       ("dev-limit", po::value<int64_t>()->default_value(0), "first N dev examples (0 = all)")
       ("eval-limit", po::value<int64_t>()->default_value(0), "first N eval examples (0 = all)")
@@ -75,7 +83,17 @@ int cmd_run(const Args& args) {
       ("precision", po::value<std::string>()->default_value("auto"), "auto | fp32 | bf16 | fp16 (reduced: CUDA only)")
       ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
       ("no-progress", po::bool_switch(), "no progress on stderr")
-      ("json", po::bool_switch(), "print the result JSON as the last stdout line");
+      ("json", po::bool_switch(), "print the result JSON as the last stdout line")
+      ("max-seq-len", po::value<int>(), "understanding tasks: tokens per input (preset; default 128)")
+      ("doc-stride", po::value<int>(), "squad/coqa: step between document windows (default 128)")
+      ("max-query-len", po::value<int>(), "squad/coqa: question tokens kept (default 64)")
+      ("max-answer-len", po::value<int>(), "squad/coqa: longest answer in tokens (default 30)")
+      ("n-best", po::value<int>(), "squad/coqa: start/end candidates per window (default 20)")
+      ("history-turns", po::value<int>(), "coqa: previous question/answer pairs before the question (default 2)")
+      ("na-threshold", po::value<double>(), "squad-v2: fixed no-answer threshold on null - best span score "
+                                            "(default: chosen on dev, official best_f1_thresh)")
+      ("classifier-dropout", po::value<double>(), "understanding tasks: dropout of the task layer")
+      ("predict-batch", po::value<int64_t>(), "understanding tasks: examples per inference batch (default 64)");
   add_train_flags(desc);
   add_search_flags(desc, "decode-seed");
   auto vm = parse(args, desc, usage());
@@ -115,6 +133,15 @@ int cmd_run(const Args& args) {
   o.device.precision = vm["precision"].as<std::string>();
   o.device.threads = vm["threads"].as<int>();
   o.progress = !vm["no-progress"].as<bool>();
+  if (vm.count("max-seq-len")) o.nlu.max_seq_len = vm["max-seq-len"].as<int>();
+  if (vm.count("doc-stride")) o.nlu.doc_stride = vm["doc-stride"].as<int>();
+  if (vm.count("max-query-len")) o.nlu.max_query_len = vm["max-query-len"].as<int>();
+  if (vm.count("max-answer-len")) o.nlu.max_answer_len = vm["max-answer-len"].as<int>();
+  if (vm.count("n-best")) o.nlu.n_best = vm["n-best"].as<int>();
+  if (vm.count("history-turns")) o.nlu.history_turns = vm["history-turns"].as<int>();
+  if (vm.count("na-threshold")) o.nlu.na_threshold = vm["na-threshold"].as<double>();
+  if (vm.count("classifier-dropout")) o.nlu.classifier_dropout = vm["classifier-dropout"].as<double>();
+  if (vm.count("predict-batch")) o.nlu.predict_batch = vm["predict-batch"].as<int64_t>();
 
   pipelines::RunOutcome r = pipelines::run_task(o);
   if (!r.finished) {

@@ -1,0 +1,226 @@
+// Understanding heads (models/nlu.h): tiny models from scratch learn a separable classification
+// rule, a monotone regression target and a marked span; batching by length does not change a
+// prediction; BERT's best-span search; resume == uninterrupted training.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <random>
+
+#include "core/error.h"
+#include "models/nlu.h"
+#include "models/run_dir.h"
+#include "tests/test_util.h"
+
+namespace unieval::models {
+namespace {
+
+constexpr int32_t kCls = 2, kSep = 3, kGood = 5, kBad = 6, kMark = 7, kFirstWord = 10;
+constexpr int64_t kVocab = 40;
+
+TrainOptions fast_train(int64_t steps) {
+  TrainOptions o;
+  o.optim.lr = 3e-3;
+  o.max_steps = steps;
+  o.warmup_ratio = 0.1;
+  o.batch_size = 16;
+  o.batch_tokens = 16 * 64;
+  o.progress = false;
+  o.log_every = 0;
+  o.seed = 11;
+  return o;
+}
+
+// [CLS] w w ... [SEP] with random filler words; `fill` adds the task's signal.
+NluFeature random_row(std::mt19937& rng, int len) {
+  NluFeature f;
+  f.ids.push_back(kCls);
+  for (int i = 0; i < len; ++i) f.ids.push_back(kFirstWord + static_cast<int32_t>(rng() % (kVocab - kFirstWord)));
+  f.ids.push_back(kSep);
+  f.types.assign(f.ids.size(), 0);
+  return f;
+}
+
+// Label 1 iff the row contains "good" (else it contains "bad"), at a random position.
+std::vector<NluFeature> classification_data(int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<NluFeature> out;
+  for (int i = 0; i < n; ++i) {
+    NluFeature f = random_row(rng, 3 + static_cast<int>(rng() % 8));
+    f.label = static_cast<int64_t>(rng() % 2);
+    f.ids[1 + rng() % (f.ids.size() - 2)] = f.label ? kGood : kBad;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// Target = number of "good" tokens (0..4), plus noise-free filler.
+std::vector<NluFeature> regression_data(int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<NluFeature> out;
+  for (int i = 0; i < n; ++i) {
+    NluFeature f = random_row(rng, 6);
+    const int k = static_cast<int>(rng() % 5);
+    for (int j = 0; j < k; ++j) f.ids[1 + j] = kGood;
+    std::shuffle(f.ids.begin() + 1, f.ids.end() - 1, rng);
+    f.target = static_cast<float>(k);
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+// The answer is the word right after the marker: start = end = marker + 1.
+std::vector<NluFeature> span_data(int n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::vector<NluFeature> out;
+  for (int i = 0; i < n; ++i) {
+    NluFeature f = random_row(rng, 4 + static_cast<int>(rng() % 8));
+    const int64_t m = 1 + static_cast<int64_t>(rng() % (f.ids.size() - 3));
+    f.ids[m] = kMark;
+    f.start = f.end = m + 1;
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+int64_t argmax(const std::vector<float>& v) { return std::max_element(v.begin(), v.end()) - v.begin(); }
+
+TEST(NluTest, ClassificationLearnsASeparableRule) {
+  torch::manual_seed(1);
+  UnilmModel model(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kClassify, 2));
+  auto train = classification_data(400, 1), test = classification_data(200, 2);
+  TrainResult r = train_nlu(model, train, NluHead::kClassify, fast_train(150), nullptr, false);
+  EXPECT_TRUE(r.finished);
+  EXPECT_LT(r.last_loss, r.first_loss);
+  auto p = predict_nlu(model, test, NluHead::kClassify, {});
+  int correct = 0;
+  for (size_t i = 0; i < test.size(); ++i) correct += argmax(p[i].logits) == test[i].label;
+  EXPECT_GE(correct / double(test.size()), 0.95) << correct;
+}
+
+TEST(NluTest, RegressionLearnsAMonotoneTarget) {
+  torch::manual_seed(2);
+  UnilmModel model(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kRegress, 1));
+  auto train = regression_data(400, 3), test = regression_data(200, 4);
+  train_nlu(model, train, NluHead::kRegress, fast_train(200), nullptr, false);
+  auto p = predict_nlu(model, test, NluHead::kRegress, {});
+  double mx = 0, my = 0;
+  for (size_t i = 0; i < test.size(); ++i) mx += p[i].logits.at(0), my += test[i].target;
+  mx /= double(test.size());
+  my /= double(test.size());
+  double sxy = 0, sxx = 0, syy = 0;
+  for (size_t i = 0; i < test.size(); ++i) {
+    const double dx = p[i].logits[0] - mx, dy = test[i].target - my;
+    sxy += dx * dy, sxx += dx * dx, syy += dy * dy;
+  }
+  EXPECT_GE(sxy / std::sqrt(sxx * syy), 0.9);
+}
+
+TEST(NluTest, SpanExtractionPointsAtTheMarkedAnswer) {
+  torch::manual_seed(3);
+  UnilmModel model(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kSpan, 0));
+  auto train = span_data(400, 5), test = span_data(200, 6);
+  train_nlu(model, train, NluHead::kSpan, fast_train(500), nullptr, false);
+  auto p = predict_nlu(model, test, NluHead::kSpan, {});
+  int exact = 0;
+  for (size_t i = 0; i < test.size(); ++i) {
+    ASSERT_EQ(p[i].start.size(), test[i].ids.size());  // no padding positions come back
+    auto c = best_spans(p[i].start, p[i].end, {}, {}, 20, 30);
+    ASSERT_FALSE(c.empty());
+    exact += c.front().start == test[i].start && c.front().end == test[i].end;
+  }
+  EXPECT_GE(exact / double(test.size()), 0.9) << exact;
+}
+
+TEST(NluTest, LengthSortedBatchesGiveTheSamePredictions) {
+  torch::manual_seed(4);
+  UnilmModel model(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kSpanClass, 4));
+  auto rows = span_data(37, 7);
+  for (size_t i = 0; i < rows.size(); ++i) rows[i].label = static_cast<int64_t>(i % 4);
+  PredictOptions one;
+  one.batch_size = 1;
+  PredictOptions many;
+  many.batch_size = 8;
+  auto a = predict_nlu(model, rows, NluHead::kSpanClass, one);
+  auto b = predict_nlu(model, rows, NluHead::kSpanClass, many);
+  ASSERT_EQ(a.size(), rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_EQ(a[i].logits.size(), 4u);
+    ASSERT_EQ(b[i].start.size(), rows[i].ids.size());
+    for (size_t k = 0; k < 4; ++k) EXPECT_NEAR(a[i].logits[k], b[i].logits[k], 1e-4);
+    for (size_t t = 0; t < rows[i].ids.size(); ++t) EXPECT_NEAR(a[i].start[t], b[i].start[t], 1e-4);
+  }
+  // The span+class loss trains both heads.
+  auto r = train_nlu(model, rows, NluHead::kSpanClass, fast_train(5), nullptr, false);
+  EXPECT_TRUE(std::isfinite(r.last_loss));
+}
+
+TEST(NluTest, BestSpansFollowBertsFilter) {
+  //            0     1    2    3    4    5
+  std::vector<float> s = {5.0f, 1.0f, 3.0f, 0.5f, 2.0f, 0.0f};
+  std::vector<float> e = {5.0f, 0.0f, 1.0f, 4.0f, 2.5f, 0.0f};
+  // Position 0 ([CLS]) is never a span by default; end before start and too long are dropped.
+  auto c = best_spans(s, e, {}, {}, 20, 2);
+  ASSERT_FALSE(c.empty());
+  EXPECT_EQ(c.front().start, 2);
+  EXPECT_EQ(c.front().end, 3);
+  EXPECT_DOUBLE_EQ(c.front().score, 7.0);
+  for (const auto& x : c) {
+    EXPECT_GE(x.end, x.start);
+    EXPECT_LE(x.end - x.start + 1, 2);
+    EXPECT_GT(x.start, 0);
+  }
+  // Allowed positions restrict starts and ends.
+  std::vector<char> allow_start = {0, 0, 0, 0, 1, 0}, allow_end = {0, 0, 0, 1, 1, 1};
+  c = best_spans(s, e, allow_start, allow_end, 20, 30);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c.front().start, 4);
+  EXPECT_EQ(c.front().end, 4);
+  NluPrediction p;
+  p.start = s;
+  p.end = e;
+  EXPECT_DOUBLE_EQ(null_score(p), 10.0);
+}
+
+TEST(NluTest, ResumeContinuesLikeAnUninterruptedRun) {
+  testing::TempDir tmp;
+  auto data = classification_data(64, 9);
+  TrainOptions o = fast_train(8);
+  o.optim.lr = 1e-3;
+  auto make = [&]() {
+    torch::manual_seed(5);
+    return UnilmModel(BertConfig::tiny(kVocab, 0.1), nlu_heads(NluHead::kClassify, 2));
+  };
+  UnilmModel full = make();
+  RunDir rf((tmp.path() / "full").string());
+  rf.create(o.to_json(), BertConfig::tiny(kVocab, 0.1), "v\n");
+  train_nlu(full, data, NluHead::kClassify, o, &rf, false);
+  UnilmModel part = make();
+  RunDir rp((tmp.path() / "part").string());
+  rp.create(o.to_json(), BertConfig::tiny(kVocab, 0.1), "v\n");
+  TrainOptions first = o;
+  first.stop_after = 3;
+  auto r1 = train_nlu(part, data, NluHead::kClassify, first, &rp, false);
+  EXPECT_FALSE(r1.finished);
+  UnilmModel resumed = make();
+  auto r2 = train_nlu(resumed, data, NluHead::kClassify, o, &rp, true);
+  EXPECT_TRUE(r2.finished);
+  auto a = full->named_parameters(), b = resumed->named_parameters();
+  for (const auto& item : a) EXPECT_TRUE(torch::equal(item.value(), b[item.key()])) << item.key();
+}
+
+TEST(NluTest, BadTargetsAreInputErrors) {
+  UnilmModel model(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kSpan, 0));
+  auto rows = span_data(4, 1);
+  rows[2].end = 99;
+  EXPECT_THROW(train_nlu(model, rows, NluHead::kSpan, fast_train(1), nullptr, false), InputError);
+  UnilmModel cls(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kClassify, 2));
+  auto c = classification_data(4, 1);
+  c[0].label = 2;
+  EXPECT_THROW(train_nlu(cls, c, NluHead::kClassify, fast_train(1), nullptr, false), InputError);
+  EXPECT_THROW(train_nlu(cls, {}, NluHead::kClassify, fast_train(1), nullptr, false), InputError);
+  EXPECT_THROW(nlu_heads(NluHead::kClassify, 1), InputError);
+}
+
+}  // namespace
+}  // namespace unieval::models

@@ -1,0 +1,278 @@
+// `unieval run` for the understanding tasks through the binary, on fixtures written here and tiny
+// models trained from scratch: GLUE SST-2 from one dev file split in two halves (classification,
+// accuracy >= 0.95), STS-B (regression, Pearson >= 0.9), SQuAD 2.0 with unanswerable questions
+// and document windows (span extraction, HasAns EM >= 0.9, the no-answer threshold chosen on dev,
+// applied to the predictions and written),
+// CoQA (span + yes/no/unknown); the predictions are accepted by `unieval eval` for the same task;
+// a finished run prints the same result again; bad input (unknown label, answer offsets outside
+// the context, CoQA turn without an answer) exits 2 naming file and line/id without a RUN.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <functional>
+#include <random>
+
+#include "core/io.h"
+#include "tests/test_util.h"
+
+namespace unieval {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_cli;
+using testing::shq;
+using testing::TempDir;
+
+nlohmann::json last_json_line(const std::string& out) {
+  auto end = out.find_last_not_of('\n');
+  if (end == std::string::npos) return {};
+  auto begin = out.rfind('\n', end);
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  return nlohmann::json::parse(out.substr(begin, end - begin + 1));
+}
+
+const std::vector<std::string> kFiller = {"the", "a", "film", "plot", "actor", "story", "was", "is", "very", "quite",
+                                          "long", "short", "music", "scene", "end", "and", "of", "it", "this", "that"};
+const std::vector<std::string> kCodes = {"red", "blue", "green", "gold", "pink", "gray", "black", "white"};
+
+class RunNluTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\ngood\nbad\ncode\nwhat\n?\n.\nyes\nno\nunknown\n";
+    for (const auto* l : {&kFiller, &kCodes})
+      for (const auto& w : *l) vocab += w + "\n";
+    tmp.write("vocab.txt", vocab);
+    const int n = static_cast<int>(core::split_lines(vocab, "vocab").size());
+    nlohmann::json cfg = {{"vocab_size", n}, {"hidden_size", 32}, {"num_hidden_layers", 2}, {"num_attention_heads", 4},
+                          {"intermediate_size", 64}, {"max_position_embeddings", 64}, {"hidden_dropout_prob", 0.0},
+                          {"attention_probs_dropout_prob", 0.0}};
+    tmp.write("config.json", cfg.dump());
+  }
+  std::string words(int k) {
+    std::string s;
+    for (int i = 0; i < k; ++i) s += (s.empty() ? "" : " ") + kFiller[rng() % kFiller.size()];
+    return s;
+  }
+  std::string path(const std::string& rel) const { return (tmp.path() / rel).string(); }
+  std::string model_flags() const {
+    return " --model-config " + shq(path("config.json")) + " --vocab " + shq(path("vocab.txt")) +
+           " --dropout 0 --classifier-dropout 0 --threads 2 --no-progress --json";
+  }
+  TempDir tmp;
+  std::mt19937 rng{17};
+};
+
+TEST_F(RunNluTest, Sst2FromOneDevFileInTwoHalves) {
+  // Only dev.tsv, like ../shared/data/glue: train on the first 400 rows, evaluate on the rest.
+  std::string tsv = "sentence\tlabel\n";
+  for (int i = 0; i < 600; ++i) {
+    const int label = static_cast<int>(rng() % 2);
+    tsv += words(2 + static_cast<int>(rng() % 4)) + " " + (label ? "good" : "bad") + " " + words(static_cast<int>(rng() % 4)) +
+           " \t" + std::to_string(label) + "\n";
+  }
+  tmp.write("SST-2/dev.tsv", tsv);
+  const std::string cmd = "run --task glue-sst2 --data " + shq(path("SST-2")) + " --train-split 'dev[:400]' --eval-split 'dev[400:]'" +
+                          " --out " + shq(path("R")) + " --steps 120 --batch-size 16 --lr 2e-3 --max-seq-len 32" + model_flags();
+  auto r = run_cli(cmd);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = last_json_line(r.out);
+  EXPECT_EQ(j["task"], "glue-sst2");
+  EXPECT_EQ(j["split"], "dev[400:]");
+  EXPECT_EQ(j["data"]["examples"], 200);
+  EXPECT_GE(j["summary"]["accuracy"].get<double>(), 0.95) << r.out;
+  EXPECT_EQ(j["run"]["request"]["train_split"], "dev[:400]");
+  EXPECT_EQ(j["run"]["request"]["preset"], "glue-sst2");
+  EXPECT_EQ(j["run"]["request"]["finetune"]["optimizer"], "adamax");  // UniLM §3.5
+  EXPECT_EQ(j["run"]["train_examples"], 400);
+  EXPECT_EQ(j["run"]["head"], "classify");
+  // The prediction file is a GLUE submission the eval adapter reads.
+  auto e = run_cli("eval --task glue-sst2 --data " + shq(path("R/eval/gold.tsv")) + " --pred " + shq(path("R/eval/pred.tsv")) + " --json");
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_DOUBLE_EQ(last_json_line(e.out)["summary"]["accuracy"].get<double>(), j["summary"]["accuracy"].get<double>());
+  // A finished run prints the same result; other options are refused.
+  auto again = run_cli(cmd);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(last_json_line(again.out)["summary"], j["summary"]);
+  auto other = run_cli("run --task glue-sst2 --data " + shq(path("SST-2")) + " --train-split 'dev[:300]' --eval-split 'dev[400:]'" +
+                       " --out " + shq(path("R")) + " --steps 120 --batch-size 16 --lr 2e-3 --max-seq-len 32" + model_flags());
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("train_split"), std::string::npos) << other.err;
+}
+
+TEST_F(RunNluTest, StsbRegressionAndStopResume) {
+  std::string head = "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore\n";
+  auto split = [&](int n) {
+    std::string t = head;
+    for (int i = 0; i < n; ++i) {
+      const int k = static_cast<int>(rng() % 6);  // "good" words spread over both sentences
+      std::string a = words(3), b = words(3);
+      for (int g = 0; g < k; ++g) (g % 2 ? a : b) += " good";
+      t += std::to_string(i) + "\tmain\tx\t2012\t0\tnone\tnone\t" + a + "\t" + b + "\t" + std::to_string(k) + ".0\n";
+    }
+    return t;
+  };
+  tmp.write("STS-B/train.tsv", split(400));
+  tmp.write("STS-B/dev.tsv", split(150));
+  const std::string cmd = "run --task glue-stsb --data " + shq(path("STS-B")) + " --out " + shq(path("S")) +
+                          " --steps 300 --batch-size 16 --lr 2e-3 --max-seq-len 32" + model_flags();
+  auto first = run_cli(cmd + " --stop-after 40");
+  ASSERT_EQ(first.exit_code, 0) << first.err;
+  EXPECT_EQ(last_json_line(first.out)["finished"], false);
+  auto r = run_cli(cmd + " --stop-after 40");  // stop_after is not part of the request
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  while (last_json_line(r.out).contains("finished")) {
+    r = run_cli(cmd);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  nlohmann::json j = last_json_line(r.out);
+  EXPECT_EQ(j["run"]["head"], "regress");
+  EXPECT_EQ(j["run"]["train"]["steps"], 300);
+  EXPECT_GE(j["summary"]["pearson"].get<double>(), 0.9) << r.out;
+  auto e = run_cli("eval --task glue-stsb --data " + shq(path("S/eval/gold.tsv")) + " --pred " + shq(path("S/eval/pred.tsv")) + " --json");
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_NEAR(last_json_line(e.out)["summary"]["pearson"].get<double>(), j["summary"]["pearson"].get<double>(), 1e-5);
+}
+
+// SQuAD 2.0: "... the code is X ..." answers "what is the code ?" with X; unanswerable contexts
+// have no "code is".
+nlohmann::json squad_file(std::mt19937& rng, int articles, const std::string& prefix,
+                          const std::function<std::string(int)>& words) {
+  nlohmann::json data = nlohmann::json::array();
+  for (int a = 0; a < articles; ++a) {
+    nlohmann::json pars = nlohmann::json::array();
+    for (int p = 0; p < 2; ++p) {
+      const bool answerable = rng() % 3 != 0;
+      const std::string code = kCodes[rng() % kCodes.size()];
+      std::string before = words(2 + static_cast<int>(rng() % 20));
+      std::string ctx = before + (answerable ? " the code is " + code + " . " : " the " + code + " end . ") + words(2 + static_cast<int>(rng() % 20));
+      const std::string id = prefix + std::to_string(a) + "_" + std::to_string(p);
+      nlohmann::json qa = {{"id", id}, {"question", "what is the code ?"}, {"is_impossible", !answerable}};
+      if (answerable) {
+        const int64_t start = static_cast<int64_t>(before.size() + std::string(" the code is ").size());
+        qa["answers"] = {{{"text", code}, {"answer_start", start}}};
+      } else {
+        qa["answers"] = nlohmann::json::array();
+        qa["plausible_answers"] = {{{"text", code}, {"answer_start", static_cast<int64_t>(before.size() + 5)}}};
+      }
+      pars.push_back({{"context", ctx}, {"qas", {qa}}});
+    }
+    data.push_back({{"title", "t" + std::to_string(a)}, {"paragraphs", pars}});
+  }
+  return {{"version", "v2.0"}, {"data", data}};
+}
+
+TEST_F(RunNluTest, SquadV2WithWindowsAndTheNoAnswerThreshold) {
+  auto w = [&](int k) { return words(k); };
+  tmp.write("squad/train-v2.0.json", squad_file(rng, 200, "t", w).dump());
+  tmp.write("squad/dev-v2.0.json", squad_file(rng, 50, "d", w).dump());
+  // 32 tokens per input: contexts of up to ~48 tokens need two windows (stride 16).
+  const std::string cmd = "run --task squad-v2 --data " + shq(path("squad")) + " --out " + shq(path("Q")) +
+                          " --steps 250 --batch-size 16 --lr 2e-3 --max-seq-len 32 --doc-stride 16 --max-query-len 8" + model_flags();
+  auto r = run_cli(cmd);
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = last_json_line(r.out);
+  EXPECT_EQ(j["task"], "squad-v2");
+  EXPECT_EQ(j["data"]["examples"], 100);
+  for (const char* k : {"exact", "f1", "HasAns_exact", "NoAns_exact", "best_exact", "best_f1", "best_f1_thresh"})
+    EXPECT_TRUE(j["summary"].contains(k)) << k;
+  // Span extraction points at the answer; the threshold trades the answerable against the
+  // unanswerable questions (the tiny model separates them only partly in 250 steps).
+  EXPECT_GE(j["summary"]["HasAns_exact"].get<double>(), 90.0) << r.out;
+  EXPECT_DOUBLE_EQ(j["summary"]["f1"].get<double>(), j["summary"]["best_f1"].get<double>());
+  ASSERT_TRUE(j["run"].contains("na_threshold"));
+  // The final predictions are "" exactly where score_diff (the na_prob file) exceeds the threshold.
+  const double thresh = j["run"]["na_threshold"].get<double>();
+  const auto preds = nlohmann::json::parse(core::read_file(path("Q/eval/predictions.json")));
+  const auto na = nlohmann::json::parse(core::read_file(path("Q/eval/na_prob.json")));
+  ASSERT_EQ(preds.size(), 100u);
+  int empty = 0;
+  for (const auto& [id, text] : preds.items()) {
+    EXPECT_EQ(text.get<std::string>().empty(), na.at(id).get<double>() > thresh) << id;
+    empty += text.get<std::string>().empty();
+  }
+  EXPECT_GT(empty, 0);
+  EXPECT_NE(j["run"]["na_threshold_split"].get<std::string>().find("dev"), std::string::npos);
+  EXPECT_GT(j["run"]["eval_features"].get<int>(), 100);  // some questions have two windows
+  // The official-format files are accepted by `unieval eval`, with the na_prob file.
+  auto e = run_cli("eval --task squad-v2 --data " + shq(path("Q/eval/gold.json")) + " --pred " +
+                   shq(path("Q/eval/predictions.json")) + " --option na_prob_file=" + shq(path("Q/eval/na_prob.json")) + " --json");
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_DOUBLE_EQ(last_json_line(e.out)["summary"]["best_f1"].get<double>(), j["summary"]["best_f1"].get<double>());
+  // Threshold tuned on an explicit dev split (here the first half of dev, scored on the second).
+  auto d = run_cli("run --task squad-v2 --data " + shq(path("squad")) + " --out " + shq(path("Q2")) +
+                   " --eval-split 'dev[50:]' --dev-split 'dev[:50]' --steps 30 --batch-size 16 --lr 2e-3 --max-seq-len 32"
+                   " --doc-stride 16 --max-query-len 8" + model_flags());
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  nlohmann::json jd = last_json_line(d.out);
+  EXPECT_EQ(jd["run"]["na_threshold_split"], "dev[:50]");
+  EXPECT_EQ(jd["data"]["examples"], 50);
+}
+
+TEST_F(RunNluTest, CoqaExtractive) {
+  auto story_file = [&](int n, const std::string& prefix) {
+    nlohmann::json data = nlohmann::json::array();
+    for (int s = 0; s < n; ++s) {
+      const std::string code = kCodes[rng() % kCodes.size()];
+      const std::string before = words(3 + static_cast<int>(rng() % 6));
+      const std::string story = before + " the code is " + code + " . " + words(4);
+      const int64_t at = static_cast<int64_t>(before.size() + 13);
+      nlohmann::json qs = {{{"input_text", "what is the code ?"}, {"turn_id", 1}}, {{"input_text", "is it good ?"}, {"turn_id", 2}}};
+      nlohmann::json as = {
+          {{"input_text", code}, {"span_start", at}, {"span_end", at + static_cast<int64_t>(code.size())}, {"span_text", code}, {"turn_id", 1}},
+          {{"input_text", "unknown"}, {"span_start", -1}, {"span_end", -1}, {"span_text", "unknown"}, {"turn_id", 2}}};
+      data.push_back({{"source", "mctest"}, {"id", prefix + std::to_string(s)}, {"filename", "f"}, {"story", story},
+                      {"questions", qs}, {"answers", as}});
+    }
+    return nlohmann::json{{"version", "1.0"}, {"data", data}};
+  };
+  tmp.write("coqa/coqa-train-v1.0.json", story_file(120, "t").dump());
+  tmp.write("coqa/coqa-dev-v1.0.json", story_file(20, "d").dump());
+  auto r = run_cli("run --task coqa --data " + shq(path("coqa")) + " --out " + shq(path("C")) +
+                   " --steps 150 --batch-size 16 --lr 2e-3 --max-seq-len 48 --max-query-len 16" + model_flags());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = last_json_line(r.out);
+  EXPECT_EQ(j["task"], "coqa");
+  EXPECT_EQ(j["run"]["head"], "span+class");
+  EXPECT_GE(j["summary"]["f1"].get<double>(), 80.0) << r.out;
+  auto e = run_cli("eval --task coqa --data " + shq(path("C/eval/gold.json")) + " --pred " + shq(path("C/eval/predictions.json")) + " --json");
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_DOUBLE_EQ(last_json_line(e.out)["summary"]["f1"].get<double>(), j["summary"]["f1"].get<double>());
+}
+
+TEST_F(RunNluTest, BadInputExitsTwoNamingFileAndIdWithoutARun) {
+  const std::string glue = tmp.write("BAD/train.tsv", "sentence\tlabel\ngood film\t1\nbad film\tpositive\n");
+  tmp.write("BAD/dev.tsv", "sentence\tlabel\ngood film\t1\n");
+  auto r = run_cli("run --task glue-sst2 --data " + shq(path("BAD")) + " --out " + shq(path("RB")) + " --steps 2" + model_flags());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(glue + ":3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("positive"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("RB")));
+
+  auto w = [&](int k) { return words(k); };
+  nlohmann::json sq = squad_file(rng, 3, "x", w);
+  for (auto& art : sq["data"])
+    for (auto& par : art["paragraphs"])
+      for (auto& qa : par["qas"])
+        qa["is_impossible"] = false, qa["answers"] = {{{"text", "red"}, {"answer_start", 5000}}};
+  const std::string sqf = tmp.write("sqbad/train-v2.0.json", sq.dump());
+  tmp.write("sqbad/dev-v2.0.json", sq.dump());
+  r = run_cli("run --task squad-v2 --data " + shq(path("sqbad")) + " --out " + shq(path("RS")) + " --steps 2" + model_flags());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(sqf), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("question id x"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("RS")));
+
+  nlohmann::json cq = {{"version", "1.0"},
+                       {"data", {{{"id", "st9"}, {"source", "m"}, {"story", "the code is red ."},
+                                  {"questions", {{{"input_text", "what ?"}, {"turn_id", 1}}}}, {"answers", nlohmann::json::array()}}}}};
+  const std::string cqf = tmp.write("cqbad/coqa-train-v1.0.json", cq.dump());
+  tmp.write("cqbad/coqa-dev-v1.0.json", cq.dump());
+  r = run_cli("run --task coqa --data " + shq(path("cqbad")) + " --out " + shq(path("RC")) + " --steps 2" + model_flags());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find(cqf), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("story st9 turn 1"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(path("RC")));
+}
+
+}  // namespace
+}  // namespace unieval
