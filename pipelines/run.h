@@ -45,10 +45,13 @@
 // | system           | ""      | row label ("" = "unieval-run:" + preset)                        |
 // | eval_options     | {}      | extra `--option` values of the task adapter (meteor_data, ...) |
 // | stop_after       | 0       | > 0: stop training after N steps of this call (resume later)   |
+// | segment_ids      | unset   | --segment-ids S,T (unset: the checkpoint family's, 4,5 for      |
+// |                  |         | UniLM v1); request.json "segment_ids" when set                  |
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "models/device.h"
 #include "models/search.h"
@@ -81,6 +84,8 @@ struct RunOptions {
   std::string system;                        // row label ("" = derived)
   std::map<std::string, std::string> eval_options;  // adapter options
   int64_t stop_after = 0;                    // stop training after N steps of this call
+  std::optional<std::pair<int64_t, int64_t>> segment_ids;  // source/target segment ids (unset: the
+                                             // checkpoint family's); in request.json when set
   bool progress = true;                      // progress on stderr
 };
 
