@@ -34,7 +34,7 @@ void constrain(double* lp, int64_t vocab, const std::vector<int64_t>& tokens, in
                const SearchOptions& opts) {
   if (static_cast<int>(tokens.size()) < opts.min_len && eos >= 0 && eos < vocab) lp[eos] = kNegInf;
   if (opts.no_repeat_ngram > 0)
-    for (int64_t w : banned_by_ngram(tokens, opts.no_repeat_ngram))
+    for (int64_t w : banned_by_ngram(tokens, opts.no_repeat_ngram, opts.ngram_ignore))
       if (w >= 0 && w < vocab) lp[w] = kNegInf;
 }
 
@@ -56,6 +56,11 @@ void validate(const SearchOptions& o) {
   if (o.top_k < 0) throw InputError("--top-k must be >= 0");
   if (!(o.top_p > 0.0 && o.top_p <= 1.0)) throw InputError("--top-p must be in (0, 1]");
   if (!(o.temperature > 0.0)) throw InputError("--temperature must be > 0");
+  if (o.algorithm != "exact" && o.algorithm != "unilm")
+    throw InputError("--search must be exact or unilm (got '" + o.algorithm + "')");
+  if (o.trace_alpha < 0) throw InputError("--trace-alpha must be >= 0");
+  if (o.trace_alpha > 0 && o.algorithm != "unilm") throw InputError("--trace-alpha needs --search unilm");
+  if (o.algorithm == "unilm" && o.n_best != 1) throw InputError("--search unilm returns one hypothesis (--n-best 1)");
 }
 
 double length_normalised(double lp, int64_t len, double alpha) {
@@ -63,16 +68,26 @@ double length_normalised(double lp, int64_t len, double alpha) {
   return lp / std::pow(double(len), alpha);
 }
 
-std::vector<int64_t> banned_by_ngram(const std::vector<int64_t>& prefix, int n) {
+std::vector<int64_t> banned_by_ngram(const std::vector<int64_t>& prefix, int n, const std::vector<int64_t>& ignore) {
   std::vector<int64_t> banned;
   if (n <= 0) return banned;
+  auto ignored = [&](int64_t w) { return std::find(ignore.begin(), ignore.end(), w) != ignore.end(); };
   const size_t len = prefix.size();
-  if (n == 1) return prefix;
+  if (n == 1) {  // UniLM's context is then the whole prefix (seq[-0:])
+    for (int64_t w : prefix)
+      if (ignored(w)) return {};
+    return prefix;
+  }
   if (len + 1 < static_cast<size_t>(n)) return banned;
   const size_t k = n - 1;  // context length
-  // The last n-1 tokens; every earlier window equal to them bans the token that followed it.
+  // UniLM get_dup_ngram_candidates: a context holding an ignored word bans nothing.
+  for (size_t i = len - k; i < len; ++i)
+    if (ignored(prefix[i])) return banned;
+  // The last n-1 tokens; every earlier window equal to them bans the token that followed it
+  // (unless that token is ignored).
   for (size_t start = 0; start + k < len; ++start) {
-    if (std::equal(prefix.begin() + start, prefix.begin() + start + k, prefix.end() - k))
+    if (std::equal(prefix.begin() + start, prefix.begin() + start + k, prefix.end() - k) &&
+        !ignored(prefix[start + k]))
       banned.push_back(prefix[start + k]);
   }
   return banned;
@@ -203,7 +218,7 @@ torch::Tensor constrained(const torch::Tensor& out, const std::vector<Row>& rows
     if (static_cast<int>(tokens.size()) < opts.min_len && eos >= 0 && eos < V)
       ban_r.push_back(static_cast<int64_t>(r)), ban_w.push_back(eos);
     if (opts.no_repeat_ngram > 0)
-      for (int64_t w : banned_by_ngram(tokens, opts.no_repeat_ngram))
+      for (int64_t w : banned_by_ngram(tokens, opts.no_repeat_ngram, opts.ngram_ignore))
         if (w >= 0 && w < V) ban_r.push_back(static_cast<int64_t>(r)), ban_w.push_back(w);
   }
   if (!ban_r.empty()) {
@@ -460,9 +475,181 @@ std::vector<std::vector<Hypothesis>> greedy_or_sample(StepScorer& scorer,
   return out;
 }
 
+Hypothesis best_from_trace(const BeamTrace& t, int64_t eos, int64_t pad, const SearchOptions& opts) {
+  const bool rerank = opts.trace_alpha > 0;  // gen_seq_from_trace.py --alpha
+  const int64_t T = static_cast<int64_t>(t.wids.size());
+  auto is_end = [&](int64_t w) { return w == eos || (pad >= 0 && w == pad); };
+  auto all_of = [&](int64_t f, auto pred) {
+    for (int64_t w : t.wids[f])
+      if (!pred(w)) return false;
+    return true;
+  };
+  int64_t last = T - 1;
+  if (!rerank) {
+    for (int64_t f = 0; f < T; ++f)
+      if (all_of(f, [&](int64_t w) { return w == eos; })) {
+        last = f;
+        break;
+      }
+  } else {
+    // The trace is followed by [PAD] frames (scores 0): the first frame of EOS/[PAD] only, stepped
+    // back over frames that are all [PAD] (a padding frame always is).
+    last = T;
+    for (int64_t f = 0; f < T; ++f)
+      if (all_of(f, is_end)) {
+        last = f;
+        break;
+      }
+    while (last >= 0 && (last == T || (pad >= 0 && all_of(last, [&](int64_t w) { return w == pad; })))) --last;
+  }
+  const double penalty = rerank ? opts.trace_alpha : opts.length_penalty;
+  double best = kNegInf;
+  int64_t frame = -1, pos = -1;
+  for (int64_t f = 0; f <= last; ++f) {
+    for (size_t i = 0; i < t.wids[f].size(); ++i) {
+      const int64_t w = t.wids[f][i];
+      double s = t.scores[f][i];
+      if (rerank && s >= 0) continue;  // taken for padding
+      if (!(rerank ? is_end(w) : w == eos) && f != last) continue;
+      if (penalty > 0) s = s / std::pow((5.0 + f + 1) / 6.0, penalty);
+      if (s > best) {
+        best = s;
+        frame = f;
+        pos = static_cast<int64_t>(i);
+      }
+    }
+  }
+  Hypothesis h;
+  if (frame < 0) {
+    h.log_prob = h.score = kNegInf;
+    return h;
+  }
+  h.log_prob = t.scores[frame][pos];
+  h.score = best;
+  std::vector<int64_t> seq{t.wids[frame][pos]};
+  for (int64_t f = frame, p = pos; f > 0; --f) {
+    p = t.ptrs[f][p];
+    seq.push_back(t.wids[f - 1][p]);
+  }
+  std::reverse(seq.begin(), seq.end());
+  for (int64_t w : seq) {
+    if (is_end(w)) {
+      h.eos = true;
+      break;
+    }
+    h.tokens.push_back(w);
+  }
+  return h;
+}
+
+std::vector<std::vector<Hypothesis>> beam_search_unilm(StepScorer& scorer, int64_t n_examples, int64_t eos,
+                                                       const SearchOptions& opts, int64_t pad,
+                                                       std::vector<BeamTrace>* traces_out) {
+  validate(opts);
+  torch::NoGradGuard no_grad;
+  const int64_t K = opts.beam;
+  constexpr double kBan = -10000.0;  // UniLM's additive ban
+  std::vector<BeamTrace> traces(n_examples);
+  std::vector<int64_t> active(n_examples);  // examples with rows in the current request, in order
+  std::iota(active.begin(), active.end(), 0);
+  std::vector<std::vector<int64_t>> seqs(n_examples);  // per row: its tokens (UniLM partial_seqs)
+  torch::Tensor seq_scores, seq_eos;                   // [A, K] the previous frame, on the device
+  StepRequest req;
+  for (int step = 0; step < opts.max_len && !active.empty(); ++step) {
+    const int64_t A = static_cast<int64_t>(active.size());
+    const int64_t per = step == 0 ? 1 : K;  // rows per example in this request
+    req.step = step;
+    req.example.clear();
+    for (int64_t e : active)
+      for (int64_t k = 0; k < per; ++k) req.example.push_back(e);
+    torch::Tensor lp = scorer.step(req).detach();
+    if (lp.dim() != 2 || lp.size(0) != A * per) throw std::runtime_error("StepScorer returned a tensor of the wrong shape");
+    const int64_t V = lp.size(1);
+    if (V < K) throw InputError("--beam " + std::to_string(K) + " exceeds the vocabulary size " + std::to_string(V));
+    // Bans of this frame, computed from the rows' tokens (forbid_word_mask * -10000 added).
+    std::vector<int64_t> ban_r, ban_w;
+    if (opts.no_repeat_ngram > 0)
+      for (size_t r = 0; r < seqs.size(); ++r) {
+        std::vector<int64_t> b = banned_by_ngram(seqs[r], opts.no_repeat_ngram, opts.ngram_ignore);
+        std::sort(b.begin(), b.end());
+        b.erase(std::unique(b.begin(), b.end()), b.end());
+        for (int64_t w : b)
+          if (w >= 0 && w < V) ban_r.push_back(static_cast<int64_t>(r)), ban_w.push_back(w);
+      }
+    const bool ban_eos = opts.min_len > 0 && step < opts.min_len && eos >= 0 && eos < V;
+    if (!ban_r.empty() || ban_eos) lp = lp.clone();
+    if (!ban_r.empty()) {
+      torch::Tensor ri = torch::tensor(ban_r, torch::kInt64).to(lp.device());
+      torch::Tensor wi = torch::tensor(ban_w, torch::kInt64).to(lp.device());
+      lp.index_put_({ri, wi}, lp.index({ri, wi}) + kBan);
+    }
+    if (ban_eos) lp.select(1, eos).fill_(kBan);
+    auto top = lp.topk(K, 1, /*largest=*/true, /*sorted=*/true);
+    torch::Tensor kk_scores = std::get<0>(top), kk_ids = std::get<1>(top);  // [A * per, K]
+    torch::Tensor k_scores, k_ids, back;
+    if (step == 0) {
+      k_scores = kk_scores;
+      k_ids = kk_ids;
+      back = torch::zeros({A, K}, torch::kInt64);
+    } else {
+      kk_scores = kk_scores + (seq_eos.reshape({A * K, 1}) * kBan + seq_scores.reshape({A * K, 1}));
+      auto best = kk_scores.reshape({A, K * K}).topk(K, 1, /*largest=*/true, /*sorted=*/true);
+      k_scores = std::get<0>(best);
+      back = std::get<1>(best).div(K, "floor");
+      k_ids = kk_ids.reshape({A, K * K}).gather(1, std::get<1>(best));
+    }
+    seq_scores = k_scores;
+    seq_eos = k_ids.eq(eos).to(k_scores.scalar_type());
+    // The frame to the host: [A, K] scores, tokens, back pointers.
+    torch::Tensor hs = k_scores.to(torch::kCPU, torch::kDouble).contiguous();
+    torch::Tensor hi = k_ids.to(torch::kCPU, torch::kInt64).contiguous();
+    torch::Tensor hb = back.to(torch::kCPU, torch::kInt64).contiguous();
+    const double* ps = hs.data_ptr<double>();
+    const int64_t* pi = hi.data_ptr<int64_t>();
+    const int64_t* pb = hb.data_ptr<int64_t>();
+    std::vector<int64_t> keep, next_active, next_parent, next_token;
+    std::vector<std::vector<int64_t>> next_seqs;
+    for (int64_t a = 0; a < A; ++a) {
+      const int64_t e = active[a];
+      BeamTrace& tr = traces[e];
+      tr.scores.emplace_back(ps + a * K, ps + (a + 1) * K);
+      tr.wids.emplace_back(pi + a * K, pi + (a + 1) * K);
+      tr.ptrs.emplace_back(pb + a * K, pb + (a + 1) * K);
+      bool all_eos = true;
+      for (int64_t k = 0; k < K; ++k) all_eos &= pi[a * K + k] == eos;
+      if (all_eos) continue;  // UniLM's last frame for this example
+      keep.push_back(a);
+      next_active.push_back(e);
+      for (int64_t k = 0; k < K; ++k) {
+        const int64_t parent = a * per + pb[a * K + k];
+        std::vector<int64_t> sq = seqs[parent];
+        sq.push_back(pi[a * K + k]);
+        next_seqs.push_back(std::move(sq));
+        next_parent.push_back(parent);
+        next_token.push_back(pi[a * K + k]);
+      }
+    }
+    if (static_cast<int64_t>(keep.size()) != A && !keep.empty()) {
+      torch::Tensor ki = torch::tensor(keep, torch::kInt64).to(seq_scores.device());
+      seq_scores = seq_scores.index_select(0, ki);
+      seq_eos = seq_eos.index_select(0, ki);
+    }
+    active = std::move(next_active);
+    seqs = std::move(next_seqs);
+    req.parent = std::move(next_parent);
+    req.last_token = std::move(next_token);
+  }
+  std::vector<std::vector<Hypothesis>> out(n_examples);
+  for (int64_t e = 0; e < n_examples; ++e) out[e].push_back(best_from_trace(traces[e], eos, pad, opts));
+  if (traces_out) *traces_out = std::move(traces);
+  return out;
+}
+
 std::vector<std::vector<Hypothesis>> generate(StepScorer& scorer, const std::vector<int64_t>& example_ids,
-                                              int64_t eos, const SearchOptions& opts) {
+                                              int64_t eos, const SearchOptions& opts, int64_t pad) {
   if (opts.sample || opts.beam == 1) return greedy_or_sample(scorer, example_ids, eos, opts);
+  if (opts.algorithm == "unilm")
+    return beam_search_unilm(scorer, static_cast<int64_t>(example_ids.size()), eos, opts, pad);
   return beam_search(scorer, static_cast<int64_t>(example_ids.size()), eos, opts);
 }
 

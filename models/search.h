@@ -20,6 +20,16 @@
 // |                 |         | without EOS ends there ("truncated")                                 |
 // | no_repeat_ngram | 0       | n > 0: a token that would repeat an n-gram of the hypothesis is banned |
 // |                 |         | (fairseq/UniLM "remove duplicated trigrams" with n = 3)              |
+// | ngram_ignore    | {}      | token ids exempt from the n-gram ban as UniLM's --forbid_ignore_word: |
+// |                 |         | a context (last n-1 tokens) holding one bans nothing, and one is never |
+// |                 |         | banned (banned_by_ngram)                                              |
+// | ngram_ignore_words | {}   | the same as words (".", "[X_SEP]"); the caller resolves them to ids   |
+// |                 |         | with its vocabulary (pipelines: decode); kept for run.json / presets  |
+// | algorithm       | "exact" | beam search: "exact" (below) or "unilm": microsoft/unilm's            |
+// |                 |         | BertForSeq2SeqDecoder.beam_search, frame by frame with traces         |
+// |                 |         | (beam_search_unilm); length_penalty is then its GNMT-form penalty     |
+// | trace_alpha     | 0       | "unilm" only, > 0: the hypothesis is picked by re-ranking the traces  |
+// |                 |         | as gen_seq_from_trace.py --alpha does (best_from_trace)               |
 // | sample          | false   | sample each token instead of searching (beam ignored)                |
 // | top_k, top_p    | 0, 1.0  | sampling: keep the k best / the smallest set with mass ≥ p (0/1: off) |
 // | temperature     | 1.0     | sampling: logits divided by it                                       |
@@ -37,6 +47,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace unieval::models {
@@ -53,6 +64,10 @@ struct SearchOptions {
   double top_p = 1.0;           // sampling: nucleus filter (1 = off)
   double temperature = 1.0;     // sampling: temperature
   uint64_t seed = 0;            // sampling: seed
+  std::vector<int64_t> ngram_ignore;              // token ids exempt from the n-gram ban
+  std::vector<std::string> ngram_ignore_words;    // the same as words (resolved by the caller)
+  std::string algorithm = "exact";              // beam search: "exact" or "unilm"
+  double trace_alpha = 0.0;                     // "unilm": gen_seq_from_trace --alpha (0 = off)
 };
 
 // Checks ranges (InputError naming the option).
@@ -82,10 +97,11 @@ struct Hypothesis {
 };
 
 // n-best lists (best first) for examples 0..example_ids.size()-1 of the scorer's batch;
-// example_ids are the examples' global ids (they seed sampling).
+// example_ids are the examples' global ids (they seed sampling). pad: the [PAD] id, which the
+// "unilm" algorithm treats as an end of sequence as UniLM does (-1: none).
 std::vector<std::vector<Hypothesis>> generate(StepScorer& scorer,
                                               const std::vector<int64_t>& example_ids,
-                                              int64_t eos, const SearchOptions& opts);
+                                              int64_t eos, const SearchOptions& opts, int64_t pad = -1);
 
 // Beam search with the vocabulary distribution kept on the scorer's device: per step the bans are
 // applied there (NaN -> -inf, min_len, n-gram bans scattered from the hypotheses' token ids), one
@@ -104,9 +120,41 @@ std::vector<std::vector<Hypothesis>> greedy_or_sample(StepScorer& scorer,
                                                       const std::vector<int64_t>& example_ids,
                                                       int64_t eos, const SearchOptions& opts);
 
+// UniLM's beam search (microsoft/unilm unilm-v1 modeling.py BertForSeq2SeqDecoder.beam_search),
+// behaviour for behaviour. Frame t holds K entries per example (score, token, back pointer):
+// frame 0 = the top-K tokens of the first distribution; frame t = the top-K of the K x K
+// candidates (top-K tokens of each entry's distribution, plus the entry's score; an entry that is
+// EOS adds -10000 to its continuations, which stay in the beam). Bans are additive -10000 on the
+// log-probs (n-gram bans with opts.ngram_ignore, as get_dup_ngram_candidates), min_len fills
+// -10000 into EOS. Every frame is kept (the "trace"); an example stops at its first frame whose
+// K tokens are all EOS (UniLM ignores every later frame), or after max_len frames. The hypothesis
+// is then picked from the trace by best_from_trace. One hypothesis per example (n_best 1).
+// Float arithmetic in the scorer's dtype, as UniLM's tensors; ties at a top-k cut go as
+// torch::topk puts them.
+struct BeamTrace {
+  std::vector<std::vector<double>> scores;  // [frame][K] accumulated log-prob of each entry
+  std::vector<std::vector<int64_t>> wids;   // [frame][K] token of each entry
+  std::vector<std::vector<int64_t>> ptrs;   // [frame][K] entry of frame-1 it extends (0 at frame 0)
+};
+std::vector<std::vector<Hypothesis>> beam_search_unilm(StepScorer& scorer, int64_t n_examples, int64_t eos,
+                                                       const SearchOptions& opts, int64_t pad = -1,
+                                                       std::vector<BeamTrace>* traces = nullptr);
+// The hypothesis UniLM outputs from one trace. trace_alpha == 0: decode_seq2seq.py's pick (the
+// last frame is the first all-EOS frame, else the final one; candidates are EOS entries and the
+// last frame's entries; score / ((5 + len) / 6)^length_penalty when length_penalty > 0; first
+// maximum). trace_alpha > 0: gen_seq_from_trace.py --alpha (traces padded with [PAD] frames; the
+// last frame is the first frame of EOS/[PAD] only, stepped back over all-[PAD] frames; entries
+// with score >= 0 are skipped as padding; candidates are EOS/[PAD] entries and the last frame's;
+// score / ((5 + len) / 6)^alpha). len = frame index + 1. The tokens are the back-tracked entry
+// sequence up to its first EOS/[PAD]; log_prob = the entry's score, score = the ranked value.
+Hypothesis best_from_trace(const BeamTrace& trace, int64_t eos, int64_t pad, const SearchOptions& opts);
+
 // Tokens banned after `prefix` by n-gram blocking of size n (tokens that follow an earlier
-// occurrence of the last n-1 tokens). Exposed for tests.
-std::vector<int64_t> banned_by_ngram(const std::vector<int64_t>& prefix, int n);
+// occurrence of the last n-1 tokens). With `ignore` (UniLM's forbid_ignore_set): nothing is banned
+// when one of the last n-1 tokens is ignored, and an ignored token is never banned. Exposed for
+// tests.
+std::vector<int64_t> banned_by_ngram(const std::vector<int64_t>& prefix, int n,
+                                     const std::vector<int64_t>& ignore = {});
 
 // Normalised score of a hypothesis of `len` tokens (EOS included) with log-prob lp.
 double length_normalised(double lp, int64_t len, double alpha);

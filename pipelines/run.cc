@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "core/error.h"
 #include "core/io.h"
@@ -69,6 +70,24 @@ int64_t count_entries(const std::string& vocab_path) {
   return n;
 }
 
+// coqa-gen's 470 budget counts WordPiece tokens of the run's vocabulary (UniLM §3.2); the reader
+// (tasks/, which knows no tokenizer) gets the count as a function. A missing vocabulary is
+// reported by the data stage's vocabulary check.
+void count_wordpieces(const RunOptions& o, tasks::Seq2SeqReadOptions& ro) {
+  if (o.task != "coqa-gen") return;
+  std::string vocab = o.vocab;
+  if (vocab.empty() && !o.model.empty()) vocab = models::locate_checkpoint(o.model).vocab;
+  if (vocab.empty() || !fs::exists(vocab)) return;
+  auto tok = std::make_shared<models::WordPieceTokenizer>(
+      models::WordPieceTokenizer::from_file(vocab, models::TokenizerOptions::bert(o.lowercase)));
+  ro.length = [tok](const std::string& word) {
+    std::vector<int32_t> ids;
+    tok->encode_ids(word, &ids);
+    return ids.size();
+  };
+  ro.length_unit = "WordPiece tokens";
+}
+
 }  // namespace
 
 std::string default_preset(const std::string& task) {
@@ -125,6 +144,8 @@ ojson run_request(const RunOptions& o) {
   for (const auto& [k, v] : o.eval_options) eo[k] = v;
   j["eval_options"] = eo;
   if (!o.skip_metrics.empty()) j["skip_metrics"] = o.skip_metrics;  // (absent: older runs' requests stay equal)
+  // Only when given, so that the request of a RUN started without it stays the same.
+  if (o.segment_ids) j["segment_ids"] = {o.segment_ids->first, o.segment_ids->second};
   return j;
 }
 
@@ -186,6 +207,7 @@ RunOutcome run_task(const RunOptions& in) {
   tasks::Seq2SeqReadOptions ro;
   ro.max_src_words = o.max_src_words;
   ro.limit = o.eval_limit;
+  count_wordpieces(o, ro);
   tasks::Seq2SeqSplit eval_split = tasks::read_seq2seq_split(o.task, o.data, o.eval_split, ro);
   {  // the metric set's resources (METEOR data, ...) before anything is written or trained
     tasks::EvalRequest check;
@@ -212,10 +234,18 @@ RunOutcome run_task(const RunOptions& in) {
       }
     }
     // Model files and the vocabulary.
+    auto check_segment_ids = [&](const models::BertConfig& cfg, const std::string& file) {
+      if (o.segment_ids && std::max(o.segment_ids->first, o.segment_ids->second) >= cfg.type_vocab_size)
+        throw InputError(file, 0, "--segment-ids " + std::to_string(o.segment_ids->first) + "," +
+                                      std::to_string(o.segment_ids->second) + " need type_vocab_size > " +
+                                      std::to_string(std::max(o.segment_ids->first, o.segment_ids->second)) +
+                                      " (it is " + std::to_string(cfg.type_vocab_size) + ")");
+    };
     std::string vocab = o.vocab;
     if (!o.model.empty()) {
       models::CheckpointFiles files = models::locate_checkpoint(o.model);
       models::BertConfig cfg = models::BertConfig::from_json_file(files.config);
+      check_segment_ids(cfg, files.config);
       if (vocab.empty()) vocab = files.vocab;
       if (vocab.empty()) throw InputError(o.model, 0, "no vocab.txt in the checkpoint (give --vocab)");
       const int64_t n = count_entries(vocab);
@@ -224,6 +254,7 @@ RunOutcome run_task(const RunOptions& in) {
                                        ") is " + std::to_string(cfg.vocab_size));
     } else {
       models::BertConfig cfg = models::BertConfig::from_json_file(o.model_config);
+      check_segment_ids(cfg, o.model_config);
       if (!fs::exists(vocab)) throw InputError(vocab, 0, "no such file");
       const int64_t n = count_entries(vocab);
       if (n > cfg.vocab_size)
@@ -281,6 +312,7 @@ RunOutcome run_task(const RunOptions& in) {
     f.dropout = o.dropout;
     f.device = o.device;
     f.resume = rd.has_checkpoint();
+    f.segment_ids = o.segment_ids;
     f.dev_split = manifest.value("dev_split", std::string()).empty() ? "" : "dev";
     if (!o.model.empty()) f.model_dir = o.model;
     else f.config = models::BertConfig::from_json_file(o.model_config);
@@ -358,7 +390,6 @@ RunOutcome run_task(const RunOptions& in) {
   const tasks::Preset* p = o.preset.empty() ? nullptr : tasks::find_preset(o.preset);
   if (p) {
     info["preset_source"] = p->source;
-    if (!p->decode_ignore_words.empty()) info["preset_ngram_ignore_words"] = p->decode_ignore_words;
     ojson peo = ojson::object();
     for (const auto& [k, v] : p->eval_options) peo[k] = v;
     info["preset_eval_options"] = peo;

@@ -50,6 +50,8 @@
 // | eval_options     | {}      | extra `--option` values of the task adapter (meteor_data, ...) |
 // | skip_metrics     | {}      | metrics of the task's set left out (`--skip-metric meteor`)    |
 // | stop_after       | 0       | > 0: stop training after N steps of this call (resume later)   |
+// | segment_ids      | unset   | --segment-ids S,T (unset: the checkpoint family's, 4,5 for      |
+// |                  |         | UniLM v1); request.json "segment_ids" when set                  |
 // | nlu              |         | understanding tasks: featurisation, answers (nlu_options.h)    |
 //
 // Understanding tasks (glue-*, squad-v1.1, squad-v2, coqa) take their own path
@@ -59,6 +61,7 @@
 #include <optional>
 #include <string>
 #include <vector>
+#include <utility>
 
 #include "models/device.h"
 #include "models/search.h"
@@ -93,6 +96,8 @@ struct RunOptions {
   std::map<std::string, std::string> eval_options;  // adapter options
   std::vector<std::string> skip_metrics;     // metrics of the task's set left out on request
   int64_t stop_after = 0;                    // stop training after N steps of this call
+  std::optional<std::pair<int64_t, int64_t>> segment_ids;  // source/target segment ids (unset: the
+                                             // checkpoint family's); in request.json when set
   bool progress = true;                      // progress on stderr
   NluRunOptions nlu;                         // understanding tasks (pipelines/run_nlu.h)
 };

@@ -1,7 +1,9 @@
+// Follows UniLM (MIT) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 #include "pipelines/seq2seq.h"
 
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -27,6 +29,23 @@ using ojson = nlohmann::ordered_json;
 using namespace unieval::models;
 
 namespace {
+
+// UniLM's _get_token_id_set: a bracketed word is upper-cased; UniLM's tokenizer spells
+// [unused1] "[X_SEP]" (its extra_map), so a vocabulary without [X_SEP] gives [unused1]. A word
+// that the vocabulary lacks is an InputError (UniLM's lookup fails on it too).
+std::vector<int64_t> ignore_ids(const WordPieceTokenizer& tok, const std::vector<std::string>& words,
+                                const std::string& vocab_path) {
+  std::vector<int64_t> out;
+  for (std::string w : words) {
+    if (w.size() >= 2 && w.front() == '[' && w.back() == ']')
+      for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    int32_t id = tok.vocab().id(w);
+    if (id < 0 && w == "[X_SEP]") id = tok.vocab().id("[unused1]");
+    if (id < 0) throw InputError(vocab_path, 0, "has no entry for the n-gram ignore word '" + w + "'");
+    out.push_back(id);
+  }
+  return out;
+}
 
 std::vector<int64_t> encode(const WordPieceTokenizer& tok, const std::string& text) {
   std::vector<int32_t> ids;
@@ -63,6 +82,10 @@ ojson search_to_json(const SearchOptions& s) {
   j["top_p"] = s.top_p;
   j["temperature"] = s.temperature;
   j["seed"] = s.seed;
+  // Written only when set, so that the run directories of earlier versions keep their request.
+  if (!s.ngram_ignore_words.empty()) j["ngram_ignore_words"] = s.ngram_ignore_words;
+  if (s.algorithm != "exact") j["algorithm"] = s.algorithm;
+  if (s.trace_alpha != 0.0) j["trace_alpha"] = s.trace_alpha;
   return j;
 }
 
@@ -80,6 +103,9 @@ SearchOptions search_from_json(const nlohmann::json& j) {
   s.top_p = j.value("top_p", s.top_p);
   s.temperature = j.value("temperature", s.temperature);
   s.seed = j.value("seed", s.seed);
+  s.ngram_ignore_words = j.value("ngram_ignore_words", s.ngram_ignore_words);
+  s.algorithm = j.value("algorithm", s.algorithm);
+  s.trace_alpha = j.value("trace_alpha", s.trace_alpha);
   return s;
 }
 
@@ -128,9 +154,17 @@ FinetuneResult finetune(const FinetuneOptions& in) {
       cfg.attention_probs_dropout_prob = *opts.dropout;
     }
     cfg.validate("model config");
-    // Segment ids of the checkpoint family (4/5 for UniLM v1, type_vocab_size 6; models/config.h).
-    std::tie(opts.train.data.source_type, opts.train.data.target_type) = cfg.seq2seq_segment_ids();
+    // Segment ids: --segment-ids, else the checkpoint family's (4/5 for UniLM v1, type_vocab_size 6;
+    // models/config.h).
+    std::tie(opts.train.data.source_type, opts.train.data.target_type) =
+        opts.segment_ids ? *opts.segment_ids : cfg.seq2seq_segment_ids();
   }
+  if (opts.resume && opts.segment_ids &&
+      *opts.segment_ids != std::make_pair(opts.train.data.source_type, opts.train.data.target_type))
+    throw InputError(run.file("run.json"), 0, "the run was trained with segment ids " +
+                                                  std::to_string(opts.train.data.source_type) + "," +
+                                                  std::to_string(opts.train.data.target_type) +
+                                                  ", not the --segment-ids given");
   if (opts.train.data.source_type >= cfg.type_vocab_size || opts.train.data.target_type >= cfg.type_vocab_size)
     throw InputError("segment ids " + std::to_string(opts.train.data.source_type) + "/" +
                      std::to_string(opts.train.data.target_type) + " need type_vocab_size > " +
@@ -200,6 +234,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     run_info["limit"] = opts.limit;
     run_info["dev_split"] = opts.dev_split;
     run_info["dev_limit"] = opts.dev_limit;
+    run_info["segment_ids_from"] = opts.segment_ids ? "--segment-ids" : "checkpoint family";
     run_info["train"] = opts.train.to_json();
     run_info["decode"] = search_to_json(opts.decode);
     run_info["examples"] = examples.size();
@@ -244,6 +279,14 @@ DecodeResult decode(const DecodeOptions& opts) {
   const SpecialIds ids = special_ids(tok.vocab(), vocab_path);
   TrainOptions train;
   train.update_from_json(info.at("train"), run.file("run.json"));
+  if (opts.segment_ids) std::tie(train.data.source_type, train.data.target_type) = *opts.segment_ids;
+  if (train.data.source_type >= cfg.type_vocab_size || train.data.target_type >= cfg.type_vocab_size ||
+      train.data.source_type < 0 || train.data.target_type < 0)
+    throw InputError("segment ids " + std::to_string(train.data.source_type) + "," +
+                     std::to_string(train.data.target_type) + " need type_vocab_size > " +
+                     std::to_string(std::max(train.data.source_type, train.data.target_type)));
+  SearchOptions search = opts.search;
+  search.ngram_ignore = ignore_ids(tok, search.ngram_ignore_words, vocab_path);
 
   const std::string data_dir = !opts.data_dir.empty() ? opts.data_dir : info.at("data").get<std::string>();
   std::vector<std::string> src, tgt;
@@ -262,6 +305,7 @@ DecodeResult decode(const DecodeOptions& opts) {
   meta["search"] = search_to_json(opts.search);
   meta["checkpoint"] = ckpt.string();
   meta["clean_up"] = opts.clean_up;
+  if (opts.segment_ids) meta["segment_ids"] = {train.data.source_type, train.data.target_type};
   for (const char* state : {"trainer_state.json", "best.json"})
     if (fs::exists(ckpt / state)) meta["checkpoint_state"] = nlohmann::json::parse(core::read_file((ckpt / state).string()));
   std::vector<std::string> done;
@@ -329,7 +373,7 @@ DecodeResult decode(const DecodeOptions& opts) {
     {
       AutocastScope amp(rt);
       UnilmStepScorer scorer(model, sources, ids, train.data, opts.use_cache);
-      nbest = generate(scorer, example_ids, ids.sep, opts.search);
+      nbest = generate(scorer, example_ids, ids.sep, search, ids.pad);
     }
     std::string text;
     for (const auto& hyps : nbest) {

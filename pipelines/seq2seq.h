@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/config.h"
@@ -46,6 +47,9 @@ struct FinetuneOptions {
   std::string dev_split;                      // "" = none; else DATA/<dev_split>.src/.tgt give the
                                               // dev loss every train.dev_every steps (RUN/best)
   int64_t dev_limit = 0;                      // > 0: only the first N dev examples
+  std::optional<std::pair<int64_t, int64_t>> segment_ids;  // source/target segment ids (unset: the
+                                              // checkpoint family's, BertConfig::seq2seq_segment_ids);
+                                              // recorded in run.json train.source_type/target_type
 };
 
 struct FinetuneResult {
@@ -70,6 +74,7 @@ struct DecodeOptions {
   int64_t stop_after = 0;        // > 0: stop after N batches of this call, leaving OUT.partial
   std::string checkpoint;        // "" = RUN/checkpoint; else a checkpoint dir of the run (RUN/best)
   bool clean_up = true;          // HF clean_up_tokenization on the output (false: pieces glued only)
+  std::optional<std::pair<int64_t, int64_t>> segment_ids;  // unset: the run's (run.json train)
 };
 
 struct DecodeResult {

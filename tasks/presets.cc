@@ -77,24 +77,29 @@ std::vector<Preset> build() {
   std::vector<Preset> v;
   {
     Preset p = unilm("cnndm", "cnndm", "UniLM §3.1", 30, 32, 768, 640, 0.7, 0.1, 3e-5, 5, 128, {"lr"},
-                     "source truncated to the first 640 tokens; duplicated trigrams removed; UniLM applies "
-                     "the length penalty (alpha 1.0) by re-ranking beam traces, here inside the search");
+                     "source truncated to the first 640 tokens; duplicated trigrams removed (except around "
+                     "'.' and [X_SEP]); UniLM's beam search, the hypothesis picked by re-ranking its traces "
+                     "with alpha 1.0 as gen_seq_from_trace.py");
     // microsoft/unilm unilm-v1/README.md CNN/DM decode: --max_tgt_length 128 --beam_size 5
     // --forbid_duplicate_ngrams --forbid_ignore_word ".|[X_SEP]"; gen_seq_from_trace.py --alpha 1.0;
     // cnndm/eval.py --trunc_len 70.
-    p.decode["length_penalty"] = 1.0;
-    p.decode_ignore_words = {".", "[X_SEP]"};
+    p.decode["length_penalty"] = 0.0;
+    p.decode["algorithm"] = "unilm";
+    p.decode["trace_alpha"] = 1.0;
+    p.decode["ngram_ignore_words"] = {".", "[X_SEP]"};
     p.eval_options = {{"trunc_len", "70"}};
     p.decode_source = "microsoft/unilm unilm-v1/README.md (CNN/DM decode command)";
     v.push_back(p);
   }
   {
     Preset p = unilm("gigaword", "gigaword", "UniLM §3.1", 30, 64, 256, 192, 0.7, 0.1, 3e-5, 5, 32, {"lr"},
-                     "source truncated to the first 192 tokens; duplicated trigrams removed");
+                     "source truncated to the first 192 tokens; duplicated trigrams removed (except around '.'); "
+                     "UniLM's beam search");
     // microsoft/unilm unilm-v1/README.md Gigaword decode: --max_tgt_length 32 --beam_size 5
     // --length_penalty 0 --forbid_duplicate_ngrams --forbid_ignore_word ".".
     p.decode["length_penalty"] = 0.0;
-    p.decode_ignore_words = {"."};
+    p.decode["algorithm"] = "unilm";
+    p.decode["ngram_ignore_words"] = {"."};
     p.decode_source = "microsoft/unilm unilm-v1/README.md (Gigaword decode command)";
     v.push_back(p);
   }

@@ -18,9 +18,12 @@
 //   gigaword  --max_tgt_length 32  --beam_size 5 --length_penalty 0 --forbid_duplicate_ngrams
 //             --forbid_ignore_word "."          (ngram_size default 3, min_len default None)
 //   cnndm     --max_tgt_length 128 --beam_size 5 --length_penalty 0 --forbid_duplicate_ngrams
-//             --forbid_ignore_word ".|[X_SEP]", then gen_seq_from_trace.py --alpha 1.0 (the
-//             length penalty applied by re-ranking the traces; here alpha 1.0 inside the search),
-//             eval.py --trunc_len 70
+//             --forbid_ignore_word ".|[X_SEP]" --need_score_traces, then gen_seq_from_trace.py
+//             --alpha 1.0 (the hypothesis picked by re-ranking the beam traces), eval.py
+//             --trunc_len 70
+// These become decode options: "algorithm": "unilm" (UniLM's own beam search, models/search.h
+// beam_search_unilm), "trace_alpha" (gen_seq_from_trace's re-ranking), "ngram_ignore_words"
+// (--forbid_ignore_word, resolved to ids with the run's vocabulary by the decode pipeline).
 //   squad-qg  --max_tgt_length 48  --beam_size 1 --length_penalty 0
 // The README gives no decode command for CoQA and DSTC7: those keep the paper's §3.2 / §3.4
 // values (beam 3 / 10, maximum length) and no n-gram ban.
@@ -45,8 +48,6 @@
 // | dropout      | hidden/attention dropout of the model (unset: the checkpoint's)          |
 // | unstated     | fields whose value the paper does not give (our choice)                  |
 // | note         | deviations, remarks                                                      |
-// | decode_ignore_words | words exempt from the n-gram ban (UniLM --forbid_ignore_word);    |
-// |              | recorded with a run, not yet exempted by our beam search                  |
 // | eval_options | the eval adapter options of the paper's evaluation command (--option)    |
 // | decode_source| where the decoding values come from                                      |
 #include <map>
@@ -67,7 +68,6 @@ struct Preset {
   std::optional<double> dropout;      // hidden/attention dropout (unset: the checkpoint's)
   std::vector<std::string> unstated;  // fields whose value the paper does not give (our choice)
   std::string note;                   // deviations / remarks
-  std::vector<std::string> decode_ignore_words;        // n-gram ban exemptions (not applied yet)
   std::map<std::string, std::string> eval_options;     // eval adapter options of the paper's command
   std::string decode_source;                           // where the decoding values come from
 };

@@ -214,9 +214,14 @@ std::string coqa_file(const std::string& data, const std::string& split) {
   return f;
 }
 
-// The window of `budget` words of the passage with the most words in common with the question.
-std::string best_chunk(const std::vector<std::string>& passage, const std::string& question, size_t budget) {
-  if (passage.size() <= budget) return join(passage, 0, passage.size());
+// The window of the passage of at most `budget` units (len[i]: units of word i) with the most
+// words in common with the question: every start, extended as far as the budget allows; the first
+// best wins.
+std::string best_chunk(const std::vector<std::string>& passage, const std::vector<size_t>& len,
+                       const std::string& question, size_t budget) {
+  size_t total = 0;
+  for (size_t l : len) total += l;
+  if (total <= budget) return join(passage, 0, passage.size());
   // Words compared lower-cased, without punctuation ("cat?" ~ "cat").
   auto norm = [](const std::string& w) {
     std::string out;
@@ -229,18 +234,31 @@ std::string best_chunk(const std::vector<std::string>& passage, const std::strin
     if (!norm(w).empty()) q.insert(norm(w));
   std::vector<int> hit(passage.size());
   for (size_t i = 0; i < passage.size(); ++i) hit[i] = q.count(norm(passage[i])) ? 1 : 0;
-  int cur = 0;
-  for (size_t i = 0; i < budget; ++i) cur += hit[i];
-  int best = cur;
-  size_t best_start = 0;
-  for (size_t start = 1; start + budget <= passage.size(); ++start) {
-    cur += hit[start + budget - 1] - hit[start - 1];
-    if (cur > best) best = cur, best_start = start;
+  // Two pointers: [start, end) is the longest window from start within the budget.
+  int cur = 0, best = -1;
+  size_t end = 0, used = 0, best_start = 0, best_end = 0;
+  for (size_t start = 0; start < passage.size(); ++start) {
+    if (end < start) end = start, used = 0, cur = 0;
+    while (end < passage.size() && used + len[end] <= budget) used += len[end], cur += hit[end], ++end;
+    if (cur > best) best = cur, best_start = start, best_end = end;
+    if (end == passage.size()) break;  // later windows are suffixes of this one
+    if (end > start) used -= len[start], cur -= hit[start];
   }
-  return join(passage, best_start, best_start + budget);
+  return join(passage, best_start, best_end);
 }
 
-Seq2SeqSplit read_coqa_gen(const std::string& data, const std::string& split, int budget_words, int64_t limit) {
+// The last words of text whose lengths add up to at most budget.
+std::string tail_within(const std::string& text, const std::function<size_t(const std::string&)>& length,
+                        size_t budget) {
+  const auto w = words(text);
+  size_t used = 0, begin = w.size();
+  while (begin > 0 && used + length(w[begin - 1]) <= budget) used += length(w[--begin]);
+  return join(w, begin, w.size());
+}
+
+Seq2SeqSplit read_coqa_gen(const std::string& data, const std::string& split, int budget_words, int64_t limit,
+                           std::function<size_t(const std::string&)> length, const std::string& unit) {
+  if (!length) length = [](const std::string&) -> size_t { return 1; };
   Seq2SeqSplit s;
   const std::string path = coqa_file(data, split);
   nlohmann::json doc;
@@ -265,6 +283,8 @@ Seq2SeqSplit read_coqa_gen(const std::string& data, const std::string& split, in
       throw InputError(path, 0, "story " + id + ": " + std::to_string(qs.size()) + " questions but " +
                                     std::to_string(as.size()) + " answers");
     const auto passage = words(story["story"].get<std::string>());
+    std::vector<size_t> plen(passage.size());
+    for (size_t i = 0; i < passage.size(); ++i) plen[i] = length(passage[i]);
     std::vector<std::string> history;
     size_t turns = 0;
     for (size_t t = 0; t < qs.size(); ++t) {
@@ -274,10 +294,11 @@ Seq2SeqSplit read_coqa_gen(const std::string& data, const std::string& split, in
       std::string hist;
       for (const auto& h : history) hist += h + " ";
       hist += q;
-      const auto hw = words(hist);
-      std::string hist_kept = hw.size() > budget / 2 ? tail_words(hist, budget / 2) : hist;
-      const size_t room = budget - std::min(budget, words(hist_kept).size());
-      s.src.push_back(hist_kept + " " + best_chunk(passage, q, room));
+      const std::string hist_kept = tail_within(hist, length, budget / 2);
+      size_t hist_len = 0;
+      for (const auto& w : words(hist_kept)) hist_len += length(w);
+      const size_t room = budget - std::min(budget, hist_len);
+      s.src.push_back(hist_kept + " " + best_chunk(passage, plen, q, room));
       s.tgt.push_back(a);
       s.refs.push_back(a);
       s.ids.push_back(id + "/" + std::to_string(qs[t].value("turn_id", static_cast<int>(t + 1))));
@@ -300,7 +321,7 @@ Seq2SeqSplit read_coqa_gen(const std::string& data, const std::string& split, in
   s.coqa_json = subset.dump();
   s.reader = "CoQA JSON; source = conversation history (q/a turns, at most half the budget, last words kept) + "
              "question + the passage window with the most word overlap with the question, " +
-             std::to_string(budget) + " words in all (UniLM §3.2); target = free-form answer; casing kept";
+             std::to_string(budget) + " " + unit + " in all (UniLM §3.2); target = free-form answer; casing kept";
   return s;
 }
 
@@ -473,7 +494,8 @@ Seq2SeqSplit read_seq2seq_split(const std::string& task, const std::string& data
   Seq2SeqSplit s;
   if (task == "squad-qg" || task == "squad-qg-reversed") s = read_squad_qg(data, split, task == "squad-qg-reversed");
   else if (task == "cnndm" || task == "gigaword") s = read_summaries(task, data, split);
-  else if (task == "coqa-gen") s = read_coqa_gen(data, split, opts.max_src_words, opts.limit);
+  else if (task == "coqa-gen")
+    s = read_coqa_gen(data, split, opts.max_src_words, opts.limit, opts.length, opts.length_unit);
   else if (task == "dstc7") s = read_dstc7(data, split, opts.max_src_words);
   else s = read_personachat(data, split, opts.max_src_words);
   s.task = task;

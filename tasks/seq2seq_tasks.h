@@ -32,9 +32,10 @@
 // | coqa-gen          | CoQA JSON (coqa-train-v1.0.json,         | "q1 a1 ... q(k-1) a(k-1) qk" + passage chunk →  |
 // |                   | coqa-dev-v1.0.json) or a folder with     | free-form answer; UniLM §3.2: history first,   |
 // |                   | them (train, dev)                        | then the passage window of max_src_words −      |
-// |                   |                                          | |history| words with the most word overlap     |
-// |                   |                                          | with the question (default 470 words); casing  |
-// |                   |                                          | kept                                           |
+// |                   |                                          | |history| units with the most word overlap     |
+// |                   |                                          | with the question (default 470); units are     |
+// |                   |                                          | words, or WordPiece tokens when `length` is    |
+// |                   |                                          | given (`unieval run` does); casing kept        |
 // | dstc7             | task-2 S.convos.txt + S.facts.txt        | context turns (EOS → " ") + facts of the        |
 // |                   | (hash, subreddit, conv id, score, turns, | conversation → response; the context keeps     |
 // |                   | response / hash, subreddit, conv id,     | its last max_src_words/2 words, facts fill the |
@@ -49,7 +50,12 @@
 // | limit              | 0       | > 0: keep only the first N examples                           |
 // | max_src_words      | 0       | coqa-gen / dstc7 / personachat source budget in words (0 =    |
 // |                    |         | the task's default above)                                     |
+// | length             | null    | coqa-gen: the length of one whitespace word in the budget's   |
+// |                    |         | units; null = 1 (words). `unieval run` passes the WordPiece   |
+// |                    |         | token count of its vocabulary (UniLM §3.2 counts the 470 in   |
+// |                    |         | tokens; tasks/ knows no tokenizer, pipelines/ injects it)     |
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -59,6 +65,8 @@ namespace unieval::tasks {
 struct Seq2SeqReadOptions {
   int64_t limit = 0;        // > 0: first N examples only
   int max_src_words = 0;    // source budget in words (0 = task default)
+  std::function<size_t(const std::string&)> length;  // coqa-gen: units of one word (null: 1)
+  std::string length_unit = "words";                 // what `length` counts (for the reader line)
 };
 
 struct Seq2SeqSplit {

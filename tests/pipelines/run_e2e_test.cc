@@ -198,6 +198,63 @@ TEST_F(RunCliTest, BadInputExitsTwoNamingTheFileAndWritesNothing) {
   EXPECT_EQ(notrun.exit_code, 2);
   EXPECT_EQ(core::read_file(path("bad3/keep.txt")), "x");
   EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path() / "bad3"), fs::directory_iterator()), 1);
+
+  // --segment-ids: malformed, or beyond the config's type_vocab_size (2): exit 2, nothing written.
+  for (const char* bad : {"--segment-ids 4", "--segment-ids a,b", "--segment-ids 4,5"}) {
+    auto seg = run_cli(run_cmd("bad4", bad));
+    EXPECT_EQ(seg.exit_code, 2) << bad;
+    EXPECT_NE(seg.err.find("segment"), std::string::npos) << bad << seg.err;
+    EXPECT_FALSE(fs::exists(tmp.path() / "bad4")) << bad;
+  }
+}
+
+// --segment-ids overrides the checkpoint family's ids: recorded in request.json and run.json.
+TEST_F(RunCliTest, SegmentIdsOverrideRecorded) {
+  auto r = run_cli(run_cmd("seg", "--segment-ids 1,0 --stop-after 1"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto request = nlohmann::json::parse(core::read_file(path("seg/request.json")));
+  EXPECT_EQ(request["segment_ids"], nlohmann::json::array({1, 0}));
+  auto info = nlohmann::json::parse(core::read_file(path("seg/run.json")));
+  EXPECT_EQ(info["train"]["source_type"], 1);
+  EXPECT_EQ(info["train"]["target_type"], 0);
+  EXPECT_EQ(info["segment_ids_from"], "--segment-ids");
+  // Without the flag: the family's (0,1 for type_vocab_size 2), and no key in the request.
+  auto d = run_cli(run_cmd("seg0", "--stop-after 1"));
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  EXPECT_FALSE(nlohmann::json::parse(core::read_file(path("seg0/request.json"))).contains("segment_ids"));
+  auto info0 = nlohmann::json::parse(core::read_file(path("seg0/run.json")));
+  EXPECT_EQ(info0["train"]["source_type"], 0);
+  EXPECT_EQ(info0["segment_ids_from"], "checkpoint family");
+}
+
+// coqa-gen under `run`: the source budget counts WordPiece tokens of the run's vocabulary.
+TEST_F(RunCliTest, CoqaBudgetCountsWordPieces) {
+  // "catdog" is two pieces (cat ##dog) in this vocabulary.
+  tmp.write("vocab_wp.txt", core::read_file(path("vocab.txt")) + "##dog\nwho\nyes\n");
+  nlohmann::json cfg = nlohmann::json::parse(core::read_file(path("config.json")));
+  cfg["vocab_size"] = vocab_size + 3;
+  tmp.write("config_wp.json", cfg.dump());
+  std::string story;
+  for (int i = 0; i < 12; ++i) story += "catdog ";
+  nlohmann::json doc = {{"version", "1.0"},
+                        {"data",
+                         {{{"id", "s1"},
+                           {"source", "wikipedia"},
+                           {"story", story},
+                           {"questions", {{{"turn_id", 1}, {"input_text", "who"}}}},
+                           {"answers", {{{"turn_id", 1}, {"input_text", "yes"}}}}}}}};
+  tmp.write("coqa/coqa-train-v1.0.json", doc.dump());
+  tmp.write("coqa/coqa-dev-v1.0.json", doc.dump());
+  auto r = run_cli("run --task coqa-gen --data " + shq(path("coqa")) + " --out " + shq(path("coqa_run")) +
+                   " --model-config " + shq(path("config_wp.json")) + " --vocab " + shq(path("vocab_wp.txt")) +
+                   " --max-src-words 9 --max-src-len 12 --max-tgt-len 4 --stop-after 1 --threads 2 --no-progress");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  // Budget 9 tokens: "who" (1) + 4 passage words of 2 pieces each = 9 (counting words: 8 words).
+  const auto src = core::read_lines(path("coqa_run/data/eval.src"));
+  ASSERT_EQ(src.size(), 1u);
+  EXPECT_EQ(src[0], "who catdog catdog catdog catdog");
+  const auto manifest = nlohmann::json::parse(core::read_file(path("coqa_run/data/manifest.json")));
+  EXPECT_NE(manifest["reader"].get<std::string>().find("WordPiece tokens"), std::string::npos) << manifest["reader"];
 }
 
 }  // namespace

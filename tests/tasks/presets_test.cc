@@ -37,12 +37,15 @@ TEST(PresetTest, UnilmDecodingOfTheOfficialDecodeCommands) {
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->decode.at("max_len"), 32);
   EXPECT_DOUBLE_EQ(g->decode.at("length_penalty").get<double>(), 0.0);
-  EXPECT_EQ(g->decode_ignore_words, std::vector<std::string>{"."});
+  EXPECT_EQ(g->decode.at("ngram_ignore_words").get<std::vector<std::string>>(), std::vector<std::string>{"."});
+  EXPECT_EQ(g->decode.at("algorithm"), "unilm");
   const Preset* c = find_preset("cnndm");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->decode.at("max_len"), 128);
-  EXPECT_DOUBLE_EQ(c->decode.at("length_penalty").get<double>(), 1.0);
-  EXPECT_EQ(c->decode_ignore_words, (std::vector<std::string>{".", "[X_SEP]"}));
+  EXPECT_DOUBLE_EQ(c->decode.at("length_penalty").get<double>(), 0.0);
+  EXPECT_DOUBLE_EQ(c->decode.at("trace_alpha").get<double>(), 1.0);
+  EXPECT_EQ(c->decode.at("algorithm"), "unilm");
+  EXPECT_EQ(c->decode.at("ngram_ignore_words").get<std::vector<std::string>>(), (std::vector<std::string>{".", "[X_SEP]"}));
   EXPECT_EQ(c->eval_options.at("trunc_len"), "70");
   const Preset* q = find_preset("squad-qg");
   ASSERT_NE(q, nullptr);

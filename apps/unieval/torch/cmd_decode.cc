@@ -51,6 +51,7 @@ int cmd_decode(const Args& args) {
       ("no-progress", po::bool_switch(), "no progress on stderr")
       ("json", po::bool_switch(), "print a JSON summary");
   add_search_flags(desc, "seed");
+  add_segment_ids_flag(desc);
   auto vm = parse(args, desc, kUsage);
 
   pipelines::DecodeOptions d;
@@ -60,6 +61,7 @@ int cmd_decode(const Args& args) {
   d.out = vm["out"].as<std::string>();
   d.search = pipelines::run_search_defaults(d.run_dir);
   apply_search_flags(vm, d.search, "seed");
+  d.segment_ids = segment_ids_flag(vm);
   d.batch_size = vm["batch-size"].as<int64_t>();
   d.use_cache = !vm["no-cache"].as<bool>();
   d.clean_up = !vm["no-clean-up"].as<bool>();

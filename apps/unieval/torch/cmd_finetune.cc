@@ -58,6 +58,7 @@ int cmd_finetune(const Args& args) {
       ("no-progress", po::bool_switch(), "no progress bar")
       ("json", po::bool_switch(), "print a JSON summary");
   add_train_flags(desc);
+  add_segment_ids_flag(desc);
   auto vm = parse(args, desc, usage());
 
   pipelines::FinetuneOptions f;
@@ -87,6 +88,7 @@ int cmd_finetune(const Args& args) {
   f.lowercase = !vm["no-lowercase"].as<bool>();
   auto& t = f.train;
   apply_train_flags(vm, t, f.dropout);
+  f.segment_ids = segment_ids_flag(vm);
   t.stop_after = vm["stop-after"].as<int64_t>();
   t.progress = !vm["no-progress"].as<bool>();
   f.limit = vm["limit"].as<int64_t>();

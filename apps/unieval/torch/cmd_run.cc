@@ -96,6 +96,7 @@ int cmd_run(const Args& args) {
       ("predict-batch", po::value<int64_t>(), "understanding tasks: examples per inference batch (default 64)");
   add_train_flags(desc);
   add_search_flags(desc, "decode-seed");
+  add_segment_ids_flag(desc);
   auto vm = parse(args, desc, usage());
 
   pipelines::RunOptions o;
@@ -119,6 +120,7 @@ int cmd_run(const Args& args) {
   o.finetune.dev_every = vm["dev-every"].as<int64_t>();
   o.finetune.early_stop = vm["early-stop"].as<int64_t>();
   apply_search_flags(vm, o.search, "decode-seed");
+  o.segment_ids = segment_ids_flag(vm);
   o.decode_batch = vm["decode-batch"].as<int64_t>();
   if (vm.count("option"))
     for (const auto& kv : vm["option"].as<std::vector<std::string>>()) {

@@ -66,6 +66,14 @@ void add_search_flags(po::options_description& desc, const char* seed_flag) {
       ("min-len", po::value<int>(), "minimum generated tokens before EOS")
       ("max-len", po::value<int>(), "maximum generated tokens (EOS included)")
       ("no-repeat-ngram", po::value<int>(), "block repeated n-grams of this size (0 = off)")
+      ("ngram-ignore", po::value<std::string>(),
+       "words exempt from the n-gram ban, '|'-separated (UniLM --forbid_ignore_word, e.g. \".|[X_SEP]\"; "
+       "\"\" = none)")
+      ("search", po::value<std::string>(),
+       "beam search: exact (default; finished hypotheses ranked by log p / len^alpha) or unilm (microsoft/unilm's "
+       "beam search; --length-penalty is then its ((5+len)/6)^lp form)")
+      ("trace-alpha", po::value<double>(),
+       "--search unilm: pick the hypothesis by re-ranking the beam traces as gen_seq_from_trace.py --alpha (0 = off)")
       ("sample", po::bool_switch(), "sample instead of search")
       ("top-k", po::value<int>(), "sampling: top-k (0 = off)")
       ("top-p", po::value<double>(), "sampling: nucleus mass (1 = off)")
@@ -80,11 +88,42 @@ void apply_search_flags(const po::variables_map& vm, models::SearchOptions& s, c
   if (vm.count("min-len")) s.min_len = vm["min-len"].as<int>();
   if (vm.count("max-len")) s.max_len = vm["max-len"].as<int>();
   if (vm.count("no-repeat-ngram")) s.no_repeat_ngram = vm["no-repeat-ngram"].as<int>();
+  if (vm.count("ngram-ignore")) {
+    s.ngram_ignore_words.clear();
+    const std::string v = vm["ngram-ignore"].as<std::string>();
+    for (size_t b = 0; b <= v.size() && !v.empty();) {
+      size_t e = v.find('|', b);
+      if (e == std::string::npos) e = v.size();
+      if (e > b) s.ngram_ignore_words.push_back(v.substr(b, e - b));
+      b = e + 1;
+    }
+  }
+  if (vm.count("search")) s.algorithm = vm["search"].as<std::string>();
+  if (vm.count("trace-alpha")) s.trace_alpha = vm["trace-alpha"].as<double>();
   if (vm["sample"].as<bool>()) s.sample = true;
   if (vm.count("top-k")) s.top_k = vm["top-k"].as<int>();
   if (vm.count("top-p")) s.top_p = vm["top-p"].as<double>();
   if (vm.count("temperature")) s.temperature = vm["temperature"].as<double>();
   if (vm.count(seed_flag)) s.seed = vm[seed_flag].as<uint64_t>();
+}
+
+void add_segment_ids_flag(po::options_description& desc) {
+  desc.add_options()("segment-ids", po::value<std::string>(),
+                     "S,T: segment ids of source and target (default: the checkpoint family's, 4,5 for UniLM v1 "
+                     "with type_vocab_size 6, else the config's unilm_segment_ids, else 0,1)");
+}
+
+std::optional<std::pair<int64_t, int64_t>> segment_ids_flag(const po::variables_map& vm) {
+  if (!vm.count("segment-ids")) return std::nullopt;
+  const std::string v = vm["segment-ids"].as<std::string>();
+  const size_t comma = v.find(',');
+  auto number = [&](const std::string& s) {
+    if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
+      throw InputError("--segment-ids " + v + ": expected two non-negative integers S,T (e.g. 4,5)");
+    return static_cast<int64_t>(std::stoll(s));
+  };
+  if (comma == std::string::npos) number("");
+  return std::make_pair(number(v.substr(0, comma)), number(v.substr(comma + 1)));
 }
 
 }  // namespace unieval::cli
