@@ -162,7 +162,8 @@ std::string render_grid(const Grid& g, TableFormat format) {
       os << "<div class=\"scroll\"><table class=\"grid\">\n";
       if (!g.caption.empty()) os << "<caption>" << html_escape(g.caption) << "</caption>\n";
       os << "<thead><tr>";
-      for (const auto& h : g.header) os << "<th>" << html_escape(h) << "</th>";
+      for (size_t c = 0; c < ncol; ++c)
+        os << (is_numeric(g, c) ? "<th class=\"num\">" : "<th>") << html_escape(g.header[c]) << "</th>";
       os << "</tr></thead>\n<tbody>\n";
       for (size_t r = 0; r < g.rows.size(); ++r) {
         os << "<tr>";
