@@ -98,7 +98,7 @@ TEST(CliCompareTest, FolderDataSubsetIsNotComparable) {
   auto eval = [&](const std::string& data, const std::string& pred, const std::string& name) {
     std::string out = (tmp.path() / (name + ".json")).string();
     auto r = run_cli("eval --task squad-qg --data " + shq((tmp.path() / data).string()) + " --pred " +
-                     shq(tmp.write(name + ".txt", pred)) + " --system " + name + " --out " + shq(out));
+                     shq(tmp.write(name + ".txt", pred)) + " --system " + name + " --skip-metric meteor --out " + shq(out));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return out;
   };
