@@ -61,6 +61,23 @@ std::string_view py_rstrip(std::string_view s) {
   return s.substr(0, end);
 }
 
+std::vector<std::string> py_split_on(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t b = 0;
+  for (size_t e = s.find(sep); e != std::string_view::npos; e = s.find(sep, b)) {
+    out.emplace_back(s.substr(b, e - b));
+    b = e + 1;
+  }
+  out.emplace_back(s.substr(b));
+  return out;
+}
+
+std::string py_strip_chars(std::string_view s, std::string_view chars) {
+  const size_t b = s.find_first_not_of(chars);
+  if (b == std::string_view::npos) return "";
+  return std::string(s.substr(b, s.find_last_not_of(chars) - b + 1));
+}
+
 std::string_view py_strip(std::string_view s) {
   size_t i = 0, l;
   while (i < s.size() && (l = space_len(s, i)) > 0) i += l;

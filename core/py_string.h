@@ -13,6 +13,8 @@
 // | is_py_space       | str.isspace() of one code point (White_Space plus U+001C..U+001F)    |
 // | py_split          | str.split() with no argument: runs of whitespace, no empty fields    |
 // | py_strip/_rstrip  | str.strip() / str.rstrip() with no argument                          |
+// | py_split_on       | str.split(sep) with a one-character sep: every field, empty ones too  |
+// | py_strip_chars    | str.strip(chars) with ASCII chars                                     |
 // | py_replace(_in)   | str.replace(old, new) (an empty `old` leaves s unchanged)            |
 // | join_py_split     | ' '.join(s.split()); join_split_ascii is the same for pure-ASCII s   |
 //
@@ -36,6 +38,11 @@ inline bool is_py_space(char32_t c) {
 
 // Python str.split(): fields separated by runs of Python whitespace, no empty fields.
 std::vector<std::string_view> py_split(std::string_view s);
+// Python str.split(sep) for a one-character sep: n separators give n + 1 fields, empty ones kept
+// (TSV rows: `line.split("\t")`).
+std::vector<std::string> py_split_on(std::string_view s, char sep);
+// Python str.strip(chars) for ASCII chars (e.g. " \t\r\n").
+std::string py_strip_chars(std::string_view s, std::string_view chars);
 // Python str.rstrip() / str.strip() with no argument.
 std::string_view py_rstrip(std::string_view s);
 std::string_view py_strip(std::string_view s);

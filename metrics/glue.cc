@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "core/py_string.h"
 #include "core/io.h"
 #include "metrics/distinct.h"
 
@@ -19,26 +20,9 @@ namespace {
 
 const double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::vector<std::string> split_tab(const std::string& s) {
-  std::vector<std::string> out;
-  size_t b = 0;
-  while (true) {
-    size_t e = s.find('\t', b);
-    if (e == std::string::npos) {
-      out.push_back(s.substr(b));
-      return out;
-    }
-    out.push_back(s.substr(b, e - b));
-    b = e + 1;
-  }
-}
+std::vector<std::string> split_tab(const std::string& s) { return core::py_split_on(s, '\t'); }
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
+std::string trim(const std::string& s) { return core::py_strip_chars(s, " \t\r\n"); }
 
 bool is_number(const std::string& s, double& v) {
   if (s.empty()) return false;

@@ -9,25 +9,14 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "results/html_report.h"
 
 namespace unieval::results {
 
 namespace {
 
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+// Escaping for text and attribute values (XML, as the HTML report's).
+std::string xml_escape(const std::string& s) { return html_escape(s); }
 
 std::string num(double v, int precision = 6) {
   char buf[64];

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "core/error.h"
+#include "core/py_string.h"
 #include "core/io.h"
 #include "core/utf8.h"
 #include "metrics/glue.h"
@@ -108,26 +109,9 @@ std::string glob_first(const fs::path& dir, const std::string& prefix, const std
   return hits.empty() ? "" : hits.front();
 }
 
-std::vector<std::string> split_tab(const std::string& s) {
-  std::vector<std::string> out;
-  size_t b = 0;
-  while (true) {
-    size_t e = s.find('\t', b);
-    if (e == std::string::npos) {
-      out.push_back(s.substr(b));
-      return out;
-    }
-    out.push_back(s.substr(b, e - b));
-    b = e + 1;
-  }
-}
+std::vector<std::string> split_tab(const std::string& s) { return core::py_split_on(s, '\t'); }
 
-std::string trim(const std::string& s) {
-  size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  size_t e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
+std::string trim(const std::string& s) { return core::py_strip_chars(s, " \t\r\n"); }
 
 json parse_json_file(const std::string& path) {
   try {

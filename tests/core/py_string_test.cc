@@ -14,14 +14,14 @@ TEST(PyStringTest, PythonWhitespace) {
   EXPECT_EQ(f[0], "a");
   EXPECT_EQ(f[2], "c");
   EXPECT_EQ(f[3], "dx\xe2\x80\x8by");
-  EXPECT_EQ(core::py_rstrip("ab \t\xe3\x80\x80"), "ab");
-  EXPECT_EQ(core::py_strip("\x1c a \x1f"), "a");  // U+001C..U+001F are Python whitespace
+  EXPECT_EQ(unieval::core::py_rstrip("ab \t\xe3\x80\x80"), "ab");
+  EXPECT_EQ(unieval::core::py_strip("\x1c a \x1f"), "a");  // U+001C..U+001F are Python whitespace
 }
 
 TEST(PyStringTest, ReplaceIsLeftToRightAndNeverRescans) {
-  EXPECT_EQ(core::py_replace("aaa", "aa", "b"), "ba");
-  EXPECT_EQ(core::py_replace("abab", "ab", "ba"), "baba");
-  EXPECT_EQ(core::py_replace("x", "", "y"), "x");  // an empty pattern leaves the text (our rule)
+  EXPECT_EQ(unieval::core::py_replace("aaa", "aa", "b"), "ba");
+  EXPECT_EQ(unieval::core::py_replace("abab", "ab", "ba"), "baba");
+  EXPECT_EQ(unieval::core::py_replace("x", "", "y"), "x");  // an empty pattern leaves the text (our rule)
   std::string s = "a<q>b<q>";
   core::py_replace_in(s, "<q>", "\n");
   EXPECT_EQ(s, "a\nb\n");
@@ -67,3 +67,16 @@ TEST(Utf8Test, InvalidBytesDecodeAsThemselvesOneByteAtATime) {
 
 }  // namespace
 }  // namespace unieval::core
+
+TEST(PyStringTest, SplitOnKeepsEmptyFieldsAsStrSplitSep) {
+  using V = std::vector<std::string>;
+  EXPECT_EQ(unieval::core::py_split_on("a\tb", '\t'), (V{"a", "b"}));          // "a\tb".split("\t")
+  EXPECT_EQ(unieval::core::py_split_on("\ta\t\t", '\t'), (V{"", "a", "", ""}));  // empty fields kept
+  EXPECT_EQ(unieval::core::py_split_on("", '\t'), (V{""}));                     // "".split("\t") == ['']
+}
+
+TEST(PyStringTest, StripCharsAsStrStripChars) {
+  EXPECT_EQ(unieval::core::py_strip_chars(" \tx y\r\n", " \t\r\n"), "x y");
+  EXPECT_EQ(unieval::core::py_strip_chars("\r\n \t", " \t\r\n"), "");
+  EXPECT_EQ(unieval::core::py_strip_chars("\vx\v", " \t\r\n"), "\vx\v");  // only the chars given
+}
