@@ -2,6 +2,7 @@
 // metrics/meteor.h).
 #include <charconv>
 #include <cmath>
+#include <memory>
 
 #include "metrics/protocol.h"
 #include "core/error.h"
@@ -126,9 +127,25 @@ void run_meteor(ScoreContext& sc) {
   m::MeteorOptions opt = meteor_opts(sc, true);
 
   const core::Corpus& corpus = sc.corpus();
-  m::MeteorScorer scorer(opt);
-  m::MeteorResult r = scorer.score(corpus.hyps, corpus.refs);
+  auto scorer = std::make_shared<m::MeteorScorer>(opt);
+  m::MeteorResult r = scorer->score(corpus.hyps, corpus.refs);
   const m::MeteorStats& t = r.total;
+  if (sc.resampling_wanted() && !r.segments.empty()) {
+    // The system score of a resample: its segments' statistics summed (as the jar sums them for
+    // the corpus) and the score computed from the sum.
+    auto segments = std::make_shared<std::vector<m::MeteorStats>>(r.segments);
+    const size_t k = scorer->options().modules.size();
+    sc.set_resampling(segments->size(), {"score"}, [scorer, segments, k](const std::vector<size_t>& idx) {
+      m::MeteorStats sum;
+      sum.test_content.assign(k, 0.0);
+      sum.reference_content.assign(k, 0.0);
+      sum.test_function.assign(k, 0.0);
+      sum.reference_function.assign(k, 0.0);
+      for (size_t i : idx) sum.add((*segments)[i]);
+      scorer->compute(sum);
+      return std::vector<double>{sum.score};
+    });
+  }
   bool stats = ov.flag("stats");
   if (sc.json()) {
     nlohmann::ordered_json j;

@@ -3,7 +3,6 @@
 #include "models/nlu.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <iostream>
 #include <limits>
@@ -13,6 +12,7 @@
 #include "core/error.h"
 #include "models/optim.h"
 #include "models/seq2seq_data.h"
+#include "models/train_loop.h"
 #include "models/train_util.h"
 
 namespace unieval::models {
@@ -203,122 +203,39 @@ TrainResult train_nlu(UnilmModel& model, const std::vector<NluFeature>& features
   const torch::Device device = model_device(model);
   std::vector<int64_t> lengths;
   for (const auto& f : features) lengths.push_back(static_cast<int64_t>(f.ids.size()));
-  auto epoch_batches = [&](int64_t epoch) {
-    std::mt19937_64 rng(seed_mix(opts.seed, 0x1000 + epoch));
-    return make_batches(lengths, opts.batch_tokens, opts.batch_size, rng);
-  };
-  std::vector<int64_t> steps_in_epoch;
-  int64_t total = 0;
-  for (int64_t e = 0; e < std::max<int64_t>(1, opts.epochs); ++e) {
-    const int64_t nb = static_cast<int64_t>(epoch_batches(e).size());
-    steps_in_epoch.push_back((nb + opts.accum - 1) / opts.accum);
-    total += steps_in_epoch.back();
-    if (opts.max_steps > 0 && total >= opts.max_steps) break;
-  }
-  if (opts.max_steps > 0) total = opts.max_steps;  // batches keep cycling over epochs
-  const int64_t warmup = opts.warmup_steps >= 0 ? opts.warmup_steps
-                                                : static_cast<int64_t>(std::llround(opts.warmup_ratio * double(total)));
-  const LinearSchedule schedule{opts.optim.lr, warmup, total};
-  Optimizer optimizer(named_pairs(model->named_parameters()), opts.optim);
-  int64_t step = 0, epoch = 0, cursor = 0;
-  if (resume) {
-    if (!run) throw InputError("resume needs a run directory");
-    auto state = run->load_checkpoint(model, optimizer);
-    step = state.at("step").get<int64_t>();
-    epoch = state.at("epoch").get<int64_t>();
-    cursor = state.at("batch").get<int64_t>();
-    run->truncate_log(step);
-  }
-  TrainResult result;
-  result.total_steps = total;
-  model->train();
-  std::vector<ojson> pending;
-  auto state_json = [&]() {
-    ojson s;
-    s["step"] = step;
-    s["epoch"] = epoch;
-    s["batch"] = cursor;
-    s["total_steps"] = total;
-    s["warmup_steps"] = warmup;
-    s["seed"] = opts.seed;
-    s["head"] = to_string(head);
-    return s;
-  };
-  auto checkpoint = [&]() {
-    if (!run) return;
-    run->append_log(pending);
-    pending.clear();
-    run->save_checkpoint(model, optimizer, state_json());
-  };
-  const auto t0 = std::chrono::steady_clock::now();
-  int64_t tokens_done = 0, this_call = 0, last_decile = -1;
-  std::vector<std::vector<size_t>> batches = epoch_batches(epoch);
-  while (step < total) {
-    if (cursor >= static_cast<int64_t>(batches.size())) {
-      ++epoch;
-      cursor = 0;
-      batches = epoch_batches(epoch);
-      continue;
-    }
-    const int64_t n_micro = std::min<int64_t>(opts.accum, static_cast<int64_t>(batches.size()) - cursor);
+  EpochBatches batches = fine_tuning_batches(std::move(lengths), opts);
+  const LoopOptions loop = loop_options(opts, batches);
+
+  LoopHooks hooks;
+  hooks.step = [&](int64_t step) {
+    const std::vector<std::vector<size_t>> micro = batches.next();
     int64_t rows = 0;
-    for (int64_t j = 0; j < n_micro; ++j) rows += static_cast<int64_t>(batches[cursor + j].size());
-    optimizer.zero_grad();
-    double loss_sum = 0;
-    int64_t step_tokens = 0;
-    for (int64_t j = 0; j < n_micro; ++j) {
+    for (const auto& m : micro) rows += static_cast<int64_t>(m.size());
+    StepReport r;
+    for (size_t j = 0; j < micro.size(); ++j) {
       torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x3000 + j));
-      NluBatch b = to_device(make_nlu_batch(features, batches[cursor + j], pad_id), device);
-      const double w = double(batches[cursor + j].size()) / double(rows);
+      NluBatch b = to_device(make_nlu_batch(features, micro[j], pad_id), device);
+      const double w = double(micro[j].size()) / double(rows);
       torch::Tensor loss = nlu_loss(model, b, head);
       (loss * w).backward();
-      loss_sum += loss.item<double>() * w;
-      step_tokens += b.tokens;
+      r.loss += loss.item<double>() * w;
+      r.tokens += b.tokens;
     }
-    const double grad_norm = clip_grad_norm(optimizer.params(), opts.max_grad_norm);
-    const double lr = schedule.lr(step);
-    optimizer.step(lr);
-    ++step;
-    ++this_call;
-    cursor += n_micro;
-    tokens_done += step_tokens;
-    if (this_call == 1) result.first_loss = loss_sum;
-    result.last_loss = loss_sum;
-    result.losses.push_back(loss_sum);
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (opts.log_every > 0 && (step % opts.log_every == 0 || step == total)) {
-      ojson l;
-      l["step"] = step;
-      l["epoch"] = epoch;
-      l["loss"] = loss_sum;
-      l["lr"] = lr;
-      l["grad_norm"] = grad_norm;
-      l["tokens"] = step_tokens;
-      l["examples"] = rows;
-      l["elapsed_s"] = elapsed;
-      pending.push_back(std::move(l));
-    }
-    if (opts.progress) {
-      const int64_t d = step * 10 / std::max<int64_t>(1, total);
-      if (d != last_decile) {
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "train: step %lld/%lld  loss %.4f  lr %.2e  %s", static_cast<long long>(step),
-                      static_cast<long long>(total), loss_sum, lr, format_duration(elapsed).c_str());
-        std::cerr << buf << "\n";
-        last_decile = d;
-      }
-    }
-    const bool stop_now = opts.stop_after > 0 && this_call >= opts.stop_after && step < total;
-    if ((opts.save_every > 0 && step % opts.save_every == 0) || step == total || stop_now) checkpoint();
-    if (stop_now) break;
-  }
-  if (run && !pending.empty()) run->append_log(pending);
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  result.tokens_per_second = elapsed > 0 ? double(tokens_done) / elapsed : 0.0;
-  result.steps_done = step;
-  result.finished = step >= total;
-  model->eval();
-  return result;
+    r.log["epoch"] = batches.epoch();
+    r.log["loss"] = r.loss;
+    r.log_tail["tokens"] = r.tokens;
+    r.log_tail["examples"] = rows;
+    return r;
+  };
+  hooks.save_state = [&](ojson& s) {
+    batches.save(s);
+    s["head"] = to_string(head);
+  };
+  hooks.load_state = [&](const nlohmann::json& s) {
+    batches.load(s);
+    return false;
+  };
+  return train_result(run_train_loop(model, loop, run, resume, hooks));
 }
 
 std::vector<SpanCandidate> best_spans(const std::vector<float>& start, const std::vector<float>& end,

@@ -1,13 +1,10 @@
 #include "models/pretrainer.h"
 
-#include <unistd.h>
-
-#include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <iostream>
 
 #include "core/error.h"
+#include "models/train_loop.h"
 #include "models/train_util.h"
 
 namespace unieval::models {
@@ -148,53 +145,30 @@ PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const Specia
     return torch::Device(torch::kCPU);
   }();
 
-  const int64_t total = opts.total_steps();
-  const int64_t warmup = opts.warmup_steps >= 0 ? opts.warmup_steps
-                                                : static_cast<int64_t>(std::llround(opts.warmup_ratio * double(total)));
-  const LinearSchedule schedule{opts.optim.lr, warmup, total};
-  Optimizer optimizer(named_pairs(model->named_parameters()), opts.optim);
-  int64_t step = 0, tokens_seen = 0;
-  if (resume) {
-    if (!run) throw InputError("--resume needs a run directory");
-    auto state = run->load_checkpoint(model, optimizer);
-    step = state.at("step").get<int64_t>();
-    tokens_seen = state.value("tokens_seen", int64_t{0});
-    run->truncate_log(step);
-  }
+  LoopOptions loop;
+  loop.optim = opts.optim;
+  loop.total_steps = opts.total_steps();
+  loop.warmup_steps = resolve_warmup(opts.warmup_steps, opts.warmup_ratio, loop.total_steps);
+  loop.max_grad_norm = opts.max_grad_norm;
+  loop.seed = opts.seed;
+  loop.save_every = opts.save_every;
+  loop.log_every = opts.log_every;
+  loop.stop_after = opts.stop_after;
+  loop.progress = opts.progress;
 
   PretrainResult result;
-  result.total_steps = total;
-  model->train();
-  const bool tty = isatty(2);
-  auto t0 = std::chrono::steady_clock::now();
-  auto last_draw = t0 - std::chrono::hours(1);
-  int64_t tokens_now = 0, steps_this_call = 0;
-  std::vector<ojson> pending_log;
-  auto checkpoint = [&]() {
-    if (!run) return;
-    run->append_log(pending_log);
-    pending_log.clear();
-    ojson s;
-    s["step"] = step;
-    s["total_steps"] = total;
-    s["warmup_steps"] = warmup;
-    s["tokens_seen"] = tokens_seen;
-    s["seed"] = opts.seed;
-    s["objectives"] = opts.objectives;
-    run->save_checkpoint(model, optimizer, s);
-  };
-
-  if (total == 0 && !resume) checkpoint();  // --steps 0: the initialised model only
-  while (step < total) {
+  int64_t tokens_seen = 0;
+  LoopHooks hooks;
+  hooks.step = [&](int64_t step) {
     std::vector<PretrainBatch> micro;
-    int64_t masked_total = 0, nsp_total = 0, step_tokens = 0;
+    int64_t masked_total = 0, nsp_total = 0;
+    StepReport r;
     for (int64_t j = 0; j < opts.accum; ++j) {
       micro.push_back(make_pretrain_batch(shard, cycle, opts.data, ids, opts.seed, step, j, opts.accum, opts.batch_size));
       masked_total += micro.back().labels.size(0);
       nsp_total += micro.back().nsp_rows.size(0);
-      step_tokens += micro.back().tokens;
+      r.tokens += micro.back().tokens;
     }
-    optimizer.zero_grad();
     double mlm_sum = 0, nsp_sum = 0;
     int64_t nsp_correct = 0;
     double kind_sum[4] = {0, 0, 0, 0};
@@ -232,94 +206,54 @@ PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const Specia
       }
       loss.backward();
     }
-    const double grad_norm = clip_grad_norm(optimizer.params(), opts.max_grad_norm);
-    const double lr = schedule.lr(step);
-    optimizer.step(lr);
-    ++step;
-    ++steps_this_call;
-    tokens_now += step_tokens;
-    tokens_seen += step_tokens;
+    tokens_seen += r.tokens;
     const double mlm = masked_total > 0 ? mlm_sum / double(masked_total) : 0.0;
     const double nsp = nsp_total > 0 ? nsp_sum / double(nsp_total) : 0.0;
-    const double loss_value = mlm + nsp;
-    if (steps_this_call == 1) result.first_loss = loss_value;
-    result.last_loss = loss_value;
-    result.losses.push_back(loss_value);
+    r.loss = mlm + nsp;
     result.last_objective_loss.clear();
     for (MaskKind k : kAllKinds) {
       const int ki = static_cast<int>(k);
-      if (kind_count[ki] > 0) result.last_objective_loss[to_string(k)] = kind_sum[ki] / double(kind_count[ki]);
+      if (kind_count[ki] == 0) continue;
+      const double v = kind_sum[ki] / double(kind_count[ki]);
+      result.last_objective_loss[to_string(k)] = v;
+      char b2[48];
+      std::snprintf(b2, sizeof b2, "%s%s %.3f", r.detail.empty() ? "" : " ", short_name(k), v);
+      r.detail += b2;
     }
-    if (nsp_total > 0) result.last_objective_loss["nsp"] = nsp;
-
-    const auto now = std::chrono::steady_clock::now();
-    const double elapsed = std::chrono::duration<double>(now - t0).count();
-    const double tok_s = elapsed > 0 ? double(tokens_now) / elapsed : 0.0;
-    const double eta = elapsed / double(steps_this_call) * double(total - step);
-    if (opts.log_every > 0 && (step % opts.log_every == 0 || step == total)) {
-      ojson l;
-      l["step"] = step;
-      l["loss"] = loss_value;
-      l["mlm"] = mlm;
-      if (nsp_total > 0) {
-        l["nsp"] = nsp;
-        l["nsp_acc"] = double(nsp_correct) / double(nsp_total);
-      }
-      for (const auto& [name, v] : result.last_objective_loss)
-        if (name != "nsp") l["loss_" + name] = v;
-      l["lr"] = lr;
-      l["grad_norm"] = grad_norm;
-      l["tokens"] = step_tokens;
-      l["masked"] = masked_total;
-      l["tokens_seen"] = tokens_seen;
-      l["elapsed_s"] = elapsed;
-      pending_log.push_back(std::move(l));
+    r.log["loss"] = r.loss;
+    r.log["mlm"] = mlm;
+    if (nsp_total > 0) {
+      result.last_objective_loss["nsp"] = nsp;
+      r.log["nsp"] = nsp;
+      r.log["nsp_acc"] = double(nsp_correct) / double(nsp_total);
+      char b2[48];
+      std::snprintf(b2, sizeof b2, " nsp %.3f", nsp);
+      r.detail += b2;
     }
-    if (opts.progress) {
-      // In place on a terminal (5 per second at most); otherwise a line per 10 steps or 5%.
-      const bool last = step >= total;
-      const int64_t every = std::max<int64_t>(10, total / 20);
-      const bool draw = tty ? (last || now - last_draw >= std::chrono::milliseconds(200))
-                            : (last || step % every == 0 || steps_this_call == 1);
-      if (draw) {
-        last_draw = now;
-        char buf[512];
-        std::string per;
-        for (MaskKind k : kAllKinds) {
-          const int ki = static_cast<int>(k);
-          if (kind_count[ki] == 0) continue;
-          char b2[48];
-          std::snprintf(b2, sizeof b2, " %s %.3f", short_name(k), kind_sum[ki] / double(kind_count[ki]));
-          per += b2;
-        }
-        if (nsp_total > 0) {
-          char b2[48];
-          std::snprintf(b2, sizeof b2, " nsp %.3f", nsp);
-          per += b2;
-        }
-        std::snprintf(buf, sizeof buf, "step %lld/%lld  loss %.4f (%s )  lr %.2e  %.0f tok/s  ETA %s",
-                      static_cast<long long>(step), static_cast<long long>(total), loss_value, per.empty() ? "" : per.c_str() + 1, lr,
-                      tok_s, format_duration(eta).c_str());
-        if (tty) std::cerr << "\r" << buf << "\x1b[K" << (last ? "\n" : "") << std::flush;
-        else std::cerr << buf << "\n";
-      }
-    }
-    const bool stop_now = opts.stop_after > 0 && steps_this_call >= opts.stop_after && step < total;
-    if ((opts.save_every > 0 && step % opts.save_every == 0) || step == total || stop_now) {
-      checkpoint();
-    } else if (run && pending_log.size() >= 100) {
-      run->append_log(pending_log);
-      pending_log.clear();
-    }
-    if (stop_now) break;
-  }
-  if (run && !pending_log.empty()) run->append_log(pending_log);
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  result.tokens_per_second = elapsed > 0 ? double(tokens_now) / elapsed : 0.0;
+    for (const auto& [name, v] : result.last_objective_loss)
+      if (name != "nsp") r.log["loss_" + name] = v;
+    r.log_tail["tokens"] = r.tokens;
+    r.log_tail["masked"] = masked_total;
+    r.log_tail["tokens_seen"] = tokens_seen;
+    return r;
+  };
+  hooks.save_state = [&](ojson& s) {
+    s["tokens_seen"] = tokens_seen;
+    s["objectives"] = opts.objectives;
+  };
+  hooks.load_state = [&](const nlohmann::json& s) {
+    tokens_seen = s.value("tokens_seen", int64_t{0});
+    return false;
+  };
+  const LoopResult lr = run_train_loop(model, loop, run, resume, hooks);
+  result.total_steps = lr.total_steps;
+  result.steps_done = lr.steps_done;
+  result.finished = lr.finished;
+  result.first_loss = lr.first_loss;
+  result.last_loss = lr.last_loss;
+  result.losses = lr.losses;
+  result.tokens_per_second = lr.tokens_per_second;
   result.tokens_seen = tokens_seen;
-  result.steps_done = step;
-  result.finished = step >= total;
-  model->eval();
   return result;
 }
 

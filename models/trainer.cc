@@ -16,6 +16,7 @@
 #include "core/io.h"
 #include "models/run_dir.h"
 #include "models/safetensors.h"
+#include "models/train_loop.h"
 #include "models/train_util.h"
 
 namespace unieval::models {
@@ -265,46 +266,6 @@ std::string format_duration(double s) {
 
 // ---- training loop ---------------------------------------------------------------------------
 
-namespace {
-
-// Progress bar on stderr: redrawn in place on a terminal (at most 5 times a second), one line
-// per 10% otherwise (logs stay readable).
-class Progress {
- public:
-  Progress(bool enabled, int64_t total) : enabled_(enabled), total_(total), tty_(isatty(2)) {}
-  void update(int64_t step, double loss, double lr, double tok_s, double eta_s, bool force = false) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    const bool last = step >= total_;
-    if (tty_) {
-      if (!force && !last && now - last_draw_ < std::chrono::milliseconds(200)) return;
-    } else {
-      const int64_t decile = total_ > 0 ? step * 10 / total_ : 0;
-      if (!force && !last && decile == last_decile_) return;
-      last_decile_ = decile;
-    }
-    last_draw_ = now;
-    const int width = 24;
-    const int filled = total_ > 0 ? static_cast<int>(width * std::min<int64_t>(step, total_) / total_) : 0;
-    char buf[256];
-    std::snprintf(buf, sizeof buf, "[%s%s] step %lld/%lld  loss %.4f  lr %.2e  %.0f tok/s  ETA %s",
-                  std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
-                  static_cast<long long>(step), static_cast<long long>(total_), loss, lr, tok_s,
-                  format_duration(eta_s).c_str());
-    if (tty_) std::cerr << "\r" << buf << "\x1b[K" << (last ? "\n" : "") << std::flush;
-    else std::cerr << buf << "\n";
-  }
-
- private:
-  bool enabled_;
-  int64_t total_;
-  bool tty_;
-  int64_t last_decile_ = -1;
-  std::chrono::steady_clock::time_point last_draw_{};
-};
-
-}  // namespace
-
 double dev_loss(UnilmModel& model, const std::vector<Seq2SeqExample>& dev, const SpecialIds& ids,
                 const Seq2SeqDataOptions& data, int64_t batch_tokens, uint64_t seed) {
   if (dev.empty()) return 0.0;
@@ -353,106 +314,32 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
 
   std::vector<int64_t> lengths;
   for (const auto& ex : train) lengths.push_back(packed_length(ex));
-  auto epoch_batches = [&](int64_t epoch) {
-    std::mt19937_64 rng(seed_mix(opts.seed, 0x1000 + epoch));
-    return make_batches(lengths, opts.batch_tokens, opts.batch_size, rng);
-  };
-  // Steps per epoch (batch lists are a function of the seed and the epoch).
-  std::vector<int64_t> steps_in_epoch;
-  int64_t total = 0;
-  for (int64_t e = 0; e < std::max<int64_t>(1, opts.epochs); ++e) {
-    const int64_t nb = static_cast<int64_t>(epoch_batches(e).size());
-    steps_in_epoch.push_back((nb + opts.accum - 1) / opts.accum);
-    total += steps_in_epoch.back();
-    if (opts.max_steps > 0 && total >= opts.max_steps) break;
-  }
-  if (opts.max_steps > 0) {
-    // max_steps may need more epochs than given: keep cycling.
-    while (total < opts.max_steps) {
-      const int64_t e = static_cast<int64_t>(steps_in_epoch.size());
-      const int64_t nb = static_cast<int64_t>(epoch_batches(e).size());
-      steps_in_epoch.push_back((nb + opts.accum - 1) / opts.accum);
-      total += steps_in_epoch.back();
-    }
-    total = opts.max_steps;
-  }
-  const int64_t warmup = opts.warmup_steps >= 0 ? opts.warmup_steps
-                                                : static_cast<int64_t>(std::llround(opts.warmup_ratio * double(total)));
-  const LinearSchedule schedule{opts.optim.lr, warmup, total};
+  EpochBatches batches = fine_tuning_batches(std::move(lengths), opts);
+  const LoopOptions loop = loop_options(opts, batches);
 
-  Optimizer optimizer(named_pairs(model->named_parameters()), opts.optim);
-  int64_t step = 0, epoch = 0, batch_cursor = 0;
   const int64_t dev_period = opts.dev_every > 0 ? opts.dev_every
-                             : opts.dev_every < 0 ? std::max<int64_t>(1, steps_in_epoch.front())
+                             : opts.dev_every < 0 ? std::max<int64_t>(1, batches.steps_in_first_epoch())
                                                   : 0;
   const bool with_dev = dev && !dev->empty() && dev_period > 0;
   double best_dev = 0.0;
   int64_t best_step = 0, bad_evals = 0;
   bool early_stopped = false;
-  if (resume) {
-    if (!run) throw InputError("--resume needs a run directory");
-    auto state = run->load_checkpoint(model, optimizer);
-    step = state.at("step").get<int64_t>();
-    epoch = state.at("epoch").get<int64_t>();
-    batch_cursor = state.at("batch").get<int64_t>();
-    best_dev = state.value("best_dev_loss", 0.0);
-    best_step = state.value("best_step", int64_t{0});
-    bad_evals = state.value("bad_evals", int64_t{0});
-    early_stopped = state.value("early_stopped", false);
-    run->truncate_log(step);
-  }
 
-  TrainResult result;
-  result.total_steps = total;
-  model->train();
-  Progress progress(opts.progress, total);
-  auto t0 = std::chrono::steady_clock::now();
-  int64_t tokens_done = 0;
-  std::vector<ojson> pending_log;
-  auto state_json = [&]() {
-    ojson s;
-    s["step"] = step;
-    s["epoch"] = epoch;
-    s["batch"] = batch_cursor;
-    s["total_steps"] = total;
-    s["warmup_steps"] = warmup;
-    s["seed"] = opts.seed;
-    if (with_dev) {
-      s["best_dev_loss"] = best_dev;
-      s["best_step"] = best_step;
-      s["bad_evals"] = bad_evals;
-      s["early_stopped"] = early_stopped;
-    }
-    return s;
-  };
-  auto checkpoint = [&]() {
-    if (!run) return;
-    run->append_log(pending_log);
-    pending_log.clear();
-    run->save_checkpoint(model, optimizer, state_json());
-  };
-
-  int64_t steps_this_call = 0;
-  std::vector<std::vector<size_t>> batches = epoch_batches(epoch);
-  while (step < total && !early_stopped) {
-    if (batch_cursor >= static_cast<int64_t>(batches.size())) {
-      ++epoch;
-      batch_cursor = 0;
-      batches = epoch_batches(epoch);
-      continue;
-    }
-    const int64_t n_micro = std::min<int64_t>(opts.accum, static_cast<int64_t>(batches.size()) - batch_cursor);
+  LoopHooks hooks;
+  hooks.step = [&](int64_t step) {
+    const std::vector<std::vector<size_t>> micro_idx = batches.next();
+    const int64_t n_micro = static_cast<int64_t>(micro_idx.size());
     // Pack every micro-batch first: the step's loss is a mean over all its masked tokens.
     std::vector<TrainBatch> micro;
-    int64_t masked_total = 0, step_tokens = 0;
+    int64_t masked_total = 0;
+    StepReport r;
     for (int64_t j = 0; j < n_micro; ++j) {
       std::mt19937_64 rng(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x2000 + j));
-      micro.push_back(make_train_batch(train, batches[batch_cursor + j], opts.data, ids, rng));
+      micro.push_back(make_train_batch(train, micro_idx[j], opts.data, ids, rng));
       masked_total += micro.back().labels.size(0);
-      step_tokens += micro.back().tokens;
+      r.tokens += micro.back().tokens;
     }
-    optimizer.zero_grad();
-    double loss_sum = 0, nll_sum = 0;
+    double nll_sum = 0;
     for (int64_t j = 0; j < n_micro; ++j) {
       torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x3000 + j));
       const TrainBatch& b = micro[j];
@@ -462,82 +349,69 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
       auto [loss, nll] = label_smoothed_nll(model->mlm_logits(h), b.labels.to(device), opts.label_smoothing);
       const double w = double(b.labels.size(0)) / double(masked_total);
       (loss * w).backward();
-      loss_sum += loss.item<double>() * w;
+      r.loss += loss.item<double>() * w;
       nll_sum += nll.item<double>() * w;
     }
-    const double grad_norm = clip_grad_norm(optimizer.params(), opts.max_grad_norm);
-    const double lr = schedule.lr(step);
-    optimizer.step(lr);
-    ++step;
-    ++steps_this_call;
-    batch_cursor += n_micro;
-    tokens_done += step_tokens;
-    if (steps_this_call == 1) result.first_loss = loss_sum;
-    result.last_loss = loss_sum;
-    result.losses.push_back(loss_sum);
-
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double tok_s = elapsed > 0 ? tokens_done / elapsed : 0.0;
-    const double eta = steps_this_call > 0 ? elapsed / steps_this_call * double(total - step) : 0.0;
-    if (opts.log_every > 0 && (step % opts.log_every == 0 || step == total)) {
-      ojson l;
-      l["step"] = step;
-      l["epoch"] = epoch;
-      l["loss"] = loss_sum;
-      l["nll"] = nll_sum;
-      l["lr"] = lr;
-      l["grad_norm"] = grad_norm;
-      l["tokens"] = step_tokens;
-      l["masked"] = masked_total;
-      l["elapsed_s"] = elapsed;
-      pending_log.push_back(std::move(l));
+    r.log["epoch"] = batches.epoch();
+    r.log["loss"] = r.loss;
+    r.log["nll"] = nll_sum;
+    r.log_tail["tokens"] = r.tokens;
+    r.log_tail["masked"] = masked_total;
+    return r;
+  };
+  hooks.save_state = [&](ojson& s) {
+    batches.save(s);
+    if (with_dev) {
+      s["best_dev_loss"] = best_dev;
+      s["best_step"] = best_step;
+      s["bad_evals"] = bad_evals;
+      s["early_stopped"] = early_stopped;
     }
-    progress.update(step, loss_sum, lr, tok_s, eta);
-    if (with_dev && (step % dev_period == 0 || step == total)) {
-      const double dl = dev_loss(model, *dev, ids, opts.data, opts.batch_tokens, seed_mix(opts.seed, 0x4000));
-      model->train();
-      const bool better = best_step == 0 || dl < best_dev;
-      if (better) {
-        best_dev = dl;
-        best_step = step;
-        bad_evals = 0;
-        if (run) {
-          ojson info;
-          info["step"] = step;
-          info["dev_loss"] = dl;
-          run->save_best(model, info);
-        }
-      } else {
-        ++bad_evals;
+  };
+  hooks.load_state = [&](const nlohmann::json& s) {
+    batches.load(s);
+    best_dev = s.value("best_dev_loss", 0.0);
+    best_step = s.value("best_step", int64_t{0});
+    bad_evals = s.value("bad_evals", int64_t{0});
+    early_stopped = s.value("early_stopped", false);
+    return early_stopped;
+  };
+  hooks.after_step = [&](int64_t step, std::vector<ojson>& log) {
+    if (!with_dev || (step % dev_period != 0 && step != loop.total_steps)) return false;
+    const double dl = dev_loss(model, *dev, ids, opts.data, opts.batch_tokens, seed_mix(opts.seed, 0x4000));
+    model->train();
+    const bool better = best_step == 0 || dl < best_dev;
+    if (better) {
+      best_dev = dl;
+      best_step = step;
+      bad_evals = 0;
+      if (run) {
+        ojson info;
+        info["step"] = step;
+        info["dev_loss"] = dl;
+        run->save_best(model, info);
       }
-      if (opts.early_stop > 0 && bad_evals >= opts.early_stop) early_stopped = true;
-      ojson l;
-      l["step"] = step;
-      l["dev_loss"] = dl;
-      l["best_dev_loss"] = best_dev;
-      l["best_step"] = best_step;
-      if (early_stopped) l["early_stopped"] = true;
-      pending_log.push_back(std::move(l));
-      if (opts.progress) std::cerr << "dev loss " << dl << " at step " << step << (better ? " (best)" : "") << (early_stopped ? " (early stop)" : "") << "\n";
+    } else {
+      ++bad_evals;
     }
-    const bool stop_now = opts.stop_after > 0 && steps_this_call >= opts.stop_after && step < total;
-    if ((opts.save_every > 0 && step % opts.save_every == 0) || step == total || stop_now || early_stopped) checkpoint();
-    else if (run && pending_log.size() >= 100) {
-      // Keep the log roughly current without a checkpoint; truncate_log fixes it on resume.
-      run->append_log(pending_log);
-      pending_log.clear();
-    }
-    if (stop_now) break;
-  }
-  if (run && !pending_log.empty()) run->append_log(pending_log);
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  result.tokens_per_second = elapsed > 0 ? tokens_done / elapsed : 0.0;
-  result.steps_done = step;
-  result.finished = step >= total || early_stopped;
+    if (opts.early_stop > 0 && bad_evals >= opts.early_stop) early_stopped = true;
+    ojson l;
+    l["step"] = step;
+    l["dev_loss"] = dl;
+    l["best_dev_loss"] = best_dev;
+    l["best_step"] = best_step;
+    if (early_stopped) l["early_stopped"] = true;
+    log.push_back(std::move(l));
+    if (opts.progress)
+      std::cerr << "dev loss " << dl << " at step " << step << (better ? " (best)" : "")
+                << (early_stopped ? " (early stop)" : "") << "\n";
+    return early_stopped;
+  };
+
+  TrainResult result = train_result(run_train_loop(model, loop, run, resume, hooks));
   result.early_stopped = early_stopped;
   result.best_dev_loss = best_dev;
   result.best_step = best_step;
-  model->eval();
   return result;
 }
 

@@ -53,6 +53,72 @@ const tasks::TaskAdapter& checked_task(const tasks::EvalRequest& req) {
   return *task;
 }
 
+std::string pred_stem(const std::string& pred) {
+  std::string stem = std::filesystem::path(pred).filename().string();
+  for (const char* ext : {".gz", ".json", ".txt", ".jsonl", ".tsv", ".hypo"}) {
+    std::string e = ext;
+    if (stem.size() > e.size() && stem.compare(stem.size() - e.size(), e.size(), e) == 0) stem.resize(stem.size() - e.size());
+  }
+  return stem;
+}
+
+metrics::BootstrapOptions bootstrap_options(const tasks::EvalRequest& req) {
+  metrics::BootstrapOptions o;
+  o.resamples = req.bootstrap;
+  o.seed = req.seed;
+  o.confidence = req.ci_level;
+  o.draw = metrics::BootstrapDraw::kUniformInt;
+  return o;
+}
+
+// The paired test of every resampled score of `a` (the system) against `b` (the baseline), on
+// the same resamples.
+nlohmann::ordered_json paired_tests(const tasks::EvalRequest& req, const tasks::TaskOutput& a,
+                                    const tasks::TaskOutput& b) {
+  const metrics::BootstrapOptions o = bootstrap_options(req);
+  nlohmann::ordered_json scores = nlohmann::ordered_json::array();
+  // The scores as the results report them (a resampling function on all items may differ from
+  // the official computation in the last bits: coco ROUGE-L is numpy's mean).
+  auto add = [&](const std::string& name, const metrics::PairedBootstrap& p) {
+    const results::Score* sa = a.result.score(name);
+    const results::Score* sb = b.result.score(name);
+    nlohmann::ordered_json t;
+    t["score"] = name;
+    t["system"] = sa ? sa->value : p.system;
+    t["baseline"] = sb ? sb->value : p.baseline;
+    t["delta"] = t["system"].get<double>() - t["baseline"].get<double>();
+    t["p_value"] = p.p_value;
+    scores.push_back(std::move(t));
+  };
+  for (const auto& s : a.result.scores) {
+    auto ia = a.mean_decomposable.find(s.name);
+    auto ib = b.mean_decomposable.find(s.name);
+    if (ia != a.mean_decomposable.end() && ib != b.mean_decomposable.end() && !ia->second.empty()) {
+      if (ia->second.size() != ib->second.size())
+        throw InputError(req.paired_pred, 0, "the baseline has " + std::to_string(ib->second.size()) +
+                                                 " examples of '" + s.name + "', the system " +
+                                                 std::to_string(ia->second.size()) + ": not the same examples");
+      const double scale = s.unit == "percent" ? 100.0 : 1.0;
+      add(s.name, metrics::paired_bootstrap(ia->second.size(), metrics::mean_score_fn(ia->second, scale),
+                                            metrics::mean_score_fn(ib->second, scale), o)[0]);
+      continue;
+    }
+    for (size_t k = 0; k < a.resampled.size() && k < b.resampled.size(); ++k) {
+      const tasks::ResampledScores& ra = a.resampled[k];
+      const tasks::ResampledScores& rb = b.resampled[k];
+      auto it = ra.scores.find(s.name);
+      if (it == ra.scores.end() || ra.items == 0) continue;
+      if (ra.items != rb.items || !rb.scores.count(s.name))
+        throw InputError(req.paired_pred, 0, "the baseline's '" + s.name + "' is over " + std::to_string(rb.items) +
+                                                 " items, the system's over " + std::to_string(ra.items) +
+                                                 ": not the same examples");
+      add(s.name, metrics::paired_bootstrap(ra.items, ra.fn, rb.fn, o)[it->second]);
+      break;
+    }
+  }
+  return scores;
+}
+
 }  // namespace
 
 void check_eval_resources(const tasks::EvalRequest& req) {
@@ -81,6 +147,10 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
   if (!std::filesystem::exists(req.pred)) throw InputError(req.pred, 0, "no such file or directory");
   if (req.bootstrap < 0) throw InputError("--bootstrap must be >= 0");
   if (!(req.ci_level > 0 && req.ci_level < 1)) throw InputError("--ci-level must be in (0, 1)");
+  if (!req.paired_pred.empty()) {
+    if (req.bootstrap <= 0) throw InputError("--paired-pred needs --bootstrap N (the resamples of the paired test)");
+    if (!std::filesystem::exists(req.paired_pred)) throw InputError(req.paired_pred, 0, "no such file or directory");
+  }
 
   check_eval_resources(req);
 
@@ -93,14 +163,7 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
     if (!req.system.empty()) {
       r.system = req.system;
     } else {
-      std::filesystem::path p(req.pred);
-      std::string stem = p.filename().string();
-      for (const char* ext : {".gz", ".json", ".txt", ".jsonl", ".tsv", ".hypo"}) {
-        std::string e = ext;
-        if (stem.size() > e.size() && stem.compare(stem.size() - e.size(), e.size(), e) == 0)
-          stem.resize(stem.size() - e.size());
-      }
-      r.system = stem;
+      r.system = pred_stem(req.pred);
     }
   }
   r.data_path = req.data;
@@ -116,12 +179,7 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
     }
     for (const auto& rs : out.resampled) {
       if (rs.items == 0) continue;
-      metrics::BootstrapOptions o;
-      o.resamples = req.bootstrap;
-      o.seed = req.seed;
-      o.confidence = req.ci_level;
-      o.draw = metrics::BootstrapDraw::kUniformInt;
-      const auto cis = metrics::bootstrap_ci(rs.items, rs.fn, o);
+      const auto cis = metrics::bootstrap_ci(rs.items, rs.fn, bootstrap_options(req));
       for (auto& s : r.scores) {
         auto it = rs.scores.find(s.name);
         if (it == rs.scores.end()) continue;
@@ -135,6 +193,20 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
         s.ci = ci;
       }
     }
+  }
+  if (!req.paired_pred.empty()) {
+    tasks::EvalRequest base = req;
+    base.pred = req.paired_pred;
+    const tasks::TaskOutput b = task->run(base);
+    nlohmann::ordered_json p;
+    p["baseline"] = req.paired_system.empty() ? pred_stem(req.paired_pred) : req.paired_system;
+    p["baseline_pred"] = req.paired_pred;
+    p["baseline_sha256"] = std::filesystem::is_regular_file(req.paired_pred) ? results::sha256_file(req.paired_pred) : "";
+    p["resamples"] = req.bootstrap;
+    p["seed"] = req.seed;
+    p["method"] = "paired bootstrap (Koehn 2004, sacreBLEU's p-value), the same resamples for both systems";
+    p["scores"] = paired_tests(req, out, b);
+    r.extra["paired_bootstrap"] = std::move(p);
   }
   if (!req.per_example) r.per_example.clear();
   // The adapter options given (--option), so that `reproduce` can tell a result scored under other

@@ -26,6 +26,12 @@ namespace unieval::pipelines {
 // BLEU-1..4 of squad-qg, resampled over the source keys). ROUGE-1.5.5 keeps its own published
 // bootstrap. The options given are kept in the result's "eval_options" (read by `reproduce` to
 // refuse results scored under other metric settings than a paper's).
+//
+// Paired significance (req.paired_pred, needs req.bootstrap > 0): the same task on a baseline's
+// outputs, then every score that has a CI is resampled for both systems on the same indices
+// (metrics/bootstrap.h paired_bootstrap: sacreBLEU's paired bootstrap, Koehn 2004); the result
+// gets "paired_bootstrap": {baseline, baseline_pred, baseline_sha256, resamples, seed, method,
+// scores: [{score, system, baseline, delta, p_value}]}.
 results::RunResult evaluate(const tasks::EvalRequest& req);
 
 // The one resource policy before any data is read (`unieval run` calls it at its data stage,

@@ -12,6 +12,7 @@
 #include "models/config.h"
 #include "pipelines/evaluate.h"
 #include "pipelines/presets.h"
+#include "pipelines/run_common.h"
 #include "pipelines/run_nlu.h"
 #include "models/run_dir.h"
 #include "models/tokenizer/wordpiece.h"
@@ -29,28 +30,11 @@ using ojson = nlohmann::ordered_json;
 
 namespace {
 
-std::string abs_path(const std::string& p) { return p.empty() ? p : fs::absolute(p).lexically_normal().string(); }
-
 std::string resolve_dev_split(const RunOptions& o) {
   if (o.dev_split == "none" || o.dev_split.empty()) return "";
   if (o.dev_split != "auto") return o.dev_split;
   if (o.train_split == "dev" || o.eval_split == "dev") return "";
   return "dev";
-}
-
-// The first key (path) where a and b differ, "" when equal.
-std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& path = "") {
-  if (a.is_object() && b.is_object()) {
-    for (auto it = a.begin(); it != a.end(); ++it) {
-      if (!b.contains(it.key())) return path + it.key();
-      auto d = first_difference(it.value(), b.at(it.key()), path + it.key() + ".");
-      if (!d.empty()) return d;
-    }
-    for (auto it = b.begin(); it != b.end(); ++it)
-      if (!a.contains(it.key())) return path + it.key();
-    return "";
-  }
-  return a == b ? "" : (path.empty() ? std::string("(root)") : path.substr(0, path.size() - 1));
 }
 
 void write_split_files(const tasks::Seq2SeqSplit& s, const fs::path& dir, const std::string& name) {
@@ -160,10 +144,7 @@ RunOutcome run_task(const RunOptions& in) {
                      "squad-qg-reversed, coqa-gen, dstc7, personachat and the understanding tasks glue-cola, "
                      "glue-sst2, glue-mrpc, glue-stsb, glue-qqp, glue-mnli, glue-mnli-mm, glue-qnli, glue-rte, "
                      "glue-wnli, squad-v1.1, squad-v2, coqa");
-  if (o.data.empty()) throw InputError("--data is required");
-  if (o.out.empty()) throw InputError("--out (the run directory) is required");
-  if (o.model.empty() == o.model_config.empty()) throw InputError("give exactly one of --model CKPT and --model-config CONFIG.json");
-  if (!o.model_config.empty() && o.vocab.empty()) throw InputError("--model-config needs --vocab VOCAB.txt");
+  check_run_sources(o);
   if (o.decode_batch < 1) throw InputError("--decode-batch must be at least 1");
   if (o.eval_split.empty()) o.eval_split = o.task == "coqa-gen" ? "dev" : o.task == "personachat" ? "valid" : "test";
   models::validate(o.search);
@@ -179,29 +160,7 @@ RunOutcome run_task(const RunOptions& in) {
 
   RunOutcome outcome;
   // A run that was started before: the same options, or an error naming the first difference.
-  if (fs::exists(request_path)) {
-    nlohmann::json before;
-    try {
-      before = nlohmann::json::parse(core::read_file(request_path));
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(request_path, 0, std::string("not valid JSON: ") + e.what());
-    }
-    const std::string diff = first_difference(nlohmann::json::parse(request.dump()), before);
-    if (!diff.empty())
-      throw InputError(request_path, 0, "RUN was started with other options (first difference: " + diff +
-                                            "); use another --out or the same options");
-    if (fs::exists(result_path)) {
-      outcome.result = results::read_run_result(result_path);
-      outcome.finished = true;
-      outcome.reused = true;
-      outcome.stage = "score";
-      return outcome;
-    }
-  } else if (fs::exists(run) && !fs::is_directory(run)) {
-    throw InputError(o.out, 0, "exists and is not a directory");
-  } else if (fs::exists(run) && !fs::is_empty(run)) {
-    throw InputError(o.out, 0, "is not empty and holds no request.json (not a `unieval run` directory)");
-  }
+  if (auto done = open_run(run, request)) return *done;
 
   // ---- stage 1: data (read and checked before anything is written) ----
   tasks::Seq2SeqReadOptions ro;

@@ -20,6 +20,7 @@
 #include "models/tokenizer/wordpiece.h"
 #include "pipelines/evaluate.h"
 #include "pipelines/presets.h"
+#include "pipelines/run_common.h"
 #include "results/sha256.h"
 #include "tasks/nlu_tasks.h"
 #include "tasks/presets.h"
@@ -43,22 +44,6 @@ void apply_nlu_preset(RunOptions& o, const tasks::Preset& p) {
 }
 
 namespace {
-
-std::string abs_path(const std::string& p) { return p.empty() ? p : fs::absolute(p).lexically_normal().string(); }
-
-std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& path = "") {
-  if (a.is_object() && b.is_object()) {
-    for (auto it = a.begin(); it != a.end(); ++it) {
-      if (!b.contains(it.key())) return path + it.key();
-      auto d = first_difference(it.value(), b.at(it.key()), path + it.key() + ".");
-      if (!d.empty()) return d;
-    }
-    for (auto it = b.begin(); it != b.end(); ++it)
-      if (!a.contains(it.key())) return path + it.key();
-    return "";
-  }
-  return a == b ? "" : (path.empty() ? std::string("(root)") : path.substr(0, path.size() - 1));
-}
 
 enum class Kind { kGlue, kSquad, kCoqa };
 
@@ -423,10 +408,7 @@ RunOutcome run_nlu_task(const RunOptions& in) {
   const auto t_start = Clock::now();
   RunOptions o = in;
   const TaskShape shape = task_shape(o.task);
-  if (o.data.empty()) throw InputError("--data is required");
-  if (o.out.empty()) throw InputError("--out (the run directory) is required");
-  if (o.model.empty() == o.model_config.empty()) throw InputError("give exactly one of --model CKPT and --model-config CONFIG.json");
-  if (!o.model_config.empty() && o.vocab.empty()) throw InputError("--model-config needs --vocab VOCAB.txt");
+  check_run_sources(o);
   if (o.eval_split.empty()) o.eval_split = "dev";
   const NluRunOptions& no = o.nlu;
   if (no.max_seq_len < 8) throw InputError("--max-seq-len must be at least 8");
@@ -451,29 +433,7 @@ RunOutcome run_nlu_task(const RunOptions& in) {
   request["nlu"] = no.to_json();
 
   RunOutcome outcome;
-  if (fs::exists(request_path)) {
-    nlohmann::json before;
-    try {
-      before = nlohmann::json::parse(core::read_file(request_path));
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(request_path, 0, std::string("not valid JSON: ") + e.what());
-    }
-    const std::string diff = first_difference(nlohmann::json::parse(request.dump()), before);
-    if (!diff.empty())
-      throw InputError(request_path, 0, "RUN was started with other options (first difference: " + diff +
-                                            "); use another --out or the same options");
-    if (fs::exists(result_path)) {
-      outcome.result = results::read_run_result(result_path);
-      outcome.finished = true;
-      outcome.reused = true;
-      outcome.stage = "score";
-      return outcome;
-    }
-  } else if (fs::exists(run) && !fs::is_directory(run)) {
-    throw InputError(o.out, 0, "exists and is not a directory");
-  } else if (fs::exists(run) && !fs::is_empty(run)) {
-    throw InputError(o.out, 0, "is not empty and holds no request.json (not a `unieval run` directory)");
-  }
+  if (auto done = open_run(run, request)) return *done;
 
   // ---- stage 1: data (everything read and checked before RUN is written) ----
   auto limited = [](NluData d, int64_t limit) {

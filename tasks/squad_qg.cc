@@ -124,7 +124,7 @@ std::vector<TaskMetric> qg_metrics(const EvalRequest& req) {
   if (req.options.count("meteor_data")) meteor.call.options.push_back({"meteor-data", req.options.at("meteor_data")});
   meteor.signature_suffix = "|stdio-coco" + q.prep;
   meteor.options = {{"normalize", "-norm"}, {"modules", mods}};
-  meteor.scores = {{"meteor", "/score", "fraction", ""}};
+  meteor.scores = {{"meteor", "/score", "fraction", "score"}};
   meteor.hints.options = {{"meteor-data", "--option meteor_data=DIR"},
                           {"modules", "--option meteor_modules=exact,stem,synonym"},
                           {"paraphrase", "DIR/paraphrase-en.gz (DIR = --option meteor_data or $UNIEVAL_METEOR_DATA)"}};
@@ -211,6 +211,11 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   for (const auto& [clip, path] : clips)
     if (clip)
       r.notes.push_back(path + ": last line has no newline; eval.py's line[:-1] drops its last character, and so did we");
+  // coco's ROUGE-L is the mean of the sentence scores: its CI and paired test resample them.
+  if (!rouge_seg.empty()) {
+    std::vector<double>& v = out.mean_decomposable["rougeL"];
+    for (const auto& row : rouge_seg) v.push_back(row[0]);
+  }
   for (size_t i = 0; i < g.keys.size(); ++i) {
     results::ExampleScores e;
     e.id = "line " + std::to_string(g.last_line[i]);

@@ -49,6 +49,8 @@ struct EvalRequest {
   int bootstrap = 0;                           // resamples for percentile-bootstrap CIs (0 = none)
   unsigned long long seed = 12345;             // bootstrap RNG seed
   double ci_level = 0.95;                      // CI coverage
+  std::string paired_pred;                     // a baseline's outputs: paired bootstrap of pred vs it
+  std::string paired_system;                   // the baseline's name ("" = its file name)
 };
 
 struct TaskInfo {

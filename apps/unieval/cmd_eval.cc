@@ -1,5 +1,6 @@
 // `unieval eval --task T --data PATH --pred FILE [--json] [--out RESULT.json]`: a task's official
 // metric set on its original data format (tasks/task.h).
+#include <cstdio>
 #include <iostream>
 #include <sstream>
 
@@ -58,6 +59,10 @@ int cmd_eval(const Args& args) {
        "scores of decomposable metrics (squad-qg coco BLEU-1..4).")
       ("seed", po::value<unsigned long long>()->default_value(12345), "Bootstrap seed.")
       ("ci-level", po::value<double>()->default_value(0.95), "CI coverage.")
+      ("paired-pred", po::value<std::string>()->default_value(""),
+       "A baseline's output file for the same data: paired bootstrap test (needs --bootstrap N) of every "
+       "score with a CI, --pred against it, on the same resamples; p-values in the result's paired_bootstrap.")
+      ("paired-system", po::value<std::string>()->default_value(""), "The baseline's name (default: its file name).")
       ("list", po::bool_switch(), "List the tasks and exit.");
   bool help = false;
   for (const auto& a : args) help |= (a == "--help" || a == "-h");
@@ -91,11 +96,27 @@ int cmd_eval(const Args& args) {
   req.bootstrap = vm["bootstrap"].as<int>();
   req.seed = vm["seed"].as<unsigned long long>();
   req.ci_level = vm["ci-level"].as<double>();
+  req.paired_pred = vm["paired-pred"].as<std::string>();
+  req.paired_system = vm["paired-system"].as<std::string>();
   results::RunResult r = pipelines::evaluate(req);
   std::string out = vm["out"].as<std::string>();
   if (!out.empty()) results::write_run_result(out, r);
   if (vm["json"].as<bool>()) print_json(results::to_json(r));
-  else std::cout << results::render_summary(r);
+  else {
+    std::cout << results::render_summary(r);
+    if (r.extra.contains("paired_bootstrap")) {
+      const auto& p = r.extra["paired_bootstrap"];
+      std::cout << "paired bootstrap against " << p["baseline"].get<std::string>() << " ("
+                << p["resamples"].get<int>() << " resamples):\n";
+      for (const auto& t : p["scores"]) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "  %-12s %.4f vs %.4f  delta %+.4f  p = %.4f\n",
+                      t["score"].get<std::string>().c_str(), t["system"].get<double>(), t["baseline"].get<double>(),
+                      t["delta"].get<double>(), t["p_value"].get<double>());
+        std::cout << buf;
+      }
+    }
+  }
   return kExitOk;
 }
 

@@ -313,6 +313,7 @@ TEST(SquadQgTaskTest, BootstrapCisOfCocoBleuFromTheMetricsResampling) {
   auto req = qg_request("squad-qg", dir, dir + "/pred-test.txt");
   req.bootstrap = 400;
   req.seed = 5;
+  req.per_example = true;
   auto r = evaluate(req);
   auto again = evaluate(req);
   for (int n = 1; n <= 4; ++n) {
@@ -328,7 +329,16 @@ TEST(SquadQgTaskTest, BootstrapCisOfCocoBleuFromTheMetricsResampling) {
     EXPECT_EQ(again.score("bleu" + std::to_string(n))->ci->low, s->ci->low);
     EXPECT_EQ(again.score("bleu" + std::to_string(n))->ci->high, s->ci->high);
   }
-  EXPECT_FALSE(r.score("rougeL")->ci.has_value());  // not resampled (no statistics of its own)
+  // coco ROUGE-L is the mean of the sentence scores: its CI resamples them (the eval draw).
+  const results::Score* rl = r.score("rougeL");
+  ASSERT_TRUE(rl->ci.has_value());
+  std::vector<double> rouge_values;
+  for (const auto& e : r.per_example) rouge_values.push_back(e.scores.at("rougeL"));
+  const auto rl_ci = pipelines::bootstrap_mean_ci(rouge_values, 400, 5, 0.95, 1.0);
+  EXPECT_EQ(rl->ci->low, rl_ci.low);
+  EXPECT_EQ(rl->ci->high, rl_ci.high);
+  EXPECT_LE(rl->ci->low, rl->value + 1e-12);
+  EXPECT_GE(rl->ci->high, rl->value - 1e-12);
   // The same numbers as the protocol's resampling run through bootstrap_ci directly.
   auto src = core::read_lines(dir + "/src-test.txt"), tgt = core::read_lines(dir + "/tgt-test.txt"),
        pred = core::read_lines(dir + "/pred-test.txt");
@@ -348,6 +358,111 @@ TEST(SquadQgTaskTest, BootstrapCisOfCocoBleuFromTheMetricsResampling) {
   // Without --bootstrap, no CI.
   req.bootstrap = 0;
   EXPECT_FALSE(evaluate(req).score("bleu4")->ci.has_value());
+}
+
+// 60 distinct sentences with one question each; `good` predicts the reference of all but every
+// tenth line, `bad` one constant question.
+struct PairedFixture {
+  TempDir tmp;
+  std::string data, good, bad;
+  PairedFixture() {
+    std::string src, tgt, good_text, bad_text;
+    for (int i = 0; i < 60; ++i) {
+      const std::string n = std::to_string(i);
+      src += "sentence number " + n + " talks about topic " + n + " and its history .\n";
+      tgt += "what does sentence " + n + " talk about ?\n";
+      good_text += (i % 10 == 0 ? std::string("who wrote the history ?") : "what does sentence " + n + " talk about ?") + "\n";
+      bad_text += "what is the name of the ?\n";
+    }
+    tmp.write("qg/src-test.txt", src);
+    tmp.write("qg/tgt-test.txt", tgt);
+    data = (tmp.path() / "qg").string();
+    good = tmp.write("good.txt", good_text);
+    bad = tmp.write("bad.txt", bad_text);
+  }
+};
+
+TEST(SquadQgTaskTest, PairedBootstrapAgainstABaselinesPredictions) {
+  // eval --paired-pred: both systems resampled on the same indices (sacreBLEU's paired test) for
+  // every score with a CI: coco BLEU-1..4 (statistics re-summed) and ROUGE-L (sentence mean).
+  PairedFixture f;
+  auto req = qg_request("squad-qg", f.data, f.good);
+  req.bootstrap = 300;
+  req.seed = 7;
+  req.paired_pred = f.bad;
+  req.paired_system = "constant";
+  const results::RunResult r = evaluate(req);
+  auto base_req = qg_request("squad-qg", f.data, f.bad);
+  const results::RunResult b = evaluate(base_req);
+  ASSERT_TRUE(r.extra.contains("paired_bootstrap"));
+  const auto& p = r.extra["paired_bootstrap"];
+  EXPECT_EQ(p["baseline"], "constant");
+  EXPECT_EQ(p["resamples"], 300);
+  std::set<std::string> tested;
+  for (const auto& t : p["scores"]) {
+    const std::string name = t["score"];
+    tested.insert(name);
+    EXPECT_DOUBLE_EQ(t["system"].get<double>(), r.score(name)->value) << name;
+    EXPECT_DOUBLE_EQ(t["baseline"].get<double>(), b.score(name)->value) << name;
+    EXPECT_DOUBLE_EQ(t["delta"].get<double>(), r.score(name)->value - b.score(name)->value) << name;
+    EXPECT_GT(t["delta"].get<double>(), 0.3) << name;
+    // The difference is far outside the resampled differences' spread.
+    EXPECT_LT(t["p_value"].get<double>(), 0.01) << name;
+    EXPECT_GE(t["p_value"].get<double>(), 1.0 / 301.0) << name;
+  }
+  EXPECT_EQ(tested, (std::set<std::string>{"bleu1", "bleu2", "bleu3", "bleu4", "rougeL"}));
+
+  // A system against itself: no difference on any resample, p = 1.
+  req.paired_pred = f.good;
+  for (const auto& t : evaluate(req).extra["paired_bootstrap"]["scores"]) {
+    EXPECT_EQ(t["delta"].get<double>(), 0.0);
+    EXPECT_EQ(t["p_value"].get<double>(), 1.0);
+  }
+}
+
+TEST(SquadQgTaskTest, PairedBootstrapBadInput) {
+  PairedFixture f;
+  auto req = qg_request("squad-qg", f.data, f.good);
+  req.paired_pred = f.bad;
+  req.bootstrap = 0;  // the test needs resamples
+  EXPECT_THROW(evaluate(req), InputError);
+  req.bootstrap = 100;
+  req.paired_pred = (f.tmp.path() / "missing.txt").string();
+  EXPECT_THROW(evaluate(req), InputError);
+  // A baseline with another number of lines: the adapter's own error, naming its file.
+  req.paired_pred = f.tmp.write("short.txt", "what ?\n");
+  try {
+    evaluate(req);
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("short.txt"), std::string::npos) << e.what();
+  }
+}
+
+TEST(SquadQgTaskTest, MeteorCiFromItsSegmentStatistics) {
+  // METEOR's system score comes from summed segment statistics (not their mean): its resampling
+  // re-sums the statistics of the drawn segments; on all segments it gives the score itself.
+  UNIEVAL_REQUIRE_SHARED("data/meteor/synonym/english.synsets.gz");
+  PairedFixture f;
+  auto req = request("squad-qg", f.data, f.good);
+  req.options["meteor_data"] = (shared_dir() / "data/meteor").string();
+  req.options["meteor_modules"] = "exact,stem,synonym";  // ../shared has no paraphrase table
+  req.bootstrap = 200;
+  req.paired_pred = f.bad;
+  const results::RunResult r = evaluate(req);
+  const results::Score* m = r.score("meteor");
+  ASSERT_NE(m, nullptr);
+  ASSERT_TRUE(m->ci.has_value());
+  EXPECT_LE(m->ci->low, m->value);
+  EXPECT_GE(m->ci->high, m->value);
+  EXPECT_LT(m->ci->low, m->ci->high);
+  bool tested = false;
+  for (const auto& t : r.extra["paired_bootstrap"]["scores"])
+    if (t["score"] == "meteor") {
+      tested = true;
+      EXPECT_DOUBLE_EQ(t["system"].get<double>(), m->value);
+    }
+  EXPECT_TRUE(tested);
 }
 
 }  // namespace

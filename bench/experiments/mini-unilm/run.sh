@@ -2,7 +2,9 @@
 # The mini-UniLM experiment (issue 17): one small model shape pre-trained three ways with the same
 # budget — none, bidirectional only (BERT MLM + NSP), unified (UniLM §2.3-2.4) — then each
 # fine-tuned with one recipe on SQuAD question generation (Du et al. split: train on dev, evaluate
-# on test) through `unieval run --task squad-qg`.
+# on test) through `unieval run --task squad-qg`, and on SST-2 (its dev split in two halves: train
+# on dev[:436], evaluate on dev[436:]) through `unieval run --task glue-sst2`; a constant-question
+# baseline; `unieval eval` bootstrap CIs and paired tests between the arms (collect.py).
 #
 #   bench/experiments/mini-unilm/run.sh            # every stage; re-run it to continue
 #   STAGES="corpus pretrain" bench/experiments/mini-unilm/run.sh
@@ -24,9 +26,10 @@
 # | LR          | 5e-4                         | pre-training peak learning rate                   |
 # | SEED        | 42                           | seed of the initial weights and of every run      |
 # | ARMS        | none bidirectional unified   | arms to run                                       |
-# | STAGES      | corpus config pretrain finetune collect | stages to run                          |
-# | FT_ARGS     | (empty)                      | extra flags for `unieval run` (the shared recipe,  |
-# |             |                              | e.g. "--eval-limit 2000 --steps 3000")            |
+# | STAGES      | corpus config pretrain finetune sst2 baseline collect | stages to run            |
+# | QG_ARGS     | see below                    | the QG fine-tuning + decoding recipe (every arm)  |
+# | SST_ARGS    | see below                    | the SST-2 recipe (every arm)                      |
+# | RESAMPLES   | 1000                         | bootstrap resamples of the CIs and paired tests   |
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -41,10 +44,18 @@ MAXLEN="${MAXLEN:-128}"
 LR="${LR:-5e-4}"
 SEED="${SEED:-42}"
 ARMS="${ARMS:-none bidirectional unified}"
-STAGES="${STAGES:-corpus config pretrain finetune collect}"
-FT_ARGS="${FT_ARGS:-}"
+STAGES="${STAGES:-corpus config pretrain finetune sst2 baseline collect}"
+# One recipe for every arm (no arm is tuned on its own): UniLM §3.3's QG settings where they fit a
+# small model fine-tuned on 10.5k pairs (label smoothing 0.1, target mask prob 0.7, beam search
+# with trigram blocking), a learning rate for a small model, lengths that fit the Du sentences.
+QG_ARGS="${QG_ARGS:---epochs 6 --lr 2e-4 --warmup 0.1 --batch-size 32 --max-src-len 96 --max-tgt-len 32 --beam 5 --max-len 32 --decode-batch 64 --option meteor_modules=exact,stem,synonym}"
+SST_ARGS="${SST_ARGS:---epochs 4 --lr 1e-4 --max-seq-len 64}"
+RESAMPLES="${RESAMPLES:-1000}"
 VOCAB="$SHARED/vocab/bert-uncased-vocab.txt"
 mkdir -p "$WORK"
+if [[ -z "${UNIEVAL_METEOR_DATA:-}" && -d "$SHARED/meteor" ]]; then export UNIEVAL_METEOR_DATA="$SHARED/meteor"; fi
+# The exact command of every stage, for the results (collect.py copies them).
+record() { python3 "$here/record.py" "$WORK/commands.json" "$@"; }
 log() { echo "[mini-unilm $(date -u +%H:%M:%S)] $*" >&2; }
 has_stage() { [[ " $STAGES " == *" $1 "* ]]; }
 
@@ -92,6 +103,9 @@ pretrain_arm() {
     # The 'none' arm: the same seeded initial weights, saved without a training step.
     [[ "$arm" == none ]] && budget=(--steps 0 --objectives unified)
     log "pretrain $arm: $out"
+    record "pretrain $arm" unieval pretrain --corpus "$WORK/corpus/train.txt" --shard "$WORK/corpus.shard" \
+      --model-config "$WORK/config.json" --vocab "$VOCAB" --out "$out" "${budget[@]}" \
+      --batch-size "$BATCH" --max-len "$MAXLEN" --lr "$LR" --seed "$SEED" --save-every 100 "${common[@]}"
     "$UNIEVAL" pretrain --corpus "$WORK/corpus/train.txt" --shard "$WORK/corpus.shard" \
       --model-config "$WORK/config.json" --vocab "$VOCAB" --out "$out" "${budget[@]}" \
       --batch-size "$BATCH" --max-len "$MAXLEN" --lr "$LR" --seed "$SEED" --save-every 100 \
@@ -111,50 +125,51 @@ if has_stage pretrain; then
 fi
 
 # ---- fine-tuning: SQuAD question generation ------------------------------------------------------
+# `unieval run` resumes a run directory left unfinished and returns a finished one's result as is.
 if has_stage finetune; then
   for arm in $ARMS; do
     out="$WORK/qg-$arm"
-    if [[ -f "$out.done" ]]; then
-      log "finetune $arm: done"
-      continue
-    fi
-    log "finetune $arm: $out"
+    log "squad-qg $arm: $out"
     # shellcheck disable=SC2086
-    "$UNIEVAL" run --task squad-qg --data "$SHARED/squad_qg" --out "$out" --model "$WORK/pt-$arm/checkpoint" \
-      --train-split dev --eval-split test --seed "$SEED" --threads "$THREADS" --json $FT_ARGS \
-      | tail -1 > "$out.result.json.tmp"
-    mv "$out.result.json.tmp" "$out.result.json"
-    touch "$out.done"
+    cmd=(run --task squad-qg --data "$SHARED/squad_qg" --out "$out" --model "$WORK/pt-$arm/checkpoint"
+      --train-split dev --dev-split none --eval-split test --seed "$SEED" --threads "$THREADS" --json $QG_ARGS)
+    record "squad-qg $arm" unieval "${cmd[@]}"
+    "$UNIEVAL" "${cmd[@]}" | tail -1 > "$WORK/qg-$arm.summary.json"
   done
 fi
 
-# ---- collect: pre-training curves and results ----------------------------------------------------
+# ---- fine-tuning: SST-2 (its dev split in two halves) -------------------------------------------
+if has_stage sst2; then
+  for arm in $ARMS; do
+    out="$WORK/sst2-$arm"
+    log "glue-sst2 $arm: $out"
+    # shellcheck disable=SC2086
+    cmd=(run --task glue-sst2 --data "$SHARED/glue/SST-2.dev.tsv.gz" --out "$out" --model "$WORK/pt-$arm/checkpoint"
+      --train-split 'dev[:436]' --eval-split 'dev[436:]' --seed "$SEED" --threads "$THREADS" --json $SST_ARGS)
+    record "glue-sst2 $arm" unieval "${cmd[@]}"
+    "$UNIEVAL" "${cmd[@]}" | tail -1 > "$WORK/sst2-$arm.summary.json"
+  done
+fi
+
+# ---- the constant-question baseline -------------------------------------------------------------
+# The most frequent question of the fine-tuning targets (Du dev; ties: the first seen), predicted
+# for every test sentence the arms were evaluated on.
+if has_stage baseline; then
+  first_qg=""
+  for arm in $ARMS; do
+    if [[ -z "$first_qg" && -f "$WORK/qg-$arm/eval/src-eval.txt" ]]; then first_qg="$WORK/qg-$arm"; fi
+  done
+  if [[ -n "$first_qg" ]]; then
+    python3 "$here/constant_baseline.py" "$SHARED/squad_qg/tgt-dev.txt.gz" "$first_qg/eval/src-eval.txt" \
+      "$WORK/baseline-constant"
+  else
+    log "baseline: no QG run yet to take the evaluated sentences from"
+  fi
+fi
+
+# ---- collect: CIs, paired tests, curves -> results/experiments/mini-unilm ---------------------------
 if has_stage collect; then
-  dest="$repo/results/experiments/mini-unilm"
-  mkdir -p "$dest"
-  python3 - "$WORK" "$dest" $ARMS <<'EOF'
-import json, os, sys
-work, dest, arms = sys.argv[1], sys.argv[2], sys.argv[3:]
-out = {"work": work, "arms": {}}
-for arm in arms:
-    a = {}
-    pt = os.path.join(work, "pt-" + arm)
-    for name in ("summary.json", "run.json"):
-        p = os.path.join(pt, name)
-        if os.path.exists(p):
-            a["pretrain_" + name.split(".")[0]] = json.load(open(p))
-    log = os.path.join(pt, "log.jsonl")
-    if os.path.exists(log):
-        rows = [json.loads(l) for l in open(log) if l.strip()]
-        keep = max(1, len(rows) // 200)  # about 200 points of the curve
-        a["pretrain_curve"] = [r for i, r in enumerate(rows) if i % keep == 0 or i == len(rows) - 1]
-    r = os.path.join(work, "qg-" + arm + ".result.json")
-    if os.path.exists(r):
-        a["squad_qg"] = json.load(open(r))
-    out["arms"][arm] = a
-with open(os.path.join(dest, "mini-unilm.json.tmp"), "w") as f:
-    json.dump(out, f, indent=1)
-os.replace(os.path.join(dest, "mini-unilm.json.tmp"), os.path.join(dest, "mini-unilm.json"))
-print(os.path.join(dest, "mini-unilm.json"))
-EOF
+  # shellcheck disable=SC2086
+  python3 "$here/collect.py" --work "$WORK" --unieval "$UNIEVAL" --dest "$repo/results/experiments/mini-unilm" \
+    --arms $ARMS --resamples "$RESAMPLES"
 fi

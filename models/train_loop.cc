@@ -1,0 +1,235 @@
+#include "models/train_loop.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <random>
+#include <stdexcept>
+
+#include "core/error.h"
+#include "models/seq2seq_data.h"
+#include "models/train_util.h"
+
+namespace unieval::models {
+
+using ojson = nlohmann::ordered_json;
+
+namespace {
+
+// Progress on stderr: redrawn in place on a terminal (at most 5 times a second); otherwise a line
+// for the first step, every 5% and the last step (logs stay readable).
+class Progress {
+ public:
+  Progress(bool enabled, int64_t total) : enabled_(enabled), total_(total), tty_(isatty(2)) {}
+  void update(int64_t step, bool first, const StepReport& r, double lr, double tok_s, double eta_s) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    const bool last = step >= total_;
+    if (tty_) {
+      if (!first && !last && now - last_draw_ < std::chrono::milliseconds(200)) return;
+    } else {
+      const int64_t part = total_ > 0 ? step * 20 / total_ : 0;
+      if (!first && !last && part == last_part_) return;
+      last_part_ = part;
+    }
+    last_draw_ = now;
+    const int width = 24;
+    const int filled = total_ > 0 ? static_cast<int>(width * std::min<int64_t>(step, total_) / total_) : 0;
+    char buf[512];
+    std::snprintf(buf, sizeof buf, "[%s%s] step %lld/%lld  loss %.4f%s%s%s  lr %.2e  %.0f tok/s  ETA %s",
+                  std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
+                  static_cast<long long>(step), static_cast<long long>(total_), r.loss, r.detail.empty() ? "" : " (",
+                  r.detail.c_str(), r.detail.empty() ? "" : ")", lr, tok_s, format_duration(eta_s).c_str());
+    if (tty_) std::cerr << "\r" << buf << "\x1b[K" << (last ? "\n" : "") << std::flush;
+    else std::cerr << buf << "\n";
+  }
+
+ private:
+  bool enabled_;
+  int64_t total_;
+  bool tty_;
+  int64_t last_part_ = -1;
+  std::chrono::steady_clock::time_point last_draw_{};
+};
+
+}  // namespace
+
+int64_t resolve_warmup(int64_t warmup_steps, double warmup_ratio, int64_t total) {
+  return warmup_steps >= 0 ? warmup_steps : static_cast<int64_t>(std::llround(warmup_ratio * double(total)));
+}
+
+LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, RunDir* run, bool resume,
+                          const LoopHooks& hooks) {
+  if (!hooks.step) throw std::logic_error("run_train_loop: no step function");
+  const int64_t total = opts.total_steps;
+  const LinearSchedule schedule{opts.optim.lr, opts.warmup_steps, total};
+  Optimizer optimizer(named_pairs(model->named_parameters()), opts.optim);
+  int64_t step = 0;
+  bool stopped = false;
+  if (resume) {
+    if (!run) throw InputError("--resume needs a run directory");
+    auto state = run->load_checkpoint(model, optimizer);
+    step = state.at("step").get<int64_t>();
+    if (hooks.load_state) stopped = hooks.load_state(state);
+    run->truncate_log(step);
+  }
+
+  std::vector<ojson> pending_log;
+  auto checkpoint = [&]() {
+    if (!run) return;
+    run->append_log(pending_log);
+    pending_log.clear();
+    ojson s;
+    s["step"] = step;
+    s["total_steps"] = total;
+    s["warmup_steps"] = opts.warmup_steps;
+    s["seed"] = opts.seed;
+    if (hooks.save_state) hooks.save_state(s);
+    run->save_checkpoint(model, optimizer, s);
+  };
+
+  LoopResult result;
+  result.total_steps = total;
+  model->train();
+  Progress progress(opts.progress, total);
+  const auto t0 = std::chrono::steady_clock::now();
+  int64_t steps_this_call = 0;
+  if (total == 0 && !resume) checkpoint();  // the initialised model only
+  while (step < total && !stopped) {
+    optimizer.zero_grad();
+    StepReport r = hooks.step(step);
+    const double grad_norm = clip_grad_norm(optimizer.params(), opts.max_grad_norm);
+    const double lr = schedule.lr(step);
+    optimizer.step(lr);
+    ++step;
+    ++steps_this_call;
+    result.tokens += r.tokens;
+    if (steps_this_call == 1) result.first_loss = r.loss;
+    result.last_loss = r.loss;
+    result.losses.push_back(r.loss);
+
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (opts.log_every > 0 && (step % opts.log_every == 0 || step == total)) {
+      ojson l;
+      l["step"] = step;
+      if (r.log.is_object()) l.update(r.log);
+      l["lr"] = lr;
+      l["grad_norm"] = grad_norm;
+      if (r.log_tail.is_object()) l.update(r.log_tail);
+      l["elapsed_s"] = elapsed;
+      pending_log.push_back(std::move(l));
+    }
+    const double tok_s = elapsed > 0 ? double(result.tokens) / elapsed : 0.0;
+    const double eta = elapsed / double(steps_this_call) * double(total - step);
+    progress.update(step, steps_this_call == 1, r, lr, tok_s, eta);
+    if (hooks.after_step && hooks.after_step(step, pending_log)) stopped = true;
+    const bool stop_now = opts.stop_after > 0 && steps_this_call >= opts.stop_after && step < total && !stopped;
+    if ((opts.save_every > 0 && step % opts.save_every == 0) || step == total || stop_now || stopped) {
+      checkpoint();
+    } else if (run && pending_log.size() >= 100) {
+      // Keep the log roughly current without a checkpoint; truncate_log fixes it on resume.
+      run->append_log(pending_log);
+      pending_log.clear();
+    }
+    if (stop_now) break;
+  }
+  if (run && !pending_log.empty()) run->append_log(pending_log);
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  result.tokens_per_second = elapsed > 0 ? double(result.tokens) / elapsed : 0.0;
+  result.steps_done = step;
+  result.stopped_early = stopped;
+  result.finished = step >= total || stopped;
+  model->eval();
+  return result;
+}
+
+// ---- epoch-ordered batches ---------------------------------------------------------------------
+
+EpochBatches::EpochBatches(Make make, int64_t accum) : make_(std::move(make)), accum_(accum) {
+  if (accum_ < 1) throw InputError("--accum must be at least 1");
+}
+
+int64_t EpochBatches::steps_of(int64_t epoch) const {
+  const int64_t nb = static_cast<int64_t>(make_(epoch).size());
+  return (nb + accum_ - 1) / accum_;
+}
+
+int64_t EpochBatches::steps_in_first_epoch() const { return steps_of(0); }
+
+int64_t EpochBatches::total_steps(int64_t epochs, int64_t max_steps) const {
+  if (max_steps > 0) return max_steps;
+  int64_t total = 0;
+  for (int64_t e = 0; e < std::max<int64_t>(1, epochs); ++e) total += steps_of(e);
+  return total;
+}
+
+std::vector<std::vector<size_t>> EpochBatches::next() {
+  if (!ready_) {
+    batches_ = make_(epoch_);
+    ready_ = true;
+  }
+  while (cursor_ >= static_cast<int64_t>(batches_.size())) {
+    ++epoch_;
+    cursor_ = 0;
+    batches_ = make_(epoch_);
+    if (batches_.empty()) throw InputError("an epoch without batches");
+  }
+  const int64_t n = std::min<int64_t>(accum_, static_cast<int64_t>(batches_.size()) - cursor_);
+  std::vector<std::vector<size_t>> out(batches_.begin() + cursor_, batches_.begin() + cursor_ + n);
+  cursor_ += n;
+  return out;
+}
+
+void EpochBatches::save(ojson& state) const {
+  state["epoch"] = epoch_;
+  state["batch"] = cursor_;
+}
+
+void EpochBatches::load(const nlohmann::json& state) {
+  epoch_ = state.at("epoch").get<int64_t>();
+  cursor_ = state.at("batch").get<int64_t>();
+  ready_ = false;
+}
+
+// ---- fine-tuning runs ---------------------------------------------------------------------------
+
+EpochBatches fine_tuning_batches(std::vector<int64_t> lengths, const TrainOptions& opts) {
+  return EpochBatches(
+      [lengths = std::move(lengths), seed = opts.seed, tokens = opts.batch_tokens, size = opts.batch_size](int64_t epoch) {
+        std::mt19937_64 rng(seed_mix(seed, 0x1000 + epoch));
+        return make_batches(lengths, tokens, size, rng);
+      },
+      opts.accum);
+}
+
+LoopOptions loop_options(const TrainOptions& opts, const EpochBatches& batches) {
+  LoopOptions loop;
+  loop.optim = opts.optim;
+  loop.total_steps = batches.total_steps(opts.epochs, opts.max_steps);
+  loop.warmup_steps = resolve_warmup(opts.warmup_steps, opts.warmup_ratio, loop.total_steps);
+  loop.max_grad_norm = opts.max_grad_norm;
+  loop.seed = opts.seed;
+  loop.save_every = opts.save_every;
+  loop.log_every = opts.log_every;
+  loop.stop_after = opts.stop_after;
+  loop.progress = opts.progress;
+  return loop;
+}
+
+TrainResult train_result(const LoopResult& r) {
+  TrainResult t;
+  t.steps_done = r.steps_done;
+  t.total_steps = r.total_steps;
+  t.finished = r.finished;
+  t.first_loss = r.first_loss;
+  t.last_loss = r.last_loss;
+  t.tokens_per_second = r.tokens_per_second;
+  t.losses = r.losses;
+  return t;
+}
+
+}  // namespace unieval::models

@@ -1,0 +1,124 @@
+#pragma once
+// The optimizer-step loop that fine-tuning (models/trainer.cc), the understanding heads
+// (models/nlu.cc) and pre-training (models/pretrainer.cc) share. The loop owns what is the same
+// for all three: the optimizer, linear warm-up and decay, gradient clipping, resuming from
+// RUN/checkpoint (weights, optimizer moments, counters), trainer_state.json, the log.jsonl lines,
+// the progress line on stderr, periodic checkpoints and stop_after. The caller owns what a step
+// computes (hooks.step: forward + backward over its micro-batches) and what it keeps in the
+// checkpoint besides the step (hooks.save_state / load_state), plus anything it does after an
+// update (hooks.after_step: dev evaluation, best checkpoint, early stopping).
+//
+//   LoopOptions o{.optim = opts.optim, .total_steps = 500, .warmup_steps = 50, ...};
+//   LoopHooks h;
+//   h.step = [&](int64_t step) { ...; loss.backward(); return StepReport{loss_value, tokens}; };
+//   LoopResult r = run_train_loop(model, o, &run, /*resume=*/false, h);
+//
+// Step s (0-based) is trained with the learning rate schedule.lr(s); a checkpoint after it holds
+// "step": s + 1. A log line is {"step", <report.log>, "lr", "grad_norm", <report.log_tail>,
+// "elapsed_s"}.
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "models/optim.h"
+#include "models/trainer.h"
+#include "models/transformer.h"
+
+namespace unieval::models {
+
+struct LoopOptions {
+  OptimizerOptions optim;      // update rule; optim.lr is the peak learning rate
+  int64_t total_steps = 0;     // the schedule's total (0: only the initial checkpoint is written)
+  int64_t warmup_steps = 0;    // linear warm-up steps
+  double max_grad_norm = 1.0;  // clipping (≤ 0: measured only)
+  uint64_t seed = 42;          // recorded in trainer_state.json
+  int64_t save_every = 0;      // checkpoint period (0: at the end / on stop only)
+  int64_t log_every = 1;       // log period (0: none)
+  int64_t stop_after = 0;      // > 0: checkpoint and return after this many steps of this call
+  bool progress = true;        // progress line on stderr
+};
+
+// What one step reports back to the loop.
+struct StepReport {
+  double loss = 0.0;                   // the step's loss (progress, LoopResult::losses)
+  int64_t tokens = 0;                  // input positions of the step (tokens/s)
+  nlohmann::ordered_json log;          // log fields between "step" and "lr" (may be null)
+  nlohmann::ordered_json log_tail;     // log fields between "grad_norm" and "elapsed_s"
+  std::string detail;                  // shown after the loss in the progress line
+};
+
+struct LoopHooks {
+  // Forward + backward of step `step` (0-based); gradients are zero on entry. Required.
+  std::function<StepReport(int64_t step)> step;
+  // Adds the caller's fields to trainer_state.json.
+  std::function<void(nlohmann::ordered_json& state)> save_state;
+  // Reads them back on resume; returns true when the run had already stopped (early stop).
+  std::function<bool(const nlohmann::json& state)> load_state;
+  // After the update of step `step` (1-based: the steps done); may add log lines (they follow the
+  // step's own); returns true to end the run here as finished (early stop).
+  std::function<bool(int64_t step, std::vector<nlohmann::ordered_json>& log)> after_step;
+};
+
+struct LoopResult {
+  int64_t steps_done = 0;          // steps completed in total (resumed ones included)
+  int64_t total_steps = 0;         // the schedule's total
+  bool finished = false;           // false when stopped by stop_after
+  bool stopped_early = false;      // after_step / load_state ended the run
+  double first_loss = 0.0;         // loss of the first step of this call
+  double last_loss = 0.0;          // loss of the last step of this call
+  double tokens_per_second = 0.0;  // over this call
+  int64_t tokens = 0;              // input positions of this call
+  std::vector<double> losses;      // every step's loss in this call
+};
+
+// Runs the loop on `model` (train() mode inside, eval() on return). With a run directory,
+// checkpoints and log lines go there and `resume` continues from RUN/checkpoint (InputError when
+// there is none); without one nothing is written.
+LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, RunDir* run, bool resume,
+                          const LoopHooks& hooks);
+
+// Warm-up steps: warmup_steps when ≥ 0, else round(warmup_ratio · total).
+int64_t resolve_warmup(int64_t warmup_steps, double warmup_ratio, int64_t total);
+
+// Epoch-ordered batches of the fine-tuning loops: epoch e's batch lists are make(e) (a function
+// of the seed and e), an optimizer step takes up to `accum` consecutive batches of one epoch, and
+// the position (epoch, next batch) is part of the checkpoint.
+class EpochBatches {
+ public:
+  using Make = std::function<std::vector<std::vector<size_t>>(int64_t epoch)>;
+  EpochBatches(Make make, int64_t accum);
+  // Steps of the first epoch.
+  int64_t steps_in_first_epoch() const;
+  // The schedule's total: max_steps when > 0 (cycling over as many epochs as it takes), else the
+  // steps of `epochs` epochs (at least one).
+  int64_t total_steps(int64_t epochs, int64_t max_steps) const;
+  // The micro-batches (example indices) of the next step.
+  std::vector<std::vector<size_t>> next();
+  int64_t epoch() const { return epoch_; }
+  void save(nlohmann::ordered_json& state) const;   // "epoch", "batch"
+  void load(const nlohmann::json& state);
+
+ private:
+  int64_t steps_of(int64_t epoch) const;
+  Make make_;
+  int64_t accum_;
+  int64_t epoch_ = 0;
+  int64_t cursor_ = 0;
+  bool ready_ = false;
+  std::vector<std::vector<size_t>> batches_;
+};
+
+// The fine-tuning loops' batches: epoch e shuffles the examples (by their lengths) with a
+// generator seeded by (opts.seed, 0x1000 + e) into batches of opts.batch_tokens / batch_size
+// (models/seq2seq_data.h make_batches).
+EpochBatches fine_tuning_batches(std::vector<int64_t> lengths, const TrainOptions& opts);
+// The loop options of a fine-tuning run.
+LoopOptions loop_options(const TrainOptions& opts, const EpochBatches& batches);
+// A fine-tuning run's result from the loop's (the dev fields are the caller's).
+TrainResult train_result(const LoopResult& r);
+
+}  // namespace unieval::models

@@ -1,0 +1,62 @@
+#include "pipelines/run_common.h"
+
+#include "core/error.h"
+#include "core/io.h"
+#include "results/run_result.h"
+
+namespace unieval::pipelines {
+
+namespace fs = std::filesystem;
+
+std::string abs_path(const std::string& p) { return p.empty() ? p : fs::absolute(p).lexically_normal().string(); }
+
+void check_run_sources(const RunOptions& o) {
+  if (o.data.empty()) throw InputError("--data is required");
+  if (o.out.empty()) throw InputError("--out (the run directory) is required");
+  if (o.model.empty() == o.model_config.empty()) throw InputError("give exactly one of --model CKPT and --model-config CONFIG.json");
+  if (!o.model_config.empty() && o.vocab.empty()) throw InputError("--model-config needs --vocab VOCAB.txt");
+}
+
+std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& path) {
+  if (a.is_object() && b.is_object()) {
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      if (!b.contains(it.key())) return path + it.key();
+      auto d = first_difference(it.value(), b.at(it.key()), path + it.key() + ".");
+      if (!d.empty()) return d;
+    }
+    for (auto it = b.begin(); it != b.end(); ++it)
+      if (!a.contains(it.key())) return path + it.key();
+    return "";
+  }
+  return a == b ? "" : (path.empty() ? std::string("(root)") : path.substr(0, path.size() - 1));
+}
+
+std::optional<RunOutcome> open_run(const fs::path& run, const nlohmann::ordered_json& request) {
+  const std::string request_path = (run / "request.json").string();
+  const std::string result_path = (run / "result.json").string();
+  if (fs::exists(request_path)) {
+    nlohmann::json before;
+    try {
+      before = nlohmann::json::parse(core::read_file(request_path));
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(request_path, 0, std::string("not valid JSON: ") + e.what());
+    }
+    const std::string diff = first_difference(nlohmann::json::parse(request.dump()), before);
+    if (!diff.empty())
+      throw InputError(request_path, 0, "RUN was started with other options (first difference: " + diff +
+                                            "); use another --out or the same options");
+    if (!fs::exists(result_path)) return std::nullopt;
+    RunOutcome outcome;
+    outcome.result = results::read_run_result(result_path);
+    outcome.finished = true;
+    outcome.reused = true;
+    outcome.stage = "score";
+    return outcome;
+  }
+  if (fs::exists(run) && !fs::is_directory(run)) throw InputError(run.string(), 0, "exists and is not a directory");
+  if (fs::exists(run) && !fs::is_empty(run))
+    throw InputError(run.string(), 0, "is not empty and holds no request.json (not a `unieval run` directory)");
+  return std::nullopt;
+}
+
+}  // namespace unieval::pipelines

@@ -1,0 +1,29 @@
+#pragma once
+// What `unieval run` does the same way for the generation tasks (pipelines/run.cc) and the
+// understanding tasks (pipelines/run_nlu.cc): the checks of the options every run needs and the
+// opening of RUN against its request.json (a run continues only with the options it was started
+// with; a finished run is reused).
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "pipelines/run.h"
+
+namespace unieval::pipelines {
+
+// The absolute, normalised path ("" stays "").
+std::string abs_path(const std::string& p);
+
+// --data, --out, and exactly one of --model / --model-config (with --vocab): InputError otherwise.
+void check_run_sources(const RunOptions& o);
+
+// The first key path where a and b differ ("a.b"), "" when they are equal.
+std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& path = "");
+
+// Opens RUN for `request`. A RUN with request.json must have been started with the same request
+// (InputError naming the first difference); when it also holds result.json, that finished outcome
+// is returned (reused). Otherwise RUN must be absent or an empty directory; nullopt: go on.
+std::optional<RunOutcome> open_run(const std::filesystem::path& run, const nlohmann::ordered_json& request);
+
+}  // namespace unieval::pipelines
