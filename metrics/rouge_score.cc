@@ -266,6 +266,27 @@ std::vector<RougeScoreValue> rouge_score_multi(const std::vector<std::string>& t
   return best_of(scorer, t, scorer.tokenize(prediction));
 }
 
+std::vector<RougeScoreValue> rouge_score_batch(const std::vector<std::vector<std::string>>& targets,
+                                               const std::vector<std::string>& predictions,
+                                               const RougeScoreOptions& opt) {
+  opt.validate();
+  if (targets.size() != predictions.size())
+    throw InputError("rouge-score: " + std::to_string(targets.size()) + " targets but " +
+                     std::to_string(predictions.size()) + " predictions");
+  Scorer scorer(opt);
+  std::vector<RougeScoreValue> out;
+  out.reserve(predictions.size() * opt.types.size());
+  std::vector<Tokenized> t;
+  for (size_t i = 0; i < predictions.size(); ++i) {
+    if (targets[i].empty()) throw InputError("rouge-score: pair " + std::to_string(i) + " has no target");
+    t.clear();
+    for (const auto& x : targets[i]) t.push_back(scorer.tokenize(x));
+    const std::vector<RougeScoreValue> v = best_of(scorer, t, scorer.tokenize(predictions[i]));
+    out.insert(out.end(), v.begin(), v.end());
+  }
+  return out;
+}
+
 RougeScoreCorpus rouge_score_corpus(const std::vector<std::string>& predictions,
                                     const std::vector<std::vector<std::string>>& refs,
                                     const RougeScoreOptions& opt) {

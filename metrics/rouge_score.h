@@ -42,6 +42,13 @@ std::vector<RougeScoreValue> rouge_score_multi(const std::vector<std::string>& t
                                                const std::string& prediction,
                                                const RougeScoreOptions& opt);
 
+// score() / score_multi() of every pair with one scorer: targets[i] are the targets of
+// predictions[i] (one: score, several: score_multi). Returns [pair][type], flattened:
+// value (i, t) at i * types + t.
+std::vector<RougeScoreValue> rouge_score_batch(const std::vector<std::vector<std::string>>& targets,
+                                               const std::vector<std::string>& predictions,
+                                               const RougeScoreOptions& opt);
+
 struct RougeScoreCorpus {
   std::vector<RougeScoreValue> mean;                  // per type
   std::vector<std::vector<RougeScoreValue>> per_pair;  // [pair][type]

@@ -3,8 +3,6 @@
 // This binary links no LibTorch, so scoring starts in milliseconds. The model commands
 // (encode, finetune, pretrain, decode, demo, run) live in the sibling binary `unieval-model`, which this one
 // execs with the same arguments; a user still types `unieval finetune ...`.
-#include <malloc.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +13,7 @@
 #include <vector>
 
 #include "apps/unieval/commands.h"
+#include "core/heap.h"
 #include "unieval_version.h"
 
 namespace {
@@ -94,29 +93,10 @@ int exec_model_binary(int argc, char** argv) {
   return unieval::cli::kExitInputError;
 }
 
-// Scoring allocates tens of MB in many pieces (lines, token ids, n-gram tables) and touches each
-// page once; on the VMs we run on a first touch of a 4 KiB page costs ~3-15 us, more than the
-// counting it serves. So: keep allocations on the heap and never hand freed memory back (it is
-// reused), grow the heap in 128 MiB steps, and ask for transparent huge pages on the first step,
-// which then arrives in 2 MiB pages. Only speed changes: where THP is off, madvise fails
-// harmlessly. (A thread other than the main one allocates from an arena of its own, in
-// ordinary pages; see one_malloc_arena in metrics/family_qa.cc for the commands where that matters.)
-void prefer_huge_pages() {
-  constexpr size_t kHuge = size_t{2} << 20;
-  mallopt(M_MMAP_THRESHOLD, 512 << 20);
-  mallopt(M_TRIM_THRESHOLD, 1 << 30);
-  mallopt(M_TOP_PAD, 128 << 20);
-  void* probe = std::malloc(size_t{1} << 20);  // larger than the free top: grows the heap (+ pad)
-  auto lo = (reinterpret_cast<uintptr_t>(probe) + kHuge - 1) & ~(uintptr_t{kHuge} - 1);
-  auto hi = reinterpret_cast<uintptr_t>(sbrk(0)) & ~(uintptr_t{kHuge} - 1);
-  if (hi > lo) madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE);
-  std::free(probe);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  prefer_huge_pages();
+  unieval::core::tune_heap_for_scoring();  // core/heap.h
   if (argc < 2) {
     usage(std::cerr);
     return unieval::cli::kExitInputError;

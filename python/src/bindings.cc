@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -18,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
+#include "core/heap.h"
 #include "metrics/bleu.h"
 #include "metrics/bleu_compat.h"
 #include "metrics/chrf.h"
@@ -38,6 +40,44 @@ namespace py = pybind11;
 namespace m = unieval::metrics;
 using Lines = std::vector<std::string>;
 using Streams = std::vector<std::vector<std::string>>;
+
+// Lists of str arrive here by the ten thousand: a list or tuple of str is read straight from its
+// item array (one PyUnicode_AsUTF8AndSize per item, no iterator or per-item caster); any other
+// iterable goes through pybind11's generic sequence caster. Anything that is not str fails the
+// overload as before (the Python modules check their arguments' types first).
+namespace pybind11::detail {
+template <>
+struct type_caster<std::vector<std::string>> {
+  PYBIND11_TYPE_CASTER(std::vector<std::string>, const_name("List[str]"));
+  bool load(handle src, bool convert) {
+    if (!src || PyUnicode_Check(src.ptr()) || PyBytes_Check(src.ptr())) return false;
+    if (PyList_Check(src.ptr()) || PyTuple_Check(src.ptr())) {
+      const Py_ssize_t n = PySequence_Fast_GET_SIZE(src.ptr());
+      PyObject** items = PySequence_Fast_ITEMS(src.ptr());
+      value.clear();
+      value.reserve(static_cast<size_t>(n));
+      for (Py_ssize_t i = 0; i < n; ++i) {
+        if (!PyUnicode_Check(items[i])) return false;
+        Py_ssize_t size = 0;
+        const char* utf8 = PyUnicode_AsUTF8AndSize(items[i], &size);
+        if (!utf8) {  // a lone surrogate: not UTF-8
+          PyErr_Clear();
+          return false;
+        }
+        value.emplace_back(utf8, static_cast<size_t>(size));
+      }
+      return true;
+    }
+    list_caster<std::vector<std::string>, std::string> generic;
+    if (!generic.load(src, convert)) return false;
+    value = static_cast<std::vector<std::string>&&>(std::move(generic));
+    return true;
+  }
+  static handle cast(const std::vector<std::string>& src, return_value_policy policy, handle parent) {
+    return list_caster<std::vector<std::string>, std::string>::cast(src, policy, parent);
+  }
+};
+}  // namespace pybind11::detail
 
 namespace {
 
@@ -63,8 +103,6 @@ py::dict bleu_dict(const m::BleuScore& s) {
   d["formatted"] = s.format();
   return d;
 }
-
-py::tuple prf(const m::RougeScoreValue& v) { return py::make_tuple(v.precision, v.recall, v.fmeasure); }
 
 py::object json_to_py(const std::string& dumped) {
   static py::object loads = py::module_::import("json").attr("loads");
@@ -110,6 +148,9 @@ m::MeteorNormalize parse_normalize(const std::string& v) {
 
 PYBIND11_MODULE(_core, mod) {
   mod.doc() = "unieval's metrics library (C++), as the unieval Python package calls it";
+  // The CLI's heap settings (core/heap.h), unless UNIEVAL_MALLOC_TUNING=0.
+  if (const char* tune = std::getenv("UNIEVAL_MALLOC_TUNING"); !tune || std::string(tune) != "0")
+    unieval::core::tune_heap_for_scoring();
   mod.attr("__version__") = UNIEVAL_VERSION;
   mod.attr("git_commit") = UNIEVAL_GIT_COMMIT;
 
@@ -245,33 +286,77 @@ PYBIND11_MODULE(_core, mod) {
   // ---- rouge-score ------------------------------------------------------------------------
   mod.def(
       "rouge_score_pairs",
-      [](const std::vector<Lines>& targets, const Lines& predictions, const Lines& types, bool stem) {
-        if (targets.size() != predictions.size())
-          throw unieval::InputError("rouge-score: " + std::to_string(targets.size()) + " targets but " +
-                                    std::to_string(predictions.size()) + " predictions");
+      [](py::handle targets, const Lines& predictions, const Lines& types, bool stem) {
+        // targets: one item per pair, a str (score) or a list of str (score_multi).
+        if (!PyList_Check(targets.ptr()) && !PyTuple_Check(targets.ptr()))
+          throw py::type_error("`targets` should be a list of strings or of lists of strings");
+        const Py_ssize_t n = PySequence_Fast_GET_SIZE(targets.ptr());
+        PyObject** items = PySequence_Fast_ITEMS(targets.ptr());
+        std::vector<Lines> per_pair(static_cast<size_t>(n));
+        py::detail::make_caster<Lines> conv;
+        for (Py_ssize_t i = 0; i < n; ++i) {
+          if (PyUnicode_Check(items[i])) {
+            Py_ssize_t size = 0;
+            const char* utf8 = PyUnicode_AsUTF8AndSize(items[i], &size);
+            if (!utf8) throw py::error_already_set();
+            per_pair[i].emplace_back(utf8, static_cast<size_t>(size));
+          } else if (conv.load(items[i], true)) {
+            per_pair[i] = py::detail::cast_op<Lines&&>(std::move(conv));
+          } else {
+            throw py::type_error("`targets` item " + std::to_string(i) + " is neither a string nor a list of strings");
+          }
+        }
         m::RougeScoreOptions o;
         o.types = types;
         o.stem = stem;
-        o.validate();
-        std::vector<std::vector<m::RougeScoreValue>> all(predictions.size());
+        std::vector<m::RougeScoreValue> all;
         {
           py::gil_scoped_release nogil;
-          for (size_t i = 0; i < predictions.size(); ++i) {
-            if (targets[i].empty()) throw unieval::InputError("rouge-score: pair " + std::to_string(i) + " has no target");
-            all[i] = targets[i].size() == 1 ? m::rouge_score_pair(targets[i][0], predictions[i], o)
-                                            : m::rouge_score_multi(targets[i], predictions[i], o);
-          }
+          all = m::rouge_score_batch(per_pair, predictions, o);
         }
-        py::list out;
-        for (const auto& per : all) {
-          py::list row;
-          for (const auto& v : per) row.append(prf(v));
-          out.append(row);
+        // [pair][type] (P, R, F) as packed doubles: the Python side builds the Score tuples of a
+        // pair when it is read (unieval.rouge_scorer.BatchScores).
+        std::string bytes(all.size() * 3 * sizeof(double), '\0');
+        double* d = reinterpret_cast<double*>(bytes.data());
+        for (size_t i = 0; i < all.size(); ++i) {
+          d[3 * i] = all[i].precision;
+          d[3 * i + 1] = all[i].recall;
+          d[3 * i + 2] = all[i].fmeasure;
         }
-        return out;
+        return py::bytes(bytes);
       },
       py::arg("targets"), py::arg("predictions"), py::arg("types"), py::arg("use_stemmer") = false,
-      "rouge-score 0.1.2 RougeScorer.score / score_multi for every pair: [pair][type] (P, R, F)");
+      "rouge-score 0.1.2 RougeScorer.score / score_multi of every pair: packed doubles [pair][type][P, R, F]");
+
+  mod.def(
+      "streams_info",
+      [](py::handle streams) {
+        // sacreBLEU's nrefs of reference streams with None for a missing reference: the number of
+        // streams, or -1 ("var") when segments have different numbers of references; and whether
+        // any reference is None.
+        if (!PyList_Check(streams.ptr())) throw py::type_error("streams_info: a list of lists");
+        const Py_ssize_t k = PyList_GET_SIZE(streams.ptr());
+        std::vector<int> per_segment;
+        bool any_none = false;
+        for (Py_ssize_t s = 0; s < k; ++s) {
+          PyObject* stream = PyList_GET_ITEM(streams.ptr(), s);
+          if (!PyList_Check(stream)) throw py::type_error("streams_info: a list of lists");
+          const Py_ssize_t n = PyList_GET_SIZE(stream);
+          if (per_segment.size() < static_cast<size_t>(n)) per_segment.resize(static_cast<size_t>(n), 0);
+          for (Py_ssize_t i = 0; i < n; ++i) {
+            if (PyList_GET_ITEM(stream, i) == Py_None) any_none = true;
+            else ++per_segment[static_cast<size_t>(i)];
+          }
+        }
+        int nrefs = static_cast<int>(k);
+        if (any_none && !per_segment.empty()) {
+          nrefs = per_segment[0];
+          for (int c : per_segment)
+            if (c != nrefs) nrefs = -1;
+        }
+        return py::make_tuple(nrefs, any_none);
+      },
+      py::arg("streams"));
 
   // ---- ROUGE-1.5.5 ------------------------------------------------------------------------
   mod.def(

@@ -166,6 +166,37 @@ def test_rouge_scorer_stemming_multi_and_batch():
     assert stem.score_batch(targets, preds) == [stem.score(t, p) for t, p in zip(targets, preds)]
 
 
+def test_rouge_score_batch_is_a_sequence_of_dicts():
+    scorer = rouge_scorer.RougeScorer(["rouge1", "rougeL"])
+    targets = ["a b c", ("d e f", "d e"), "g h"]  # a tuple of targets: score_multi
+    preds = ["a b", "d e", "x y"]
+    batch = scorer.score_batch(targets, preds)
+    assert len(batch) == 3
+    assert batch[1] == scorer.score_multi(["d e f", "d e"], "d e")
+    assert batch[1]["rouge1"].fmeasure == 1.0
+    assert batch[-1] == batch[2] == scorer.score("g h", "x y")
+    assert batch[0:2] == [batch[0], batch[1]]
+    assert list(batch) == [scorer.score_multi(t if isinstance(t, tuple) else [t], p) for t, p in zip(targets, preds)]
+    with pytest.raises(IndexError):
+        batch[3]
+    assert len(scorer.score_batch([], [])) == 0
+    with pytest.raises(TypeError):
+        scorer.score_batch(["a", 3], ["a", "b"])
+    with pytest.raises(ValueError, match="2 targets but 1 predictions"):
+        scorer.score_batch(["a", "b"], ["a"])
+
+
+def test_reference_counts_of_the_signature():
+    # nrefs: the number of streams, "var" when a None leaves a segment with fewer references.
+    assert _core.streams_info([["a", "b"], ["c", "d"]]) == (2, False)
+    assert _core.streams_info([["a", "b"], ["c", None]]) == (-1, True)
+    assert _core.streams_info([["a", None], [None, "d"]]) == (1, True)
+    assert _core.streams_info([]) == (0, False)
+    bleu = sacrebleu.BLEU()
+    bleu.corpus_score(["a b", "c d"], [["a b", "c d"], ["a b", "c d"]])
+    assert str(bleu.get_signature()).startswith("nrefs:2|")
+
+
 def test_rouge_lsum_splits_at_newlines():
     scorer = rouge_scorer.RougeScorer(["rougeL", "rougeLsum"])
     s = scorer.score("a b\nc d", "c d\na b")

@@ -15,6 +15,9 @@ Not available (ValueError): split_summaries=True (NLTK punkt sentence splitting:
 per line yourself) and a custom tokenizer.
 """
 
+import array
+import collections.abc
+
 from . import _core
 from . import scoring
 from ._inputs import as_lines
@@ -40,24 +43,54 @@ class RougeScorer(scoring.BaseScorer):
         # Unknown types fail here, as rouge-score's constructor does.
         _core.rouge_score_pairs([["a"]], ["a"], self.rouge_types, self._use_stemmer)
 
-    def _to_dict(self, row):
-        return {t: scoring.Score(*v) for t, v in zip(self.rouge_types, row)}
-
     def score(self, target, prediction):
         """Calculates rouge scores between the target and prediction: {type: Score}."""
-        row = _core.rouge_score_pairs([[target]], [prediction], self.rouge_types, self._use_stemmer)[0]
-        return self._to_dict(row)
+        return BatchScores(_core.rouge_score_pairs([target], [prediction], self.rouge_types,
+                                                   self._use_stemmer), self.rouge_types)[0]
 
     def score_multi(self, targets, prediction):
         """Per rouge type, the score against the target with the highest F-measure."""
         targets = as_lines(targets, "targets")
-        row = _core.rouge_score_pairs([targets], [prediction], self.rouge_types, self._use_stemmer)[0]
-        return self._to_dict(row)
+        return BatchScores(_core.rouge_score_pairs([targets], [prediction], self.rouge_types,
+                                                   self._use_stemmer), self.rouge_types)[0]
 
     def score_batch(self, targets, predictions):
         """score() of every pair in one call without the GIL (not in rouge-score); a target may
-        be a list of targets (score_multi)."""
-        targets = [[t] if isinstance(t, str) else as_lines(t, "targets") for t in as_lines(targets, "targets")]
-        rows = _core.rouge_score_pairs(targets, as_lines(predictions, "predictions"), self.rouge_types,
-                                       self._use_stemmer)
-        return [self._to_dict(r) for r in rows]
+        be a list of targets (score_multi). Returns a sequence of {type: Score} dicts (each built
+        when it is read)."""
+        targets = as_lines(targets, "targets")
+        return BatchScores(_core.rouge_score_pairs(targets, as_lines(predictions, "predictions"),
+                                                   self.rouge_types, self._use_stemmer), self.rouge_types)
+
+
+class BatchScores(collections.abc.Sequence):
+    """The {type: Score} dicts of score_batch, one per pair, read from the packed doubles the C++
+    side returns (a dict is built when its pair is read: 20,000 pairs of four types are 80,000
+    Score tuples that a caller taking a mean never needs)."""
+
+    def __init__(self, packed, types):
+        self._values = array.array("d")
+        self._values.frombytes(packed)
+        self._types = list(types)
+        self._len = len(self._values) // (3 * len(self._types)) if self._types else 0
+
+    def __len__(self):
+        return self._len
+
+    def __getitem__(self, i):
+        if isinstance(i, slice):
+            return [self[k] for k in range(*i.indices(self._len))]
+        if i < 0:
+            i += self._len
+        if not 0 <= i < self._len:
+            raise IndexError("BatchScores index out of range")
+        base = 3 * len(self._types) * i
+        v = self._values
+        return {t: scoring.Score(v[base + 3 * k], v[base + 3 * k + 1], v[base + 3 * k + 2])
+                for k, t in enumerate(self._types)}
+
+    def __eq__(self, other):
+        return list(self) == list(other) if isinstance(other, (list, tuple, BatchScores)) else NotImplemented
+
+    def __repr__(self):
+        return "BatchScores(%d pairs)" % self._len

@@ -135,14 +135,7 @@ def _number(x, as_float):
 
 def _nrefs(streams):
     """nrefs of the signature: the number of streams, 'var' (-1) when Nones make it vary."""
-    per_seg = None
-    for i in range(len(streams[0]) if streams else 0):
-        n = sum(1 for s in streams if s[i] is not None)
-        if per_seg is None:
-            per_seg = n
-        elif per_seg != n:
-            return -1
-    return len(streams) if per_seg is None else per_seg
+    return _core.streams_info(streams)[0]
 
 
 class BLEU:
@@ -184,7 +177,7 @@ class BLEU:
 
     def _args(self, refs):
         marker = None
-        if any(r is None for s in refs for r in s):
+        if _core.streams_info(refs)[1]:  # a None reference (counted in C++: no loop here)
             refs = [[_MISSING if r is None else r for r in s] for s in refs]
             marker = _MISSING
         return refs, marker
