@@ -235,7 +235,9 @@ TrainResult train_nlu(UnilmModel& model, const std::vector<NluFeature>& features
     batches.load(s);
     return false;
   };
-  return train_result(run_train_loop(model, loop, run, resume, hooks));
+  TrainResult result;
+  copy_loop_result(run_train_loop(model, loop, run, resume, hooks), result);
+  return result;
 }
 
 std::vector<SpanCandidate> best_spans(const std::vector<float>& start, const std::vector<float>& end,

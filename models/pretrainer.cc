@@ -145,16 +145,7 @@ PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const Specia
     return torch::Device(torch::kCPU);
   }();
 
-  LoopOptions loop;
-  loop.optim = opts.optim;
-  loop.total_steps = opts.total_steps();
-  loop.warmup_steps = resolve_warmup(opts.warmup_steps, opts.warmup_ratio, loop.total_steps);
-  loop.max_grad_norm = opts.max_grad_norm;
-  loop.seed = opts.seed;
-  loop.save_every = opts.save_every;
-  loop.log_every = opts.log_every;
-  loop.stop_after = opts.stop_after;
-  loop.progress = opts.progress;
+  const LoopOptions loop = loop_options_for(opts, opts.total_steps());
 
   PretrainResult result;
   int64_t tokens_seen = 0;
@@ -245,14 +236,7 @@ PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const Specia
     tokens_seen = s.value("tokens_seen", int64_t{0});
     return false;
   };
-  const LoopResult lr = run_train_loop(model, loop, run, resume, hooks);
-  result.total_steps = lr.total_steps;
-  result.steps_done = lr.steps_done;
-  result.finished = lr.finished;
-  result.first_loss = lr.first_loss;
-  result.last_loss = lr.last_loss;
-  result.losses = lr.losses;
-  result.tokens_per_second = lr.tokens_per_second;
+  copy_loop_result(run_train_loop(model, loop, run, resume, hooks), result);
   result.tokens_seen = tokens_seen;
   return result;
 }

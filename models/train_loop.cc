@@ -207,29 +207,7 @@ EpochBatches fine_tuning_batches(std::vector<int64_t> lengths, const TrainOption
 }
 
 LoopOptions loop_options(const TrainOptions& opts, const EpochBatches& batches) {
-  LoopOptions loop;
-  loop.optim = opts.optim;
-  loop.total_steps = batches.total_steps(opts.epochs, opts.max_steps);
-  loop.warmup_steps = resolve_warmup(opts.warmup_steps, opts.warmup_ratio, loop.total_steps);
-  loop.max_grad_norm = opts.max_grad_norm;
-  loop.seed = opts.seed;
-  loop.save_every = opts.save_every;
-  loop.log_every = opts.log_every;
-  loop.stop_after = opts.stop_after;
-  loop.progress = opts.progress;
-  return loop;
-}
-
-TrainResult train_result(const LoopResult& r) {
-  TrainResult t;
-  t.steps_done = r.steps_done;
-  t.total_steps = r.total_steps;
-  t.finished = r.finished;
-  t.first_loss = r.first_loss;
-  t.last_loss = r.last_loss;
-  t.tokens_per_second = r.tokens_per_second;
-  t.losses = r.losses;
-  return t;
+  return loop_options_for(opts, batches.total_steps(opts.epochs, opts.max_steps));
 }
 
 }  // namespace unieval::models

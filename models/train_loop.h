@@ -112,13 +112,41 @@ class EpochBatches {
   std::vector<std::vector<size_t>> batches_;
 };
 
+// The loop options of a run whose options struct has the usual fields (optim, max_grad_norm,
+// seed, save_every, log_every, stop_after, progress, warmup_steps, warmup_ratio): TrainOptions,
+// PretrainOptions.
+template <class RunOptions>
+LoopOptions loop_options_for(const RunOptions& o, int64_t total_steps) {
+  LoopOptions loop;
+  loop.optim = o.optim;
+  loop.total_steps = total_steps;
+  loop.warmup_steps = resolve_warmup(o.warmup_steps, o.warmup_ratio, total_steps);
+  loop.max_grad_norm = o.max_grad_norm;
+  loop.seed = o.seed;
+  loop.save_every = o.save_every;
+  loop.log_every = o.log_every;
+  loop.stop_after = o.stop_after;
+  loop.progress = o.progress;
+  return loop;
+}
+
+// Copies the loop's counters and losses into a run's result struct (TrainResult, PretrainResult).
+template <class Result>
+void copy_loop_result(const LoopResult& r, Result& out) {
+  out.steps_done = r.steps_done;
+  out.total_steps = r.total_steps;
+  out.finished = r.finished;
+  out.first_loss = r.first_loss;
+  out.last_loss = r.last_loss;
+  out.tokens_per_second = r.tokens_per_second;
+  out.losses = r.losses;
+}
+
 // The fine-tuning loops' batches: epoch e shuffles the examples (by their lengths) with a
 // generator seeded by (opts.seed, 0x1000 + e) into batches of opts.batch_tokens / batch_size
 // (models/seq2seq_data.h make_batches).
 EpochBatches fine_tuning_batches(std::vector<int64_t> lengths, const TrainOptions& opts);
 // The loop options of a fine-tuning run.
 LoopOptions loop_options(const TrainOptions& opts, const EpochBatches& batches);
-// A fine-tuning run's result from the loop's (the dev fields are the caller's).
-TrainResult train_result(const LoopResult& r);
 
 }  // namespace unieval::models

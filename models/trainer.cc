@@ -408,7 +408,8 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
     return early_stopped;
   };
 
-  TrainResult result = train_result(run_train_loop(model, loop, run, resume, hooks));
+  TrainResult result;
+  copy_loop_result(run_train_loop(model, loop, run, resume, hooks), result);
   result.early_stopped = early_stopped;
   result.best_dev_loss = best_dev;
   result.best_step = best_step;
