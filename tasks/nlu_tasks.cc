@@ -179,9 +179,12 @@ GlueSplit read_glue_split(const std::string& task, const std::string& data, cons
   if (gt == metrics::GlueTask::kMnli && (s == "dev" || s == "test")) names.insert(names.begin(), s + "_matched");
   if (gt == metrics::GlueTask::kMnliMm && (s == "dev" || s == "test")) names.insert(names.begin(), s + "_mismatched");
   const fs::path dir(data);
+  std::string file;
+  std::error_code ec;
+  if (fs::is_regular_file(dir, ec)) file = data;  // a split file named itself (as SQuAD and CoQA)
   std::vector<fs::path> cand;
   for (const auto& n : names) cand.push_back(dir / (n + ".tsv"));
-  std::string file = first_existing(cand);
+  if (file.empty()) file = first_existing(cand);
   if (file.empty()) {
     fs::path p = dir.has_filename() ? dir : dir.parent_path();
     for (const auto& n : names) {

@@ -90,6 +90,12 @@ TEST(NluGlueTest, ReadsOriginalAndHfLayouts) {
   g = read_glue_split("glue-stsb", (tmp.path() / "STS-B").string(), parse_split_spec("dev"));
   EXPECT_TRUE(g.regression());
   EXPECT_DOUBLE_EQ(g.rows.at(0).label, 3.8);
+  // A split file given as the data itself (as SQuAD and CoQA take one): whatever the split is
+  // called, its slice of that file.
+  g = read_glue_split("glue-rte", (tmp.path() / "RTE.dev.hf-export.tsv").string(), parse_split_spec("dev[1:]"));
+  ASSERT_EQ(g.rows.size(), 1u);
+  EXPECT_EQ(g.rows[0].a, "E f.");
+  EXPECT_EQ(g.file, (tmp.path() / "RTE.dev.hf-export.tsv").string());
 }
 
 TEST(NluGlueTest, UnknownLabelNamesFileAndLine) {

@@ -124,31 +124,28 @@ if has_stage pretrain; then
   done
 fi
 
-# ---- fine-tuning: SQuAD question generation ------------------------------------------------------
+# ---- fine-tuning: SQuAD question generation, SST-2 (its dev split in two halves) ------------------
 # `unieval run` resumes a run directory left unfinished and returns a finished one's result as is.
+# fine_tune NAME TASK FLAGS...: every arm's `unieval run` into $WORK/NAME-ARM.
+fine_tune() {
+  local name="$1" task="$2"
+  shift 2
+  for arm in $ARMS; do
+    local out="$WORK/$name-$arm"
+    log "$task $arm: $out"
+    local -a cmd=(run --task "$task" --out "$out" --model "$WORK/pt-$arm/checkpoint" --seed "$SEED"
+      --threads "$THREADS" --json "$@")
+    record "$task $arm" unieval "${cmd[@]}"
+    "$UNIEVAL" "${cmd[@]}" | tail -1 > "$out.summary.json"
+  done
+}
 if has_stage finetune; then
-  for arm in $ARMS; do
-    out="$WORK/qg-$arm"
-    log "squad-qg $arm: $out"
-    # shellcheck disable=SC2086
-    cmd=(run --task squad-qg --data "$SHARED/squad_qg" --out "$out" --model "$WORK/pt-$arm/checkpoint"
-      --train-split dev --dev-split none --eval-split test --seed "$SEED" --threads "$THREADS" --json $QG_ARGS)
-    record "squad-qg $arm" unieval "${cmd[@]}"
-    "$UNIEVAL" "${cmd[@]}" | tail -1 > "$WORK/qg-$arm.summary.json"
-  done
+  # shellcheck disable=SC2086
+  fine_tune qg squad-qg --data "$SHARED/squad_qg" --train-split dev --dev-split none --eval-split test $QG_ARGS
 fi
-
-# ---- fine-tuning: SST-2 (its dev split in two halves) -------------------------------------------
 if has_stage sst2; then
-  for arm in $ARMS; do
-    out="$WORK/sst2-$arm"
-    log "glue-sst2 $arm: $out"
-    # shellcheck disable=SC2086
-    cmd=(run --task glue-sst2 --data "$SHARED/glue/SST-2.dev.tsv.gz" --out "$out" --model "$WORK/pt-$arm/checkpoint"
-      --train-split 'dev[:436]' --eval-split 'dev[436:]' --seed "$SEED" --threads "$THREADS" --json $SST_ARGS)
-    record "glue-sst2 $arm" unieval "${cmd[@]}"
-    "$UNIEVAL" "${cmd[@]}" | tail -1 > "$WORK/sst2-$arm.summary.json"
-  done
+  # shellcheck disable=SC2086
+  fine_tune sst2 glue-sst2 --data "$SHARED/glue/SST-2" --train-split 'dev[:436]' --eval-split 'dev[436:]' $SST_ARGS
 fi
 
 # ---- the constant-question baseline -------------------------------------------------------------
