@@ -54,6 +54,7 @@ ojson PretrainOptions::to_json() const {
   j["seed"] = seed;
   j["save_every"] = save_every;
   j["log_every"] = log_every;
+  if (skip_nonfinite) j["skip_nonfinite"] = true;
   return j;
 }
 
@@ -89,6 +90,10 @@ void PretrainOptions::update_from_json(const nlohmann::json& j, const std::strin
   num("seed", seed);
   num("save_every", save_every);
   num("log_every", log_every);
+  if (j.contains("skip_nonfinite")) {
+    if (!j.at("skip_nonfinite").is_boolean()) throw InputError(source, 0, "skip_nonfinite: expected true/false");
+    skip_nonfinite = j.at("skip_nonfinite").get<bool>();
+  }
 }
 
 UnilmHeads pretrain_heads(const PretrainOptions& opts) {

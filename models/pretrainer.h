@@ -46,6 +46,8 @@
 // | log_every             | 1       | log line every N steps                                   |
 // | stop_after            | 0       | > 0: checkpoint and return after N steps of this call    |
 // | progress              | true    | progress on stderr                                       |
+// | skip_nonfinite        | false   | NaN/inf loss or gradient: skip the update (else stop;    |
+// |                       |         | the last checkpoint is intact; models/train_loop.h)      |
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
@@ -80,6 +82,7 @@ struct PretrainOptions {
   int64_t log_every = 1;               // log period
   int64_t stop_after = 0;              // stop after N steps of this call
   bool progress = true;                // progress on stderr
+  bool skip_nonfinite = false;         // NaN/inf loss: skip the update instead of stopping
 
   // Total optimizer steps (from tokens when set).
   int64_t total_steps() const;

@@ -79,6 +79,7 @@ LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, RunDir* ru
   }
 
   std::vector<ojson> pending_log;
+  int64_t last_checkpoint = resume ? step : -1;  // the step of the checkpoint on disk (-1: none)
   auto checkpoint = [&]() {
     if (!run) return;
     run->append_log(pending_log);
@@ -90,6 +91,7 @@ LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, RunDir* ru
     s["seed"] = opts.seed;
     if (hooks.save_state) hooks.save_state(s);
     run->save_checkpoint(model, optimizer, s);
+    last_checkpoint = step;
   };
 
   LoopResult result;
@@ -104,7 +106,27 @@ LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, RunDir* ru
     StepReport r = hooks.step(step);
     const double grad_norm = clip_grad_norm(optimizer.params(), opts.max_grad_norm);
     const double lr = schedule.lr(step);
-    optimizer.step(lr);
+    const bool finite = std::isfinite(r.loss) && std::isfinite(grad_norm);
+    if (!finite) {
+      const char* what = std::isnan(r.loss) || std::isnan(grad_norm) ? "nan" : "inf";
+      if (!opts.skip_nonfinite) {
+        if (run && !pending_log.empty()) run->append_log(pending_log);  // the steps before it
+        throw InputError(run ? run->path() : std::string(), 0,
+                         "step " + std::to_string(step + 1) + ": the " + (std::isfinite(r.loss) ? "gradient norm" : "loss") +
+                             " is " + what + "; training stopped before applying it. " +
+                             (last_checkpoint >= 0 ? "The checkpoint of step " + std::to_string(last_checkpoint) +
+                                                         " is intact (resume continues from it)"
+                                                   : std::string("No checkpoint was written yet")) +
+                             ". Lower the learning rate, or skip such steps (--skip-nonfinite)");
+      }
+      optimizer.zero_grad();  // the update is not applied; the step still counts
+      ++result.skipped_steps;
+      r.log = ojson{{"skipped", what}, {"loss", r.loss}};
+      r.log_tail = ojson::object();
+      if (opts.progress) std::cerr << "step " << step + 1 << ": " << what << " loss or gradient, update skipped\n";
+    } else {
+      optimizer.step(lr);
+    }
     ++step;
     ++steps_this_call;
     result.tokens += r.tokens;

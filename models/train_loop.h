@@ -14,7 +14,11 @@
 //   LoopResult r = run_train_loop(model, o, &run, /*resume=*/false, h);
 //
 // Step s (0-based) is trained with the learning rate schedule.lr(s); a checkpoint after it holds
-// "step": s + 1. A log line is {"step", <report.log>, "lr", "grad_norm", <report.log_tail>,
+// "step": s + 1. A step whose loss or gradient norm is NaN or infinite is never applied: the loop
+// stops with an InputError naming the step and the last checkpoint (which stays as it was: a
+// checkpoint is replaced only as a whole, models/trainer.h), or with skip_nonfinite leaves the
+// weights and optimizer moments as they were, counts the step and logs it {"step", "skipped":
+// "nan"|"inf", ...}. A log line is {"step", <report.log>, "lr", "grad_norm", <report.log_tail>,
 // "elapsed_s"}.
 #include <torch/torch.h>
 
@@ -40,6 +44,7 @@ struct LoopOptions {
   int64_t log_every = 1;       // log period (0: none)
   int64_t stop_after = 0;      // > 0: checkpoint and return after this many steps of this call
   bool progress = true;        // progress line on stderr
+  bool skip_nonfinite = false; // a NaN/inf loss or gradient norm: skip the update (else stop)
 };
 
 // What one step reports back to the loop.
@@ -72,6 +77,7 @@ struct LoopResult {
   double last_loss = 0.0;          // loss of the last step of this call
   double tokens_per_second = 0.0;  // over this call
   int64_t tokens = 0;              // input positions of this call
+  int64_t skipped_steps = 0;       // steps of this call not applied (skip_nonfinite)
   std::vector<double> losses;      // every step's loss in this call
 };
 
@@ -127,6 +133,7 @@ LoopOptions loop_options_for(const RunOptions& o, int64_t total_steps) {
   loop.log_every = o.log_every;
   loop.stop_after = o.stop_after;
   loop.progress = o.progress;
+  loop.skip_nonfinite = o.skip_nonfinite;
   return loop;
 }
 

@@ -51,6 +51,7 @@ ojson TrainOptions::to_json() const {
   j["log_every"] = log_every;
   j["dev_every"] = dev_every;
   j["early_stop"] = early_stop;
+  if (skip_nonfinite) j["skip_nonfinite"] = true;  // (absent when off: earlier runs' options stay equal)
   return j;
 }
 
@@ -90,6 +91,7 @@ void TrainOptions::update_from_json(const nlohmann::json& j, const std::string& 
   num("early_stop", early_stop);
   num("save_every", save_every);
   num("log_every", log_every);
+  boolean("skip_nonfinite", skip_nonfinite);
 }
 
 // ---- loss ------------------------------------------------------------------------------------

@@ -50,6 +50,8 @@
 // | dev_every          | 0       | with dev examples: dev loss every N steps and at the end;      |
 // |                    |         | -1: once per epoch (the first epoch's steps); 0: never        |
 // | early_stop         | 0       | > 0: stop after N dev evaluations without a better dev loss   |
+// | skip_nonfinite     | false   | a NaN/inf loss or gradient: skip that update (else stop with  |
+// |                    |         | an error; the last checkpoint is intact; models/train_loop.h)  |
 //
 // Dev evaluation (train_seq2seq with dev examples and dev_every > 0): the mean label-free NLL of
 // the masked target tokens of the dev examples, in eval mode, with masks drawn from a generator
@@ -91,6 +93,7 @@ struct TrainOptions {
   bool progress = true;            // progress bar on stderr
   int64_t dev_every = 0;           // dev loss period in steps (-1 = per epoch, 0 = none)
   int64_t early_stop = 0;          // patience in dev evaluations (0 = never stop early)
+  bool skip_nonfinite = false;     // NaN/inf loss: skip the update instead of stopping
 
   nlohmann::ordered_json to_json() const;
   // Fields absent from j keep their current values; wrong types are InputErrors.

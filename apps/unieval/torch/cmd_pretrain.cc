@@ -58,6 +58,9 @@ int cmd_pretrain(const Args& args) {
       ("warmup", po::value<double>(), "warm-up: steps if >= 1, else a fraction of the total (default 0.05)")
       ("weight-decay", po::value<double>(), "weight decay (default 0.01)")
       ("max-grad-norm", po::value<double>(), "gradient clipping (<= 0 off; default 1)")
+      ("skip-nonfinite", po::bool_switch(),
+       "a step whose loss or gradient norm is NaN/inf is skipped (logged); without it training stops with "
+       "an error and the last checkpoint intact")
       ("mask-prob", po::value<double>(), "fraction of text tokens masked (default 0.15)")
       ("max-pred", po::value<int64_t>(), "masked positions per example cap (default 20)")
       ("span-prob", po::value<double>(), "bigram/trigram mask spans (default 0.2)")
@@ -101,6 +104,7 @@ int cmd_pretrain(const Args& args) {
   }
   if (vm.count("weight-decay")) t.optim.weight_decay = vm["weight-decay"].as<double>();
   if (vm.count("max-grad-norm")) t.max_grad_norm = vm["max-grad-norm"].as<double>();
+  if (vm["skip-nonfinite"].as<bool>()) t.skip_nonfinite = true;
   if (vm.count("mask-prob")) t.data.mask_prob = vm["mask-prob"].as<double>();
   if (vm.count("max-pred")) t.data.max_pred = vm["max-pred"].as<int64_t>();
   if (vm.count("span-prob")) t.data.span_prob = vm["span-prob"].as<double>();

@@ -22,6 +22,9 @@ void add_train_flags(po::options_description& desc) {
       ("weight-decay", po::value<double>(), "weight decay (not on bias/LayerNorm)")
       ("adam-eps", po::value<double>(), "Adam epsilon")
       ("max-grad-norm", po::value<double>(), "gradient clipping (<= 0 off)")
+      ("skip-nonfinite", po::bool_switch(),
+       "a step whose loss or gradient norm is NaN/inf is skipped (logged); without it training stops with "
+       "an error and the last checkpoint intact")
       ("max-src-len", po::value<int>(), "source tokens kept")
       ("max-tgt-len", po::value<int>(), "target tokens kept")
       ("dropout", po::value<double>(), "hidden and attention dropout of the model")
@@ -51,6 +54,7 @@ void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t, std
   if (vm.count("weight-decay")) t.optim.weight_decay = vm["weight-decay"].as<double>();
   if (vm.count("adam-eps")) t.optim.eps = vm["adam-eps"].as<double>();
   if (vm.count("max-grad-norm")) t.max_grad_norm = vm["max-grad-norm"].as<double>();
+  if (vm.count("skip-nonfinite") && vm["skip-nonfinite"].as<bool>()) t.skip_nonfinite = true;
   if (vm.count("max-src-len")) t.data.max_src_len = vm["max-src-len"].as<int>();
   if (vm.count("max-tgt-len")) t.data.max_tgt_len = vm["max-tgt-len"].as<int>();
   if (vm.count("dropout")) dropout = vm["dropout"].as<double>();
