@@ -13,6 +13,7 @@
 #include "pipelines/evaluate.h"
 #include "pipelines/presets.h"
 #include "pipelines/run_common.h"
+#include "pipelines/run_gpt.h"
 #include "pipelines/run_nlu.h"
 #include "models/run_dir.h"
 #include "models/tokenizer/wordpiece.h"
@@ -138,7 +139,10 @@ RunOutcome run_task(const RunOptions& in) {
   const auto t_start = Clock::now();
   RunOptions o = in;
   if (o.task.empty()) throw InputError("--task is required");
-  if (tasks::is_nlu_task(o.task)) return run_nlu_task(in);
+  if (o.arch == "gpt") return run_gpt_task(in);
+  if (!o.arch.empty() && o.arch != "unilm" && o.arch != "bert")
+    throw InputError("--arch " + o.arch + ": expected gpt, or unilm/bert (the default)");
+  if (o.zero_shot) throw InputError("--zero-shot is a GPT heuristic: give --arch gpt");
   if (!tasks::is_seq2seq_task(o.task))
     throw InputError("--task " + o.task + ": run handles the generation tasks cnndm, gigaword, squad-qg, "
                      "squad-qg-reversed, coqa-gen, dstc7, personachat and the understanding tasks glue-cola, "
