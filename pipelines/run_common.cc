@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "pipelines/evaluate.h"
 #include "results/run_result.h"
 
 namespace unieval::pipelines {
@@ -57,6 +58,19 @@ std::optional<RunOutcome> open_run(const fs::path& run, const nlohmann::ordered_
   if (fs::exists(run) && !fs::is_empty(run))
     throw InputError(run.string(), 0, "is not empty and holds no request.json (not a `unieval run` directory)");
   return std::nullopt;
+}
+
+results::RunResult score_predictions(const std::string& task, const std::string& gold, const std::string& pred,
+                                     const std::string& split, const std::map<std::string, std::string>& options,
+                                     const std::string& system) {
+  tasks::EvalRequest req;
+  req.task = task;
+  req.data = gold;
+  req.pred = pred;
+  req.split = split;
+  req.options = options;
+  req.system = system;
+  return evaluate(req);
 }
 
 }  // namespace unieval::pipelines

@@ -4,11 +4,13 @@
 // opening of RUN against its request.json (a run continues only with the options it was started
 // with; a finished run is reused).
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "pipelines/run.h"
+#include "results/run_result.h"
 
 namespace unieval::pipelines {
 
@@ -25,5 +27,10 @@ std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, c
 // (InputError naming the first difference); when it also holds result.json, that finished outcome
 // is returned (reused). Otherwise RUN must be absent or an empty directory; nullopt: go on.
 std::optional<RunOutcome> open_run(const std::filesystem::path& run, const nlohmann::ordered_json& request);
+
+// Scores a prediction file with the task's `unieval eval` adapter (pipelines::evaluate).
+results::RunResult score_predictions(const std::string& task, const std::string& gold, const std::string& pred,
+                                     const std::string& split, const std::map<std::string, std::string>& options,
+                                     const std::string& system);
 
 }  // namespace unieval::pipelines

@@ -17,6 +17,7 @@
 #include "models/run_dir.h"
 #include "models/tokenizer/bpe.h"
 #include "pipelines/evaluate.h"
+#include "pipelines/run_nlu.h"
 #include "pipelines/run_common.h"
 #include "results/sha256.h"
 #include "tasks/gpt_tasks.h"
@@ -30,15 +31,8 @@ using models::GptFeature;
 using models::GptHead;
 
 void apply_gpt_preset(RunOptions& o, const tasks::Preset& p) {
-  o.preset = p.name;
-  o.finetune = models::TrainOptions{};
-  o.finetune.label_smoothing = 0.0;
-  o.finetune.update_from_json(p.train, "preset " + p.name);
-  o.nlu.update_from_json(p.train);
+  apply_nlu_preset(o, p);  // training options, max_seq_len, classifier_dropout, dropout
   if (p.train.contains("lm_coef") && p.train.at("lm_coef").is_number()) o.lm_coef = p.train.at("lm_coef").get<double>();
-  o.dropout = p.dropout;
-  for (const auto& [k, v] : p.eval_options)
-    if (!o.eval_options.count(k)) o.eval_options[k] = v;
 }
 
 bool is_gpt_run_task(const std::string& task) {
@@ -159,17 +153,6 @@ GptFeature glue_feature(const tasks::GlueRow& r, Form form, const models::BpeTok
   return f;
 }
 
-results::RunResult score(const std::string& task, const std::string& gold, const std::string& pred, const std::string& split,
-                         const std::map<std::string, std::string>& options, const std::string& system) {
-  tasks::EvalRequest req;
-  req.task = task;
-  req.data = gold;
-  req.pred = pred;
-  req.split = split;
-  req.options = options;
-  req.system = system;
-  return evaluate(req);
-}
 
 // Matthews correlation of binary predictions (CoLA's metric), for the zero-shot threshold.
 double mcc(const std::vector<int>& gold, const std::vector<int>& pred) {
@@ -525,7 +508,7 @@ RunOutcome run_gpt_task(const RunOptions& in) {
     std::vector<int64_t> labels(predictions.begin(), predictions.end());
     core::write_file_atomic(pred_path, tasks::gpt_task_predictions_text(*eval.gpt, labels));
   }
-  results::RunResult r = score(o.task, gold_path, pred_path, glue ? o.eval_split : std::string(), o.eval_options, system);
+  results::RunResult r = score_predictions(o.task, gold_path, pred_path, glue ? o.eval_split : std::string(), o.eval_options, system);
   r.split = o.eval_split;
   r.data_path = abs_path(o.data);
   r.data_sha256 = fs::is_regular_file(o.data) ? results::sha256_file(o.data) : "";

@@ -178,6 +178,50 @@ TEST(GptFinetuneTest, ZeroShotScoresAreTheLmLogProbabilities) {
   EXPECT_THROW(score_continuations(model, {seq}, {0}), InputError);
 }
 
+TEST(GptGenerateTest, GreedyAndBeamOverTheScorerFollowTheLm) {
+  torch::manual_seed(5);
+  GptModel model(GptConfig::tiny(kVocab, 0.0));
+  model->eval();
+  const std::vector<std::vector<int32_t>> prompts = {{1, 2, 3}, {4}};
+  SearchOptions o;
+  o.max_len = 5;
+  o.beam = 1;
+  GptScorer greedy_scorer(model, prompts, o.max_len);
+  const int64_t eos = kExtract;
+  auto greedy = generate(greedy_scorer, {0, 1}, eos, o);
+  ASSERT_EQ(greedy.size(), 2u);
+  // By hand: append the argmax until EOS or max_len.
+  torch::NoGradGuard ng;
+  for (size_t e = 0; e < prompts.size(); ++e) {
+    std::vector<int64_t> seq(prompts[e].begin(), prompts[e].end()), gen;
+    for (int t = 0; t < o.max_len; ++t) {
+      auto h = model->forward(torch::tensor(seq, torch::kLong).view({1, -1})).last_hidden_state;
+      const int64_t next = model->lm_logits(h[0][static_cast<int64_t>(seq.size()) - 1]).argmax().item<int64_t>();
+      if (next == eos) break;
+      gen.push_back(next);
+      seq.push_back(next);
+    }
+    EXPECT_EQ(greedy[e][0].tokens, gen) << "example " << e;
+  }
+  // Beam search and sampling run over the same scorer (row parents re-threaded each step).
+  o.beam = 4;
+  o.n_best = 2;
+  GptScorer beam_scorer(model, prompts, o.max_len);
+  auto beam = generate(beam_scorer, {0, 1}, eos, o);
+  for (size_t e = 0; e < prompts.size(); ++e) {
+    ASSERT_EQ(beam[e].size(), 2u);
+    EXPECT_GE(beam[e][0].score, beam[e][1].score);
+    EXPECT_LE(beam[e][0].tokens.size(), 5u);
+  }
+  o = SearchOptions{};
+  o.sample = true;
+  o.max_len = 5;
+  o.seed = 3;
+  GptScorer s1(model, prompts, o.max_len), s2(model, prompts, o.max_len);
+  EXPECT_EQ(generate(s1, {0, 1}, eos, o)[0][0].tokens, generate(s2, {0, 1}, eos, o)[0][0].tokens);  // seeded
+  EXPECT_THROW(GptScorer(model, prompts, 64), InputError);
+}
+
 TEST(GptFinetuneTest, BadTrainingInputsAreInputErrors) {
   GptModel model(GptConfig::tiny(kVocab, 0.0), gpt_heads(GptHead::kClassify, 2));
   std::vector<GptFeature> bad = {GptFeature{{{kStart, 1, kExtract}}, 5}};

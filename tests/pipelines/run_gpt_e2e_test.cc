@@ -92,7 +92,7 @@ TEST_F(RunGptTest, Sst2WithAuxiliaryLmThenZeroShotFromItsCheckpoint) {
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   nlohmann::json j = last_json_line(r.out);
   EXPECT_EQ(j["task"], "glue-sst2");
-  EXPECT_GE(j["scores"]["accuracy"]["value"].get<double>(), 0.9) << j.dump();
+  EXPECT_GE(j["summary"]["accuracy"].get<double>(), 0.9) << j.dump();
   EXPECT_EQ(j["run"]["arch"], "gpt");
   EXPECT_EQ(j["run"]["input_form"], "[start] a [extract]");
   auto log = testing::read_jsonl(tmp.path() / "R/log.jsonl");
@@ -102,12 +102,12 @@ TEST_F(RunGptTest, Sst2WithAuxiliaryLmThenZeroShotFromItsCheckpoint) {
   // The predictions are what `unieval eval` reads.
   auto e = run_cli("eval --task glue-sst2 --data " + shq(path("R/eval/gold.tsv")) + " --pred " + shq(path("R/eval/pred.tsv")) + " --json");
   ASSERT_EQ(e.exit_code, 0) << e.err;
-  EXPECT_DOUBLE_EQ(last_json_line(e.out)["scores"]["accuracy"]["value"].get<double>(), j["scores"]["accuracy"]["value"].get<double>());
+  EXPECT_DOUBLE_EQ(last_json_line(e.out)["summary"]["accuracy"].get<double>(), j["summary"]["accuracy"].get<double>());
   // A finished run prints its result again.
   auto again = run_cli("run --task glue-sst2 --data " + shq(path("SST-2")) + " --train-split 'dev[:400]' --eval-split 'dev[400:]'" +
                        " --out " + shq(path("R")) + " --steps 100" + model_flags());
   ASSERT_EQ(again.exit_code, 0) << again.err;
-  EXPECT_EQ(last_json_line(again.out)["scores"], j["scores"]);
+  EXPECT_EQ(last_json_line(again.out)["summary"], j["summary"]);
   // Zero-shot (§5) from the fine-tuned checkpoint (an openai-gpt folder) runs end to end.
   auto z = run_cli("run --arch gpt --zero-shot --task glue-sst2 --data " + shq(path("SST-2")) + " --eval-split 'dev[400:]' --model " +
                    shq(path("R/checkpoint")) + " --vocab " + shq(path("bpe")) + " --out " + shq(path("Z")) + " --max-seq-len 40 --threads 2 --no-progress --json");
@@ -135,7 +135,7 @@ TEST_F(RunGptTest, SnliEntailmentWithoutAuxiliaryLm) {
   auto r = run_cli("run --task snli --data " + shq(path("snli")) + " --out " + shq(path("S")) + " --steps 100 --lm-coef 0" + model_flags());
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   nlohmann::json j = last_json_line(r.out);
-  EXPECT_GE(j["scores"]["accuracy"]["value"].get<double>(), 0.9) << j.dump();
+  EXPECT_GE(j["summary"]["accuracy"].get<double>(), 0.9) << j.dump();
   EXPECT_EQ(j["run"]["train_examples"], 360);  // the 40 pairs without gold are skipped
   auto log = testing::read_jsonl(tmp.path() / "S/log.jsonl");
   EXPECT_FALSE(log.back().contains("lm_loss"));
@@ -166,12 +166,12 @@ TEST_F(RunGptTest, RaceMultipleChoiceAndZeroShot) {
   auto r = run_cli("run --task race --data " + shq(path("RACE")) + " --out " + shq(path("M")) + " --steps 120" + model_flags());
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   nlohmann::json j = last_json_line(r.out);
-  EXPECT_GE(j["scores"]["accuracy"]["value"].get<double>(), 0.9) << j.dump();
+  EXPECT_GE(j["summary"]["accuracy"].get<double>(), 0.9) << j.dump();
   EXPECT_EQ(j["run"]["head"], "multiple-choice");
   auto z = run_cli("run --arch gpt --zero-shot --task race --data " + shq(path("RACE")) + " --model " + shq(path("M/checkpoint")) +
                    " --vocab " + shq(path("bpe")) + " --out " + shq(path("MZ")) + " --max-seq-len 40 --threads 2 --no-progress --json");
   ASSERT_EQ(z.exit_code, 0) << z.err << z.out;
-  EXPECT_TRUE(last_json_line(z.out)["scores"].contains("accuracy"));
+  EXPECT_TRUE(last_json_line(z.out)["summary"].contains("accuracy"));
 }
 
 TEST_F(RunGptTest, BadOptionsExitTwo) {
