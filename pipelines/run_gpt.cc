@@ -512,12 +512,11 @@ RunOutcome run_gpt_task(const RunOptions& in) {
   r.split = o.eval_split;
   r.data_path = abs_path(o.data);
   r.data_sha256 = fs::is_regular_file(o.data) ? results::sha256_file(o.data) : "";
-  const tasks::SplitSpec ts = tasks::parse_split_spec(o.train_split), es = tasks::parse_split_spec(o.eval_split);
-  if (need_train && ts.name == es.name) {
-    if (ts.sliced() && es.sliced()) r.notes.push_back("train and eval are slices of the same split (" + o.train_split + ", " + o.eval_split + ")");
-    else r.notes.push_back("trained (or thresholded) and evaluated on the same split (" + es.name + ")");
+  if (need_train) {
+    add_split_notes(r, o, o.zero_shot ? "thresholded" : "trained");
+  } else if (o.eval_limit > 0) {
+    r.notes.push_back("eval split limited to its first " + std::to_string(o.eval_limit) + " examples");
   }
-  if (o.eval_limit > 0) r.notes.push_back("eval split limited to its first " + std::to_string(o.eval_limit) + " examples");
   if (o.zero_shot) r.notes.push_back("GPT zero-shot heuristic (§5): no fine-tuning");
 
   ojson info;
@@ -544,13 +543,7 @@ RunOutcome run_gpt_task(const RunOptions& in) {
   info["predictions_sha256"] = results::sha256_file(pred_path);
   info["predict_s"] = predict_s;
   for (auto it = extra.begin(); it != extra.end(); ++it) info[it.key()] = it.value();
-  r.extra["run"] = info;
-  r.timings.total_s = std::chrono::duration<double>(Clock::now() - t_start).count();
-  results::write_run_result(result_path, r);
-  outcome.result = results::read_run_result(result_path);
-  outcome.finished = true;
-  outcome.stage = "score";
-  return outcome;
+  return finish_run(std::move(r), info, result_path, t_start);
 }
 
 }  // namespace unieval::pipelines

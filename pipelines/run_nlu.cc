@@ -690,12 +690,7 @@ RunOutcome run_nlu_task(const RunOptions& in) {
   r.data_path = abs_path(o.data);
   r.data_sha256 = fs::is_regular_file(o.data) ? results::sha256_file(o.data) : "";
   for (const auto& n : notes) r.notes.push_back(n);
-  const tasks::SplitSpec ts = tasks::parse_split_spec(o.train_split), es = tasks::parse_split_spec(o.eval_split);
-  if (ts.name == es.name) {
-    if (ts.sliced() && es.sliced()) r.notes.push_back("train and eval are slices of the same split (" + o.train_split + ", " + o.eval_split + ")");
-    else r.notes.push_back("trained and evaluated on the same split (" + es.name + ")");
-  }
-  if (o.eval_limit > 0) r.notes.push_back("eval split limited to its first " + std::to_string(o.eval_limit) + " examples");
+  add_split_notes(r, o);
 
   ojson info;
   info["request"] = request;
@@ -722,13 +717,7 @@ RunOutcome run_nlu_task(const RunOptions& in) {
   info["predict_s"] = predict_s;
   info["predict_examples_per_s"] = predict_s > 0 ? double(eval.size()) / predict_s : 0.0;
   for (auto it = extra_run.begin(); it != extra_run.end(); ++it) info[it.key()] = it.value();
-  r.extra["run"] = info;
-  r.timings.total_s = std::chrono::duration<double>(Clock::now() - t_start).count();
-  results::write_run_result(result_path, r);
-  outcome.result = results::read_run_result(result_path);
-  outcome.finished = true;
-  outcome.stage = "score";
-  return outcome;
+  return finish_run(std::move(r), info, result_path, t_start);
 }
 
 }  // namespace unieval::pipelines
