@@ -196,6 +196,50 @@ TEST(GptTinyTest, SavesHfConv1dLayoutReloadsAndMatchesReference) {
   EXPECT_LE(max_diff(model->lm_logits(a), a.matmul(model->transformer->tokens_embed->weight.t())), 0.0);
 }
 
+// pytorch_model.bin (the zip torch.save writes) of a bare OpenAIGPTModel: keys without the
+// "transformer." prefix, the HF 4.30 buffers included, no lm_head (the tie supplies it).
+TEST(GptTinyTest, BareModelPytorchBinLoadsLikeItsSafetensorsTwin) {
+  torch::manual_seed(9);
+  GptModel model(GptConfig::tiny(40));
+  model->eval();
+  TempDir tmp;
+  const auto dir = tmp.path() / "bin";
+  std::filesystem::create_directories(dir);
+  c10::Dict<std::string, at::Tensor> dict;
+  const std::string prefix = "transformer.";
+  for (const auto& item : model->named_parameters()) {
+    const std::string k = item.key().rfind(prefix, 0) == 0 ? item.key().substr(prefix.size()) : item.key();
+    dict.insert(k, item.value().detach().clone());
+  }
+  dict.insert("position_ids", torch::arange(64, torch::kLong));
+  for (int l = 0; l < 2; ++l) dict.insert("h." + std::to_string(l) + ".attn.bias", torch::ones({1, 1, 64, 64}).tril());
+  const std::vector<char> bytes = torch::pickle_save(c10::IValue(dict));
+  {
+    std::ofstream out(dir / "pytorch_model.bin", std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  core::write_file_atomic((dir / "config.json").string(), model->config().to_json().dump());
+  LoadReport r;
+  GptModel back = load_gpt_checkpoint(dir.string(), {}, &r);
+  EXPECT_TRUE(r.complete()) << r.summary();
+  EXPECT_EQ(r.ignored_keys.size(), 3u);
+  EXPECT_FALSE(r.renamed_keys.empty());
+  torch::NoGradGuard ng;
+  torch::Tensor ids = torch::randint(0, 40, {2, 9}, torch::kLong);
+  EXPECT_TRUE(torch::equal(model->forward(ids).last_hidden_state, back->forward(ids).last_hidden_state));
+  // Strict loading names what does not fit: a checkpoint with a stray key.
+  dict.insert("h.0.mystery", torch::zeros({1}));
+  const std::vector<char> more = torch::pickle_save(c10::IValue(dict));
+  {
+    std::ofstream out(dir / "pytorch_model.bin", std::ios::binary);
+    out.write(more.data(), static_cast<std::streamsize>(more.size()));
+  }
+  LoadReport r2;
+  load_gpt_checkpoint(dir.string(), {}, &r2);
+  EXPECT_EQ(r2.unexpected_keys, (std::vector<std::string>{"h.0.mystery"}));
+  EXPECT_THROW(load_gpt_weights(back, (dir / "pytorch_model.bin").string(), /*strict=*/true), InputError);
+}
+
 TEST(GptTinyTest, ResizeKeepsRowsAndBadInputsAreInputErrors) {
   torch::manual_seed(3);
   GptModel model(GptConfig::tiny(20));
