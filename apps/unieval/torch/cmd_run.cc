@@ -43,11 +43,13 @@ std::string usage() {
          "Splits may be sliced for every task: --train-split dev[:436] --eval-split dev[436:].\n"
          "\n"
          "GPT (--arch gpt; pipelines/run_gpt.h): an openai-gpt checkpoint (--model DIR with vocab.json +\n"
-         "merges.txt, or --vocab BPE_DIR) fine-tuned on a GLUE task with the input transformations of GPT\n"
+         "merges.txt, or --vocab BPE_DIR) fine-tuned on glue-*, snli, scitail, race(-m/-h) or story-cloze\n"
+         "(GPT Tables 2-4; splits below --data as in pipelines/run_gpt.h) with the input transformations of GPT\n"
          "Figure 1 (start/delimiter/extract tokens; similarity tasks both orders, summed), a linear head on\n"
          "the extract state and the auxiliary LM loss (--lm-coef, default 0.5; 0 = off), preset `gpt` (§4.1);\n"
          "--zero-shot: GPT §5's heuristics without training (glue-sst2: append \"very\", positive vs\n"
-         "negative; glue-cola: average token log-probability, threshold chosen on --train-split).\n"
+         "negative; glue-cola: average token log-probability, threshold chosen on --train-split; race*,\n"
+         "story-cloze: the answer with the highest average token log-probability given the document).\n"
          "\n"
          "presets:\n" +
          tasks::presets_help() +
