@@ -1,7 +1,7 @@
 // `unieval run --arch gpt` through the binary, on fixtures written here (a word-level BPE
 // vocabulary, tiny GPTs trained from scratch): SST-2 classification with the auxiliary LM loss
-// (logged on its own), SNLI entailment without it (pairs without gold skipped), RACE multiple
-// choice, the zero-shot heuristics from a finished run's checkpoint; predictions accepted by
+// (logged on its own), SNLI entailment without it (pairs without gold skipped), RACE and Story
+// Cloze multiple choice, the zero-shot heuristics from a finished run's checkpoint; predictions accepted by
 // `unieval eval`; bad options exit 2.
 #include <gtest/gtest.h>
 
@@ -172,6 +172,34 @@ TEST_F(RunGptTest, RaceMultipleChoiceAndZeroShot) {
                    " --vocab " + shq(path("bpe")) + " --out " + shq(path("MZ")) + " --max-seq-len 40 --threads 2 --no-progress --json");
   ASSERT_EQ(z.exit_code, 0) << z.err << z.out;
   EXPECT_TRUE(last_json_line(z.out)["summary"].contains("accuracy"));
+}
+
+TEST_F(RunGptTest, StoryClozeTrainsOnValidationAndScoresTest) {
+  // The right ending holds "good", the wrong one "bad"; GPT fine-tunes on the validation stories.
+  auto csv = [&](int n) {
+    std::string s = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,RandomFifthSentenceQuiz1,"
+                    "RandomFifthSentenceQuiz2,AnswerRightEnding\n";
+    for (int i = 0; i < n; ++i) {
+      const int right = 1 + static_cast<int>(rng() % 2);
+      s += "s" + std::to_string(i) + "," + words(2) + "," + words(2) + "," + words(1) + "," + words(2) + "," +
+           words(1) + (right == 1 ? " good" : " bad") + "," + words(1) + (right == 2 ? " good" : " bad") + "," +
+           std::to_string(right) + "\n";
+    }
+    return s;
+  };
+  tmp.write("cloze/cloze_test_val__spring2016 - cloze_test_ALL_val.csv", csv(300));
+  tmp.write("cloze/cloze_test_test__spring2016 - cloze_test_ALL_test.csv", csv(100));
+  auto r = run_cli("run --task story-cloze --data " + shq(path("cloze")) + " --train-split val --eval-split test --out " +
+                   shq(path("C")) + " --steps 80" + model_flags());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = last_json_line(r.out);
+  EXPECT_GE(j["summary"]["accuracy"].get<double>(), 0.9) << j.dump();
+  EXPECT_EQ(j["data"]["examples"], 100);
+  // No train split of Story Cloze: an error naming the split, before RUN is written.
+  auto bad = run_cli("run --task story-cloze --data " + shq(path("cloze")) + " --out " + shq(path("C2")) + model_flags());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("train"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(tmp.path() / "C2"));
 }
 
 TEST_F(RunGptTest, BadOptionsExitTwo) {
