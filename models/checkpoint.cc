@@ -106,15 +106,19 @@ LoadReport load_stored(torch::nn::Module& model, const std::vector<StoredTensor>
     bool alias;
   };
   std::vector<Pending> plain, aliases;
+  const CheckpointNames* names = options.names;
   for (const auto& info : stored) {
-    std::string k = fix_key(info.name);
+    std::string k = names && names->fix ? names->fix(info.name) : fix_key(info.name);
     if (k != info.name) report.renamed_keys.push_back(info.name + " -> " + k);
-    if (ignored(k)) {
+    if (names && names->ignored ? names->ignored(k) : ignored(k)) {
       report.ignored_keys.push_back(info.name);
       continue;
     }
-    if (const char* t = alias_target(k)) {
-      aliases.push_back({&info, t, true});
+    std::string target;
+    if (names && names->alias) target = names->alias(k);
+    else if (const char* t = alias_target(k)) target = t;
+    if (!target.empty()) {
+      aliases.push_back({&info, target, true});
     } else {
       plain.push_back({&info, k, false});
     }

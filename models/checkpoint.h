@@ -43,6 +43,7 @@
 // same directory (to test a differently named weights file, e.g. model.tied_dropped.safetensors).
 #include <torch/torch.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -72,8 +73,17 @@ struct LoadReport {
   std::string summary() const;
 };
 
+// How stored keys map onto a model's parameter names. Unset members take the BERT rules above
+// (rules 1-2, kTiedAliases, kIgnoredCheckpointPrefixes); GPT has its own (models/gpt.h).
+struct CheckpointNames {
+  std::function<std::string(const std::string&)> fix;    // rules 1-2: stored key -> name
+  std::function<std::string(const std::string&)> alias; // rule 3: tied alias -> its parameter ("" = none)
+  std::function<bool(const std::string&)> ignored;       // rule 4: skipped on purpose
+};
+
 struct LoadOptions {
   bool strict = false;  // InputError when anything is missing or unexpected (torch strict=True)
+  const CheckpointNames* names = nullptr;  // key rules (nullptr: BERT's)
 };
 
 struct SaveOptions {

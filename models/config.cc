@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "models/config_fields.h"
 
 namespace unieval::models {
 
@@ -27,40 +28,10 @@ std::string to_string(Activation act) {
   return "gelu";
 }
 
-namespace {
-
-[[noreturn]] void bad(const std::string& source, const std::string& field, const std::string& why) {
-  throw InputError(source, 0, field + ": " + why);
-}
-
-void get_int(const nlohmann::json& j, const char* key, int64_t& out, const std::string& src) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return;
-  if (it->is_number_integer() || it->is_number_unsigned()) {
-    out = it->get<int64_t>();
-  } else if (it->is_number_float() && std::floor(it->get<double>()) == it->get<double>()) {
-    out = static_cast<int64_t>(it->get<double>());
-  } else {
-    bad(src, key, "expected an integer, got " + it->dump());
-  }
-}
-
-void get_double(const nlohmann::json& j, const char* key, double& out, const std::string& src) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return;
-  if (!it->is_number()) bad(src, key, "expected a number, got " + it->dump());
-  out = it->get<double>();
-}
-
-void get_string(const nlohmann::json& j, const char* key, std::string& out,
-                const std::string& src) {
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null()) return;
-  if (!it->is_string()) bad(src, key, "expected a string, got " + it->dump());
-  out = it->get<std::string>();
-}
-
-}  // namespace
+using config_fields::bad;
+using config_fields::get_double;
+using config_fields::get_int;
+using config_fields::get_string;
 
 void BertConfig::validate(const std::string& source) const {
   auto positive = [&](const char* name, int64_t v) {

@@ -14,9 +14,11 @@ namespace unieval::models {
 extern const char* const kRunWeightsFile;
 
 // Writes every parameter of model (HF names) to path (atomically).
-void save_model_weights(UnilmModel& model, const std::string& path);
+void save_model_weights(torch::nn::Module& model, const std::string& path);
+inline void save_model_weights(UnilmModel& model, const std::string& path) { save_model_weights(*model, path); }
 // Loads weights written by save_model_weights (or an HF checkpoint directory's weights file);
 // a missing or mis-shaped parameter is an InputError naming the file.
-void load_model_weights(UnilmModel& model, const std::string& path);
+void load_model_weights(torch::nn::Module& model, const std::string& path);
+inline void load_model_weights(UnilmModel& model, const std::string& path) { load_model_weights(*model, path); }
 
 }  // namespace unieval::models

@@ -62,12 +62,12 @@ int64_t resolve_warmup(int64_t warmup_steps, double warmup_ratio, int64_t total)
   return warmup_steps >= 0 ? warmup_steps : static_cast<int64_t>(std::llround(warmup_ratio * double(total)));
 }
 
-LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, RunDir* run, bool resume,
+LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, RunDir* run, bool resume,
                           const LoopHooks& hooks) {
   if (!hooks.step) throw std::logic_error("run_train_loop: no step function");
   const int64_t total = opts.total_steps;
   const LinearSchedule schedule{opts.optim.lr, opts.warmup_steps, total};
-  Optimizer optimizer(named_pairs(model->named_parameters()), opts.optim);
+  Optimizer optimizer(named_pairs(model.named_parameters()), opts.optim);
   int64_t step = 0;
   bool stopped = false;
   if (resume) {
@@ -96,7 +96,7 @@ LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, RunDir* ru
 
   LoopResult result;
   result.total_steps = total;
-  model->train();
+  model.train();
   Progress progress(opts.progress, total);
   const auto t0 = std::chrono::steady_clock::now();
   int64_t steps_this_call = 0;
@@ -165,7 +165,7 @@ LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, RunDir* ru
   result.steps_done = step;
   result.stopped_early = stopped;
   result.finished = step >= total || stopped;
-  model->eval();
+  model.eval();
   return result;
 }
 

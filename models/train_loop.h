@@ -83,9 +83,14 @@ struct LoopResult {
 
 // Runs the loop on `model` (train() mode inside, eval() on return). With a run directory,
 // checkpoints and log lines go there and `resume` continues from RUN/checkpoint (InputError when
-// there is none); without one nothing is written.
-LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, RunDir* run, bool resume,
+// there is none); without one nothing is written. Any module: the UniLM/BERT model, GPT
+// (models/gpt.h); its named_parameters() are the optimizer's parameters and the checkpoint's names.
+LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, RunDir* run, bool resume,
                           const LoopHooks& hooks);
+inline LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, RunDir* run, bool resume,
+                                 const LoopHooks& hooks) {
+  return run_train_loop(*model, opts, run, resume, hooks);
+}
 
 // Warm-up steps: warmup_steps when ≥ 0, else round(warmup_ratio · total).
 int64_t resolve_warmup(int64_t warmup_steps, double warmup_ratio, int64_t total);

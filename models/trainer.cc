@@ -110,16 +110,16 @@ std::pair<torch::Tensor, torch::Tensor> label_smoothed_nll(const torch::Tensor& 
 // Weights (models/run_dir.h).
 const char* const kRunWeightsFile = "model.safetensors";
 
-void save_model_weights(UnilmModel& model, const std::string& path) {
+void save_model_weights(torch::nn::Module& model, const std::string& path) {
   std::vector<std::pair<std::string, torch::Tensor>> tensors;
-  for (const auto& item : model->named_parameters()) tensors.emplace_back(item.key(), item.value().detach());
+  for (const auto& item : model.named_parameters()) tensors.emplace_back(item.key(), item.value().detach());
   write_safetensors(path, tensors);
 }
 
-void load_model_weights(UnilmModel& model, const std::string& path) {
+void load_model_weights(torch::nn::Module& model, const std::string& path) {
   SafetensorsFile file = SafetensorsFile::open(path);
   torch::NoGradGuard no_grad;
-  for (auto& item : model->named_parameters()) {
+  for (auto& item : model.named_parameters()) {
     if (!file.contains(item.key())) throw InputError(path, 0, "missing parameter '" + item.key() + "'");
     torch::Tensor t = file.tensor(item.key());
     if (t.sizes() != item.value().sizes())
@@ -135,7 +135,7 @@ std::string RunDir::file(const std::string& name) const { return (fs::path(path_
 std::string RunDir::checkpoint_dir() const { return file("checkpoint"); }
 std::string RunDir::best_dir() const { return file("best"); }
 
-void RunDir::save_best(UnilmModel& model, const ojson& info) {
+void RunDir::save_best(torch::nn::Module& model, const ojson& info) {
   const fs::path root(path_);
   const fs::path tmp = root / ("best.tmp." + std::to_string(::getpid()));
   const fs::path cur = root / "best";
@@ -145,7 +145,7 @@ void RunDir::save_best(UnilmModel& model, const ojson& info) {
   fs::create_directories(tmp);
   save_model_weights(model, (tmp / kRunWeightsFile).string());
   core::write_file_atomic((tmp / "config.json").string(), core::read_file(file("config.json")));
-  core::write_file_atomic((tmp / "vocab.txt").string(), core::read_file(file("vocab.txt")));
+  if (fs::exists(file("vocab.txt"))) core::write_file_atomic((tmp / "vocab.txt").string(), core::read_file(file("vocab.txt")));
   core::write_file_atomic((tmp / "best.json").string(), info.dump(2) + "\n");
   fs::remove_all(old, ec);
   if (fs::exists(cur)) fs::rename(cur, old);
@@ -166,6 +166,14 @@ void RunDir::create(const ojson& run_info, const BertConfig& cfg, const std::str
   core::write_file_atomic(file("log.jsonl"), "");
 }
 
+void RunDir::create(const ojson& run_info, const nlohmann::json& config_json, const std::string& vocab_text) {
+  fs::create_directories(path_);
+  core::write_file_atomic(file("run.json"), run_info.dump(2) + "\n");
+  core::write_file_atomic(file("config.json"), config_json.dump(2) + "\n");
+  if (!vocab_text.empty()) core::write_file_atomic(file("vocab.txt"), vocab_text);
+  core::write_file_atomic(file("log.jsonl"), "");
+}
+
 nlohmann::json RunDir::run_info() const {
   const std::string p = file("run.json");
   try {
@@ -175,7 +183,7 @@ nlohmann::json RunDir::run_info() const {
   }
 }
 
-void RunDir::save_checkpoint(UnilmModel& model, const Optimizer& opt, const ojson& state) {
+void RunDir::save_checkpoint(torch::nn::Module& model, const Optimizer& opt, const ojson& state) {
   const fs::path root(path_);
   const fs::path tmp = root / ("checkpoint.tmp." + std::to_string(::getpid()));
   const fs::path cur = root / "checkpoint";
@@ -185,7 +193,7 @@ void RunDir::save_checkpoint(UnilmModel& model, const Optimizer& opt, const ojso
   fs::create_directories(tmp);
   save_model_weights(model, (tmp / kRunWeightsFile).string());
   core::write_file_atomic((tmp / "config.json").string(), core::read_file(file("config.json")));
-  core::write_file_atomic((tmp / "vocab.txt").string(), core::read_file(file("vocab.txt")));
+  if (fs::exists(file("vocab.txt"))) core::write_file_atomic((tmp / "vocab.txt").string(), core::read_file(file("vocab.txt")));
   core::write_file_atomic((tmp / "optimizer.pt").string(), serialize_tensors(opt.state_dict()));
   {
     std::map<std::string, torch::Tensor> rng;
@@ -203,7 +211,7 @@ void RunDir::save_checkpoint(UnilmModel& model, const Optimizer& opt, const ojso
   fs::remove_all(old, ec);
 }
 
-nlohmann::json RunDir::load_checkpoint(UnilmModel& model, Optimizer& opt) const {
+nlohmann::json RunDir::load_checkpoint(torch::nn::Module& model, Optimizer& opt) const {
   fs::path dir = checkpoint_dir();
   if (!fs::exists(dir / "trainer_state.json")) dir = fs::path(path_) / "checkpoint.old";
   if (!fs::exists(dir / "trainer_state.json"))

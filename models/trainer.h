@@ -118,14 +118,18 @@ class RunDir {
   // Creates RUN (it may exist but must not hold a checkpoint unless overwrite) and writes
   // run.json, config.json, vocab.txt.
   void create(const nlohmann::ordered_json& run_info, const BertConfig& cfg, const std::string& vocab_text);
+  // The same with any model's config.json object (GPT); no vocab.txt when vocab_text is empty
+  // (the checkpoints then hold none either).
+  void create(const nlohmann::ordered_json& run_info, const nlohmann::json& config_json, const std::string& vocab_text);
   nlohmann::json run_info() const;
 
   // Writes the checkpoint directory as a whole (temp dir + rename; the previous one is replaced).
-  void save_checkpoint(UnilmModel& model, const Optimizer& opt, const nlohmann::ordered_json& state);
+  void save_checkpoint(torch::nn::Module& model, const Optimizer& opt, const nlohmann::ordered_json& state);
   // Loads weights and optimizer state; returns trainer_state.json.
-  nlohmann::json load_checkpoint(UnilmModel& model, Optimizer& opt) const;
+  nlohmann::json load_checkpoint(torch::nn::Module& model, Optimizer& opt) const;
   // Writes RUN/best as a whole (weights, config.json, vocab.txt, best.json = info).
-  void save_best(UnilmModel& model, const nlohmann::ordered_json& info);
+  void save_best(torch::nn::Module& model, const nlohmann::ordered_json& info);
+  void save_best(UnilmModel& model, const nlohmann::ordered_json& info) { save_best(*model, info); }
 
   // log.jsonl: append lines; on resume, drop lines whose step is beyond the checkpoint's.
   void append_log(const std::vector<nlohmann::ordered_json>& lines);

@@ -13,6 +13,7 @@
 #include "pipelines/evaluate.h"
 #include "pipelines/presets.h"
 #include "pipelines/run_common.h"
+#include "pipelines/run_gpt.h"
 #include "pipelines/run_nlu.h"
 #include "models/run_dir.h"
 #include "models/tokenizer/wordpiece.h"
@@ -138,12 +139,17 @@ RunOutcome run_task(const RunOptions& in) {
   const auto t_start = Clock::now();
   RunOptions o = in;
   if (o.task.empty()) throw InputError("--task is required");
+  if (o.arch == "gpt") return run_gpt_task(in);
+  if (!o.arch.empty() && o.arch != "unilm" && o.arch != "bert")
+    throw InputError("--arch " + o.arch + ": expected gpt, or unilm/bert (the default)");
+  if (o.zero_shot) throw InputError("--zero-shot is a GPT heuristic: give --arch gpt");
   if (tasks::is_nlu_task(o.task)) return run_nlu_task(in);
   if (!tasks::is_seq2seq_task(o.task))
     throw InputError("--task " + o.task + ": run handles the generation tasks cnndm, gigaword, squad-qg, "
                      "squad-qg-reversed, coqa-gen, dstc7, personachat and the understanding tasks glue-cola, "
                      "glue-sst2, glue-mrpc, glue-stsb, glue-qqp, glue-mnli, glue-mnli-mm, glue-qnli, glue-rte, "
-                     "glue-wnli, squad-v1.1, squad-v2, coqa");
+                     "glue-wnli, squad-v1.1, squad-v2, coqa (with --arch gpt also snli, scitail, race, race-m, "
+                     "race-h, story-cloze)");
   check_run_sources(o);
   if (o.decode_batch < 1) throw InputError("--decode-batch must be at least 1");
   if (o.eval_split.empty()) o.eval_split = o.task == "coqa-gen" ? "dev" : o.task == "personachat" ? "valid" : "test";

@@ -2,6 +2,8 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "pipelines/evaluate.h"
+#include "tasks/nlu_tasks.h"
 #include "results/run_result.h"
 
 namespace unieval::pipelines {
@@ -57,6 +59,40 @@ std::optional<RunOutcome> open_run(const fs::path& run, const nlohmann::ordered_
   if (fs::exists(run) && !fs::is_empty(run))
     throw InputError(run.string(), 0, "is not empty and holds no request.json (not a `unieval run` directory)");
   return std::nullopt;
+}
+
+void add_split_notes(results::RunResult& r, const RunOptions& o, const std::string& trained) {
+  const tasks::SplitSpec ts = tasks::parse_split_spec(o.train_split), es = tasks::parse_split_spec(o.eval_split);
+  if (ts.name == es.name) {
+    if (ts.sliced() && es.sliced()) r.notes.push_back("train and eval are slices of the same split (" + o.train_split + ", " + o.eval_split + ")");
+    else r.notes.push_back(trained + " and evaluated on the same split (" + es.name + ")");
+  }
+  if (o.eval_limit > 0) r.notes.push_back("eval split limited to its first " + std::to_string(o.eval_limit) + " examples");
+}
+
+RunOutcome finish_run(results::RunResult r, const nlohmann::ordered_json& info, const std::string& result_path,
+                      std::chrono::steady_clock::time_point t_start) {
+  r.extra["run"] = info;
+  r.timings.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  results::write_run_result(result_path, r);
+  RunOutcome outcome;
+  outcome.result = results::read_run_result(result_path);
+  outcome.finished = true;
+  outcome.stage = "score";
+  return outcome;
+}
+
+results::RunResult score_predictions(const std::string& task, const std::string& gold, const std::string& pred,
+                                     const std::string& split, const std::map<std::string, std::string>& options,
+                                     const std::string& system) {
+  tasks::EvalRequest req;
+  req.task = task;
+  req.data = gold;
+  req.pred = pred;
+  req.split = split;
+  req.options = options;
+  req.system = system;
+  return evaluate(req);
 }
 
 }  // namespace unieval::pipelines

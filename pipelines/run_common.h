@@ -3,12 +3,15 @@
 // understanding tasks (pipelines/run_nlu.cc): the checks of the options every run needs and the
 // opening of RUN against its request.json (a run continues only with the options it was started
 // with; a finished run is reused).
+#include <chrono>
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
 #include "pipelines/run.h"
+#include "results/run_result.h"
 
 namespace unieval::pipelines {
 
@@ -25,5 +28,19 @@ std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, c
 // (InputError naming the first difference); when it also holds result.json, that finished outcome
 // is returned (reused). Otherwise RUN must be absent or an empty directory; nullopt: go on.
 std::optional<RunOutcome> open_run(const std::filesystem::path& run, const nlohmann::ordered_json& request);
+
+// The notes every understanding run adds to its result: train and eval from one split (sliced or
+// not; `trained` names what was done on it), an eval limit.
+void add_split_notes(results::RunResult& r, const RunOptions& o, const std::string& trained = "trained");
+
+// The last step of a run: r.extra["run"] = info, the total time since t_start, RUN/result.json
+// written atomically and read back into a finished outcome.
+RunOutcome finish_run(results::RunResult r, const nlohmann::ordered_json& info, const std::string& result_path,
+                      std::chrono::steady_clock::time_point t_start);
+
+// Scores a prediction file with the task's `unieval eval` adapter (pipelines::evaluate).
+results::RunResult score_predictions(const std::string& task, const std::string& gold, const std::string& pred,
+                                     const std::string& split, const std::map<std::string, std::string>& options,
+                                     const std::string& system);
 
 }  // namespace unieval::pipelines

@@ -371,18 +371,6 @@ struct Model {
   std::string weights;  // checkpoint weights ("" = from scratch)
 };
 
-// Evaluates predictions with the `unieval eval` adapter.
-results::RunResult score(const std::string& task, const std::string& gold, const std::string& pred, const std::string& split,
-                         const std::map<std::string, std::string>& options, const std::string& system) {
-  tasks::EvalRequest req;
-  req.task = task;
-  req.data = gold;
-  req.pred = pred;
-  req.split = split;
-  req.options = options;
-  req.system = system;
-  return evaluate(req);
-}
 
 // SQuAD predictions of one split: best-span answers, score diffs.
 struct SquadPreds {
@@ -659,7 +647,7 @@ RunOutcome run_nlu_task(const RunOptions& in) {
         const std::string tn = (eval_dir / (tune_name + "_na_prob_tune.json")).string();
         core::write_file_atomic(tp, tasks::squad_predictions_json(tune->answers));
         core::write_file_atomic(tn, tasks::squad_na_probs_json(tune->diffs));
-        results::RunResult tr = score("squad-v2", tune_gold, tp, dev ? dev_split : o.eval_split,
+        results::RunResult tr = score_predictions("squad-v2", tune_gold, tp, dev ? dev_split : o.eval_split,
                                       {{"na_prob_file", tn}}, system);
         const results::Score* bt = tr.score("best_f1_thresh");
         if (!bt) throw InputError(tune_gold, 0, "the official script gave no best_f1_thresh (no questions?)");
@@ -697,17 +685,12 @@ RunOutcome run_nlu_task(const RunOptions& in) {
     pred_path = (eval_dir / "predictions.json").string();
     core::write_file_atomic(pred_path, tasks::coqa_predictions_json(eval.coqa->turns, texts));
   }
-  results::RunResult r = score(o.task, gold_path, pred_path, o.eval_split, eopts, system);
+  results::RunResult r = score_predictions(o.task, gold_path, pred_path, o.eval_split, eopts, system);
   r.split = o.eval_split;
   r.data_path = abs_path(o.data);
   r.data_sha256 = fs::is_regular_file(o.data) ? results::sha256_file(o.data) : "";
   for (const auto& n : notes) r.notes.push_back(n);
-  const tasks::SplitSpec ts = tasks::parse_split_spec(o.train_split), es = tasks::parse_split_spec(o.eval_split);
-  if (ts.name == es.name) {
-    if (ts.sliced() && es.sliced()) r.notes.push_back("train and eval are slices of the same split (" + o.train_split + ", " + o.eval_split + ")");
-    else r.notes.push_back("trained and evaluated on the same split (" + es.name + ")");
-  }
-  if (o.eval_limit > 0) r.notes.push_back("eval split limited to its first " + std::to_string(o.eval_limit) + " examples");
+  add_split_notes(r, o);
 
   ojson info;
   info["request"] = request;
@@ -734,13 +717,7 @@ RunOutcome run_nlu_task(const RunOptions& in) {
   info["predict_s"] = predict_s;
   info["predict_examples_per_s"] = predict_s > 0 ? double(eval.size()) / predict_s : 0.0;
   for (auto it = extra_run.begin(); it != extra_run.end(); ++it) info[it.key()] = it.value();
-  r.extra["run"] = info;
-  r.timings.total_s = std::chrono::duration<double>(Clock::now() - t_start).count();
-  results::write_run_result(result_path, r);
-  outcome.result = results::read_run_result(result_path);
-  outcome.finished = true;
-  outcome.stage = "score";
-  return outcome;
+  return finish_run(std::move(r), info, result_path, t_start);
 }
 
 }  // namespace unieval::pipelines

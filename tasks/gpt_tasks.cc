@@ -26,6 +26,8 @@ struct Example {
   std::string gold;     // canonical label
   std::string group;    // sub-score group ("middle"/"high" for RACE), "" = none
   bool scored = true;   // false: in the file but not scored (SNLI gold "-")
+  std::vector<std::string> texts = {};    // read_gpt_task_data: the example's texts
+  std::vector<std::string> choices = {};  // and its answer options
 };
 
 // label text -> canonical label, nullopt when not a label of the task.
@@ -234,6 +236,8 @@ std::vector<Example> read_snli(const std::string& path) {
       if (j.contains("pairID") && j["pairID"].is_string()) id = j["pairID"].get<std::string>();
       else id = std::to_string(out.size());
       add(ln, j["gold_label"].get<std::string>(), id);
+      for (const char* k : {"sentence1", "sentence2"})
+        out.back().texts.push_back(j.contains(k) && j[k].is_string() ? j[k].get<std::string>() : std::string());
     }
     return out;
   }
@@ -242,7 +246,7 @@ std::vector<Example> read_snli(const std::string& path) {
     auto it = std::find(header.begin(), header.end(), name);
     return it == header.end() ? -1 : static_cast<long>(it - header.begin());
   };
-  long gold_col = col("gold_label"), id_col = col("pairID");
+  long gold_col = col("gold_label"), id_col = col("pairID"), s1 = col("sentence1"), s2 = col("sentence2");
   if (gold_col < 0)
     throw InputError(path, static_cast<long>(first + 1), "header without a gold_label column (SNLI .txt or .jsonl expected)");
   for (size_t i = first + 1; i < lines.size(); ++i) {
@@ -252,6 +256,7 @@ std::vector<Example> read_snli(const std::string& path) {
     if (f.size() != header.size())
       throw InputError(path, ln, std::to_string(f.size()) + " columns, the header has " + std::to_string(header.size()));
     add(ln, f[static_cast<size_t>(gold_col)], id_col >= 0 ? f[static_cast<size_t>(id_col)] : std::to_string(out.size()));
+    out.back().texts = {s1 >= 0 ? f[static_cast<size_t>(s1)] : std::string(), s2 >= 0 ? f[static_cast<size_t>(s2)] : std::string()};
   }
   return out;
 }
@@ -274,7 +279,7 @@ std::vector<Example> read_scitail(const std::string& path) {
     if (f.size() < 3) throw InputError(path, ln, "expected premise<TAB>hypothesis<TAB>label, found " + std::to_string(f.size()) + " column(s)");
     std::string gold = trim(f[2]);
     if (gold != "entails" && gold != "neutral") throw InputError(path, ln, "label '" + gold + "': expected entails or neutral");
-    out.push_back({std::to_string(i), gold, "", true});
+    out.push_back({std::to_string(i), gold, "", true, {f[0], f[1]}});
   }
   if (out.empty()) throw InputError(path, 0, "empty file");
   return out;
@@ -317,7 +322,11 @@ void read_race_file(const fs::path& file, const std::string& rel, std::vector<Ex
     if (!c || a != *c || static_cast<size_t>((*c)[0] - 'A') >= options[q].size())
       throw InputError(path, 0, "answers[" + std::to_string(q) + "] '" + a + "': expected a letter naming one of its " +
                                     std::to_string(options[q].size()) + " options");
-    out.push_back({id + "-" + std::to_string(q), *c, level, true});
+    Example e{id + "-" + std::to_string(q), *c, level, true};
+    e.texts = {j.contains("article") && j["article"].is_string() ? j["article"].get<std::string>() : std::string(),
+               j["questions"][q].is_string() ? j["questions"][q].get<std::string>() : std::string()};
+    for (const auto& opt : options[q]) e.choices.push_back(opt.is_string() ? opt.get<std::string>() : std::string());
+    out.push_back(std::move(e));
   }
 }
 
@@ -382,7 +391,14 @@ std::vector<Example> read_story_cloze(const std::string& path) {
       throw InputError(path, t.line[i], std::to_string(row.size()) + " fields, the header has " + std::to_string(header.size()));
     std::string a = trim(row[static_cast<size_t>(ans_col)]);
     if (!cloze_label(a)) throw InputError(path, t.line[i], "AnswerRightEnding '" + a + "': expected 1 or 2");
-    out.push_back({row[static_cast<size_t>(id_col)], a, "", true});
+    Example e{row[static_cast<size_t>(id_col)], a, "", true};
+    std::string story;
+    for (const char* k : {"InputSentence1", "InputSentence2", "InputSentence3", "InputSentence4"})
+      if (long c = col(k); c >= 0) story += (story.empty() ? "" : " ") + row[static_cast<size_t>(c)];
+    e.texts = {story};
+    for (const char* k : {"RandomFifthSentenceQuiz1", "RandomFifthSentenceQuiz2"})
+      if (long c = col(k); c >= 0) e.choices.push_back(row[static_cast<size_t>(c)]);
+    out.push_back(std::move(e));
   }
   if (out.empty()) throw InputError(path, 0, "no stories");
   return out;
@@ -453,6 +469,60 @@ CsvTable parse_csv(const std::string& text, const std::string& source) {
     t.line.push_back(row_line);
   }
   return t;
+}
+
+const std::vector<std::string>& gpt_task_names() {
+  static const std::vector<std::string> k = {"snli", "scitail", "race", "race-m", "race-h", "story-cloze"};
+  return k;
+}
+
+GptTaskData read_gpt_task_data(const std::string& task, const std::string& path) {
+  GptTaskData d;
+  d.task = task;
+  d.file = path;
+  std::vector<Example> ex;
+  if (task == "snli") {
+    ex = read_snli(path);
+    d.labels = {"entailment", "neutral", "contradiction"};
+  } else if (task == "scitail") {
+    ex = read_scitail(path);
+    d.labels = {"entails", "neutral"};
+  } else if (task == "race" || task == "race-m" || task == "race-h") {
+    ex = read_race(path, task == "race-m" ? "middle" : task == "race-h" ? "high" : "");
+    d.labels = {"A", "B", "C", "D"};
+    d.multiple_choice = true;
+  } else if (task == "story-cloze") {
+    ex = read_story_cloze(path);
+    d.labels = {"1", "2"};
+    d.multiple_choice = true;
+  } else {
+    throw InputError("not a GPT task: " + task);
+  }
+  for (auto& e : ex) {
+    GptTaskExample g;
+    g.id = std::move(e.id);
+    g.texts = std::move(e.texts);
+    g.choices = std::move(e.choices);
+    g.scored = e.scored;
+    if (e.scored) {
+      const auto it = std::find(d.labels.begin(), d.labels.end(), e.gold);
+      g.label = static_cast<int64_t>(it - d.labels.begin());
+    }
+    if (d.multiple_choice && g.choices.size() < 2) throw InputError(path, 0, "example " + g.id + " has fewer than 2 answer options");
+    d.examples.push_back(std::move(g));
+  }
+  return d;
+}
+
+std::string gpt_task_predictions_text(const GptTaskData& d, const std::vector<int64_t>& labels) {
+  if (labels.size() != d.examples.size()) throw InputError("one prediction per example of " + d.file + " is needed");
+  std::string out = "id\tlabel\n";
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (!d.examples[i].scored) continue;
+    if (labels[i] < 0 || labels[i] >= static_cast<int64_t>(d.labels.size())) throw InputError("prediction outside the labels");
+    out += d.examples[i].id + "\t" + d.labels[static_cast<size_t>(labels[i])] + "\n";
+  }
+  return out;
 }
 
 std::vector<TaskAdapter> gpt_tasks_adapters() {

@@ -34,6 +34,7 @@
 //   * a JSON object {"id": label, ...}.
 // Malformed input (bad JSON, a wrong column count, an unknown label, a missing or unknown id, a
 // count mismatch) is an InputError naming the file, the line or id, and the problem.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,29 @@
 namespace unieval::tasks {
 
 std::vector<TaskAdapter> gpt_tasks_adapters();
+
+// The texts of a GPT task's examples, for training and prediction (pipelines/run_gpt.h): the same
+// files, ids and labels as the adapters above.
+struct GptTaskExample {
+  std::string id;
+  std::vector<std::string> texts;    // snli/scitail {premise, hypothesis}; race {article, question};
+                                     // story-cloze {the four story sentences joined by spaces}
+  std::vector<std::string> choices;  // race: the options; story-cloze: the two endings
+  int64_t label = 0;                 // index into GptTaskData::labels (multiple choice: the answer)
+  bool scored = true;                // false: SNLI "-", the other RACE level: neither trained nor scored
+};
+struct GptTaskData {
+  std::string task, file;
+  std::vector<std::string> labels;   // snli entailment neutral contradiction; scitail entails neutral;
+                                     // race A-D; story-cloze 1 2
+  bool multiple_choice = false;      // race*, story-cloze
+  std::vector<GptTaskExample> examples;
+};
+const std::vector<std::string>& gpt_task_names();
+// `path` as the adapter's --data (a file, or a RACE folder). InputError as the adapters'.
+GptTaskData read_gpt_task_data(const std::string& task, const std::string& path);
+// "id<TAB>label" lines (with a header) of the scored examples, which the adapter reads.
+std::string gpt_task_predictions_text(const GptTaskData& d, const std::vector<int64_t>& labels);
 
 // CSV records (RFC 4180: quoted fields may hold commas, doubled quotes and newlines). line[i] is
 // the 1-based line on which record i starts. InputError on an unterminated quote.

@@ -197,6 +197,46 @@ std::vector<Preset> build() {
   v.push_back(qa("coqa", "coqa", "UniLM §3.2 (Table 6)", 2, 16, 512, {"history_turns"},
                  "extractive CoQA: span head + yes/no/unknown head on [CLS]; free-form answers mapped to the "
                  "best-F1 span of the rationale; history = the 2 previous turns (our choice)"));
+  // GPT §4.1 "Fine-tuning details": "Unless specified, we reuse the hyperparameter settings from
+  // unsupervised pre-training. We add dropout to the classifier with a rate of 0.1. For most tasks,
+  // we use a learning rate of 6.25e-5 and a batchsize of 32. ... 3 epochs of training was
+  // sufficient for most cases. We use a linear learning rate decay schedule with warmup over 0.2%
+  // of training. λ was set to 0.5." Reused from pre-training (§4.1 "Model specifications"): Adam,
+  // dropout 0.1 (residual, embedding, attention), "modified L2 regularization ... w = 0.01 on all
+  // non bias or gain weights" (decoupled weight decay). Unstated: Adam's betas/eps and gradient
+  // clipping (openai/finetune-transformer-lm train.py defaults b1 0.9, b2 0.999, e 1e-8,
+  // max_grad_norm 1, read as values, no code), the input length (the release's n_ctx is computed
+  // from the data up to 512; ours: 256 tokens per sequence, truncated longest-first), seed.
+  // `unieval run --arch gpt` uses it for every task (GLUE, SNLI, SciTail, RACE, Story Cloze).
+  {
+    Preset g;
+    g.name = "gpt";
+    g.task = "gpt";
+    g.source = "GPT §4.1";
+    g.seq2seq = false;
+    g.train["optimizer"] = "adamw";
+    g.train["lr"] = 6.25e-5;
+    g.train["beta1"] = 0.9;
+    g.train["beta2"] = 0.999;
+    g.train["eps"] = 1e-8;
+    g.train["weight_decay"] = 0.01;
+    g.train["epochs"] = 3;
+    g.train["batch_size"] = 32;
+    g.train["batch_tokens"] = 32 * 4 * 256;
+    g.train["warmup_ratio"] = 0.002;
+    g.train["max_grad_norm"] = 1.0;
+    g.train["label_smoothing"] = 0.0;
+    g.train["max_seq_len"] = 256;
+    g.train["classifier_dropout"] = 0.1;
+    g.train["lm_coef"] = 0.5;
+    g.dropout = 0.1;
+    g.unstated = {"beta1", "beta2", "eps", "max_grad_norm", "max_seq_len", "seed",
+                  "batch_tokens (a cap of 32 examples x 4 sequences x 256 tokens, so batch_size decides)"};
+    g.note = "input transformations of Figure 1 (start/delimiter/extract tokens), linear head on the extract "
+             "state, auxiliary LM loss with lambda 0.5; paper values: lr, batch 32, 3 epochs, warm-up 0.2% + "
+             "linear decay, dropout 0.1 (model and classifier), weight decay 0.01, lambda";
+    v.push_back(std::move(g));
+  }
   // ERNIE-GEN Table 1: task, epochs, lr, rho_f, dropout, batch, label smoothing, beam (BASE/LARGE).
   v.push_back(ernie("ernie-gen-base-squad-qg", "squad-qg", "BASE", 10, 2.5e-5, 0.7, 0.1, 32, 0.1, 1, 464, 45, 45));
   v.push_back(ernie("ernie-gen-large-squad-qg", "squad-qg", "LARGE", 10, 1.5e-5, 0.7, 0.2, 32, 0.1, 1, 464, 45, 45));

@@ -1,6 +1,8 @@
-// `unieval tokenize`: BERT WordPiece tokens (and ids) of text, as a model sees it.
-// The tokenizer is models/tokenizer/wordpiece.h (ICU only: works in builds without LibTorch).
+// `unieval tokenize`: BERT WordPiece or GPT BPE tokens (and ids) of text, as a model sees it.
+// The tokenizers are models/tokenizer/wordpiece.h and bpe.h (ICU only: work without LibTorch).
 #include <cstdio>
+#include <functional>
+#include <optional>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -8,6 +10,7 @@
 #include "apps/unieval/commands.h"
 #include "core/error.h"
 #include "core/io.h"
+#include "models/tokenizer/bpe.h"
 #include "models/tokenizer/wordpiece.h"
 
 namespace unieval::cli {
@@ -15,7 +18,7 @@ namespace unieval::cli {
 namespace {
 
 const char* kUsage =
-    "usage: unieval tokenize --vocab FILE [--lowercase|--no-lowercase] [--hf]\n"
+    "usage: unieval tokenize (--vocab FILE [--lowercase|--no-lowercase] [--hf] | --bpe DIR)\n"
     "                        [--text STR | --input FILE] [--json] [--ids]\n"
     "\n"
     "WordPiece-tokenizes each line of --input (plain or gzip; '-' or no --input/--text: standard\n"
@@ -26,8 +29,14 @@ const char* kUsage =
     "the vocab has entries with upper-case ASCII letters other than [BRACKETED] specials (a cased\n"
     "vocab). --hf switches to Hugging Face BertTokenizer behaviour (100-character words, NFC,\n"
     "[CLS] [SEP] [MASK] [UNK] [PAD] kept whole).\n"
+    "--bpe DIR: GPT's 40,000-merge BPE instead (DIR holds encoder_bpe_40000.json + vocab_40000.bpe,\n"
+    "plain or .gz, or HF's vocab.json + merges.txt): HF OpenAIGPTTokenizer without spaCy/ftfy, i.e.\n"
+    "BERT's BasicTokenizer (lower-cased) then BPE with word-final </w> pieces; unknown pieces are\n"
+    "<unk>; the special tokens _start_ _delimiter_ _classify_ follow the encoder's ids\n"
+    "(40478, 40479, 40480 for GPT).\n"
     "\n"
-    "example: unieval tokenize --vocab vocab.txt --text 'UNwant\\u00e9d,running' --json";
+    "example: unieval tokenize --vocab vocab.txt --text 'UNwant\\u00e9d,running' --json\n"
+    "         unieval tokenize --bpe ../shared/data/vocab/gpt --text 'Hello, world!' --json";
 
 // A cased vocab has upper-case entries besides the [PAD]/[UNK]/... specials.
 bool vocab_is_cased(const models::Vocab& vocab) {
@@ -65,7 +74,8 @@ void append_line(std::string& out, const models::Encoding& enc, bool json, bool 
 int cmd_tokenize(const Args& args) {
   po::options_description desc("tokenize options");
   desc.add_options()
-      ("vocab", po::value<std::string>()->required(), "vocab.txt (one token per line; id = line number from 0)")
+      ("vocab", po::value<std::string>(), "vocab.txt (one token per line; id = line number from 0)")
+      ("bpe", po::value<std::string>(), "GPT BPE directory (encoder_bpe_40000.json + vocab_40000.bpe) instead of --vocab")
       ("lowercase", po::bool_switch(), "lower-case and strip accents (uncased models)")
       ("no-lowercase", po::bool_switch(), "keep case and accents (cased models)")
       ("text", po::value<std::string>(), "tokenize this string (one input; may contain newlines)")
@@ -80,6 +90,16 @@ int cmd_tokenize(const Args& args) {
   if (vm.count("text") && vm.count("input"))
     throw InputError("--text and --input exclude each other");
 
+  if (vm.count("vocab") == vm.count("bpe")) throw InputError("give exactly one of --vocab FILE and --bpe DIR");
+  std::function<models::Encoding(const std::string&)> encode;
+  std::optional<models::WordPieceTokenizer> wp;
+  std::optional<models::BpeTokenizer> bpe;
+  if (vm.count("bpe")) {
+    if (vm["hf"].as<bool>() || vm.count("max-chars") || vm["no-lowercase"].as<bool>())
+      throw InputError("--bpe takes none of --hf, --max-chars, --no-lowercase (GPT's BPE is uncased)");
+    bpe.emplace(models::BpeTokenizer::from_dir(vm["bpe"].as<std::string>()));
+    encode = [&](const std::string& text) { return bpe->encode(text); };
+  } else {
   models::Vocab vocab = models::Vocab::from_file(vm["vocab"].as<std::string>());
   bool lower;
   if (vm["lowercase"].as<bool>())
@@ -94,13 +114,15 @@ int cmd_tokenize(const Args& args) {
     opts.max_input_chars_per_word = vm["max-chars"].as<size_t>();
     if (opts.max_input_chars_per_word == 0) throw InputError("--max-chars must be positive");
   }
-  models::WordPieceTokenizer tok(std::move(vocab), opts);
+  wp.emplace(std::move(vocab), opts);
+  encode = [&](const std::string& text) { return wp->encode(text); };
+  }
   const bool json = vm["json"].as<bool>();
   const bool ids_only = vm["ids"].as<bool>();
 
   std::string out;
   if (vm.count("text")) {
-    append_line(out, tok.encode(vm["text"].as<std::string>()), json, ids_only);
+    append_line(out, encode(vm["text"].as<std::string>()), json, ids_only);
   } else {
     std::string path = vm.count("input") ? vm["input"].as<std::string>() : std::string("-");
     std::vector<std::string> lines;
@@ -112,7 +134,7 @@ int cmd_tokenize(const Args& args) {
     }
     out.reserve(lines.size() * 64);
     for (const auto& line : lines) {
-      append_line(out, tok.encode(line), json, ids_only);
+      append_line(out, encode(line), json, ids_only);
       if (out.size() > (1u << 20)) {
         std::fwrite(out.data(), 1, out.size(), stdout);
         out.clear();

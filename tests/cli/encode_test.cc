@@ -107,4 +107,32 @@ TEST(EncodeCliTest, BadInputsExitTwo) {
   EXPECT_EQ(r.exit_code, 0) << r.err;
 }
 
+TEST(EncodeCliTest, GptCheckpointGivesHiddenStatesLogitsAndMcLogits) {
+  UNIEVAL_REQUIRE_SHARED("golden/hf_gpt/A_h32_l2/cases.json");
+  REQUIRE_ENCODE();
+  for (const char* name : {"A_h32_l2", "B_h48_l3"}) {
+    auto dir = shared_dir() / "golden/hf_gpt" / name;
+    auto r = run_cli("encode --model " + shq(dir.string()) + " --input " + shq((dir / "cases.json").string()) +
+                     " --mc-head " + shq((dir / "mc_head.safetensors").string()) + " --hidden-states --check");
+    EXPECT_EQ(r.exit_code, 0) << name << r.err << r.out;
+    EXPECT_NE(r.out.find("mc_logits"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
+  }
+  auto dir = shared_dir() / "golden/hf_gpt/A_h32_l2";
+  TempDir tmp;
+  auto r = run_cli("encode --model " + shq(dir.string()) + " --json --input " +
+                   shq(tmp.write("c.json", R"({"cases": [{"name": "x", "inputs": {"input_ids": [[5, 6, 7]]}}]})")));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  const auto& out = j["cases"][0]["outputs"];
+  EXPECT_EQ(out["last_hidden_state"]["shape"], (nlohmann::json{1, 3, 32}));
+  EXPECT_EQ(out["logits"]["shape"], (nlohmann::json{1, 3, 300}));
+  EXPECT_FALSE(out.contains("pooler_output"));
+  // Ids past the GPT vocabulary (300) are an input error naming the case.
+  r = run_cli("encode --model " + shq(dir.string()) + " --input " +
+              shq(tmp.write("d.json", R"({"cases": [{"name": "y", "inputs": {"input_ids": [[5, 300]]}}]})")));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("'y'"), std::string::npos) << r.err;
+}
+
 }  // namespace

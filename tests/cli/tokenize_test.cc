@@ -117,4 +117,23 @@ TEST(TokenizeCliTest, BadInputExitsTwoWithWhere) {
   EXPECT_NE(r.err.find("[UNK]"), std::string::npos) << r.err;
 }
 
+TEST(TokenizeCliTest, GptBpeThroughTheBinary) {
+  UNIEVAL_REQUIRE_SHARED("data/vocab/gpt/encoder_bpe_40000.json.gz");
+  const std::string dir = (shared_dir() / "data/vocab/gpt").string();
+  auto r = run_cli("tokenize --bpe " + shq(dir) + " --json --text " + shq("The cat, the CAT!"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["tokens"], (nlohmann::json{"the</w>", "cat</w>", ",</w>", "the</w>", "cat</w>", "!</w>"}));
+  EXPECT_EQ(j["ids"][0], 481);
+  EXPECT_EQ(j["ids"][1], j["ids"][4]);
+  r = run_cli("tokenize --bpe " + shq(dir) + " --vocab " + shq(dir) + " --text a");
+  EXPECT_EQ(r.exit_code, 2);
+  r = run_cli("tokenize --bpe " + shq(dir) + " --hf --text a");
+  EXPECT_EQ(r.exit_code, 2);
+  TempDir tmp;
+  r = run_cli("tokenize --bpe " + shq(tmp.path().string()) + " --text a");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("encoder_bpe_40000.json"), std::string::npos) << r.err;
+}
+
 }  // namespace

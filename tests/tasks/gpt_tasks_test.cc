@@ -136,6 +136,54 @@ TEST(StoryClozeTaskTest, CsvWithQuotes) {
   expect_error(request("story-cloze", no_header, tmp.write("s.txt", "1\n")), {"nh.csv:1", "AnswerRightEnding"});
 }
 
+// The training-side texts (read_gpt_task_data): the adapters' files, ids and labels, plus the
+// texts and options; predictions written back are what the adapters score.
+TEST(GptTaskDataTest, TextsChoicesIdsAndPredictionsRoundTrip) {
+  TempDir tmp;
+  auto snli = tmp.write("snli.jsonl",
+                        R"({"gold_label": "neutral", "sentence1": "A man.", "sentence2": "A person.", "pairID": "p1"})" "\n"
+                        R"({"gold_label": "-", "sentence1": "x", "sentence2": "y", "pairID": "p2"})" "\n"
+                        R"({"gold_label": "contradiction", "sentence1": "Dogs.", "sentence2": "Cats.", "pairID": "p3"})" "\n");
+  GptTaskData d = read_gpt_task_data("snli", snli);
+  ASSERT_EQ(d.examples.size(), 3u);
+  EXPECT_EQ(d.examples[0].texts, (std::vector<std::string>{"A man.", "A person."}));
+  EXPECT_EQ(d.examples[0].label, 1);
+  EXPECT_FALSE(d.examples[1].scored);
+  EXPECT_EQ(d.examples[2].label, 2);
+  EXPECT_FALSE(d.multiple_choice);
+  auto pred = tmp.write("snli.pred", gpt_task_predictions_text(d, {1, 0, 0}));
+  auto r = evaluate(request("snli", snli, pred));
+  EXPECT_EQ(r.examples, 2);
+  EXPECT_DOUBLE_EQ(r.score("accuracy")->value, 0.5);
+
+  auto sci = tmp.write("sci.tsv", "P one.\tH one.\tentails\nP two.\tH two.\tneutral\n");
+  d = read_gpt_task_data("scitail", sci);
+  EXPECT_EQ(d.examples[1].texts, (std::vector<std::string>{"P two.", "H two."}));
+  EXPECT_EQ(d.examples[1].id, "1");
+  EXPECT_EQ(d.examples[1].label, 1);
+
+  tmp.write("RACE/test/high/2.txt",
+            R"({"id": "high2.txt", "article": "The art.", "questions": ["Why?"], "options": [["a","b","c","d"]], "answers": ["C"]})");
+  d = read_gpt_task_data("race", (tmp.path() / "RACE/test").string());
+  ASSERT_EQ(d.examples.size(), 1u);
+  EXPECT_TRUE(d.multiple_choice);
+  EXPECT_EQ(d.examples[0].id, "high2.txt-0");
+  EXPECT_EQ(d.examples[0].texts, (std::vector<std::string>{"The art.", "Why?"}));
+  EXPECT_EQ(d.examples[0].choices, (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_EQ(d.examples[0].label, 2);
+  EXPECT_EQ(gpt_task_predictions_text(d, {2}), "id\tlabel\nhigh2.txt-0\tC\n");
+
+  auto cloze = tmp.write("cloze_val.csv",
+                         "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,RandomFifthSentenceQuiz1,"
+                         "RandomFifthSentenceQuiz2,AnswerRightEnding\ns1,A.,B.,C.,D.,E1.,E2.,2\n");
+  d = read_gpt_task_data("story-cloze", cloze);
+  EXPECT_EQ(d.examples[0].texts, (std::vector<std::string>{"A. B. C. D."}));
+  EXPECT_EQ(d.examples[0].choices, (std::vector<std::string>{"E1.", "E2."}));
+  EXPECT_EQ(d.examples[0].label, 1);
+  EXPECT_THROW(gpt_task_predictions_text(d, {}), InputError);
+  EXPECT_THROW(read_gpt_task_data("glue-rte", cloze), InputError);
+}
+
 TEST(GptTasksTest, BootstrapOnAccuracy) {
   TempDir tmp;
   auto data = tmp.write("t.tsv", "p\th\tentails\np\th\tneutral\np\th\tentails\np\th\tneutral\n");

@@ -1,7 +1,17 @@
-// `unieval decode`: decode a split with a fine-tuned run (beam search, greedy, sampling).
-// Logic: pipelines/seq2seq.h (decode), models/search.h, models/search_unilm.h.
+// `unieval decode`: decode a split with a fine-tuned run (beam search, greedy, sampling), or
+// continue prompts with a GPT checkpoint (--model).
+// Logic: pipelines/seq2seq.h (decode), models/search.h, models/search_unilm.h, models/gpt_finetune.h.
+#include <algorithm>
+#include <filesystem>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
+
+#include "core/io.h"
+#include "models/device.h"
+#include "models/gpt.h"
+#include "models/gpt_finetune.h"
+#include "models/tokenizer/bpe.h"
 
 #include "apps/unieval/commands.h"
 #include "results/run_summary.h"
@@ -29,14 +39,85 @@ const char* kUsage =
     "Writes FILE atomically, one detokenised hypothesis per line. Resumable: an interrupted call\n"
     "leaves FILE.partial, and the same command continues after its last complete line.\n"
     "\n"
-    "example: unieval decode --run run1 --split test --beam 5 --no-repeat-ngram 3 --out run1/test.hyp";
+    "GPT: --model DIR (an openai-gpt checkpoint) --input PROMPTS.txt continues each line's BPE tokens\n"
+    "(BPE files: --bpe DIR, default the checkpoint folder's vocab.json + merges.txt) with the same\n"
+    "search flags (default greedy, --max-len 32), re-running the sequence each step; generation ends\n"
+    "at --eos-token (default the release's newline piece \"\\n</w>\") or --max-len. FILE gets one\n"
+    "detokenised continuation per line (pieces joined, </w> -> space).\n"
+    "\n"
+    "example: unieval decode --run run1 --split test --beam 5 --no-repeat-ngram 3 --out run1/test.hyp\n"
+    "         unieval decode --model openai-gpt --input prompts.txt --sample --top-k 40 --out cont.txt";
+
+// The GPT path: prompts -> continuations.
+int decode_gpt(const po::variables_map& vm) {
+  const std::string model_path = vm["model"].as<std::string>();
+  if (!models::is_gpt_checkpoint(model_path))
+    throw InputError(model_path, 0, "decode --model takes a GPT (openai-gpt) checkpoint; UniLM runs are decoded with --run");
+  if (!vm.count("input")) throw InputError("decode --model needs --input PROMPTS.txt");
+  models::DeviceOptions dev;
+  dev.device = vm["device"].as<std::string>();
+  dev.precision = vm["precision"].as<std::string>();
+  dev.threads = vm["threads"].as<int>();
+  const models::Runtime rt = models::configure_runtime(dev);
+  models::LoadReport report;
+  models::GptModel model = models::load_gpt_checkpoint(model_path, {}, &report);
+  if (!report.summary().empty()) warn(report.summary());
+  model->to(rt.device);
+  const std::string bpe_dir = vm.count("bpe") ? vm["bpe"].as<std::string>()
+                                              : (std::filesystem::is_directory(model_path) ? model_path
+                                                                                          : std::filesystem::path(model_path).parent_path().string());
+  const models::BpeTokenizer tok = models::BpeTokenizer::from_dir(bpe_dir);
+  models::SearchOptions s;
+  apply_search_flags(vm, s, "seed");
+  models::validate(s);
+  const std::string eos_piece = vm["eos-token"].as<std::string>() == "\\n</w>" ? "\n</w>" : vm["eos-token"].as<std::string>();
+  const int32_t eos = tok.id(eos_piece);
+  if (eos < 0 || eos >= model->config().vocab_size) throw InputError("--eos-token '" + eos_piece + "' is no token of the model");
+  const std::vector<std::string> lines = core::read_lines(vm["input"].as<std::string>());
+  const int64_t batch = std::max<int64_t>(1, vm["batch-size"].as<int64_t>());
+  std::string out;
+  for (size_t b = 0; b < lines.size(); b += static_cast<size_t>(batch)) {
+    std::vector<std::vector<int32_t>> prompts;
+    std::vector<int64_t> ids;
+    for (size_t i = b; i < std::min(lines.size(), b + static_cast<size_t>(batch)); ++i) {
+      std::vector<int32_t> p;
+      tok.encode_ids(lines[i], &p);
+      if (p.empty()) throw InputError(vm["input"].as<std::string>(), static_cast<long>(i + 1), "a prompt without tokens");
+      prompts.push_back(std::move(p));
+      ids.push_back(static_cast<int64_t>(i));
+    }
+    models::GptScorer scorer(model, prompts, s.max_len);
+    models::AutocastScope amp(rt);
+    const auto hyps = models::generate(scorer, ids, eos, s);
+    for (const auto& h : hyps) {
+      std::vector<int32_t> t(h.at(0).tokens.begin(), h.at(0).tokens.end());
+      out += tok.decode(t) + "\n";
+    }
+  }
+  const std::string path = vm["out"].as<std::string>();
+  core::write_file_atomic(path, out);
+  if (vm["json"].as<bool>()) {
+    nlohmann::ordered_json j;
+    j["out"] = path;
+    j["examples"] = lines.size();
+    j["model"] = model_path;
+    print_json(j);
+  } else {
+    std::cerr << "decoded " << lines.size() << " prompts into " << path << "\n";
+  }
+  return kExitOk;
+}
 
 }  // namespace
 
 int cmd_decode(const Args& args) {
   po::options_description desc("decode options");
   desc.add_options()
-      ("run", po::value<std::string>()->required(), "run directory (unieval finetune --out)")
+      ("run", po::value<std::string>(), "run directory (unieval finetune --out)")
+      ("model", po::value<std::string>(), "GPT: an openai-gpt checkpoint (instead of --run)")
+      ("input", po::value<std::string>(), "GPT: prompts, one per line")
+      ("bpe", po::value<std::string>(), "GPT: BPE directory (default: the checkpoint folder)")
+      ("eos-token", po::value<std::string>()->default_value("\\n</w>"), "GPT: the piece that ends a continuation")
       ("split", po::value<std::string>()->default_value("test"), "split: DATA/<split>.src")
       ("data", po::value<std::string>(), "data directory (default: the run's)")
       ("out", po::value<std::string>()->required(), "output file")
@@ -53,6 +134,11 @@ int cmd_decode(const Args& args) {
   add_search_flags(desc, "seed");
   add_segment_ids_flag(desc);
   auto vm = parse(args, desc, kUsage);
+  if (vm.count("model")) {
+    if (vm.count("run")) throw InputError("give one of --run (UniLM) and --model (GPT)");
+    return decode_gpt(vm);
+  }
+  if (!vm.count("run")) throw InputError("--run RUN is required (or --model GPT_CHECKPOINT --input PROMPTS)");
 
   pipelines::DecodeOptions d;
   d.run_dir = vm["run"].as<std::string>();

@@ -1,5 +1,7 @@
 // `unieval encode`: run a checkpoint on HF-style inputs and print/write its outputs, to confirm
-// that a checkpoint loaded right (parity with Hugging Face's BertForPreTraining outputs).
+// that a checkpoint loaded right (parity with Hugging Face's BertForPreTraining outputs, and with
+// OpenAIGPTLMHeadModel / OpenAIGPTDoubleHeadsModel for an openai-gpt checkpoint).
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +16,7 @@
 #include "core/io.h"
 #include "models/checkpoint.h"
 #include "models/device.h"
+#include "models/gpt.h"
 
 namespace unieval::cli {
 
@@ -34,13 +37,18 @@ const char* kUsage =
     "case also holds expected \"outputs\" (as ../shared/golden/hf_bert/*/cases.json does), the table\n"
     "shows max|diff| against them; --check exits 1 when one exceeds --atol (--logits-atol for\n"
     "logits).\n"
+    "An openai-gpt checkpoint (config.json with model_type \"openai-gpt\"; HF GPT names, Conv1D\n"
+    "layout) is run as HF's OpenAIGPTLMHeadModel: outputs last_hidden_state and logits (the tied LM\n"
+    "head; no pooler); token_type_ids are vocabulary ids as in HF; input_ids may be [B][C][T]\n"
+    "(multiple choice, no mask) with \"mc_token_ids\": [B][C], which adds \"mc_logits\" [B, C] when\n"
+    "the checkpoint holds multiple_choice_head.summary (or --mc-head FILE supplies it).\n"
     "\n"
     "example: unieval encode --model ../shared/golden/hf_bert/A_h32_l2 \\\n"
     "           --input ../shared/golden/hf_bert/A_h32_l2/cases.json --check";
 
 struct Case {
   std::string name;
-  torch::Tensor ids, types, mask, positions;
+  torch::Tensor ids, types, mask, positions, mc;  // ids [B,T] (GPT multiple choice: [B,C,T])
   nlohmann::json expected;  // the case's "outputs", or null
 };
 
@@ -110,9 +118,21 @@ std::vector<Case> read_cases(const std::string& path) {
     if (!in.is_object()) throw InputError(path, 0, "case '" + out.name + "': inputs is not an object");
     try {
       if (!in.contains("input_ids")) throw InputError("no input_ids");
-      out.ids = int_tensor(in["input_ids"], "input_ids", 2, 2);
-      const int64_t B = out.ids.size(0), T = out.ids.size(1);
-      if (B == 0 || T == 0) throw InputError("input_ids is empty");
+      out.ids = int_tensor(in["input_ids"], "input_ids", 2, 3);
+      if (out.ids.numel() == 0) throw InputError("input_ids is empty");
+      if (out.ids.dim() == 3) {  // GPT multiple choice: no other input but mc_token_ids
+        for (const char* k : {"token_type_ids", "position_ids", "attention_mask"})
+          if (in.contains(k) && !in[k].is_null())
+            throw InputError(std::string("3-D (multiple-choice) input_ids take no ") + k);
+        if (in.contains("mc_token_ids") && !in["mc_token_ids"].is_null()) {
+          out.mc = int_tensor(in["mc_token_ids"], "mc_token_ids", 2, 2);
+          if (out.mc.size(0) != out.ids.size(0) || out.mc.size(1) != out.ids.size(1))
+            throw InputError("mc_token_ids must be [batch, choices] like input_ids");
+          if (out.mc.lt(0).any().item<bool>() || out.mc.ge(out.ids.size(2)).any().item<bool>())
+            throw InputError("mc_token_ids outside the sequences");
+        }
+      }
+      const int64_t B = out.ids.size(0), T = out.ids.size(out.ids.dim() - 1);
       auto same_bt = [&](const torch::Tensor& t, const char* what) {
         if (t.size(0) != B || t.size(1) != T)
           throw InputError(std::string(what) + " does not match input_ids [" + std::to_string(B) +
@@ -198,7 +218,8 @@ int cmd_encode(const Args& args) {
       ("logits-atol", po::value<double>()->default_value(2e-4), "tolerance for logits (max abs)")
       ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")
       ("precision", po::value<std::string>()->default_value("fp32"), "fp32 | bf16 | fp16 (CUDA autocast) | auto")
-      ("threads", po::value<int>()->default_value(0), "CPU threads (0 = default)");
+      ("threads", po::value<int>()->default_value(0), "CPU threads (0 = default)")
+      ("mc-head", po::value<std::string>(), "GPT: a safetensors file with multiple_choice_head.summary.{weight,bias} (adds mc_logits)");
   auto vm = parse(args, desc, kUsage);
 
   models::DeviceOptions dev;
@@ -209,11 +230,34 @@ int cmd_encode(const Args& args) {
 
   std::vector<Case> cases = read_cases(vm["input"].as<std::string>());
   models::LoadReport report;
-  models::UnilmModel model = models::load_checkpoint(vm["model"].as<std::string>(), {}, &report);
+  const std::string model_path = vm["model"].as<std::string>();
+  const bool gpt = models::is_gpt_checkpoint(model_path);
+  models::UnilmModel model{nullptr};
+  models::GptModel gpt_model{nullptr};
+  bool has_mc = false;
+  int64_t max_positions = 0;
+  if (gpt) {
+    gpt_model = models::load_gpt_checkpoint(model_path, models::GptHeads{.num_labels = 0, .multiple_choice = true}, &report);
+    auto& miss = report.missing_keys;
+    const size_t before = miss.size();
+    miss.erase(std::remove_if(miss.begin(), miss.end(), [](const std::string& k) { return k.rfind("multiple_choice_head.", 0) == 0; }),
+               miss.end());
+    has_mc = before == miss.size();
+    if (vm.count("mc-head")) {
+      models::LoadReport mc = models::load_gpt_weights(gpt_model, vm["mc-head"].as<std::string>());
+      has_mc = mc.loaded == 2;
+      if (!has_mc) throw InputError(vm["mc-head"].as<std::string>(), 0, "holds no multiple_choice_head.summary.{weight,bias}");
+    }
+    gpt_model->to(rt.device);
+    gpt_model->eval();
+    max_positions = gpt_model->config().n_positions;
+  } else {
+    model = models::load_checkpoint(model_path, {}, &report);
+    model->to(rt.device);
+    model->eval();
+    max_positions = model->config().max_position_embeddings;
+  }
   if (!report.summary().empty()) warn(report.summary());
-  model->to(rt.device);
-  model->eval();
-  const auto& cfg = model->config();
   const bool want_hidden = vm["hidden-states"].as<bool>();
   const double atol = vm["atol"].as<double>(), logits_atol = vm["logits-atol"].as<double>();
 
@@ -227,26 +271,44 @@ int cmd_encode(const Args& args) {
     auto ctx = [&](const std::string& problem) {
       return InputError(vm["input"].as<std::string>(), 0, "case '" + c.name + "': " + problem);
     };
-    const int64_t T = c.ids.size(1);
-    if (!c.positions.defined() && T > cfg.max_position_embeddings)
-      throw ctx("sequence length " + std::to_string(T) + " exceeds max_position_embeddings " +
-                std::to_string(cfg.max_position_embeddings));
-    models::BertOutput out;
-    torch::Tensor logits;
+    const int64_t T = c.ids.size(c.ids.dim() - 1);
+    if (!c.positions.defined() && T > max_positions)
+      throw ctx("sequence length " + std::to_string(T) + " exceeds the model's " + std::to_string(max_positions) + " positions");
+    if (!gpt && c.ids.dim() != 2) throw ctx("input_ids must be [batch, time] for a BERT checkpoint");
+    std::vector<std::pair<std::string, torch::Tensor>> outputs;
     try {
       auto dev_or_undef = [&](const torch::Tensor& t) { return t.defined() ? t.to(rt.device) : t; };
       models::AutocastScope amp(rt);
-      out = model->forward(c.ids.to(rt.device), dev_or_undef(c.types), dev_or_undef(c.mask),
-                           dev_or_undef(c.positions), want_hidden);
-      logits = model->mlm_logits(out.last_hidden_state);
+      if (gpt) {
+        const bool mc = c.ids.dim() == 3;
+        const auto shape = c.ids.sizes().vec();
+        torch::Tensor ids = c.ids.reshape({-1, T}).to(rt.device);
+        models::GptOutput out = gpt_model->forward(ids, dev_or_undef(c.mask), dev_or_undef(c.types),
+                                                   dev_or_undef(c.positions), want_hidden);
+        auto as_input = [&](const torch::Tensor& t) {  // [B·C, T, ...] -> [B, C, T, ...]
+          if (!mc) return t;
+          auto s = shape;
+          for (int64_t d = 2; d < t.dim(); ++d) s.push_back(t.size(d));
+          return t.reshape(s);
+        };
+        outputs.emplace_back("last_hidden_state", as_input(out.last_hidden_state));
+        outputs.emplace_back("logits", as_input(gpt_model->lm_logits(out.last_hidden_state)));
+        if (mc && c.mc.defined() && has_mc) {
+          torch::Tensor ext = models::GptModelImpl::gather_positions(out.last_hidden_state, c.mc.reshape({-1}).to(rt.device));
+          outputs.emplace_back("mc_logits", gpt_model->choice_score(ext).view({shape[0], shape[1]}));
+        }
+        if (want_hidden && !mc) outputs.emplace_back("hidden_states", torch::stack(out.hidden_states));
+      } else {
+        models::BertOutput out = model->forward(c.ids.to(rt.device), dev_or_undef(c.types), dev_or_undef(c.mask),
+                                                dev_or_undef(c.positions), want_hidden);
+        outputs = {{"last_hidden_state", out.last_hidden_state},
+                   {"pooler_output", out.pooler_output},
+                   {"logits", model->mlm_logits(out.last_hidden_state)}};
+        if (want_hidden) outputs.emplace_back("hidden_states", torch::stack(out.hidden_states));
+      }
     } catch (const InputError& e) {
       throw ctx(e.problem());
     }
-    std::vector<std::pair<std::string, torch::Tensor>> outputs = {
-        {"last_hidden_state", out.last_hidden_state},
-        {"pooler_output", out.pooler_output},
-        {"logits", logits}};
-    if (want_hidden) outputs.emplace_back("hidden_states", torch::stack(out.hidden_states));
     if (ci) json += ", ";
     nlohmann::json name = c.name;
     json += "{\"name\": " + name.dump() + ", \"outputs\": {";

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "tasks/presets.h"
 #include "pipelines/run.h"
+#include "pipelines/run_gpt.h"
 #include "results/report.h"
 
 namespace unieval::cli {
@@ -40,6 +41,15 @@ std::string usage() {
          "predictions.json, na_prob.json) and scored by the `unieval eval` adapter; squad-v2's no-answer\n"
          "threshold is chosen on --dev-split when given, else on the eval split (official best_f1_thresh).\n"
          "Splits may be sliced for every task: --train-split dev[:436] --eval-split dev[436:].\n"
+         "\n"
+         "GPT (--arch gpt; pipelines/run_gpt.h): an openai-gpt checkpoint (--model DIR with vocab.json +\n"
+         "merges.txt, or --vocab BPE_DIR) fine-tuned on glue-*, snli, scitail, race(-m/-h) or story-cloze\n"
+         "(GPT Tables 2-4; splits below --data as in pipelines/run_gpt.h) with the input transformations of GPT\n"
+         "Figure 1 (start/delimiter/extract tokens; similarity tasks both orders, summed), a linear head on\n"
+         "the extract state and the auxiliary LM loss (--lm-coef, default 0.5; 0 = off), preset `gpt` (§4.1);\n"
+         "--zero-shot: GPT §5's heuristics without training (glue-sst2: append \"very\", positive vs\n"
+         "negative; glue-cola: average token log-probability, threshold chosen on --train-split; race*,\n"
+         "story-cloze: the answer with the highest average token log-probability given the document).\n"
          "\n"
          "presets:\n" +
          tasks::presets_help() +
@@ -93,7 +103,10 @@ int cmd_run(const Args& args) {
       ("na-threshold", po::value<double>(), "squad-v2: fixed no-answer threshold on null - best span score "
                                             "(default: chosen on dev, official best_f1_thresh)")
       ("classifier-dropout", po::value<double>(), "understanding tasks: dropout of the task layer")
-      ("predict-batch", po::value<int64_t>(), "understanding tasks: examples per inference batch (default 64)");
+      ("predict-batch", po::value<int64_t>(), "understanding tasks: examples per inference batch (default 64)")
+      ("arch", po::value<std::string>()->default_value(""), "gpt: GPT fine-tuning / zero-shot (default: the BERT/UniLM paths)")
+      ("lm-coef", po::value<double>(), "GPT: weight of the auxiliary LM loss (preset gpt: 0.5; 0 = off)")
+      ("zero-shot", po::bool_switch(), "GPT: the §5 zero-shot heuristics instead of fine-tuning (glue-sst2, glue-cola)");
   add_train_flags(desc);
   add_search_flags(desc, "decode-seed");
   add_segment_ids_flag(desc);
@@ -103,8 +116,18 @@ int cmd_run(const Args& args) {
   o.task = vm["task"].as<std::string>();
   o.data = vm["data"].as<std::string>();
   o.out = vm["out"].as<std::string>();
-  const std::string preset = vm.count("preset") ? vm["preset"].as<std::string>() : pipelines::default_preset(o.task);
-  if (!preset.empty()) pipelines::apply_preset(o, preset);
+  o.arch = vm["arch"].as<std::string>();
+  const bool gpt = o.arch == "gpt";
+  const std::string preset = vm.count("preset") ? vm["preset"].as<std::string>() : gpt ? std::string("gpt") : pipelines::default_preset(o.task);
+  if (gpt) {
+    const tasks::Preset* p = tasks::find_preset(preset);
+    if (!p || p->task != "gpt") throw InputError("--arch gpt takes a GPT preset (gpt), not '" + preset + "'");
+    pipelines::apply_gpt_preset(o, *p);
+  } else if (!preset.empty()) {
+    pipelines::apply_preset(o, preset);
+  }
+  if (vm.count("lm-coef")) o.lm_coef = vm["lm-coef"].as<double>();
+  o.zero_shot = vm["zero-shot"].as<bool>();
   if (vm.count("model")) o.model = vm["model"].as<std::string>();
   if (vm.count("model-config")) o.model_config = vm["model-config"].as<std::string>();
   if (vm.count("vocab")) o.vocab = vm["vocab"].as<std::string>();

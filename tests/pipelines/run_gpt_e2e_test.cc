@@ -1,0 +1,218 @@
+// `unieval run --arch gpt` through the binary, on fixtures written here (a word-level BPE
+// vocabulary, tiny GPTs trained from scratch): SST-2 classification with the auxiliary LM loss
+// (logged on its own), SNLI entailment without it (pairs without gold skipped), RACE and Story
+// Cloze multiple choice, the zero-shot heuristics from a finished run's checkpoint; predictions accepted by
+// `unieval eval`; bad options exit 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <set>
+
+#include "core/io.h"
+#include "tests/test_util.h"
+
+namespace unieval {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::run_cli;
+using testing::shq;
+using testing::TempDir;
+
+nlohmann::json last_json_line(const std::string& out) {
+  auto end = out.find_last_not_of('\n');
+  if (end == std::string::npos) return {};
+  auto begin = out.rfind('\n', end);
+  begin = begin == std::string::npos ? 0 : begin + 1;
+  return nlohmann::json::parse(out.substr(begin, end - begin + 1));
+}
+
+const std::vector<std::string> kFiller = {"the", "a", "film", "plot", "story", "was", "is", "quite", "long",
+                                          "short", "music", "scene", "end", "and", "of", "it", "this"};
+const std::vector<std::string> kKeys = {"good", "bad", "maybe", "very", "positive", "negative", "yes", "no"};
+
+class RunGptTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // A BPE whose merges build every word whole: w1 w2 ... wn</w> -> one piece per word.
+    std::set<std::string> pieces = {"<unk>", ".", ",</w>", ".</w>", "?</w>"};
+    std::vector<std::pair<std::string, std::string>> merges;
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const auto* l : {&kFiller, &kKeys})
+      for (const auto& w : *l) {
+        std::string cur(1, w[0]);
+        pieces.insert(cur);
+        for (size_t i = 1; i < w.size(); ++i) {
+          std::string next = std::string(1, w[i]) + (i + 1 == w.size() ? "</w>" : "");
+          pieces.insert(next);
+          if (seen.insert({cur, next}).second) merges.emplace_back(cur, next);
+          cur += next;
+          pieces.insert(cur);
+        }
+        if (w.size() == 1) pieces.insert(w + "</w>");
+      }
+    nlohmann::ordered_json enc;
+    int id = 0;
+    enc["<unk>"] = id++;
+    for (const auto& p : pieces)
+      if (p != "<unk>") enc[p] = id++;
+    tmp.write("bpe/vocab.json", enc.dump());
+    std::string m = "#version: 0.2\n";
+    for (const auto& [a, b] : merges) m += a + " " + b + "\n";
+    tmp.write("bpe/merges.txt", m);
+    nlohmann::json cfg = {{"model_type", "openai-gpt"}, {"vocab_size", id}, {"n_embd", 32}, {"n_layer", 2}, {"n_head", 4},
+                          {"n_positions", 64}, {"afn", "gelu"}};
+    tmp.write("config.json", cfg.dump());
+  }
+  std::string words(int k) {
+    std::string s;
+    for (int i = 0; i < k; ++i) s += (s.empty() ? "" : " ") + kFiller[rng() % kFiller.size()];
+    return s;
+  }
+  std::string path(const std::string& rel) const { return (tmp.path() / rel).string(); }
+  std::string model_flags() const {
+    return " --arch gpt --model-config " + shq(path("config.json")) + " --vocab " + shq(path("bpe")) +
+           " --dropout 0 --classifier-dropout 0 --threads 2 --no-progress --json --lr 2e-3 --batch-size 16 --max-seq-len 40";
+  }
+  TempDir tmp;
+  std::mt19937 rng{23};
+};
+
+TEST_F(RunGptTest, Sst2WithAuxiliaryLmThenZeroShotFromItsCheckpoint) {
+  std::string tsv = "sentence\tlabel\n";
+  for (int i = 0; i < 500; ++i) {
+    const int label = static_cast<int>(rng() % 2);
+    tsv += words(1 + static_cast<int>(rng() % 3)) + " " + (label ? "good" : "bad") + " " + words(static_cast<int>(rng() % 3)) +
+           " \t" + std::to_string(label) + "\n";
+  }
+  tmp.write("SST-2/dev.tsv", tsv);
+  auto r = run_cli("run --task glue-sst2 --data " + shq(path("SST-2")) + " --train-split 'dev[:400]' --eval-split 'dev[400:]'" +
+                   " --out " + shq(path("R")) + " --steps 100" + model_flags());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = last_json_line(r.out);
+  EXPECT_EQ(j["task"], "glue-sst2");
+  EXPECT_GE(j["summary"]["accuracy"].get<double>(), 0.9) << j.dump();
+  EXPECT_EQ(j["run"]["arch"], "gpt");
+  EXPECT_EQ(j["run"]["input_form"], "[start] a [extract]");
+  auto log = testing::read_jsonl(tmp.path() / "R/log.jsonl");
+  ASSERT_EQ(log.size(), 100u);
+  EXPECT_TRUE(log.back().contains("lm_loss"));
+  EXPECT_LT(log.back()["lm_loss"].get<double>(), log.front()["lm_loss"].get<double>());
+  // The predictions are what `unieval eval` reads.
+  auto e = run_cli("eval --task glue-sst2 --data " + shq(path("R/eval/gold.tsv")) + " --pred " + shq(path("R/eval/pred.tsv")) + " --json");
+  ASSERT_EQ(e.exit_code, 0) << e.err;
+  EXPECT_DOUBLE_EQ(last_json_line(e.out)["summary"]["accuracy"].get<double>(), j["summary"]["accuracy"].get<double>());
+  // A finished run prints its result again.
+  auto again = run_cli("run --task glue-sst2 --data " + shq(path("SST-2")) + " --train-split 'dev[:400]' --eval-split 'dev[400:]'" +
+                       " --out " + shq(path("R")) + " --steps 100" + model_flags());
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(last_json_line(again.out)["summary"], j["summary"]);
+  // Zero-shot (§5) from the fine-tuned checkpoint (an openai-gpt folder) runs end to end.
+  auto z = run_cli("run --arch gpt --zero-shot --task glue-sst2 --data " + shq(path("SST-2")) + " --eval-split 'dev[400:]' --model " +
+                   shq(path("R/checkpoint")) + " --vocab " + shq(path("bpe")) + " --out " + shq(path("Z")) + " --max-seq-len 40 --threads 2 --no-progress --json");
+  ASSERT_EQ(z.exit_code, 0) << z.err << z.out;
+  nlohmann::json zj = last_json_line(z.out);
+  EXPECT_EQ(zj["run"]["head"], "zero-shot");
+  EXPECT_TRUE(fs::exists(tmp.path() / "Z/eval/pred.tsv"));
+}
+
+TEST_F(RunGptTest, SnliEntailmentWithoutAuxiliaryLm) {
+  // Hypothesis word decides: good -> entailment, bad -> contradiction, maybe -> neutral.
+  const std::vector<std::string> key = {"good", "maybe", "bad"}, gold = {"entailment", "neutral", "contradiction"};
+  auto file = [&](int n, bool with_dash) {
+    std::string s;
+    for (int i = 0; i < n; ++i) {
+      const int k = static_cast<int>(rng() % 3);
+      nlohmann::json o = {{"sentence1", words(2 + static_cast<int>(rng() % 3))}, {"sentence2", words(1) + " " + key[k]},
+                          {"gold_label", with_dash && i % 10 == 0 ? "-" : gold[k]}, {"pairID", "p" + std::to_string(i)}};
+      s += o.dump() + "\n";
+    }
+    return s;
+  };
+  tmp.write("snli/snli_1.0_train.jsonl", file(400, true));
+  tmp.write("snli/snli_1.0_test.jsonl", file(120, true));
+  auto r = run_cli("run --task snli --data " + shq(path("snli")) + " --out " + shq(path("S")) + " --steps 100 --lm-coef 0" + model_flags());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = last_json_line(r.out);
+  EXPECT_GE(j["summary"]["accuracy"].get<double>(), 0.9) << j.dump();
+  EXPECT_EQ(j["run"]["train_examples"], 360);  // the 40 pairs without gold are skipped
+  auto log = testing::read_jsonl(tmp.path() / "S/log.jsonl");
+  EXPECT_FALSE(log.back().contains("lm_loss"));
+  EXPECT_EQ(j["run"]["request"]["lm_coef"], 0.0);
+}
+
+TEST_F(RunGptTest, RaceMultipleChoiceAndZeroShot) {
+  // The correct option is the one holding "yes"; articles in middle/ and high/ folders.
+  auto article = [&](const std::string& dir, int n, int idx) {
+    nlohmann::json a;
+    a["id"] = dir + std::to_string(idx) + ".txt";
+    a["article"] = words(6);
+    a["questions"] = nlohmann::json::array();
+    a["options"] = nlohmann::json::array();
+    a["answers"] = nlohmann::json::array();
+    for (int q = 0; q < n; ++q) {
+      const int right = static_cast<int>(rng() % 4);
+      nlohmann::json opts = nlohmann::json::array();
+      for (int k = 0; k < 4; ++k) opts.push_back(words(1) + (k == right ? " yes" : " no"));
+      a["questions"].push_back(words(2) + " ?");
+      a["options"].push_back(opts);
+      a["answers"].push_back(std::string(1, static_cast<char>('A' + right)));
+    }
+    return a.dump();
+  };
+  for (int i = 0; i < 60; ++i) tmp.write("RACE/train/" + std::string(i % 2 ? "high" : "middle") + "/" + std::to_string(i) + ".txt", article(i % 2 ? "high" : "middle", 5, i));
+  for (int i = 0; i < 20; ++i) tmp.write("RACE/test/" + std::string(i % 2 ? "high" : "middle") + "/" + std::to_string(i) + ".txt", article(i % 2 ? "high" : "middle", 5, i));
+  auto r = run_cli("run --task race --data " + shq(path("RACE")) + " --out " + shq(path("M")) + " --steps 120" + model_flags());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = last_json_line(r.out);
+  EXPECT_GE(j["summary"]["accuracy"].get<double>(), 0.9) << j.dump();
+  EXPECT_EQ(j["run"]["head"], "multiple-choice");
+  auto z = run_cli("run --arch gpt --zero-shot --task race --data " + shq(path("RACE")) + " --model " + shq(path("M/checkpoint")) +
+                   " --vocab " + shq(path("bpe")) + " --out " + shq(path("MZ")) + " --max-seq-len 40 --threads 2 --no-progress --json");
+  ASSERT_EQ(z.exit_code, 0) << z.err << z.out;
+  EXPECT_TRUE(last_json_line(z.out)["summary"].contains("accuracy"));
+}
+
+TEST_F(RunGptTest, StoryClozeTrainsOnValidationAndScoresTest) {
+  // The right ending holds "good", the wrong one "bad"; GPT fine-tunes on the validation stories.
+  auto csv = [&](int n) {
+    std::string s = "InputStoryid,InputSentence1,InputSentence2,InputSentence3,InputSentence4,RandomFifthSentenceQuiz1,"
+                    "RandomFifthSentenceQuiz2,AnswerRightEnding\n";
+    for (int i = 0; i < n; ++i) {
+      const int right = 1 + static_cast<int>(rng() % 2);
+      s += "s" + std::to_string(i) + "," + words(2) + "," + words(2) + "," + words(1) + "," + words(2) + "," +
+           words(1) + (right == 1 ? " good" : " bad") + "," + words(1) + (right == 2 ? " good" : " bad") + "," +
+           std::to_string(right) + "\n";
+    }
+    return s;
+  };
+  tmp.write("cloze/cloze_test_val__spring2016 - cloze_test_ALL_val.csv", csv(300));
+  tmp.write("cloze/cloze_test_test__spring2016 - cloze_test_ALL_test.csv", csv(100));
+  auto r = run_cli("run --task story-cloze --data " + shq(path("cloze")) + " --train-split val --eval-split test --out " +
+                   shq(path("C")) + " --steps 80" + model_flags());
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = last_json_line(r.out);
+  EXPECT_GE(j["summary"]["accuracy"].get<double>(), 0.9) << j.dump();
+  EXPECT_EQ(j["data"]["examples"], 100);
+  // No train split of Story Cloze: an error naming the split, before RUN is written.
+  auto bad = run_cli("run --task story-cloze --data " + shq(path("cloze")) + " --out " + shq(path("C2")) + model_flags());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("train"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(tmp.path() / "C2"));
+}
+
+TEST_F(RunGptTest, BadOptionsExitTwo) {
+  tmp.write("SST-2/dev.tsv", "sentence\tlabel\ngood\t1\nbad\t0\n");
+  auto r = run_cli("run --task glue-sst2 --zero-shot --data " + shq(path("SST-2")) + " --model-config " + shq(path("config.json")) +
+                   " --vocab " + shq(path("bpe")) + " --out " + shq(path("X")));
+  EXPECT_EQ(r.exit_code, 2) << r.err;  // --zero-shot without --arch gpt
+  r = run_cli("run --task squad-v2 --data " + shq(path("SST-2")) + " --out " + shq(path("X")) + model_flags());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  r = run_cli("run --task glue-rte --zero-shot --data " + shq(path("SST-2")) + " --out " + shq(path("X")) + model_flags());
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_FALSE(fs::exists(tmp.path() / "X"));
+}
+
+}  // namespace
+}  // namespace unieval
