@@ -217,7 +217,9 @@ TrainResult train_gpt(GptModel& model, const std::vector<GptFeature>& features, 
     batches.load(s);
     return false;
   };
-  return train_result(run_train_loop(*model, loop, run, resume, hooks));
+  TrainResult result;
+  copy_loop_result(run_train_loop(*model, loop, run, resume, hooks), result);
+  return result;
 }
 
 std::vector<SpanLogProb> score_continuations(GptModel& model, const std::vector<std::vector<int32_t>>& seqs,

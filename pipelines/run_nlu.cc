@@ -7,9 +7,11 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <map>
 
 #include "core/error.h"
 #include "core/io.h"
+#include "core/utf8.h"
 #include "metrics/glue.h"
 #include "models/checkpoint.h"
 #include "models/config.h"
@@ -275,12 +277,58 @@ std::vector<QaAnswer> decode_qa(const std::vector<QaItem>& items, const QaFeatur
 }
 
 // The original whitespace words a token span covers, joined by one space.
-std::string span_words(const QaAnswer& a, const TokDoc& d, const std::vector<std::string>& words) {
+}  // namespace
+
+std::string bert_final_text(const std::string& pred_text, const std::string& orig_text,
+                            const models::WordPieceTokenizer& tok) {
+  // Strings as code points (Python str), and the text without spaces with the map back.
+  auto code_points = [](const std::string& s) {
+    std::u32string out;
+    for (size_t i = 0; i < s.size();) out.push_back(core::next_code_point(s, i));
+    return out;
+  };
+  auto strip_spaces = [](const std::u32string& s, std::vector<size_t>& ns_to_s) {
+    std::u32string ns;
+    for (size_t i = 0; i < s.size(); ++i)
+      if (s[i] != U' ') {
+        ns_to_s.push_back(i);
+        ns.push_back(s[i]);
+      }
+    return ns;
+  };
+  std::string basic;
+  for (const auto& t : tok.basic_tokenize(orig_text)) basic += (basic.empty() ? "" : " ") + t;
+  const std::u32string tok_text = code_points(basic), pred = code_points(pred_text), orig = code_points(orig_text);
+  const size_t start = tok_text.find(pred);
+  if (pred.empty() || start == std::u32string::npos) return orig_text;
+  const size_t end = start + pred.size() - 1;
+  std::vector<size_t> orig_ns_to_s, tok_ns_to_s;
+  const std::u32string orig_ns = strip_spaces(orig, orig_ns_to_s), tok_ns = strip_spaces(tok_text, tok_ns_to_s);
+  if (orig_ns.size() != tok_ns.size()) return orig_text;  // lower-casing / accent stripping changed lengths
+  std::map<size_t, size_t> tok_s_to_ns;
+  for (size_t i = 0; i < tok_ns_to_s.size(); ++i) tok_s_to_ns[tok_ns_to_s[i]] = i;
+  auto it_s = tok_s_to_ns.find(start), it_e = tok_s_to_ns.find(end);
+  if (it_s == tok_s_to_ns.end() || it_e == tok_s_to_ns.end()) return orig_text;
+  const size_t os = orig_ns_to_s[it_s->second], oe = orig_ns_to_s[it_e->second];
+  std::string out;
+  for (size_t i = os; i <= oe; ++i) core::append_utf8(out, orig[i]);
+  return out;
+}
+
+namespace {
+
+// The answer text of a predicted span: the whitespace words it covers, trimmed inside the first
+// and last word to the predicted pieces as BERT's get_final_text does ("1990s" -> "1990").
+std::string span_words(const QaAnswer& a, const TokDoc& d, const std::vector<std::string>& words,
+                       const models::WordPieceTokenizer& tok) {
   if (a.tok_start < 0) return "";
   const int64_t ws = d.tok_to_word.at(a.tok_start), we = d.tok_to_word.at(a.tok_end);
   std::string s;
   for (int64_t w = ws; w <= we; ++w) s += (s.empty() ? "" : " ") + words[w];
-  return s;
+  std::vector<int32_t> pieces(d.ids.begin() + a.tok_start, d.ids.begin() + a.tok_end + 1);
+  models::DetokenizeOptions join;
+  join.clean_up_spaces = false;
+  return bert_final_text(tok.decode(pieces, join), s, tok);
 }
 
 int64_t count_entries(const std::string& vocab_path) {
@@ -378,10 +426,10 @@ struct SquadPreds {
   std::vector<std::pair<std::string, double>> diffs;         // null score - best span score
 };
 
-SquadPreds squad_preds(const QaSplit& q, const std::vector<QaAnswer>& ans) {
+SquadPreds squad_preds(const QaSplit& q, const std::vector<QaAnswer>& ans, const models::WordPieceTokenizer& tok) {
   SquadPreds s;
   for (size_t i = 0; i < q.items.size(); ++i) {
-    const std::string text = span_words(ans[i], q.docs[q.items[i].doc], (*q.contexts)[q.items[i].doc].words);
+    const std::string text = span_words(ans[i], q.docs[q.items[i].doc], (*q.contexts)[q.items[i].doc].words, tok);
     s.answers.emplace_back(q.ids[i], text);
     const double diff = std::isfinite(ans[i].best_score) ? ans[i].null_score - ans[i].best_score : 1e6;
     s.diffs.emplace_back(q.ids[i], diff);
@@ -622,7 +670,7 @@ RunOutcome run_nlu_task(const RunOptions& in) {
     pred_path = (eval_dir / "pred.tsv").string();
     core::write_file_atomic(pred_path, tasks::glue_predictions_text(*eval.glue, p));
   } else if (eval.squad) {
-    SquadPreds sp_eval = squad_preds(eval_qa, decode_qa(eval_qa.items, eval_qf, eval_preds, no));
+    SquadPreds sp_eval = squad_preds(eval_qa, decode_qa(eval_qa.items, eval_qf, eval_preds, no), tok);
     if (o.task == "squad-v2") {
       const std::string na_path = (eval_dir / "na_prob.json").string();
       core::write_file_atomic(na_path, tasks::squad_na_probs_json(sp_eval.diffs));
@@ -638,7 +686,7 @@ RunOutcome run_nlu_task(const RunOptions& in) {
         std::string tune_gold = gold_path;
         std::string tune_name = "eval";
         if (dev) {
-          sp_dev = squad_preds(dev_qa, decode_qa(dev_qa.items, dev_qf, dev_preds, no));
+          sp_dev = squad_preds(dev_qa, decode_qa(dev_qa.items, dev_qf, dev_preds, no), tok);
           tune = &sp_dev;
           tune_gold = dev_gold_path;
           tune_name = "dev";
@@ -680,7 +728,7 @@ RunOutcome run_nlu_task(const RunOptions& in) {
       const auto& cp = ans[i].class_prob;
       const size_t cls = cp.empty() ? 0 : static_cast<size_t>(std::max_element(cp.begin(), cp.end()) - cp.begin());
       if (cls != 0) texts.push_back(tasks::coqa_answer_text(static_cast<tasks::CoqaAnswerKind>(cls)));
-      else texts.push_back(span_words(ans[i], eval_qa.docs[eval_qa.items[i].doc], (*eval_qa.contexts)[eval_qa.items[i].doc].words));
+      else texts.push_back(span_words(ans[i], eval_qa.docs[eval_qa.items[i].doc], (*eval_qa.contexts)[eval_qa.items[i].doc].words, tok));
     }
     pred_path = (eval_dir / "predictions.json").string();
     core::write_file_atomic(pred_path, tasks::coqa_predictions_json(eval.coqa->turns, texts));

@@ -35,9 +35,9 @@
 // counts as an answer start only in the window where it has the most context (BERT
 // _check_is_max_context).
 // Answers: the best span over all windows of a question (n_best start x end candidates, length
-// <= max_answer_len), printed as the original whitespace words it covers (BERT refines the
-// ends with get_final_text inside a word: e.g. "1990s" where the tokens say "1990"; here the whole
-// words are kept; the official normalisation removes punctuation and articles either way).
+// <= max_answer_len), printed as the original text it covers, trimmed inside its first and last
+// whitespace word as BERT's get_final_text does ("1990s" where the pieces say "1990";
+// bert_final_text below).
 // SQuAD 2.0 no-answer: score_diff = null score (min over windows of [CLS] start + end) - best
 // span score. The threshold is chosen on the tuning split (an explicit --dev-split, else the
 // eval split itself, as BERT's run_squad and the official best_f1_thresh do): the official
@@ -46,6 +46,7 @@
 // threshold, its split and the best_* scores are in the result ("run"."na_threshold").
 // CoQA: answer class = argmax of the summed per-window softmax of the [CLS] class head; yes / no /
 // unknown print as that word, a span as its words.
+#include "models/tokenizer/wordpiece.h"
 #include "pipelines/run.h"
 #include "tasks/presets.h"
 
@@ -53,6 +54,13 @@ namespace unieval::pipelines {
 
 // The run for an understanding task (run_task calls it for tasks::is_nlu_task).
 RunOutcome run_nlu_task(const RunOptions& opts);
+
+// BERT's get_final_text (run_squad.py): the predicted pieces' text `pred_text` ("##" joined,
+// one space between tokens) located in the BasicTokenizer tokens of `orig_text` (the whitespace
+// words of the span) and mapped back to orig_text's characters, so that the answer can end
+// inside a word ("1990s" -> "1990"); orig_text itself when the alignment fails (as BERT).
+std::string bert_final_text(const std::string& pred_text, const std::string& orig_text,
+                            const models::WordPieceTokenizer& tok);
 
 // Fills o.finetune, o.nlu and o.dropout from an NLU preset (tasks/presets.h, seq2seq false).
 void apply_nlu_preset(RunOptions& o, const tasks::Preset& p);

@@ -102,7 +102,7 @@ TEST(TrainLoopTest, NonFiniteLossStopsWithTheLastCheckpointIntact) {
   // The checkpoint on disk is step 2's: the weights at the entry of step 3.
   Fixture g;
   Optimizer opt(named_pairs(g.model->named_parameters()), options(5).optim);
-  auto state = run.load_checkpoint(g.model, opt);
+  auto state = run.load_checkpoint(*g.model, opt);
   EXPECT_EQ(state["step"], 2);
   std::vector<torch::Tensor> loaded;
   for (const auto& p : g.model->parameters()) loaded.push_back(p.detach());
@@ -172,7 +172,7 @@ TEST(TrainLoopTest, AFailedCheckpointWriteLeavesThePreviousOneLoadable) {
   // Step 2's checkpoint is still there, loadable, and the run resumes from it to the end.
   Fixture h;
   Optimizer opt(named_pairs(h.model->named_parameters()), o.optim);
-  EXPECT_EQ(run.load_checkpoint(h.model, opt)["step"], 2);
+  EXPECT_EQ(run.load_checkpoint(*h.model, opt)["step"], 2);
   LoopResult r = run_train_loop(h.model, options(4), &run, true, h.hooks(-1));
   EXPECT_TRUE(r.finished);
   EXPECT_EQ(r.losses.size(), 2u);

@@ -20,7 +20,7 @@
 # | UNIEVAL     | build/unieval                | the binary                                        |
 # | SHARED      | <repo>/../shared/data        | squad_qg, vocab                                   |
 # | THREADS     | 2                            | CPU threads of every command                      |
-# | TOKENS      | 10000000                     | pre-training budget in input positions, per arm   |
+# | TOKENS      | 4000000                      | pre-training budget in input positions, per arm   |
 # | BATCH       | 48                           | examples per step (a multiple of 6)               |
 # | MAXLEN      | 128                          | pre-training sequence length                      |
 # | LR          | 5e-4                         | pre-training peak learning rate                   |
@@ -38,7 +38,7 @@ WORK="${WORK:-/work/mini-unilm}"
 UNIEVAL="${UNIEVAL:-$repo/build/unieval}"
 SHARED="${SHARED:-$repo/../shared/data}"
 THREADS="${THREADS:-2}"
-TOKENS="${TOKENS:-10000000}"
+TOKENS="${TOKENS:-4000000}"
 BATCH="${BATCH:-48}"
 MAXLEN="${MAXLEN:-128}"
 LR="${LR:-5e-4}"
@@ -48,7 +48,7 @@ STAGES="${STAGES:-corpus config pretrain finetune sst2 baseline collect}"
 # One recipe for every arm (no arm is tuned on its own): UniLM §3.3's QG settings where they fit a
 # small model fine-tuned on 10.5k pairs (label smoothing 0.1, target mask prob 0.7, beam search
 # with trigram blocking), a learning rate for a small model, lengths that fit the Du sentences.
-QG_ARGS="${QG_ARGS:---epochs 6 --lr 2e-4 --warmup 0.1 --batch-size 32 --max-src-len 96 --max-tgt-len 32 --beam 5 --max-len 32 --decode-batch 64 --option meteor_modules=exact,stem,synonym}"
+QG_ARGS="${QG_ARGS:---epochs 2 --lr 2e-4 --warmup 0.1 --batch-size 32 --max-src-len 96 --max-tgt-len 32 --beam 5 --max-len 32 --decode-batch 64 --eval-limit 1500 --option meteor_modules=exact,stem,synonym}"
 SST_ARGS="${SST_ARGS:---epochs 4 --lr 1e-4 --max-seq-len 64}"
 RESAMPLES="${RESAMPLES:-1000}"
 VOCAB="$SHARED/vocab/bert-uncased-vocab.txt"
