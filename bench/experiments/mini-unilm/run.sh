@@ -48,7 +48,7 @@ STAGES="${STAGES:-corpus config pretrain finetune sst2 baseline collect}"
 # One recipe for every arm (no arm is tuned on its own): UniLM §3.3's QG settings where they fit a
 # small model fine-tuned on 10.5k pairs (label smoothing 0.1, target mask prob 0.7, beam search
 # with trigram blocking), a learning rate for a small model, lengths that fit the Du sentences.
-QG_ARGS="${QG_ARGS:---epochs 2 --lr 2e-4 --warmup 0.1 --batch-size 32 --max-src-len 96 --max-tgt-len 32 --beam 5 --max-len 32 --decode-batch 64 --eval-limit 1500 --option meteor_modules=exact,stem,synonym}"
+QG_ARGS="${QG_ARGS:---epochs 1 --lr 2e-4 --warmup 0.1 --batch-size 32 --max-src-len 96 --max-tgt-len 32 --beam 5 --max-len 32 --decode-batch 64 --eval-limit 1500 --option meteor_modules=exact,stem,synonym}"
 SST_ARGS="${SST_ARGS:---epochs 4 --lr 1e-4 --max-seq-len 64}"
 RESAMPLES="${RESAMPLES:-1000}"
 VOCAB="$SHARED/vocab/bert-uncased-vocab.txt"
