@@ -23,7 +23,7 @@ namespace unieval::pipelines {
 // bootstrap, metrics/bootstrap.h, BootstrapDraw::kUniformInt): mean scores from their per-example
 // values (TaskOutput::mean_decomposable: SQuAD, CoQA, GLUE accuracy, ...), corpus scores of
 // decomposable metrics from the metric's own resampling function (TaskOutput::resampled: coco
-// BLEU-1..4 of squad-qg, resampled over the source keys). ROUGE-1.5.5 keeps its own published
+// BLEU-1..4 and METEOR of squad-qg, resampled over the source keys; coco ROUGE-L is a mean). ROUGE-1.5.5 keeps its own published
 // bootstrap. The options given are kept in the result's "eval_options" (read by `reproduce` to
 // refuse results scored under other metric settings than a paper's).
 //

@@ -56,7 +56,7 @@ int cmd_eval(const Args& args) {
       ("per-example", po::bool_switch(), "Keep per-example scores in the result.")
       ("bootstrap", po::value<int>()->default_value(0),
        "Percentile-bootstrap CIs with N resamples (0 = none): mean scores (EM, F1, accuracy) and corpus "
-       "scores of decomposable metrics (squad-qg coco BLEU-1..4).")
+       "scores of decomposable metrics (squad-qg coco BLEU-1..4, METEOR, ROUGE-L).")
       ("seed", po::value<unsigned long long>()->default_value(12345), "Bootstrap seed.")
       ("ci-level", po::value<double>()->default_value(0.95), "CI coverage.")
       ("paired-pred", po::value<std::string>()->default_value(""),
