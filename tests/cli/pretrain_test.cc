@@ -9,11 +9,13 @@
 #include <random>
 #include <sstream>
 
+#include "tests/json_line.h"
 #include "tests/schema_check.h"
 #include "tests/test_util.h"
 
 namespace {
 
+using unieval::testing::last_json_line;
 using unieval::testing::run_cli;
 using unieval::testing::shq;
 using unieval::testing::TempDir;
@@ -71,13 +73,6 @@ struct Fixture {
   }
 };
 
-nlohmann::json last_json_line(const std::string& out) {
-  std::istringstream in(out);
-  std::string line, last;
-  while (std::getline(in, line))
-    if (!line.empty()) last = line;
-  return nlohmann::json::parse(last);
-}
 
 TEST(PretrainCliTest, RunsToTheStepBudgetAndItsCheckpointFineTunes) {
   SKIP_WITHOUT_PRETRAIN();

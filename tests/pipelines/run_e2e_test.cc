@@ -12,6 +12,7 @@
 
 #include "core/io.h"
 #include "results/run_result.h"
+#include "tests/json_line.h"
 #include "tests/test_util.h"
 
 namespace unieval {
@@ -22,13 +23,7 @@ using testing::run_cli;
 using testing::shq;
 using testing::TempDir;
 
-nlohmann::json last_json_line(const std::string& out) {
-  auto end = out.find_last_not_of('\n');
-  if (end == std::string::npos) return {};
-  auto begin = out.rfind('\n', end);
-  begin = begin == std::string::npos ? 0 : begin + 1;
-  return nlohmann::json::parse(out.substr(begin, end - begin + 1));
-}
+using testing::last_json_line;
 
 // Required fields present, every top-level field documented, and the reader accepts it; the
 // "run" block's required fields and sha256 patterns.

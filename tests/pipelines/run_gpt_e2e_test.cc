@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/io.h"
+#include "tests/json_line.h"
 #include "tests/test_util.h"
 
 namespace unieval {
@@ -20,13 +21,7 @@ using testing::run_cli;
 using testing::shq;
 using testing::TempDir;
 
-nlohmann::json last_json_line(const std::string& out) {
-  auto end = out.find_last_not_of('\n');
-  if (end == std::string::npos) return {};
-  auto begin = out.rfind('\n', end);
-  begin = begin == std::string::npos ? 0 : begin + 1;
-  return nlohmann::json::parse(out.substr(begin, end - begin + 1));
-}
+using testing::last_json_line;
 
 const std::vector<std::string> kFiller = {"the", "a", "film", "plot", "story", "was", "is", "quite", "long",
                                           "short", "music", "scene", "end", "and", "of", "it", "this"};

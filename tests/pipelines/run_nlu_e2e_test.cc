@@ -13,6 +13,7 @@
 #include <random>
 
 #include "core/io.h"
+#include "tests/json_line.h"
 #include "tests/test_util.h"
 
 namespace unieval {
@@ -23,13 +24,7 @@ using testing::run_cli;
 using testing::shq;
 using testing::TempDir;
 
-nlohmann::json last_json_line(const std::string& out) {
-  auto end = out.find_last_not_of('\n');
-  if (end == std::string::npos) return {};
-  auto begin = out.rfind('\n', end);
-  begin = begin == std::string::npos ? 0 : begin + 1;
-  return nlohmann::json::parse(out.substr(begin, end - begin + 1));
-}
+using testing::last_json_line;
 
 const std::vector<std::string> kFiller = {"the", "a", "film", "plot", "actor", "story", "was", "is", "very", "quite",
                                           "long", "short", "music", "scene", "end", "and", "of", "it", "this", "that"};
