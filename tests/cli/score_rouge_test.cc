@@ -136,6 +136,20 @@ TEST(ScoreRougeCliTest, BadInputExitsTwo) {
   CliResult w = run_cli("score --metric rouge --hyp " + h + " --ref " + r2 + " -w 1.2");
   EXPECT_EQ(w.exit_code, 2);
   EXPECT_NE(w.err.find("r2.txt:2"), std::string::npos) << w.err;
+  // Invalid UTF-8: the one policy of every metric (ROUGE-1.5.5 itself reads bytes), for line
+  // files, for SPL directories and in rouge-score mode.
+  std::string bad = shq(tmp.write("bad.txt", "a b\nc \xff d\n"));
+  for (const char* mode : {"", " --mode rouge-score"}) {
+    CliResult u = run_cli(std::string("score --metric rouge --hyp ") + bad + " --ref " + r2 + mode);
+    EXPECT_EQ(u.exit_code, 2) << mode;
+    EXPECT_NE(u.err.find("bad.txt:2: invalid UTF-8 at byte 3"), std::string::npos) << u.err;
+  }
+  tmp.write("sys/a.txt", "ok .\n");
+  tmp.write("ref/a.txt", "fine .\nnot \xc3 utf-8\n");
+  CliResult spl = run_cli("score --metric rouge --hyp-dir " + shq((tmp.path() / "sys").string()) + " --ref-dir " +
+                          shq((tmp.path() / "ref").string()));
+  EXPECT_EQ(spl.exit_code, 2);
+  EXPECT_NE(spl.err.find("a.txt:2: invalid UTF-8 at byte 5"), std::string::npos) << spl.err;
 }
 
 // -t 0 is ROUGE-1.5.5's default counting unit (per-summary scores averaged): accepted, same
