@@ -119,4 +119,9 @@ AutocastScope::~AutocastScope() {
   compat::autocast_region_exit();
 }
 
+torch::Device device_of(const torch::nn::Module& module) {
+  for (const auto& p : module.parameters()) return p.device();
+  return torch::Device(torch::kCPU);
+}
+
 }  // namespace unieval::models

@@ -53,6 +53,9 @@ bool cuda_available();
 // kAuto → fp32 on CPU, bf16 on CUDA. Reduced precision on CPU → InputError.
 Precision resolve_precision(Precision requested, const torch::Device& device);
 
+// The device of a module's parameters (CPU for a module without parameters).
+torch::Device device_of(const torch::nn::Module& module);
+
 // Sets LibTorch's intra-op threads (and OpenBLAS's, when loaded) to n >= 1; InputError if n < 0;
 // 0 leaves the defaults.
 void set_threads(int n);

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/error.h"
+#include "models/device.h"
 #include "models/train_loop.h"
 #include "models/train_util.h"
 
@@ -37,11 +38,6 @@ GptHeads gpt_heads(GptHead head, int64_t num_labels) {
 }
 
 namespace {
-
-torch::Device model_device(GptModel& model) {
-  for (const auto& p : model->parameters()) return p.device();
-  return torch::Device(torch::kCPU);
-}
 
 GptBatch to_device(GptBatch b, const torch::Device& d) {
   b.input_ids = b.input_ids.to(d);
@@ -127,7 +123,7 @@ std::vector<std::vector<float>> predict_gpt(GptModel& model, const std::vector<G
   std::vector<std::vector<float>> out(features.size());
   if (features.empty()) return out;
   if (batch_size < 1) throw InputError("prediction batch size must be at least 1");
-  const torch::Device device = model_device(model);
+  const torch::Device device = device_of(*model);
   model->eval();
   torch::NoGradGuard ng;
   auto longest = [&](size_t i) {
@@ -174,7 +170,7 @@ TrainResult train_gpt(GptModel& model, const std::vector<GptFeature>& features, 
       throw InputError("answer " + std::to_string(f.label) + " outside the " + std::to_string(n) + " choices");
     lengths.push_back(static_cast<int64_t>(m * n));
   }
-  const torch::Device device = model_device(model);
+  const torch::Device device = device_of(*model);
   EpochBatches batches = fine_tuning_batches(std::move(lengths), opts);
   const LoopOptions loop = loop_options(opts, batches);
   LoopHooks hooks;
@@ -226,7 +222,7 @@ std::vector<SpanLogProb> score_continuations(GptModel& model, const std::vector<
                                              const std::vector<int64_t>& from, int64_t batch_size) {
   if (seqs.size() != from.size()) throw InputError("score_continuations: one start position per sequence");
   std::vector<SpanLogProb> out(seqs.size());
-  const torch::Device device = model_device(model);
+  const torch::Device device = device_of(*model);
   model->eval();
   torch::NoGradGuard ng;
   for (size_t i = 0; i < seqs.size(); i += static_cast<size_t>(batch_size)) {
@@ -260,7 +256,7 @@ std::vector<SpanLogProb> score_continuations(GptModel& model, const std::vector<
 std::vector<std::vector<double>> next_token_logprobs(GptModel& model, const std::vector<std::vector<int32_t>>& prefixes,
                                                      const std::vector<int32_t>& candidates, int64_t batch_size) {
   std::vector<std::vector<double>> out(prefixes.size());
-  const torch::Device device = model_device(model);
+  const torch::Device device = device_of(*model);
   model->eval();
   torch::NoGradGuard ng;
   std::vector<int64_t> cand(candidates.begin(), candidates.end());
@@ -313,7 +309,7 @@ torch::Tensor GptScorer::step(const StepRequest& req) {
   }
   model_->eval();
   torch::NoGradGuard ng;
-  GptBatch b = to_device(make_gpt_batch(fs, idx), model_device(model_));
+  GptBatch b = to_device(make_gpt_batch(fs, idx), device_of(*model_));
   torch::Tensor h = GptModelImpl::gather_positions(model_->forward(b.input_ids, b.attention_mask).last_hidden_state, b.last);
   return torch::log_softmax(model_->lm_logits(h).to(torch::kFloat), -1);
 }

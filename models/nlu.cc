@@ -10,6 +10,7 @@
 #include <random>
 
 #include "core/error.h"
+#include "models/device.h"
 #include "models/optim.h"
 #include "models/seq2seq_data.h"
 #include "models/train_loop.h"
@@ -85,11 +86,6 @@ NluBatch make_nlu_batch(const std::vector<NluFeature>& features, const std::vect
 
 namespace {
 
-torch::Device model_device(UnilmModel& model) {
-  for (const auto& p : model->parameters()) return p.device();
-  return torch::Device(torch::kCPU);
-}
-
 // Padding positions get -inf (large negative) so that they take no probability mass.
 torch::Tensor mask_padding(const torch::Tensor& logits, const torch::Tensor& mask) {
   return logits.to(torch::kFloat).masked_fill(mask.eq(0), -1e30);
@@ -132,7 +128,7 @@ std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluF
   std::vector<NluPrediction> out(features.size());
   if (features.empty()) return out;
   if (opts.batch_size < 1) throw InputError("prediction batch size must be at least 1");
-  const torch::Device device = model_device(model);
+  const torch::Device device = device_of(*model);
   model->eval();
   torch::NoGradGuard no_grad;
   std::vector<size_t> order(features.size());
@@ -200,7 +196,7 @@ TrainResult train_nlu(UnilmModel& model, const std::vector<NluFeature>& features
       throw InputError("class " + std::to_string(f.label) + " outside the head's " +
                        std::to_string(model->heads().num_labels) + " classes");
   }
-  const torch::Device device = model_device(model);
+  const torch::Device device = device_of(*model);
   std::vector<int64_t> lengths;
   for (const auto& f : features) lengths.push_back(static_cast<int64_t>(f.ids.size()));
   EpochBatches batches = fine_tuning_batches(std::move(lengths), opts);

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "core/error.h"
+#include "models/device.h"
 #include "models/train_loop.h"
 #include "models/train_util.h"
 
@@ -145,10 +146,7 @@ PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const Specia
   if (ids.vocab_size > cfg.vocab_size)
     throw InputError("the vocabulary has " + std::to_string(ids.vocab_size) + " entries but the model's vocab_size is " +
                      std::to_string(cfg.vocab_size));
-  const torch::Device device = [&] {
-    for (const auto& p : model->parameters()) return p.device();
-    return torch::Device(torch::kCPU);
-  }();
+  const torch::Device device = device_of(*model);
 
   const LoopOptions loop = loop_options_for(opts, opts.total_steps());
 

@@ -3,16 +3,12 @@
 
 #include <algorithm>
 
+#include "models/device.h"
 #include "models/masks.h"
 
 namespace unieval::models {
 
 namespace {
-
-torch::Device device_of(UnilmModel& model) {
-  for (const auto& p : model->parameters()) return p.device();
-  return torch::kCPU;
-}
 
 torch::Tensor index_tensor(const std::vector<int64_t>& v, torch::Device d) {
   return torch::tensor(v, torch::kInt64).to(d);
@@ -27,7 +23,7 @@ UnilmStepScorer::UnilmStepScorer(UnilmModel model, std::vector<std::vector<int64
       ids_(ids),
       types_(types),
       use_cache_(use_cache),
-      device_(device_of(model_)) {
+      device_(device_of(*model_)) {
   for (const auto& s : sources_) src_len_.push_back(static_cast<int64_t>(s.size()) + 2);
 }
 

@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "models/device.h"
 #include "core/io.h"
 #include "models/run_dir.h"
 #include "models/safetensors.h"
@@ -279,10 +280,7 @@ std::string format_duration(double s) {
 double dev_loss(UnilmModel& model, const std::vector<Seq2SeqExample>& dev, const SpecialIds& ids,
                 const Seq2SeqDataOptions& data, int64_t batch_tokens, uint64_t seed) {
   if (dev.empty()) return 0.0;
-  const torch::Device device = [&] {
-    for (const auto& p : model->parameters()) return p.device();
-    return torch::Device(torch::kCPU);
-  }();
+  const torch::Device device = device_of(*model);
   model->eval();
   torch::NoGradGuard no_grad;
   std::mt19937_64 rng(seed);
@@ -317,10 +315,7 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
   if (!(opts.data.mask_prob > 0.0 && opts.data.mask_prob <= 1.0)) throw InputError("--mask-prob must be in (0, 1]");
   if (opts.label_smoothing < 0.0 || opts.label_smoothing >= 1.0)
     throw InputError("--label-smoothing must be in [0, 1)");
-  const torch::Device device = [&] {
-    for (const auto& p : model->parameters()) return p.device();
-    return torch::Device(torch::kCPU);
-  }();
+  const torch::Device device = device_of(*model);
 
   std::vector<int64_t> lengths;
   for (const auto& ex : train) lengths.push_back(packed_length(ex));
