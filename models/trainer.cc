@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/fs.h"
 #include "models/device.h"
 #include "core/io.h"
 #include "models/run_dir.h"
@@ -142,16 +143,16 @@ void RunDir::save_best(torch::nn::Module& model, const ojson& info) {
   const fs::path cur = root / "best";
   const fs::path old = root / "best.old";
   std::error_code ec;
-  fs::remove_all(tmp, ec);
+  core::remove_tree(tmp.string(), ec);
   fs::create_directories(tmp);
   save_model_weights(model, (tmp / kRunWeightsFile).string());
   core::write_file_atomic((tmp / "config.json").string(), core::read_file(file("config.json")));
   if (fs::exists(file("vocab.txt"))) core::write_file_atomic((tmp / "vocab.txt").string(), core::read_file(file("vocab.txt")));
   core::write_file_atomic((tmp / "best.json").string(), info.dump(2) + "\n");
-  fs::remove_all(old, ec);
+  core::remove_tree(old.string(), ec);
   if (fs::exists(cur)) fs::rename(cur, old);
   fs::rename(tmp, cur);
-  fs::remove_all(old, ec);
+  core::remove_tree(old.string(), ec);
 }
 
 bool RunDir::has_checkpoint() const {
@@ -190,7 +191,7 @@ void RunDir::save_checkpoint(torch::nn::Module& model, const Optimizer& opt, con
   const fs::path cur = root / "checkpoint";
   const fs::path old = root / "checkpoint.old";
   std::error_code ec;
-  fs::remove_all(tmp, ec);
+  core::remove_tree(tmp.string(), ec);
   fs::create_directories(tmp);
   save_model_weights(model, (tmp / kRunWeightsFile).string());
   core::write_file_atomic((tmp / "config.json").string(), core::read_file(file("config.json")));
@@ -206,10 +207,10 @@ void RunDir::save_checkpoint(torch::nn::Module& model, const Optimizer& opt, con
   core::write_file_atomic((tmp / "trainer_state.json").string(), state.dump(2) + "\n");
   // Swap: checkpoint -> checkpoint.old, tmp -> checkpoint, drop old. A crash in between leaves
   // checkpoint.old, which load_checkpoint falls back to.
-  fs::remove_all(old, ec);
+  core::remove_tree(old.string(), ec);
   if (fs::exists(cur)) fs::rename(cur, old);
   fs::rename(tmp, cur);
-  fs::remove_all(old, ec);
+  core::remove_tree(old.string(), ec);
 }
 
 nlohmann::json RunDir::load_checkpoint(torch::nn::Module& model, Optimizer& opt) const {

@@ -15,6 +15,7 @@
 
 #include "metrics/bleu.h"
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/io.h"
 #include "metrics/squad.h"
 #include "models/checkpoint.h"
@@ -483,7 +484,7 @@ DemoResult run_demo(const DemoOptions& opts) {
     bool on;
     ~Cleanup() {
       std::error_code ec;
-      if (on) fs::remove_all(dir, ec);
+      if (on) core::remove_tree(dir, ec);
     }
   } cleanup{dir, temporary};
 
@@ -501,7 +502,11 @@ DemoResult run_demo(const DemoOptions& opts) {
   f.train.progress = opts.progress;
   f.decode = opts.search;
   f.device.threads = opts.threads;
-  if (fs::exists(fs::path(f.out_dir) / "checkpoint")) fs::remove_all(f.out_dir);
+  if (fs::exists(fs::path(f.out_dir) / "checkpoint")) {
+    std::error_code ec;
+    core::remove_tree(f.out_dir, ec);
+    if (ec) throw InputError(f.out_dir, 0, "cannot remove the previous run: " + ec.message());
+  }
   auto t0 = std::chrono::steady_clock::now();
   FinetuneResult fr = finetune(f);
   auto t1 = std::chrono::steady_clock::now();

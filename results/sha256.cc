@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/fs.h"
 
 namespace unieval::results {
 
@@ -124,14 +125,9 @@ std::string sha256_path(const std::string& path) {
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) return sha256_file(path);
   if (!fs::is_directory(path, ec)) return "";
-  std::vector<std::pair<std::string, std::string>> files;  // relative path, absolute path
-  for (fs::recursive_directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
-    if (it->is_regular_file(ec))
-      files.push_back({fs::relative(it->path(), path).generic_string(), it->path().string()});
-  if (ec) throw InputError(path, 0, "cannot list folder: " + ec.message());
-  std::sort(files.begin(), files.end());
   std::string listing;
-  for (const auto& [rel, abs] : files) listing += rel + "\t" + sha256_file(abs) + "\n";
+  for (const std::string& rel : core::list_files(path))
+    listing += rel + "\t" + sha256_file((fs::path(path) / rel).string()) + "\n";
   return sha256_hex(listing);
 }
 

@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "core/error.h"
+#include "core/fs.h"
 #include "core/io.h"
 #include "tasks/registry.h"
 
@@ -334,11 +335,10 @@ std::vector<Example> read_race(const std::string& data, const std::string& only_
   std::vector<std::pair<std::string, fs::path>> files;  // relative path, full path
   fs::path root(data);
   if (fs::is_directory(root)) {
-    for (const auto& e : fs::recursive_directory_iterator(root)) {
-      if (!e.is_regular_file()) continue;
-      std::string ext = e.path().extension().string();
+    for (const std::string& rel : core::list_files(data)) {
+      std::string ext = fs::path(rel).extension().string();
       if (ext != ".txt" && ext != ".json") continue;
-      files.emplace_back(fs::relative(e.path(), root).generic_string(), e.path());
+      files.emplace_back(rel, root / rel);
     }
     std::sort(files.begin(), files.end());
     // A relative path does not include the --data folder itself (RACE/test/high): look at it too.

@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/fs.h"
+
 namespace unieval::testing {
 
 // ../shared beside the checkout, or $UNIEVAL_SHARED.
@@ -52,7 +54,7 @@ class TempDir {
   }
   ~TempDir() {
     std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
+    core::remove_tree(path_.string(), ec);  // not fs::remove_all: see core/fs.h
   }
   const std::filesystem::path& path() const { return path_; }
   // Writes text to a file in the directory and returns its path.

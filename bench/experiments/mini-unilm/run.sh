@@ -20,6 +20,7 @@
 # | UNIEVAL     | build/unieval                | the binary                                        |
 # | SHARED      | <repo>/../shared/data        | squad_qg, vocab                                   |
 # | THREADS     | 2                            | CPU threads of every command                      |
+# | DEVICE      | cpu                          | --device of every model command (cuda on a GPU)   |
 # | TOKENS      | 4000000                      | pre-training budget in input positions, per arm   |
 # | BATCH       | 48                           | examples per step (a multiple of 6)               |
 # | MAXLEN      | 128                          | pre-training sequence length                      |
@@ -38,6 +39,7 @@ WORK="${WORK:-/work/mini-unilm}"
 UNIEVAL="${UNIEVAL:-$repo/build/unieval}"
 SHARED="${SHARED:-$repo/../shared/data}"
 THREADS="${THREADS:-2}"
+DEVICE="${DEVICE:-cpu}"
 TOKENS="${TOKENS:-4000000}"
 BATCH="${BATCH:-48}"
 MAXLEN="${MAXLEN:-128}"
@@ -94,7 +96,7 @@ fi
 # ---- pre-training -------------------------------------------------------------------------------
 pretrain_arm() {
   local arm="$1" out="$WORK/pt-$1"
-  local -a common=(--threads "$THREADS" --json)
+  local -a common=(--threads "$THREADS" --device "$DEVICE" --json)
   if [[ -f "$out/checkpoint/trainer_state.json" ]]; then
     log "pretrain $arm: resuming $out"
     "$UNIEVAL" pretrain --out "$out" --resume "${common[@]}" | tail -1 > "$out/summary.json.tmp"
@@ -134,7 +136,7 @@ fine_tune() {
     local out="$WORK/$name-$arm"
     log "$task $arm: $out"
     local -a cmd=(run --task "$task" --out "$out" --model "$WORK/pt-$arm/checkpoint" --seed "$SEED"
-      --threads "$THREADS" --json "$@")
+      --threads "$THREADS" --device "$DEVICE" --json "$@")
     record "$task $arm" unieval "${cmd[@]}"
     "$UNIEVAL" "${cmd[@]}" | tail -1 > "$out.summary.json"
   done
