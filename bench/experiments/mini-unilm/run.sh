@@ -31,6 +31,7 @@
 # | QG_ARGS     | see below                    | the QG fine-tuning + decoding recipe (every arm)  |
 # | SST_ARGS    | see below                    | the SST-2 recipe (every arm)                      |
 # | RESAMPLES   | 1000                         | bootstrap resamples of the CIs and paired tests   |
+# | RESULTS     | results/experiments/mini-unilm | where collect writes (the GPU run: ...-gpu)     |
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -53,6 +54,7 @@ STAGES="${STAGES:-corpus config pretrain finetune sst2 baseline collect}"
 QG_ARGS="${QG_ARGS:---epochs 1 --lr 2e-4 --warmup 0.1 --batch-size 32 --max-src-len 96 --max-tgt-len 32 --beam 5 --max-len 32 --decode-batch 64 --eval-limit 1500 --option meteor_modules=exact,stem,synonym}"
 SST_ARGS="${SST_ARGS:---epochs 4 --lr 1e-4 --max-seq-len 64}"
 RESAMPLES="${RESAMPLES:-1000}"
+RESULTS="${RESULTS:-$repo/results/experiments/mini-unilm}"
 VOCAB="$SHARED/vocab/bert-uncased-vocab.txt"
 mkdir -p "$WORK"
 if [[ -z "${UNIEVAL_METEOR_DATA:-}" && -d "$SHARED/meteor" ]]; then export UNIEVAL_METEOR_DATA="$SHARED/meteor"; fi
@@ -169,6 +171,6 @@ fi
 # ---- collect: CIs, paired tests, curves -> results/experiments/mini-unilm ---------------------------
 if has_stage collect; then
   # shellcheck disable=SC2086
-  python3 "$here/collect.py" --work "$WORK" --unieval "$UNIEVAL" --dest "$repo/results/experiments/mini-unilm" \
+  python3 "$here/collect.py" --work "$WORK" --unieval "$UNIEVAL" --dest "$RESULTS" \
     --arms $ARMS --resamples "$RESAMPLES"
 fi
