@@ -137,6 +137,39 @@ std::string RunDir::file(const std::string& name) const { return (fs::path(path_
 std::string RunDir::checkpoint_dir() const { return file("checkpoint"); }
 std::string RunDir::best_dir() const { return file("best"); }
 
+namespace {
+
+std::string raw_bytes(const std::string& path) {
+  std::string bytes;
+  core::read_raw_file(path, bytes);
+  return bytes;
+}
+
+// The tokenizer files a run folder may hold (WordPiece; the GPT BPE pair, plain or gzipped):
+// each present one is copied into every checkpoint and RUN/best.
+constexpr const char* kTokenizerFiles[] = {"vocab.txt", "encoder_bpe_40000.json", "vocab_40000.bpe",
+                                           "vocab.json", "merges.txt"};
+
+void copy_tokenizer_files(const fs::path& run, const fs::path& dst) {
+  for (const char* name : kTokenizerFiles)
+    for (const char* suffix : {"", ".gz"}) {
+      const fs::path src = run / (std::string(name) + suffix);
+      if (fs::exists(src)) core::write_file_atomic((dst / src.filename()).string(), raw_bytes(src.string()));
+    }
+}
+
+}  // namespace
+
+void RunDir::add_tokenizer_files(const std::vector<std::string>& paths) {
+  for (const std::string& p : paths) {
+    const std::string name = fs::path(p).filename().string();
+    bool known = false;
+    for (const char* n : kTokenizerFiles) known = known || name == n || name == std::string(n) + ".gz";
+    if (!known) throw InputError(p, 0, "not a tokenizer file a run folder carries");
+    core::write_file_atomic(file(name), raw_bytes(p));
+  }
+}
+
 void RunDir::save_best(torch::nn::Module& model, const ojson& info) {
   const fs::path root(path_);
   const fs::path tmp = root / ("best.tmp." + std::to_string(::getpid()));
@@ -147,7 +180,7 @@ void RunDir::save_best(torch::nn::Module& model, const ojson& info) {
   fs::create_directories(tmp);
   save_model_weights(model, (tmp / kRunWeightsFile).string());
   core::write_file_atomic((tmp / "config.json").string(), core::read_file(file("config.json")));
-  if (fs::exists(file("vocab.txt"))) core::write_file_atomic((tmp / "vocab.txt").string(), core::read_file(file("vocab.txt")));
+  copy_tokenizer_files(root, tmp);
   core::write_file_atomic((tmp / "best.json").string(), info.dump(2) + "\n");
   core::remove_tree(old.string(), ec);
   if (fs::exists(cur)) fs::rename(cur, old);
@@ -195,7 +228,7 @@ void RunDir::save_checkpoint(torch::nn::Module& model, const Optimizer& opt, con
   fs::create_directories(tmp);
   save_model_weights(model, (tmp / kRunWeightsFile).string());
   core::write_file_atomic((tmp / "config.json").string(), core::read_file(file("config.json")));
-  if (fs::exists(file("vocab.txt"))) core::write_file_atomic((tmp / "vocab.txt").string(), core::read_file(file("vocab.txt")));
+  copy_tokenizer_files(root, tmp);
   core::write_file_atomic((tmp / "optimizer.pt").string(), serialize_tensors(opt.state_dict()));
   {
     std::map<std::string, torch::Tensor> rng;

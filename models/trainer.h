@@ -122,6 +122,9 @@ class RunDir {
   // (the checkpoints then hold none either).
   void create(const nlohmann::ordered_json& run_info, const nlohmann::json& config_json, const std::string& vocab_text);
   nlohmann::json run_info() const;
+  // Copies tokenizer files (the GPT BPE pair, by their own names) into RUN verbatim; every
+  // checkpoint and RUN/best then carries them, so RUN/checkpoint is a complete --model folder.
+  void add_tokenizer_files(const std::vector<std::string>& paths);
 
   // Writes the checkpoint directory as a whole (temp dir + rename; the previous one is replaced).
   void save_checkpoint(torch::nn::Module& model, const Optimizer& opt, const nlohmann::ordered_json& state);

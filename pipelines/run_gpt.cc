@@ -54,7 +54,7 @@ enum class Form { kSingle, kPair, kSimilarity, kChoice };
 Form form_of(const std::string& task) {
   if (task == "glue-cola" || task == "glue-sst2") return Form::kSingle;
   if (task == "glue-mrpc" || task == "glue-qqp" || task == "glue-stsb") return Form::kSimilarity;
-  if (task.rfind("race", 0) == 0 || task == "story-cloze") return Form::kChoice;
+  if (task.rfind("race", 0) == 0 || task == "story-cloze" || task == "dprd") return Form::kChoice;
   return Form::kPair;  // entailment: GLUE NLI tasks, snli, scitail
 }
 
@@ -67,6 +67,7 @@ std::string gpt_split_path(const std::string& task, const std::string& data, con
   if (task == "snli") cand = {d / ("snli_1.0_" + split + ".jsonl"), d / ("snli_1.0_" + split + ".txt")};
   else if (task == "scitail") cand = {d / ("scitail_1.0_" + split + ".tsv"), d / "tsv_format" / ("scitail_1.0_" + split + ".tsv")};
   else if (task.rfind("race", 0) == 0) cand = {d / split};
+  else if (task == "dprd") cand = {d / (split + ".c.txt"), d / (split + ".txt")};
   else {  // story-cloze: the val / test CSVs (GPT fine-tunes on the validation stories)
     std::vector<fs::path> csv;
     for (const auto& e : fs::directory_iterator(d))
@@ -209,12 +210,14 @@ RunOutcome run_gpt_task(const RunOptions& in) {
   RunOptions o = in;
   if (!is_gpt_run_task(o.task))
     throw InputError("--arch gpt runs glue-cola, glue-sst2, glue-mrpc, glue-stsb, glue-qqp, glue-mnli, glue-mnli-mm, "
-                     "glue-qnli, glue-rte, glue-wnli, snli, scitail, race, race-m, race-h, story-cloze; not --task " + o.task);
+                     "glue-qnli, glue-rte, glue-wnli, snli, scitail, race, race-m, race-h, story-cloze, dprd; not --task " + o.task);
   const bool glue = o.task.rfind("glue-", 0) == 0;
   const Form form = form_of(o.task);
   if (o.zero_shot && o.task != "glue-sst2" && o.task != "glue-cola" && form != Form::kChoice)
-    throw InputError("--zero-shot: GPT §5's heuristics are for glue-sst2, glue-cola and the multiple-choice tasks "
+    throw InputError("--zero-shot: GPT §5's heuristics are for glue-sst2, glue-cola, dprd and the multiple-choice tasks "
                      "(race*, story-cloze), not " + o.task);
+  if (o.task == "dprd" && !o.zero_shot)
+    throw InputError("--task dprd: GPT evaluates the Winograd schemas zero-shot only (§5); add --zero-shot");
   check_run_sources(o);
   if (o.eval_split.empty()) o.eval_split = glue ? "dev" : "test";
   const int max_len = o.nlu.max_seq_len;
@@ -383,15 +386,29 @@ RunOutcome run_gpt_task(const RunOptions& in) {
       std::vector<std::vector<int32_t>> seqs;
       std::vector<int64_t> from;
       std::vector<size_t> owner;
+      const bool dprd = o.task == "dprd";
       for (size_t i = 0; i < eval.gpt->examples.size(); ++i) {
         const auto& e = eval.gpt->examples[i];
         std::vector<int32_t> ctx = bpe_ids(tok, e.texts.at(0));
-        if (e.texts.size() > 1) {
+        if (e.texts.size() > 1 && !dprd) {
           std::vector<int32_t> q = bpe_ids(tok, e.texts[1]);
           ctx.insert(ctx.end(), q.begin(), q.end());
         }
-        for (const auto& c : e.choices) {
+        for (size_t ci = 0; ci < e.choices.size(); ++ci) {
+          const std::string& c = e.choices[ci];
           std::vector<int32_t> a = bpe_ids(tok, c);
+          if (dprd) {
+            // Winograd (§5): the pronoun replaced by the candidate; the score is the average
+            // log-probability of the rest of the sentence after it (the candidate itself when
+            // the pronoun ends the sentence).
+            const auto [head, rest] = tasks::dprd_substitution(e, ci);
+            ctx = bpe_ids(tok, head);
+            a = bpe_ids(tok, rest);
+            if (a.empty()) {
+              ctx = bpe_ids(tok, head.substr(0, head.size() - c.size()));
+              a = bpe_ids(tok, c);
+            }
+          }
           if (a.empty()) a.push_back(tok.unk_id());
           if (a.size() > static_cast<size_t>(max_len) - 1) a.resize(static_cast<size_t>(max_len) - 1);
           std::vector<int32_t> x = ctx;
@@ -413,7 +430,9 @@ RunOutcome run_gpt_task(const RunOptions& in) {
         if (sc[j].mean() > best[i]) best[i] = sc[j].mean(), predictions[i] = static_cast<double>(k[i]);
         ++k[i];
       }
-      extra["zero_shot"] = "the answer with the highest average token log-probability given document and question (GPT §5)";
+      extra["zero_shot"] = dprd ? "the candidate after which the rest of the sentence has the highest average token "
+                                  "log-probability (GPT §5, Winograd schemas)"
+                                : "the answer with the highest average token log-probability given document and question (GPT §5)";
     }
     extra["model_sha256"] = results::sha256_file(weights);
   } else {
@@ -459,6 +478,7 @@ RunOutcome run_gpt_task(const RunOptions& in) {
         info["special_tokens"] = {{"_start_", tok.start_id()}, {"_delimiter_", tok.delimiter_id()}, {"_classify_", tok.classify_id()}};
         info["runtime"] = rt.describe();
         rd.create(info, model->config().to_json(), "");
+        rd.add_tokenizer_files(models::BpeTokenizer::files_in(bpe_dir));
       } else if (o.progress) {
         std::cerr << "run: resuming training from " << rd.checkpoint_dir() << "\n";
       }

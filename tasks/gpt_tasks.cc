@@ -1,6 +1,7 @@
 #include "tasks/gpt_tasks.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -404,6 +405,50 @@ std::vector<Example> read_story_cloze(const std::string& path) {
   return out;
 }
 
+// ---- DPRD (Rahman & Ng 2012) ---------------------------------------------------------------
+std::optional<std::string> dprd_label(const std::string& s) {
+  if (s == "0" || s == "1") return s;
+  return std::nullopt;
+}
+
+std::vector<Example> read_dprd(const std::string& path) {
+  const std::vector<std::string> lines = core::split_lines(core::read_file(path), path);
+  std::vector<Example> out;
+  for (size_t i = 0; i < lines.size();) {
+    if (trim(lines[i]).empty()) {
+      ++i;
+      continue;
+    }
+    const long first = static_cast<long>(i + 1);
+    if (i + 3 >= lines.size() || trim(lines[i + 1]).empty() || trim(lines[i + 2]).empty() || trim(lines[i + 3]).empty())
+      throw InputError(path, first, "a DPRD example needs four lines: sentence, pronoun, candidates, answer");
+    Example e;
+    e.id = "dprd-" + std::to_string(out.size());
+    std::vector<std::string> cands;
+    const std::string c = lines[i + 2];
+    for (size_t b = 0;;) {
+      const size_t comma = c.find(',', b);
+      cands.push_back(trim(c.substr(b, comma == std::string::npos ? std::string::npos : comma - b)));
+      if (comma == std::string::npos) break;
+      b = comma + 1;
+    }
+    if (cands.size() != 2 || cands[0].empty() || cands[1].empty())
+      throw InputError(path, first + 2, "expected two candidates separated by one comma, got '" + c + "'");
+    const std::string answer = trim(lines[i + 3]);
+    const auto it = std::find(cands.begin(), cands.end(), answer);
+    if (it == cands.end()) throw InputError(path, first + 3, "the answer '" + answer + "' is neither candidate ('" + c + "')");
+    e.gold = std::to_string(it - cands.begin());
+    e.texts = {trim(lines[i]), trim(lines[i + 1])};
+    e.choices = std::move(cands);
+    out.push_back(std::move(e));
+    i += 4;
+    if (i < lines.size() && !trim(lines[i]).empty())
+      throw InputError(path, static_cast<long>(i + 1), "a blank line must separate DPRD examples");
+  }
+  if (out.empty()) throw InputError(path, 0, "no DPRD examples");
+  return out;
+}
+
 TaskInfo info(const std::string& name, const std::string& summary, const std::string& data, const std::string& labels) {
   TaskInfo i;
   i.name = name;
@@ -472,7 +517,7 @@ CsvTable parse_csv(const std::string& text, const std::string& source) {
 }
 
 const std::vector<std::string>& gpt_task_names() {
-  static const std::vector<std::string> k = {"snli", "scitail", "race", "race-m", "race-h", "story-cloze"};
+  static const std::vector<std::string> k = {"snli", "scitail", "race", "race-m", "race-h", "story-cloze", "dprd"};
   return k;
 }
 
@@ -495,6 +540,10 @@ GptTaskData read_gpt_task_data(const std::string& task, const std::string& path)
     ex = read_story_cloze(path);
     d.labels = {"1", "2"};
     d.multiple_choice = true;
+  } else if (task == "dprd") {
+    ex = read_dprd(path);
+    d.labels = {"0", "1"};
+    d.multiple_choice = true;
   } else {
     throw InputError("not a GPT task: " + task);
   }
@@ -512,6 +561,26 @@ GptTaskData read_gpt_task_data(const std::string& task, const std::string& path)
     d.examples.push_back(std::move(g));
   }
   return d;
+}
+
+std::pair<std::string, std::string> dprd_substitution(const GptTaskExample& e, size_t k) {
+  const std::string& s = e.texts.at(0);
+  const std::string& pronoun = e.texts.at(1);
+  auto lower = [](std::string x) {
+    for (char& ch : x) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    return x;
+  };
+  const std::string ls = lower(s), lp = lower(pronoun);
+  auto word_char = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '\''; };
+  size_t at = std::string::npos;
+  for (size_t p = ls.find(lp); p != std::string::npos; p = ls.find(lp, p + 1)) {
+    const bool left = p == 0 || !word_char(ls[p - 1]);
+    const bool right = p + lp.size() == ls.size() || !word_char(ls[p + lp.size()]);
+    if (left && right) at = p;
+  }
+  if (lp.empty() || at == std::string::npos)
+    throw InputError(e.id + ": the pronoun '" + pronoun + "' is not a word of the sentence '" + s + "'");
+  return {s.substr(0, at) + e.choices.at(k), s.substr(at + pronoun.size())};
 }
 
 std::string gpt_task_predictions_text(const GptTaskData& d, const std::vector<int64_t>& labels) {
@@ -555,6 +624,12 @@ std::vector<TaskAdapter> gpt_tasks_adapters() {
                  [](const EvalRequest& r) {
                    auto t0 = Clock::now();
                    return score_accuracy(r, "story-cloze", read_story_cloze(r.data), cloze_label, "1, 2", t0);
+                 }});
+  out.push_back({info("dprd", "Definite Pronoun Resolution (Winograd schemas; accuracy; GPT §5 zero-shot)",
+                      "DPRD train.c.txt / test.c.txt (4-line blocks: sentence, pronoun, candidates, answer)", "0/1: the candidate"),
+                 [](const EvalRequest& r) {
+                   auto t0 = Clock::now();
+                   return score_accuracy(r, "dprd", read_dprd(r.data), dprd_label, "0, 1", t0);
                  }});
   return out;
 }

@@ -3,7 +3,9 @@
 // format is public: `snli`, `scitail`, `race`, `race-m`, `race-h`, `story-cloze`. Metric:
 // accuracy (fraction; GPT Tables 2 and 3 print x100), with the correct/incorrect vector kept for
 // `--bootstrap` CIs. The task keys line up with results/paper/gpt.jsonl's columns (SNLI, SciTail,
-// RACE, RACE-m, RACE-h, Story Cloze) for `unieval reproduce --paper gpt`.
+// RACE, RACE-m, RACE-h, Story Cloze) for `unieval reproduce --paper gpt`. `dprd` is the Definite
+// Pronoun Resolution Dataset (Rahman & Ng 2012), the Winograd-schema task of GPT's zero-shot §5
+// (Figure 2 plots it; no table prints it).
 //
 //   unieval eval --task snli --data snli_1.0_test.jsonl --pred snli.pred.txt
 //   unieval eval --task race-h --data RACE/test --pred race.pred.tsv
@@ -25,6 +27,9 @@
 //               Answers: A-D (or 0-3 as an option index).
 //   story-cloze the Story Cloze Test CSV (cloze_test_{val,test}__spring2016 - cloze_test_ALL_*.csv):
 //               header with InputStoryid and AnswerRightEnding (1 or 2); RFC 4180 quoting.
+//   dprd        the release's train.c.txt / test.c.txt: blocks of four lines (the sentence, the
+//               pronoun, the two candidates separated by a comma, the answer) separated by blank
+//               lines. Ids "dprd-<block index from 0>"; labels 0 / 1 = the answer's candidate.
 // Predictions (--pred), any of:
 //   * one label per line, in data order (snli: the scored pairs, or every pair of the file with
 //     the "-" ones ignored; race-m/-h: their questions, or every question below --data with the
@@ -36,6 +41,7 @@
 // count mismatch) is an InputError naming the file, the line or id, and the problem.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tasks/task.h"
@@ -49,8 +55,9 @@ std::vector<TaskAdapter> gpt_tasks_adapters();
 struct GptTaskExample {
   std::string id;
   std::vector<std::string> texts;    // snli/scitail {premise, hypothesis}; race {article, question};
-                                     // story-cloze {the four story sentences joined by spaces}
-  std::vector<std::string> choices;  // race: the options; story-cloze: the two endings
+                                     // story-cloze {the four story sentences joined by spaces};
+                                     // dprd {sentence, pronoun}
+  std::vector<std::string> choices;  // race: the options; story-cloze: the two endings; dprd: the candidates
   int64_t label = 0;                 // index into GptTaskData::labels (multiple choice: the answer)
   bool scored = true;                // false: SNLI "-", the other RACE level: neither trained nor scored
 };
@@ -74,5 +81,11 @@ struct CsvTable {
   std::vector<long> line;
 };
 CsvTable parse_csv(const std::string& text, const std::string& source);
+
+// DPRD's substitution (GPT §5, after Trinh & Le 2018): the sentence with the pronoun replaced by
+// candidate k, split after the candidate: {sentence up to the pronoun + candidate, the rest}.
+// The pronoun is its last whole-word, case-insensitive occurrence in the sentence (in DPRD it
+// follows both candidates). InputError naming the example when it does not occur.
+std::pair<std::string, std::string> dprd_substitution(const GptTaskExample& e, size_t k);
 
 }  // namespace unieval::tasks

@@ -98,13 +98,18 @@ BpeTokenizer BpeTokenizer::from_files(const std::string& encoder_json, const std
   }
 }
 
-BpeTokenizer BpeTokenizer::from_dir(const std::string& dir, BpeOptions options) {
+std::vector<std::string> BpeTokenizer::files_in(const std::string& dir) {
   if (!fs::is_directory(dir)) throw InputError(dir, 0, "not a directory (expected the GPT BPE files)");
   const std::string enc = first_existing(dir, {"encoder_bpe_40000.json", "vocab.json"});
   const std::string mer = first_existing(dir, {"vocab_40000.bpe", "merges.txt"});
   if (enc.empty()) throw InputError(dir, 0, "holds neither encoder_bpe_40000.json(.gz) nor vocab.json(.gz)");
   if (mer.empty()) throw InputError(dir, 0, "holds neither vocab_40000.bpe(.gz) nor merges.txt(.gz)");
-  return from_files(enc, mer, std::move(options));
+  return {enc, mer};
+}
+
+BpeTokenizer BpeTokenizer::from_dir(const std::string& dir, BpeOptions options) {
+  const std::vector<std::string> files = files_in(dir);
+  return from_files(files[0], files[1], std::move(options));
 }
 
 std::vector<std::string> BpeTokenizer::pre_tokenize(std::string_view text) const {

@@ -58,6 +58,8 @@ class BpeTokenizer {
   static BpeTokenizer from_files(const std::string& encoder_json, const std::string& merges_path,
                                  BpeOptions options = {});
   static BpeTokenizer from_dir(const std::string& dir, BpeOptions options = {});
+  // The two files from_dir(dir) reads: {encoder, merges} (plain or .gz); InputError as from_dir.
+  static std::vector<std::string> files_in(const std::string& dir);
 
   // The BasicTokenizer words of a text (step 1). Invalid UTF-8 is an InputError.
   std::vector<std::string> pre_tokenize(std::string_view text) const;

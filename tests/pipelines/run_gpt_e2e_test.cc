@@ -103,13 +103,35 @@ TEST_F(RunGptTest, Sst2WithAuxiliaryLmThenZeroShotFromItsCheckpoint) {
                        " --out " + shq(path("R")) + " --steps 100" + model_flags());
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(last_json_line(again.out)["summary"], j["summary"]);
-  // Zero-shot (§5) from the fine-tuned checkpoint (an openai-gpt folder) runs end to end.
+  // The checkpoint carries the run's BPE files verbatim: it is a complete --model folder.
+  for (const char* name : {"vocab.json", "merges.txt"})
+    EXPECT_EQ(core::read_file((tmp.path() / "R/checkpoint" / name).string()), core::read_file(path(std::string("bpe/") + name))) << name;
+  // Zero-shot (§5) from the fine-tuned checkpoint (an openai-gpt folder, no --vocab) runs end to end.
   auto z = run_cli("run --arch gpt --zero-shot --task glue-sst2 --data " + shq(path("SST-2")) + " --eval-split 'dev[400:]' --model " +
-                   shq(path("R/checkpoint")) + " --vocab " + shq(path("bpe")) + " --out " + shq(path("Z")) + " --max-seq-len 40 --threads 2 --no-progress --json");
+                   shq(path("R/checkpoint")) + " --out " + shq(path("Z")) + " --max-seq-len 40 --threads 2 --no-progress --json");
   ASSERT_EQ(z.exit_code, 0) << z.err << z.out;
   nlohmann::json zj = last_json_line(z.out);
   EXPECT_EQ(zj["run"]["head"], "zero-shot");
   EXPECT_TRUE(fs::exists(tmp.path() / "Z/eval/pred.tsv"));
+
+  // The Winograd schemas of §5 (DPRD), zero-shot from the same checkpoint: one prediction per
+  // example that `unieval eval --task dprd` scores to the run's accuracy.
+  std::string dprd;
+  for (int i = 0; i < 12; ++i) dprd += "the film " + words(2) + " and it was " + words(2) + " .\nit\nfilm,plot\n" + (i % 2 ? "plot" : "film") + "\n\n";
+  tmp.write("DPRD/test.c.txt", dprd);
+  const std::string dprd_cmd = "run --arch gpt --task dprd --data " + shq(path("DPRD")) + " --model " + shq(path("R/checkpoint")) +
+                               " --max-seq-len 40 --threads 2 --no-progress --json";
+  auto d = run_cli(dprd_cmd + " --zero-shot --out " + shq(path("D")));
+  ASSERT_EQ(d.exit_code, 0) << d.err << d.out;
+  nlohmann::json dj = last_json_line(d.out);
+  auto de = run_cli("eval --task dprd --data " + shq(path("DPRD/test.c.txt")) + " --pred " + shq(path("D/eval/pred.tsv")) + " --json");
+  ASSERT_EQ(de.exit_code, 0) << de.err;
+  EXPECT_EQ(last_json_line(de.out)["data"]["examples"], 12);
+  EXPECT_DOUBLE_EQ(last_json_line(de.out)["summary"]["accuracy"].get<double>(), dj["summary"]["accuracy"].get<double>());
+  auto fine_tuned = run_cli(dprd_cmd + " --out " + shq(path("D2")));
+  EXPECT_EQ(fine_tuned.exit_code, 2);
+  EXPECT_NE(fine_tuned.err.find("--zero-shot"), std::string::npos) << fine_tuned.err;
+  EXPECT_FALSE(fs::exists(tmp.path() / "D2"));
 }
 
 TEST_F(RunGptTest, SnliEntailmentWithoutAuxiliaryLm) {

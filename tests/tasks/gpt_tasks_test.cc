@@ -1,4 +1,4 @@
-// snli, scitail, race(-m/-h), story-cloze adapters on small files written here.
+// snli, scitail, race(-m/-h), story-cloze, dprd adapters on small files written here.
 #include <gtest/gtest.h>
 
 #include "core/error.h"
@@ -134,6 +134,54 @@ TEST(StoryClozeTaskTest, CsvWithQuotes) {
   expect_error(request("story-cloze", short_row, tmp.write("r.txt", "1\n")), {"short.csv:2", "fields"});
   auto no_header = tmp.write("nh.csv", "s1,a,1\n");
   expect_error(request("story-cloze", no_header, tmp.write("s.txt", "1\n")), {"nh.csv:1", "AnswerRightEnding"});
+}
+
+TEST(DprdTaskTest, FourLineBlocksLabelsAndErrors) {
+  TempDir tmp;
+  // Two examples in the release's layout (blank lines between blocks, one trailing).
+  auto data = tmp.write("test.c.txt",
+                        "The bee landed on the flower because it had pollen .\nit\nbee,flower\nflower\n\n"
+                        "John thanked Bill because he had helped him .\nhe\nJohn , Bill\nBill\n\n");
+  auto r = evaluate(request("dprd", data, tmp.write("p.txt", "1\n0\n")));
+  EXPECT_EQ(r.task, "dprd");
+  EXPECT_EQ(r.examples, 2);
+  EXPECT_DOUBLE_EQ(r.score("accuracy")->value, 0.5);
+  auto ids = evaluate(request("dprd", data, tmp.write("ids.tsv", "dprd-1\t1\ndprd-0\t1\n")));
+  EXPECT_DOUBLE_EQ(ids.score("accuracy")->value, 1.0);
+
+  GptTaskData d = read_gpt_task_data("dprd", data);
+  ASSERT_EQ(d.examples.size(), 2u);
+  EXPECT_TRUE(d.multiple_choice);
+  EXPECT_EQ(d.examples[1].texts, (std::vector<std::string>{"John thanked Bill because he had helped him .", "he"}));
+  EXPECT_EQ(d.examples[1].choices, (std::vector<std::string>{"John", "Bill"}));
+  EXPECT_EQ(d.examples[1].label, 1);
+
+  expect_error(request("dprd", tmp.write("three.txt", "A sentence .\nit\na,b\n"), tmp.write("q.txt", "0\n")),
+               {"three.txt:1", "four lines"});
+  expect_error(request("dprd", tmp.write("ans.txt", "A sentence it .\nit\na,b\nc\n"), tmp.write("q2.txt", "0\n")),
+               {"ans.txt:4", "neither candidate"});
+  expect_error(request("dprd", tmp.write("one.txt", "A sentence it .\nit\na\na\n"), tmp.write("q3.txt", "0\n")),
+               {"one.txt:3", "two candidates"});
+  expect_error(request("dprd", tmp.write("glued.txt", "S it .\nit\na,b\na\nT it .\nit\na,b\na\n"), tmp.write("q4.txt", "0\n0\n")),
+               {"glued.txt:5", "blank line"});
+}
+
+TEST(DprdTaskTest, SubstitutionReplacesTheLastWholeWordPronoun) {
+  GptTaskExample e;
+  e.id = "dprd-0";
+  e.texts = {"The bee landed on the flower because it had pollen .", "it"};
+  e.choices = {"the bee", "the flower"};
+  EXPECT_EQ(dprd_substitution(e, 0),
+            (std::pair<std::string, std::string>{"The bee landed on the flower because the bee", " had pollen ."}));
+  EXPECT_EQ(dprd_substitution(e, 1).first, "The bee landed on the flower because the flower");
+  // Whole words only ("he" is not the one inside "the" or "then"), the last one, any case.
+  e.texts = {"He told the man then he left .", "he"};
+  e.choices = {"Tom", "Sam"};
+  EXPECT_EQ(dprd_substitution(e, 1), (std::pair<std::string, std::string>{"He told the man then Sam", " left ."}));
+  e.texts = {"Tom met Sam and thanked HIM", "him"};
+  EXPECT_EQ(dprd_substitution(e, 0), (std::pair<std::string, std::string>{"Tom met Sam and thanked Tom", ""}));
+  e.texts = {"Nothing to resolve here .", "it"};
+  EXPECT_THROW(dprd_substitution(e, 0), InputError);
 }
 
 // The training-side texts (read_gpt_task_data): the adapters' files, ids and labels, plus the
