@@ -67,7 +67,7 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
                           const LoopHooks& hooks) {
   if (!hooks.step) throw std::logic_error("run_train_loop: no step function");
   dist::ProcessGroup* group = dist::default_group();
-  if (group && !hooks.data_parallel)
+  if (!hooks.data_parallel && (group || dist::env_from_environment().world_size > 1))
     throw InputError("this training loop does not split its batches across ranks: run it in one process (no --nproc, "
                      "WORLD_SIZE unset)");
   const bool writer = !group || group->rank() == 0;  // checkpoints and log lines: rank 0 only

@@ -27,9 +27,8 @@ namespace unieval {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::run_cli;
 using testing::shq;
-using testing::TempDir;
+using testing::run_cli;
 
 class DistTest : public ::testing::Test {
  protected:
@@ -52,9 +51,8 @@ class DistTest : public ::testing::Test {
   std::string run(const std::string& name) const { return (tmp.path() / name).string(); }
   // Global batch: 2 micro-batches of 8 examples per step.
   std::string finetune(const std::string& name, const std::string& extra) const {
-    return "finetune --task reverse --model-config " + shq((tmp.path() / "config.json").string()) + " --data " +
-           shq(data().string()) + " --out " + shq(run(name)) +
-           " --steps 8 --batch-size 8 --accum 2 --lr 1e-3 --threads 1 --no-progress --json " + extra;
+    return testing::finetune_args("reverse", tmp.path() / "config.json", data(), run(name),
+                                  "--steps 8 --batch-size 8 --accum 2 --lr 1e-3 --threads 1 --no-progress --json " + extra);
   }
   std::string decode(const std::string& name, const std::string& out, const std::string& extra) const {
     return "decode --run " + shq(run(name)) + " --split test --out " + shq(run(out)) +
@@ -73,7 +71,7 @@ class DistTest : public ::testing::Test {
     return m;
   }
   std::string weights(const std::string& name) const { return run(name) + "/checkpoint/model.safetensors"; }
-  TempDir tmp;
+  testing::TempDir tmp;
 };
 
 TEST_F(DistTest, TwoRanksMatchOneRankAndResumeWithOtherWorldSize) {
