@@ -1,6 +1,8 @@
 #pragma once
 // The c10d half of models/torch_compat.h: which LibTorch's distributed headers we compile
-// against. Only models/distributed.cc includes it.
+// against. Only models/distributed.cc includes it, and only when CMake found the c10d and Gloo
+// headers (UNIEVAL_HAVE_C10D, models/CMakeLists.txt). The 2.x column is written from the 2.x
+// header API (read), not yet compiled on the GPU machine.
 //
 // | name                | LibTorch 1.13 (Debian, CI)           | LibTorch 2.x (GPU machine)            |
 // |---------------------|--------------------------------------|---------------------------------------|
@@ -9,8 +11,8 @@
 // | make_group(...)     | ProcessGroupGloo(store, rank, size, Options{timeout, devices}) / ProcessGroupNCCL |
 //
 // The headers guard ProcessGroupGloo / ProcessGroupNCCL with USE_C10D_GLOO / USE_C10D_NCCL, which
-// LibTorch's CMake config does not export: we define them here (the symbols are in libtorch_cpu /
-// libtorch_cuda).
+// LibTorch's CMake config may not export (Debian's exports USE_C10D_GLOO): we define them when
+// absent (the symbols are in libtorch_cpu / libtorch_cuda).
 #include <torch/torch.h>
 #include <torch/version.h>
 

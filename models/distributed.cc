@@ -14,7 +14,9 @@
 #include <thread>
 
 #include "core/error.h"
+#ifdef UNIEVAL_HAVE_C10D
 #include "models/dist_compat.h"
+#endif
 
 extern char** environ;
 
@@ -66,17 +68,24 @@ bool launched_as_worker() {
   return v && *v;
 }
 
+#ifdef UNIEVAL_HAVE_C10D
+constexpr bool kHaveNccl = compat::kHaveNccl;
+#else
+constexpr bool kHaveNccl = false;
+#endif
+
 std::string resolve_backend(const std::string& backend, const torch::Device& device) {
-  if (backend.empty()) return device.is_cuda() && compat::kHaveNccl ? "nccl" : "gloo";
+  if (backend.empty()) return device.is_cuda() && kHaveNccl ? "nccl" : "gloo";
   if (backend == "gloo") return backend;
   if (backend == "nccl") {
-    if (!compat::kHaveNccl) throw InputError("--backend nccl: this build of unieval has no NCCL (use gloo)");
+    if (!kHaveNccl) throw InputError("--backend nccl: this build of unieval has no NCCL (use gloo)");
     if (!device.is_cuda()) throw InputError("--backend nccl needs --device cuda");
     return backend;
   }
   throw InputError("--backend must be gloo or nccl, not '" + backend + "'");
 }
 
+#ifdef UNIEVAL_HAVE_C10D
 struct ProcessGroup::Impl {
   c10::intrusive_ptr<compat::Group> pg;
 };
@@ -127,6 +136,20 @@ void ProcessGroup::broadcast(torch::Tensor& t, int root) {
 }
 
 void ProcessGroup::barrier() { impl_->pg->barrier()->wait(); }
+#else
+struct ProcessGroup::Impl {};
+
+ProcessGroup::ProcessGroup(const DistEnv& env, const std::string& backend, const torch::Device& device)
+    : rank_(env.rank), size_(env.world_size), backend_(resolve_backend(backend, device)) {
+  throw InputError("WORLD_SIZE=" + std::to_string(env.world_size) +
+                   ": this build of unieval has no c10d/Gloo (LibTorch's distributed or Gloo's headers were not "
+                   "found at configure time); run in one process");
+}
+ProcessGroup::~ProcessGroup() = default;
+void ProcessGroup::all_reduce_sum(torch::Tensor&) {}
+void ProcessGroup::broadcast(torch::Tensor&, int) {}
+void ProcessGroup::barrier() {}
+#endif
 
 ProcessGroup* init_from_env(const std::string& backend, const torch::Device& device) {
   auto& slot = default_slot();
