@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "core/error.h"
+#include "models/distributed.h"
 #include "models/seq2seq_data.h"
 #include "models/train_util.h"
 
@@ -65,6 +66,11 @@ int64_t resolve_warmup(int64_t warmup_steps, double warmup_ratio, int64_t total)
 LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, RunDir* run, bool resume,
                           const LoopHooks& hooks) {
   if (!hooks.step) throw std::logic_error("run_train_loop: no step function");
+  dist::ProcessGroup* group = dist::default_group();
+  if (!hooks.data_parallel && (group || dist::env_from_environment().world_size > 1))
+    throw InputError("this training loop does not split its batches across ranks: run it in one process (no --nproc, "
+                     "WORLD_SIZE unset)");
+  const bool writer = !group || group->rank() == 0;  // checkpoints and log lines: rank 0 only
   const int64_t total = opts.total_steps;
   const LinearSchedule schedule{opts.optim.lr, opts.warmup_steps, total};
   Optimizer optimizer(named_pairs(model.named_parameters()), opts.optim);
@@ -75,13 +81,19 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
     auto state = run->load_checkpoint(model, optimizer);
     step = state.at("step").get<int64_t>();
     if (hooks.load_state) stopped = hooks.load_state(state);
-    run->truncate_log(step);
+    if (writer) run->truncate_log(step);
   }
+  if (group) dist::broadcast_parameters(*group, model);  // the same start on every rank, whatever happened
 
   std::vector<ojson> pending_log;
   int64_t last_checkpoint = resume ? step : -1;  // the step of the checkpoint on disk (-1: none)
   auto checkpoint = [&]() {
     if (!run) return;
+    if (!writer) {  // rank 0 writes it
+      pending_log.clear();
+      last_checkpoint = step;
+      return;
+    }
     run->append_log(pending_log);
     pending_log.clear();
     ojson s;
@@ -104,13 +116,34 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
   while (step < total && !stopped) {
     optimizer.zero_grad();
     StepReport r = hooks.step(step);
+    double allreduce_s = 0.0;
+    if (group) {
+      allreduce_s = dist::all_reduce_gradients(*group, optimizer.params());
+      // The report's partial sums: loss, tokens, then the named log fields.
+      std::vector<double> sums{r.loss, static_cast<double>(r.tokens)};
+      std::vector<ojson*> where;
+      for (const auto& key : r.summed) {
+        ojson* obj = r.log.is_object() && r.log.contains(key) ? &r.log : r.log_tail.is_object() && r.log_tail.contains(key) ? &r.log_tail : nullptr;
+        if (!obj) throw std::logic_error("run_train_loop: summed field '" + key + "' is not in the report");
+        sums.push_back((*obj)[key].get<double>());
+        where.push_back(obj);
+      }
+      dist::all_reduce_sum(*group, sums);
+      r.loss = sums[0];
+      r.tokens = std::llround(sums[1]);
+      for (size_t i = 0; i < r.summed.size(); ++i) {
+        ojson& v = (*where[i])[r.summed[i]];
+        if (v.is_number_integer()) v = std::llround(sums[2 + i]);
+        else v = sums[2 + i];
+      }
+    }
     const double grad_norm = clip_grad_norm(optimizer.params(), opts.max_grad_norm);
     const double lr = schedule.lr(step);
     const bool finite = std::isfinite(r.loss) && std::isfinite(grad_norm);
     if (!finite) {
       const char* what = std::isnan(r.loss) || std::isnan(grad_norm) ? "nan" : "inf";
       if (!opts.skip_nonfinite) {
-        if (run && !pending_log.empty()) run->append_log(pending_log);  // the steps before it
+        if (run && writer && !pending_log.empty()) run->append_log(pending_log);  // the steps before it
         throw InputError(run ? run->path() : std::string(), 0,
                          "step " + std::to_string(step + 1) + ": the " + (std::isfinite(r.loss) ? "gradient norm" : "loss") +
                              " is " + what + "; training stopped before applying it. " +
@@ -142,6 +175,7 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
       l["lr"] = lr;
       l["grad_norm"] = grad_norm;
       if (r.log_tail.is_object()) l.update(r.log_tail);
+      if (group) l["allreduce_s"] = allreduce_s;
       l["elapsed_s"] = elapsed;
       pending_log.push_back(std::move(l));
     }
@@ -152,14 +186,14 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
     const bool stop_now = opts.stop_after > 0 && steps_this_call >= opts.stop_after && step < total && !stopped;
     if ((opts.save_every > 0 && step % opts.save_every == 0) || step == total || stop_now || stopped) {
       checkpoint();
-    } else if (run && pending_log.size() >= 100) {
+    } else if (run && writer && pending_log.size() >= 100) {
       // Keep the log roughly current without a checkpoint; truncate_log fixes it on resume.
       run->append_log(pending_log);
       pending_log.clear();
     }
     if (stop_now) break;
   }
-  if (run && !pending_log.empty()) run->append_log(pending_log);
+  if (run && writer && !pending_log.empty()) run->append_log(pending_log);
   const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result.tokens_per_second = elapsed > 0 ? double(result.tokens) / elapsed : 0.0;
   result.steps_done = step;

@@ -20,6 +20,14 @@
 // weights and optimizer moments as they were, counts the step and logs it {"step", "skipped":
 // "nan"|"inf", ...}. A log line is {"step", <report.log>, "lr", "grad_norm", <report.log_tail>,
 // "elapsed_s"}.
+//
+// Data parallel (models/distributed.h): with a default process group the loop broadcasts rank 0's
+// parameters before the first step, sums the gradients over the ranks after hooks.step (one flat
+// all-reduce, before clipping, so every rank clips and updates identically), sums the report's
+// loss, tokens and the `summed` log fields, and only rank 0 writes checkpoints and log lines
+// (every rank reads the checkpoint on resume). The step hook must then compute only its rank's
+// share of the step (hooks.data_parallel = true; models/trainer.cc splits the micro-batches); a
+// loop whose hook does not is refused. Log lines then also hold "allreduce_s" before "elapsed_s".
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -54,6 +62,9 @@ struct StepReport {
   nlohmann::ordered_json log;          // log fields between "step" and "lr" (may be null)
   nlohmann::ordered_json log_tail;     // log fields between "grad_norm" and "elapsed_s"
   std::string detail;                  // shown after the loss in the progress line
+  // Numeric fields of log / log_tail that are this rank's partial sums (summed over ranks with a
+  // process group, like loss and tokens).
+  std::vector<std::string> summed;
 };
 
 struct LoopHooks {
@@ -66,6 +77,8 @@ struct LoopHooks {
   // After the update of step `step` (1-based: the steps done); may add log lines (they follow the
   // step's own); returns true to end the run here as finished (early stop).
   std::function<bool(int64_t step, std::vector<nlohmann::ordered_json>& log)> after_step;
+  // True when step computes only this rank's share (models/distributed.h); required with a group.
+  bool data_parallel = false;
 };
 
 struct LoopResult {

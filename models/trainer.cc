@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/fs.h"
 #include "models/device.h"
+#include "models/distributed.h"
 #include "core/io.h"
 #include "models/run_dir.h"
 #include "models/safetensors.h"
@@ -364,7 +365,17 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
   int64_t best_step = 0, bad_evals = 0;
   bool early_stopped = false;
 
+  // Data parallel (models/distributed.h): rank r of N computes the micro-batches j ≡ r (mod N) of
+  // each step; every rank packs all of them, so the weights below use the step's global count of
+  // masked tokens and the summed gradients are the one-process gradients.
+  const int rank = dist::rank(), world = dist::world_size();
+  if (world > 1 && opts.accum < world)
+    throw InputError("--accum " + std::to_string(opts.accum) + " is below the " + std::to_string(world) +
+                     " ranks: a step's micro-batches are split across ranks, so give --accum >= --nproc (the global "
+                     "batch is accum micro-batches whatever the number of ranks)");
+
   LoopHooks hooks;
+  hooks.data_parallel = true;
   hooks.step = [&](int64_t step) {
     const std::vector<std::vector<size_t>> micro_idx = batches.next();
     const int64_t n_micro = static_cast<int64_t>(micro_idx.size());
@@ -376,10 +387,11 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
       std::mt19937_64 rng(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x2000 + j));
       micro.push_back(make_train_batch(train, micro_idx[j], opts.data, ids, rng));
       masked_total += micro.back().labels.size(0);
-      r.tokens += micro.back().tokens;
+      if (j % world == rank) r.tokens += micro.back().tokens;
     }
     double nll_sum = 0;
     for (int64_t j = 0; j < n_micro; ++j) {
+      if (j % world != rank) continue;
       torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x3000 + j));
       const TrainBatch& b = micro[j];
       BertOutput out = model->forward(b.input_ids.to(device), b.token_type_ids.to(device), b.attention_mask.to(device));
@@ -396,6 +408,7 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
     r.log["nll"] = nll_sum;
     r.log_tail["tokens"] = r.tokens;
     r.log_tail["masked"] = masked_total;
+    if (world > 1) r.summed = {"loss", "nll", "tokens"};
     return r;
   };
   hooks.save_state = [&](ojson& s) {
@@ -424,7 +437,7 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
       best_dev = dl;
       best_step = step;
       bad_evals = 0;
-      if (run) {
+      if (run && rank == 0) {
         ojson info;
         info["step"] = step;
         info["dev_loss"] = dl;

@@ -16,6 +16,12 @@
 // run restores parameters, optimizer moments and the counters, so it continues bit-identically
 // on the same machine and thread count (tested: N steps == k steps + resume + N-k steps).
 //
+// Data parallel (a process group, models/distributed.h): rank r of N runs the micro-batches
+// j ≡ r (mod N) of each step (every rank packs all of them, so each loss is weighted by the step's
+// global masked-token count); the loop sums the gradients over ranks. Seeds depend on (seed, step,
+// j) only, so N ranks reproduce one process with the same accum up to summation order, and a run
+// resumes with any N. Needs accum ≥ N (InputError otherwise). Only rank 0 writes RUN (and RUN/best).
+//
 // Run directory (every file written atomically, temp + rename):
 //   RUN/run.json              what produced the run: task, data, model source, all options
 //   RUN/config.json           the model's BertConfig (HF layout)

@@ -19,6 +19,7 @@
 #include "core/io.h"
 #include "metrics/squad.h"
 #include "models/checkpoint.h"
+#include "models/distributed.h"
 #include "models/run_dir.h"
 #include "models/search_unilm.h"
 #include "models/tokenizer/wordpiece.h"
@@ -116,6 +117,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
   FinetuneOptions opts = in;
   if (opts.out_dir.empty()) throw InputError("--out (the run directory) is required");
   Runtime rt = configure_runtime(opts.device);
+  dist::init_from_env(opts.backend, rt.device);  // null (nothing) in one process
   RunDir run(opts.out_dir);
 
   BertConfig cfg;
@@ -240,7 +242,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     run_info["decode"] = search_to_json(opts.decode);
     run_info["examples"] = examples.size();
     run_info["runtime"] = rt.describe();
-    run.create(run_info, cfg, core::read_file(vocab_path));
+    if (dist::rank() == 0) run.create(run_info, cfg, core::read_file(vocab_path));
   }
   model->to(rt.device);
   if (rt.precision != Precision::kFloat32) {
@@ -270,6 +272,8 @@ DecodeResult decode(const DecodeOptions& opts) {
   validate(opts.search);
   if (opts.batch_size < 1) throw InputError("--batch-size must be at least 1");
   Runtime rt = configure_runtime(opts.device);
+  dist::ProcessGroup* group = dist::init_from_env(opts.backend, rt.device);  // null in one process
+  const int rank = dist::rank(), world = dist::world_size();
   RunDir run(opts.run_dir);
   const auto info = run.run_info();
   const fs::path ckpt = opts.checkpoint.empty() ? fs::path(run.checkpoint_dir()) : fs::path(opts.checkpoint);
@@ -294,10 +298,19 @@ DecodeResult decode(const DecodeOptions& opts) {
   read_split(data_dir, opts.split, false, src, tgt);
   if (opts.limit > 0 && static_cast<int64_t>(src.size()) > opts.limit) src.resize(opts.limit);
   const int64_t n = static_cast<int64_t>(src.size());
+  // This rank's examples: the whole batches b ≡ rank (mod world), in input order (all of them in
+  // one process).
+  std::vector<int64_t> mine;
+  for (int64_t b = 0; b * opts.batch_size < n; ++b)
+    if (b % world == rank)
+      for (int64_t i = b * opts.batch_size; i < std::min(n, (b + 1) * opts.batch_size); ++i) mine.push_back(i);
+  const int64_t n_mine = static_cast<int64_t>(mine.size());
+  const std::string stem =
+      world > 1 ? opts.out + ".shard-" + std::to_string(rank) + "-of-" + std::to_string(world) : opts.out;
 
   // Partial output from an interrupted call with the same options.
-  const std::string partial = opts.out + ".partial";
-  const std::string meta_path = opts.out + ".partial.json";
+  const std::string partial = stem + ".partial";
+  const std::string meta_path = stem + ".partial.json";
   ojson meta;
   meta["run"] = fs::absolute(opts.run_dir).string();
   meta["split"] = opts.split;
@@ -307,6 +320,7 @@ DecodeResult decode(const DecodeOptions& opts) {
   meta["checkpoint"] = ckpt.string();
   meta["clean_up"] = opts.clean_up;
   if (opts.segment_ids) meta["segment_ids"] = {train.data.source_type, train.data.target_type};
+  if (world > 1) meta["shard"] = {{"rank", rank}, {"world_size", world}, {"batch_size", opts.batch_size}};
   for (const char* state : {"trainer_state.json", "best.json"})
     if (fs::exists(ckpt / state)) meta["checkpoint_state"] = nlohmann::json::parse(core::read_file((ckpt / state).string()));
   std::vector<std::string> done;
@@ -322,7 +336,9 @@ DecodeResult decode(const DecodeOptions& opts) {
       const size_t end = text.rfind('\n');
       text = end == std::string::npos ? std::string() : text.substr(0, end + 1);  // complete lines only
       done = core::split_lines(text, partial);
-      if (static_cast<int64_t>(done.size()) > n) done.clear();
+      if (static_cast<int64_t>(done.size()) > n_mine) done.clear();
+      // A shard resumes at a batch boundary, so its batches stay those of one process.
+      if (world > 1) done.resize(done.size() / static_cast<size_t>(opts.batch_size) * static_cast<size_t>(opts.batch_size));
     }
   }
   if (done.empty()) {
@@ -350,16 +366,17 @@ DecodeResult decode(const DecodeOptions& opts) {
   detok.skip_special = true;
   detok.clean_up_spaces = opts.clean_up;
   int64_t batches = 0;
-  for (int64_t begin = static_cast<int64_t>(done.size()); begin < n; begin += opts.batch_size) {
+  for (int64_t begin = static_cast<int64_t>(done.size()); begin < n_mine; begin += opts.batch_size) {
     if (opts.stop_after > 0 && batches++ >= opts.stop_after) {
       result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       result.examples = static_cast<int64_t>(result.hyps.size());
       return result;  // OUT.partial and OUT.partial.json stay for the next call
     }
-    const int64_t end = std::min<int64_t>(n, begin + opts.batch_size);
+    const int64_t end = std::min<int64_t>(n_mine, begin + opts.batch_size);
     std::vector<std::vector<int64_t>> sources;
     std::vector<int64_t> example_ids;
-    for (int64_t i = begin; i < end; ++i) {
+    for (int64_t k = begin; k < end; ++k) {
+      const int64_t i = mine[k];
       auto s = encode(tok, src[i]);
       const int64_t room = std::max<int64_t>(
           1, std::min<int64_t>(train.data.max_src_len, cfg.max_position_embeddings - 2 - opts.search.max_len));
@@ -393,8 +410,8 @@ DecodeResult decode(const DecodeOptions& opts) {
     if (opts.progress) {
       const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::fprintf(stderr, "%sdecode %lld/%lld  %.1f sent/s", isatty(2) ? "\r" : "", static_cast<long long>(end),
-                   static_cast<long long>(n), el > 0 ? result.decoded_now / el : 0.0);
-      std::fprintf(stderr, isatty(2) ? (end == n ? "\x1b[K\n" : "\x1b[K") : "\n");
+                   static_cast<long long>(n_mine), el > 0 ? result.decoded_now / el : 0.0);
+      std::fprintf(stderr, isatty(2) ? (end == n_mine ? "\x1b[K\n" : "\x1b[K") : "\n");
     }
   }
   out.close();
@@ -402,11 +419,39 @@ DecodeResult decode(const DecodeOptions& opts) {
   result.examples = static_cast<int64_t>(result.hyps.size());
   std::string all;
   for (const auto& h : result.hyps) all += h + "\n";
-  core::write_file_atomic(opts.out, all);
+  core::write_file_atomic(stem, all);
   std::error_code ec;
   fs::remove(partial, ec);
   fs::remove(meta_path, ec);
   result.complete = true;
+  if (group) {
+    // Every shard is on disk once the sum is through; rank 0 merges them in input order.
+    std::vector<double> decoded{static_cast<double>(result.decoded_now)};
+    dist::all_reduce_sum(*group, decoded);
+    if (rank != 0) return result;
+    result.decoded_now = static_cast<int64_t>(decoded[0]);
+    std::vector<std::vector<std::string>> shards(world);
+    std::vector<std::string> shard_paths;
+    for (int r = 0; r < world; ++r) {
+      shard_paths.push_back(opts.out + ".shard-" + std::to_string(r) + "-of-" + std::to_string(world));
+      shards[r] = core::split_lines(core::read_file(shard_paths.back()), shard_paths.back());
+    }
+    std::vector<size_t> next(world, 0);
+    result.hyps.clear();
+    all.clear();
+    for (int64_t b = 0; b * opts.batch_size < n; ++b) {
+      const int r = static_cast<int>(b % world);
+      const int64_t count = std::min(n, (b + 1) * opts.batch_size) - b * opts.batch_size;
+      for (int64_t k = 0; k < count; ++k) {
+        if (next[r] >= shards[r].size()) throw InputError(shard_paths[r], 0, "has fewer lines than its batches");
+        result.hyps.push_back(shards[r][next[r]++]);
+        all += result.hyps.back() + "\n";
+      }
+    }
+    core::write_file_atomic(opts.out, all);
+    for (const auto& p : shard_paths) fs::remove(p, ec);
+    result.examples = static_cast<int64_t>(result.hyps.size());
+  }
   return result;
 }
 

@@ -50,6 +50,8 @@ struct FinetuneOptions {
   std::optional<std::pair<int64_t, int64_t>> segment_ids;  // source/target segment ids (unset: the
                                               // checkpoint family's, BertConfig::seq2seq_segment_ids);
                                               // recorded in run.json train.source_type/target_type
+  std::string backend;                        // process group backend with WORLD_SIZE > 1 (models/
+                                              // distributed.h): gloo | nccl | "" (nccl on CUDA, else gloo)
 };
 
 struct FinetuneResult {
@@ -75,6 +77,7 @@ struct DecodeOptions {
   std::string checkpoint;        // "" = RUN/checkpoint; else a checkpoint dir of the run (RUN/best)
   bool clean_up = true;          // HF clean_up_tokenization on the output (false: pieces glued only)
   std::optional<std::pair<int64_t, int64_t>> segment_ids;  // unset: the run's (run.json train)
+  std::string backend;           // process group backend with WORLD_SIZE > 1 ("" = auto)
 };
 
 struct DecodeResult {
@@ -88,6 +91,16 @@ struct DecodeResult {
 // Decodes into OUT atomically. Resumable: finished batches are appended to OUT.partial (with
 // OUT.partial.json recording the options); a later call with the same options continues after
 // the last complete line, a call with other options starts over.
+//
+// Sharded (WORLD_SIZE = N > 1, models/distributed.h): batch b (examples [b·batch_size,
+// (b+1)·batch_size)) is decoded by rank b mod N, so every batch holds the same examples as in one
+// process and the output is byte-identical. Rank r keeps OUT.shard-r-of-N.partial (+ .json) while
+// it runs (a killed run resumes per shard, at a batch boundary) and writes OUT.shard-r-of-N at the
+// end; after a barrier rank 0 merges the shards in input order into OUT and removes them. On
+// rank 0 the result holds every hypothesis; on the others their shard's.
+//
+// Fine-tuning with WORLD_SIZE > 1 trains data parallel (models/train_loop.h); only rank 0 creates
+// the run directory and writes into it.
 DecodeResult decode(const DecodeOptions& opts);
 
 // Search options <-> the JSON of run.json's "decode" and of presets (keys as the field names;

@@ -110,6 +110,14 @@ inline std::string shq(const std::string& s) {
   return out + "'";
 }
 
+// `finetune --task TASK --model-config CONFIG --data DATA --out RUN FLAGS` (paths shell-quoted).
+inline std::string finetune_args(const std::string& task, const std::filesystem::path& config,
+                                 const std::filesystem::path& data, const std::filesystem::path& run,
+                                 const std::string& flags) {
+  return "finetune --task " + task + " --model-config " + shq(config.string()) + " --data " + shq(data.string()) +
+         " --out " + shq(run.string()) + " " + flags;
+}
+
 // 1-3 random edits of text (a byte deleted, or one of `alphabet` inserted or written over a
 // byte), for fuzz tests that hold two readers to the same outcome; seeded by the caller's rng.
 inline std::string mutate(std::string text, std::mt19937& rng, const std::string& alphabet) {

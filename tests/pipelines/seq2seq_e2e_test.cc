@@ -52,9 +52,8 @@ class FinetuneCliTest : public ::testing::Test {
     tmp.write("config.json", cfg.dump());
   }
   std::string finetune(const std::string& run, const std::string& extra) {
-    return "finetune --task copy --model-config " + shq((tmp.path() / "config.json").string()) + " --data " +
-           shq((tmp.path() / "data").string()) + " --out " + shq((tmp.path() / run).string()) +
-           " --steps 12 --batch-size 8 --lr 1e-3 --threads 1 --no-progress --json " + extra;
+    return testing::finetune_args("copy", tmp.path() / "config.json", tmp.path() / "data", tmp.path() / run,
+                                  "--steps 12 --batch-size 8 --lr 1e-3 --threads 1 --no-progress --json " + extra);
   }
   TempDir tmp;
 };

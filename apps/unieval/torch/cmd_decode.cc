@@ -16,6 +16,7 @@
 #include "apps/unieval/commands.h"
 #include "results/run_summary.h"
 #include "apps/unieval/torch/model_flags.h"
+#include "models/distributed.h"
 #include "core/error.h"
 #include "pipelines/seq2seq.h"
 
@@ -133,7 +134,12 @@ int cmd_decode(const Args& args) {
       ("json", po::bool_switch(), "print a JSON summary");
   add_search_flags(desc, "seed");
   add_segment_ids_flag(desc);
+  add_dist_flags(desc);
   auto vm = parse(args, desc, kUsage);
+  if (vm.count("model") && (vm["nproc"].as<int>() > 1 || models::dist::launched_as_worker()))
+    throw InputError("--nproc / WORLD_SIZE: sharded decoding is for UniLM runs (--run), not GPT (--model)");
+  if (auto code = launch_workers_if_asked(vm, "decode", args)) return *code;
+  const bool main_rank = is_main_rank();
   if (vm.count("model")) {
     if (vm.count("run")) throw InputError("give one of --run (UniLM) and --model (GPT)");
     return decode_gpt(vm);
@@ -156,9 +162,11 @@ int cmd_decode(const Args& args) {
   d.device.device = vm["device"].as<std::string>();
   d.device.precision = vm["precision"].as<std::string>();
   d.device.threads = vm["threads"].as<int>();
-  d.progress = !vm["no-progress"].as<bool>();
+  d.progress = !vm["no-progress"].as<bool>() && main_rank;
+  d.backend = vm["backend"].as<std::string>();
 
   pipelines::DecodeResult r = pipelines::decode(d);
+  if (!main_rank) return kExitOk;  // rank 0 merged the shards and reports
   nlohmann::ordered_json j;
   j["out"] = d.out;
   j["examples"] = r.examples;

@@ -29,6 +29,9 @@ std::string usage() {
          "RUN gets run.json, config.json, vocab.txt, log.jsonl and checkpoint/ (weights, optimizer,\n"
          "RNG, step); --resume continues a stopped run exactly where its last checkpoint was.\n"
          "A preset sets the paper's recipe; any flag given overrides it.\n"
+         "--nproc N trains data parallel in N local processes (Gloo; the global batch is --accum\n"
+         "micro-batches, split across ranks: give --accum >= N); RANK/WORLD_SIZE/MASTER_ADDR/\n"
+         "MASTER_PORT in the environment make this process one worker of a larger launch.\n"
          "\n"
          "presets (UniLM §3, ERNIE-GEN Table 1):\n" +
          tasks::presets_help() +
@@ -59,7 +62,10 @@ int cmd_finetune(const Args& args) {
       ("json", po::bool_switch(), "print a JSON summary");
   add_train_flags(desc);
   add_segment_ids_flag(desc);
+  add_dist_flags(desc);
   auto vm = parse(args, desc, usage());
+  if (auto code = launch_workers_if_asked(vm, "finetune", args)) return *code;
+  const bool main_rank = is_main_rank();
 
   pipelines::FinetuneOptions f;
   f.task = vm["task"].as<std::string>();
@@ -90,13 +96,15 @@ int cmd_finetune(const Args& args) {
   apply_train_flags(vm, t, f.dropout);
   f.segment_ids = segment_ids_flag(vm);
   t.stop_after = vm["stop-after"].as<int64_t>();
-  t.progress = !vm["no-progress"].as<bool>();
+  t.progress = !vm["no-progress"].as<bool>() && main_rank;
   f.limit = vm["limit"].as<int64_t>();
   f.device.device = vm["device"].as<std::string>();
   f.device.precision = vm["precision"].as<std::string>();
   f.device.threads = vm["threads"].as<int>();
+  f.backend = vm["backend"].as<std::string>();
 
   pipelines::FinetuneResult r = pipelines::finetune(f);
+  if (!main_rank) return kExitOk;  // rank 0 reports and writes
   nlohmann::ordered_json j;
   j["run"] = r.run_dir;
   j["examples"] = r.examples;

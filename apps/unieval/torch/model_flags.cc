@@ -1,6 +1,7 @@
 #include "apps/unieval/torch/model_flags.h"
 
 #include "core/error.h"
+#include "models/distributed.h"
 #include "models/optim.h"
 
 namespace unieval::cli {
@@ -129,5 +130,32 @@ std::optional<std::pair<int64_t, int64_t>> segment_ids_flag(const po::variables_
   if (comma == std::string::npos) number("");
   return std::make_pair(number(v.substr(0, comma)), number(v.substr(comma + 1)));
 }
+
+void add_dist_flags(po::options_description& desc) {
+  desc.add_options()
+      ("nproc", po::value<int>()->default_value(1), "worker processes on this machine (data parallel; see README)")
+      ("master-port", po::value<int>()->default_value(0), "--nproc: rendezvous port of 127.0.0.1 (0 = a free one)")
+      ("backend", po::value<std::string>()->default_value(""), "process group: gloo | nccl (default: nccl on CUDA, else gloo)");
+}
+
+std::optional<int> launch_workers_if_asked(const po::variables_map& vm, const std::string& command, const Args& args) {
+  const int nproc = vm["nproc"].as<int>();
+  if (nproc < 1) throw InputError("--nproc must be at least 1");
+  if (models::dist::launched_as_worker()) {
+    const int world = models::dist::env_from_environment().world_size;
+    if (!vm["nproc"].defaulted() && nproc != world)
+      throw InputError("--nproc " + std::to_string(nproc) + " differs from WORLD_SIZE=" + std::to_string(world));
+    return std::nullopt;
+  }
+  if (nproc == 1) return std::nullopt;
+  models::dist::LaunchOptions o;
+  o.nproc = nproc;
+  o.master_port = vm["master-port"].as<int>();
+  o.command = command;
+  o.args = args;
+  return models::dist::launch_local(o);
+}
+
+bool is_main_rank() { return !models::dist::launched_as_worker() || models::dist::env_from_environment().rank == 0; }
 
 }  // namespace unieval::cli

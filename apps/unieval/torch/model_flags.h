@@ -26,4 +26,13 @@ void add_segment_ids_flag(po::options_description& desc);
 std::optional<std::pair<int64_t, int64_t>> segment_ids_flag(const po::variables_map& vm);
 void apply_search_flags(const po::variables_map& vm, models::SearchOptions& s, const char* seed_flag);
 
+// --nproc N --master-port P --backend gloo|nccl (models/distributed.h).
+void add_dist_flags(po::options_description& desc);
+// With --nproc N > 1 in a process that is not a worker (WORLD_SIZE unset): starts N workers of
+// `command args` on loopback, waits for them and returns the exit code; otherwise nullopt (run
+// here). InputError when WORLD_SIZE is set and differs from a --nproc given.
+std::optional<int> launch_workers_if_asked(const po::variables_map& vm, const std::string& command, const Args& args);
+// False on the ranks > 0 of a launch: they print nothing and write no summary.
+bool is_main_rank();
+
 }  // namespace unieval::cli

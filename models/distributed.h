@@ -1,0 +1,119 @@
+#pragma once
+// Data parallelism on torch.distributed's c10d (Gloo on CPU, NCCL on CUDA when built with it):
+// the process group of a run, the gradient all-reduce of the training loop, and the local
+// launcher behind `--nproc N`.
+//
+// A worker learns its place from the environment variables torchrun, Slurm wrappers and
+// Kubernetes operators set:
+//
+// | variable    | default   | meaning                                                        |
+// |-------------|-----------|----------------------------------------------------------------|
+// | WORLD_SIZE  | 1         | number of processes; unset or 1: no process group at all       |
+// | RANK        | 0         | this process, 0 … WORLD_SIZE-1; rank 0 hosts the TCPStore      |
+// | LOCAL_RANK  | RANK      | index on this machine (selects cuda:LOCAL_RANK with --device cuda) |
+// | MASTER_ADDR | 127.0.0.1 | address of rank 0's TCPStore (the rendezvous)                  |
+// | MASTER_PORT | 29500     | its port                                                       |
+// | UNIEVAL_DIST_TIMEOUT_S | 1800 | rendezvous and collective timeout in seconds           |
+// | GLOO_SOCKET_IFNAME | | network interface for Gloo (default: loopback when MASTER_ADDR is local) |
+//
+//   dist::ProcessGroup* g = dist::init_from_env("", device);   // null when WORLD_SIZE is 1
+//   if (g) dist::all_reduce_gradients(*g, params);              // sum over ranks
+//
+// The group is the process's default group, as in torch.distributed: pipelines create it once
+// (init_from_env), the training loop and the trainers ask for it (default_group()). World size 1
+// creates nothing, so a one-process run is exactly what it was before this file existed.
+//
+// Equivalence (models/train_loop.h, models/trainer.h): the micro-batches of an optimizer step are
+// a function of (seed, step) only; rank r computes micro-batches j ≡ r (mod N), each weighted by
+// its share of the step's global token count; the gradients are summed (all-reduce SUM). So N
+// ranks reproduce one rank with the same --accum up to floating-point summation order, and a run
+// can be resumed with any N.
+#include <torch/torch.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace unieval::models::dist {
+
+// The launch environment (table above).
+struct DistEnv {
+  int rank = 0;                          // RANK
+  int world_size = 1;                    // WORLD_SIZE
+  int local_rank = 0;                    // LOCAL_RANK
+  std::string master_addr = "127.0.0.1"; // MASTER_ADDR
+  int master_port = 29500;               // MASTER_PORT
+  double timeout_s = 1800;               // UNIEVAL_DIST_TIMEOUT_S
+};
+// Reads the variables; InputError naming the variable when one is malformed.
+DistEnv env_from_environment();
+// True when WORLD_SIZE is set in the environment (the process is one worker of a launch).
+bool launched_as_worker();
+
+// One c10d process group. All calls are collective: every rank must make them in the same order.
+class ProcessGroup {
+ public:
+  ProcessGroup(const DistEnv& env, const std::string& backend, const torch::Device& device);
+  ~ProcessGroup();
+  ProcessGroup(const ProcessGroup&) = delete;
+  ProcessGroup& operator=(const ProcessGroup&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+  const std::string& backend() const { return backend_; }
+
+  void all_reduce_sum(torch::Tensor& t);        // in place
+  void broadcast(torch::Tensor& t, int root);   // in place
+  void barrier();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  int rank_ = 0;
+  int size_ = 1;
+  std::string backend_;
+};
+
+// "gloo" | "nccl" | "" (auto: nccl on CUDA when the build has it, else gloo); InputError for others.
+std::string resolve_backend(const std::string& backend, const torch::Device& device);
+
+// Creates the default group from the environment (once; later calls return it). Null when the
+// world size is 1. InputError when the rendezvous fails (port in use, rank 0 unreachable).
+ProcessGroup* init_from_env(const std::string& backend, const torch::Device& device);
+// The default group, or null.
+ProcessGroup* default_group();
+int rank();        // of the default group; 0 without one
+int world_size();  // 1 without one
+
+// Sums every parameter's gradient over the ranks (an undefined gradient counts as zeros and is
+// defined afterwards), through one flat buffer. Returns the seconds the collective took.
+double all_reduce_gradients(ProcessGroup& group, const std::vector<torch::Tensor>& params);
+// Sums the values over the ranks (float64).
+void all_reduce_sum(ProcessGroup& group, std::vector<double>& values);
+// Copies rank `root`'s parameters to every rank.
+void broadcast_parameters(ProcessGroup& group, torch::nn::Module& model, int root = 0);
+
+// ---- local launch (`--nproc N`) ------------------------------------------------------------
+
+struct LaunchOptions {
+  int nproc = 1;                  // workers to start
+  int master_port = 0;            // 0: a free port of 127.0.0.1
+  std::string command;            // the unieval-model command the workers run ("finetune", "decode")
+  std::vector<std::string> args;  // its arguments (unchanged: workers see WORLD_SIZE and do not launch)
+  double grace_s = 10.0;          // after a worker fails: SIGTERM to the others, SIGKILL after this
+};
+
+// Starts nproc copies of this executable (/proc/self/exe COMMAND ARGS...) with RANK, LOCAL_RANK,
+// WORLD_SIZE, MASTER_ADDR=127.0.0.1 and MASTER_PORT set, waits for all of them and returns 0 when
+// all succeeded. When one fails, the others are stopped (SIGTERM, then SIGKILL after grace_s), a
+// line naming the rank and how it ended goes to stderr, and its exit status is returned (3 for a
+// signal). InputError when the given port is in use.
+int launch_local(const LaunchOptions& opts);
+
+// A free TCP port of 127.0.0.1 (bound and released).
+int free_port();
+// True when `port` of 127.0.0.1 can be bound now.
+bool port_available(int port);
+
+}  // namespace unieval::models::dist
