@@ -23,7 +23,12 @@
 // (pthreads build) sized from OPENBLAS_NUM_THREADS or the core count. Two pools of N threads each
 // oversubscribe the cores, so set_threads(N) also sets OpenBLAS to N when the process has
 // OpenBLAS loaded (looked up at run time: openblas_set_num_threads, no link-time dependency).
-// OMP_NUM_THREADS / OPENBLAS_NUM_THREADS in the environment still apply when threads is 0.
+// With threads 0, LibTorch's pool keeps its default (OMP_NUM_THREADS, else the CPUs the process
+// may run on) and OpenBLAS's is set to the same size, unless OPENBLAS_NUM_THREADS is set.
+// The OpenMP wait policy is read by libgomp at load time, so it cannot be set from here: `unieval`
+// starts `unieval-model` with OMP_WAIT_POLICY=PASSIVE unless the user set it (apps/unieval/main.cc;
+// spinning OpenMP workers took the cores the BLAS threads needed: #24). Runtime::describe()
+// records intra-op and OpenBLAS threads and the wait policy in every run's provenance.
 #include <torch/torch.h>
 
 #include <string>
@@ -57,8 +62,10 @@ Precision resolve_precision(Precision requested, const torch::Device& device);
 torch::Device device_of(const torch::nn::Module& module);
 
 // Sets LibTorch's intra-op threads (and OpenBLAS's, when loaded) to n >= 1; InputError if n < 0;
-// 0 leaves the defaults.
+// 0 keeps LibTorch's default and sizes OpenBLAS's pool like it (unless OPENBLAS_NUM_THREADS is set).
 void set_threads(int n);
+// OpenBLAS's pool size (0 when OpenBLAS is not loaded).
+int blas_threads();
 
 struct Runtime {
   torch::Device device = torch::kCPU;
@@ -66,7 +73,8 @@ struct Runtime {
   int threads = 0;                            // as requested (0 = default)
   // The autocast dtype (kBFloat16 / kHalf) or kFloat for fp32.
   torch::ScalarType compute_dtype() const;
-  // "cpu fp32 (threads 2, LibTorch 1.13.0, attention explicit)" for logs and result provenance.
+  // "cpu fp32 (threads 2, LibTorch 1.13.0, attention explicit, intra-op 2, OpenBLAS 2,
+  // OMP_WAIT_POLICY PASSIVE)" for logs and result provenance (the last three on CPU only).
   std::string describe() const;
 };
 
