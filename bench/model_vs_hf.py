@@ -70,13 +70,15 @@ def write_inputs(d, a):
 RSS_WRAP = r"""
 import os, resource, subprocess, sys
 p = subprocess.run(sys.argv[1:])
-print("__peak_rss_kib__", resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr)
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("__peak_rss_kib__", u.ru_maxrss, u.ru_utime + u.ru_stime, file=sys.stderr)
 sys.exit(p.returncode)
 """
 
 
-def measured(cmd, env):
-    """(wall s, peak RSS bytes of the job's process, stdout)."""
+def measured(cmd, env, cpu=None):
+    """(wall s, peak RSS bytes of the job's process, stdout); cpu["s"] = its CPU seconds (user + sys:
+    less sensitive than wall time to other load on a shared machine)."""
     t0 = time.perf_counter()
     p = subprocess.run([sys.executable, "-c", RSS_WRAP, *cmd], capture_output=True, text=True, env=env)
     wall = time.perf_counter() - t0
@@ -86,6 +88,8 @@ def measured(cmd, env):
     for line in p.stderr.splitlines():
         if line.startswith("__peak_rss_kib__"):
             rss = int(line.split()[1]) * 1024
+            if cpu is not None:
+                cpu["s"] = float(line.split()[2])
     return wall, rss, p.stdout
 
 
@@ -113,11 +117,12 @@ def ours_decode(a, d, data, run, env, tag):
     cmd = [a.binary, "decode", "--run", run, "--split", "test", "--data", data, "--out", hyp, "--beam", "5",
            "--min-len", str(a.dec_new), "--max-len", str(a.dec_new), "--no-repeat-ngram", "0",
            "--batch-size", str(a.dec_batch), "--threads", str(a.threads), "--no-progress", "--no-clean-up"]
-    wall, rss, _ = measured(cmd, env)
+    cpu = {}
+    wall, rss, _ = measured(cmd, env, cpu)
     with open(hyp) as f:
         text = f.read()
     os.remove(hyp)
-    return {"sentences_per_s": a.dec_sentences / wall, "wall_s": wall, "peak_rss_bytes": rss,
+    return {"sentences_per_s": a.dec_sentences / wall, "wall_s": wall, "cpu_s": cpu.get("s"), "peak_rss_bytes": rss,
             "note": "wall time of the whole command (start-up and model load included)"}, text
 
 

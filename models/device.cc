@@ -79,20 +79,13 @@ using GetFn = int (*)();
 SetFn openblas_set() { return reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")); }
 GetFn openblas_get() { return reinterpret_cast<GetFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads")); }
 
-bool env_set(const char* name) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != '\0';
-}
-
 }  // namespace
 
 void set_threads(int n) {
   if (n < 0) throw InputError("--threads must be >= 0, got " + std::to_string(n));
-  if (n > 0) torch::set_num_threads(n);
-  // One size for both pools: n, or with the default LibTorch's own pool size (OMP_NUM_THREADS or
-  // the CPUs this process may run on) unless the user sized OpenBLAS's pool himself.
-  if (n == 0 && env_set("OPENBLAS_NUM_THREADS")) return;
-  if (SetFn fn = openblas_set()) fn(n > 0 ? n : torch::get_num_threads());
+  if (n == 0) return;  // the defaults: see the header
+  torch::set_num_threads(n);
+  if (SetFn fn = openblas_set()) fn(n);
 }
 
 int blas_threads() {

@@ -23,8 +23,12 @@
 // (pthreads build) sized from OPENBLAS_NUM_THREADS or the core count. Two pools of N threads each
 // oversubscribe the cores, so set_threads(N) also sets OpenBLAS to N when the process has
 // OpenBLAS loaded (looked up at run time: openblas_set_num_threads, no link-time dependency).
-// With threads 0, LibTorch's pool keeps its default (OMP_NUM_THREADS, else the CPUs the process
-// may run on) and OpenBLAS's is set to the same size, unless OPENBLAS_NUM_THREADS is set.
+// With threads 0 both keep their defaults: LibTorch's pool one thread per physical core
+// (OMP_NUM_THREADS overrides), OpenBLAS's one per logical CPU (OPENBLAS_NUM_THREADS overrides).
+// Neither pool is then larger than the logical CPUs, both count the calling thread, and idle
+// OpenMP workers sleep under the passive wait policy below. Sizing OpenBLAS like LibTorch's
+// smaller default would halve the BLAS threads where a core has two hyperthreads (this
+// project's 2-vCPU VMs run with intra-op 1, OpenBLAS 2 by default).
 // The OpenMP wait policy is read by libgomp at load time, so it cannot be set from here: `unieval`
 // starts `unieval-model` with OMP_WAIT_POLICY=PASSIVE unless the user set it (apps/unieval/main.cc;
 // spinning OpenMP workers took the cores the BLAS threads needed: #24). Runtime::describe()
@@ -62,7 +66,7 @@ Precision resolve_precision(Precision requested, const torch::Device& device);
 torch::Device device_of(const torch::nn::Module& module);
 
 // Sets LibTorch's intra-op threads (and OpenBLAS's, when loaded) to n >= 1; InputError if n < 0;
-// 0 keeps LibTorch's default and sizes OpenBLAS's pool like it (unless OPENBLAS_NUM_THREADS is set).
+// 0 leaves the defaults.
 void set_threads(int n);
 // OpenBLAS's pool size (0 when OpenBLAS is not loaded).
 int blas_threads();
