@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <cctype>
+#include <cstdlib>
 
 #include "core/error.h"
 #include "models/attention.h"
@@ -70,13 +71,26 @@ Precision resolve_precision(Precision requested, const torch::Device& device) {
   return requested == Precision::kAuto ? Precision::kBFloat16 : requested;
 }
 
+namespace {
+
+// OpenBLAS's thread-count functions, resolved at run time (see the header); null in MKL builds.
+using SetFn = void (*)(int);
+using GetFn = int (*)();
+SetFn openblas_set() { return reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")); }
+GetFn openblas_get() { return reinterpret_cast<GetFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads")); }
+
+}  // namespace
+
 void set_threads(int n) {
   if (n < 0) throw InputError("--threads must be >= 0, got " + std::to_string(n));
-  if (n == 0) return;
+  if (n == 0) return;  // the defaults: see the header
   torch::set_num_threads(n);
-  // OpenBLAS's own pool (see the header): resolved at run time, absent in MKL builds.
-  using SetFn = void (*)(int);
-  if (auto* fn = reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) fn(n);
+  if (SetFn fn = openblas_set()) fn(n);
+}
+
+int blas_threads() {
+  GetFn fn = openblas_get();
+  return fn ? fn() : 0;
 }
 
 torch::ScalarType Runtime::compute_dtype() const {
@@ -90,7 +104,15 @@ torch::ScalarType Runtime::compute_dtype() const {
 std::string Runtime::describe() const {
   std::string s = device.str() + " " + to_string(precision);
   s += " (threads " + (threads > 0 ? std::to_string(threads) : std::string("default")) +
-       ", LibTorch " + compat::torch_version() + ", attention " + attention_path_name() + ")";
+       ", LibTorch " + compat::torch_version() + ", attention " + attention_path_name();
+  if (device.is_cpu()) {
+    // The thread set-up that decides CPU speed (#24), recorded with every run.
+    s += ", intra-op " + std::to_string(torch::get_num_threads());
+    if (const int b = blas_threads(); b > 0) s += ", OpenBLAS " + std::to_string(b);
+    const char* policy = std::getenv("OMP_WAIT_POLICY");
+    s += std::string(", OMP_WAIT_POLICY ") + (policy && *policy ? policy : "unset");
+  }
+  s += ")";
   return s;
 }
 

@@ -23,7 +23,16 @@
 // (pthreads build) sized from OPENBLAS_NUM_THREADS or the core count. Two pools of N threads each
 // oversubscribe the cores, so set_threads(N) also sets OpenBLAS to N when the process has
 // OpenBLAS loaded (looked up at run time: openblas_set_num_threads, no link-time dependency).
-// OMP_NUM_THREADS / OPENBLAS_NUM_THREADS in the environment still apply when threads is 0.
+// With threads 0 both keep their defaults: LibTorch's pool one thread per physical core
+// (OMP_NUM_THREADS overrides), OpenBLAS's one per logical CPU (OPENBLAS_NUM_THREADS overrides).
+// Neither pool is then larger than the logical CPUs, both count the calling thread, and idle
+// OpenMP workers sleep under the passive wait policy below. Sizing OpenBLAS like LibTorch's
+// smaller default would halve the BLAS threads where a core has two hyperthreads (this
+// project's 2-vCPU VMs run with intra-op 1, OpenBLAS 2 by default).
+// The OpenMP wait policy is read by libgomp at load time, so it cannot be set from here: `unieval`
+// starts `unieval-model` with OMP_WAIT_POLICY=PASSIVE unless the user set it (apps/unieval/main.cc;
+// spinning OpenMP workers took the cores the BLAS threads needed: #24). Runtime::describe()
+// records intra-op and OpenBLAS threads and the wait policy in every run's provenance.
 #include <torch/torch.h>
 
 #include <string>
@@ -59,6 +68,8 @@ torch::Device device_of(const torch::nn::Module& module);
 // Sets LibTorch's intra-op threads (and OpenBLAS's, when loaded) to n >= 1; InputError if n < 0;
 // 0 leaves the defaults.
 void set_threads(int n);
+// OpenBLAS's pool size (0 when OpenBLAS is not loaded).
+int blas_threads();
 
 struct Runtime {
   torch::Device device = torch::kCPU;
@@ -66,7 +77,8 @@ struct Runtime {
   int threads = 0;                            // as requested (0 = default)
   // The autocast dtype (kBFloat16 / kHalf) or kFloat for fp32.
   torch::ScalarType compute_dtype() const;
-  // "cpu fp32 (threads 2, LibTorch 1.13.0, attention explicit)" for logs and result provenance.
+  // "cpu fp32 (threads 2, LibTorch 1.13.0, attention explicit, intra-op 2, OpenBLAS 2,
+  // OMP_WAIT_POLICY PASSIVE)" for logs and result provenance (the last three on CPU only).
   std::string describe() const;
 };
 

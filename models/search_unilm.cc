@@ -75,6 +75,7 @@ torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
     cache_ = source_cache_;
     torch::Tensor rows = index_tensor(req.example, device_);
     reorder_cache(cache_, rows);
+    reserve_cache(cache_, cache_.length() + 1);  // preallocated from here on (grows if needed)
     valid_ = valid.to(device_).index_select(0, rows);
     // Feed [MASK] at position |S1|+2.
     std::vector<int64_t> p(R);
@@ -89,6 +90,7 @@ torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
   // Step t >= 1: reorder to the surviving rows, then feed [y(t-1), MASK].
   torch::Tensor parent = index_tensor(req.parent, device_);
   reorder_cache(cache_, parent);
+  reserve_cache(cache_, cache_.length() + 2);
   valid_ = valid_.index_select(0, parent);
   std::vector<int64_t> p(2 * R), tok(2 * R);
   for (int64_t r = 0; r < R; ++r) {

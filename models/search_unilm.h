@@ -7,7 +7,8 @@
 // keys/values cached; step 0 feeds [MASK] at position |S1|+2; step t ≥ 1 feeds
 // [y(t-1), MASK] at positions (|S1|+2+t-1, |S1|+2+t) and caches only y(t-1) (a token's states
 // depend only on the tokens before it, so the cache is exact); beams are reordered by the
-// request's parent indices. Uncached re-runs the whole packed sequence every step (the reference
+// request's parent indices. The per-row cache is preallocated (reserve_cache: the source plus 64
+// positions, doubled when a longer output needs it) and reordered in place. Uncached re-runs the whole packed sequence every step (the reference
 // the cached path is tested against: same tokens, scores within float tolerance).
 //
 // A batch holds examples of different source lengths: sources are right-padded, pad keys are

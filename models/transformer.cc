@@ -1,6 +1,7 @@
 // Follows HF transformers (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
 #include "models/transformer.h"
 
+#include <algorithm>
 #include <limits>
 #include <string>
 
@@ -176,14 +177,26 @@ BertLayerImpl::BertLayerImpl(const BertConfig& cfg) {
 
 torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor& bias,
                                      const torch::Tensor& past_k, const torch::Tensor& past_v,
-                                     torch::Tensor* new_k, torch::Tensor* new_v) {
+                                     torch::Tensor* new_k, torch::Tensor* new_v, int64_t write_at) {
   auto& sa = attention->self_attn;
   auto q = sa->split_heads(sa->query(x));
   auto k = sa->split_heads(sa->key(x));
   auto v = sa->split_heads(sa->value(x));
   if (new_k) *new_k = k;
   if (new_v) *new_v = v;
-  if (past_k.defined() && past_k.size(2) > 0) {
+  if (write_at >= 0) {
+    // Preallocated cache: the new positions go into the buffer's free slots, the attention reads
+    // a view of the filled part plus them (no concatenation).
+    const int64_t tn = k.size(2);
+    if (past_k.size(2) < write_at + tn) {
+      throw std::out_of_range("KV cache buffer of " + std::to_string(past_k.size(2)) + " positions has no room for " +
+                              std::to_string(tn) + " more after " + std::to_string(write_at));
+    }
+    past_k.narrow(2, write_at, tn).copy_(k);
+    past_v.narrow(2, write_at, tn).copy_(v);
+    k = past_k.narrow(2, 0, write_at + tn);
+    v = past_v.narrow(2, 0, write_at + tn);
+  } else if (past_k.defined() && past_k.size(2) > 0) {
     k = torch::cat({past_k, k}, 2);
     v = torch::cat({past_v, v}, 2);
   }
@@ -277,12 +290,14 @@ torch::Tensor UnilmModelImpl::run_layers(torch::Tensor x, const torch::Tensor& b
   if (hidden_states) hidden_states->push_back(x);
   for (size_t l = 0; l < layers.size(); ++l) {
     torch::Tensor pk, pv;
+    int64_t write_at = -1;
     if (past && !past->k.empty()) {
       pk = past->k.at(l);
       pv = past->v.at(l);
+      write_at = past->filled;
     }
     x = layers[l]->forward(x, bias, pk, pv, new_k ? &(*new_k)[l] : nullptr,
-                           new_v ? &(*new_v)[l] : nullptr);
+                           new_v ? &(*new_v)[l] : nullptr, write_at);
     if (hidden_states) hidden_states->push_back(x);
   }
   return x;
@@ -427,6 +442,18 @@ void append_to_cache(KVCache& cache, const StepOutput& step, const std::vector<i
     cache.k.resize(L);
     cache.v.resize(L);
   }
+  if (cache.filled >= 0) {
+    // Preallocated: copy into the free slots (where forward_step already put positions 0..P-1 of
+    // a step run against this cache; copying them again keeps any `positions` correct).
+    const int64_t P = static_cast<int64_t>(positions.size());
+    reserve_cache(cache, cache.filled + P);
+    for (size_t l = 0; l < L; ++l) {
+      cache.k[l].narrow(2, cache.filled, P).copy_(step.new_k[l].index_select(2, idx));
+      cache.v[l].narrow(2, cache.filled, P).copy_(step.new_v[l].index_select(2, idx));
+    }
+    cache.filled += P;
+    return;
+  }
   for (size_t l = 0; l < L; ++l) {
     auto k = step.new_k[l].index_select(2, idx);
     auto v = step.new_v[l].index_select(2, idx);
@@ -436,11 +463,52 @@ void append_to_cache(KVCache& cache, const StepOutput& step, const std::vector<i
 }
 
 void reorder_cache(KVCache& cache, const torch::Tensor& beam_index) {
+  if (cache.filled >= 0 && !cache.k.empty() && beam_index.size(0) == cache.k.front().size(0)) {
+    // Same batch size: permute the filled part in place. On the CPU (where reading the indices
+    // costs no device sync) only the rows that take another row's states are copied.
+    auto idx = beam_index.to(cache.k.front().device(), torch::kLong);
+    torch::Tensor dst;  // rows to overwrite (undefined: all)
+    if (idx.is_cpu()) {
+      dst = idx.ne(torch::arange(idx.size(0), idx.options())).nonzero().flatten();
+      if (dst.numel() == 0) return;
+      if (dst.numel() == idx.size(0)) dst = torch::Tensor();
+    }
+    const torch::Tensor src = dst.defined() ? idx.index_select(0, dst) : idx;
+    for (auto* buffers : {&cache.k, &cache.v}) {
+      for (auto& b : *buffers) {
+        auto part = b.narrow(2, 0, cache.filled);
+        auto rows = part.index_select(0, src);  // gathered first: src and dst rows may overlap
+        if (dst.defined()) {
+          part.index_copy_(0, dst, rows);
+        } else {
+          part.copy_(rows);
+        }
+      }
+    }
+    return;
+  }
   for (size_t l = 0; l < cache.k.size(); ++l) {
     auto idx = beam_index.to(cache.k[l].device(), torch::kLong);
     cache.k[l] = cache.k[l].index_select(0, idx);
     cache.v[l] = cache.v[l].index_select(0, idx);
   }
+}
+
+void reserve_cache(KVCache& cache, int64_t positions) {
+  if (cache.k.empty()) throw std::invalid_argument("reserve_cache: the cache holds no layers yet");
+  const int64_t len = cache.length();
+  if (cache.filled >= 0 && cache.capacity() >= positions) return;
+  const int64_t cap = std::max({positions, 2 * (cache.filled >= 0 ? cache.capacity() : 0), len + 64});
+  for (auto* buffers : {&cache.k, &cache.v}) {
+    for (auto& b : *buffers) {
+      auto sizes = b.sizes().vec();
+      sizes[2] = cap;
+      auto grown = torch::empty(sizes, b.options());
+      grown.narrow(2, 0, len).copy_(b.narrow(2, 0, len));
+      b = grown;
+    }
+  }
+  cache.filled = len;
 }
 
 }  // namespace unieval::models

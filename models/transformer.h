@@ -56,6 +56,12 @@
 // feeds [previous token, MASK] and keeps only the previous token — and reorders the cache when
 // beams are re-ranked (reorder_cache). The result equals forward() over the whole sequence with
 // the same mask rows (tested in tests/models/transformer_test.cc).
+// A cache can be preallocated (reserve_cache): its per-layer buffers then have room for positions
+// to come, forward_step writes the new keys/values straight into the free slots after the cached
+// ones and attends to a view of the buffer (no concatenation per layer and step), append_to_cache
+// only advances the filled length, and reorder_cache permutes the filled part in place (on CPU only
+// the rows whose parent is another row are copied). Same numbers as the concatenating cache: the
+// attention reads the same keys through a view with the same row layout.
 //
 // Numerics: on LibTorch 1.13 CPU fp32 the outputs are bit-identical to the HF v4.30.2 fixtures in
 // ../shared/golden/hf_bert (same operations in the same order); with the fused attention of
@@ -152,9 +158,12 @@ struct BertLayerImpl : torch::nn::Module {
   explicit BertLayerImpl(const BertConfig& cfg);
   // x: [B,Tn,H] new positions; bias: additive mask [B,1|heads,Tn,Tk] (Tk = cached + Tn) or
   // undefined; past_k/past_v: [B,heads,Tc,d] or undefined. Writes the new positions' K/V.
+  // write_at >= 0: past_k/past_v are preallocated buffers [B,heads,capacity,d] whose first
+  // write_at positions are cached; the new K/V are written at [write_at, write_at + Tn).
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& bias,
                         const torch::Tensor& past_k, const torch::Tensor& past_v,
-                        torch::Tensor* new_k = nullptr, torch::Tensor* new_v = nullptr);
+                        torch::Tensor* new_k = nullptr, torch::Tensor* new_v = nullptr,
+                        int64_t write_at = -1);
   BertAttention attention{nullptr};
   BertIntermediate intermediate{nullptr};
   BertResidualOutput output{nullptr};
@@ -218,10 +227,13 @@ struct BertOutput {
 };
 
 // Keys and values of the cached positions, one tensor per layer, [B, heads, T_cached, head_dim].
-// Empty vectors = nothing cached.
+// Empty vectors = nothing cached. Preallocated (filled >= 0, see reserve_cache): each tensor is a
+// buffer [B, heads, capacity, head_dim] of which the first `filled` positions are cached.
 struct KVCache {
   std::vector<torch::Tensor> k, v;
-  int64_t length() const { return k.empty() ? 0 : k.front().size(2); }
+  int64_t filled = -1;  // preallocated: cached positions; -1: k/v hold exactly the cached ones
+  int64_t length() const { return k.empty() ? 0 : filled >= 0 ? filled : k.front().size(2); }
+  int64_t capacity() const { return k.empty() ? 0 : k.front().size(2); }
   bool empty() const { return length() == 0; }
 };
 
@@ -251,7 +263,9 @@ class UnilmModelImpl : public torch::nn::Module {
 
   // Runs the Tn new positions against the cache. ids/types/positions [B,Tn] int64 (types
   // undefined = zeros, positions undefined = arange(Tc, Tc+Tn)); mask 0/1 [B,Tn,Tc+Tn] (columns:
-  // cached positions first, then the new ones; undefined = all ones). `past` may be empty.
+  // cached positions first, then the new ones; undefined = all ones). `past` may be empty. A
+  // preallocated `past` needs room for the Tn positions (reserve_cache(past, length + Tn)): their
+  // keys/values are written into its free slots, which leaves its cached positions unchanged.
   StepOutput forward_step(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
                           const torch::Tensor& position_ids, const torch::Tensor& mask,
                           const KVCache& past);
@@ -289,5 +303,9 @@ TORCH_MODULE(UnilmModel);
 void append_to_cache(KVCache& cache, const StepOutput& step, const std::vector<int64_t>& positions);
 // Reorders the batch dimension (beam search): cache[b] := cache[beam_index[b]] (int64 indices).
 void reorder_cache(KVCache& cache, const torch::Tensor& beam_index);
+// Makes `cache` preallocated with room for at least `positions` positions (cached ones included):
+// a no-op when it already has the room, else new buffers of max(positions, 2 x the old capacity,
+// length + 64) positions with the cached part copied (geometric growth: O(1) amortised copies).
+void reserve_cache(KVCache& cache, int64_t positions);
 
 }  // namespace unieval::models

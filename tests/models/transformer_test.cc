@@ -382,6 +382,55 @@ TEST(TransformerTest, ReorderCacheFollowsBeams) {
   EXPECT_THROW(model->forward_step(next.slice(0, 0, 2), {}, {}, {}, cache), InputError);
 }
 
+// A preallocated cache (reserve_cache) gives the concatenating cache's numbers exactly, through
+// UniLM-style [token, MASK] steps, in-place reorders (rows kept, moved, duplicated) and growth.
+TEST(TransformerTest, PreallocatedCacheEqualsConcatenatingCache) {
+  auto model = tiny_model(7);
+  torch::NoGradGuard no_grad;
+  const int64_t B = 4, S = 5, kMaskId = 3;
+  auto src = random_ids(B, S);
+  KVCache plain;
+  append_to_cache(plain, model->forward_step(src, {}, {}, {}, plain), {0, 1, 2, 3, 4});
+  KVCache pre = plain;
+  reserve_cache(pre, S + 1);
+  EXPECT_EQ(pre.length(), S);
+  EXPECT_EQ(pre.capacity(), S + 64);
+  const std::vector<std::vector<int64_t>> beams = {{0, 1, 2, 3}, {1, 1, 0, 3}, {3, 2, 1, 0}, {2, 2, 2, 2}};
+  for (int64_t t = 0; t < 40; ++t) {
+    if (t == 20) reserve_cache(pre, pre.capacity() + 1);  // growth keeps the cached part
+    if (t > 0) {
+      auto beam = torch::tensor(beams[t % beams.size()], torch::kLong);
+      reorder_cache(plain, beam);
+      reorder_cache(pre, beam);
+    }
+    reserve_cache(pre, pre.length() + 2);
+    const int64_t Tc = plain.length();
+    ASSERT_EQ(pre.length(), Tc);
+    auto step_ids = torch::cat({random_ids(B, 1), torch::full({B, 1}, kMaskId, torch::kLong)}, 1);
+    auto mask = torch::ones({B, 2, Tc + 2}, torch::kLong);
+    mask.select(1, 0).select(1, Tc + 1).zero_();
+    auto pos = torch::tensor({Tc, Tc + 1}, torch::kLong).unsqueeze(0).expand({B, 2}).contiguous();
+    auto a = model->forward_step(step_ids, {}, pos, mask, plain);
+    auto b = model->forward_step(step_ids, {}, pos, mask, pre);
+    ASSERT_TRUE(torch::equal(a.hidden, b.hidden)) << "t=" << t;
+    append_to_cache(plain, a, {0});
+    append_to_cache(pre, b, {0});
+  }
+  EXPECT_EQ(pre.length(), S + 40);
+  EXPECT_EQ(pre.capacity(), 2 * (S + 64));
+  for (size_t l = 0; l < plain.k.size(); ++l) {
+    EXPECT_TRUE(torch::equal(plain.k[l], pre.k[l].narrow(2, 0, pre.length())));
+    EXPECT_TRUE(torch::equal(plain.v[l], pre.v[l].narrow(2, 0, pre.length())));
+  }
+  // A batch of another size (examples finished) is gathered into new buffers.
+  auto fewer = torch::tensor({3, 0}, torch::kLong);
+  reorder_cache(plain, fewer);
+  reorder_cache(pre, fewer);
+  EXPECT_TRUE(torch::equal(plain.k[0], pre.k[0].narrow(2, 0, pre.length())));
+  EXPECT_THROW(model->forward_step(random_ids(2, 200), {}, torch::zeros({2, 200}, torch::kLong), {}, pre),
+               std::out_of_range);
+}
+
 // ---- heads, dropout, errors ----
 
 TEST(TransformerTest, MlmDecoderIsTiedToWordEmbeddings) {

@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+"""Side by side: unieval's fine-tuning step and beam-5 decoding against HF transformers (#24).
+
+Generates the inputs (a synthetic 30,522-word vocabulary, a BERT config, seeded random token
+sequences), then runs, one job at a time and in alternating rounds:
+  finetune  `unieval finetune --model-config` for --ft-steps steps (batch --ft-batch, source
+            --ft-src + target --ft-tgt words); tokens/s is taken between the log.jsonl lines of
+            the first and the last step (steady state: start-up, first step and checkpoint write
+            excluded). HF: BertForMaskedLM, the same shape, AdamW, loss on the masked target
+            positions only (labels -100 elsewhere), the same token count per second.
+  decode    `unieval decode --beam 5 --min-len N --max-len N` of --dec-sentences sources of
+            --dec-src words, batch --dec-batch (fresh weights from a 1-step run: the speed of a
+            beam step does not depend on the weights' values). HF: BertLMHeadModel(is_decoder)
+            generate(num_beams=5, min_new_tokens=N, max_new_tokens=N) on "[CLS] source [SEP]".
+Each job runs in its own process; peak RSS is that process's (wait4 ru_maxrss).
+
+HF runs only with --hf-src (a transformers source tree, v4.30.2 tested, e.g. a git checkout:
+its `src/` is put on sys.path) and a Python with torch (--hf-python, default this one). Packages
+that transformers' import looks for but the two model classes never use (tokenizers,
+huggingface_hub, safetensors, regex, ...) are replaced by empty stub modules inside the HF child
+process only, when they are missing. Without --hf-src (or when the HF child fails) the JSON holds
+our numbers and "hf": {"skipped": why}.
+
+usage: bench/model_vs_hf.py [--binary build/unieval] [--threads 2] [--rounds 2]
+                            [--hf-src transformers/] [--hf-python python3] [--env KEY=VALUE ...]
+                            [--out bench/results/DATE-model-vs-hf.json] [--jobs finetune,decode]
+Shapes default to issue #24's decode job (4 layers, hidden 256, source 64, 32 new tokens,
+batch 16) with fewer sentences, and a small fine-tune job (the same model, batch 8, 94 + 31).
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+
+
+def write_inputs(d, a):
+    """vocab.txt, config.json and DATA/{train,test}.{src,tgt}: seeded random words."""
+    vocab = SPECIALS + [f"w{i}" for i in range(a.vocab - len(SPECIALS))]
+    with open(os.path.join(d, "vocab.txt"), "w") as f:
+        f.write("\n".join(vocab) + "\n")
+    cfg = {"vocab_size": a.vocab, "hidden_size": a.hidden, "num_hidden_layers": a.layers,
+           "num_attention_heads": a.hidden // 64, "intermediate_size": 4 * a.hidden,
+           "max_position_embeddings": 512, "type_vocab_size": 2, "hidden_dropout_prob": 0.1,
+           "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}
+    with open(os.path.join(d, "config.json"), "w") as f:
+        json.dump(cfg, f)
+    rng = random.Random(7)
+    words = vocab[len(SPECIALS) + 100:]
+    data = os.path.join(d, "data")
+    os.makedirs(data)
+    n_train = a.ft_batch * (a.ft_steps + 2)
+    for split, n, ls, lt in (("train", n_train, a.ft_src, a.ft_tgt), ("test", a.dec_sentences, a.dec_src, 4)):
+        with open(os.path.join(data, split + ".src"), "w") as fs, open(os.path.join(data, split + ".tgt"), "w") as ft:
+            for _ in range(n):
+                fs.write(" ".join(rng.choice(words) for _ in range(ls)) + "\n")
+                ft.write(" ".join(rng.choice(words) for _ in range(lt)) + "\n")
+    return cfg, data
+
+
+RSS_WRAP = r"""
+import os, resource, subprocess, sys
+p = subprocess.run(sys.argv[1:])
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("__peak_rss_kib__", u.ru_maxrss, u.ru_utime + u.ru_stime, file=sys.stderr)
+sys.exit(p.returncode)
+"""
+
+
+def measured(cmd, env, cpu=None):
+    """(wall s, peak RSS bytes of the job's process, stdout); cpu["s"] = its CPU seconds (user + sys:
+    less sensitive than wall time to other load on a shared machine)."""
+    t0 = time.perf_counter()
+    p = subprocess.run([sys.executable, "-c", RSS_WRAP, *cmd], capture_output=True, text=True, env=env)
+    wall = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise RuntimeError(f"failed ({p.returncode}): {' '.join(cmd)}\n{p.stderr[-3000:]}")
+    rss = 0
+    for line in p.stderr.splitlines():
+        if line.startswith("__peak_rss_kib__"):
+            rss = int(line.split()[1]) * 1024
+            if cpu is not None:
+                cpu["s"] = float(line.split()[2])
+    return wall, rss, p.stdout
+
+
+def ours_finetune(a, d, data, env, tag):
+    out = os.path.join(d, "ft-" + tag)
+    cmd = [a.binary, "finetune", "--task", "bench", "--model-config", os.path.join(d, "config.json"),
+           "--vocab", os.path.join(d, "vocab.txt"), "--data", data, "--out", out, "--steps", str(a.ft_steps),
+           "--batch-size", str(a.ft_batch), "--batch-tokens", "1000000", "--max-src-len", str(a.ft_src),
+           "--max-tgt-len", str(a.ft_tgt), "--mask-prob", "0.25", "--warmup", "0", "--lr", "1e-4",
+           "--threads", str(a.threads), "--no-progress"]
+    wall, rss, _ = measured(cmd, env)
+    steps = [json.loads(l) for l in open(os.path.join(out, "log.jsonl")) if l.strip()]
+    steps = [s for s in steps if "elapsed_s" in s]
+    # Steady state: from the end of the first step to the end of the last (no start-up, no first
+    # step, no checkpoint write). Tokens are the packed sequence positions of those steps.
+    tok = sum(s.get("tokens", 0) for s in steps[1:])
+    secs = steps[-1]["elapsed_s"] - steps[0]["elapsed_s"]
+    shutil.rmtree(out)
+    return {"tokens_per_s": tok / secs, "steps_timed": len(steps) - 1, "tokens_timed": tok,
+            "wall_s": wall, "peak_rss_bytes": rss}
+
+
+def ours_decode(a, d, data, run, env, tag):
+    hyp = os.path.join(d, f"dec-{tag}.hyp")
+    cmd = [a.binary, "decode", "--run", run, "--split", "test", "--data", data, "--out", hyp, "--beam", "5",
+           "--min-len", str(a.dec_new), "--max-len", str(a.dec_new), "--no-repeat-ngram", "0",
+           "--batch-size", str(a.dec_batch), "--threads", str(a.threads), "--no-progress", "--no-clean-up"]
+    cpu = {}
+    wall, rss, _ = measured(cmd, env, cpu)
+    with open(hyp) as f:
+        text = f.read()
+    os.remove(hyp)
+    return {"sentences_per_s": a.dec_sentences / wall, "wall_s": wall, "cpu_s": cpu.get("s"), "peak_rss_bytes": rss,
+            "note": "wall time of the whole command (start-up and model load included)"}, text
+
+
+HF_CHILD = r"""
+import importlib.abc, importlib.machinery, json, sys, time, types
+spec = json.loads(sys.argv[1])
+sys.path.insert(0, spec["src"])
+# Stub what transformers' import looks for but BertForMaskedLM / BertLMHeadModel never use.
+missing = []
+for name in ("tokenizers", "huggingface_hub", "safetensors", "regex", "requests", "yaml", "tqdm",
+             "filelock", "packaging", "numpy"):
+    try:
+        __import__(name)
+    except ImportError:
+        missing.append(name)
+class _Stub(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    def find_spec(self, fullname, path, target=None):
+        if fullname.split(".")[0] in missing:
+            return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
+    def create_module(self, spec):
+        m = types.ModuleType(spec.name)
+        m.__path__ = []
+        m.__version__ = "0.0"
+        m.__getattr__ = lambda attr: (_ for _ in ()).throw(AttributeError(attr))
+        return m
+    def exec_module(self, module):
+        pass
+if missing:
+    sys.meta_path.insert(0, _Stub())
+import torch
+torch.set_num_threads(spec["threads"])
+from transformers import BertConfig, BertForMaskedLM, BertLMHeadModel
+cfg = BertConfig(**spec["config"])
+torch.manual_seed(0)
+g = torch.Generator().manual_seed(7)
+if spec["job"] == "finetune":
+    B, S, T = spec["batch"], spec["src"] + 2, spec["tgt"] + 1
+    L = S + T
+    model = BertForMaskedLM(cfg).train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
+    ids = torch.randint(105, cfg.vocab_size, (B, L), generator=g)
+    types = torch.cat([torch.zeros(B, S, dtype=torch.long), torch.ones(B, T, dtype=torch.long)], 1)
+    # UniLM seq2seq mask: source sees the source, target sees source + its prefix.
+    m = torch.zeros(L, L)
+    m[:, :S] = 1
+    m[S:, S:] = torch.tril(torch.ones(T, T))
+    mask = m.unsqueeze(0).expand(B, L, L).contiguous()
+    labels = torch.full((B, L), -100, dtype=torch.long)
+    pick = torch.rand(B, T, generator=g) < 0.25
+    pick[:, -1] = True
+    labels[:, S:][pick] = ids[:, S:][pick]
+    times = []
+    for step in range(spec["steps"]):
+        t0 = time.perf_counter()
+        loss = model(input_ids=ids, token_type_ids=types, attention_mask=mask, labels=labels).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad()
+        loss.item()
+        times.append(time.perf_counter() - t0)
+    secs = sum(times[1:])
+    print(json.dumps({"tokens_per_s": B * L * (len(times) - 1) / secs, "steps_timed": len(times) - 1}))
+else:
+    cfg.is_decoder = True
+    model = BertLMHeadModel(cfg).eval()
+    n, B, S, N = spec["sentences"], spec["batch"], spec["src"], spec["new"]
+    src = torch.randint(105, cfg.vocab_size, (n, S), generator=g)
+    t0 = time.perf_counter()
+    with torch.no_grad():
+        for i in range(0, n, B):
+            x = src[i:i + B]
+            x = torch.cat([torch.full((x.size(0), 1), 2), x, torch.full((x.size(0), 1), 3)], 1)
+            model.generate(input_ids=x, attention_mask=torch.ones_like(x), num_beams=5, min_new_tokens=N,
+                           max_new_tokens=N, do_sample=False, pad_token_id=0, eos_token_id=3)
+    secs = time.perf_counter() - t0
+    print(json.dumps({"sentences_per_s": n / secs, "generate_s": secs}))
+print(json.dumps({"stubbed": missing}))
+"""
+
+
+def hf_job(a, cfg, job, env):
+    spec = {"src": a.hf_src_path, "threads": a.threads, "config": cfg, "job": job}
+    if job == "finetune":
+        spec.update(batch=a.ft_batch, src=a.ft_src, tgt=a.ft_tgt, steps=a.ft_steps)
+    else:
+        spec.update(sentences=a.dec_sentences, batch=a.dec_batch, src=a.dec_src, new=a.dec_new)
+    wall, rss, out = measured([a.hf_python, "-c", HF_CHILD, json.dumps(spec)], env)
+    lines = [json.loads(l) for l in out.strip().splitlines()]
+    res = dict(lines[0])
+    res.update(wall_s=wall, peak_rss_bytes=rss, stubbed_modules=lines[-1]["stubbed"])
+    return res
+
+
+def median(xs):
+    xs = sorted(xs)
+    return xs[len(xs) // 2] if len(xs) % 2 else (xs[len(xs) // 2 - 1] + xs[len(xs) // 2]) / 2
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--binary", default=os.path.join(REPO, "build", "unieval"))
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=2)
+    ap.add_argument("--jobs", default="finetune,decode")
+    ap.add_argument("--hf-src", help="HF transformers source tree (its src/ goes on sys.path)")
+    ap.add_argument("--hf-python", default=sys.executable, help="a Python with torch for the HF side")
+    ap.add_argument("--env", action="append", default=[], help="KEY=VALUE for both sides' environment")
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--vocab", type=int, default=30522)
+    ap.add_argument("--ft-steps", type=int, default=6)
+    ap.add_argument("--ft-batch", type=int, default=8)
+    ap.add_argument("--ft-src", type=int, default=94)
+    ap.add_argument("--ft-tgt", type=int, default=31)
+    ap.add_argument("--dec-sentences", type=int, default=32)
+    ap.add_argument("--dec-batch", type=int, default=16)
+    ap.add_argument("--dec-src", type=int, default=64)
+    ap.add_argument("--dec-new", type=int, default=32)
+    ap.add_argument("--keep-hyp", help="write our decode output here (to compare builds byte for byte)")
+    ap.add_argument("--note", default="", help="free text for the JSON (machine load etc.)")
+    ap.add_argument("--out", default=os.path.join(
+        REPO, "bench", "results", datetime.date.today().isoformat() + "-model-vs-hf.json"))
+    a = ap.parse_args()
+    jobs = [j for j in a.jobs.split(",") if j]
+    env = dict(os.environ)
+    for kv in a.env:
+        k, _, v = kv.partition("=")
+        env[k] = v
+    hf_skip = None
+    if not a.hf_src:
+        hf_skip = "no --hf-src given"
+    else:
+        a.hf_src_path = os.path.join(a.hf_src, "src") if os.path.isdir(os.path.join(a.hf_src, "src")) else a.hf_src
+        if not os.path.isdir(os.path.join(a.hf_src_path, "transformers")):
+            hf_skip = f"{a.hf_src}: no transformers package there"
+        elif subprocess.run([a.hf_python, "-c", "import torch"], capture_output=True).returncode != 0:
+            hf_skip = f"{a.hf_python} has no torch"
+    ours = {j: [] for j in jobs}
+    hf = {j: [] for j in jobs}
+    hyps = set()
+    with tempfile.TemporaryDirectory(prefix="unieval_model_vs_hf_") as d:
+        cfg, data = write_inputs(d, a)
+        run = None
+        if "decode" in jobs:  # a run directory to decode with (one step from scratch)
+            run = os.path.join(d, "dec-run")
+            measured([a.binary, "finetune", "--task", "bench", "--model-config", os.path.join(d, "config.json"),
+                      "--vocab", os.path.join(d, "vocab.txt"), "--data", data, "--out", run, "--steps", "1",
+                      "--batch-size", "2", "--max-src-len", "8", "--max-tgt-len", "4", "--threads",
+                      str(a.threads), "--no-progress"], env)
+        for r in range(a.rounds):
+            for job in jobs:
+                sides = ("ours", "hf") if r % 2 == 0 else ("hf", "ours")
+                for side in sides:
+                    if side == "hf":
+                        if hf_skip:
+                            continue
+                        try:
+                            hf[job].append(hf_job(a, cfg, job, env))
+                        except RuntimeError as e:
+                            hf_skip = f"the HF child failed: {str(e)[-1500:]}"
+                        continue
+                    if job == "finetune":
+                        ours[job].append(ours_finetune(a, d, data, env, str(r)))
+                    else:
+                        res, text = ours_decode(a, d, data, run, env, str(r))
+                        ours[job].append(res)
+                        hyps.add(text)
+                        if a.keep_hyp:
+                            with open(a.keep_hyp, "w") as f:
+                                f.write(text)
+                    key = "tokens_per_s" if job == "finetune" else "sentences_per_s"
+                    print(f"round {r + 1} {job} ours: {ours[job][-1][key]:.2f}", file=sys.stderr)
+    summary = {}
+    for job in jobs:
+        key = "tokens_per_s" if job == "finetune" else "sentences_per_s"
+        s = {"ours_median": median([x[key] for x in ours[job]]),
+             "ours_peak_rss_bytes": max(x["peak_rss_bytes"] for x in ours[job])}
+        if hf[job] and not hf_skip:
+            s["hf_median"] = median([x[key] for x in hf[job]])
+            s["hf_peak_rss_bytes"] = max(x["peak_rss_bytes"] for x in hf[job])
+            s["ratio_ours_over_hf"] = s["ours_median"] / s["hf_median"]
+        summary[job + " (" + key + ")"] = s
+    result = {
+        "bench": "model_vs_hf",
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "processor": platform.processor(),
+                    "threads": a.threads, "load_avg_at_end": os.getloadavg()},
+        "note": a.note,
+        "environment": {kv.partition("=")[0]: kv.partition("=")[2] for kv in a.env},
+        "shapes": {k: getattr(a, k) for k in ("layers", "hidden", "vocab", "ft_steps", "ft_batch", "ft_src", "ft_tgt",
+                                              "dec_sentences", "dec_batch", "dec_src", "dec_new")},
+        "binary": a.binary,
+        "rounds": a.rounds,
+        "ours": ours,
+        "hf": hf if not hf_skip else {"skipped": hf_skip},
+        "decode_outputs_identical_across_rounds": len(hyps) <= 1,
+        "summary": summary,
+    }
+    os.makedirs(os.path.dirname(os.path.abspath(a.out)), exist_ok=True)
+    with open(a.out, "w") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+    print(json.dumps(summary, indent=1))
+    if hf_skip:
+        print(f"HF comparison skipped: {hf_skip}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()
