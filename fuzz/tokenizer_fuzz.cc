@@ -48,13 +48,20 @@ TokenizerOptions wordpiece_options(uint8_t mode) {
   return o;
 }
 
+// encode, checked against itself: one id per token, and encode_ids gives the same ids.
+template <typename Tokenizer>
+unieval::models::Encoding encode_checked(const Tokenizer& tok, std::string_view text) {
+  auto enc = tok.encode(text);
+  UNIEVAL_FUZZ_CHECK(enc.tokens.size() == enc.ids.size());
+  std::vector<int32_t> ids;
+  tok.encode_ids(text, &ids);
+  UNIEVAL_FUZZ_CHECK(ids == enc.ids);
+  return enc;
+}
+
 void exercise(const WordPieceTokenizer& tok, std::string_view text, uint8_t mode) {
   try {
-    auto enc = tok.encode(text);
-    UNIEVAL_FUZZ_CHECK(enc.tokens.size() == enc.ids.size());
-    std::vector<int32_t> ids;
-    tok.encode_ids(text, &ids);
-    UNIEVAL_FUZZ_CHECK(ids == enc.ids);
+    auto enc = encode_checked(tok, text);
     unieval::models::DetokenizeOptions d;
     d.skip_special = mode & 32;
     (void)tok.decode(enc.ids, d);
@@ -87,12 +94,8 @@ const BpeTokenizer& fixed_bpe() {
 
 void exercise(const BpeTokenizer& tok, std::string_view text) {
   try {
-    auto enc = tok.encode(text);
-    UNIEVAL_FUZZ_CHECK(enc.tokens.size() == enc.ids.size());
-    std::vector<int32_t> ids;
-    tok.encode_ids(text, &ids);
-    UNIEVAL_FUZZ_CHECK(ids == enc.ids);
-    for (int32_t id : ids) UNIEVAL_FUZZ_CHECK(id >= 0 && id < tok.size());
+    auto enc = encode_checked(tok, text);
+    for (int32_t id : enc.ids) UNIEVAL_FUZZ_CHECK(id >= 0 && id < tok.size());
     (void)tok.decode(enc.ids, false);
     (void)tok.decode(enc.ids, true);
   } catch (const unieval::InputError&) {
