@@ -228,6 +228,7 @@ size_t first_invalid_utf8(const char* p, size_t n) {
       if (_mm_movemask_epi8(_mm_or_si128(a, b))) break;
       i += 32;
     }
+    if (i == n) break;  // all ASCII up to the end: p[n] below would read past the text
 #endif
     if (i + 8 <= n) {
       uint64_t w;

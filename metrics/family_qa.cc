@@ -268,7 +268,7 @@ void run_glue_score(ScoreContext& sc) {
   nlohmann::json tm;
   try {
     tm = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number that overflows
     throw InputError(path, 0, std::string("invalid JSON: ") + e.what());
   }
   m::GlueScoreOptions o;

@@ -41,8 +41,9 @@ const tasks::TaskAdapter& checked_task(const tasks::EvalRequest& req) {
     throw InputError("unknown task '" + req.task + "'; known:" + known.str());
   }
   for (const auto& [k, v] : req.options) {
+    const auto& key = k;  // a lambda may not capture a structured binding (C++17; clang)
     bool ok = std::any_of(task->info.options.begin(), task->info.options.end(),
-                          [&](const auto& o) { return o.first == k; });
+                          [&](const auto& o) { return o.first == key; });
     if (!ok) {
       std::string known;
       for (const auto& o : task->info.options) known += " " + o.first;

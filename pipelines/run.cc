@@ -16,6 +16,7 @@
 #include "pipelines/run_gpt.h"
 #include "pipelines/run_nlu.h"
 #include "models/run_dir.h"
+#include "models/seq2seq_data.h"
 #include "models/tokenizer/wordpiece.h"
 #include "pipelines/seq2seq.h"
 #include "results/curves.h"
@@ -226,6 +227,9 @@ RunOutcome run_task(const RunOptions& in) {
         throw InputError(vocab, 0, "has " + std::to_string(n) + " entries but " + o.model_config + " has vocab_size " +
                                        std::to_string(cfg.vocab_size));
     }
+    // The special tokens fine-tuning needs ([PAD] [UNK] [CLS] [SEP] [MASK]), before anything is
+    // written: a vocabulary without them must leave no run directory behind.
+    (void)models::special_ids(models::Vocab::from_file(vocab), vocab);
     // Write: request, the splits, the references, the manifest (last: marks the stage done).
     fs::create_directories(data_dir);
     core::write_file_atomic(request_path, request.dump(2) + "\n");

@@ -182,6 +182,8 @@ FinetuneResult finetune(const FinetuneOptions& in) {
   // Data: tokenise and truncate.
   std::vector<std::string> src, tgt;
   read_split(opts.data_dir, "train", true, src, tgt);
+  if (src.empty())  // before the run directory is created
+    throw InputError((fs::path(opts.data_dir) / "train.src").string(), 0, "no training examples (the file is empty)");
   if (opts.limit > 0 && static_cast<int64_t>(src.size()) > opts.limit) {
     src.resize(opts.limit);
     tgt.resize(opts.limit);
@@ -308,6 +310,15 @@ DecodeResult decode(const DecodeOptions& opts) {
   const std::string stem =
       world > 1 ? opts.out + ".shard-" + std::to_string(rank) + "-of-" + std::to_string(world) : opts.out;
 
+  // The model before any output file: weights that do not fit the config are an InputError
+  // that must leave no OUT.partial behind.
+  UnilmHeads heads;
+  heads.pooler = false;
+  UnilmModel model(cfg, heads);
+  load_model_weights(model, (ckpt / kRunWeightsFile).string());
+  model->to(rt.device);
+  model->eval();
+
   // Partial output from an interrupted call with the same options.
   const std::string partial = stem + ".partial";
   const std::string meta_path = stem + ".partial.json";
@@ -349,13 +360,6 @@ DecodeResult decode(const DecodeOptions& opts) {
     for (const auto& l : done) text += l + "\n";
     core::write_file_atomic(partial, text);  // drop a torn last line
   }
-
-  UnilmHeads heads;
-  heads.pooler = false;
-  UnilmModel model(cfg, heads);
-  load_model_weights(model, (ckpt / kRunWeightsFile).string());
-  model->to(rt.device);
-  model->eval();
 
   DecodeResult result;
   result.hyps = done;

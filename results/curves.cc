@@ -69,7 +69,7 @@ std::vector<CurveSeries> read_training_log(const std::string& path) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(s);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number that overflows
       throw InputError(path, n, std::string("not JSON: ") + e.what());
     }
     if (!j.is_object()) throw InputError(path, n, "a log line must be a JSON object");

@@ -76,7 +76,7 @@ std::vector<Prediction> read_predictions(const std::string& path, const Canon& c
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number that overflows
       throw InputError(path, 0, std::string("invalid JSON: ") + e.what());
     }
     for (auto it = j.begin(); it != j.end(); ++it) {
@@ -229,7 +229,7 @@ std::vector<Example> read_snli(const std::string& path) {
       nlohmann::json j;
       try {
         j = nlohmann::json::parse(lines[i]);
-      } catch (const nlohmann::json::parse_error& e) {
+      } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number that overflows
         throw InputError(path, ln, std::string("invalid JSON: ") + e.what());
       }
       if (!j.is_object() || !j.contains("gold_label") || !j["gold_label"].is_string())
@@ -300,7 +300,7 @@ void read_race_file(const fs::path& file, const std::string& rel, std::vector<Ex
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(core::read_file(path));
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number that overflows
     throw InputError(path, 0, std::string("invalid JSON: ") + e.what());
   }
   if (!j.is_object()) throw InputError(path, 0, "expected a JSON object (a RACE article)");

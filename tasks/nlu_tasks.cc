@@ -549,8 +549,9 @@ CoqaSplit read_coqa_split(const std::string& data, const SplitSpec& split, int h
   ojson out = ojson::array();
   std::map<size_t, std::set<size_t>> keep;
   for (size_t i = b; i < e; ++i) keep[refs[i].story].insert(refs[i].turn);
-  for (const auto& [si, turns] : keep) {
+  for (const auto& [si, kept] : keep) {
     ojson st = ojson::parse(stories[si].dump());
+    const std::set<size_t>& turns = kept;  // a lambda may not capture a structured binding (C++17; clang)
     auto filter = [&](const ojson& arr) {
       ojson o = ojson::array();
       for (size_t t = 0; t < arr.size(); ++t)

@@ -55,7 +55,7 @@ int cmd_compare(const Args& args) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(core::read_file(path));
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number that overflows
       throw InputError(path, 0, std::string("malformed JSON: ") + e.what());
     }
     for (const auto& [k, v] : results::parse_tolerances(j, path)) opts.tolerance.emplace(k, v);

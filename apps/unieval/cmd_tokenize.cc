@@ -100,7 +100,8 @@ int cmd_tokenize(const Args& args) {
     bpe.emplace(models::BpeTokenizer::from_dir(vm["bpe"].as<std::string>()));
     encode = [&](const std::string& text) { return bpe->encode(text); };
   } else {
-  models::Vocab vocab = models::Vocab::from_file(vm["vocab"].as<std::string>());
+  const std::string vocab_path = vm["vocab"].as<std::string>();
+  models::Vocab vocab = models::Vocab::from_file(vocab_path);
   bool lower;
   if (vm["lowercase"].as<bool>())
     lower = true;
@@ -114,6 +115,8 @@ int cmd_tokenize(const Args& args) {
     opts.max_input_chars_per_word = vm["max-chars"].as<size_t>();
     if (opts.max_input_chars_per_word == 0) throw InputError("--max-chars must be positive");
   }
+  if (!vocab.contains(opts.unk_token))
+    throw InputError(vocab_path, 0, "vocabulary has no unknown token '" + opts.unk_token + "'");
   wp.emplace(std::move(vocab), opts);
   encode = [&](const std::string& text) { return wp->encode(text); };
   }

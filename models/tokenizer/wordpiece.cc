@@ -6,6 +6,7 @@
 #include "models/tokenizer/wordpiece.h"
 #include "core/utf8.h"
 
+#include <algorithm>
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
@@ -159,8 +160,12 @@ void Vocab::index() {
 
 Vocab Vocab::from_file(const std::string& path) {
   std::string data = core::read_file(path);
-  if (size_t bad = core::find_invalid_utf8(data); bad != std::string::npos)
-    throw InputError(path, 0, "invalid UTF-8 at byte " + std::to_string(bad));
+  if (size_t bad = core::find_invalid_utf8(data); bad != std::string::npos) {
+    const size_t nl = data.rfind('\n', bad);  // the line holding byte `bad` starts after it
+    const size_t start = nl == std::string::npos ? 0 : nl + 1;
+    throw InputError(path, 1 + static_cast<long>(std::count(data.begin(), data.begin() + bad, '\n')),
+                     "invalid UTF-8 at byte " + std::to_string(bad - start) + " of the line");
+  }
   std::vector<std::string> tokens;
   // Python text mode: a line ends at \n, \r\n or \r.
   size_t i = 0;
@@ -208,7 +213,10 @@ WordPieceTokenizer::WordPieceTokenizer(Vocab vocab, TokenizerOptions options)
 
 WordPieceTokenizer WordPieceTokenizer::from_file(const std::string& vocab_path,
                                                  TokenizerOptions options) {
-  return WordPieceTokenizer(Vocab::from_file(vocab_path), std::move(options));
+  Vocab vocab = Vocab::from_file(vocab_path);
+  if (!vocab.contains(options.unk_token))  // here, where the file is known
+    throw InputError(vocab_path, 0, "vocabulary has no unknown token '" + options.unk_token + "'");
+  return WordPieceTokenizer(std::move(vocab), std::move(options));
 }
 
 // Lower-cases / strips the whitespace token buf[word_begin..] in place, then splits it on

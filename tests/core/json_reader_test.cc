@@ -294,3 +294,21 @@ TEST(JsonReaderTest, CursorAgreesWithTheParserOnRandomMutations) {
 
 }  // namespace
 }  // namespace unieval::core
+
+// Fuzz finding (fuzz/json_fuzz.cc under ASan): text whose length is a multiple of 32 and all ASCII
+// made the UTF-8 check read the byte after the text, and loop for ever when that byte was >= 0x80.
+// Here the byte after the text is 0xFF (inside the vector's capacity): the check must stop at the end.
+TEST(JsonReaderTest, Utf8CheckStopsAtTheEndOfAllAsciiTextOf32Bytes) {
+  for (size_t n : {32u, 64u, 96u}) {
+    unieval::core::HugeVector<char> text;
+    text.reserve(n + 8);
+    text.assign(n, ' ');
+    text[0] = '[';
+    text[n - 1] = ']';
+    text.push_back('\xff');
+    text.pop_back();  // capacity keeps the 0xFF right after the text
+    auto checked = unieval::core::JsonDocument::check_text(std::move(text), "t.json");
+    EXPECT_EQ(checked.size(), n);
+    EXPECT_EQ(unieval::core::JsonDocument::parse_checked(std::move(checked), "t.json").root().size(), 0u);
+  }
+}

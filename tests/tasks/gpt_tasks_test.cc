@@ -243,5 +243,18 @@ TEST(GptTasksTest, BootstrapOnAccuracy) {
   EXPECT_GE(r.score("accuracy")->ci->high, 0.5);
 }
 
+// Fuzz finding (fuzz_readers): a number too large for nlohmann's double made a RACE article
+// escape as json::out_of_range (the CLI's exit 3); it is an InputError naming the file.
+TEST(RaceTaskTest, NumberOverflowIsAnInputErrorNamingTheFile) {
+  TempDir tmp;
+  const std::string path = tmp.write("high/1.txt", "{\"answers\": [\"A\"], \"id\": 1e999999}\n");
+  try {
+    read_gpt_task_data("race", path);
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("1.txt"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace unieval::tasks
