@@ -133,7 +133,7 @@ BertConfig BertConfig::from_json_file(const std::string& path) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(ss.str());
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number past a double
     throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
   }
   return from_json(j, path);

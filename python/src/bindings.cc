@@ -105,7 +105,9 @@ py::dict bleu_dict(const m::BleuScore& s) {
 }
 
 py::object json_to_py(const std::string& dumped) {
-  static py::object loads = py::module_::import("json").attr("loads");
+  // Leaked on purpose: a static py::object would be released by the C++ exit handlers after the
+  // interpreter has finalized (without the GIL: "Fatal Python error: PyThreadState_Get").
+  static const py::handle loads = py::object(py::module_::import("json").attr("loads")).release();
   return loads(dumped);
 }
 

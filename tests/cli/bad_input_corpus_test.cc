@@ -332,6 +332,9 @@ void add_model_cases(std::vector<Case>& out) {
           {"config.json", "hidden_size"});
   ft_case("config_invalid_utf8", {{"config.json", "{\"vocab_size\": 35, \"x\": \"\xff\"}"}}, {"config.json", "line 1"});
   ft_case("config_not_object", {{"config.json", "[40, 32]"}}, {"config.json"});
+  ft_case("config_number_overflows_a_double",
+          {{"config.json", replace_all(config_text(), "\"intermediate_size\":64", "\"intermediate_size\":1e999999")}},
+          {"config.json", "not valid JSON"});
 
   // finetune --model DIR: a checkpoint folder whose config disagrees with its tensors, or that is
   // some other model's. {m}/ckpt is a real tiny checkpoint (made once, see ModelFixture).
