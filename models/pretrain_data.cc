@@ -46,6 +46,7 @@ int64_t PretrainDataOptions::max_segment_id(const std::vector<MaskKind>& cycle) 
 }
 
 std::vector<MaskKind> objective_cycle(const std::string& objectives) {
+  if (objectives == "ernie-gen") return {MaskKind::kSeq2Seq};  // its segments; the batches: models/ernie_gen.h
   if (objectives == "unified") {
     return {MaskKind::kBidirectional, MaskKind::kSeq2Seq, MaskKind::kBidirectional,
             MaskKind::kSeq2Seq,       MaskKind::kLeftToRight, MaskKind::kRightToLeft};
@@ -54,7 +55,7 @@ std::vector<MaskKind> objective_cycle(const std::string& objectives) {
     return {parse_mask_kind(objectives)};
   } catch (const InputError&) {
     throw InputError("unknown --objectives '" + objectives +
-                     "' (expected unified, bidirectional, left-to-right, right-to-left or seq2seq)");
+                     "' (expected unified, bidirectional, left-to-right, right-to-left, seq2seq or ernie-gen)");
   }
 }
 

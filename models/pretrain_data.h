@@ -73,7 +73,8 @@ struct PretrainDataOptions {
 };
 
 // The objective cycle of --objectives: "unified" (bi, s2s, bi, s2s, l2r, r2l), or one of
-// models/masks.h's names for a single objective. InputError otherwise.
+// models/masks.h's names for a single objective; "ernie-gen" gives {seq2seq} (its segment ids;
+// its batches come from models/ernie_gen.h). InputError otherwise.
 std::vector<MaskKind> objective_cycle(const std::string& objectives);
 
 // Segment ids of an objective: {first segment, second segment} (single-segment objectives use

@@ -1,7 +1,9 @@
 #include "models/pretrainer.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <tuple>
 
 #include "core/error.h"
 #include "models/device.h"
@@ -25,6 +27,7 @@ int64_t PretrainOptions::total_steps() const {
 void PretrainOptions::validate() const {
   objective_cycle(objectives);
   data.validate();
+  if (objectives == "ernie-gen") ernie.validate();
   if (batch_size < 1) throw InputError("--batch-size must be at least 1");
   if (accum < 1) throw InputError("--accum must be at least 1");
   if (tokens < 0) throw InputError("--tokens must be positive");
@@ -56,6 +59,13 @@ ojson PretrainOptions::to_json() const {
   j["save_every"] = save_every;
   j["log_every"] = log_every;
   if (skip_nonfinite) j["skip_nonfinite"] = true;
+  if (objectives == "ernie-gen") {
+    j["span_lambda"] = ernie.lambda;
+    j["noise_prob"] = ernie.noise_prob;
+    j["span_bigrams"] = ernie.top_bigrams;
+    j["span_trigrams"] = ernie.top_trigrams;
+    j["fragment_ratio"] = ernie.fragment_ratio;
+  }
   return j;
 }
 
@@ -91,6 +101,11 @@ void PretrainOptions::update_from_json(const nlohmann::json& j, const std::strin
   num("seed", seed);
   num("save_every", save_every);
   num("log_every", log_every);
+  num("span_lambda", ernie.lambda);
+  num("noise_prob", ernie.noise_prob);
+  num("span_bigrams", ernie.top_bigrams);
+  num("span_trigrams", ernie.top_trigrams);
+  num("fragment_ratio", ernie.fragment_ratio);
   if (j.contains("skip_nonfinite")) {
     if (!j.at("skip_nonfinite").is_boolean()) throw InputError(source, 0, "skip_nonfinite: expected true/false");
     skip_nonfinite = j.at("skip_nonfinite").get<bool>();
@@ -153,7 +168,59 @@ PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const Specia
   PretrainResult result;
   int64_t tokens_seen = 0;
   LoopHooks hooks;
-  hooks.step = [&](int64_t step) {
+  const bool ernie = opts.objectives == "ernie-gen";
+  SpanVocab span_vocab;
+  Seq2SeqDataOptions types;
+  std::tie(types.source_type, types.target_type) = segment_ids(MaskKind::kSeq2Seq, opts.data.segments);
+  if (ernie && opts.ernie.lambda < 1.0) {
+    const auto t0 = std::chrono::steady_clock::now();
+    span_vocab = SpanVocab::build(shard, opts.ernie.top_bigrams, opts.ernie.top_trigrams);
+    if (opts.progress)
+      std::fprintf(stderr, "span vocabulary: %zu bigrams, %zu trigrams (t-statistic over %lld tokens, %.1f s)\n",
+                   span_vocab.bigrams(), span_vocab.trigrams(), static_cast<long long>(shard.tokens()),
+                   std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  }
+  // ERNIE-GEN's multi-flow step (models/ernie_gen.h).
+  auto ernie_step = [&](int64_t step) {
+    std::vector<ErnieGenBatch> micro;
+    int64_t total = 0;
+    StepReport r;
+    for (int64_t j = 0; j < opts.accum; ++j) {
+      micro.push_back(make_ernie_gen_pretrain_batch(shard, opts.data.max_len, types, opts.ernie, ids, &span_vocab,
+                                                    opts.seed, step, j, opts.accum, opts.batch_size));
+      total += micro.back().labels.size(0);
+      r.tokens += micro.back().tokens;
+    }
+    double word = 0, span = 0;
+    for (int64_t j = 0; j < opts.accum; ++j) {
+      torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x5000 + j));
+      const ErnieGenLoss l = ernie_gen_loss(model, micro[j], opts.ernie.lambda, 0.0);
+      const double w = double(micro[j].labels.size(0)) / double(std::max<int64_t>(1, total));
+      (l.loss * w).backward();
+      r.loss += l.loss.item<double>() * w;
+      word += l.word_nll * w;
+      span += l.span_nll * w;
+    }
+    tokens_seen += r.tokens;
+    result.last_objective_loss = {{"word", word}};
+    char b2[64];
+    std::snprintf(b2, sizeof b2, "word %.3f", word);
+    r.detail = b2;
+    r.log["loss"] = r.loss;
+    r.log["word"] = word;
+    if (opts.ernie.lambda < 1.0) {
+      result.last_objective_loss["span"] = span;
+      r.log["span"] = span;
+      std::snprintf(b2, sizeof b2, " span %.3f", span);
+      r.detail += b2;
+    }
+    r.log_tail["tokens"] = r.tokens;
+    r.log_tail["masked"] = total;
+    r.log_tail["tokens_seen"] = tokens_seen;
+    return r;
+  };
+  if (ernie) hooks.step = ernie_step;
+  else hooks.step = [&](int64_t step) {
     std::vector<PretrainBatch> micro;
     int64_t masked_total = 0, nsp_total = 0;
     StepReport r;

@@ -24,6 +24,14 @@
 // initialised model as the checkpoint (the "no pre-training" arm of an experiment: the same
 // seeded initial weights as the other arms).
 //
+// ERNIE-GEN pre-training (--objectives ernie-gen; Xiao et al. 2020 §3.1–3.3, models/ernie_gen.h):
+// each example is a text of consecutive sentences whose multi-granularity fragments (γ = 0.25 of
+// it, lengths from U(1,4) w.p. 0.4 else U(4,32)) become the target T and the rest the source S';
+// the model is trained with the multi-flow loss λ·word + (1 − λ)·span (λ 0.5) over T noised at ρ_p
+// (0.05), the span flow's boundaries from a t-statistic span vocabulary built over the shard's
+// sentences at the start (top 200,000 bigrams and 50,000 trigrams). Segment ids as seq2seq.
+// Log fields: loss, word, span (mean NLL of each flow).
+//
 // RUN/log.jsonl gets one line per logged step: step, loss, mlm, nsp, nsp_acc, loss_<objective>
 // (mean cloze loss of each objective present in the step), lr, grad_norm, tokens, masked,
 // elapsed_s. Progress on stderr: step, loss per objective, tokens/s, ETA.
@@ -31,7 +39,9 @@
 // | PretrainOptions field | default | meaning                                                 |
 // |-----------------------|---------|---------------------------------------------------------|
 // | objectives            | unified | unified, bidirectional (BERT MLM + NSP), left-to-right,  |
-// |                       |         | right-to-left, seq2seq                                   |
+// |                       |         | right-to-left, seq2seq; ernie-gen (below)                |
+// | ernie                 | λ 0.5,  | ernie-gen: span_lambda, noise_prob (ρ_p), span_bigrams/   |
+// |                       | ρ 0.05  | span_trigrams, fragment_ratio (γ) — ERNIE-GEN §3.1, §4.1 |
 // | data                  |         | sequence length, masking, NSP, segments (pretrain_data.h)|
 // | optim                 | AdamW   | lr 1e-4, betas 0.9/0.999, eps 1e-6, weight decay 0.01    |
 // | batch_size            | 48      | examples per micro-batch (a multiple of 6 mixes exactly) |
@@ -55,6 +65,7 @@
 #include <string>
 #include <vector>
 
+#include "models/ernie_gen.h"
 #include "models/optim.h"
 #include "models/pretrain_data.h"
 #include "models/trainer.h"
@@ -83,6 +94,12 @@ struct PretrainOptions {
   int64_t stop_after = 0;              // stop after N steps of this call
   bool progress = true;                // progress on stderr
   bool skip_nonfinite = false;         // NaN/inf loss: skip the update instead of stopping
+  ErnieGenOptions ernie = [] {
+    ErnieGenOptions e;
+    e.lambda = 0.5;
+    e.noise_prob = 0.05;
+    return e;
+  }();                                 // objectives ernie-gen (ERNIE-GEN §3.3, §4.1)
 
   // Total optimizer steps (from tokens when set).
   int64_t total_steps() const;

@@ -17,12 +17,13 @@ torch::Tensor index_tensor(const std::vector<int64_t>& v, torch::Device d) {
 }  // namespace
 
 UnilmStepScorer::UnilmStepScorer(UnilmModel model, std::vector<std::vector<int64_t>> sources,
-                                 SpecialIds ids, Seq2SeqDataOptions types, bool use_cache)
+                                 SpecialIds ids, Seq2SeqDataOptions types, bool use_cache, int64_t query_token)
     : model_(std::move(model)),
       sources_(std::move(sources)),
       ids_(ids),
       types_(types),
       use_cache_(use_cache),
+      query_(query_token >= 0 ? query_token : ids.mask),
       device_(device_of(*model_)) {
   for (const auto& s : sources_) src_len_.push_back(static_cast<int64_t>(s.size()) + 2);
 }
@@ -80,7 +81,7 @@ torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
     // Feed [MASK] at position |S1|+2.
     std::vector<int64_t> p(R);
     for (int64_t r = 0; r < R; ++r) p[r] = src_len_[req.example[r]];
-    torch::Tensor q_ids = torch::full({R, 1}, ids_.mask, torch::kInt64).to(device_);
+    torch::Tensor q_ids = torch::full({R, 1}, query_, torch::kInt64).to(device_);
     torch::Tensor q_types = torch::full({R, 1}, types_.target_type, torch::kInt64).to(device_);
     torch::Tensor q_pos = index_tensor(p, device_).view({R, 1});
     torch::Tensor q_mask = torch::cat({valid_, torch::ones({R, 1}, valid_.options())}, 1).unsqueeze(1);
@@ -97,7 +98,7 @@ torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
     p[2 * r] = src_len_[req.example[r]] + req.step - 1;
     p[2 * r + 1] = src_len_[req.example[r]] + req.step;
     tok[2 * r] = req.last_token[r];
-    tok[2 * r + 1] = ids_.mask;
+    tok[2 * r + 1] = query_;
   }
   torch::Tensor q_ids = index_tensor(tok, device_).view({R, 2});
   torch::Tensor q_pos = index_tensor(p, device_).view({R, 2});
@@ -140,7 +141,7 @@ torch::Tensor UnilmStepScorer::step_uncached(const StepRequest& req) {
     for (int64_t w : sources_[req.example[r]]) a[r][t++] = w;
     a[r][t++] = ids_.sep;
     for (int64_t w : prefix[r]) ty[r][t] = types_.target_type, a[r][t++] = w;
-    ty[r][t] = types_.target_type, a[r][t++] = ids_.mask;
+    ty[r][t] = types_.target_type, a[r][t++] = query_;
     last[r] = r * T + t - 1;
   }
   torch::Tensor mask = seq2seq_mask(sl, tl, T);

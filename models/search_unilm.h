@@ -15,6 +15,13 @@
 // masked out for every query, and positions are explicit per row, so an example's result does not
 // depend on the other examples (up to float rounding of differently shaped matrix products).
 //
+// ERNIE-GEN's infilling decoding (Xiao et al. 2020, §3.4, Figure 4) is this procedure with the
+// [ATTN] symbol as the query token (query_token = ids.attn): at each step [ATTN] is inserted at
+// the next position and attends to the source, the generated words and itself (M_W), its
+// prediction replaces it in the contextual flow (the fed-back word, cached, sees the source and
+// the words up to itself: M_C) and the [ATTN] is dropped (never cached). Training and decoding
+// then agree position for position (tested against models/ernie_gen.h multi_flow_forward).
+//
 //   UnilmStepScorer scorer(model, sources, ids, {.source_type = 0, .target_type = 1});
 //   auto nbest = generate(scorer, example_ids, ids.sep, search_opts);
 #include <torch/torch.h>
@@ -32,8 +39,10 @@ class UnilmStepScorer : public StepScorer {
  public:
   // sources: token ids without specials (already truncated). The model is used as given (call
   // eval() first); tensors go to the device of its parameters.
+  // query_token: the symbol fed at the position being predicted (-1: ids.mask, UniLM; ids.attn:
+  // ERNIE-GEN infilling decoding).
   UnilmStepScorer(UnilmModel model, std::vector<std::vector<int64_t>> sources, SpecialIds ids,
-                  Seq2SeqDataOptions types, bool use_cache = true);
+                  Seq2SeqDataOptions types, bool use_cache = true, int64_t query_token = -1);
   torch::Tensor step(const StepRequest& req) override;
 
  private:
@@ -46,6 +55,7 @@ class UnilmStepScorer : public StepScorer {
   SpecialIds ids_;
   Seq2SeqDataOptions types_;
   bool use_cache_;
+  int64_t query_;                            // [MASK] (UniLM) or [ATTN] (ERNIE-GEN)
   torch::Device device_;
   std::vector<int64_t> src_len_;             // packed source length per example ([CLS] S1 [SEP])
   // cached state, one row per live hypothesis

@@ -25,6 +25,8 @@ SpecialIds special_ids(const Vocab& vocab, const std::string& vocab_path) {
   ids.cls = need("[CLS]");
   ids.sep = need("[SEP]");
   ids.mask = need("[MASK]");
+  const int32_t attn = vocab.id("[ATTN]");
+  ids.attn = attn >= 0 ? attn : ids.mask;
   ids.vocab_size = static_cast<int64_t>(vocab.size());
   ids.first_regular = std::max({ids.pad, ids.unk, ids.cls, ids.sep, ids.mask}) + 1;
   if (ids.first_regular >= ids.vocab_size) ids.first_regular = 0;

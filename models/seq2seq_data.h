@@ -53,6 +53,7 @@ struct SpecialIds {
   int64_t cls = 101;
   int64_t sep = 102;
   int64_t mask = 103;
+  int64_t attn = 103;          // ERNIE-GEN's [ATTN] query symbol: [ATTN] if the vocab has it, else [MASK]
   int64_t vocab_size = 30522;  // random replacements are drawn from [first_regular, vocab_size)
   int64_t first_regular = 0;   // first id that is not a special token
 };

@@ -55,6 +55,12 @@ ojson TrainOptions::to_json() const {
   j["dev_every"] = dev_every;
   j["early_stop"] = early_stop;
   if (skip_nonfinite) j["skip_nonfinite"] = true;  // (absent when off: earlier runs' options stay equal)
+  if (arch != "unilm") {  // (absent for UniLM: earlier runs' options stay equal)
+    j["arch"] = arch;
+    j["span_lambda"] = ernie.lambda;
+    j["span_bigrams"] = ernie.top_bigrams;
+    j["span_trigrams"] = ernie.top_trigrams;
+  }
   return j;
 }
 
@@ -95,6 +101,15 @@ void TrainOptions::update_from_json(const nlohmann::json& j, const std::string& 
   num("save_every", save_every);
   num("log_every", log_every);
   boolean("skip_nonfinite", skip_nonfinite);
+  if (j.contains("arch")) {
+    if (!j.at("arch").is_string()) throw InputError(source, 0, "arch: expected a string");
+    arch = j.at("arch").get<std::string>();
+    if (arch != "unilm" && arch != "ernie-gen")
+      throw InputError(source, 0, "arch: unknown architecture '" + arch + "' (expected unilm or ernie-gen)");
+  }
+  num("span_lambda", ernie.lambda);
+  num("span_bigrams", ernie.top_bigrams);
+  num("span_trigrams", ernie.top_trigrams);
 }
 
 // ---- loss ------------------------------------------------------------------------------------
@@ -313,7 +328,7 @@ std::string format_duration(double s) {
 // ---- training loop ---------------------------------------------------------------------------
 
 double dev_loss(UnilmModel& model, const std::vector<Seq2SeqExample>& dev, const SpecialIds& ids,
-                const Seq2SeqDataOptions& data, int64_t batch_tokens, uint64_t seed) {
+                const Seq2SeqDataOptions& data, int64_t batch_tokens, uint64_t seed, const std::string& arch) {
   if (dev.empty()) return 0.0;
   const torch::Device device = device_of(*model);
   model->eval();
@@ -332,6 +347,14 @@ double dev_loss(UnilmModel& model, const std::vector<Seq2SeqExample>& dev, const
       longest = len;
       idx.push_back(i++);
     }
+    if (arch == "ernie-gen") {
+      ErnieGenOptions clean;  // word flow only, no noise
+      const ErnieGenBatch eb = make_ernie_gen_batch(dev, idx, data, clean, ids, nullptr, rng);
+      const ErnieGenLoss l = ernie_gen_loss(model, eb, 1.0, 0.0);
+      nll_sum += l.word_nll * double(eb.labels.size(0));
+      count += eb.labels.size(0);
+      continue;
+    }
     TrainBatch b = make_train_batch(dev, idx, data, ids, rng);
     BertOutput out = model->forward(b.input_ids.to(device), b.token_type_ids.to(device), b.attention_mask.to(device));
     const int64_t H = out.last_hidden_state.size(-1);
@@ -347,7 +370,20 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
                           const TrainOptions& opts, RunDir* run, bool resume, const std::vector<Seq2SeqExample>* dev) {
   if (train.empty()) throw InputError("no training examples");
   if (opts.accum < 1) throw InputError("--accum must be at least 1");
-  if (!(opts.data.mask_prob > 0.0 && opts.data.mask_prob <= 1.0)) throw InputError("--mask-prob must be in (0, 1]");
+  const bool ernie = opts.arch == "ernie-gen";
+  if (!ernie && opts.arch != "unilm")
+    throw InputError("--arch: unknown architecture '" + opts.arch + "' (expected unilm or ernie-gen)");
+  if (!ernie && !(opts.data.mask_prob > 0.0 && opts.data.mask_prob <= 1.0))
+    throw InputError("--mask-prob must be in (0, 1]");
+  ErnieGenOptions eg = opts.ernie;
+  eg.noise_prob = opts.data.noise_prob;
+  if (ernie) eg.validate();
+  SpanVocab span_vocab;
+  if (ernie && eg.lambda < 1.0) {
+    std::vector<std::vector<int64_t>> targets;
+    for (const auto& ex : train) targets.push_back(ex.tgt);
+    span_vocab = SpanVocab::build(targets, eg.top_bigrams, eg.top_trigrams);
+  }
   if (opts.label_smoothing < 0.0 || opts.label_smoothing >= 1.0)
     throw InputError("--label-smoothing must be in [0, 1)");
   const torch::Device device = device_of(*model);
@@ -381,18 +417,35 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
     const int64_t n_micro = static_cast<int64_t>(micro_idx.size());
     // Pack every micro-batch first: the step's loss is a mean over all its masked tokens.
     std::vector<TrainBatch> micro;
+    std::vector<ErnieGenBatch> micro_eg;
     int64_t masked_total = 0;
     StepReport r;
     for (int64_t j = 0; j < n_micro; ++j) {
       std::mt19937_64 rng(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x2000 + j));
+      if (ernie) {
+        micro_eg.push_back(make_ernie_gen_batch(train, micro_idx[j], opts.data, eg, ids, &span_vocab, rng));
+        masked_total += micro_eg.back().labels.size(0);
+        if (j % world == rank) r.tokens += micro_eg.back().tokens;
+        continue;
+      }
       micro.push_back(make_train_batch(train, micro_idx[j], opts.data, ids, rng));
       masked_total += micro.back().labels.size(0);
       if (j % world == rank) r.tokens += micro.back().tokens;
     }
-    double nll_sum = 0;
+    double nll_sum = 0, span_sum = 0;
     for (int64_t j = 0; j < n_micro; ++j) {
       if (j % world != rank) continue;
       torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x3000 + j));
+      if (ernie) {
+        const ErnieGenBatch& b = micro_eg[j];
+        const ErnieGenLoss l = ernie_gen_loss(model, b, eg.lambda, opts.label_smoothing);
+        const double w = double(b.labels.size(0)) / double(masked_total);
+        (l.loss * w).backward();
+        r.loss += l.loss.item<double>() * w;
+        nll_sum += l.word_nll * w;
+        span_sum += l.span_nll * w;
+        continue;
+      }
       const TrainBatch& b = micro[j];
       BertOutput out = model->forward(b.input_ids.to(device), b.token_type_ids.to(device), b.attention_mask.to(device));
       const int64_t H = out.last_hidden_state.size(-1);
@@ -406,9 +459,11 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
     r.log["epoch"] = batches.epoch();
     r.log["loss"] = r.loss;
     r.log["nll"] = nll_sum;
+    if (ernie && eg.lambda < 1.0) r.log["span_nll"] = span_sum;
     r.log_tail["tokens"] = r.tokens;
     r.log_tail["masked"] = masked_total;
     if (world > 1) r.summed = {"loss", "nll", "tokens"};
+    if (world > 1 && ernie && eg.lambda < 1.0) r.summed.push_back("span_nll");
     return r;
   };
   hooks.save_state = [&](ojson& s) {
@@ -430,7 +485,7 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
   };
   hooks.after_step = [&](int64_t step, std::vector<ojson>& log) {
     if (!with_dev || (step % dev_period != 0 && step != loop.total_steps)) return false;
-    const double dl = dev_loss(model, *dev, ids, opts.data, opts.batch_tokens, seed_mix(opts.seed, 0x4000));
+    const double dl = dev_loss(model, *dev, ids, opts.data, opts.batch_tokens, seed_mix(opts.seed, 0x4000), opts.arch);
     model->train();
     const bool better = best_step == 0 || dl < best_dev;
     if (better) {

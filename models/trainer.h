@@ -58,6 +58,14 @@
 // | early_stop         | 0       | > 0: stop after N dev evaluations without a better dev loss   |
 // | skip_nonfinite     | false   | a NaN/inf loss or gradient: skip that update (else stop with  |
 // |                    |         | an error; the last checkpoint is intact; models/train_loop.h)  |
+// | arch               | unilm   | "unilm": UniLM target masking, loss at the masked positions;  |
+// |                    |         | "ernie-gen": ERNIE-GEN multi-flow training (models/ernie_gen.h):|
+// |                    |         | noised target T' (rate data.noise_prob), [ATTN] flows, loss at |
+// |                    |         | every target position; mask_prob/max_pred/mask_80_10_10 unused|
+// | ernie.lambda       | 1.0     | "span_lambda": λ of ERNIE-GEN Eq. 7 (< 1 adds the span flow,   |
+// |                    |         | its V_span built from the training targets at the start)       |
+// | ernie.top_bigrams/ | 200000/ | "span_bigrams"/"span_trigrams": V_span sizes (§3.3)            |
+// | top_trigrams       | 50000   |                                                               |
 //
 // Dev evaluation (train_seq2seq with dev examples and dev_every > 0): the mean label-free NLL of
 // the masked target tokens of the dev examples, in eval mode, with masks drawn from a generator
@@ -74,6 +82,7 @@
 #include <string>
 #include <vector>
 
+#include "models/ernie_gen.h"
 #include "models/optim.h"
 #include "models/seq2seq_data.h"
 #include "models/transformer.h"
@@ -100,6 +109,9 @@ struct TrainOptions {
   int64_t dev_every = 0;           // dev loss period in steps (-1 = per epoch, 0 = none)
   int64_t early_stop = 0;          // patience in dev evaluations (0 = never stop early)
   bool skip_nonfinite = false;     // NaN/inf loss: skip the update instead of stopping
+  std::string arch = "unilm";      // "unilm" (masked fine-tuning) | "ernie-gen" (multi-flow)
+  ErnieGenOptions ernie;           // arch ernie-gen: lambda, span vocabulary sizes (its
+                                   // noise_prob is data.noise_prob)
 
   nlohmann::ordered_json to_json() const;
   // Fields absent from j keep their current values; wrong types are InputErrors.
@@ -163,8 +175,10 @@ struct TrainResult {
 
 // Mean NLL of the masked target tokens of `dev` (eval mode, no gradient; model left in eval
 // mode). Masks from a generator seeded with `seed`; batches of at most batch_tokens tokens.
+// arch "ernie-gen": the word-by-word flow's NLL of every target token, without noise.
 double dev_loss(UnilmModel& model, const std::vector<Seq2SeqExample>& dev, const SpecialIds& ids,
-                const Seq2SeqDataOptions& data, int64_t batch_tokens, uint64_t seed);
+                const Seq2SeqDataOptions& data, int64_t batch_tokens, uint64_t seed,
+                const std::string& arch = "unilm");
 
 // Trains `model` (train() mode is set inside) on the (already truncated) examples. With a run
 // directory, checkpoints and logs go there and `resume` continues from its checkpoint (InputError

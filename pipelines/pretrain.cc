@@ -115,7 +115,14 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
     info["train"] = opts.train.to_json();
     info["total_steps"] = opts.train.total_steps();
     info["runtime"] = rt.describe();
-    run.create(info, cfg, vocab_text);
+    if (opts.train.objectives == "ernie-gen") {
+      // The checkpoints say how to fine-tune and decode them (pipelines/seq2seq.h).
+      nlohmann::json config = cfg.to_json();
+      config["unieval_arch"] = "ernie-gen";
+      run.create(info, config, vocab_text);
+    } else {
+      run.create(info, cfg, vocab_text);
+    }
   }
   model->to(rt.device);
   result.run_dir = opts.out_dir;

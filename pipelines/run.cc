@@ -141,8 +141,13 @@ RunOutcome run_task(const RunOptions& in) {
   RunOptions o = in;
   if (o.task.empty()) throw InputError("--task is required");
   if (o.arch == "gpt") return run_gpt_task(in);
-  if (!o.arch.empty() && o.arch != "unilm" && o.arch != "bert")
-    throw InputError("--arch " + o.arch + ": expected gpt, or unilm/bert (the default)");
+  if (!o.arch.empty() && o.arch != "unilm" && o.arch != "bert" && o.arch != "ernie-gen")
+    throw InputError("--arch " + o.arch + ": expected gpt, ernie-gen, or unilm/bert (the default)");
+  // The generation architecture: --arch, else the preset's (ERNIE-GEN presets), else the
+  // checkpoint's config.json "unieval_arch" (pipelines/seq2seq.h), else unilm.
+  const bool arch_given = !o.arch.empty() || o.finetune.arch != "unilm";
+  if (o.arch == "ernie-gen") o.finetune.arch = "ernie-gen";
+  if (o.arch == "unilm" || o.arch == "bert") o.finetune.arch = "unilm";
   if (o.zero_shot) throw InputError("--zero-shot is a GPT heuristic: give --arch gpt");
   if (tasks::is_nlu_task(o.task)) return run_nlu_task(in);
   if (!tasks::is_seq2seq_task(o.task))
@@ -275,6 +280,7 @@ RunOutcome run_task(const RunOptions& in) {
     f.out_dir = o.out;
     f.lowercase = o.lowercase;
     f.train = o.finetune;
+    f.arch_given = arch_given;
     f.train.stop_after = o.stop_after;
     f.train.progress = o.progress;
     f.decode = o.search;

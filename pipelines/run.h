@@ -53,7 +53,9 @@
 // | segment_ids      | unset   | --segment-ids S,T (unset: the checkpoint family's, 4,5 for      |
 // |                  |         | UniLM v1); request.json "segment_ids" when set                  |
 // | nlu              |         | understanding tasks: featurisation, answers (nlu_options.h)    |
-// | arch             | ""      | "gpt": GPT fine-tuning / zero-shot (pipelines/run_gpt.h)        |
+// | arch             | ""      | "gpt": GPT fine-tuning / zero-shot (pipelines/run_gpt.h);       |
+// |                  |         | "ernie-gen": ERNIE-GEN multi-flow fine-tuning + infilling       |
+// |                  |         | decoding (models/ernie_gen.h); "" / "unilm" / "bert": UniLM     |
 // | lm_coef          | 0.5     | GPT: λ of the auxiliary LM loss (0 = off)                       |
 // | zero_shot        | false   | GPT: the §5 heuristics instead of fine-tuning                   |
 //
@@ -103,7 +105,8 @@ struct RunOptions {
                                              // checkpoint family's); in request.json when set
   bool progress = true;                      // progress on stderr
   NluRunOptions nlu;                         // understanding tasks (pipelines/run_nlu.h)
-  std::string arch;                          // "" (the checkpoint's: BERT/UniLM) or "gpt" (run_gpt.h)
+  std::string arch;                          // "" (the preset's / checkpoint's), "unilm", "ernie-gen"
+                                             // or "gpt" (run_gpt.h)
   double lm_coef = 0.5;                      // GPT: auxiliary LM weight λ (GPT §3.2 eq. 3)
   bool zero_shot = false;                    // GPT: §5 zero-shot heuristics, no training
 };

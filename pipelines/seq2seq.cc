@@ -32,6 +32,23 @@ using namespace unieval::models;
 
 namespace {
 
+// The generation architecture a checkpoint's config.json names ("unieval_arch": "unilm" |
+// "ernie-gen", written by ERNIE-GEN pre-training and by hand for converted checkpoints), else
+// `fallback`.
+std::string config_arch(const std::string& config_path, const std::string& fallback) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(core::read_file(config_path));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(config_path, 0, std::string("not valid JSON: ") + e.what());
+  }
+  if (!j.is_object() || !j.contains("unieval_arch")) return fallback;
+  const auto& a = j.at("unieval_arch");
+  if (!a.is_string() || (a.get<std::string>() != "unilm" && a.get<std::string>() != "ernie-gen"))
+    throw InputError(config_path, 0, "unieval_arch: expected \"unilm\" or \"ernie-gen\"");
+  return a.get<std::string>();
+}
+
 // UniLM's _get_token_id_set: a bracketed word is upper-cased; UniLM's tokenizer spells
 // [unused1] "[X_SEP]" (its extra_map), so a vocabulary without [X_SEP] gives [unused1]. A word
 // that the vocabulary lacks is an InputError (UniLM's lookup fails on it too).
@@ -148,6 +165,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
       if (opts.model_dir.empty()) throw InputError("--model (a checkpoint directory) or --model-config is required");
       CheckpointFiles files = locate_checkpoint(opts.model_dir);
       cfg = BertConfig::from_json_file(files.config);
+      if (!opts.arch_given) opts.train.arch = config_arch(files.config, opts.train.arch);
       weights_path = files.weights;
       vocab_path = !opts.vocab.empty() ? opts.vocab : files.vocab;
       if (vocab_path.empty()) throw InputError(opts.model_dir, 0, "no vocab.txt (give --vocab)");
@@ -286,6 +304,13 @@ DecodeResult decode(const DecodeOptions& opts) {
   const SpecialIds ids = special_ids(tok.vocab(), vocab_path);
   TrainOptions train;
   train.update_from_json(info.at("train"), run.file("run.json"));
+  if (!opts.arch.empty()) {
+    if (opts.arch != "unilm" && opts.arch != "ernie-gen")
+      throw InputError("--arch: unknown architecture '" + opts.arch + "' (expected unilm or ernie-gen)");
+    train.arch = opts.arch;
+  }
+  // ERNIE-GEN runs decode by infilling ([ATTN] at the next position), UniLM runs with [MASK].
+  const int64_t query_token = train.arch == "ernie-gen" ? ids.attn : ids.mask;
   if (opts.segment_ids) std::tie(train.data.source_type, train.data.target_type) = *opts.segment_ids;
   if (train.data.source_type >= cfg.type_vocab_size || train.data.target_type >= cfg.type_vocab_size ||
       train.data.source_type < 0 || train.data.target_type < 0)
@@ -331,6 +356,7 @@ DecodeResult decode(const DecodeOptions& opts) {
   meta["checkpoint"] = ckpt.string();
   meta["clean_up"] = opts.clean_up;
   if (opts.segment_ids) meta["segment_ids"] = {train.data.source_type, train.data.target_type};
+  if (train.arch != "unilm") meta["arch"] = train.arch;
   if (world > 1) meta["shard"] = {{"rank", rank}, {"world_size", world}, {"batch_size", opts.batch_size}};
   for (const char* state : {"trainer_state.json", "best.json"})
     if (fs::exists(ckpt / state)) meta["checkpoint_state"] = nlohmann::json::parse(core::read_file((ckpt / state).string()));
@@ -394,7 +420,7 @@ DecodeResult decode(const DecodeOptions& opts) {
     std::vector<std::vector<Hypothesis>> nbest;
     {
       AutocastScope amp(rt);
-      UnilmStepScorer scorer(model, sources, ids, train.data, opts.use_cache);
+      UnilmStepScorer scorer(model, sources, ids, train.data, opts.use_cache, query_token);
       nbest = generate(scorer, example_ids, ids.sep, search, ids.pad);
     }
     std::string text;

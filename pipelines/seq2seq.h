@@ -52,6 +52,8 @@ struct FinetuneOptions {
                                               // recorded in run.json train.source_type/target_type
   std::string backend;                        // process group backend with WORLD_SIZE > 1 (models/
                                               // distributed.h): gloo | nccl | "" (nccl on CUDA, else gloo)
+  bool arch_given = false;                    // train.arch was chosen (flag or preset); false: the
+                                              // checkpoint's config.json "unieval_arch" if any, else unilm
 };
 
 struct FinetuneResult {
@@ -78,6 +80,8 @@ struct DecodeOptions {
   bool clean_up = true;          // HF clean_up_tokenization on the output (false: pieces glued only)
   std::optional<std::pair<int64_t, int64_t>> segment_ids;  // unset: the run's (run.json train)
   std::string backend;           // process group backend with WORLD_SIZE > 1 ("" = auto)
+  std::string arch;              // "" = the run's (run.json train.arch); "ernie-gen": infilling
+                                 // decoding with [ATTN] (models/search_unilm.h), "unilm": [MASK]
 };
 
 struct DecodeResult {

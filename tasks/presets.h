@@ -30,9 +30,9 @@
 //
 // Mapping onto the trainer: "batch size" -> batch_size (examples per optimizer step, accum 1,
 // token budget batch_size x max_len); "maximum length" L with source limit S -> max_src_len S,
-// max_tgt_len L - S - 3; ERNIE-GEN's noising rate rho_f -> noise_prob on top of UniLM-style target
-// masking with mask_prob 0.7 (our UniLM architecture has no multi-flow attention: an
-// approximation, stated in `note`).
+// max_tgt_len L - S - 3; ERNIE-GEN presets train with "arch": "ernie-gen" (models/ernie_gen.h:
+// multi-flow attention, the noising rate rho_f -> noise_prob on the contextual flow's target,
+// lambda 1.0 as §3.3 gives for fine-tuning) and decode by infilling decoding.
 //
 //   const tasks::Preset* p = tasks::find_preset("gigaword");   // nullptr when unknown
 //   p->train["epochs"];  p->decode["beam"];  p->dropout;

@@ -9,6 +9,7 @@
 #include <random>
 #include <sstream>
 
+#include "core/io.h"
 #include "tests/json_line.h"
 #include "tests/schema_check.h"
 #include "tests/test_util.h"
@@ -19,6 +20,7 @@ using unieval::testing::last_json_line;
 using unieval::testing::run_cli;
 using unieval::testing::shq;
 using unieval::testing::TempDir;
+namespace core = unieval::core;
 
 #define SKIP_WITHOUT_PRETRAIN()                                                    \
   do {                                                                             \
@@ -119,6 +121,54 @@ TEST(PretrainCliTest, RunsToTheStepBudgetAndItsCheckpointFineTunes) {
                     shq(f.run("ft")) + " --steps 3 --threads 1 --no-progress --json");
   ASSERT_EQ(ft.exit_code, 0) << ft.err;
   EXPECT_EQ(last_json_line(ft.out)["steps"], 3);
+}
+
+// ERNIE-GEN pre-training (--objectives ernie-gen): fragments + multi-flow loss, resumable to the same
+// weights, and its checkpoint carries the architecture into fine-tuning and decoding.
+TEST(PretrainCliTest, ErnieGenObjectiveTrainsResumesAndCarriesItsArchitecture) {
+  SKIP_WITHOUT_PRETRAIN();
+  Fixture f;
+  const std::string p = f.run("eg");
+  const std::string base = f.args(f.corpus, p) + " --objectives ernie-gen --span-bigrams 20 --span-trigrams 5";
+  auto r = run_cli(base + " --steps 30 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = last_json_line(r.out);
+  EXPECT_EQ(j["steps"], 30);
+  EXPECT_LT(j["loss"].get<double>(), j["first_loss"].get<double>());
+  EXPECT_TRUE(j["objective_loss"].contains("word"));
+  EXPECT_TRUE(j["objective_loss"].contains("span"));
+  const auto cfg = nlohmann::json::parse(core::read_file(p + "/checkpoint/config.json"));
+  EXPECT_EQ(cfg["unieval_arch"], "ernie-gen");
+  const auto info = nlohmann::json::parse(core::read_file(p + "/run.json"));
+  EXPECT_EQ(info["train"]["span_lambda"], 0.5);
+  EXPECT_EQ(info["train"]["noise_prob"], 0.05);
+  const auto log = core::read_file(p + "/log.jsonl");
+  EXPECT_NE(log.find("\"span\""), std::string::npos);
+  // Stopped after 12 steps and resumed: the same weights as 30 uninterrupted steps.
+  const std::string q = f.run("eg2");
+  ASSERT_EQ(run_cli(f.args(f.corpus, q) + " --objectives ernie-gen --span-bigrams 20 --span-trigrams 5 --steps 30 "
+                    "--stop-after 12").exit_code, 0);
+  ASSERT_EQ(run_cli("pretrain --out " + shq(q) + " --resume --no-progress").exit_code, 0);
+  EXPECT_EQ(core::read_file(q + "/checkpoint/model.safetensors"), core::read_file(p + "/checkpoint/model.safetensors"));
+  // Fine-tuning from it uses multi-flow training without being told, and decodes by infilling.
+  auto ft = run_cli("finetune --model " + shq(p + "/checkpoint") + " --data " + shq(f.data) + " --out " +
+                    shq(f.run("ft")) + " --steps 3 --threads 1 --no-progress --json");
+  ASSERT_EQ(ft.exit_code, 0) << ft.err;
+  const auto ft_info = nlohmann::json::parse(core::read_file(f.run("ft") + "/run.json"));
+  EXPECT_EQ(ft_info["train"]["arch"], "ernie-gen");
+  auto dec = run_cli("decode --run " + shq(f.run("ft")) + " --split train --out " + shq(f.run("ft/train.hyp")) +
+                     " --max-len 4 --threads 1 --no-progress");
+  ASSERT_EQ(dec.exit_code, 0) << dec.err;
+  EXPECT_EQ(core::read_lines(f.run("ft/train.hyp")).size(), 12u);
+  // --arch unilm overrides the checkpoint's architecture.
+  auto ft2 = run_cli("finetune --model " + shq(p + "/checkpoint") + " --data " + shq(f.data) + " --out " +
+                     shq(f.run("ft2")) + " --steps 1 --arch unilm --threads 1 --no-progress");
+  ASSERT_EQ(ft2.exit_code, 0) << ft2.err;
+  EXPECT_FALSE(nlohmann::json::parse(core::read_file(f.run("ft2") + "/run.json"))["train"].contains("arch"));
+  // Bad values exit 2.
+  EXPECT_EQ(run_cli(f.args(f.corpus, f.run("bad")) + " --objectives ernie-gen --span-lambda 1.5 --steps 1").exit_code, 2);
+  EXPECT_EQ(run_cli("finetune --model " + shq(p + "/checkpoint") + " --data " + shq(f.data) + " --out " +
+                    shq(f.run("bad2")) + " --steps 1 --arch xlnet --no-progress").exit_code, 2);
 }
 
 TEST(PretrainCliTest, BadInputsExitTwo) {

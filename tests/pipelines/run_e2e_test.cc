@@ -158,6 +158,26 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
   EXPECT_FALSE(fs::exists(tmp.path() / "run3"));
 }
 
+// --arch ernie-gen: ERNIE-GEN's preset (Table 1) with the flags on top, multi-flow fine-tuning and
+// infilling decoding, a valid result.
+TEST_F(RunCliTest, ErnieGenArchTrainsDecodesAndScores) {
+  auto r = run_cli(run_cmd("eg", "--arch ernie-gen --noise-prob 0.2"));
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  nlohmann::json j = last_json_line(r.out);
+  expect_valid_result(j);
+  EXPECT_EQ(j["run"]["request"]["preset"], "ernie-gen-base-squad-qg");
+  EXPECT_EQ(j["run"]["request"]["finetune"]["arch"], "ernie-gen");
+  EXPECT_EQ(j["run"]["request"]["finetune"]["noise_prob"], 0.2);
+  const auto info = nlohmann::json::parse(core::read_file(path("eg/run.json")));
+  EXPECT_EQ(info["train"]["arch"], "ernie-gen");
+  // Learnable with infilling decoding too.
+  EXPECT_GT(j["summary"]["bleu1"].get<double>(), 0.5) << r.out;
+  auto bad = run_cli(run_cmd("eg-bad", "--arch xlnet"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("xlnet"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(tmp.path() / "eg-bad"));
+}
+
 TEST_F(RunCliTest, BadInputExitsTwoNamingTheFileAndWritesNothing) {
   auto missing = run_cli(run_cmd("bad1", "--eval-split nosuch"));
   EXPECT_EQ(missing.exit_code, 2);

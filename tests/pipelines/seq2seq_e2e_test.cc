@@ -35,6 +35,16 @@ TEST(DemoTest, TrainsDecodesAndReachesExactMatch) {
   EXPECT_EQ(j["examples"].get<int>(), 200);
 }
 
+// The same demo trained ERNIE-GEN's way (multi-flow, noised targets) and decoded by infilling.
+TEST(DemoTest, ErnieGenArchReachesExactMatch) {
+  auto r = run_cli("demo --json --threads 2 --no-progress --arch ernie-gen");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json j = last_json_line(r.out);
+  EXPECT_GE(j["exact_match"].get<double>(), 0.9) << r.out;
+  EXPECT_LT(j["last_loss"].get<double>(), j["first_loss"].get<double>());
+  EXPECT_NE(r.out.find("| ernie-gen-tiny (demo) |"), std::string::npos) << r.out;
+}
+
 class FinetuneCliTest : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -27,6 +27,16 @@ TEST(PresetTest, PapersRecipes) {
   EXPECT_DOUBLE_EQ(e->train.at("noise_prob").get<double>(), 0.6);
   EXPECT_EQ(e->train.at("batch_size"), 128);
   EXPECT_DOUBLE_EQ(*e->dropout, 0.2);
+  // Every ERNIE-GEN row trains multi-flow (λ 1.0 in fine-tuning, §3.3), no UniLM masking.
+  int ernie_rows = 0;
+  for (const auto& p : presets()) {
+    if (p.name.rfind("ernie-gen-", 0) != 0) continue;
+    ++ernie_rows;
+    EXPECT_EQ(p.train.at("arch"), "ernie-gen") << p.name;
+    EXPECT_DOUBLE_EQ(p.train.at("span_lambda").get<double>(), 1.0) << p.name;
+    EXPECT_FALSE(p.train.contains("mask_prob")) << p.name;
+  }
+  EXPECT_EQ(ernie_rows, 8);
   EXPECT_EQ(find_preset("nope"), nullptr);
   EXPECT_NE(presets_help().find("squad-qg"), std::string::npos);
 }

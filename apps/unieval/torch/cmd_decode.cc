@@ -32,7 +32,8 @@ const char* kUsage =
     "\n"
     "Decodes DATA/<split>.src (DATA = the run's data directory unless --data) with the run's latest\n"
     "checkpoint, UniLM-style incremental decoding with cached keys/values: feed the previous token\n"
-    "and [MASK], cache the previous token only. Beam search keeps the K best live hypotheses,\n"
+    "and [MASK], cache the previous token only (a run trained with --arch ernie-gen: ERNIE-GEN's\n"
+    "infilling decoding, [ATTN] inserted at the next position and dropped after it). Beam search keeps the K best live hypotheses,\n"
     "score = log p / len^A (len counts the [SEP] that ends it), EOS forbidden before --min-len,\n"
     "a hypothesis ends at --max-len tokens, --no-repeat-ngram 3 removes duplicated trigrams.\n"
     "--beam 1 is greedy; --sample draws tokens (top-k / top-p / temperature), seeded per example.\n"
@@ -125,6 +126,8 @@ int cmd_decode(const Args& args) {
       ("batch-size", po::value<int64_t>()->default_value(32), "examples decoded together")
       ("no-clean-up", po::bool_switch(), "no HF clean_up_tokenization (pieces glued only: the references' format for QG)")
       ("no-cache", po::bool_switch(), "re-encode the whole sequence each step (reference path)")
+      ("arch", po::value<std::string>(),
+       "unilm ([MASK] query) | ernie-gen (infilling decoding with [ATTN]); default: the run's (run.json)")
       ("limit", po::value<int64_t>()->default_value(0), "decode only the first N examples")
       ("stop-after", po::value<int64_t>()->default_value(0), "stop after N batches, leaving FILE.partial (the same command continues it)")
       ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")
@@ -164,6 +167,7 @@ int cmd_decode(const Args& args) {
   d.device.threads = vm["threads"].as<int>();
   d.progress = !vm["no-progress"].as<bool>() && main_rank;
   d.backend = vm["backend"].as<std::string>();
+  if (vm.count("arch")) d.arch = vm["arch"].as<std::string>();
 
   pipelines::DecodeResult r = pipelines::decode(d);
   if (!main_rank) return kExitOk;  // rank 0 merged the shards and reports

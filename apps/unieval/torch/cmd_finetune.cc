@@ -29,6 +29,11 @@ std::string usage() {
          "RUN gets run.json, config.json, vocab.txt, log.jsonl and checkpoint/ (weights, optimizer,\n"
          "RNG, step); --resume continues a stopped run exactly where its last checkpoint was.\n"
          "A preset sets the paper's recipe; any flag given overrides it.\n"
+         "--arch ernie-gen trains ERNIE-GEN's way (Xiao et al. 2020 §3): the target noised at --noise-prob\n"
+         "feeds the contextual flow, [ATTN] symbols in a word-by-word flow (and with --span-lambda < 1 a\n"
+         "span-by-span flow over a t-statistic span vocabulary) predict every target word; decode then\n"
+         "uses infilling decoding. Without --arch or a preset naming one, the checkpoint's config.json\n"
+         "\"unieval_arch\" decides (else unilm).\n"
          "--nproc N trains data parallel in N local processes (Gloo; the global batch is --accum\n"
          "micro-batches, split across ranks: give --accum >= N); RANK/WORLD_SIZE/MASTER_ADDR/\n"
          "MASTER_PORT in the environment make this process one worker of a larger launch.\n"
@@ -56,6 +61,9 @@ int cmd_finetune(const Args& args) {
       ("precision", po::value<std::string>()->default_value("auto"), "auto | fp32 | bf16 | fp16 (reduced: CUDA only)")
       ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
       ("no-lowercase", po::bool_switch(), "cased tokenizer")
+      ("arch", po::value<std::string>(),
+       "unilm (target masking) | ernie-gen (multi-flow: [ATTN] infilling flows, noised target, loss at every "
+       "target word; decoding then infills). Default: the preset's, else the checkpoint's, else unilm")
       ("stop-after", po::value<int64_t>()->default_value(0), "checkpoint and stop after N steps of this call")
       ("limit", po::value<int64_t>()->default_value(0), "use only the first N training examples")
       ("no-progress", po::bool_switch(), "no progress bar")
@@ -81,6 +89,7 @@ int cmd_finetune(const Args& args) {
       f.train = p.train;
       f.decode = p.decode;
       f.dropout = p.dropout;
+      f.arch_given = data->train.contains("arch");
       if (f.task.empty()) f.task = data->task;
     }
     if (vm.count("model") == vm.count("model-config"))
@@ -94,6 +103,7 @@ int cmd_finetune(const Args& args) {
   f.lowercase = !vm["no-lowercase"].as<bool>();
   auto& t = f.train;
   apply_train_flags(vm, t, f.dropout);
+  if (vm.count("arch")) apply_arch_flag(vm["arch"].as<std::string>(), t), f.arch_given = true;
   f.segment_ids = segment_ids_flag(vm);
   t.stop_after = vm["stop-after"].as<int64_t>();
   t.progress = !vm["no-progress"].as<bool>() && main_rank;

@@ -16,7 +16,7 @@ namespace {
 
 std::string usage() {
   return "usage: unieval pretrain --corpus FILE... --model-config config.json --vocab vocab.txt --out RUN\n"
-         "                        [--objectives unified|bidirectional|left-to-right|right-to-left|seq2seq]\n"
+         "                        [--objectives unified|bidirectional|left-to-right|right-to-left|seq2seq|ernie-gen]\n"
          "                        [--steps N | --tokens N] [--threads N] [options] [--resume] [--json]\n"
          "\n"
          "Pre-trains a UniLM/BERT model from scratch (UniLM §2.3-2.4). Every batch mixes the objectives\n"
@@ -26,6 +26,12 @@ std::string usage() {
          "(80% [MASK], 10% random, 10% kept), 80% as single tokens and 20% as bigram/trigram spans.\n"
          "Segment ids follow UniLM v1 (0/1 bidirectional, 2 left-to-right, 3 right-to-left, 4/5\n"
          "seq2seq: the config needs type_vocab_size 6), or 0/1 with --segments bert.\n"
+         "--objectives ernie-gen pre-trains ERNIE-GEN's way (Xiao et al. 2020 §3.1-3.3): multi-granularity\n"
+         "fragments (25% of each text; lengths U(1,4) w.p. 0.4, else U(4,32)) become the target, noised\n"
+         "at --noise-prob 0.05, predicted by the word-by-word and span-by-span [ATTN] flows, loss\n"
+         "0.5 * word + 0.5 * span (--span-lambda), spans from a t-statistic vocabulary over the corpus;\n"
+         "its checkpoints' config.json says unieval_arch ernie-gen, so finetune/run use multi-flow\n"
+         "fine-tuning and infilling decoding with them.\n"
          "\n"
          "Corpus: UTF-8 text, one sentence per line, a blank line between documents (BERT's format).\n"
          "It is tokenised once into a memory-mapped shard (RUN/corpus.shard or --shard FILE, reused\n"
@@ -48,7 +54,14 @@ int cmd_pretrain(const Args& args) {
       ("vocab", po::value<std::string>(), "vocab.txt (WordPiece)")
       ("out", po::value<std::string>()->required(), "run directory")
       ("shard", po::value<std::string>(), "token shard file (default RUN/corpus.shard)")
-      ("objectives", po::value<std::string>(), "unified | bidirectional | left-to-right | right-to-left | seq2seq")
+      ("objectives", po::value<std::string>(),
+       "unified | bidirectional | left-to-right | right-to-left | seq2seq | ernie-gen (multi-granularity fragments, "
+       "multi-flow loss)")
+      ("noise-prob", po::value<double>(), "ernie-gen: noising rate rho_p of the target (default 0.05)")
+      ("span-lambda", po::value<double>(), "ernie-gen: lambda of Eq. 7, weight of the word-by-word flow (default 0.5; 1 = no span flow)")
+      ("span-bigrams", po::value<int64_t>(), "ernie-gen: bigrams of the t-statistic span vocabulary (default 200000)")
+      ("span-trigrams", po::value<int64_t>(), "ernie-gen: trigrams of the span vocabulary (default 50000)")
+      ("fragment-ratio", po::value<double>(), "ernie-gen: gamma, target fragments' share of the text (default 0.25)")
       ("steps", po::value<int64_t>(), "optimizer steps (default 1000)")
       ("tokens", po::value<int64_t>(), "budget in input positions (sets the steps)")
       ("batch-size", po::value<int64_t>(), "examples per micro-batch (default 48)")
@@ -106,6 +119,11 @@ int cmd_pretrain(const Args& args) {
   if (vm.count("max-grad-norm")) t.max_grad_norm = vm["max-grad-norm"].as<double>();
   if (vm["skip-nonfinite"].as<bool>()) t.skip_nonfinite = true;
   if (vm.count("mask-prob")) t.data.mask_prob = vm["mask-prob"].as<double>();
+  if (vm.count("noise-prob")) t.ernie.noise_prob = vm["noise-prob"].as<double>();
+  if (vm.count("span-lambda")) t.ernie.lambda = vm["span-lambda"].as<double>();
+  if (vm.count("span-bigrams")) t.ernie.top_bigrams = vm["span-bigrams"].as<int64_t>();
+  if (vm.count("span-trigrams")) t.ernie.top_trigrams = vm["span-trigrams"].as<int64_t>();
+  if (vm.count("fragment-ratio")) t.ernie.fragment_ratio = vm["fragment-ratio"].as<double>();
   if (vm.count("max-pred")) t.data.max_pred = vm["max-pred"].as<int64_t>();
   if (vm.count("span-prob")) t.data.span_prob = vm["span-prob"].as<double>();
   if (vm.count("short-seq-prob")) t.data.short_seq_prob = vm["short-seq-prob"].as<double>();

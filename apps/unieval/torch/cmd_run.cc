@@ -104,7 +104,10 @@ int cmd_run(const Args& args) {
                                             "(default: chosen on dev, official best_f1_thresh)")
       ("classifier-dropout", po::value<double>(), "understanding tasks: dropout of the task layer")
       ("predict-batch", po::value<int64_t>(), "understanding tasks: examples per inference batch (default 64)")
-      ("arch", po::value<std::string>()->default_value(""), "gpt: GPT fine-tuning / zero-shot (default: the BERT/UniLM paths)")
+      ("arch", po::value<std::string>()->default_value(""),
+       "generation: unilm | ernie-gen (multi-flow fine-tuning + infilling decoding; default preset "
+       "ernie-gen-base-TASK when it exists); gpt: GPT fine-tuning / zero-shot. Default: the preset's, else the "
+       "checkpoint's config.json unieval_arch, else unilm")
       ("lm-coef", po::value<double>(), "GPT: weight of the auxiliary LM loss (preset gpt: 0.5; 0 = off)")
       ("zero-shot", po::bool_switch(), "GPT: the §5 zero-shot heuristics instead of fine-tuning (glue-sst2, glue-cola)");
   add_train_flags(desc);
@@ -118,7 +121,13 @@ int cmd_run(const Args& args) {
   o.out = vm["out"].as<std::string>();
   o.arch = vm["arch"].as<std::string>();
   const bool gpt = o.arch == "gpt";
-  const std::string preset = vm.count("preset") ? vm["preset"].as<std::string>() : gpt ? std::string("gpt") : pipelines::default_preset(o.task);
+  std::string preset = vm.count("preset") ? vm["preset"].as<std::string>() : gpt ? std::string("gpt") : pipelines::default_preset(o.task);
+  if (o.arch == "ernie-gen" && !vm.count("preset"))
+    for (const char* size : {"base", "large"})
+      if (tasks::find_preset(std::string("ernie-gen-") + size + "-" + o.task)) {
+        preset = std::string("ernie-gen-") + size + "-" + o.task;
+        break;
+      }
   if (gpt) {
     const tasks::Preset* p = tasks::find_preset(preset);
     if (!p || p->task != "gpt") throw InputError("--arch gpt takes a GPT preset (gpt), not '" + preset + "'");

@@ -17,7 +17,13 @@ void add_train_flags(po::options_description& desc) {
       ("accum", po::value<int64_t>(), "micro-batches per optimizer step")
       ("mask-prob", po::value<double>(), "fraction of target tokens masked")
       ("mask-80-10-10", po::bool_switch(), "BERT 80/10/10 replacement of masked tokens")
-      ("noise-prob", po::value<double>(), "ERNIE-GEN noise: unmasked target tokens replaced at random")
+      ("noise-prob", po::value<double>(),
+       "ERNIE-GEN noise-aware generation: rate of target words replaced by random ones (with --arch unilm: of the "
+       "unmasked target tokens)")
+      ("span-lambda", po::value<double>(),
+       "ernie-gen: lambda of Eq. 7, weight of the word-by-word flow; < 1 adds the span-by-span flow (default 1)")
+      ("span-bigrams", po::value<int64_t>(), "ernie-gen: bigrams of the t-statistic span vocabulary (200000)")
+      ("span-trigrams", po::value<int64_t>(), "ernie-gen: trigrams of the t-statistic span vocabulary (50000)")
       ("label-smoothing", po::value<double>(), "label smoothing eps")
       ("optimizer", po::value<std::string>(), "adamw | adam | adamax")
       ("weight-decay", po::value<double>(), "weight decay (not on bias/LayerNorm)")
@@ -50,6 +56,9 @@ void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t, std
   if (vm.count("mask-prob")) t.data.mask_prob = vm["mask-prob"].as<double>();
   if (vm["mask-80-10-10"].as<bool>()) t.data.mask_80_10_10 = true;
   if (vm.count("noise-prob")) t.data.noise_prob = vm["noise-prob"].as<double>();
+  if (vm.count("span-lambda")) t.ernie.lambda = vm["span-lambda"].as<double>();
+  if (vm.count("span-bigrams")) t.ernie.top_bigrams = vm["span-bigrams"].as<int64_t>();
+  if (vm.count("span-trigrams")) t.ernie.top_trigrams = vm["span-trigrams"].as<int64_t>();
   if (vm.count("label-smoothing")) t.label_smoothing = vm["label-smoothing"].as<double>();
   if (vm.count("optimizer")) t.optim.kind = models::parse_optimizer_kind(vm["optimizer"].as<std::string>());
   if (vm.count("weight-decay")) t.optim.weight_decay = vm["weight-decay"].as<double>();
@@ -62,6 +71,13 @@ void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t, std
   if (vm.count("seed")) t.seed = vm["seed"].as<uint64_t>();
   if (vm.count("save-every")) t.save_every = vm["save-every"].as<int64_t>();
   if (vm.count("log-every")) t.log_every = vm["log-every"].as<int64_t>();
+}
+
+models::TrainOptions& apply_arch_flag(const std::string& arch, models::TrainOptions& t) {
+  if (arch != "unilm" && arch != "ernie-gen")
+    throw InputError("--arch: unknown architecture '" + arch + "' (expected unilm or ernie-gen)");
+  t.arch = arch;
+  return t;
 }
 
 void add_search_flags(po::options_description& desc, const char* seed_flag) {
