@@ -113,7 +113,7 @@ BertConfig BertConfig::from_json(const nlohmann::json& j, const std::string& sou
       "position_embedding_type", "classifier_dropout", "unilm_segment_ids"};
   // Keys without numerics (HF bookkeeping, generation and label settings).
   static const std::set<std::string> kNoNumerics = {
-      "architectures", "model_type", "unieval_arch", "transformers_version", "torch_dtype", "use_cache",
+      "architectures", "model_type", "unieval_arch", "unieval_target_bos", "transformers_version", "torch_dtype", "use_cache",
       "gradient_checkpointing", "_name_or_path", "bos_token_id", "eos_token_id", "output_past",
       "id2label", "label2id", "num_labels", "problem_type", "finetuning_task", "tokenizer_class",
       "directionality", "pooler_fc_size", "pooler_num_attention_heads", "pooler_num_fc_layers",

@@ -235,11 +235,13 @@ ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples, 
   const bool with_span = eg.lambda < 1.0;
   if (with_span && !span_vocab) throw InputError("the span-by-span flow (lambda < 1) needs a span vocabulary");
   const int64_t B = static_cast<int64_t>(idx.size());
+  const int64_t bos = data.target_bos ? 1 : 0;  // "[CLS]" opening the target stream
+  // src: the source part of X (with the target's [CLS] when bos), tgt: the predicted symbols.
   std::vector<int64_t> src(B), tgt(B);
   int64_t Tx = 0, Tm = 0;
   for (int64_t b = 0; b < B; ++b) {
     const auto& ex = examples[idx[b]];
-    src[b] = static_cast<int64_t>(ex.src.size()) + 2;
+    src[b] = static_cast<int64_t>(ex.src.size()) + 2 + bos;
     tgt[b] = static_cast<int64_t>(ex.tgt.size()) + 1;
     Tx = std::max(Tx, src[b] + tgt[b]);
     Tm = std::max(Tm, tgt[b]);
@@ -249,7 +251,14 @@ ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples, 
   c.input_ids = torch::full({B, Tx}, ids.pad, torch::kInt64);
   c.token_type_ids = torch::full({B, Tx}, data.source_type, torch::kInt64);
   c.position_ids = torch::arange(Tx, torch::kInt64).unsqueeze(0).expand({B, Tx}).contiguous();
-  c.mask = seq2seq_mask(src, tgt, Tx);
+  if (bos) {
+    // M_C with the [CLS] in the target part: the source does not see it, the target does.
+    std::vector<int64_t> s0(B), t0(B);
+    for (int64_t b = 0; b < B; ++b) s0[b] = src[b] - 1, t0[b] = tgt[b] + 1;
+    c.mask = seq2seq_mask(s0, t0, Tx);
+  } else {
+    c.mask = seq2seq_mask(src, tgt, Tx);
+  }
   batch.noised = torch::zeros({B, Tx}, torch::kInt64);
   FlowInput flow;
   flow.input_ids = torch::full({B, Tm}, ids.pad, torch::kInt64);
@@ -269,6 +278,7 @@ ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples, 
     in[b][t++] = ids.cls;
     for (int64_t w : ex.src) in[b][t++] = w;
     in[b][t++] = ids.sep;
+    if (bos) in[b][t] = ids.cls, ty[b][t++] = data.target_type;
     for (int64_t w : ex.tgt) in[b][t] = w, ty[b][t++] = data.target_type;
     in[b][t] = ids.sep, ty[b][t++] = data.target_type;
     batch.tokens += t;

@@ -24,7 +24,11 @@
 // same whatever flows run. With one-token spans M_S = M_W.
 //
 // Packing as UniLM (models/seq2seq_data.h): S = "[CLS] S1 [SEP]" and T = "S2 [SEP]" (the [SEP]
-// is predicted, so the model learns to stop); source/target segment ids from the options.
+// is predicted, so the model learns to stop); source/target segment ids from the options. With
+// data.target_bos (the layout of the official ERNIE-GEN scripts and released checkpoints) the
+// target stream is "[CLS] S2 [SEP]": the [CLS] opens it at the first target position, is seen by
+// every target word and [ATTN], and is not predicted; the [ATTN]s stand at the positions of
+// "S2 [SEP]" as before.
 //
 // Noise (ρ, ERNIE-GEN's noise_prob): floor(ρ · |S2|) positions of S2 drawn without replacement are
 // replaced in T' by a token uniform over the regular vocabulary (the official fine-tuning code

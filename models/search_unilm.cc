@@ -78,6 +78,12 @@ torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
     reorder_cache(cache_, rows);
     reserve_cache(cache_, cache_.length() + 1);  // preallocated from here on (grows if needed)
     valid_ = valid.to(device_).index_select(0, rows);
+    if (types_.target_bos) {
+      // ERNIE-GEN's layout: [CLS] opens the target, fed with the first query and cached.
+      std::vector<int64_t> prev(R, ids_.cls), pos(R);
+      for (int64_t r = 0; r < R; ++r) pos[r] = src_len_[req.example[r]];
+      return feed_pair(prev, pos);
+    }
     // Feed [MASK] at position |S1|+2.
     std::vector<int64_t> p(R);
     for (int64_t r = 0; r < R; ++r) p[r] = src_len_[req.example[r]];
@@ -91,13 +97,21 @@ torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
   // Step t >= 1: reorder to the surviving rows, then feed [y(t-1), MASK].
   torch::Tensor parent = index_tensor(req.parent, device_);
   reorder_cache(cache_, parent);
-  reserve_cache(cache_, cache_.length() + 2);
   valid_ = valid_.index_select(0, parent);
+  const int64_t bos = types_.target_bos ? 1 : 0;
+  std::vector<int64_t> pos(R);
+  for (int64_t r = 0; r < R; ++r) pos[r] = src_len_[req.example[r]] + bos + req.step - 1;
+  return feed_pair(req.last_token, pos);
+}
+
+torch::Tensor UnilmStepScorer::feed_pair(const std::vector<int64_t>& prev, const std::vector<int64_t>& pos) {
+  const int64_t R = static_cast<int64_t>(prev.size());
+  reserve_cache(cache_, cache_.length() + 2);
   std::vector<int64_t> p(2 * R), tok(2 * R);
   for (int64_t r = 0; r < R; ++r) {
-    p[2 * r] = src_len_[req.example[r]] + req.step - 1;
-    p[2 * r + 1] = src_len_[req.example[r]] + req.step;
-    tok[2 * r] = req.last_token[r];
+    p[2 * r] = pos[r];
+    p[2 * r + 1] = pos[r] + 1;
+    tok[2 * r] = prev[r];
     tok[2 * r + 1] = query_;
   }
   torch::Tensor q_ids = index_tensor(tok, device_).view({R, 2});
@@ -119,6 +133,8 @@ torch::Tensor UnilmStepScorer::step_uncached(const StepRequest& req) {
     if (req.step > 0) {
       prefix[r] = prefix_[req.parent[r]];
       prefix[r].push_back(req.last_token[r]);
+    } else if (types_.target_bos) {
+      prefix[r] = {ids_.cls};  // ERNIE-GEN's layout: [CLS] opens the target
     }
   }
   prefix_ = prefix;

@@ -21,6 +21,8 @@
 // prediction replaces it in the contextual flow (the fed-back word, cached, sees the source and
 // the words up to itself: M_C) and the [ATTN] is dropped (never cached). Training and decoding
 // then agree position for position (tested against models/ernie_gen.h multi_flow_forward).
+// With types.target_bos (the official ERNIE-GEN layout) step 0 feeds [[CLS], ATTN] and caches the
+// [CLS]; every later position is one further on.
 //
 //   UnilmStepScorer scorer(model, sources, ids, {.source_type = 0, .target_type = 1});
 //   auto nbest = generate(scorer, example_ids, ids.sep, search_opts);
@@ -49,6 +51,9 @@ class UnilmStepScorer : public StepScorer {
   torch::Tensor step_cached(const StepRequest& req);
   torch::Tensor step_uncached(const StepRequest& req);
   torch::Tensor log_probs(const torch::Tensor& hidden);  // [R,H] -> [R,V] float log-softmax
+  // Feeds [prev, query] at positions (pos, pos + 1) of every row, caches prev; the query's
+  // next-token log-probabilities.
+  torch::Tensor feed_pair(const std::vector<int64_t>& prev, const std::vector<int64_t>& pos);
 
   UnilmModel model_;
   std::vector<std::vector<int64_t>> sources_;

@@ -27,6 +27,9 @@
 // | noise_prob     | 0       | each unmasked target token of the input is replaced by a random  |
 // |                |         | token with this probability (ERNIE-GEN §3.2 noise-aware          |
 // |                |         | fine-tuning, ρ_f; its labels are not predicted)                  |
+// | target_bos     | false   | ERNIE-GEN only: "[CLS]" opens the target stream ("[CLS] S2 [SEP]", |
+// |                |         | the official ERNIE-GEN fine-tuning and decoding layout; models/    |
+// |                |         | ernie_gen.h, search_unilm.h)                                     |
 // | source_type    | 0       | segment id of "[CLS] S1 [SEP]"                                  |
 // | target_type    | 1       | segment id of "S2 [SEP]"                                         |
 #include <torch/torch.h>
@@ -69,6 +72,7 @@ struct Seq2SeqDataOptions {
   int max_pred = 0;            // cap on masked positions (0 = none)
   bool mask_80_10_10 = false;  // BERT 80/10/10 replacement
   double noise_prob = 0.0;     // unmasked target tokens replaced by random ones (ERNIE-GEN ρ_f)
+  bool target_bos = false;     // ERNIE-GEN: [CLS] opens the target stream (official layout)
   int64_t source_type = 0;     // segment id of the source part
   int64_t target_type = 1;     // segment id of the target part
 };

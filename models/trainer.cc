@@ -60,6 +60,7 @@ ojson TrainOptions::to_json() const {
     j["span_lambda"] = ernie.lambda;
     j["span_bigrams"] = ernie.top_bigrams;
     j["span_trigrams"] = ernie.top_trigrams;
+    if (data.target_bos) j["target_bos"] = true;
   }
   return j;
 }
@@ -110,6 +111,23 @@ void TrainOptions::update_from_json(const nlohmann::json& j, const std::string& 
   num("span_lambda", ernie.lambda);
   num("span_bigrams", ernie.top_bigrams);
   num("span_trigrams", ernie.top_trigrams);
+  boolean("target_bos", data.target_bos);
+}
+
+void TrainOptions::validate() const {
+  if (accum < 1) throw InputError("--accum must be at least 1");
+  const bool ernie_gen = arch == "ernie-gen";
+  if (!ernie_gen && arch != "unilm")
+    throw InputError("--arch: unknown architecture '" + arch + "' (expected unilm or ernie-gen)");
+  if (!ernie_gen && data.target_bos)
+    throw InputError("a [CLS]-opened target stream (target_bos) is ERNIE-GEN's layout: give --arch ernie-gen");
+  if (!ernie_gen && !(data.mask_prob > 0.0 && data.mask_prob <= 1.0)) throw InputError("--mask-prob must be in (0, 1]");
+  if (ernie_gen) {
+    ErnieGenOptions eg = ernie;
+    eg.noise_prob = data.noise_prob;
+    eg.validate();
+  }
+  if (label_smoothing < 0.0 || label_smoothing >= 1.0) throw InputError("--label-smoothing must be in [0, 1)");
 }
 
 // ---- loss ------------------------------------------------------------------------------------
@@ -369,23 +387,16 @@ double dev_loss(UnilmModel& model, const std::vector<Seq2SeqExample>& dev, const
 TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& train, const SpecialIds& ids,
                           const TrainOptions& opts, RunDir* run, bool resume, const std::vector<Seq2SeqExample>* dev) {
   if (train.empty()) throw InputError("no training examples");
-  if (opts.accum < 1) throw InputError("--accum must be at least 1");
+  opts.validate();
   const bool ernie = opts.arch == "ernie-gen";
-  if (!ernie && opts.arch != "unilm")
-    throw InputError("--arch: unknown architecture '" + opts.arch + "' (expected unilm or ernie-gen)");
-  if (!ernie && !(opts.data.mask_prob > 0.0 && opts.data.mask_prob <= 1.0))
-    throw InputError("--mask-prob must be in (0, 1]");
   ErnieGenOptions eg = opts.ernie;
   eg.noise_prob = opts.data.noise_prob;
-  if (ernie) eg.validate();
   SpanVocab span_vocab;
   if (ernie && eg.lambda < 1.0) {
     std::vector<std::vector<int64_t>> targets;
     for (const auto& ex : train) targets.push_back(ex.tgt);
     span_vocab = SpanVocab::build(targets, eg.top_bigrams, eg.top_trigrams);
   }
-  if (opts.label_smoothing < 0.0 || opts.label_smoothing >= 1.0)
-    throw InputError("--label-smoothing must be in [0, 1)");
   const torch::Device device = device_of(*model);
 
   std::vector<int64_t> lengths;

@@ -116,6 +116,9 @@ struct TrainOptions {
   nlohmann::ordered_json to_json() const;
   // Fields absent from j keep their current values; wrong types are InputErrors.
   void update_from_json(const nlohmann::json& j, const std::string& source);
+  // InputError on impossible values (checked again by train_seq2seq; callers check first so that
+  // nothing is written for a bad request).
+  void validate() const;
 };
 
 // Label-smoothed cross-entropy, mean over rows. logits [N,V] (any float dtype), labels [N].

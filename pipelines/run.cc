@@ -157,6 +157,7 @@ RunOutcome run_task(const RunOptions& in) {
                      "glue-wnli, squad-v1.1, squad-v2, coqa (with --arch gpt also snli, scitail, race, race-m, "
                      "race-h, story-cloze)");
   check_run_sources(o);
+  o.finetune.validate();  // before anything is written
   if (o.decode_batch < 1) throw InputError("--decode-batch must be at least 1");
   if (o.eval_split.empty()) o.eval_split = o.task == "coqa-gen" ? "dev" : o.task == "personachat" ? "valid" : "test";
   models::validate(o.search);

@@ -35,13 +35,25 @@ namespace {
 // The generation architecture a checkpoint's config.json names ("unieval_arch": "unilm" |
 // "ernie-gen", written by ERNIE-GEN pre-training and by hand for converted checkpoints), else
 // `fallback`.
-std::string config_arch(const std::string& config_path, const std::string& fallback) {
-  nlohmann::json j;
+nlohmann::json config_object(const std::string& config_path) {
   try {
-    j = nlohmann::json::parse(core::read_file(config_path));
+    return nlohmann::json::parse(core::read_file(config_path));
   } catch (const nlohmann::json::exception& e) {
     throw InputError(config_path, 0, std::string("not valid JSON: ") + e.what());
   }
+}
+
+// "unieval_target_bos": true in a converted ERNIE-GEN release's config.json: its target stream
+// opens with [CLS] (models/seq2seq_data.h target_bos); `fallback` when absent.
+bool config_target_bos(const std::string& config_path, bool fallback) {
+  const nlohmann::json j = config_object(config_path);
+  if (!j.is_object() || !j.contains("unieval_target_bos")) return fallback;
+  if (!j.at("unieval_target_bos").is_boolean()) throw InputError(config_path, 0, "unieval_target_bos: expected true/false");
+  return j.at("unieval_target_bos").get<bool>();
+}
+
+std::string config_arch(const std::string& config_path, const std::string& fallback) {
+  const nlohmann::json j = config_object(config_path);
   if (!j.is_object() || !j.contains("unieval_arch")) return fallback;
   const auto& a = j.at("unieval_arch");
   if (!a.is_string() || (a.get<std::string>() != "unilm" && a.get<std::string>() != "ernie-gen"))
@@ -166,6 +178,8 @@ FinetuneResult finetune(const FinetuneOptions& in) {
       CheckpointFiles files = locate_checkpoint(opts.model_dir);
       cfg = BertConfig::from_json_file(files.config);
       if (!opts.arch_given) opts.train.arch = config_arch(files.config, opts.train.arch);
+      if (opts.train.arch == "ernie-gen")
+        opts.train.data.target_bos = config_target_bos(files.config, opts.train.data.target_bos);
       weights_path = files.weights;
       vocab_path = !opts.vocab.empty() ? opts.vocab : files.vocab;
       if (vocab_path.empty()) throw InputError(opts.model_dir, 0, "no vocab.txt (give --vocab)");
@@ -206,7 +220,8 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     src.resize(opts.limit);
     tgt.resize(opts.limit);
   }
-  const int64_t max_positions = cfg.max_position_embeddings;
+  // (ERNIE-GEN's [CLS]-opened target takes one position more.)
+  const int64_t max_positions = cfg.max_position_embeddings - (opts.train.data.target_bos ? 1 : 0);
   auto tokenise = [&](const std::vector<std::string>& src, const std::vector<std::string>& tgt) {
     std::vector<Seq2SeqExample> examples;
     examples.reserve(src.size());
@@ -262,6 +277,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     run_info["decode"] = search_to_json(opts.decode);
     run_info["examples"] = examples.size();
     run_info["runtime"] = rt.describe();
+    opts.train.validate();  // before the run directory is created
     if (dist::rank() == 0) run.create(run_info, cfg, core::read_file(vocab_path));
   }
   model->to(rt.device);
@@ -409,12 +425,14 @@ DecodeResult decode(const DecodeOptions& opts) {
       const int64_t i = mine[k];
       auto s = encode(tok, src[i]);
       const int64_t room = std::max<int64_t>(
-          1, std::min<int64_t>(train.data.max_src_len, cfg.max_position_embeddings - 2 - opts.search.max_len));
+          1, std::min<int64_t>(train.data.max_src_len,
+                               cfg.max_position_embeddings - 2 - (train.data.target_bos ? 1 : 0) - opts.search.max_len));
       if (static_cast<int64_t>(s.size()) > room) s.resize(room);
       sources.push_back(std::move(s));
       example_ids.push_back(i);
     }
-    if (static_cast<int64_t>(sources.front().size()) + 2 + opts.search.max_len > cfg.max_position_embeddings)
+    if (static_cast<int64_t>(sources.front().size()) + 2 + (train.data.target_bos ? 1 : 0) + opts.search.max_len >
+        cfg.max_position_embeddings)
       throw InputError("--max-len " + std::to_string(opts.search.max_len) + " does not fit the model's " +
                        std::to_string(cfg.max_position_embeddings) + " positions");
     std::vector<std::vector<Hypothesis>> nbest;

@@ -104,14 +104,16 @@ std::vector<Seq2SeqExample> examples() {
 }
 
 ErnieGenBatch batch_of(const std::vector<Seq2SeqExample>& ex, double lambda, double noise, uint64_t seed,
-                       const SpanVocab* vocab) {
+                       const SpanVocab* vocab, bool bos = false) {
   ErnieGenOptions eg;
   eg.lambda = lambda;
   eg.noise_prob = noise;
   std::vector<size_t> idx(ex.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
   std::mt19937_64 rng(seed);
-  return make_ernie_gen_batch(ex, idx, Seq2SeqDataOptions{}, eg, tiny_ids(), vocab, rng);
+  Seq2SeqDataOptions data;
+  data.target_bos = bos;
+  return make_ernie_gen_batch(ex, idx, data, eg, tiny_ids(), vocab, rng);
 }
 
 // A span vocabulary in which (9, 10) is a bigram: spans of example 0 are [9 10] [11] [12] [SEP].
@@ -213,8 +215,9 @@ TEST(ErnieGenForwardTest, FlowsNeverSeeForbiddenPositions) {
 }
 
 // Log-probabilities of the word flow for target `tgt` after `src` (teacher forcing, no noise).
-torch::Tensor word_flow_log_probs(UnilmModel& m, const std::vector<int64_t>& src, const std::vector<int64_t>& tgt) {
-  ErnieGenBatch b = batch_of({{src, tgt}}, 1.0, 0.0, 1, nullptr);
+torch::Tensor word_flow_log_probs(UnilmModel& m, const std::vector<int64_t>& src, const std::vector<int64_t>& tgt,
+                                  bool bos = false) {
+  ErnieGenBatch b = batch_of({{src, tgt}}, 1.0, 0.0, 1, nullptr, bos);
   MultiFlowOutput out = multi_flow_forward(m, b.context, {b.word});
   return torch::log_softmax(m->mlm_logits(out.flows[0][0]), -1);  // [m+1, V]
 }
@@ -224,38 +227,67 @@ TEST(ErnieGenDecodingTest, InfillingStepsEqualTheTrainingWordFlow) {
   const auto ids = tiny_ids();
   torch::NoGradGuard g;
   const std::vector<int64_t> src = {13, 14, 15, 16, 17}, y = {20, 21, 22};
-  const torch::Tensor ref = word_flow_log_probs(m, src, y);
-  for (bool cache : {true, false}) {
-    UnilmStepScorer scorer(m, {src}, ids, {}, cache, ids.attn);
-    for (int step = 0; step <= 3; ++step) {
-      StepRequest r;
-      r.step = step;
-      r.example = {0};
-      if (step > 0) r.parent = {0}, r.last_token = {y[step - 1]};
-      const torch::Tensor lp = scorer.step(r);
-      EXPECT_LT((lp[0] - ref[step]).abs().max().item<double>(), 1e-4) << "step " << step << " cache " << cache;
+  for (bool bos : {false, true}) {
+    const torch::Tensor ref = word_flow_log_probs(m, src, y, bos);
+    Seq2SeqDataOptions types;
+    types.target_bos = bos;
+    for (bool cache : {true, false}) {
+      UnilmStepScorer scorer(m, {src}, ids, types, cache, ids.attn);
+      for (int step = 0; step <= 3; ++step) {
+        StepRequest r;
+        r.step = step;
+        r.example = {0};
+        if (step > 0) r.parent = {0}, r.last_token = {y[step - 1]};
+        const torch::Tensor lp = scorer.step(r);
+        EXPECT_LT((lp[0] - ref[step]).abs().max().item<double>(), 1e-4)
+            << "step " << step << " cache " << cache << " bos " << bos;
+      }
     }
   }
+  // The [CLS]-opened layout is another model input: other distributions.
+  EXPECT_GT((word_flow_log_probs(m, src, y, true) - word_flow_log_probs(m, src, y, false)).abs().max().item<double>(),
+            1e-3);
   // [ATTN] and [MASK] are different queries: UniLM's decoding gives another distribution.
+  const torch::Tensor ref = word_flow_log_probs(m, src, y);
   UnilmStepScorer unilm(m, {src}, ids, {}, true);
   StepRequest r0;
   r0.example = {0};
   EXPECT_GT((unilm.step(r0)[0] - ref[0]).abs().max().item<double>(), 1e-3);
 }
 
+TEST(ErnieGenBatchTest, TargetOpenedByCls) {
+  ErnieGenBatch b = batch_of(examples(), 1.0, 0.5, 3, nullptr, true);
+  // X of example 0: [CLS] 6 7 8 [SEP] [CLS] t1..t4 [SEP]; the [ATTN]s at t1..[SEP] (6..10).
+  EXPECT_EQ(vec(b.context.input_ids[0].slice(0, 0, 5)), (Ids{2, 6, 7, 8, 3}));
+  EXPECT_EQ(b.context.input_ids[0][5].item<int64_t>(), 2);
+  EXPECT_EQ(b.context.token_type_ids[0][5].item<int64_t>(), 1);
+  EXPECT_EQ(vec(b.word.position_ids[0]), (Ids{6, 7, 8, 9, 10}));
+  // a1 sees the source and the opening [CLS]; the source does not see that [CLS].
+  EXPECT_EQ(b.word.mask[0][0].slice(0, 0, 7).sum().item<int64_t>(), 6);
+  EXPECT_EQ(b.context.mask[0][0][5].item<int64_t>(), 0);
+  EXPECT_EQ(b.context.mask[0][5][5].item<int64_t>(), 1);
+  // Noise never hits the [CLS] or the closing [SEP]; the labels are the words and [SEP].
+  EXPECT_EQ(b.noised[0][5].item<int64_t>(), 0);
+  EXPECT_EQ(b.noised[0].sum().item<int64_t>(), 2);
+  EXPECT_EQ(vec(b.labels).front(), 9);
+}
+
 TEST(ErnieGenDecodingTest, CachedEqualsRecomputedWithBeams) {
   UnilmModel m = random_model();
   const auto ids = tiny_ids();
   const std::vector<std::vector<int64_t>> src = {{6, 7, 8}, {9, 10, 11, 12, 13, 14}, {15}};
-  for (int beam : {1, 4}) {
+  for (int beam : {1, 4, -4}) {
+    Seq2SeqDataOptions types;
+    types.target_bos = beam < 0;  // the [CLS]-opened layout
+    beam = std::abs(beam);
     SearchOptions o;
     o.beam = beam;
     o.max_len = 7;
     o.no_repeat_ngram = 2;
     o.min_len = 2;
     o.length_penalty = 0.6;
-    UnilmStepScorer cached(m, src, ids, {}, true, ids.attn);
-    UnilmStepScorer recomputed(m, src, ids, {}, false, ids.attn);
+    UnilmStepScorer cached(m, src, ids, types, true, ids.attn);
+    UnilmStepScorer recomputed(m, src, ids, types, false, ids.attn);
     auto a = generate(cached, {0, 1, 2}, ids.sep, o);
     auto b = generate(recomputed, {0, 1, 2}, ids.sep, o);
     for (size_t e = 0; e < a.size(); ++e) {

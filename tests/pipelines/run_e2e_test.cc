@@ -172,6 +172,17 @@ TEST_F(RunCliTest, ErnieGenArchTrainsDecodesAndScores) {
   EXPECT_EQ(info["train"]["arch"], "ernie-gen");
   // Learnable with infilling decoding too.
   EXPECT_GT(j["summary"]["bleu1"].get<double>(), 0.5) << r.out;
+  // The official scripts' layout ([CLS] opens the target) trains and decodes as well.
+  auto bos = run_cli(run_cmd("eg-bos", "--arch ernie-gen --noise-prob 0.2 --target-bos"));
+  ASSERT_EQ(bos.exit_code, 0) << bos.err;
+  EXPECT_EQ(nlohmann::json::parse(core::read_file(path("eg-bos/run.json")))["train"]["target_bos"], true);
+  EXPECT_GT(last_json_line(bos.out)["summary"]["bleu1"].get<double>(), 0.5) << bos.out;
+  EXPECT_NE(last_json_line(bos.out)["run"]["hypotheses_sha256"], j["run"]["hypotheses_sha256"]);
+  // UniLM's masking with the ERNIE-GEN layout is refused before anything is written.
+  auto mixed = run_cli(run_cmd("eg-mixed", "--arch unilm --target-bos"));
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.err.find("target_bos"), std::string::npos) << mixed.err;
+  EXPECT_FALSE(fs::exists(tmp.path() / "eg-mixed"));
   auto bad = run_cli(run_cmd("eg-bad", "--arch xlnet"));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("xlnet"), std::string::npos) << bad.err;

@@ -22,6 +22,9 @@ void add_train_flags(po::options_description& desc) {
        "unmasked target tokens)")
       ("span-lambda", po::value<double>(),
        "ernie-gen: lambda of Eq. 7, weight of the word-by-word flow; < 1 adds the span-by-span flow (default 1)")
+      ("target-bos", po::bool_switch(),
+       "ernie-gen: [CLS] opens the target stream (the official ERNIE-GEN layout, for its released checkpoints; "
+       "config.json \"unieval_target_bos\": true sets it too)")
       ("span-bigrams", po::value<int64_t>(), "ernie-gen: bigrams of the t-statistic span vocabulary (200000)")
       ("span-trigrams", po::value<int64_t>(), "ernie-gen: trigrams of the t-statistic span vocabulary (50000)")
       ("label-smoothing", po::value<double>(), "label smoothing eps")
@@ -56,6 +59,7 @@ void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t, std
   if (vm.count("mask-prob")) t.data.mask_prob = vm["mask-prob"].as<double>();
   if (vm["mask-80-10-10"].as<bool>()) t.data.mask_80_10_10 = true;
   if (vm.count("noise-prob")) t.data.noise_prob = vm["noise-prob"].as<double>();
+  if (vm.count("target-bos") && vm["target-bos"].as<bool>()) t.data.target_bos = true;
   if (vm.count("span-lambda")) t.ernie.lambda = vm["span-lambda"].as<double>();
   if (vm.count("span-bigrams")) t.ernie.top_bigrams = vm["span-bigrams"].as<int64_t>();
   if (vm.count("span-trigrams")) t.ernie.top_trigrams = vm["span-trigrams"].as<int64_t>();

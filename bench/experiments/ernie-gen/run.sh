@@ -25,7 +25,7 @@
 # | SHARED      | <repo>/../shared/data            | squad_qg, vocab                               |
 # | THREADS     | 2                                | CPU threads of every command                  |
 # | DEVICE      | cpu                              | --device (cuda on a GPU)                      |
-# | TOKENS      | 600000                           | pre-training budget in input positions, per arm |
+# | TOKENS      | 300000                           | pre-training budget in input positions, per arm |
 # | BATCH, MAXLEN, LR, SEED | 48, 128, 5e-4, 42      | pre-training batch, length, peak lr, seed     |
 # | ARMS        | full no-noise no-span no-both    | arms to run                                   |
 # | MODES       | noising masking                  | fine-tuning columns                           |
@@ -42,7 +42,7 @@ UNIEVAL="${UNIEVAL:-$repo/build/unieval}"
 SHARED="${SHARED:-$repo/../shared/data}"
 THREADS="${THREADS:-2}"
 DEVICE="${DEVICE:-cpu}"
-TOKENS="${TOKENS:-600000}"
+TOKENS="${TOKENS:-300000}"
 BATCH="${BATCH:-48}"
 MAXLEN="${MAXLEN:-128}"
 LR="${LR:-5e-4}"
@@ -51,11 +51,11 @@ ARMS="${ARMS:-full no-noise no-span no-both}"
 MODES="${MODES:-noising masking}"
 STAGES="${STAGES:-config pretrain finetune collect}"
 # One recipe for every arm and column: ERNIE-GEN Table 1's SQuAD QG row where it fits a small model
-# fine-tuned on the first 4,000 of the 10.5k pairs (preset ernie-gen-base-squad-qg: label smoothing 0.1, greedy decoding),
+# fine-tuned on the first 2,000 of the 10.5k pairs (preset ernie-gen-base-squad-qg: label smoothing 0.1, greedy decoding),
 # one epoch at a learning rate for a small model, lengths that fit the Du sentences, and a minimum
 # of 4 generated tokens (our choice, the same for every run: an undertrained model otherwise ends
 # at once).
-QG_ARGS="${QG_ARGS:---preset ernie-gen-base-squad-qg --train-limit 4000 --epochs 1 --lr 2e-4 --warmup 0.1 --batch-size 32 --max-src-len 96 --max-tgt-len 32 --beam 1 --min-len 4 --max-len 32 --decode-batch 64 --eval-limit 1500 --option meteor_modules=exact,stem,synonym}"
+QG_ARGS="${QG_ARGS:---preset ernie-gen-base-squad-qg --train-limit 2000 --epochs 1 --lr 2e-4 --warmup 0.1 --batch-size 32 --max-src-len 96 --max-tgt-len 32 --beam 1 --min-len 4 --max-len 32 --decode-batch 64 --eval-limit 1500 --option meteor_modules=exact,stem,synonym}"
 RESULTS="${RESULTS:-$repo/results/experiments/ernie-gen-ablation}"
 VOCAB="$SHARED/vocab/bert-uncased-vocab.txt"
 mkdir -p "$WORK"
