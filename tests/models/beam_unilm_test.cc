@@ -4,23 +4,14 @@
 
 #include "models/search.h"
 #include "models/search_unilm.h"
+#include "tests/models/tiny_ids.h"
 
 namespace unieval::models {
 namespace {
 
 constexpr int64_t kVocab = 40;
 
-SpecialIds tiny_ids() {
-  SpecialIds ids;
-  ids.pad = 0;
-  ids.unk = 1;
-  ids.cls = 2;
-  ids.sep = 3;
-  ids.mask = 4;
-  ids.vocab_size = kVocab;
-  ids.first_regular = 5;
-  return ids;
-}
+SpecialIds tiny_ids() { return testing::tiny_special_ids(kVocab); }
 
 UnilmModel random_model() {
   torch::manual_seed(3);

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "models/search.h"
 #include "models/search_unilm.h"
+#include "tests/models/tiny_ids.h"
 
 namespace unieval::models {
 namespace {
@@ -75,16 +76,7 @@ TEST(ErnieGenMasksTest, FigureThreeMatricesByHand) {
 constexpr int64_t kVocab = 40;
 
 SpecialIds tiny_ids(int64_t vocab = kVocab) {
-  SpecialIds ids;
-  ids.pad = 0;
-  ids.unk = 1;
-  ids.cls = 2;
-  ids.sep = 3;
-  ids.mask = 4;
-  ids.attn = 5;
-  ids.vocab_size = vocab;
-  ids.first_regular = 6;
-  return ids;
+  return testing::tiny_special_ids(vocab, /*with_attn=*/true);
 }
 
 UnilmModel random_model(int64_t vocab = kVocab) {

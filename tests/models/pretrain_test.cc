@@ -13,23 +13,14 @@
 #include "models/pretrainer.h"
 #include "models/run_dir.h"
 #include "tests/test_util.h"
+#include "tests/models/tiny_ids.h"
 
 namespace unieval::models {
 namespace {
 
 constexpr int64_t kVocab = 80;
 
-SpecialIds tiny_ids() {
-  SpecialIds ids;
-  ids.pad = 0;
-  ids.unk = 1;
-  ids.cls = 2;
-  ids.sep = 3;
-  ids.mask = 4;
-  ids.vocab_size = kVocab;
-  ids.first_regular = 5;
-  return ids;
-}
+SpecialIds tiny_ids() { return testing::tiny_special_ids(kVocab); }
 
 // Document d holds tokens 10+20d, 11+20d, ... cut into sentences of the given lengths, so any
 // run of text says where it came from.

@@ -13,21 +13,12 @@
 #include "models/seq2seq_data.h"
 #include "models/trainer.h"
 #include "tests/test_util.h"
+#include "tests/models/tiny_ids.h"
 
 namespace unieval::models {
 namespace {
 
-SpecialIds tiny_ids(int64_t vocab) {
-  SpecialIds ids;
-  ids.pad = 0;
-  ids.unk = 1;
-  ids.cls = 2;
-  ids.sep = 3;
-  ids.mask = 4;
-  ids.vocab_size = vocab;
-  ids.first_regular = 5;
-  return ids;
-}
+SpecialIds tiny_ids(int64_t vocab) { return testing::tiny_special_ids(vocab); }
 
 TEST(Seq2SeqDataTest, PacksAndMasksTargetOnly) {
   std::vector<Seq2SeqExample> ex = {{{10, 11, 12}, {20, 21, 22, 23}}, {{13}, {24}}};

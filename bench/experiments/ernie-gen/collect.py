@@ -8,13 +8,18 @@ each arm. Python 3 standard library only; it scores nothing itself.
         --arms full no-noise no-span no-both --modes noising masking [--resamples 1000] [--seed 12345]
 
 Writes DEST/ablation.json (pre-training summaries and curves, every eval result with its CIs, the
-paired tests, the exact commands) and DEST/table.md (the README table, Table 7's layout).
+paired tests, the exact commands) and DEST/table.md (the README table, Table 7's layout; "train
+NLL" = the mean teacher-forced NLL of the last 10 logged fine-tuning steps: the word flow's over
+every target word with noising fine-tuning, the masked words' with masking fine-tuning, so it
+compares arms within a column only).
 """
 import argparse
 import json
 import os
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "mini-unilm"))
+import collect as mini  # noqa: E402  (run_eval, score_of, curve: the mini-UniLM experiment's)
 
 SCORES = [("bleu4", "BLEU-4"), ("meteor", "MTR"), ("rougeL", "RG-L")]
 ROWS = {"full": "1 ERNIE-GEN (full)", "no-noise": "2 − noise-aware", "no-span": "3 − span-by-span",
@@ -23,28 +28,10 @@ COLUMNS = {"noising": "noising fine-tuning (ρ_f 0.7)", "masking": "masking fine
 
 
 def run_eval(unieval, data, pred, resamples, seed, paired=None):
-    cmd = [unieval, "eval", "--task", "squad-qg", "--data", data, "--pred", pred, "--split", "test",
-           "--bootstrap", str(resamples), "--seed", str(seed), "--json",
-           "--option", "meteor_modules=exact,stem,synonym"]
-    if paired:
-        cmd += ["--paired-pred", paired[0], "--paired-system", paired[1]]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out), " ".join(cmd)
+    return mini.run_eval(unieval, "squad-qg", data, pred, resamples, seed, paired=paired, split="test")
 
 
-def score_of(result, name):
-    for s in result["scores"]:
-        if s["name"] == name:
-            return s
-    return None
-
-
-def curve(path):
-    if not os.path.exists(path):
-        return []
-    rows = [json.loads(l) for l in open(path) if l.strip()]
-    keep = max(1, len(rows) // 200)
-    return [r for i, r in enumerate(rows) if i % keep == 0 or i == len(rows) - 1]
+score_of, curve = mini.score_of, mini.curve
 
 
 def cell(result, name):
@@ -89,8 +76,11 @@ def main():
             preds[(mode, arm)] = pred
             r, cmd = run_eval(a.unieval, data, pred, a.resamples, a.seed)
             hyps = [l.rstrip("\n") for l in open(pred)]
+            rows = [json.loads(l) for l in open(os.path.join(run, "log.jsonl")) if l.strip()]
+            nll = [x["nll"] for x in rows if "nll" in x]
             out["runs"]["%s/%s" % (mode, arm)] = {
                 "eval": r, "eval_command": cmd, "curve": curve(os.path.join(run, "log.jsonl")),
+                "final_train_nll": sum(nll[-10:]) / len(nll[-10:]) if nll else None,
                 "empty_predictions": sum(1 for h in hyps if not h.strip()), "predictions": len(hyps),
                 "first_predictions": hyps[:5]}
     for (mode, arm), pred in preds.items():
@@ -115,7 +105,7 @@ def main():
 def render(out, a):
     head = ["#", "pre-training"]
     for mode in a.modes:
-        head += ["%s %s" % (COLUMNS.get(mode, mode), label) for _, label in SCORES]
+        head += ["%s %s" % (COLUMNS.get(mode, mode), label) for _, label in SCORES] + ["train NLL"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * 2 + "---:|" * (len(head) - 2)]
     for arm in a.arms:
         summ = (out["arms"].get(arm) or {}).get("pretrain_summary") or {}
@@ -123,6 +113,7 @@ def render(out, a):
         for mode in a.modes:
             r = out["runs"].get("%s/%s" % (mode, arm))
             row += [cell(r["eval"] if r else None, name) for name, _ in SCORES]
+            row.append("%.3f" % r["final_train_nll"] if r and r.get("final_train_nll") is not None else "–")
         lines.append("| " + " | ".join(row) + " |")
     lines += ["", "Paired bootstrap p-values (%d resamples, seed %d; sacreBLEU's test):" % (out["resamples"], out["seed"]),
               "", "| system vs baseline | score | delta | p |", "|---|---|---:|---:|"]
