@@ -83,24 +83,8 @@ mode_flags() {
 
 if has_stage config; then
   [[ -f "$CORPUS/train.txt" ]] || { log "no corpus at $CORPUS: run bench/experiments/mini-unilm/build_corpus.py --out $CORPUS"; exit 2; }
-  cat > "$WORK/config.json.tmp" <<'JSON'
-{
-  "vocab_size": 30522,
-  "hidden_size": 256,
-  "num_hidden_layers": 4,
-  "num_attention_heads": 4,
-  "intermediate_size": 1024,
-  "hidden_act": "gelu",
-  "hidden_dropout_prob": 0.1,
-  "attention_probs_dropout_prob": 0.1,
-  "max_position_embeddings": 512,
-  "type_vocab_size": 6,
-  "initializer_range": 0.02,
-  "layer_norm_eps": 1e-12,
-  "pad_token_id": 0
-}
-JSON
-  mv "$WORK/config.json.tmp" "$WORK/config.json"
+  # The mini-UniLM experiment's model shape (its config stage writes WORK/config.json).
+  WORK="$WORK" STAGES=config "$repo/bench/experiments/mini-unilm/run.sh"
 fi
 
 if has_stage pretrain; then
