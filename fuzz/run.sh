@@ -6,7 +6,8 @@
 # report or broken invariant stops that target and fails the script (libFuzzer writes the input
 # as $UNIEVAL_FUZZ_CORPUS/<target>-crash-*).
 #
-#   fuzz/run.sh [SECONDS] [TARGET...]      targets: json readers normalize tokenizer (default all)
+#   fuzz/run.sh [SECONDS] [TARGET...]      targets: json readers normalize tokenizer safetensors
+#                                          (default all)
 #   UNIEVAL_FUZZ_JOBS=2 fuzz/run.sh 600 json readers   two targets at once
 #
 # Each run prints one summary line: target, seconds, executions, corpus size.
@@ -15,7 +16,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json readers normalize tokenizer)
+[ ${#targets[@]} -gt 0 ] || targets=(json readers normalize tokenizer safetensors)
 build=${UNIEVAL_FUZZ_BUILD:-build-harden}
 shared=${UNIEVAL_SHARED:-$(cd .. && pwd)/shared}
 corpus_root=${UNIEVAL_FUZZ_CORPUS:-$build/fuzz-corpus}
@@ -51,6 +52,16 @@ run_one() {
   fi
   local seed_arg=()
   [ ${#seeds[@]} -gt 0 ] && seed_arg=(-seed_inputs="$(IFS=,; echo "${seeds[*]}")")
+  # safetensors: the small golden checkpoints, copied once behind the target's mode byte 0 (a whole
+  # file image); its dictionary holds the header's keys and dtypes.
+  if [ "$t" = safetensors ]; then
+    for f in "$shared"/golden/hf_*/*/*.safetensors; do
+      [ -f "$f" ] && [ "$(stat -c %s "$f")" -le 65536 ] || continue
+      local g="$dir/golden-$(basename "$(dirname "$f")")-$(basename "$f")"
+      [ -f "$g" ] || { printf '\0' >"$g"; cat "$f" >>"$g"; }
+    done
+  fi
+  [ -f "fuzz/seeds/$t.dict" ] && seed_arg+=(-dict="fuzz/seeds/$t.dict")
   nice -n 19 "$build/fuzz/fuzz_$t" -max_total_time="$secs" -timeout=20 -rss_limit_mb=4096 -report_slow_units=60 \
     -artifact_prefix="$corpus_root/$t-" -max_len=65536 -print_final_stats=1 "${seed_arg[@]}" "$dir" "${extra[@]}" >"$log" 2>&1 || {
     echo "fuzz_$t: FINDING (see $log)"; tail -40 "$log"; return 1; }

@@ -15,14 +15,21 @@ namespace unieval::models::config_fields {
   throw InputError(source, 0, field + ": " + why);
 }
 
-// An integer, or a float with an integral value (some writers emit 12.0).
+// An integer, or a float with an integral value (some writers emit 12.0), within int64 (a value
+// past it, 1e300 or 2^64-1, is an InputError, not a wrapped or undefined conversion).
 inline void get_int(const nlohmann::json& j, const char* key, int64_t& out, const std::string& src) {
   auto it = j.find(key);
   if (it == j.end() || it->is_null()) return;
-  if (it->is_number_integer() || it->is_number_unsigned()) {
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (it->is_number_unsigned()) {
+    if (it->get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) bad(src, key, "integer out of range, got " + it->dump());
+    out = it->get<int64_t>();
+  } else if (it->is_number_integer()) {
     out = it->get<int64_t>();
   } else if (it->is_number_float() && std::floor(it->get<double>()) == it->get<double>()) {
-    out = static_cast<int64_t>(it->get<double>());
+    const double d = it->get<double>();
+    if (!(d >= -kTwo63 && d < kTwo63)) bad(src, key, "integer out of range, got " + it->dump());
+    out = static_cast<int64_t>(d);
   } else {
     bad(src, key, "expected an integer, got " + it->dump());
   }

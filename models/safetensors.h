@@ -13,9 +13,9 @@
 //   torch::Tensor w = st.tensor("bert.embeddings.word_embeddings.weight");   // a CPU copy
 //   unieval::models::write_safetensors("out.safetensors", {{"w", w}}, {{"format", "pt"}});
 //
-// Validation on open (each failure is an InputError naming the file, and the tensor when there is
-// one), as strict as the reference Rust implementation so that hostile or truncated files never
-// reach a tensor:
+// Validation on open (models/format/safetensors_header.h, LibTorch-free and fuzzed; each failure is
+// an InputError naming the file, and the tensor when there is one), as strict as the reference Rust
+// implementation so that hostile or truncated files never reach a tensor:
 //   * file shorter than 8 bytes; N larger than the file or than 100,000,000 (the reference limit);
 //   * header not UTF-8, not JSON, not an object, a duplicate name, "__metadata__" not string->string;
 //   * an entry without a known dtype, a shape of non-negative integers, or two data_offsets
@@ -34,14 +34,9 @@
 #include <utility>
 #include <vector>
 
-namespace unieval::models {
+#include "models/format/safetensors_header.h"  // SafetensorInfo; the validation below
 
-struct SafetensorInfo {
-  std::string name;
-  std::string dtype;           // "F32", "BF16", ...
-  std::vector<int64_t> shape;  // may be empty (a scalar)
-  uint64_t begin = 0, end = 0; // byte offsets in the data section
-};
+namespace unieval::models {
 
 // An open, validated, memory-mapped safetensors file.
 class SafetensorsFile {
@@ -51,7 +46,7 @@ class SafetensorsFile {
   static SafetensorsFile from_bytes(std::string bytes, const std::string& source = "<memory>");
 
   const std::string& path() const { return path_; }
-  // In header order.
+  // By name (byte order), not in header order.
   const std::vector<SafetensorInfo>& tensors() const { return tensors_; }
   const std::map<std::string, std::string>& metadata() const { return metadata_; }
   // nullptr when absent.

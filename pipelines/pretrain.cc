@@ -25,6 +25,7 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
 
   BertConfig cfg;
   std::string vocab_path;
+  std::string config_path = opts.config_path.empty() ? "model config" : opts.config_path;  // for errors
   if (opts.resume) {
     if (!run.has_checkpoint()) throw InputError(opts.out_dir, 0, "--resume: the run has no checkpoint yet");
     const auto info = run.run_info();
@@ -37,7 +38,8 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
     opts.corpus = info.at("corpus").get<std::vector<std::string>>();
     opts.shard = info.at("shard").get<std::string>();
     opts.lowercase = info.value("lowercase", true);
-    cfg = BertConfig::from_json_file(run.file("config.json"));
+    config_path = run.file("config.json");
+    cfg = BertConfig::from_json_file(config_path);
     vocab_path = run.file("vocab.txt");
   } else {
     if (run.has_checkpoint())
@@ -50,7 +52,7 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
       cfg.hidden_dropout_prob = *opts.dropout;
       cfg.attention_probs_dropout_prob = *opts.dropout;
     }
-    cfg.validate("model config");
+    cfg.validate(config_path);
     vocab_path = opts.vocab;
     if (opts.shard.empty()) opts.shard = run.file("corpus.shard");
   }
@@ -64,12 +66,15 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
   const auto cycle = objective_cycle(opts.train.objectives);
   const int64_t need_types = opts.train.data.max_segment_id(cycle) + 1;
   if (need_types > cfg.type_vocab_size)
-    throw InputError("the '" + opts.train.data.segments + "' segment ids of --objectives " + opts.train.objectives +
-                     " need type_vocab_size >= " + std::to_string(need_types) + " in the model config (it is " +
-                     std::to_string(cfg.type_vocab_size) + "): UniLM v1 uses 6; or pass --segments bert");
+    throw InputError(config_path, 0,
+                     "type_vocab_size is " + std::to_string(cfg.type_vocab_size) + " but the '" +
+                         opts.train.data.segments + "' segment ids of --objectives " + opts.train.objectives +
+                         " need type_vocab_size >= " + std::to_string(need_types) +
+                         ": UniLM v1 uses 6; or pass --segments bert");
   if (opts.train.data.max_len > cfg.max_position_embeddings)
-    throw InputError("--max-len " + std::to_string(opts.train.data.max_len) +
-                     " exceeds the model's max_position_embeddings " + std::to_string(cfg.max_position_embeddings));
+    throw InputError(config_path, 0,
+                     "--max-len " + std::to_string(opts.train.data.max_len) + " exceeds max_position_embeddings " +
+                         std::to_string(cfg.max_position_embeddings));
 
   // The shard: reuse when it was built from the same files, vocabulary and casing.
   PretrainPipelineResult result;

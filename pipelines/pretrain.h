@@ -22,6 +22,7 @@
 // |-------------------------|---------|-------------------------------------------------------|
 // | corpus                  |         | corpus files (format above)                           |
 // | config                  |         | the model shape (config.json); required unless resume  |
+// | config_path             | ""      | the file config came from, named in errors about it    |
 // | vocab                   |         | vocab.txt; required unless resume                      |
 // | out_dir                 |         | the run directory                                     |
 // | shard                   | ""      | shard path ("" = RUN/corpus.shard)                     |
@@ -43,6 +44,7 @@ namespace unieval::pipelines {
 struct PretrainPipelineOptions {
   std::vector<std::string> corpus;           // corpus files
   std::optional<models::BertConfig> config;  // model shape
+  std::string config_path;                   // the file config was read from (errors name it)
   std::string vocab;                         // vocab.txt
   std::string out_dir;                       // run directory
   std::string shard;                         // "" = RUN/corpus.shard

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <set>
 
 #include "core/error.h"
 #include "core/io.h"
@@ -253,6 +254,27 @@ void check_result_fits(const results::PaperTable& t, const results::RunResult& r
     }
 }
 
+// A result file given for a row must fill at least one of its cells: one of another task, or
+// without any of the row's metrics, used to leave the row "not computed" and exit 0 in silence.
+void check_result_fills_row(const results::PaperTable& t, const std::string& block, const std::string& system,
+                            const results::RunResult& r, const std::string& path) {
+  RowScores one;
+  one.runs.push_back(r);
+  std::set<std::string> wanted;
+  for (const auto& col : t.columns)
+    if (const results::PaperCell* c = t.cell(block, system, col)) {
+      if (find_ours(one, *c)) return;
+      wanted.insert(c->task + " " + c->metric);
+    }
+  if (wanted.empty()) return;  // a row without cells
+  std::string have, want;
+  for (const auto& s : r.scores) have += (have.empty() ? "" : ", ") + s.name;
+  for (const auto& w : wanted) want += (want.empty() ? "" : ", ") + w;
+  throw InputError(path, 0, "fills no cell of row '" + system + "' of " + t.paper + " table " + t.table +
+                                ": it is task " + (r.task.empty() ? std::string("(none)") : r.task) +
+                                " with scores [" + have + "], the row needs one of: " + want);
+}
+
 std::optional<RowScores> from_outputs(const results::PaperTable& t, const std::string& block,
                                       const std::string& system, const std::string& dir,
                                       const std::string& data_dir) {
@@ -267,6 +289,7 @@ std::optional<RowScores> from_outputs(const results::PaperTable& t, const std::s
       RowScores rs;
       rs.runs.push_back(results::read_run_result(result.string()));
       check_result_fits(t, rs.runs.back(), result.string());
+      check_result_fills_row(t, block, system, rs.runs.back(), result.string());
       rs.source = "--outputs " + result.string();
       return rs;
     }
@@ -281,6 +304,7 @@ std::optional<RowScores> from_outputs(const results::PaperTable& t, const std::s
       for (const auto& f : files) {
         rs.runs.push_back(results::read_run_result(f.string()));
         check_result_fits(t, rs.runs.back(), f.string());
+        check_result_fills_row(t, block, system, rs.runs.back(), f.string());
       }
       if (!rs.runs.empty()) {
         rs.source = "--outputs " + base.string() + "/*.result.json";

@@ -23,6 +23,7 @@
 #include "models/run_dir.h"
 #include "models/search_unilm.h"
 #include "models/tokenizer/wordpiece.h"
+#include "models/vocab_limit.h"
 
 namespace unieval::pipelines {
 
@@ -438,7 +439,8 @@ DecodeResult decode(const DecodeOptions& opts) {
     std::vector<std::vector<Hypothesis>> nbest;
     {
       AutocastScope amp(rt);
-      UnilmStepScorer scorer(model, sources, ids, train.data, opts.use_cache, query_token);
+      UnilmStepScorer unilm(model, sources, ids, train.data, opts.use_cache, query_token);
+      VocabLimitScorer scorer(unilm, static_cast<int64_t>(tok.vocab().size()));  // config vocab_size may pad
       nbest = generate(scorer, example_ids, ids.sep, search, ids.pad);
     }
     std::string text;

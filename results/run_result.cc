@@ -311,6 +311,8 @@ RunResult read_run_result(const std::string& path) {
     long line = 1;
     for (size_t i = 0; i + 1 < upto; ++i) line += text[i] == '\n';
     throw InputError(path, line, std::string("malformed JSON: ") + e.what());
+  } catch (const json::exception& e) {  // out_of_range: a number that overflows a double
+    throw InputError(path, 0, std::string("malformed JSON: ") + e.what());
   }
   return run_result_from_json(j, path);
 }

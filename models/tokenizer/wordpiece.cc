@@ -145,6 +145,16 @@ std::string TokenizerOptions::signature() const {
 
 Vocab::Vocab(std::vector<std::string> tokens) : tokens_(std::move(tokens)) { index(); }
 
+Vocab::Vocab(const Vocab& other) : tokens_(other.tokens_) { index(); }
+
+Vocab& Vocab::operator=(const Vocab& other) {
+  if (this != &other) {
+    tokens_ = other.tokens_;
+    index();
+  }
+  return *this;
+}
+
 void Vocab::index() {
   ids_.clear();
   cont_.clear();

@@ -98,6 +98,13 @@ class Vocab {
  public:
   Vocab() = default;
   explicit Vocab(std::vector<std::string> tokens);
+  // A copy re-indexes: the lookup tables hold views into tokens_, which a member-wise copy would
+  // leave pointing into the source. A move keeps them valid (a moved vector keeps its strings
+  // where they are), so it is the default one.
+  Vocab(const Vocab& other);
+  Vocab& operator=(const Vocab& other);
+  Vocab(Vocab&&) = default;
+  Vocab& operator=(Vocab&&) = default;
   // Reads vocab.txt; InputError on a missing, empty or non-UTF-8 file.
   static Vocab from_file(const std::string& path);
 

@@ -388,7 +388,10 @@ void add_model_cases(std::vector<Case>& out) {
   pt_case("vocab_without_sep", {{"vocab.txt", vocab_text(true, false)}}, {"vocab.txt", "[SEP]"});
   pt_case("config_truncated", {{"config.json", "{\"vocab_size\":"}}, {"config.json", "line 1"});
   pt_case("config_too_few_segments", {{"config.json", replace_all(config_text(), "\"type_vocab_size\":6", "\"type_vocab_size\":2")}},
-          {"type_vocab_size"});
+          {"config.json", "type_vocab_size is 2"});
+  pt_case("config_fewer_positions_than_max_len",
+          {{"config.json", replace_all(config_text(), "\"max_position_embeddings\":64", "\"max_position_embeddings\":8")}},
+          {"config.json", "max_position_embeddings 8"});
 
   // run: the task's data in its distributed format.
   const std::string run = "run --task squad-qg --data {d}/qg --model-config {d}/config.json --vocab {d}/vocab.txt "

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <iostream>
 #include <cstdlib>
 #include <filesystem>
@@ -46,11 +47,12 @@ std::string base64_decode(const std::string& in) {
     return -1;
   };
   std::string out;
-  int bits = 0, acc = 0;
+  int bits = 0;
+  uint32_t acc = 0;  // only the low `bits` bits matter; unsigned, so old bits shift out (int overflowed: UBSan)
   for (char c : in) {
     int v = val(c);
     if (v < 0) continue;
-    acc = (acc << 6) | v;
+    acc = (acc << 6) | static_cast<uint32_t>(v);
     bits += 6;
     if (bits >= 8) {
       bits -= 8;

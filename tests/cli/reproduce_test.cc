@@ -50,4 +50,30 @@ TEST(CliReproduceTest, BadArgumentsExitTwo) {
   EXPECT_NE(list.out.find("ernie-gen 5"), std::string::npos);
 }
 
+// A result in --outputs DIR that the row reads but that fills none of its cells (another task's,
+// or without the row's metrics) is an error naming the file, not a row of dashes and exit 0; a
+// result file whose number overflows a double is an input error too, not an internal one.
+TEST(CliReproduceTest, BrokenOutputsResultExitsTwoNamingTheFile) {
+  TempDir out, empty;
+  auto result = [](const std::string& value) {
+    return R"({"schema_version":1,"tool":{"version":"0"},"task":"cnndm","split":"dev",)"
+           R"("metrics":[{"id":"rouge","signature":"x"}],"scores":[{"name":"rouge1_f","value":)" +
+           value + R"(,"metric":"rouge","unit":"percent","higher_is_better":true}]})";
+  };
+  const std::string cmd = "reproduce --paper unilm --table 5 --data " + shq(empty.path().string()) + " --outputs " +
+                          shq(out.path().string());
+  const std::string path = out.write("unilm.result.json", result("40.0"));
+  auto r = run_cli(cmd);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fills no cell of row 'UniLM'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("squad-v2 exact"), std::string::npos) << "says what the row needs: " << r.err;
+  EXPECT_EQ(r.out, "") << "no table printed";
+
+  out.write("unilm.result.json", result("1e999"));
+  auto o = run_cli(cmd);
+  EXPECT_EQ(o.exit_code, 2) << o.err;
+  EXPECT_NE(o.err.find(path), std::string::npos) << o.err;
+}
+
 }  // namespace

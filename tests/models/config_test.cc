@@ -86,6 +86,11 @@ TEST(ConfigTest, BadFieldsAreNamed) {
   expect_error(R"({"pad_token_id": 40000})", "pad_token_id");
   expect_error(R"([1, 2])", "JSON object");
   expect_error(R"({"vocab_size": )", "not valid JSON");
+  // A number past a double is nlohmann's out_of_range, not a parse_error; past int64 must not wrap.
+  expect_error(R"({"vocab_size": 1e999})", "not valid JSON");
+  expect_error(R"({"vocab_size": 1e19})", "vocab_size: integer out of range");
+  expect_error(R"({"hidden_size": -1e300})", "hidden_size: integer out of range");
+  expect_error(R"({"vocab_size": 18446744073709551615})", "vocab_size: integer out of range");
   EXPECT_THROW(BertConfig::from_json_file("/nonexistent/config.json"), InputError);
 }
 

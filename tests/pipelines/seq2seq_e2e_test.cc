@@ -2,14 +2,17 @@
 // generated task (reverse 3-6 pseudo-words), decodes the 200 held-out examples with beam search,
 // and must reach exact match >= 0.9 with a falling loss. Then finetune/decode on a small task:
 // a stopped run resumed gives the same parameters as an uninterrupted one, and decode is
-// resumable and batch-size invariant.
+// resumable and batch-size invariant, and never emits an id the vocabulary has no line for.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include "core/io.h"
+#include "models/safetensors.h"
 #include "models/seq2seq_data.h"
+#include "models/tokenizer/wordpiece.h"
 #include "results/run_summary.h"
 #include "tests/schema_check.h"
 #include "tests/json_line.h"
@@ -149,6 +152,53 @@ TEST_F(FinetuneCliTest, BadInputsAreClearErrors) {
   EXPECT_EQ(c.exit_code, 2) << "no CUDA in this build: a clear error, not a crash";
   auto d = run_cli("decode --run " + shq((tmp.path() / "none").string()) + " --out x");
   EXPECT_EQ(d.exit_code, 2);
+}
+
+// A checkpoint whose config vocab_size is larger than its vocab.txt (the padded embedding rows
+// of HF checkpoints): whatever the weights favour, no search emits an id without a vocabulary
+// line (models/vocab_limit.h). The padded rows get the largest output bias, so without the mask
+// every search picks them and decode fails on "token id out of range".
+TEST_F(FinetuneCliTest, DecodeNeverEmitsAnIdWithoutAVocabularyEntry) {
+  const int64_t padded = 40;
+  nlohmann::json cfg = nlohmann::json::parse(core::read_file((tmp.path() / "config.json").string()));
+  cfg["vocab_size"] = padded;
+  tmp.write("padded.json", cfg.dump());
+  const auto run = tmp.path() / "padded";
+  auto f = run_cli(testing::finetune_args("copy", tmp.path() / "padded.json", tmp.path() / "data", run,
+                                          "--steps 2 --batch-size 8 --threads 1 --no-progress"));
+  ASSERT_EQ(f.exit_code, 0) << f.err;
+  const auto ckpt = run / "checkpoint";
+  const models::Vocab vocab = models::Vocab::from_file((ckpt / "vocab.txt").string());
+  const int64_t n = static_cast<int64_t>(vocab.size());
+  ASSERT_LT(n, padded) << "the test needs padded rows";
+  const std::string weights = (ckpt / "model.safetensors").string();
+  std::vector<std::pair<std::string, torch::Tensor>> tensors;
+  {
+    auto st = models::SafetensorsFile::open(weights);
+    for (const auto& info : st.tensors()) tensors.emplace_back(info.name, st.tensor(info));
+  }
+  bool biased = false;
+  for (auto& [name, t] : tensors)
+    if (name == "cls.predictions.bias") {
+      t.narrow(0, n, padded - n).fill_(100.0);
+      biased = true;
+    }
+  ASSERT_TRUE(biased) << "no cls.predictions.bias in " << weights;
+  models::write_safetensors(weights, tensors);
+
+  for (const std::string search : {"--beam 1", "--beam 3", "--beam 3 --search unilm", "--sample --seed 1"}) {
+    const auto out = tmp.path() / "padded.txt";
+    std::filesystem::remove(out);
+    auto d = run_cli("decode --run " + shq(run.string()) + " --split test --max-len 6 --threads 1 --no-progress " +
+                     search + " --out " + shq(out.string()));
+    ASSERT_EQ(d.exit_code, 0) << search << ": " << d.err;
+    const auto lines = core::split_lines(core::read_file(out.string()), out.string());
+    ASSERT_EQ(lines.size(), 12u) << search;
+    for (const auto& line : lines) {
+      std::istringstream words(line);
+      for (std::string w; words >> w;) EXPECT_TRUE(vocab.contains(w)) << search << ": '" << w << "' in '" << line << "'";
+    }
+  }
 }
 
 }  // namespace

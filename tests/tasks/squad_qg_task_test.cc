@@ -414,7 +414,8 @@ TEST(SquadQgTaskTest, PairedBootstrapAgainstABaselinesPredictions) {
 
   // A system against itself: no difference on any resample, p = 1.
   req.paired_pred = f.good;
-  for (const auto& t : evaluate(req).extra["paired_bootstrap"]["scores"]) {
+  const results::RunResult self = evaluate(req);  // (not iterated as a temporary: it would be destroyed first)
+  for (const auto& t : self.extra.at("paired_bootstrap").at("scores")) {
     EXPECT_EQ(t["delta"].get<double>(), 0.0);
     EXPECT_EQ(t["p_value"].get<double>(), 1.0);
   }

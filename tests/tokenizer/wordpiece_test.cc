@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "core/error.h"
 #include "tests/test_util.h"
@@ -151,6 +152,42 @@ TEST(VocabTest, ReadsLikeBertLoadVocab) {
   EXPECT_THROW(v.token(5), InputError);
   EXPECT_THROW(Vocab::from_file((dir.path() / "absent.txt").string()), InputError);
   EXPECT_THROW(Vocab::from_file(dir.write("empty.txt", "")), InputError);
+}
+
+// A copy owns its lookup tables: they must not point into the source's strings once the source
+// is gone (the freed memory is then handed to another vocabulary of the same shape).
+TEST(VocabTest, CopiesAndMovesLookUpInTheirOwnTokens) {
+  std::optional<Vocab> copied, assigned;
+  {
+    Vocab source({"[PAD]", "hello", "##lo", "world"});
+    copied.emplace(source);
+    assigned.emplace();
+    *assigned = source;
+  }
+  Vocab other({"aaaaa", "bbbbb", "ccccc", "ddddd"});
+  for (const Vocab* v : {&*copied, &*assigned}) {
+    EXPECT_EQ(v->id("hello"), 1);
+    EXPECT_EQ(v->id("world"), 3);
+    EXPECT_EQ(v->continuation_id("lo"), 2);
+    EXPECT_EQ(v->id("aaaaa"), -1);
+    EXPECT_EQ(v->max_token_bytes(), 5u);
+  }
+  Vocab moved(std::move(*copied));
+  copied.reset();
+  EXPECT_EQ(moved.id("hello"), 1);
+  EXPECT_EQ(moved.continuation_id("lo"), 2);
+  Vocab move_assigned;
+  move_assigned = std::move(moved);
+  EXPECT_EQ(move_assigned.id("world"), 3);
+  EXPECT_EQ(move_assigned.token(1), "hello");
+  // A tokenizer holds its vocabulary by value: a copy of one outliving the original still encodes.
+  std::optional<WordPieceTokenizer> tok;
+  {
+    WordPieceTokenizer original(Vocab({"[PAD]", "[UNK]", "hello", "##lo", "world"}), TokenizerOptions::bert(true));
+    tok.emplace(original);
+  }
+  Vocab filler({"qqqqq", "rrrrr", "sssss", "ttttt", "uuuuu"});
+  EXPECT_EQ(tok->encode("Hello world").ids, (std::vector<int32_t>{2, 4}));
 }
 
 TEST(DetokenizeTest, JoinsPiecesAndUndoesPunctuationSpacing) {

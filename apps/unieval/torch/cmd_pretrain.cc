@@ -97,7 +97,10 @@ int cmd_pretrain(const Args& args) {
   p.out_dir = vm["out"].as<std::string>();
   p.resume = vm["resume"].as<bool>();
   if (vm.count("corpus")) p.corpus = vm["corpus"].as<std::vector<std::string>>();
-  if (vm.count("model-config")) p.config = models::BertConfig::from_json_file(vm["model-config"].as<std::string>());
+  if (vm.count("model-config")) {
+    p.config_path = vm["model-config"].as<std::string>();
+    p.config = models::BertConfig::from_json_file(p.config_path);
+  }
   if (vm.count("vocab")) p.vocab = vm["vocab"].as<std::string>();
   if (vm.count("shard")) p.shard = vm["shard"].as<std::string>();
   if (vm.count("steps") && vm.count("tokens")) throw InputError("give at most one of --steps and --tokens");
