@@ -39,8 +39,8 @@ std::string shape_str(const torch::Tensor& t) {
 void ErnieGenOptions::validate() const {
   if (!(lambda >= 0.0 && lambda <= 1.0)) throw InputError("--span-lambda must be in [0, 1]");
   if (!(noise_prob >= 0.0 && noise_prob < 1.0)) throw InputError("--noise-prob must be in [0, 1)");
-  if (top_bigrams < 0 || top_trigrams < 0) throw InputError("span vocabulary sizes must be >= 0");
-  if (!(fragment_ratio > 0.0 && fragment_ratio < 1.0)) throw InputError("fragment ratio must be in (0, 1)");
+  if (top_bigrams < 0 || top_trigrams < 0) throw InputError("--span-bigrams and --span-trigrams must be >= 0");
+  if (!(fragment_ratio > 0.0 && fragment_ratio < 1.0)) throw InputError("--fragment-ratio must be in (0, 1)");
 }
 
 // ---- span vocabulary ----------------------------------------------------------------------------

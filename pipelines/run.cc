@@ -145,7 +145,7 @@ RunOutcome run_task(const RunOptions& in) {
     throw InputError("--arch " + o.arch + ": expected gpt, ernie-gen, or unilm/bert (the default)");
   // The generation architecture: --arch, else the preset's (ERNIE-GEN presets), else the
   // checkpoint's config.json "unieval_arch" (pipelines/seq2seq.h), else unilm.
-  const bool arch_given = !o.arch.empty() || o.finetune.arch != "unilm";
+  bool arch_given = !o.arch.empty() || o.finetune.arch != "unilm";
   if (o.arch == "ernie-gen") o.finetune.arch = "ernie-gen";
   if (o.arch == "unilm" || o.arch == "bert") o.finetune.arch = "unilm";
   if (o.zero_shot) throw InputError("--zero-shot is a GPT heuristic: give --arch gpt");
@@ -157,6 +157,11 @@ RunOutcome run_task(const RunOptions& in) {
                      "glue-wnli, squad-v1.1, squad-v2, coqa (with --arch gpt also snli, scitail, race, race-m, "
                      "race-h, story-cloze)");
   check_run_sources(o);
+  if (!o.model.empty()) {
+    // The checkpoint's architecture, resolved here so that request.json and the result say it.
+    apply_config_generation_keys(models::locate_checkpoint(o.model).config, arch_given, o.finetune);
+    arch_given = true;
+  }
   o.finetune.validate();  // before anything is written
   if (o.decode_batch < 1) throw InputError("--decode-batch must be at least 1");
   if (o.eval_split.empty()) o.eval_split = o.task == "coqa-gen" ? "dev" : o.task == "personachat" ? "valid" : "test";

@@ -33,35 +33,6 @@ using namespace unieval::models;
 
 namespace {
 
-// The generation architecture a checkpoint's config.json names ("unieval_arch": "unilm" |
-// "ernie-gen", written by ERNIE-GEN pre-training and by hand for converted checkpoints), else
-// `fallback`.
-nlohmann::json config_object(const std::string& config_path) {
-  try {
-    return nlohmann::json::parse(core::read_file(config_path));
-  } catch (const nlohmann::json::exception& e) {
-    throw InputError(config_path, 0, std::string("not valid JSON: ") + e.what());
-  }
-}
-
-// "unieval_target_bos": true in a converted ERNIE-GEN release's config.json: its target stream
-// opens with [CLS] (models/seq2seq_data.h target_bos); `fallback` when absent.
-bool config_target_bos(const std::string& config_path, bool fallback) {
-  const nlohmann::json j = config_object(config_path);
-  if (!j.is_object() || !j.contains("unieval_target_bos")) return fallback;
-  if (!j.at("unieval_target_bos").is_boolean()) throw InputError(config_path, 0, "unieval_target_bos: expected true/false");
-  return j.at("unieval_target_bos").get<bool>();
-}
-
-std::string config_arch(const std::string& config_path, const std::string& fallback) {
-  const nlohmann::json j = config_object(config_path);
-  if (!j.is_object() || !j.contains("unieval_arch")) return fallback;
-  const auto& a = j.at("unieval_arch");
-  if (!a.is_string() || (a.get<std::string>() != "unilm" && a.get<std::string>() != "ernie-gen"))
-    throw InputError(config_path, 0, "unieval_arch: expected \"unilm\" or \"ernie-gen\"");
-  return a.get<std::string>();
-}
-
 // UniLM's _get_token_id_set: a bracketed word is upper-cased; UniLM's tokenizer spells
 // [unused1] "[X_SEP]" (its extra_map), so a vocabulary without [X_SEP] gives [unused1]. A word
 // that the vocabulary lacks is an InputError (UniLM's lookup fails on it too).
@@ -100,6 +71,32 @@ void read_split(const std::string& data_dir, const std::string& split, bool need
 }
 
 }  // namespace
+
+// (pipelines/seq2seq.h) The generation keys of a checkpoint's config.json (ours; written by ERNIE-GEN pre-training, and
+// by hand into converted releases): "unieval_arch": "unilm" | "ernie-gen" sets train.arch unless
+// the caller chose one (arch_given); for ernie-gen, "unieval_target_bos": true opens the target
+// stream with [CLS] (models/seq2seq_data.h target_bos).
+void apply_config_generation_keys(const std::string& config_path, bool arch_given, TrainOptions& train) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(core::read_file(config_path));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(config_path, 0, std::string("not valid JSON: ") + e.what());
+  }
+  if (!j.is_object()) return;
+  if (!arch_given && j.contains("unieval_arch")) {
+    const auto& a = j.at("unieval_arch");
+    if (!a.is_string() || (a.get<std::string>() != "unilm" && a.get<std::string>() != "ernie-gen"))
+      throw InputError(config_path, 0, "unieval_arch: expected \"unilm\" or \"ernie-gen\"");
+    train.arch = a.get<std::string>();
+  }
+  if (train.arch == "ernie-gen" && j.contains("unieval_target_bos")) {
+    if (!j.at("unieval_target_bos").is_boolean())
+      throw InputError(config_path, 0, "unieval_target_bos: expected true/false");
+    train.data.target_bos = j.at("unieval_target_bos").get<bool>();
+  }
+}
+
 
 ojson search_to_json(const SearchOptions& s) {
   ojson j;
@@ -178,9 +175,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
       if (opts.model_dir.empty()) throw InputError("--model (a checkpoint directory) or --model-config is required");
       CheckpointFiles files = locate_checkpoint(opts.model_dir);
       cfg = BertConfig::from_json_file(files.config);
-      if (!opts.arch_given) opts.train.arch = config_arch(files.config, opts.train.arch);
-      if (opts.train.arch == "ernie-gen")
-        opts.train.data.target_bos = config_target_bos(files.config, opts.train.data.target_bos);
+      apply_config_generation_keys(files.config, opts.arch_given, opts.train);
       weights_path = files.weights;
       vocab_path = !opts.vocab.empty() ? opts.vocab : files.vocab;
       if (vocab_path.empty()) throw InputError(opts.model_dir, 0, "no vocab.txt (give --vocab)");
@@ -322,9 +317,8 @@ DecodeResult decode(const DecodeOptions& opts) {
   TrainOptions train;
   train.update_from_json(info.at("train"), run.file("run.json"));
   if (!opts.arch.empty()) {
-    if (opts.arch != "unilm" && opts.arch != "ernie-gen")
-      throw InputError("--arch: unknown architecture '" + opts.arch + "' (expected unilm or ernie-gen)");
     train.arch = opts.arch;
+    train.validate();  // an unknown --arch, or the [CLS]-opened layout without ernie-gen
   }
   // ERNIE-GEN runs decode by infilling ([ATTN] at the next position), UniLM runs with [MASK].
   const int64_t query_token = train.arch == "ernie-gen" ? ids.attn : ids.mask;

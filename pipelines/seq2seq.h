@@ -64,6 +64,13 @@ struct FinetuneResult {
 
 FinetuneResult finetune(const FinetuneOptions& opts);
 
+// The generation keys of a checkpoint's config.json (ours; written by ERNIE-GEN pre-training and
+// by hand into converted releases): "unieval_arch": "unilm" | "ernie-gen" sets train.arch unless
+// the caller chose one (arch_given); for ernie-gen, "unieval_target_bos": true sets
+// train.data.target_bos. finetune applies them; `unieval run` applies them first so that its
+// request records what will run. InputError naming config_path on a bad value.
+void apply_config_generation_keys(const std::string& config_path, bool arch_given, models::TrainOptions& train);
+
 struct DecodeOptions {
   std::string run_dir;           // a run directory (its checkpoint/ is loaded)
   std::string split = "test";    // DATA/<split>.src is decoded

@@ -183,6 +183,20 @@ TEST_F(RunCliTest, ErnieGenArchTrainsDecodesAndScores) {
   EXPECT_EQ(mixed.exit_code, 2);
   EXPECT_NE(mixed.err.find("target_bos"), std::string::npos) << mixed.err;
   EXPECT_FALSE(fs::exists(tmp.path() / "eg-mixed"));
+  // A checkpoint whose config.json names the architecture: run resolves it before it writes the
+  // request, so request.json and the result say ernie-gen without --arch.
+  fs::create_directories(tmp.path() / "egck");
+  for (const char* f : {"model.safetensors", "vocab.txt"})
+    fs::copy_file(tmp.path() / "eg" / "checkpoint" / f, tmp.path() / "egck" / f);
+  auto ck_cfg = nlohmann::json::parse(core::read_file(path("eg/checkpoint/config.json")));
+  ck_cfg["unieval_arch"] = "ernie-gen";
+  tmp.write("egck/config.json", ck_cfg.dump());
+  auto from_ck = run_cli("run --task squad-qg --data " + shq(path("qg")) + " --out " + shq(path("eg-ck")) +
+                         " --model " + shq(path("egck")) + " --steps 2 --eval-limit 4 --max-len 6 --threads 1"
+                         " --no-progress --json --skip-metric meteor");
+  ASSERT_EQ(from_ck.exit_code, 0) << from_ck.err;
+  EXPECT_EQ(last_json_line(from_ck.out)["run"]["request"]["finetune"]["arch"], "ernie-gen");
+  EXPECT_EQ(nlohmann::json::parse(core::read_file(path("eg-ck/run.json")))["train"]["arch"], "ernie-gen");
   auto bad = run_cli(run_cmd("eg-bad", "--arch xlnet"));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("xlnet"), std::string::npos) << bad.err;

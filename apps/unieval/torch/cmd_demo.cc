@@ -5,6 +5,7 @@
 #include <string>
 
 #include "apps/unieval/commands.h"
+#include "apps/unieval/torch/model_flags.h"
 #include "core/error.h"
 #include "pipelines/seq2seq.h"
 
@@ -50,9 +51,7 @@ int cmd_demo(const Args& args) {
   o.train.seed = vm["seed"].as<uint64_t>();
   if (vm.count("epochs")) o.train.epochs = vm["epochs"].as<int64_t>();
   const std::string arch = vm["arch"].as<std::string>();
-  if (arch != "unilm" && arch != "ernie-gen")
-    throw InputError("--arch: unknown architecture '" + arch + "' (expected unilm or ernie-gen)");
-  o.train.arch = arch;
+  apply_arch_flag(arch, o.train);
   if (arch == "ernie-gen") o.train.data.noise_prob = 0.5;
   if (vm.count("noise-prob")) o.train.data.noise_prob = vm["noise-prob"].as<double>();
   o.threads = vm["threads"].as<int>();

@@ -103,7 +103,10 @@ int cmd_finetune(const Args& args) {
   f.lowercase = !vm["no-lowercase"].as<bool>();
   auto& t = f.train;
   apply_train_flags(vm, t, f.dropout);
-  if (vm.count("arch")) apply_arch_flag(vm["arch"].as<std::string>(), t), f.arch_given = true;
+  if (vm.count("arch")) {
+    apply_arch_flag(vm["arch"].as<std::string>(), t);
+    f.arch_given = true;
+  }
   f.segment_ids = segment_ids_flag(vm);
   t.stop_after = vm["stop-after"].as<int64_t>();
   t.progress = !vm["no-progress"].as<bool>() && main_rank;

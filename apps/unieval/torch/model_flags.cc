@@ -77,11 +77,10 @@ void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t, std
   if (vm.count("log-every")) t.log_every = vm["log-every"].as<int64_t>();
 }
 
-models::TrainOptions& apply_arch_flag(const std::string& arch, models::TrainOptions& t) {
+void apply_arch_flag(const std::string& arch, models::TrainOptions& t) {
   if (arch != "unilm" && arch != "ernie-gen")
     throw InputError("--arch: unknown architecture '" + arch + "' (expected unilm or ernie-gen)");
   t.arch = arch;
-  return t;
 }
 
 void add_search_flags(po::options_description& desc, const char* seed_flag) {

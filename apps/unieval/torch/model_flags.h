@@ -16,7 +16,7 @@ void add_train_flags(po::options_description& desc);
 void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t, std::optional<double>& dropout);
 // --arch of finetune / run (each command defines the flag: run also takes gpt): "unilm" or
 // "ernie-gen" into t.arch; InputError otherwise.
-models::TrainOptions& apply_arch_flag(const std::string& arch, models::TrainOptions& t);
+void apply_arch_flag(const std::string& arch, models::TrainOptions& t);
 
 // --beam --length-penalty --min-len --max-len --no-repeat-ngram --ngram-ignore --search --trace-alpha
 // --sample --top-k --top-p
