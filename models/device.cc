@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "models/attention.h"
+#include "models/distributed.h"
 #include "models/torch_compat.h"
 
 namespace unieval::models {
@@ -35,7 +36,8 @@ torch::Device parse_device(const std::string& spec) {
   if (spec == "cpu") return torch::Device(torch::kCPU);
   int index = -1;
   if (spec == "cuda") {
-    index = 0;
+    // One worker of a data-parallel launch takes its own GPU (models/distributed.h).
+    index = dist::launched_as_worker() ? dist::env_from_environment().local_rank : 0;
   } else if (spec.rfind("cuda:", 0) == 0 && spec.size() > 5) {
     index = 0;
     for (size_t i = 5; i < spec.size(); ++i) {

@@ -9,7 +9,8 @@
 //
 // | field      | default | meaning                                                                 |
 // |------------|---------|-------------------------------------------------------------------------|
-// | device     | "cpu"   | "cpu", "cuda" or "cuda:N"                                              |
+// | device     | "cpu"   | "cpu", "cuda" or "cuda:N"; "cuda" in a worker of a data-parallel launch  |
+// |            |         | (WORLD_SIZE set) is cuda:LOCAL_RANK (models/distributed.h)              |
 // | threads    | 0       | CPU intra-op threads; 0 = LibTorch's default (one per core)             |
 // | precision  | "auto"  | "auto" (fp32 on CPU, bf16 autocast on CUDA), "fp32", "bf16", "fp16"     |
 // | allow_tf32 | false   | CUDA only: TF32 matmuls for fp32 (faster, ~1e-3 relative error)          |
@@ -52,7 +53,7 @@ struct DeviceOptions {
   bool allow_tf32 = false;         // CUDA fp32 matmuls in TF32
 };
 
-// Parses "cpu", "cuda", "cuda:N". InputError for anything else, and for CUDA when this LibTorch
+// Parses "cpu", "cuda" (cuda:LOCAL_RANK in a launched worker), "cuda:N". InputError for anything else, and for CUDA when this LibTorch
 // has no CUDA or no GPU is visible ("--device cuda: CUDA is not available (...)").
 torch::Device parse_device(const std::string& spec);
 

@@ -7,11 +7,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <thread>
+#include <unordered_set>
+
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/function_hook.h>
+#include <torch/csrc/autograd/variable.h>
 
 #include "core/error.h"
 #ifdef UNIEVAL_HAVE_C10D
@@ -70,8 +76,10 @@ bool launched_as_worker() {
 
 #ifdef UNIEVAL_HAVE_C10D
 constexpr bool kHaveNccl = compat::kHaveNccl;
+bool have_c10d() { return true; }
 #else
 constexpr bool kHaveNccl = false;
+bool have_c10d() { return false; }
 #endif
 
 std::string resolve_backend(const std::string& backend, const torch::Device& device) {
@@ -136,6 +144,26 @@ void ProcessGroup::broadcast(torch::Tensor& t, int root) {
 }
 
 void ProcessGroup::barrier() { impl_->pg->barrier()->wait(); }
+
+struct PendingReduce::Impl {
+  c10::intrusive_ptr<c10d::Work> work;
+};
+
+PendingReduce ProcessGroup::all_reduce_sum_async(torch::Tensor& t) {
+  std::vector<at::Tensor> v{t};
+  c10d::AllreduceOptions o;
+  o.reduceOp = c10d::ReduceOp::SUM;
+  PendingReduce p;
+  p.impl_ = std::make_unique<PendingReduce::Impl>();
+  p.impl_->work = impl_->pg->allreduce(v, o);
+  return p;
+}
+
+void PendingReduce::wait() {
+  if (!impl_) return;
+  impl_->work->wait();
+  impl_.reset();
+}
 #else
 struct ProcessGroup::Impl {};
 
@@ -149,7 +177,16 @@ ProcessGroup::~ProcessGroup() = default;
 void ProcessGroup::all_reduce_sum(torch::Tensor&) {}
 void ProcessGroup::broadcast(torch::Tensor&, int) {}
 void ProcessGroup::barrier() {}
+struct PendingReduce::Impl {};
+PendingReduce ProcessGroup::all_reduce_sum_async(torch::Tensor&) { return {}; }
+void PendingReduce::wait() { impl_.reset(); }
 #endif
+
+PendingReduce::PendingReduce() = default;
+PendingReduce::~PendingReduce() = default;
+PendingReduce::PendingReduce(PendingReduce&&) noexcept = default;
+PendingReduce& PendingReduce::operator=(PendingReduce&&) noexcept = default;
+bool PendingReduce::active() const { return impl_ != nullptr; }
 
 ProcessGroup* init_from_env(const std::string& backend, const torch::Device& device) {
   auto& slot = default_slot();
@@ -187,6 +224,148 @@ double all_reduce_gradients(ProcessGroup& group, const std::vector<torch::Tensor
     else p.mutable_grad() = part.to(p.dtype()).clone();
   }
   return seconds;
+}
+
+// ---- gradient buckets ----------------------------------------------------------------------------
+
+namespace {
+
+// Runs a callback after a gradient accumulator has run (FunctionPostHook's call has had this
+// signature from LibTorch 1.x to 2.x; utils::LambdaPostHook's constructor has not).
+class ReadyHook : public torch::autograd::FunctionPostHook {
+ public:
+  explicit ReadyHook(std::function<void()> fn) : fn_(std::move(fn)) {}
+  torch::autograd::variable_list operator()(const torch::autograd::variable_list& outputs,
+                                            const torch::autograd::variable_list& /*inputs*/) override {
+    fn_();
+    return outputs;
+  }
+
+ private:
+  std::function<void()> fn_;
+};
+
+}  // namespace
+
+struct GradientBuckets::Bucket {
+  std::vector<size_t> params;  // indices into params_
+  int64_t numel = 0;
+  size_t ready = 0;            // parameters whose gradient this armed backward has produced
+  torch::Tensor buffer;        // float32, the bucket's gradients end to end
+  PendingReduce pending;
+};
+
+GradientBuckets::GradientBuckets(ProcessGroup& group, std::vector<torch::Tensor> params, int64_t bucket_bytes)
+    : group_(group), params_(std::move(params)), bucket_of_(params_.size(), 0), accumulator_of_(params_.size(), nullptr) {
+  if (bucket_bytes < 1) throw std::invalid_argument("GradientBuckets: bucket_bytes must be positive");
+  for (size_t k = params_.size(); k-- > 0;) {  // last first
+    if (buckets_.empty() || buckets_.back().numel * 4 >= bucket_bytes) buckets_.emplace_back();
+    buckets_.back().params.push_back(k);
+    buckets_.back().numel += params_[k].numel();
+    bucket_of_[k] = buckets_.size() - 1;
+  }
+  for (size_t k = 0; k < params_.size(); ++k) {
+    if (!params_[k].requires_grad()) continue;  // never ready: its bucket starts in finish()
+    std::shared_ptr<torch::autograd::Node> acc = torch::autograd::impl::grad_accumulator(params_[k]);
+    if (!acc) continue;
+    accumulator_of_[k] = acc.get();
+    const auto key = acc->add_post_hook(std::make_unique<ReadyHook>([this, k] { on_ready(k); }));
+    // Holding the accumulator keeps the hook across steps (the graph only holds it during one).
+    hooks_.emplace_back(static_cast<void*>(nullptr), [acc, key](void*) { acc->del_post_hook(key); });
+  }
+}
+
+GradientBuckets::~GradientBuckets() {
+  for (auto& b : buckets_) {
+    try {
+      b.pending.wait();
+    } catch (...) {  // a failed collective is reported by finish(); the destructor only cleans up
+    }
+  }
+}
+
+size_t GradientBuckets::buckets() const { return buckets_.size(); }
+
+void GradientBuckets::arm(const torch::Tensor& loss) {
+  for (auto& b : buckets_) b.ready = 0;
+  next_ = 0;
+  started_early_ = 0;
+  armed_ = true;
+  if (!loss.defined()) return;
+  // The accumulators the backward of `loss` reaches; the other parameters are ready now.
+  std::unordered_set<const void*> reached;
+  std::vector<torch::autograd::Node*> stack;
+  if (loss.grad_fn()) stack.push_back(loss.grad_fn().get());
+  while (!stack.empty()) {
+    torch::autograd::Node* node = stack.back();
+    stack.pop_back();
+    for (const auto& edge : node->next_edges())
+      if (edge.function && reached.insert(edge.function.get()).second) stack.push_back(edge.function.get());
+  }
+  for (size_t k = 0; k < params_.size(); ++k)
+    if (!accumulator_of_[k] || !reached.count(accumulator_of_[k])) ++buckets_[bucket_of_[k]].ready;
+  start_full_buckets();
+}
+
+void GradientBuckets::on_ready(size_t param) {
+  if (!armed_) return;
+  ++buckets_[bucket_of_[param]].ready;
+  start_full_buckets();
+}
+
+void GradientBuckets::start_full_buckets() {
+  while (next_ < buckets_.size() && buckets_[next_].ready == buckets_[next_].params.size()) {
+    start(next_++);
+    ++started_early_;
+  }
+}
+
+void GradientBuckets::start(size_t index) {
+  torch::NoGradGuard no_grad;
+  Bucket& b = buckets_[index];
+  std::vector<torch::Tensor> flat;
+  flat.reserve(b.params.size());
+  for (size_t k : b.params) {
+    const torch::Tensor& p = params_[k];
+    const torch::Tensor g = p.grad();
+    flat.push_back(g.defined() ? g.reshape({-1}).to(torch::kFloat)
+                               : torch::zeros({p.numel()}, p.options().dtype(torch::kFloat)));
+  }
+  b.buffer = torch::cat(flat);
+  b.pending = group_.all_reduce_sum_async(b.buffer);
+}
+
+double GradientBuckets::finish() {
+  const auto t0 = std::chrono::steady_clock::now();
+  armed_ = false;
+  while (next_ < buckets_.size()) start(next_++);
+  next_ = 0;
+  torch::NoGradGuard no_grad;
+  for (auto& b : buckets_) {
+    b.pending.wait();
+    int64_t offset = 0;
+    for (size_t k : b.params) {
+      torch::Tensor& p = params_[k];
+      const int64_t n = p.numel();
+      torch::Tensor part = b.buffer.narrow(0, offset, n).view(p.sizes());
+      offset += n;
+      torch::Tensor g = p.grad();
+      if (g.defined()) g.copy_(part);
+      else p.mutable_grad() = part.to(p.dtype()).clone();
+    }
+    b.buffer = torch::Tensor();
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int64_t bucket_bytes_from_env() {
+  const char* v = std::getenv("UNIEVAL_DIST_BUCKET_MB");
+  if (!v || !*v) return int64_t{25} << 20;
+  char* end = nullptr;
+  const double mb = std::strtod(v, &end);
+  if (*end != '\0' || !(mb > 0) || mb > 1e6)
+    throw InputError(std::string("UNIEVAL_DIST_BUCKET_MB='") + v + "' is not a positive number of MiB");
+  return std::max<int64_t>(1, static_cast<int64_t>(mb * 1024 * 1024));
 }
 
 void all_reduce_sum(ProcessGroup& group, std::vector<double>& values) {

@@ -14,6 +14,7 @@
 // | MASTER_ADDR | 127.0.0.1 | address of rank 0's TCPStore (the rendezvous)                  |
 // | MASTER_PORT | 29500     | its port                                                       |
 // | UNIEVAL_DIST_TIMEOUT_S | 1800 | rendezvous and collective timeout in seconds           |
+// | UNIEVAL_DIST_BUCKET_MB | 25   | gradient all-reduce bucket size (GradientBuckets)       |
 // | GLOO_SOCKET_IFNAME | | network interface for Gloo (default: loopback when MASTER_ADDR is local) |
 //
 //   dist::ProcessGroup* g = dist::init_from_env("", device);   // null when WORLD_SIZE is 1
@@ -50,6 +51,24 @@ struct DistEnv {
 DistEnv env_from_environment();
 // True when WORLD_SIZE is set in the environment (the process is one worker of a launch).
 bool launched_as_worker();
+// True when this build has c10d with Gloo (else a process group is an InputError).
+bool have_c10d();
+
+// An all-reduce in flight (ProcessGroup::all_reduce_sum_async); wait() completes it in place.
+class PendingReduce {
+ public:
+  PendingReduce();
+  ~PendingReduce();
+  PendingReduce(PendingReduce&&) noexcept;
+  PendingReduce& operator=(PendingReduce&&) noexcept;
+  bool active() const;
+  void wait();  // no-op when not active
+
+ private:
+  friend class ProcessGroup;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 // One c10d process group. All calls are collective: every rank must make them in the same order.
 class ProcessGroup {
@@ -64,6 +83,7 @@ class ProcessGroup {
   const std::string& backend() const { return backend_; }
 
   void all_reduce_sum(torch::Tensor& t);        // in place
+  PendingReduce all_reduce_sum_async(torch::Tensor& t);  // in place once waited for
   void broadcast(torch::Tensor& t, int root);   // in place
   void barrier();
 
@@ -89,6 +109,56 @@ int world_size();  // 1 without one
 // Sums every parameter's gradient over the ranks (an undefined gradient counts as zeros and is
 // defined afterwards), through one flat buffer. Returns the seconds the collective took.
 double all_reduce_gradients(ProcessGroup& group, const std::vector<torch::Tensor>& params);
+
+// The gradient all-reduce of the training loop, in buckets that overlap the backward pass (the
+// scheme of torch's DistributedDataParallel). The parameters are grouped, last first (the order in
+// which backward produces their gradients), into buckets of about `bucket_bytes` of float32. While
+// armed, a post-hook on each parameter's gradient accumulator counts it ready; a bucket whose
+// parameters are all ready is all-reduced asynchronously once every bucket before it has been
+// started. arm(loss) first walks the loss's graph: a parameter it cannot reach (a head this
+// step does not use) is ready at once, as with DDP's find_unused_parameters. finish() starts the buckets still waiting (a parameter this backward did not reach: its
+// gradient counts as zeros, as in all_reduce_gradients), waits for all of them and writes the sums
+// back into the gradients. Every rank starts the buckets in the same order, whatever the timing, so
+// the collectives always match; the sums are element for element those of all_reduce_gradients.
+//
+//   GradientBuckets b(group, optimizer.params(), bucket_bytes_from_env());
+//   ... micro-batches ...;  b.arm(last_loss);  last_loss.backward();   // overlaps
+//   double waited_s = b.finish();
+class GradientBuckets {
+ public:
+  GradientBuckets(ProcessGroup& group, std::vector<torch::Tensor> params, int64_t bucket_bytes);
+  ~GradientBuckets();  // removes the hooks
+  GradientBuckets(const GradientBuckets&) = delete;
+  GradientBuckets& operator=(const GradientBuckets&) = delete;
+
+  // The next backward (of `loss`) completes this rank's gradients of the step: start buckets as
+  // they fill. An undefined loss: no graph walk (every parameter waits for its hook).
+  void arm(const torch::Tensor& loss = {});
+  // Starts the rest, waits, writes the sums into the gradients; disarms. Returns the seconds spent
+  // here (the all-reduce time that did not overlap the backward).
+  double finish();
+  size_t buckets() const;
+  // The buckets started during the backward since the last finish() (the others start in finish()).
+  size_t started_early() const { return started_early_; }
+
+ private:
+  struct Bucket;
+  void on_ready(size_t param);
+  void start_full_buckets();  // in order, while the next one is full
+  void start(size_t bucket);
+  ProcessGroup& group_;
+  std::vector<torch::Tensor> params_;
+  std::vector<Bucket> buckets_;
+  std::vector<size_t> bucket_of_;      // param → bucket
+  std::vector<const void*> accumulator_of_;  // param → its gradient accumulator (null: none)
+  std::vector<std::shared_ptr<void>> hooks_;  // removes a hook when released
+  bool armed_ = false;
+  size_t next_ = 0;                   // the next bucket to start
+  size_t started_early_ = 0;
+};
+// UNIEVAL_DIST_BUCKET_MB (default 25, torch DDP's bucket_cap_mb) in bytes; InputError when it is
+// not a positive number.
+int64_t bucket_bytes_from_env();
 // Sums the values over the ranks (float64).
 void all_reduce_sum(ProcessGroup& group, std::vector<double>& values);
 // Copies rank `root`'s parameters to every rank.

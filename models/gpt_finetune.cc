@@ -173,7 +173,9 @@ TrainResult train_gpt(GptModel& model, const std::vector<GptFeature>& features, 
   const torch::Device device = device_of(*model);
   EpochBatches batches = fine_tuning_batches(std::move(lengths), opts);
   const LoopOptions loop = loop_options(opts, batches);
+  check_accum_covers_ranks(opts.accum);
   LoopHooks hooks;
+  hooks.data_parallel = true;  // rank r computes the micro-batches j ≡ r (mod N) (train_loop.h)
   hooks.step = [&](int64_t step) {
     const std::vector<std::vector<size_t>> micro = batches.next();
     int64_t rows = 0;
@@ -181,11 +183,12 @@ TrainResult train_gpt(GptModel& model, const std::vector<GptFeature>& features, 
     StepReport r;
     double task = 0, lm = 0;
     for (size_t j = 0; j < micro.size(); ++j) {
+      if (!owns_micro_batch(static_cast<int64_t>(j))) continue;
       torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x3000 + j));
       GptBatch b = to_device(make_gpt_batch(features, micro[j]), device);
       const double w = double(micro[j].size()) / double(rows);
       GptLoss l = gpt_loss(model, b, head, lm_coef);
-      (l.total * w).backward();
+      backward_micro_batch(l.total * w, static_cast<int64_t>(j), static_cast<int64_t>(micro.size()));
       r.loss += l.total.item<double>() * w;
       task += l.task.item<double>() * w;
       if (l.lm.defined()) lm += l.lm.item<double>() * w;
@@ -197,12 +200,15 @@ TrainResult train_gpt(GptModel& model, const std::vector<GptFeature>& features, 
     if (lm_coef != 0.0) r.log["lm_loss"] = lm;
     r.log_tail["tokens"] = r.tokens;
     r.log_tail["examples"] = rows;
-    if (lm_coef != 0.0) {
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "task %.4f lm %.4f", task, lm);
-      r.detail = buf;
-    }
+    r.summed = {"loss", "task_loss", "tokens"};
+    if (lm_coef != 0.0) r.summed.push_back("lm_loss");
     return r;
+  };
+  hooks.reduced = [&](StepReport& r) {
+    if (lm_coef == 0.0) return;
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "task %.4f lm %.4f", r.log["task_loss"].get<double>(), r.log["lm_loss"].get<double>());
+    r.detail = buf;
   };
   hooks.save_state = [&](ojson& s) {
     batches.save(s);

@@ -189,52 +189,66 @@ PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const Specia
       micro.push_back(make_ernie_gen_pretrain_batch(shard, opts.data.max_len, types, opts.ernie, ids, &span_vocab,
                                                     opts.seed, step, j, opts.accum, opts.batch_size));
       total += micro.back().labels.size(0);
-      r.tokens += micro.back().tokens;
+      if (owns_micro_batch(j)) r.tokens += micro.back().tokens;
     }
     double word = 0, span = 0;
     for (int64_t j = 0; j < opts.accum; ++j) {
+      if (!owns_micro_batch(j)) continue;
       torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x5000 + j));
       const ErnieGenLoss l = ernie_gen_loss(model, micro[j], opts.ernie.lambda, 0.0);
       const double w = double(micro[j].labels.size(0)) / double(std::max<int64_t>(1, total));
-      (l.loss * w).backward();
+      backward_micro_batch(l.loss * w, j, opts.accum);
       r.loss += l.loss.item<double>() * w;
       word += l.word_nll * w;
       span += l.span_nll * w;
     }
+    r.log["loss"] = r.loss;
+    r.log["word"] = word;
+    if (opts.ernie.lambda < 1.0) r.log["span"] = span;
+    r.log_tail["tokens"] = r.tokens;
+    r.log_tail["masked"] = total;
+    r.log_tail["tokens_seen"] = tokens_seen;  // set by the reduced hook
+    r.summed = {"loss", "word", "tokens"};
+    if (opts.ernie.lambda < 1.0) r.summed.push_back("span");
+    return r;
+  };
+  // The whole step's values (summed over the ranks): counters, the last losses, the progress detail.
+  auto ernie_reduced = [&](StepReport& r) {
     tokens_seen += r.tokens;
+    r.log_tail["tokens_seen"] = tokens_seen;
+    const double word = r.log["word"].get<double>();
     result.last_objective_loss = {{"word", word}};
     char b2[64];
     std::snprintf(b2, sizeof b2, "word %.3f", word);
     r.detail = b2;
-    r.log["loss"] = r.loss;
-    r.log["word"] = word;
-    if (opts.ernie.lambda < 1.0) {
+    if (r.log.contains("span")) {
+      const double span = r.log["span"].get<double>();
       result.last_objective_loss["span"] = span;
-      r.log["span"] = span;
       std::snprintf(b2, sizeof b2, " span %.3f", span);
       r.detail += b2;
     }
-    r.log_tail["tokens"] = r.tokens;
-    r.log_tail["masked"] = total;
-    r.log_tail["tokens_seen"] = tokens_seen;
-    return r;
   };
-  if (ernie) hooks.step = ernie_step;
-  else hooks.step = [&](int64_t step) {
+  // The unified step: every rank packs all micro-batches (the global counts weigh the losses) and
+  // computes its own; each log field is this rank's part of the step's value (summed over ranks).
+  auto unified_step = [&](int64_t step) {
     std::vector<PretrainBatch> micro;
     int64_t masked_total = 0, nsp_total = 0;
+    int64_t kind_count[4] = {0, 0, 0, 0};
     StepReport r;
     for (int64_t j = 0; j < opts.accum; ++j) {
       micro.push_back(make_pretrain_batch(shard, cycle, opts.data, ids, opts.seed, step, j, opts.accum, opts.batch_size));
-      masked_total += micro.back().labels.size(0);
-      nsp_total += micro.back().nsp_rows.size(0);
-      r.tokens += micro.back().tokens;
+      const PretrainBatch& b = micro.back();
+      masked_total += b.labels.size(0);
+      nsp_total += b.nsp_rows.size(0);
+      if (owns_micro_batch(j)) r.tokens += b.tokens;
+      auto obj = b.masked_objective.accessor<int64_t, 1>();
+      for (int64_t k = 0; k < b.masked_objective.size(0); ++k) ++kind_count[obj[k]];
     }
     double mlm_sum = 0, nsp_sum = 0;
     int64_t nsp_correct = 0;
     double kind_sum[4] = {0, 0, 0, 0};
-    int64_t kind_count[4] = {0, 0, 0, 0};
     for (int64_t j = 0; j < opts.accum; ++j) {
+      if (!owns_micro_batch(j)) continue;
       torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x5000 + j));
       const PretrainBatch& b = micro[j];
       BertOutput out = model->forward(b.input_ids.to(device), b.token_type_ids.to(device), b.attention_mask.to(device));
@@ -251,10 +265,7 @@ PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const Specia
         mlm_sum += pt.sum().item<double>();
         auto obj = b.masked_objective.accessor<int64_t, 1>();
         auto val = pt.accessor<float, 1>();
-        for (int64_t k = 0; k < pt.size(0); ++k) {
-          kind_sum[obj[k]] += val[k];
-          ++kind_count[obj[k]];
-        }
+        for (int64_t k = 0; k < pt.size(0); ++k) kind_sum[obj[k]] += val[k];
       }
       if (b.nsp_rows.size(0) > 0) {
         torch::Tensor pooled = out.pooler_output.index_select(0, b.nsp_rows.to(device));
@@ -265,39 +276,63 @@ PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const Specia
         nsp_sum += nsp.item<double>();
         nsp_correct += nl.argmax(-1).eq(b.nsp_labels.to(device)).sum().item<int64_t>();
       }
-      loss.backward();
+      backward_micro_batch(loss, j, opts.accum);
     }
-    tokens_seen += r.tokens;
     const double mlm = masked_total > 0 ? mlm_sum / double(masked_total) : 0.0;
     const double nsp = nsp_total > 0 ? nsp_sum / double(nsp_total) : 0.0;
     r.loss = mlm + nsp;
-    result.last_objective_loss.clear();
+    r.log["loss"] = r.loss;
+    r.log["mlm"] = mlm;
+    r.summed = {"loss", "mlm", "tokens"};
+    if (nsp_total > 0) {
+      r.log["nsp"] = nsp;
+      r.log["nsp_acc"] = double(nsp_correct) / double(nsp_total);
+      r.summed.insert(r.summed.end(), {"nsp", "nsp_acc"});
+    }
+    std::map<std::string, double> kind_loss;  // by name, the order of the log fields
     for (MaskKind k : kAllKinds) {
       const int ki = static_cast<int>(k);
-      if (kind_count[ki] == 0) continue;
-      const double v = kind_sum[ki] / double(kind_count[ki]);
+      if (kind_count[ki] > 0) kind_loss[to_string(k)] = kind_sum[ki] / double(kind_count[ki]);
+    }
+    for (const auto& [name, v] : kind_loss) {
+      r.log["loss_" + name] = v;
+      r.summed.push_back("loss_" + name);
+    }
+    r.log_tail["tokens"] = r.tokens;
+    r.log_tail["masked"] = masked_total;
+    r.log_tail["tokens_seen"] = tokens_seen;  // set by the reduced hook
+    return r;
+  };
+  auto unified_reduced = [&](StepReport& r) {
+    tokens_seen += r.tokens;
+    r.log_tail["tokens_seen"] = tokens_seen;
+    result.last_objective_loss.clear();
+    for (MaskKind k : kAllKinds) {
+      const std::string key = "loss_" + to_string(k);
+      if (!r.log.contains(key)) continue;
+      const double v = r.log[key].get<double>();
       result.last_objective_loss[to_string(k)] = v;
       char b2[48];
       std::snprintf(b2, sizeof b2, "%s%s %.3f", r.detail.empty() ? "" : " ", short_name(k), v);
       r.detail += b2;
     }
-    r.log["loss"] = r.loss;
-    r.log["mlm"] = mlm;
-    if (nsp_total > 0) {
+    if (r.log.contains("nsp")) {
+      const double nsp = r.log["nsp"].get<double>();
       result.last_objective_loss["nsp"] = nsp;
-      r.log["nsp"] = nsp;
-      r.log["nsp_acc"] = double(nsp_correct) / double(nsp_total);
       char b2[48];
       std::snprintf(b2, sizeof b2, " nsp %.3f", nsp);
       r.detail += b2;
     }
-    for (const auto& [name, v] : result.last_objective_loss)
-      if (name != "nsp") r.log["loss_" + name] = v;
-    r.log_tail["tokens"] = r.tokens;
-    r.log_tail["masked"] = masked_total;
-    r.log_tail["tokens_seen"] = tokens_seen;
-    return r;
   };
+  hooks.data_parallel = true;
+  check_accum_covers_ranks(opts.accum);
+  if (ernie) {
+    hooks.step = ernie_step;
+    hooks.reduced = ernie_reduced;
+  } else {
+    hooks.step = unified_step;
+    hooks.reduced = unified_reduced;
+  }
   hooks.save_state = [&](ojson& s) {
     s["tokens_seen"] = tokens_seen;
     s["objectives"] = opts.objectives;

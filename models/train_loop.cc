@@ -63,6 +63,30 @@ int64_t resolve_warmup(int64_t warmup_steps, double warmup_ratio, int64_t total)
   return warmup_steps >= 0 ? warmup_steps : static_cast<int64_t>(std::llround(warmup_ratio * double(total)));
 }
 
+namespace {
+// The gradient buckets of the loop running on this thread (null without a process group).
+thread_local dist::GradientBuckets* active_buckets = nullptr;
+}  // namespace
+
+bool owns_micro_batch(int64_t j) { return j % dist::world_size() == dist::rank(); }
+
+void backward_micro_batch(const torch::Tensor& loss, int64_t j, int64_t n) {
+  if (active_buckets) {
+    const int64_t world = dist::world_size(), rank = dist::rank();
+    const int64_t last_owned = rank + world * ((n - 1 - rank) / world);  // this rank's last of the n
+    if (j == last_owned) active_buckets->arm(loss);
+  }
+  loss.backward();
+}
+
+void check_accum_covers_ranks(int64_t accum) {
+  const int world = dist::world_size();
+  if (world > 1 && accum < world)
+    throw InputError("--accum " + std::to_string(accum) + " is below the " + std::to_string(world) +
+                     " ranks: a step's micro-batches are split across ranks, so give --accum >= --nproc (the global "
+                     "batch is accum micro-batches whatever the number of ranks)");
+}
+
 LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, RunDir* run, bool resume,
                           const LoopHooks& hooks) {
   if (!hooks.step) throw std::logic_error("run_train_loop: no step function");
@@ -84,6 +108,12 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
     if (writer) run->truncate_log(step);
   }
   if (group) dist::broadcast_parameters(*group, model);  // the same start on every rank, whatever happened
+  std::unique_ptr<dist::GradientBuckets> buckets;
+  if (group) buckets = std::make_unique<dist::GradientBuckets>(*group, optimizer.params(), dist::bucket_bytes_from_env());
+  struct ActiveBuckets {  // backward_micro_batch sees this loop's buckets while it runs
+    explicit ActiveBuckets(dist::GradientBuckets* b) { active_buckets = b; }
+    ~ActiveBuckets() { active_buckets = nullptr; }
+  } active(buckets.get());
 
   std::vector<ojson> pending_log;
   int64_t last_checkpoint = resume ? step : -1;  // the step of the checkpoint on disk (-1: none)
@@ -118,7 +148,7 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
     StepReport r = hooks.step(step);
     double allreduce_s = 0.0;
     if (group) {
-      allreduce_s = dist::all_reduce_gradients(*group, optimizer.params());
+      allreduce_s = buckets->finish();
       // The report's partial sums: loss, tokens, then the named log fields.
       std::vector<double> sums{r.loss, static_cast<double>(r.tokens)};
       std::vector<ojson*> where;
@@ -137,6 +167,7 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
         else v = sums[2 + i];
       }
     }
+    if (hooks.reduced) hooks.reduced(r);
     const double grad_norm = clip_grad_norm(optimizer.params(), opts.max_grad_norm);
     const double lr = schedule.lr(step);
     const bool finite = std::isfinite(r.loss) && std::isfinite(grad_norm);

@@ -22,12 +22,16 @@
 // "elapsed_s"}.
 //
 // Data parallel (models/distributed.h): with a default process group the loop broadcasts rank 0's
-// parameters before the first step, sums the gradients over the ranks after hooks.step (one flat
-// all-reduce, before clipping, so every rank clips and updates identically), sums the report's
+// parameters before the first step, sums the gradients over the ranks (in buckets that start
+// during the backward of the rank's last micro-batch, backward_micro_batch below, and are waited
+// for after hooks.step, before clipping, so every rank clips and updates identically; bucket size
+// UNIEVAL_DIST_BUCKET_MB, default 25), sums the report's
 // loss, tokens and the `summed` log fields, and only rank 0 writes checkpoints and log lines
 // (every rank reads the checkpoint on resume). The step hook must then compute only its rank's
-// share of the step (hooks.data_parallel = true; models/trainer.cc splits the micro-batches); a
-// loop whose hook does not is refused. Log lines then also hold "allreduce_s" before "elapsed_s".
+// share of the step (hooks.data_parallel = true; owns_micro_batch below splits the micro-batches);
+// a loop whose hook does not is refused. Log lines then also hold "allreduce_s" (the seconds the
+// step waited for the all-reduce after its backward) before "elapsed_s".
+// hooks.reduced then sees the summed report.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -77,9 +81,24 @@ struct LoopHooks {
   // After the update of step `step` (1-based: the steps done); may add log lines (they follow the
   // step's own); returns true to end the run here as finished (early stop).
   std::function<bool(int64_t step, std::vector<nlohmann::ordered_json>& log)> after_step;
+  // After the report's partial sums were summed over the ranks (right after step without a
+  // group): the place for what needs the whole step's values (the progress detail, running
+  // counters such as tokens seen).
+  std::function<void(StepReport& report)> reduced;
   // True when step computes only this rank's share (models/distributed.h); required with a group.
   bool data_parallel = false;
 };
+
+// Data parallel steps (models/distributed.h): rank r of N computes the micro-batches j ≡ r (mod N)
+// of every step, so N ranks reproduce one process with the same --accum. True for every j without
+// a process group.
+bool owns_micro_batch(int64_t j);
+// InputError unless a step's `accum` micro-batches give every rank at least one.
+void check_accum_covers_ranks(int64_t accum);
+// loss.backward() of micro-batch j of the n of a step (one this rank owns). Inside the loop with
+// a process group, the backward of the rank's last micro-batch overlaps the gradient all-reduce
+// (dist::GradientBuckets: buckets start as their gradients are complete).
+void backward_micro_batch(const torch::Tensor& loss, int64_t j, int64_t n);
 
 struct LoopResult {
   int64_t steps_done = 0;          // steps completed in total (resumed ones included)

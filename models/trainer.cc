@@ -416,10 +416,7 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
   // each step; every rank packs all of them, so the weights below use the step's global count of
   // masked tokens and the summed gradients are the one-process gradients.
   const int rank = dist::rank(), world = dist::world_size();
-  if (world > 1 && opts.accum < world)
-    throw InputError("--accum " + std::to_string(opts.accum) + " is below the " + std::to_string(world) +
-                     " ranks: a step's micro-batches are split across ranks, so give --accum >= --nproc (the global "
-                     "batch is accum micro-batches whatever the number of ranks)");
+  check_accum_covers_ranks(opts.accum);
 
   LoopHooks hooks;
   hooks.data_parallel = true;
@@ -436,22 +433,22 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
       if (ernie) {
         micro_eg.push_back(make_ernie_gen_batch(train, micro_idx[j], opts.data, eg, ids, &span_vocab, rng));
         masked_total += micro_eg.back().labels.size(0);
-        if (j % world == rank) r.tokens += micro_eg.back().tokens;
+        if (owns_micro_batch(j)) r.tokens += micro_eg.back().tokens;
         continue;
       }
       micro.push_back(make_train_batch(train, micro_idx[j], opts.data, ids, rng));
       masked_total += micro.back().labels.size(0);
-      if (j % world == rank) r.tokens += micro.back().tokens;
+      if (owns_micro_batch(j)) r.tokens += micro.back().tokens;
     }
     double nll_sum = 0, span_sum = 0;
     for (int64_t j = 0; j < n_micro; ++j) {
-      if (j % world != rank) continue;
+      if (!owns_micro_batch(j)) continue;
       torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x3000 + j));
       if (ernie) {
         const ErnieGenBatch& b = micro_eg[j];
         const ErnieGenLoss l = ernie_gen_loss(model, b, eg.lambda, opts.label_smoothing);
         const double w = double(b.labels.size(0)) / double(masked_total);
-        (l.loss * w).backward();
+        backward_micro_batch(l.loss * w, j, n_micro);
         r.loss += l.loss.item<double>() * w;
         nll_sum += l.word_nll * w;
         span_sum += l.span_nll * w;
@@ -463,7 +460,7 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
       torch::Tensor h = out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device));
       auto [loss, nll] = label_smoothed_nll(model->mlm_logits(h), b.labels.to(device), opts.label_smoothing);
       const double w = double(b.labels.size(0)) / double(masked_total);
-      (loss * w).backward();
+      backward_micro_batch(loss * w, j, n_micro);
       r.loss += loss.item<double>() * w;
       nll_sum += nll.item<double>() * w;
     }

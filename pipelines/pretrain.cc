@@ -7,8 +7,10 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "models/distributed.h"
 #include "models/pretrain_shard.h"
 #include "models/tokenizer/wordpiece.h"
+#include "models/train_loop.h"
 #include "models/trainer.h"
 
 namespace unieval::pipelines {
@@ -21,6 +23,8 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
   PretrainPipelineOptions opts = in;
   if (opts.out_dir.empty()) throw InputError("--out (the run directory) is required");
   Runtime rt = configure_runtime(opts.device);
+  dist::ProcessGroup* group = dist::init_from_env(opts.backend, rt.device);  // null in one process
+  const bool writer = dist::rank() == 0;
   RunDir run(opts.out_dir);
 
   BertConfig cfg;
@@ -57,6 +61,7 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
     if (opts.shard.empty()) opts.shard = run.file("corpus.shard");
   }
   opts.train.validate();
+  check_accum_covers_ranks(opts.train.accum);  // before anything is written
   const std::string vocab_text = core::read_file(vocab_path);
   WordPieceTokenizer tok = WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(opts.lowercase));
   const SpecialIds ids = special_ids(tok.vocab(), vocab_path);
@@ -86,9 +91,9 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
     } catch (const InputError&) {
       reuse = false;
     }
-    if (!reuse) std::cerr << "shard " << opts.shard << " was built from other inputs: rebuilding it\n";
+    if (!reuse && writer) std::cerr << "shard " << opts.shard << " was built from other inputs: rebuilding it\n";
   }
-  if (!reuse) {
+  if (!reuse && writer) {  // rank 0 builds it; the others wait at the barrier below
     const auto t0 = std::chrono::steady_clock::now();
     ShardBuildOptions b;
     b.lowercase = opts.lowercase;
@@ -98,6 +103,7 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
     result.shard_built = true;
     result.shard_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
+  if (group) group->barrier();
   TokenShard shard = TokenShard::open(opts.shard);
   result.shard = opts.shard;
   result.corpus_tokens = shard.tokens();
@@ -105,7 +111,7 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
 
   torch::manual_seed(opts.train.seed);
   UnilmModel model(cfg, pretrain_heads(opts.train));
-  if (!opts.resume) {
+  if (!opts.resume && writer) {
     ojson info;
     info["kind"] = "unilm-pretrain";
     ojson corpus = ojson::array();

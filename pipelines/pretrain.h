@@ -31,6 +31,13 @@
 // | dropout                 | unset   | overrides hidden/attention dropout of the config       |
 // | device                  | cpu     | device, threads (models/device.h)                      |
 // | resume                  | false   | continue RUN from its checkpoint (its run.json options) |
+// | backend                 | ""      | process group with WORLD_SIZE > 1 (models/distributed.h):|
+// |                         |         | gloo / nccl; "" = nccl on CUDA, else gloo                |
+//
+// Data parallel (`--nproc N`, or WORLD_SIZE from a launcher): every rank checks the inputs, rank 0
+// builds the shard while the others wait, every rank reads it; rank r computes the micro-batches
+// j ≡ r (mod N) of each step (--accum >= N), so N ranks reproduce one process up to summation
+// order and a run resumes with any N; only rank 0 writes the run directory.
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,6 +60,7 @@ struct PretrainPipelineOptions {
   std::optional<double> dropout;             // overrides the config's dropout
   models::DeviceOptions device;              // device, threads
   bool resume = false;                       // continue RUN
+  std::string backend;                       // process group backend ("" = auto)
 };
 
 struct PretrainPipelineResult {

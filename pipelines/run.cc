@@ -177,8 +177,9 @@ RunOutcome run_task(const RunOptions& in) {
   const std::string dev_split = request["dev_split"].get<std::string>();
 
   RunOutcome outcome;
+  const RunRanks ranks = join_run_ranks(o);  // data parallel: rank 0 writes RUN
   // A run that was started before: the same options, or an error naming the first difference.
-  if (auto done = open_run(run, request)) return *done;
+  if (auto done = open_run(run, request, ranks)) return *done;
 
   // ---- stage 1: data (read and checked before anything is written) ----
   tasks::Seq2SeqReadOptions ro;
@@ -241,32 +242,36 @@ RunOutcome run_task(const RunOptions& in) {
     // The special tokens fine-tuning needs ([PAD] [UNK] [CLS] [SEP] [MASK]), before anything is
     // written: a vocabulary without them must leave no run directory behind.
     (void)models::special_ids(models::Vocab::from_file(vocab), vocab);
-    // Write: request, the splits, the references, the manifest (last: marks the stage done).
-    fs::create_directories(data_dir);
-    core::write_file_atomic(request_path, request.dump(2) + "\n");
-    write_split_files(train, data_dir, "train");
-    if (dev) write_split_files(*dev, data_dir, "dev");
-    write_split_files(eval_split, data_dir, "eval");
-    ojson manifest;
-    ojson files = ojson::array();
-    std::vector<std::string> all = train.files;
-    if (dev) all.insert(all.end(), dev->files.begin(), dev->files.end());
-    all.insert(all.end(), eval_split.files.begin(), eval_split.files.end());
-    std::sort(all.begin(), all.end());
-    all.erase(std::unique(all.begin(), all.end()), all.end());
-    for (const auto& f : all) files.push_back({{"path", abs_path(f)}, {"sha256", results::sha256_file(f)}});
-    manifest["files"] = files;
-    manifest["reader"] = eval_split.reader;
-    manifest["train_examples"] = train.src.size();
-    manifest["dev_examples"] = dev ? dev->src.size() : 0;
-    manifest["eval_examples"] = eval_split.src.size();
-    manifest["dev_split"] = dev ? dev_split : std::string();
-    core::write_file_atomic((data_dir / "manifest.json").string(), manifest.dump(2) + "\n");
+    if (ranks.writer()) {  // the other ranks read what it writes after ranks.sync() below
+      // Write: request, the splits, the references, the manifest (last: marks the stage done).
+      fs::create_directories(data_dir);
+      core::write_file_atomic(request_path, request.dump(2) + "\n");
+      write_split_files(train, data_dir, "train");
+      if (dev) write_split_files(*dev, data_dir, "dev");
+      write_split_files(eval_split, data_dir, "eval");
+      ojson manifest;
+      ojson files = ojson::array();
+      std::vector<std::string> all = train.files;
+      if (dev) all.insert(all.end(), dev->files.begin(), dev->files.end());
+      all.insert(all.end(), eval_split.files.begin(), eval_split.files.end());
+      std::sort(all.begin(), all.end());
+      all.erase(std::unique(all.begin(), all.end()), all.end());
+      for (const auto& f : all) files.push_back({{"path", abs_path(f)}, {"sha256", results::sha256_file(f)}});
+      manifest["files"] = files;
+      manifest["reader"] = eval_split.reader;
+      manifest["train_examples"] = train.src.size();
+      manifest["dev_examples"] = dev ? dev->src.size() : 0;
+      manifest["eval_examples"] = eval_split.src.size();
+      manifest["dev_split"] = dev ? dev_split : std::string();
+      core::write_file_atomic((data_dir / "manifest.json").string(), manifest.dump(2) + "\n");
+    }
   } else if (!fs::exists(request_path)) {
     throw InputError(o.out, 0, "holds data/ but no request.json");
   }
+  // The references (rank 0: the scorer), before the other ranks read what it wrote.
+  const tasks::EvalFiles ef = ranks.writer() ? tasks::write_eval_files(eval_split, eval_dir.string()) : tasks::EvalFiles{};
+  ranks.sync();
   const ojson manifest = ojson::parse(core::read_file((data_dir / "manifest.json").string()));
-  const tasks::EvalFiles ef = tasks::write_eval_files(eval_split, eval_dir.string());
   outcome.stage = "data";
 
   // ---- stage 2: train ----
@@ -298,6 +303,7 @@ RunOutcome run_task(const RunOptions& in) {
     if (!o.model.empty()) f.model_dir = o.model;
     else f.config = models::BertConfig::from_json_file(o.model_config);
     f.vocab = o.vocab;
+    f.backend = o.backend;
     if (f.resume && o.progress) std::cerr << "run: resuming training from " << rd.checkpoint_dir() << "\n";
     FinetuneResult fr = finetune(f);
     outcome.stage = "train";
@@ -306,6 +312,10 @@ RunOutcome run_task(const RunOptions& in) {
       return outcome;
     }
   }
+  // Decoded before (hyp.txt complete)? Asked before the ranks part: nobody decodes before sync().
+  const std::string hyp_path = (eval_dir / "hyp.txt").string();
+  const bool decoded_before = fs::exists(hyp_path) && !fs::exists(hyp_path + ".partial");
+  ranks.sync();  // rank 0's last checkpoint and best are written
   const ojson state = ojson::parse(core::read_file((run / "checkpoint" / "trainer_state.json").string()));
 
   // ---- stage 3: decode ----
@@ -315,20 +325,25 @@ RunOutcome run_task(const RunOptions& in) {
   d.run_dir = o.out;
   d.split = "eval";
   d.data_dir = data_dir.string();
-  d.out = (eval_dir / "hyp.txt").string();
+  d.out = hyp_path;
   d.search = o.search;
   d.batch_size = o.decode_batch;
   d.device = o.device;
   d.progress = o.progress;
   d.checkpoint = ckpt.string();
   d.clean_up = false;
+  d.backend = o.backend;
   std::vector<std::string> decoded;
-  if (fs::exists(d.out) && !fs::exists(d.out + ".partial")) {
+  if (decoded_before) {
     decoded = core::read_lines(d.out);
   } else {
-    DecodeResult dr = decode(d);
+    DecodeResult dr = decode(d);  // sharded over the ranks; rank 0 holds the merged hypotheses
     decoded = dr.hyps;
     outcome.stage = "decode";
+  }
+  if (!ranks.writer()) {  // rank 0 scores
+    outcome.finished = true;
+    return outcome;
   }
   if (decoded.size() != eval_split.src.size())
     throw InputError(d.out, 0, std::to_string(decoded.size()) + " hypotheses for " +

@@ -46,6 +46,7 @@
 // | finetune         |         | training options after the preset and the overrides            |
 // | search           |         | decoding options after the preset and the overrides            |
 // | decode_batch     | 32      | examples decoded together                                      |
+// | backend          | ""      | data parallel (WORLD_SIZE > 1): gloo / nccl ("" = auto)        |
 // | system           | ""      | row label ("" = "unieval-run:" + preset)                        |
 // | eval_options     | {}      | extra `--option` values of the task adapter (meteor_data, ...) |
 // | skip_metrics     | {}      | metrics of the task's set left out (`--skip-metric meteor`)    |
@@ -58,6 +59,12 @@
 // |                  |         | decoding (models/ernie_gen.h); "" / "unilm" / "bert": UniLM     |
 // | lm_coef          | 0.5     | GPT: λ of the auxiliary LM loss (0 = off)                       |
 // | zero_shot        | false   | GPT: the §5 heuristics instead of fine-tuning                   |
+//
+// Data parallel (`--nproc N` or WORLD_SIZE; pipelines/run_common.h RunRanks): every rank reads and
+// checks the data, rank 0 writes RUN; training is split across the ranks (a step's --accum
+// micro-batches, --accum >= N), the generation tasks decode sharded and rank 0 merges; rank 0
+// predicts and scores. The result equals the one-process run's up to floating-point summation
+// order in training.
 //
 // Understanding tasks (glue-*, squad-v1.1, squad-v2, coqa) take their own path
 // (pipelines/run_nlu.h): heads instead of decoding, split slicing such as dev[:436].
@@ -96,6 +103,8 @@ struct RunOptions {
   models::SearchOptions search;              // preset + overrides
   std::optional<double> dropout;             // model dropout (preset / override)
   models::DeviceOptions device;              // device, threads (not part of the request)
+  std::string backend;                       // process group with WORLD_SIZE > 1 ("" = auto; not
+                                             // part of the request: a run resumes with any N)
   int64_t decode_batch = 32;                 // decode batch size
   std::string system;                        // row label ("" = derived)
   std::map<std::string, std::string> eval_options;  // adapter options

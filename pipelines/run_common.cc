@@ -2,6 +2,7 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "models/train_loop.h"
 #include "pipelines/evaluate.h"
 #include "tasks/nlu_tasks.h"
 #include "results/run_result.h"
@@ -33,7 +34,17 @@ std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, c
   return a == b ? "" : (path.empty() ? std::string("(root)") : path.substr(0, path.size() - 1));
 }
 
-std::optional<RunOutcome> open_run(const fs::path& run, const nlohmann::ordered_json& request) {
+RunRanks join_run_ranks(const RunOptions& o) {
+  RunRanks ranks;
+  if (models::dist::env_from_environment().world_size == 1) return ranks;
+  ranks.group = models::dist::init_from_env(o.backend, models::parse_device(o.device.device));
+  models::check_accum_covers_ranks(o.finetune.accum);  // before RUN is written
+  return ranks;
+}
+
+namespace {
+
+std::optional<RunOutcome> open_run_dir(const fs::path& run, const nlohmann::ordered_json& request) {
   const std::string request_path = (run / "request.json").string();
   const std::string result_path = (run / "result.json").string();
   if (fs::exists(request_path)) {
@@ -59,6 +70,14 @@ std::optional<RunOutcome> open_run(const fs::path& run, const nlohmann::ordered_
   if (fs::exists(run) && !fs::is_empty(run))
     throw InputError(run.string(), 0, "is not empty and holds no request.json (not a `unieval run` directory)");
   return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<RunOutcome> open_run(const fs::path& run, const nlohmann::ordered_json& request, const RunRanks& ranks) {
+  auto outcome = open_run_dir(run, request);
+  ranks.sync();
+  return outcome;
 }
 
 void add_split_notes(results::RunResult& r, const RunOptions& o, const std::string& trained) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 
+#include "models/distributed.h"
 #include "pipelines/run.h"
 #include "results/run_result.h"
 
@@ -24,10 +25,27 @@ void check_run_sources(const RunOptions& o);
 // The first key path where a and b differ ("a.b"), "" when they are equal.
 std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& path = "");
 
+// The ranks of a data-parallel run (`--nproc N`, or WORLD_SIZE from a launcher; models/distributed.h).
+// Every rank reads and checks the same inputs; rank 0 alone writes RUN; the others wait at sync()
+// wherever they next read what rank 0 wrote. The fine-tuning step is split across the ranks,
+// decoding is sharded (pipelines/seq2seq.h), and prediction and scoring are rank 0's. In one process
+// there is no group, writer() is true and sync() does nothing.
+struct RunRanks {
+  models::dist::ProcessGroup* group = nullptr;
+  bool writer() const { return !group || group->rank() == 0; }
+  void sync() const {
+    if (group) group->barrier();
+  }
+};
+// Joins the process group of the launch (none in one process).
+RunRanks join_run_ranks(const RunOptions& o);
+
 // Opens RUN for `request`. A RUN with request.json must have been started with the same request
 // (InputError naming the first difference); when it also holds result.json, that finished outcome
-// is returned (reused). Otherwise RUN must be absent or an empty directory; nullopt: go on.
-std::optional<RunOutcome> open_run(const std::filesystem::path& run, const nlohmann::ordered_json& request);
+// is returned (reused). Otherwise RUN must be absent or an empty directory; nullopt: go on. Every
+// rank opens RUN before any of them goes on to write it (ranks.sync()).
+std::optional<RunOutcome> open_run(const std::filesystem::path& run, const nlohmann::ordered_json& request,
+                                   const RunRanks& ranks);
 
 // The notes every understanding run adds to its result: train and eval from one split (sliced or
 // not; `trained` names what was done on it), an eval limit.

@@ -240,7 +240,11 @@ RunOutcome run_gpt_task(const RunOptions& in) {
   request["classifier_dropout"] = o.nlu.classifier_dropout ? ojson(*o.nlu.classifier_dropout) : ojson();
 
   RunOutcome outcome;
-  if (auto done = open_run(run, request)) return *done;
+  // Data parallel: rank 0 writes RUN, predicts and scores; zero-shot has no training to split.
+  if (o.zero_shot && models::dist::env_from_environment().world_size > 1)
+    throw InputError("--zero-shot trains nothing: run it in one process (no --nproc, WORLD_SIZE unset)");
+  const RunRanks ranks = join_run_ranks(o);
+  if (auto done = open_run(run, request, ranks)) return *done;
 
   // ---- stage 1: data (read and checked before RUN is written) ----
   auto read = [&](const std::string& split, int64_t limit, bool training) {
@@ -299,7 +303,9 @@ RunOutcome run_gpt_task(const RunOptions& in) {
   if (o.nlu.classifier_dropout) cfg.summary_first_dropout = *o.nlu.classifier_dropout;
   cfg.validate("model config");
 
-  if (!fs::exists(data_dir / "manifest.json")) {
+  if (!ranks.writer()) {
+    // rank 0 writes the data stage
+  } else if (!fs::exists(data_dir / "manifest.json")) {
     fs::create_directories(data_dir);
     fs::create_directories(eval_dir);
     core::write_file_atomic(request_path, request.dump(2) + "\n");
@@ -319,13 +325,14 @@ RunOutcome run_gpt_task(const RunOptions& in) {
   } else if (!fs::exists(request_path)) {
     throw InputError(o.out, 0, "holds data/ but no request.json");
   }
-  const ojson manifest = ojson::parse(core::read_file((data_dir / "manifest.json").string()));
   // The gold the adapter scores: GLUE's sliced subset, or the task's own file / folder.
   std::string gold_path = eval.file();
   if (glue) {
     gold_path = (eval_dir / "gold.tsv").string();
-    core::write_file_atomic(gold_path, tasks::glue_gold_text(*eval.glue));
+    if (ranks.writer()) core::write_file_atomic(gold_path, tasks::glue_gold_text(*eval.glue));
   }
+  ranks.sync();
+  const ojson manifest = ojson::parse(core::read_file((data_dir / "manifest.json").string()));
   outcome.stage = "data";
 
   auto features_of = [&](const Split& sp) {
@@ -477,8 +484,10 @@ RunOutcome run_gpt_task(const RunOptions& in) {
         info["examples"] = features.size();
         info["special_tokens"] = {{"_start_", tok.start_id()}, {"_delimiter_", tok.delimiter_id()}, {"_classify_", tok.classify_id()}};
         info["runtime"] = rt.describe();
-        rd.create(info, model->config().to_json(), "");
-        rd.add_tokenizer_files(models::BpeTokenizer::files_in(bpe_dir));
+        if (ranks.writer()) {
+          rd.create(info, model->config().to_json(), "");
+          rd.add_tokenizer_files(models::BpeTokenizer::files_in(bpe_dir));
+        }
       } else if (o.progress) {
         std::cerr << "run: resuming training from " << rd.checkpoint_dir() << "\n";
       }
@@ -495,6 +504,11 @@ RunOutcome run_gpt_task(const RunOptions& in) {
       }
     } else {
       model->resize_token_embeddings(rows);
+    }
+    ranks.sync();  // rank 0's last checkpoint is written
+    if (!ranks.writer()) {
+      outcome.finished = true;
+      return outcome;
     }
     const ojson state = ojson::parse(core::read_file(state_path.string()));
     // ---- stage 3: predict ----

@@ -469,7 +469,8 @@ RunOutcome run_nlu_task(const RunOptions& in) {
   request["nlu"] = no.to_json();
 
   RunOutcome outcome;
-  if (auto done = open_run(run, request)) return *done;
+  const RunRanks ranks = join_run_ranks(o);  // data parallel: rank 0 writes RUN, predicts and scores
+  if (auto done = open_run(run, request, ranks)) return *done;
 
   // ---- stage 1: data (everything read and checked before RUN is written) ----
   auto limited = [](NluData d, int64_t limit) {
@@ -513,7 +514,9 @@ RunOutcome run_nlu_task(const RunOptions& in) {
   m.cfg.validate("model config");
 
   const bool have_data = fs::exists(data_dir / "manifest.json");
-  if (!have_data) {
+  if (!ranks.writer()) {
+    // rank 0 writes the data stage
+  } else if (!have_data) {
     fs::create_directories(data_dir);
     fs::create_directories(eval_dir);
     core::write_file_atomic(request_path, request.dump(2) + "\n");
@@ -534,14 +537,15 @@ RunOutcome run_nlu_task(const RunOptions& in) {
   } else if (!fs::exists(request_path)) {
     throw InputError(o.out, 0, "holds data/ but no request.json");
   }
-  const ojson manifest = ojson::parse(core::read_file((data_dir / "manifest.json").string()));
   const std::string gold_path = (eval_dir / eval.gold_name()).string();
-  core::write_file_atomic(gold_path, eval.gold_text());
   std::string dev_gold_path;
-  if (dev) {
-    dev_gold_path = (eval_dir / ("dev_" + dev->gold_name())).string();
-    core::write_file_atomic(dev_gold_path, dev->gold_text());
+  if (dev) dev_gold_path = (eval_dir / ("dev_" + dev->gold_name())).string();
+  if (ranks.writer()) {
+    core::write_file_atomic(gold_path, eval.gold_text());
+    if (dev) core::write_file_atomic(dev_gold_path, dev->gold_text());
   }
+  ranks.sync();
+  const ojson manifest = ojson::parse(core::read_file((data_dir / "manifest.json").string()));
   outcome.stage = "data";
 
   // ---- features ----
@@ -604,7 +608,7 @@ RunOutcome run_nlu_task(const RunOptions& in) {
       info["examples"] = train.size();
       info["features"] = train_features.size();
       info["runtime"] = rt.describe();
-      rd.create(info, m.cfg, core::read_file(m.vocab_path));
+      if (ranks.writer()) rd.create(info, m.cfg, core::read_file(m.vocab_path));
     } else if (o.progress) {
       std::cerr << "run: resuming training from " << rd.checkpoint_dir() << "\n";
     }
@@ -619,6 +623,11 @@ RunOutcome run_nlu_task(const RunOptions& in) {
       outcome.finished = false;
       return outcome;
     }
+  }
+  ranks.sync();  // rank 0's last checkpoint is written
+  if (!ranks.writer()) {
+    outcome.finished = true;
+    return outcome;
   }
   const ojson state = ojson::parse(core::read_file((run / "checkpoint" / "trainer_state.json").string()));
 

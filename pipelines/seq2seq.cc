@@ -23,6 +23,7 @@
 #include "models/run_dir.h"
 #include "models/search_unilm.h"
 #include "models/tokenizer/wordpiece.h"
+#include "models/train_loop.h"
 #include "models/vocab_limit.h"
 
 namespace unieval::pipelines {
@@ -274,6 +275,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     run_info["examples"] = examples.size();
     run_info["runtime"] = rt.describe();
     opts.train.validate();  // before the run directory is created
+    check_accum_covers_ranks(opts.train.accum);
     if (dist::rank() == 0) run.create(run_info, cfg, core::read_file(vocab_path));
   }
   model->to(rt.device);

@@ -1,7 +1,8 @@
 // Faults in long runs (models/train_loop.h): a NaN/inf loss stops training with the last
 // checkpoint intact (or, asked, skips the update); a checkpoint write that fails leaves the
 // previous checkpoint loadable; `kill -9` at random points of a run that checkpoints every step
-// never leaves a run that cannot resume.
+// never leaves a run that cannot resume. The gradient all-reduce of data-parallel steps
+// (dist::GradientBuckets): buckets started during the backward sum like one flat all-reduce.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -20,6 +21,7 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "models/distributed.h"
 #include "models/run_dir.h"
 #include "models/train_loop.h"
 #include "tests/test_util.h"
@@ -246,6 +248,78 @@ TEST(TrainLoopTest, KillNineDuringCheckpointWritesNeverLeavesARunThatCannotResum
   auto r = testing::run_cli("pretrain --out " + testing::shq(out) + " --resume --stop-after 3 --threads 1 --no-progress --json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\"steps\""), std::string::npos) << r.out;
+}
+
+
+// Two ranks in two threads of this process (Gloo on loopback): each backpropagates its own input
+// through the same model; the bucketed, overlapped all-reduce leaves every gradient equal to the
+// sum of the two ranks' gradients, as the flat all_reduce_gradients does, with or without arm().
+TEST(GradientBucketsTest, OverlappedBucketsSumLikeOneFlatAllReduce) {
+  if (!dist::have_c10d()) GTEST_SKIP() << "this build has no c10d/Gloo";
+  torch::manual_seed(3);
+  auto make = [] {
+    return torch::nn::Sequential(torch::nn::Linear(8, 16), torch::nn::Tanh(), torch::nn::Linear(16, 16),
+                                 torch::nn::Tanh(), torch::nn::Linear(16, 4));
+  };
+  torch::nn::Sequential reference = make();
+  torch::nn::Linear unused(3, 3);  // in the parameter list, never reached by backward
+  auto copy_of = [&]() {
+    torch::nn::Sequential m = make();
+    torch::NoGradGuard ng;
+    auto src = reference->parameters(), dst = m->parameters();
+    for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+    return m;
+  };
+  const torch::Tensor x[2] = {torch::randn({5, 8}), torch::randn({7, 8})};
+  // The expected sums: both losses backpropagated into one copy.
+  torch::nn::Sequential both = copy_of();
+  (both->forward(x[0]).pow(2).sum() + both->forward(x[1]).pow(2).sum()).backward();
+
+  for (bool armed : {true, false}) {
+    torch::nn::Sequential models[2] = {copy_of(), copy_of()};
+    const int port = dist::free_port();
+    size_t buckets[2] = {0, 0}, early[2] = {0, 0};
+    std::string errors[2];
+    auto rank_main = [&](int r) {
+      try {
+        dist::DistEnv env;
+        env.rank = r;
+        env.world_size = 2;
+        env.master_port = port;
+        env.timeout_s = 60;
+        dist::ProcessGroup group(env, "gloo", torch::kCPU);
+        std::vector<torch::Tensor> params = models[r]->parameters();
+        torch::nn::Linear own_unused(3, 3);
+        for (const auto& p : own_unused->parameters()) params.push_back(p);
+        dist::GradientBuckets b(group, params, /*bucket_bytes=*/256);  // several buckets
+        torch::Tensor loss = models[r]->forward(x[r]).pow(2).sum();
+        if (armed) b.arm(loss);  // the unused parameters (the first bucket) are ready at once
+        loss.backward();
+        b.finish();
+        buckets[r] = b.buckets();
+        early[r] = b.started_early();
+        for (size_t k = params.size() - 2; k < params.size(); ++k)  // the unused ones: zeros, defined
+          if (!params[k].grad().defined() || params[k].grad().abs().max().item<double>() != 0) errors[r] += "unused ";
+      } catch (const std::exception& e) {
+        errors[r] = e.what();
+      }
+    };
+    std::thread t1(rank_main, 1);
+    rank_main(0);
+    t1.join();
+    ASSERT_EQ(errors[0], "");
+    ASSERT_EQ(errors[1], "");
+    EXPECT_GT(buckets[0], 2u);
+    EXPECT_EQ(buckets[0], buckets[1]);
+    if (armed) EXPECT_EQ(early[0], buckets[0]);  // every bucket started during the backward
+    else EXPECT_EQ(early[0], 0u);
+    const auto expected = both->parameters();
+    for (int r = 0; r < 2; ++r) {
+      const auto got = models[r]->parameters();
+      for (size_t i = 0; i < expected.size(); ++i)
+        EXPECT_LE((got[i].grad() - expected[i].grad()).abs().max().item<double>(), 1e-6) << "rank " << r << " param " << i;
+    }
+  }
 }
 
 }  // namespace

@@ -3,7 +3,9 @@
 // the same global batch (dropout on: every micro-batch re-seeds torch's generator, so the dropout
 // streams do not depend on the rank), a 2-rank run resumes in 1 process, the sharded decode is
 // byte-identical to the 1-process one, and a killed worker ends the run with an error naming its
-// rank while the last checkpoint stays loadable. One thread per rank.
+// rank while the last checkpoint stays loadable. One thread per rank. The same for `unieval
+// pretrain` (both objective sets, many small all-reduce buckets too) and `unieval run` (data,
+// training, sharded decode and the score).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -15,6 +17,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <thread>
 
 #include "core/io.h"
@@ -203,10 +206,114 @@ TEST_F(DistTest, PortInUseAndTooFewMicroBatchesAreInputErrors) {
   auto accum = run_cli(replace(finetune("q", "--nproc 2"), "--accum 2", "--accum 1"));
   EXPECT_EQ(accum.exit_code, 2);
   EXPECT_NE(accum.err.find("--accum 1 is below the 2 ranks"), std::string::npos) << accum.err;
+  EXPECT_FALSE(fs::exists(run("q")));  // refused before the run directory is written
   // Both ranks refuse; the launcher names whichever exited first.
   EXPECT_TRUE(accum.err.find("rank 0 of 2 exited with status 2") != std::string::npos ||
               accum.err.find("rank 1 of 2 exited with status 2") != std::string::npos)
       << accum.err;
+}
+
+// The corpus of the pre-training tests: sentences of the synthetic task's words, documents of 4.
+std::string corpus_of(const std::string& vocab_path) {
+  std::vector<std::string> words;
+  for (const auto& w : core::read_lines(vocab_path))
+    if (!w.empty() && w[0] != '[') words.push_back(w);
+  std::mt19937 rng(11);
+  std::string text;
+  for (int d = 0; d < 24; ++d) {
+    for (int s = 0; s < 4; ++s) {
+      const int n = 4 + static_cast<int>(rng() % 5);
+      for (int i = 0; i < n; ++i) text += (i ? " " : "") + words[rng() % words.size()];
+      text += "\n";
+    }
+    text += "\n";
+  }
+  return text;
+}
+
+// Sets an environment variable for the scope (the CLI runs inherit it).
+struct ScopedEnv {
+  ScopedEnv(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnv() { ::unsetenv(name_); }
+  const char* name_;
+};
+
+TEST_F(DistTest, PretrainTwoRanksMatchOneProcessBothObjectiveSetsAndResumeAcrossWorldSizes) {
+  const std::string corpus = tmp.write("corpus.txt", corpus_of((data() / "vocab.txt").string()));
+  for (const std::string objectives : {"unified", "ernie-gen"}) {
+    auto pretrain = [&](const std::string& name, const std::string& extra) {
+      return "pretrain --corpus " + shq(corpus) + " --model-config " + shq((tmp.path() / "config.json").string()) +
+             " --vocab " + shq((data() / "vocab.txt").string()) + " --out " + shq(run(objectives + name)) +
+             " --objectives " + objectives + " --segments bert --steps 4 --batch-size 6 --accum 2 --max-len 24" +
+             " --lr 1e-3 --save-every 2 --threads 1 --no-progress --json " + extra;
+    };
+    auto one = run_cli(pretrain("-one", ""));
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    auto two = run_cli(pretrain("-two", "--nproc 2"));
+    ASSERT_EQ(two.exit_code, 0) << two.err;
+    const std::string w1 = run(objectives + "-one") + "/checkpoint/model.safetensors";
+    EXPECT_LE(max_abs_diff(w1, run(objectives + "-two") + "/checkpoint/model.safetensors"), 1e-5) << objectives;
+    // The summary and the log lines say the whole step's values (every rank's part summed).
+    const auto j1 = testing::last_json_line(one.out), j2 = testing::last_json_line(two.out);
+    EXPECT_EQ(j2["tokens_seen"], j1["tokens_seen"]);
+    for (const auto& [k, v] : j1["objective_loss"].items())
+      EXPECT_NEAR(j2["objective_loss"][k].get<double>(), v.get<double>(), 1e-6) << objectives << " " << k;
+    const auto l1 = testing::read_jsonl(run(objectives + "-one") + "/log.jsonl");
+    const auto l2 = testing::read_jsonl(run(objectives + "-two") + "/log.jsonl");
+    ASSERT_EQ(l1.size(), 4u);
+    ASSERT_EQ(l2.size(), 4u);
+    for (size_t i = 0; i < l1.size(); ++i) {
+      EXPECT_TRUE(l2[i].contains("allreduce_s")) << i;  // two ranks really ran
+      for (const auto& [k, v] : l1[i].items()) {
+        if (k == "elapsed_s") continue;
+        ASSERT_TRUE(l2[i].contains(k)) << k;
+        if (v.is_number_float()) EXPECT_NEAR(l2[i][k].get<double>(), v.get<double>(), 1e-6) << objectives << " " << k << " " << i;
+        else EXPECT_EQ(l2[i][k], v) << objectives << " " << k << " " << i;
+      }
+    }
+    // Buckets of 2 KiB: the all-reduce runs in many pieces, started during the backward.
+    {
+      ScopedEnv small("UNIEVAL_DIST_BUCKET_MB", "0.002");
+      auto b = run_cli(pretrain("-buckets", "--nproc 2"));
+      ASSERT_EQ(b.exit_code, 0) << b.err;
+    }
+    EXPECT_LE(max_abs_diff(w1, run(objectives + "-buckets") + "/checkpoint/model.safetensors"), 1e-5) << objectives;
+    // Stopped with 2 ranks, resumed in one process.
+    auto a = run_cli(pretrain("-resumed", "--nproc 2 --stop-after 2"));
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    auto a2 = run_cli("pretrain --out " + shq(run(objectives + "-resumed")) + " --resume --threads 1 --no-progress");
+    ASSERT_EQ(a2.exit_code, 0) << a2.err;
+    EXPECT_LE(max_abs_diff(w1, run(objectives + "-resumed") + "/checkpoint/model.safetensors"), 1e-5) << objectives;
+  }
+}
+
+TEST_F(DistTest, RunTwoRanksEqualsOneProcess) {
+  // The synthetic task in the SQuAD-QG layout (nqg's processed files).
+  for (const char* split : {"train", "dev", "test"}) {
+    tmp.write("qg/src-" + std::string(split) + ".txt", core::read_file((data() / (std::string(split) + ".src")).string()));
+    tmp.write("qg/tgt-" + std::string(split) + ".txt", core::read_file((data() / (std::string(split) + ".tgt")).string()));
+  }
+  auto cmd = [&](const std::string& name) {
+    return "run --task squad-qg --data " + shq(run("qg")) + " --out " + shq(run(name)) + " --model-config " +
+           shq((tmp.path() / "config.json").string()) + " --vocab " + shq((data() / "vocab.txt").string()) +
+           " --steps 8 --batch-size 8 --accum 2 --lr 1e-3 --max-src-len 12 --max-tgt-len 12 --max-len 8 --beam 3" +
+           " --decode-batch 3 --skip-metric meteor --threads 1 --no-progress --json";
+  };
+  auto one = run_cli(cmd("run-one"));
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  auto two = run_cli(cmd("run-two") + " --nproc 2");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  const auto j1 = testing::last_json_line(one.out), j2 = testing::last_json_line(two.out);
+  EXPECT_EQ(j2["summary"], j1["summary"]);
+  EXPECT_EQ(j2["run"]["hypotheses_sha256"], j1["run"]["hypotheses_sha256"]);
+  EXPECT_EQ(core::read_file(run("run-two") + "/eval/hyp.txt"), core::read_file(run("run-one") + "/eval/hyp.txt"));
+  EXPECT_LE(max_abs_diff(run("run-one") + "/checkpoint/model.safetensors", run("run-two") + "/checkpoint/model.safetensors"), 1e-5);
+  for (const auto& line : testing::read_jsonl(run("run-two") + "/log.jsonl"))
+    if (line.contains("grad_norm")) EXPECT_TRUE(line.contains("allreduce_s"));  // trained on two ranks
+  // A finished run asked again with another world size prints its result (N is not part of the request).
+  auto again = run_cli(cmd("run-two"));
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_EQ(testing::last_json_line(again.out)["summary"], j1["summary"]);
 }
 
 }  // namespace

@@ -134,6 +134,40 @@ TEST_F(RunGptTest, Sst2WithAuxiliaryLmThenZeroShotFromItsCheckpoint) {
   EXPECT_FALSE(fs::exists(tmp.path() / "D2"));
 }
 
+// Data parallel (--nproc 2, Gloo): the two micro-batches of each step on two ranks give the
+// one-process run's training log, predictions and score; zero-shot trains nothing and refuses it.
+TEST_F(RunGptTest, TwoRanksEqualOneProcess) {
+  std::string tsv = "sentence\tlabel\n";
+  for (int i = 0; i < 160; ++i) {
+    const int label = static_cast<int>(rng() % 2);
+    tsv += words(1 + static_cast<int>(rng() % 3)) + " " + (label ? "good" : "bad") + " \t" + std::to_string(label) + "\n";
+  }
+  tmp.write("SST-2/dev.tsv", tsv);
+  auto cmd = [&](const std::string& out) {
+    return "run --task glue-sst2 --data " + shq(path("SST-2")) + " --train-split 'dev[:120]' --eval-split 'dev[120:]'" +
+           " --out " + shq(path(out)) + " --steps 6 --accum 2" + model_flags();
+  };
+  auto one = run_cli(cmd("one"));
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  auto two = run_cli(cmd("two") + " --nproc 2");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(last_json_line(two.out)["summary"], last_json_line(one.out)["summary"]);
+  EXPECT_EQ(core::read_file(path("two/eval/pred.tsv")), core::read_file(path("one/eval/pred.tsv")));
+  const auto l1 = testing::read_jsonl(tmp.path() / "one/log.jsonl"), l2 = testing::read_jsonl(tmp.path() / "two/log.jsonl");
+  ASSERT_EQ(l1.size(), 6u);
+  ASSERT_EQ(l2.size(), 6u);
+  for (size_t i = 0; i < l1.size(); ++i) {
+    for (const char* k : {"loss", "task_loss", "lm_loss"})
+      EXPECT_NEAR(l2[i][k].get<double>(), l1[i][k].get<double>(), 1e-6) << k << " step " << i;
+    EXPECT_EQ(l2[i]["tokens"], l1[i]["tokens"]);
+  }
+  auto z = run_cli("run --arch gpt --zero-shot --task glue-sst2 --data " + shq(path("SST-2")) + " --eval-split 'dev[120:]' --model " +
+                   shq(path("one/checkpoint")) + " --out " + shq(path("Z")) + " --max-seq-len 40 --threads 1 --no-progress --nproc 2");
+  EXPECT_EQ(z.exit_code, 2);
+  EXPECT_NE(z.err.find("--zero-shot trains nothing"), std::string::npos) << z.err;
+  EXPECT_FALSE(fs::exists(tmp.path() / "Z"));
+}
+
 TEST_F(RunGptTest, SnliEntailmentWithoutAuxiliaryLm) {
   // Hypothesis word decides: good -> entailment, bad -> contradiction, maybe -> neutral.
   const std::vector<std::string> key = {"good", "maybe", "bad"}, gold = {"entailment", "neutral", "contradiction"};

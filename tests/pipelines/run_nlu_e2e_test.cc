@@ -94,6 +94,41 @@ TEST_F(RunNluTest, Sst2FromOneDevFileInTwoHalves) {
   EXPECT_NE(other.err.find("train_split"), std::string::npos) << other.err;
 }
 
+// Data parallel (--nproc 2, Gloo): two ranks split each step's micro-batches and reproduce the
+// one-process run: the same training log, predictions and accuracy; rank 0 alone writes RUN.
+TEST_F(RunNluTest, TwoRanksEqualOneProcess) {
+  std::string tsv = "sentence\tlabel\n";
+  for (int i = 0; i < 200; ++i) {
+    const int label = static_cast<int>(rng() % 2);
+    tsv += words(2 + static_cast<int>(rng() % 3)) + " " + (label ? "good" : "bad") + " \t" + std::to_string(label) + "\n";
+  }
+  tmp.write("SST-2/dev.tsv", tsv);
+  auto cmd = [&](const std::string& out) {
+    return "run --task glue-sst2 --data " + shq(path("SST-2")) + " --train-split 'dev[:120]' --eval-split 'dev[120:]'" +
+           " --out " + shq(path(out)) + " --steps 8 --batch-size 8 --accum 2 --lr 2e-3 --max-seq-len 32" + model_flags();
+  };
+  auto one = run_cli(cmd("one"));
+  ASSERT_EQ(one.exit_code, 0) << one.err;
+  auto two = run_cli(cmd("two") + " --nproc 2");
+  ASSERT_EQ(two.exit_code, 0) << two.err;
+  EXPECT_EQ(last_json_line(two.out)["summary"], last_json_line(one.out)["summary"]);
+  EXPECT_EQ(core::read_file(path("two/eval/pred.tsv")), core::read_file(path("one/eval/pred.tsv")));
+  const auto l1 = testing::read_jsonl(tmp.path() / "one/log.jsonl"), l2 = testing::read_jsonl(tmp.path() / "two/log.jsonl");
+  ASSERT_EQ(l1.size(), 8u);
+  ASSERT_EQ(l2.size(), 8u);
+  for (size_t i = 0; i < l1.size(); ++i) {
+    EXPECT_NEAR(l2[i]["loss"].get<double>(), l1[i]["loss"].get<double>(), 1e-6) << i;
+    EXPECT_EQ(l2[i]["tokens"], l1[i]["tokens"]) << i;
+    EXPECT_TRUE(l2[i].contains("allreduce_s"));
+  }
+  // --accum below the ranks is refused before RUN is written.
+  auto bad = run_cli("run --task glue-sst2 --data " + shq(path("SST-2")) + " --train-split 'dev[:120]' --eval-split 'dev[120:]'" +
+                     " --out " + shq(path("bad")) + " --steps 8 --batch-size 8 --max-seq-len 32 --nproc 2" + model_flags());
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--accum"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(path("bad")));
+}
+
 TEST_F(RunNluTest, StsbRegressionAndStopResume) {
   std::string head = "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore\n";
   auto split = [&](int n) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "apps/unieval/commands.h"
+#include "apps/unieval/torch/model_flags.h"
 #include "results/run_summary.h"
 #include "core/error.h"
 #include "pipelines/pretrain.h"
@@ -40,6 +41,10 @@ std::string usage() {
          "accuracy, lr, tokens) and checkpoint/ (weights, optimizer, step); RUN/checkpoint is a --model\n"
          "directory for `unieval finetune`. --resume continues a stopped run exactly.\n"
          "--tokens N sets steps = ceil(N / (batch-size * accum * max-len)).\n"
+         "--nproc N pre-trains data parallel in N local processes (Gloo on CPU, NCCL on CUDA; a step's\n"
+         "--accum micro-batches are split across the ranks, so give --accum >= N; N ranks reproduce one\n"
+         "process up to summation order and --resume works with any N). RANK, WORLD_SIZE, LOCAL_RANK,\n"
+         "MASTER_ADDR and MASTER_PORT in the environment make this process one worker of a larger launch.\n"
          "\n"
          "example: unieval pretrain --corpus corpus.txt --model-config small.json --vocab vocab.txt --out pt1 --steps 2000";
 }
@@ -91,7 +96,10 @@ int cmd_pretrain(const Args& args) {
       ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
       ("no-progress", po::bool_switch(), "no progress on stderr")
       ("json", po::bool_switch(), "print a JSON summary (last line)");
+  add_dist_flags(desc);
   auto vm = parse(args, desc, usage());
+  if (auto code = launch_workers_if_asked(vm, "pretrain", args)) return *code;
+  const bool main_rank = is_main_rank();
 
   pipelines::PretrainPipelineOptions p;
   p.out_dir = vm["out"].as<std::string>();
@@ -137,12 +145,15 @@ int cmd_pretrain(const Args& args) {
   if (vm.count("save-every")) t.save_every = vm["save-every"].as<int64_t>();
   if (vm.count("log-every")) t.log_every = vm["log-every"].as<int64_t>();
   t.stop_after = vm["stop-after"].as<int64_t>();
-  t.progress = !vm["no-progress"].as<bool>();
+  t.progress = !vm["no-progress"].as<bool>() && main_rank;
   p.lowercase = !vm["no-lowercase"].as<bool>();
   p.device.device = vm["device"].as<std::string>();
   p.device.threads = vm["threads"].as<int>();
 
+  p.backend = vm["backend"].as<std::string>();
+
   pipelines::PretrainPipelineResult r = pipelines::run_pretrain(p);
+  if (!main_rank) return kExitOk;  // rank 0 reports
   nlohmann::ordered_json j;
   j["run"] = r.run_dir;
   j["checkpoint"] = r.run_dir + "/checkpoint";

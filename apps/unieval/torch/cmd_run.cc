@@ -51,6 +51,12 @@ std::string usage() {
          "negative; glue-cola: average token log-probability, threshold chosen on --train-split; race*,\n"
          "story-cloze: the answer with the highest average token log-probability given the document).\n"
          "\n"
+         "Data parallel: --nproc N runs N local worker processes (Gloo on CPU, NCCL on CUDA): a training step's\n"
+         "--accum micro-batches are split across the ranks (give --accum >= N; the result equals one process's\n"
+         "up to floating-point summation order), generation tasks decode sharded, rank 0 writes RUN, predicts\n"
+         "and scores. RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR and MASTER_PORT in the environment make this\n"
+         "process one worker of a larger launch (torchrun, srun).\n"
+         "\n"
          "presets:\n" +
          tasks::presets_help() +
          "\n"
@@ -113,7 +119,10 @@ int cmd_run(const Args& args) {
   add_train_flags(desc);
   add_search_flags(desc, "decode-seed");
   add_segment_ids_flag(desc);
+  add_dist_flags(desc);
   auto vm = parse(args, desc, usage());
+  if (auto code = launch_workers_if_asked(vm, "run", args)) return *code;
+  const bool main_rank = is_main_rank();
 
   pipelines::RunOptions o;
   o.task = vm["task"].as<std::string>();
@@ -166,7 +175,8 @@ int cmd_run(const Args& args) {
   o.device.device = vm["device"].as<std::string>();
   o.device.precision = vm["precision"].as<std::string>();
   o.device.threads = vm["threads"].as<int>();
-  o.progress = !vm["no-progress"].as<bool>();
+  o.progress = !vm["no-progress"].as<bool>() && main_rank;
+  o.backend = vm["backend"].as<std::string>();
   if (vm.count("max-seq-len")) o.nlu.max_seq_len = vm["max-seq-len"].as<int>();
   if (vm.count("doc-stride")) o.nlu.doc_stride = vm["doc-stride"].as<int>();
   if (vm.count("max-query-len")) o.nlu.max_query_len = vm["max-query-len"].as<int>();
@@ -178,6 +188,7 @@ int cmd_run(const Args& args) {
   if (vm.count("predict-batch")) o.nlu.predict_batch = vm["predict-batch"].as<int64_t>();
 
   pipelines::RunOutcome r = pipelines::run_task(o);
+  if (!main_rank) return kExitOk;  // rank 0 reports
   if (!r.finished) {
     std::cerr << "run " << o.out << ": stopped after the " << r.stage
               << " stage (--stop-after); run the same command again to continue\n";
