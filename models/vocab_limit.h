@@ -5,12 +5,23 @@
 // are set to -inf at every step, so no search (beam, "unilm" beam, greedy, sampling) can pick them;
 // the others are left as they are (not renormalised), as HF transformers' logits processors mask
 // banned tokens. Decoding chose masking over refusing such checkpoints because the padded rows are
-// legitimate in published checkpoints; a vocabulary LARGER than vocab_size is refused elsewhere
-// (its ids would index past the embedding matrix).
+// legitimate in published checkpoints. A vocabulary LARGER than vocab_size is refused instead,
+// by check_vocab_fits below (its ids would index past the embedding matrix).
+// Both decoders wrap their scorer: `decode --run` (UniLM, vocab.txt entries) and `decode --model`
+// (GPT, BpeTokenizer::size(): the encoder's entries and the three special tokens).
 //
 //   UnilmStepScorer inner(model, sources, ids, types);
 //   VocabLimitScorer scorer(inner, tok.vocab().size());   // ids >= vocab size never come out
 //   auto nbest = generate(scorer, example_ids, ids.sep, search);
+//
+// check_vocab_fits is the one check that a tokenizer's vocabulary fits a model's embedding table,
+// for every command that loads the two together (finetune, decode and its GPT path, pretrain
+// --resume): more entries than the config's vocab_size is an InputError on the vocabulary file
+// that names the config file too; fewer are accepted (and masked as above). GPT passes the BPE
+// encoder's entries (its three special tokens are rows that fine-tuning appends).
+//
+//   check_vocab_fits(tok.vocab().size(), "ckpt/vocab.txt", cfg.vocab_size, "ckpt/config.json");
+//   // ckpt/vocab.txt: has 30600 entries, more than the vocab_size 30522 of ckpt/config.json ...
 //
 // | argument      | meaning                                                                  |
 // |---------------|--------------------------------------------------------------------------|
@@ -19,6 +30,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <string>
 
 #include "models/search.h"
 
@@ -35,5 +47,9 @@ class VocabLimitScorer : public StepScorer {
   StepScorer& inner_;
   int64_t vocab_entries_;
 };
+
+// InputError(vocab_path, 0, ...) naming config_path when vocab_entries > vocab_size.
+void check_vocab_fits(int64_t vocab_entries, const std::string& vocab_path, int64_t vocab_size,
+                      const std::string& config_path);
 
 }  // namespace unieval::models

@@ -12,6 +12,7 @@
 #include "models/tokenizer/wordpiece.h"
 #include "models/train_loop.h"
 #include "models/trainer.h"
+#include "models/vocab_limit.h"
 
 namespace unieval::pipelines {
 
@@ -65,9 +66,7 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
   const std::string vocab_text = core::read_file(vocab_path);
   WordPieceTokenizer tok = WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(opts.lowercase));
   const SpecialIds ids = special_ids(tok.vocab(), vocab_path);
-  if (ids.vocab_size > cfg.vocab_size)
-    throw InputError(vocab_path, 0, "has " + std::to_string(ids.vocab_size) + " entries but the model's vocab_size is " +
-                                        std::to_string(cfg.vocab_size));
+  check_vocab_fits(ids.vocab_size, vocab_path, cfg.vocab_size, config_path);
   const auto cycle = objective_cycle(opts.train.objectives);
   const int64_t need_types = opts.train.data.max_segment_id(cycle) + 1;
   if (need_types > cfg.type_vocab_size)

@@ -149,6 +149,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
   RunDir run(opts.out_dir);
 
   BertConfig cfg;
+  std::string config_path;   // where cfg came from, for errors
   std::string vocab_path;
   std::string weights_path;  // pretrained weights ("" = from scratch)
   nlohmann::json info;
@@ -164,17 +165,20 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     opts.limit = info.value("limit", int64_t{0});
     opts.dev_split = info.value("dev_split", std::string());
     opts.dev_limit = info.value("dev_limit", int64_t{0});
-    cfg = BertConfig::from_json_file(run.file("config.json"));
+    config_path = run.file("config.json");
+    cfg = BertConfig::from_json_file(config_path);
     vocab_path = run.file("vocab.txt");
   } else {
     if (run.has_checkpoint())
       throw InputError(opts.out_dir, 0, "already holds a checkpoint: use --resume to continue it or another --out");
     if (opts.config) {
       cfg = *opts.config;
+      config_path = !opts.config_path.empty() ? opts.config_path : "--model-config";
       vocab_path = !opts.vocab.empty() ? opts.vocab : (fs::path(opts.data_dir) / "vocab.txt").string();
     } else {
       if (opts.model_dir.empty()) throw InputError("--model (a checkpoint directory) or --model-config is required");
       CheckpointFiles files = locate_checkpoint(opts.model_dir);
+      config_path = files.config;
       cfg = BertConfig::from_json_file(files.config);
       apply_config_generation_keys(files.config, opts.arch_given, opts.train);
       weights_path = files.weights;
@@ -203,9 +207,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
                      std::to_string(std::max(opts.train.data.source_type, opts.train.data.target_type)));
 
   WordPieceTokenizer tok = WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(opts.lowercase));
-  if (static_cast<int64_t>(tok.vocab().size()) > cfg.vocab_size)
-    throw InputError(vocab_path, 0, "has " + std::to_string(tok.vocab().size()) + " entries but the model's vocab_size is " +
-                                        std::to_string(cfg.vocab_size));
+  check_vocab_fits(static_cast<int64_t>(tok.vocab().size()), vocab_path, cfg.vocab_size, config_path);
   const SpecialIds ids = special_ids(tok.vocab(), vocab_path);
 
   // Data: tokenise and truncate.
@@ -312,9 +314,13 @@ DecodeResult decode(const DecodeOptions& opts) {
   const auto info = run.run_info();
   const fs::path ckpt = opts.checkpoint.empty() ? fs::path(run.checkpoint_dir()) : fs::path(opts.checkpoint);
   if (!fs::exists(ckpt / kRunWeightsFile)) throw InputError(ckpt.string(), 0, "has no checkpoint to decode with");
-  const BertConfig cfg = BertConfig::from_json_file((ckpt / "config.json").string());
+  const std::string config_path = (ckpt / "config.json").string();
+  const BertConfig cfg = BertConfig::from_json_file(config_path);
   const std::string vocab_path = (ckpt / "vocab.txt").string();
   WordPieceTokenizer tok = WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(info.value("lowercase", true)));
+  // Before any output: the mask below keeps decoding inside a SMALLER vocabulary, a larger one
+  // has ids past the embedding table.
+  check_vocab_fits(static_cast<int64_t>(tok.vocab().size()), vocab_path, cfg.vocab_size, config_path);
   const SpecialIds ids = special_ids(tok.vocab(), vocab_path);
   TrainOptions train;
   train.update_from_json(info.at("train"), run.file("run.json"));

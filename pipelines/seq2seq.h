@@ -33,6 +33,7 @@ struct FinetuneOptions {
   std::string task;                           // task name, recorded in run.json
   std::string model_dir;                      // checkpoint dir (config.json, model.safetensors, vocab.txt)
   std::optional<models::BertConfig> config;   // train from scratch with this config instead
+  std::string config_path;                    // the file `config` came from, named in errors
   std::string vocab;                          // vocab.txt ("" = MODEL/vocab.txt, else DATA/vocab.txt)
   std::string data_dir;                       // DATA/train.src, train.tgt
   std::string out_dir;                        // the run directory

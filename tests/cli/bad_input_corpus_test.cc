@@ -286,6 +286,8 @@ std::string vocab_text(bool mask = true, bool sep = true) {
   for (int i = 0; i < 30; ++i) v += "w" + std::to_string(i) + "\n";
   return v;
 }
+// vocab_text() and six words more: 41 entries against config_text()'s vocab_size 35.
+std::string vocab_past_the_config() { return vocab_text() + "extra1\nextra2\nextra3\nextra4\nextra5\nextra6\n"; }
 std::string config_text(int hidden = 32, int vocab = 35) {
   return nlohmann::json({{"vocab_size", vocab}, {"hidden_size", hidden}, {"num_hidden_layers", 1},
                          {"num_attention_heads", 2}, {"intermediate_size", 64}, {"max_position_embeddings", 64},
@@ -321,8 +323,7 @@ void add_model_cases(std::vector<Case>& out) {
   ft_case("vocab_without_mask", {{"vocab.txt", vocab_text(false, true)}}, {"vocab.txt", "[MASK]"});
   ft_case("vocab_without_sep", {{"vocab.txt", vocab_text(true, false)}}, {"vocab.txt", "[SEP]"});
   ft_case("vocab_invalid_utf8", {{"vocab.txt", vocab_text() + "\xff\n"}}, {"vocab.txt:36"});
-  ft_case("vocab_larger_than_config", {{"vocab.txt", vocab_text() + "extra1\nextra2\nextra3\nextra4\nextra5\nextra6\n"}},
-          {"vocab.txt", "vocab_size"});
+  ft_case("vocab_larger_than_config", {{"vocab.txt", vocab_past_the_config()}}, {"vocab.txt", "config.json", "vocab_size"});
   ft_case("config_truncated", {{"config.json", "{\"vocab_size\": 35,\n\"hidden_size\":"}}, {"config.json", "line 2"});
   ft_case("config_heads_do_not_divide", {{"config.json", replace_all(config_text(), "\"num_attention_heads\":2", "\"num_attention_heads\":5")}},
           {"config.json", "num_attention_heads"});
@@ -356,6 +357,8 @@ void add_model_cases(std::vector<Case>& out) {
             {"model.safetensors"});
   ckpt_case("ckpt_config_missing", {{"ckpt/config.json", "<absent>"}}, {"config.json"});
   ckpt_case("ckpt_vocab_without_mask", {{"ckpt/vocab.txt", vocab_text(false, true)}}, {"vocab.txt", "[MASK]"});
+  ckpt_case("ckpt_vocab_larger_than_config", {{"ckpt/vocab.txt", vocab_past_the_config()}},
+            {"ckpt/vocab.txt", "ckpt/config.json", "41 entries"});
 
   // decode --run: a run directory that is broken, or another model's.
   const std::string dec = "decode --run {d}/run --data {d}/data --out {d}/out.txt --threads 1 --no-progress --max-len 4";
@@ -371,6 +374,21 @@ void add_model_cases(std::vector<Case>& out) {
   dec_case("run_vocab_without_sep", {{"run/checkpoint/vocab.txt", vocab_text(true, false)}}, {"vocab.txt", "[SEP]"});
   dec_case("run_dir_empty", {{"run/.keep", ""}}, {"run"});
   dec_case("run_config_json_truncated", {{"run/run.json", "{\"model\":"}}, {"run.json", "line 1"});
+  // A vocabulary with ids past the embedding table (a smaller one is masked: models/vocab_limit.h).
+  dec_case("run_vocab_larger_than_config", {{"run/checkpoint/vocab.txt", vocab_past_the_config()}},
+           {"checkpoint/vocab.txt", "checkpoint/config.json", "41 entries"});
+
+  // decode --model (GPT): a BPE encoder with more entries than the config's token rows, refused
+  // before the weights load (the weights here are a placeholder).
+  const std::string gpt_config = nlohmann::json({{"model_type", "openai-gpt"}, {"vocab_size", 4}, {"n_embd", 8},
+                                                 {"n_layer", 1}, {"n_head", 2}, {"n_positions", 16}})
+                                     .dump();
+  out.push_back({"decode", "gpt_bpe_larger_than_config",
+                 {{"gpt/config.json", gpt_config}, {"gpt/model.safetensors", "placeholder"},
+                  {"gpt/vocab.json", "{\"<unk>\": 0, \"a</w>\": 1, \"b</w>\": 2, \"c</w>\": 3, \"d</w>\": 4, \"e</w>\": 5}"},
+                  {"gpt/merges.txt", "#version: 0.2\n"}, {"prompts.txt", "a b\nc\n"}},
+                 "decode --model {d}/gpt --input {d}/prompts.txt --out {d}/out.txt --threads 1",
+                 {"gpt/vocab.json", "gpt/config.json", "6 entries"}, {"out.txt"}, true});
 
   // pretrain: corpus and vocab.
   const std::string pt = "pretrain --corpus {d}/corpus.txt --model-config {d}/config.json --vocab {d}/vocab.txt "
@@ -389,6 +407,11 @@ void add_model_cases(std::vector<Case>& out) {
   pt_case("config_truncated", {{"config.json", "{\"vocab_size\":"}}, {"config.json", "line 1"});
   pt_case("config_too_few_segments", {{"config.json", replace_all(config_text(), "\"type_vocab_size\":6", "\"type_vocab_size\":2")}},
           {"config.json", "type_vocab_size is 2"});
+  pt_case("vocab_larger_than_config", {{"vocab.txt", vocab_past_the_config()}}, {"vocab.txt", "config.json", "41 entries"});
+  // --resume: the run's own vocab.txt and config.json (the fixture's pre-training run, copied).
+  out.push_back({"pretrain", "resume_vocab_larger_than_config", {{"@pretrain-run", ""}, {"run/vocab.txt", vocab_past_the_config()}},
+                 "@copy-run pretrain --resume --out {d}/run --steps 2 --threads 1 --no-progress",
+                 {"run/vocab.txt", "run/config.json", "41 entries"}, {}, true});
   pt_case("config_fewer_positions_than_max_len",
           {{"config.json", replace_all(config_text(), "\"max_position_embeddings\":64", "\"max_position_embeddings\":8")}},
           {"config.json", "max_position_embeddings 8"});

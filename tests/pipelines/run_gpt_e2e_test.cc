@@ -2,14 +2,19 @@
 // vocabulary, tiny GPTs trained from scratch): SST-2 classification with the auxiliary LM loss
 // (logged on its own), SNLI entailment without it (pairs without gold skipped), RACE and Story
 // Cloze multiple choice, the zero-shot heuristics from a finished run's checkpoint; predictions accepted by
-// `unieval eval`; bad options exit 2.
+// `unieval eval`; bad options exit 2. `unieval decode --model` on the same vocabulary: no id past
+// it is emitted, and a vocabulary past the config's vocab_size is refused.
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <filesystem>
 #include <random>
 #include <set>
 
 #include "core/io.h"
+#include "models/gpt.h"
+#include "models/gpt_finetune.h"
+#include "models/tokenizer/bpe.h"
 #include "tests/json_line.h"
 #include "tests/test_util.h"
 
@@ -263,6 +268,75 @@ TEST_F(RunGptTest, BadOptionsExitTwo) {
   r = run_cli("run --task glue-rte --zero-shot --data " + shq(path("SST-2")) + " --out " + shq(path("X")) + model_flags());
   EXPECT_EQ(r.exit_code, 2) << r.err;
   EXPECT_FALSE(fs::exists(tmp.path() / "X"));
+}
+
+// A GPT whose vocab_size is padded past its BPE vocabulary (the encoder's entries and the three
+// specials): the padded rows get the largest logit at every position, so without the mask
+// (models/vocab_limit.h) every search picks them and decode fails on "token id outside the BPE
+// vocabulary". With it, greedy and beam search continue with the best real token and sampling
+// stays inside the vocabulary.
+TEST_F(RunGptTest, DecodeNeverEmitsAnIdWithoutAVocabularyEntry) {
+  const models::BpeTokenizer tok = models::BpeTokenizer::from_dir(path("bpe"));
+  const int64_t n = tok.size(), padded = n + 8;
+  const int32_t good = tok.id("good</w>"), eos = tok.id(".</w>");
+  ASSERT_GE(good, 0);
+  ASSERT_GE(eos, 0);
+  torch::manual_seed(1);
+  models::GptModel model(models::GptConfig::tiny(padded, 0.0));
+  {
+    // The last block's output is the constant e_0 (ln_2: weight 0, bias e_0), so every position's
+    // logits are column 0 of the tied token matrix: the padded rows 12, "good" 10, the EOS piece
+    // -50 (never chosen), every other row 0. (The mask does not renormalise: padded rows far
+    // above the rest would leave every real token so unlikely that beam search ends at once.)
+    torch::NoGradGuard ng;
+    auto& last = model->transformer->blocks.back();
+    last->ln_2->weight.zero_();
+    last->ln_2->bias.zero_();
+    last->ln_2->bias[0] = 1.0;
+    torch::Tensor col = model->transformer->tokens_embed->weight.select(1, 0);
+    col.zero_();
+    col.narrow(0, n, padded - n).fill_(12.0);
+    col[good] = 10.0;
+    col[eos] = -50.0;
+  }
+  {
+    models::GptScorer unmasked(model, {{good}}, 4);
+    models::StepRequest first;
+    first.example = {0};
+    ASSERT_GE(unmasked.step(first).argmax(-1).item<int64_t>(), n) << "the test needs the padded rows to win unmasked";
+  }
+  models::save_gpt_checkpoint(model, path("padded"));
+  tmp.write("prompts.txt", "the film was\ngood\nit is quite long\n");
+  for (const std::string search : {"--beam 1", "--beam 3", "--sample --seed 1"}) {
+    const std::string out = path("padded.txt");
+    fs::remove(out);
+    auto d = run_cli("decode --model " + shq(path("padded")) + " --bpe " + shq(path("bpe")) + " --input " +
+                     shq(path("prompts.txt")) + " --eos-token " + shq(".</w>") + " --max-len 4 --threads 1 " + search +
+                     " --out " + shq(out));
+    ASSERT_EQ(d.exit_code, 0) << search << ": " << d.err;
+    const auto lines = core::split_lines(core::read_file(out), out);
+    ASSERT_EQ(lines.size(), 3u) << search;
+    for (const auto& line : lines) {
+      if (search == "--sample --seed 1") EXPECT_FALSE(line.empty()) << search;  // EOS cannot come first
+      else EXPECT_EQ(line, "good good good good") << search;
+    }
+  }
+}
+
+// A BPE encoder with more entries than the config's vocab_size: ids past the token rows. decode
+// refuses it naming both files, before writing anything.
+TEST_F(RunGptTest, DecodeRefusesABpeVocabularyLargerThanTheConfig) {
+  const models::BpeTokenizer tok = models::BpeTokenizer::from_dir(path("bpe"));
+  models::GptModel model(models::GptConfig::tiny(tok.encoder_size() - 1, 0.0));
+  models::save_gpt_checkpoint(model, path("small"));
+  tmp.write("prompts.txt", "the film\n");
+  const std::string out = path("small.txt");
+  auto d = run_cli("decode --model " + shq(path("small")) + " --bpe " + shq(path("bpe")) + " --input " +
+                   shq(path("prompts.txt")) + " --eos-token " + shq(".</w>") + " --threads 1 --out " + shq(out));
+  EXPECT_EQ(d.exit_code, 2) << d.err;
+  EXPECT_NE(d.err.find("bpe/vocab.json: has " + std::to_string(tok.encoder_size()) + " entries"), std::string::npos) << d.err;
+  EXPECT_NE(d.err.find("small/config.json"), std::string::npos) << d.err;
+  EXPECT_FALSE(fs::exists(out));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // `unieval decode`: decode a split with a fine-tuned run (beam search, greedy, sampling), or
 // continue prompts with a GPT checkpoint (--model).
-// Logic: pipelines/seq2seq.h (decode), models/search.h, models/search_unilm.h, models/gpt_finetune.h.
+// Logic: pipelines/seq2seq.h (decode), models/search.h, models/search_unilm.h, models/gpt_finetune.h,
+// models/vocab_limit.h (no id past the tokenizer's vocabulary is emitted).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -12,6 +13,7 @@
 #include "models/gpt.h"
 #include "models/gpt_finetune.h"
 #include "models/tokenizer/bpe.h"
+#include "models/vocab_limit.h"
 
 #include "apps/unieval/commands.h"
 #include "results/run_summary.h"
@@ -61,14 +63,19 @@ int decode_gpt(const po::variables_map& vm) {
   dev.precision = vm["precision"].as<std::string>();
   dev.threads = vm["threads"].as<int>();
   const models::Runtime rt = models::configure_runtime(dev);
-  models::LoadReport report;
-  models::GptModel model = models::load_gpt_checkpoint(model_path, {}, &report);
-  if (!report.summary().empty()) warn(report.summary());
-  model->to(rt.device);
   const std::string bpe_dir = vm.count("bpe") ? vm["bpe"].as<std::string>()
                                               : (std::filesystem::is_directory(model_path) ? model_path
                                                                                           : std::filesystem::path(model_path).parent_path().string());
   const models::BpeTokenizer tok = models::BpeTokenizer::from_dir(bpe_dir);
+  // Before the weights load: a BPE encoder larger than the token rows is refused (models/vocab_limit.h);
+  // a smaller one is masked below.
+  const std::string config_path = models::locate_checkpoint(model_path).config;
+  models::check_vocab_fits(tok.encoder_size(), models::BpeTokenizer::files_in(bpe_dir).at(0),
+                           models::GptConfig::from_json_file(config_path).vocab_size, config_path);
+  models::LoadReport report;
+  models::GptModel model = models::load_gpt_checkpoint(model_path, {}, &report);
+  if (!report.summary().empty()) warn(report.summary());
+  model->to(rt.device);
   models::SearchOptions s;
   apply_search_flags(vm, s, "seed");
   models::validate(s);
@@ -88,7 +95,9 @@ int decode_gpt(const po::variables_map& vm) {
       prompts.push_back(std::move(p));
       ids.push_back(static_cast<int64_t>(i));
     }
-    models::GptScorer scorer(model, prompts, s.max_len);
+    models::GptScorer gpt(model, prompts, s.max_len);
+    // A vocab_size padded past the tokenizer (encoder + the 3 specials) has rows no token names.
+    models::VocabLimitScorer scorer(gpt, tok.size());
     models::AutocastScope amp(rt);
     const auto hyps = models::generate(scorer, ids, eos, s);
     for (const auto& h : hyps) {

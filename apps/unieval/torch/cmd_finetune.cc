@@ -97,7 +97,10 @@ int cmd_finetune(const Args& args) {
     if (!vm.count("data")) throw InputError("--data is required");
   }
   if (vm.count("model")) f.model_dir = vm["model"].as<std::string>();
-  if (vm.count("model-config")) f.config = models::BertConfig::from_json_file(vm["model-config"].as<std::string>());
+  if (vm.count("model-config")) {
+    f.config_path = vm["model-config"].as<std::string>();
+    f.config = models::BertConfig::from_json_file(f.config_path);
+  }
   if (vm.count("vocab")) f.vocab = vm["vocab"].as<std::string>();
   if (vm.count("data")) f.data_dir = vm["data"].as<std::string>();
   f.lowercase = !vm["no-lowercase"].as<bool>();
