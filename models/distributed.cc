@@ -66,6 +66,7 @@ DistEnv env_from_environment() {
     throw InputError("RANK=" + std::to_string(e.rank) + " is not below WORLD_SIZE=" + std::to_string(e.world_size));
   if (e.master_port < 1 || e.master_port > 65535)
     throw InputError("MASTER_PORT=" + std::to_string(e.master_port) + " is not a TCP port");
+  if (e.world_size > 1) (void)bucket_bytes_from_env();  // refused here, before a run writes anything
   return e;
 }
 

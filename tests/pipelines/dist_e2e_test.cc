@@ -316,5 +316,13 @@ TEST_F(DistTest, RunTwoRanksEqualsOneProcess) {
   EXPECT_EQ(testing::last_json_line(again.out)["summary"], j1["summary"]);
 }
 
+TEST_F(DistTest, AMalformedBucketSizeIsRefusedBeforeAnythingIsWritten) {
+  ScopedEnv bad("UNIEVAL_DIST_BUCKET_MB", "abc");
+  auto r = run_cli(finetune("bucket", "--nproc 2"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("UNIEVAL_DIST_BUCKET_MB='abc' is not a positive number of MiB"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(run("bucket")));
+}
+
 }  // namespace
 }  // namespace unieval
