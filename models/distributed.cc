@@ -202,31 +202,6 @@ ProcessGroup* default_group() { return default_slot().get(); }
 int rank() { return default_group() ? default_group()->rank() : 0; }
 int world_size() { return default_group() ? default_group()->size() : 1; }
 
-double all_reduce_gradients(ProcessGroup& group, const std::vector<torch::Tensor>& params) {
-  if (params.empty()) return 0.0;
-  torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> flat;
-  flat.reserve(params.size());
-  for (const auto& p : params) {
-    const torch::Tensor g = p.grad();
-    flat.push_back(g.defined() ? g.reshape({-1}).to(torch::kFloat) : torch::zeros({p.numel()}, p.options().dtype(torch::kFloat)));
-  }
-  torch::Tensor buffer = torch::cat(flat);
-  const auto t0 = std::chrono::steady_clock::now();
-  group.all_reduce_sum(buffer);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  int64_t offset = 0;
-  for (const auto& p : params) {
-    const int64_t n = p.numel();
-    torch::Tensor part = buffer.narrow(0, offset, n).view(p.sizes());
-    offset += n;
-    torch::Tensor g = p.grad();
-    if (g.defined()) g.copy_(part);
-    else p.mutable_grad() = part.to(p.dtype()).clone();
-  }
-  return seconds;
-}
-
 // ---- gradient buckets ----------------------------------------------------------------------------
 
 namespace {

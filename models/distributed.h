@@ -18,7 +18,7 @@
 // | GLOO_SOCKET_IFNAME | | network interface for Gloo (default: loopback when MASTER_ADDR is local) |
 //
 //   dist::ProcessGroup* g = dist::init_from_env("", device);   // null when WORLD_SIZE is 1
-//   if (g) dist::all_reduce_gradients(*g, params);              // sum over ranks
+//   GradientBuckets b(*g, params, bucket_bytes_from_env());       // the gradient sums (below)
 //
 // The group is the process's default group, as in torch.distributed: pipelines create it once
 // (init_from_env), the training loop and the trainers ask for it (default_group()). World size 1
@@ -106,10 +106,6 @@ ProcessGroup* default_group();
 int rank();        // of the default group; 0 without one
 int world_size();  // 1 without one
 
-// Sums every parameter's gradient over the ranks (an undefined gradient counts as zeros and is
-// defined afterwards), through one flat buffer. Returns the seconds the collective took.
-double all_reduce_gradients(ProcessGroup& group, const std::vector<torch::Tensor>& params);
-
 // The gradient all-reduce of the training loop, in buckets that overlap the backward pass (the
 // scheme of torch's DistributedDataParallel). The parameters are grouped, last first (the order in
 // which backward produces their gradients), into buckets of about `bucket_bytes` of float32. While
@@ -117,9 +113,9 @@ double all_reduce_gradients(ProcessGroup& group, const std::vector<torch::Tensor
 // parameters are all ready is all-reduced asynchronously once every bucket before it has been
 // started. arm(loss) first walks the loss's graph: a parameter it cannot reach (a head this
 // step does not use) is ready at once, as with DDP's find_unused_parameters. finish() starts the buckets still waiting (a parameter this backward did not reach: its
-// gradient counts as zeros, as in all_reduce_gradients), waits for all of them and writes the sums
+// gradient counts as zeros and is defined afterwards), waits for all of them and writes the sums
 // back into the gradients. Every rank starts the buckets in the same order, whatever the timing, so
-// the collectives always match; the sums are element for element those of all_reduce_gradients.
+// the collectives always match; the sums are element for element those of one flat all-reduce.
 //
 //   GradientBuckets b(group, optimizer.params(), bucket_bytes_from_env());
 //   ... micro-batches ...;  b.arm(last_loss);  last_loss.backward();   // overlaps

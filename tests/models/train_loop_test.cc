@@ -253,7 +253,7 @@ TEST(TrainLoopTest, KillNineDuringCheckpointWritesNeverLeavesARunThatCannotResum
 
 // Two ranks in two threads of this process (Gloo on loopback): each backpropagates its own input
 // through the same model; the bucketed, overlapped all-reduce leaves every gradient equal to the
-// sum of the two ranks' gradients, as the flat all_reduce_gradients does, with or without arm().
+// sum of the two ranks' gradients, with or without arm().
 TEST(GradientBucketsTest, OverlappedBucketsSumLikeOneFlatAllReduce) {
   if (!dist::have_c10d()) GTEST_SKIP() << "this build has no c10d/Gloo";
   torch::manual_seed(3);
