@@ -27,3 +27,11 @@ function(unieval_library_from name)
   add_library(unieval::${name} ALIAS unieval_${name})
   unieval_target_defaults(unieval_${name})
 endfunction()
+
+# unieval_torch_pch(target): a LibTorch target reuses unieval::models' precompiled <torch/torch.h>
+# (UNIEVAL_PCH). Its sources see torch/torch.h before their own includes.
+function(unieval_torch_pch target)
+  if(UNIEVAL_PCH)
+    target_precompile_headers(${target} REUSE_FROM unieval_models)
+  endif()
+endfunction()
