@@ -34,4 +34,14 @@ function(unieval_torch_pch target)
   if(UNIEVAL_PCH)
     target_precompile_headers(${target} REUSE_FROM unieval_models)
   endif()
+  unieval_torch_unity(${target})
+endfunction()
+
+# unieval_torch_unity(target): with UNIEVAL_UNITY, the target's sources are compiled in batches of
+# 8 (CMake's UNITY_BUILD): LibTorch's templates are instantiated and compiled once per batch
+# instead of once per source.
+function(unieval_torch_unity target)
+  if(UNIEVAL_UNITY)
+    set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE 8)
+  endif()
 endfunction()

@@ -17,6 +17,7 @@
 // | py_strip_chars    | str.strip(chars) with ASCII chars                                     |
 // | py_replace(_in)   | str.replace(old, new) (an empty `old` leaves s unchanged)            |
 // | join_py_split     | ' '.join(s.split()); join_split_ascii is the same for pure-ASCII s   |
+// | py_startswith/_endswith | str.startswith(p) / str.endswith(p) (bytes compared)           |
 //
 // str.lower() is not here: its full Unicode mapping (SpecialCasing, final sigma) comes from ICU,
 // and core links no ICU (only zlib/libdeflate), so it lives in metrics/text/py_lower.h. Text is
@@ -34,6 +35,12 @@ inline bool is_py_space(char32_t c) {
   if (c < 0x85) return false;
   return c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) || c == 0x2028 ||
          c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+// Python str.startswith(p) / str.endswith(p).
+inline bool py_startswith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+inline bool py_endswith(std::string_view s, std::string_view p) {
+  return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }
 
 // Python str.split(): fields separated by runs of Python whitespace, no empty fields.

@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "core/py_string.h"
 
 namespace unieval::models {
 
@@ -16,19 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-bool starts_with(const std::string& s, const std::string& prefix) {
-  return s.compare(0, prefix.size(), prefix) == 0;
-}
-
 // Rules 1-2 (without alias resolution).
 std::string fix_key(const std::string& key) {
   std::string k = key;
-  if (ends_with(k, "LayerNorm.gamma")) k = k.substr(0, k.size() - 5) + "weight";
-  else if (ends_with(k, "LayerNorm.beta")) k = k.substr(0, k.size() - 4) + "bias";
-  if (starts_with(k, "embeddings.") || starts_with(k, "encoder.") || starts_with(k, "pooler."))
+  if (core::py_endswith(k, "LayerNorm.gamma")) k = k.substr(0, k.size() - 5) + "weight";
+  else if (core::py_endswith(k, "LayerNorm.beta")) k = k.substr(0, k.size() - 4) + "bias";
+  if (core::py_startswith(k, "embeddings.") || core::py_startswith(k, "encoder.") || core::py_startswith(k, "pooler."))
     k = "bert." + k;
   return k;
 }
@@ -41,7 +35,7 @@ const char* alias_target(const std::string& name) {
 
 bool ignored(const std::string& name) {
   for (const char* p : kIgnoredCheckpointPrefixes)
-    if (starts_with(name, p)) return true;
+    if (core::py_startswith(name, p)) return true;
   return false;
 }
 
@@ -181,13 +175,13 @@ LoadReport load_weights(torch::nn::Module& model, const std::string& weights_pat
   return load_weights(model, SafetensorsFile::open(weights_path), options);
 }
 
-bool is_torch_bin(const std::string& path) { return ends_with(path, ".bin") || ends_with(path, ".pt") || ends_with(path, ".pth"); }
+bool is_torch_bin(const std::string& path) { return core::py_endswith(path, ".bin") || core::py_endswith(path, ".pt") || core::py_endswith(path, ".pth"); }
 
 CheckpointFiles locate_checkpoint(const std::string& path) {
   CheckpointFiles files;
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) {
-    if (!ends_with(path, ".safetensors") && !is_torch_bin(path))
+    if (!core::py_endswith(path, ".safetensors") && !is_torch_bin(path))
       throw InputError(path, 0, "a checkpoint is a directory (config.json + model.safetensors or "
                                 "pytorch_model.bin), a .safetensors file or a .bin file");
     files.weights = path;

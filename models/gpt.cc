@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "core/py_string.h"
 #include "models/config_fields.h"
 #include "models/safetensors.h"
 
@@ -23,10 +24,6 @@ using config_fields::get_string;
 
 namespace {
 
-bool starts_with(const std::string& s, const std::string& p) { return s.compare(0, p.size(), p) == 0; }
-bool ends_with(const std::string& s, const std::string& p) {
-  return s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0;
-}
 
 // HF ACT2FN as OpenAIGPTConfig's afn uses it: "gelu" is gelu_new (tanh form) there.
 torch::Tensor activate(const torch::Tensor& x, const std::string& afn) {
@@ -301,9 +298,9 @@ void GptModelImpl::init_weights() {
     torch::Tensor& p = item.value();
     const bool ln = n.find(".ln_") != std::string::npos;
     if (ln) {
-      if (ends_with(n, ".weight")) p.fill_(1.0);
+      if (core::py_endswith(n, ".weight")) p.fill_(1.0);
       else p.zero_();
-    } else if (ends_with(n, ".bias")) {
+    } else if (core::py_endswith(n, ".bias")) {
       p.zero_();
     } else {
       p.normal_(0.0, s);
@@ -333,7 +330,7 @@ const CheckpointNames& gpt_checkpoint_names() {
   static const CheckpointNames names = [] {
     CheckpointNames n;
     n.fix = [](const std::string& key) {
-      if (starts_with(key, "tokens_embed.") || starts_with(key, "positions_embed.") || starts_with(key, "h.") ||
+      if (core::py_startswith(key, "tokens_embed.") || core::py_startswith(key, "positions_embed.") || core::py_startswith(key, "h.") ||
           key == "position_ids")
         return "transformer." + key;
       return key;
@@ -342,8 +339,8 @@ const CheckpointNames& gpt_checkpoint_names() {
       return key == "lm_head.weight" ? std::string("transformer.tokens_embed.weight") : std::string();
     };
     n.ignored = [](const std::string& key) {
-      return key == "transformer.position_ids" || (starts_with(key, "transformer.h.") && ends_with(key, ".attn.bias")) ||
-             (starts_with(key, "transformer.h.") && ends_with(key, ".attn.masked_bias"));
+      return key == "transformer.position_ids" || (core::py_startswith(key, "transformer.h.") && core::py_endswith(key, ".attn.bias")) ||
+             (core::py_startswith(key, "transformer.h.") && core::py_endswith(key, ".attn.masked_bias"));
     };
     return n;
   }();

@@ -18,6 +18,7 @@
 #include "models/run_dir.h"
 #include "models/seq2seq_data.h"
 #include "models/tokenizer/wordpiece.h"
+#include "models/vocab_limit.h"
 #include "pipelines/seq2seq.h"
 #include "results/curves.h"
 #include "results/sha256.h"
@@ -47,13 +48,6 @@ void write_split_files(const tasks::Seq2SeqSplit& s, const fs::path& dir, const 
   }
   core::write_file_atomic((dir / (name + ".src")).string(), src);
   core::write_file_atomic((dir / (name + ".tgt")).string(), tgt);
-}
-
-int64_t count_entries(const std::string& vocab_path) {
-  const auto lines = core::read_lines(vocab_path);
-  int64_t n = static_cast<int64_t>(lines.size());
-  while (n > 0 && lines[n - 1].empty()) --n;
-  return n;
 }
 
 // coqa-gen's 470 budget counts WordPiece tokens of the run's vocabulary (UniLM §3.2); the reader
@@ -226,18 +220,14 @@ RunOutcome run_task(const RunOptions& in) {
       check_segment_ids(cfg, files.config);
       if (vocab.empty()) vocab = files.vocab;
       if (vocab.empty()) throw InputError(o.model, 0, "no vocab.txt in the checkpoint (give --vocab)");
-      const int64_t n = count_entries(vocab);
-      if (n != cfg.vocab_size)
-        throw InputError(vocab, 0, "has " + std::to_string(n) + " entries but the checkpoint's vocab_size (" + files.config +
-                                       ") is " + std::to_string(cfg.vocab_size));
+      models::check_vocab_fits(static_cast<int64_t>(models::Vocab::from_file(vocab).size()), vocab, cfg.vocab_size,
+                               files.config);
     } else {
       models::BertConfig cfg = models::BertConfig::from_json_file(o.model_config);
       check_segment_ids(cfg, o.model_config);
       if (!fs::exists(vocab)) throw InputError(vocab, 0, "no such file");
-      const int64_t n = count_entries(vocab);
-      if (n > cfg.vocab_size)
-        throw InputError(vocab, 0, "has " + std::to_string(n) + " entries but " + o.model_config + " has vocab_size " +
-                                       std::to_string(cfg.vocab_size));
+      models::check_vocab_fits(static_cast<int64_t>(models::Vocab::from_file(vocab).size()), vocab, cfg.vocab_size,
+                               o.model_config);
     }
     // The special tokens fine-tuning needs ([PAD] [UNK] [CLS] [SEP] [MASK]), before anything is
     // written: a vocabulary without them must leave no run directory behind.

@@ -20,6 +20,7 @@
 #include "models/run_dir.h"
 #include "models/seq2seq_data.h"
 #include "models/tokenizer/wordpiece.h"
+#include "models/vocab_limit.h"
 #include "pipelines/evaluate.h"
 #include "pipelines/presets.h"
 #include "pipelines/run_common.h"
@@ -331,13 +332,6 @@ std::string span_words(const QaAnswer& a, const TokDoc& d, const std::vector<std
   return bert_final_text(tok.decode(pieces, join), s, tok);
 }
 
-int64_t count_entries(const std::string& vocab_path) {
-  const auto lines = core::read_lines(vocab_path);
-  int64_t n = static_cast<int64_t>(lines.size());
-  while (n > 0 && lines[n - 1].empty()) --n;
-  return n;
-}
-
 // A split read for one of the three task families.
 struct NluData {
   Kind kind = Kind::kGlue;
@@ -415,6 +409,7 @@ QaSplit qa_split(const NluData& d, const models::WordPieceTokenizer& tok) {
 
 struct Model {
   models::BertConfig cfg;
+  std::string config_path;
   std::string vocab_path;
   std::string weights;  // checkpoint weights ("" = from scratch)
 };
@@ -496,16 +491,18 @@ RunOutcome run_nlu_task(const RunOptions& in) {
   if (!o.model.empty()) {
     models::CheckpointFiles files = models::locate_checkpoint(o.model);
     m.cfg = models::BertConfig::from_json_file(files.config);
+    m.config_path = files.config;
     m.weights = files.weights;
     m.vocab_path = !o.vocab.empty() ? o.vocab : files.vocab;
     if (m.vocab_path.empty()) throw InputError(o.model, 0, "no vocab.txt in the checkpoint (give --vocab)");
   } else {
     m.cfg = models::BertConfig::from_json_file(o.model_config);
+    m.config_path = o.model_config;
     m.vocab_path = o.vocab;
     if (!fs::exists(m.vocab_path)) throw InputError(m.vocab_path, 0, "no such file");
   }
-  if (count_entries(m.vocab_path) > m.cfg.vocab_size)
-    throw InputError(m.vocab_path, 0, "has more entries than the model's vocab_size (" + std::to_string(m.cfg.vocab_size) + ")");
+  models::check_vocab_fits(static_cast<int64_t>(models::Vocab::from_file(m.vocab_path).size()), m.vocab_path,
+                           m.cfg.vocab_size, m.config_path);
   if (no.max_seq_len > m.cfg.max_position_embeddings)
     throw InputError("--max-seq-len " + std::to_string(no.max_seq_len) + " exceeds the model's max_position_embeddings (" +
                      std::to_string(m.cfg.max_position_embeddings) + ")");

@@ -51,7 +51,7 @@ std::vector<int64_t> ignore_ids(const WordPieceTokenizer& tok, const std::vector
   return out;
 }
 
-std::vector<int64_t> encode(const WordPieceTokenizer& tok, const std::string& text) {
+std::vector<int64_t> encode_ids64(const WordPieceTokenizer& tok, const std::string& text) {
   std::vector<int32_t> ids;
   tok.encode_ids(text, &ids);
   return std::vector<int64_t>(ids.begin(), ids.end());
@@ -225,7 +225,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     std::vector<Seq2SeqExample> examples;
     examples.reserve(src.size());
     for (size_t i = 0; i < src.size(); ++i) {
-      Seq2SeqExample ex = truncate({encode(tok, src[i]), encode(tok, tgt[i])}, opts.train.data);
+      Seq2SeqExample ex = truncate({encode_ids64(tok, src[i]), encode_ids64(tok, tgt[i])}, opts.train.data);
       if (packed_length(ex) > max_positions) {
         // Keep the target, shorten the source to fit the position table.
         const int64_t room = std::max<int64_t>(0, max_positions - 3 - static_cast<int64_t>(ex.tgt.size()));
@@ -426,7 +426,7 @@ DecodeResult decode(const DecodeOptions& opts) {
     std::vector<int64_t> example_ids;
     for (int64_t k = begin; k < end; ++k) {
       const int64_t i = mine[k];
-      auto s = encode(tok, src[i]);
+      auto s = encode_ids64(tok, src[i]);
       const int64_t room = std::max<int64_t>(
           1, std::min<int64_t>(train.data.max_src_len,
                                cfg.max_position_embeddings - 2 - (train.data.target_bos ? 1 : 0) - opts.search.max_len));

@@ -15,7 +15,8 @@
 #include "models/search_unilm.h"
 #include "tests/models/tiny_ids.h"
 
-namespace unieval::models {
+// unieval::models::ernie_gen_test: its helpers' names are used by other test files of the same unity batch.
+namespace unieval::models::ernie_gen_test {
 namespace {
 
 using Matrix = std::vector<std::vector<int64_t>>;
@@ -388,4 +389,4 @@ TEST(FragmentsTest, BudgetOrderAndSeed) {
 }
 
 }  // namespace
-}  // namespace unieval::models
+}  // namespace unieval::models::ernie_gen_test

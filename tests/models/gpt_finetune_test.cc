@@ -12,7 +12,8 @@
 #include "core/io.h"
 #include "tests/test_util.h"
 
-namespace unieval::models {
+// unieval::models::gpt_finetune_test: its helpers' names are used by other test files of the same unity batch.
+namespace unieval::models::gpt_finetune_test {
 namespace {
 
 using unieval::testing::TempDir;
@@ -232,4 +233,4 @@ TEST(GptFinetuneTest, BadTrainingInputsAreInputErrors) {
 }
 
 }  // namespace
-}  // namespace unieval::models
+}  // namespace unieval::models::gpt_finetune_test

@@ -15,7 +15,8 @@
 #include "tests/test_util.h"
 #include "tests/models/tiny_ids.h"
 
-namespace unieval::models {
+// unieval::models::pretrain_test: its helpers' names are used by other test files of the same unity batch.
+namespace unieval::models::pretrain_test {
 namespace {
 
 constexpr int64_t kVocab = 80;
@@ -362,4 +363,4 @@ TEST(PretrainerTest, SegmentIdsNeedTheTypeVocabulary) {
 }
 
 }  // namespace
-}  // namespace unieval::models
+}  // namespace unieval::models::pretrain_test

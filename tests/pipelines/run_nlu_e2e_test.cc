@@ -16,7 +16,8 @@
 #include "tests/json_line.h"
 #include "tests/test_util.h"
 
-namespace unieval {
+// unieval::run_nlu_e2e_test: its helpers' names are used by other test files of the same unity batch.
+namespace unieval::run_nlu_e2e_test {
 namespace {
 
 namespace fs = std::filesystem;
@@ -305,4 +306,4 @@ TEST_F(RunNluTest, BadInputExitsTwoNamingFileAndIdWithoutARun) {
 }
 
 }  // namespace
-}  // namespace unieval
+}  // namespace unieval::run_nlu_e2e_test

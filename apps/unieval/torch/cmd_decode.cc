@@ -26,7 +26,7 @@ namespace unieval::cli {
 
 namespace {
 
-const char* kUsage =
+const char* kDecodeUsage =
     "usage: unieval decode --run RUN --split S --out FILE [--beam K] [--length-penalty A]\n"
     "                      [--min-len N] [--max-len N] [--no-repeat-ngram N]\n"
     "                      [--sample [--top-k K] [--top-p P] [--temperature T]] [--seed S]\n"
@@ -147,7 +147,7 @@ int cmd_decode(const Args& args) {
   add_search_flags(desc, "seed");
   add_segment_ids_flag(desc);
   add_dist_flags(desc);
-  auto vm = parse(args, desc, kUsage);
+  auto vm = parse(args, desc, kDecodeUsage);
   if (vm.count("model") && (vm["nproc"].as<int>() > 1 || models::dist::launched_as_worker()))
     throw InputError("--nproc / WORLD_SIZE: sharded decoding is for UniLM runs (--run), not GPT (--model)");
   if (auto code = launch_workers_if_asked(vm, "decode", args)) return *code;

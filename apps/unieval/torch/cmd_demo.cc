@@ -13,7 +13,7 @@ namespace unieval::cli {
 
 namespace {
 
-const char* kUsage =
+const char* kDemoUsage =
     "usage: unieval demo [--json] [--threads N] [--out DIR] [--task reverse|sort|copy] [--seed S]\n"
     "                    [--arch unilm|ernie-gen] [--noise-prob P]\n"
     "\n"
@@ -43,7 +43,7 @@ int cmd_demo(const Args& args) {
       ("arch", po::value<std::string>()->default_value("unilm"), "unilm | ernie-gen")
       ("noise-prob", po::value<double>(), "noise-aware generation: target words replaced at random (ernie-gen: 0.5)")
       ("no-progress", po::bool_switch(), "no progress bars");
-  auto vm = parse(args, desc, kUsage);
+  auto vm = parse(args, desc, kDemoUsage);
 
   pipelines::DemoOptions o;
   o.task.kind = vm["task"].as<std::string>();

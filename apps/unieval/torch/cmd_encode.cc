@@ -22,7 +22,7 @@ namespace unieval::cli {
 
 namespace {
 
-const char* kUsage =
+const char* kEncodeUsage =
     "usage: unieval encode --model DIR --input CASES.json [--json] [--output FILE]\n"
     "                      [--hidden-states] [--check] [--device cpu|cuda] [--precision fp32]\n"
     "\n"
@@ -220,7 +220,7 @@ int cmd_encode(const Args& args) {
       ("precision", po::value<std::string>()->default_value("fp32"), "fp32 | bf16 | fp16 (CUDA autocast) | auto")
       ("threads", po::value<int>()->default_value(0), "CPU threads (0 = default)")
       ("mc-head", po::value<std::string>(), "GPT: a safetensors file with multiple_choice_head.summary.{weight,bias} (adds mc_logits)");
-  auto vm = parse(args, desc, kUsage);
+  auto vm = parse(args, desc, kEncodeUsage);
 
   models::DeviceOptions dev;
   dev.device = vm["device"].as<std::string>();

@@ -16,7 +16,7 @@ namespace unieval::cli {
 
 namespace {
 
-std::string usage() {
+std::string finetune_usage() {
   return "usage: unieval finetune --task T (--model DIR | --model-config config.json) --data DIR --out RUN\n"
          "                        [--preset NAME] [--device cpu|cuda] [--threads N] [overrides] [--resume]\n"
          "\n"
@@ -71,7 +71,7 @@ int cmd_finetune(const Args& args) {
   add_train_flags(desc);
   add_segment_ids_flag(desc);
   add_dist_flags(desc);
-  auto vm = parse(args, desc, usage());
+  auto vm = parse(args, desc, finetune_usage());
   if (auto code = launch_workers_if_asked(vm, "finetune", args)) return *code;
   const bool main_rank = is_main_rank();
 

@@ -15,7 +15,7 @@ namespace unieval::cli {
 
 namespace {
 
-std::string usage() {
+std::string pretrain_usage() {
   return "usage: unieval pretrain --corpus FILE... --model-config config.json --vocab vocab.txt --out RUN\n"
          "                        [--objectives unified|bidirectional|left-to-right|right-to-left|seq2seq|ernie-gen]\n"
          "                        [--steps N | --tokens N] [--threads N] [options] [--resume] [--json]\n"
@@ -97,7 +97,7 @@ int cmd_pretrain(const Args& args) {
       ("no-progress", po::bool_switch(), "no progress on stderr")
       ("json", po::bool_switch(), "print a JSON summary (last line)");
   add_dist_flags(desc);
-  auto vm = parse(args, desc, usage());
+  auto vm = parse(args, desc, pretrain_usage());
   if (auto code = launch_workers_if_asked(vm, "pretrain", args)) return *code;
   const bool main_rank = is_main_rank();
 

@@ -15,7 +15,7 @@ namespace unieval::cli {
 
 namespace {
 
-std::string usage() {
+std::string run_usage() {
   return "usage: unieval run --task T --data DIR --out RUN (--model CKPT | --model-config CONFIG.json --vocab VOCAB)\n"
          "                   [--preset NAME] [--train-split S] [--eval-split S] [--dev-split S|auto|none]\n"
          "                   [--train-limit N] [--eval-limit N] [--dev-limit N] [finetune/decode overrides] [--json]\n"
@@ -120,7 +120,7 @@ int cmd_run(const Args& args) {
   add_search_flags(desc, "decode-seed");
   add_segment_ids_flag(desc);
   add_dist_flags(desc);
-  auto vm = parse(args, desc, usage());
+  auto vm = parse(args, desc, run_usage());
   if (auto code = launch_workers_if_asked(vm, "run", args)) return *code;
   const bool main_rank = is_main_rank();
 
