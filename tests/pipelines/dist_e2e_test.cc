@@ -309,7 +309,9 @@ TEST_F(DistTest, RunTwoRanksEqualsOneProcess) {
   EXPECT_EQ(core::read_file(run("run-two") + "/eval/hyp.txt"), core::read_file(run("run-one") + "/eval/hyp.txt"));
   EXPECT_LE(max_abs_diff(run("run-one") + "/checkpoint/model.safetensors", run("run-two") + "/checkpoint/model.safetensors"), 1e-5);
   for (const auto& line : testing::read_jsonl(run("run-two") + "/log.jsonl"))
-    if (line.contains("grad_norm")) EXPECT_TRUE(line.contains("allreduce_s"));  // trained on two ranks
+    if (line.contains("grad_norm")) {
+      EXPECT_TRUE(line.contains("allreduce_s"));  // trained on two ranks
+    }
   // A finished run asked again with another world size prints its result (N is not part of the request).
   auto again = run_cli(cmd("run-two"));
   ASSERT_EQ(again.exit_code, 0) << again.err;

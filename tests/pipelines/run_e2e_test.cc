@@ -155,7 +155,23 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
                       " --no-progress --skip-metric meteor");
   EXPECT_EQ(mism.exit_code, 2);
   EXPECT_NE(mism.err.find("vocab_big.txt"), std::string::npos) << mism.err;
+  EXPECT_NE(mism.err.find("more than the vocab_size"), std::string::npos) << mism.err;
   EXPECT_FALSE(fs::exists(tmp.path() / "run3"));
+
+  // A checkpoint padded past its vocabulary (HF checkpoints pad vocab_size): accepted, as finetune
+  // accepts it, and the row without an entry ("car", the last one) is never decoded.
+  std::string small = core::read_file(path("vocab.txt"));
+  small.erase(small.rfind("car\n"));
+  tmp.write("vocab_small.txt", small);
+  auto padded = run_cli("run --task squad-qg --data " + shq(path("qg")) + " --out " + shq(path("run4")) + " --model " +
+                        shq(path("run1/checkpoint")) + " --vocab " + shq(path("vocab_small.txt")) +
+                        " --train-limit 40 --eval-limit 8 --steps 2 --batch-size 8 --max-src-len 12 --max-tgt-len 10"
+                        " --max-len 10 --threads 2 --no-progress --json --skip-metric meteor");
+  ASSERT_EQ(padded.exit_code, 0) << padded.err;
+  EXPECT_EQ(last_json_line(padded.out)["run"]["eval_examples"], 8);
+  const auto hyps = core::read_lines(path("run4/eval/hyp.txt"));
+  ASSERT_EQ(hyps.size(), 8u);
+  for (const auto& h : hyps) EXPECT_EQ((" " + h + " ").find(" car "), std::string::npos) << h;
 }
 
 // --arch ernie-gen: ERNIE-GEN's preset (Table 1) with the flags on top, multi-flow fine-tuning and
