@@ -14,7 +14,7 @@ sequences), then runs, one job at a time and in alternating rounds:
             generate(num_beams=5, min_new_tokens=N, max_new_tokens=N) on "[CLS] source [SEP]".
 Each job runs in its own process; peak RSS is that process's (wait4 ru_maxrss).
 
-HF runs only with --hf-src (a transformers source tree, v4.30.2 tested, e.g. a git checkout:
+HF runs only with --hf-src (a transformers source tree of the v4.30 line, e.g. a git checkout:
 its `src/` is put on sys.path) and a Python with torch (--hf-python, default this one). Packages
 that transformers' import looks for but the two model classes never use (tokenizers,
 huggingface_hub, safetensors, regex, ...) are replaced by empty stub modules inside the HF child
@@ -24,8 +24,9 @@ our numbers and "hf": {"skipped": why}.
 usage: bench/model_vs_hf.py [--binary build/unieval] [--threads 2] [--rounds 2]
                             [--hf-src transformers/] [--hf-python python3] [--env KEY=VALUE ...]
                             [--out bench/results/DATE-model-vs-hf.json] [--jobs finetune,decode]
-Shapes default to issue #24's decode job (4 layers, hidden 256, source 64, 32 new tokens,
-batch 16) with fewer sentences, and a small fine-tune job (the same model, batch 8, 94 + 31).
+Shapes default to issue #24's jobs: fine-tuning a BERT-base shape (12 layers, hidden 768; batch 8
+of 94 + 31 words, 128 positions with [CLS]/[SEP]/[SEP]) and decoding with a 4-layer, hidden-256
+model (source 64, exactly 32 new tokens, batch 16; --dec-sentences 256 for the issue's count).
 """
 import argparse
 import datetime
@@ -44,16 +45,18 @@ SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 
 
 def write_inputs(d, a):
-    """vocab.txt, config.json and DATA/{train,test}.{src,tgt}: seeded random words."""
+    """vocab.txt, config-{finetune,decode}.json and DATA/{train,test}.{src,tgt}: seeded random words."""
     vocab = SPECIALS + [f"w{i}" for i in range(a.vocab - len(SPECIALS))]
     with open(os.path.join(d, "vocab.txt"), "w") as f:
         f.write("\n".join(vocab) + "\n")
-    cfg = {"vocab_size": a.vocab, "hidden_size": a.hidden, "num_hidden_layers": a.layers,
-           "num_attention_heads": a.hidden // 64, "intermediate_size": 4 * a.hidden,
-           "max_position_embeddings": 512, "type_vocab_size": 2, "hidden_dropout_prob": 0.1,
-           "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}
-    with open(os.path.join(d, "config.json"), "w") as f:
-        json.dump(cfg, f)
+    cfgs = {}
+    for job, layers, hidden in (("finetune", a.ft_layers, a.ft_hidden), ("decode", a.layers, a.hidden)):
+        cfgs[job] = {"vocab_size": a.vocab, "hidden_size": hidden, "num_hidden_layers": layers,
+                     "num_attention_heads": hidden // 64, "intermediate_size": 4 * hidden,
+                     "max_position_embeddings": 512, "type_vocab_size": 2, "hidden_dropout_prob": 0.1,
+                     "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}
+        with open(os.path.join(d, f"config-{job}.json"), "w") as f:
+            json.dump(cfgs[job], f)
     rng = random.Random(7)
     words = vocab[len(SPECIALS) + 100:]
     data = os.path.join(d, "data")
@@ -64,7 +67,7 @@ def write_inputs(d, a):
             for _ in range(n):
                 fs.write(" ".join(rng.choice(words) for _ in range(ls)) + "\n")
                 ft.write(" ".join(rng.choice(words) for _ in range(lt)) + "\n")
-    return cfg, data
+    return cfgs, data
 
 
 RSS_WRAP = r"""
@@ -95,7 +98,7 @@ def measured(cmd, env, cpu=None):
 
 def ours_finetune(a, d, data, env, tag):
     out = os.path.join(d, "ft-" + tag)
-    cmd = [a.binary, "finetune", "--task", "bench", "--model-config", os.path.join(d, "config.json"),
+    cmd = [a.binary, "finetune", "--task", "bench", "--model-config", os.path.join(d, "config-finetune.json"),
            "--vocab", os.path.join(d, "vocab.txt"), "--data", data, "--out", out, "--steps", str(a.ft_steps),
            "--batch-size", str(a.ft_batch), "--batch-tokens", "1000000", "--max-src-len", str(a.ft_src),
            "--max-tgt-len", str(a.ft_tgt), "--mask-prob", "0.25", "--warmup", "0", "--lr", "1e-4",
@@ -129,7 +132,7 @@ def ours_decode(a, d, data, run, env, tag):
 HF_CHILD = r"""
 import importlib.abc, importlib.machinery, json, sys, time, types
 spec = json.loads(sys.argv[1])
-sys.path.insert(0, spec["src"])
+sys.path.insert(0, spec["hf_src"])
 # Stub what transformers' import looks for but BertForMaskedLM / BertLMHeadModel never use.
 missing = []
 for name in ("tokenizers", "huggingface_hub", "safetensors", "regex", "requests", "yaml", "tqdm",
@@ -152,6 +155,10 @@ class _Stub(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         pass
 if missing:
     sys.meta_path.insert(0, _Stub())
+    # transformers checks the installed versions of its dependencies at import; stubs have none.
+    dvc = types.ModuleType("transformers.dependency_versions_check")
+    dvc.dep_version_check = lambda pkg, hint=None: None
+    sys.modules[dvc.__name__] = dvc
 import torch
 torch.set_num_threads(spec["threads"])
 from transformers import BertConfig, BertForMaskedLM, BertLMHeadModel
@@ -205,7 +212,7 @@ print(json.dumps({"stubbed": missing}))
 
 
 def hf_job(a, cfg, job, env):
-    spec = {"src": a.hf_src_path, "threads": a.threads, "config": cfg, "job": job}
+    spec = {"hf_src": a.hf_src_path, "threads": a.threads, "config": cfg, "job": job}
     if job == "finetune":
         spec.update(batch=a.ft_batch, src=a.ft_src, tgt=a.ft_tgt, steps=a.ft_steps)
     else:
@@ -231,8 +238,10 @@ def main():
     ap.add_argument("--hf-src", help="HF transformers source tree (its src/ goes on sys.path)")
     ap.add_argument("--hf-python", default=sys.executable, help="a Python with torch for the HF side")
     ap.add_argument("--env", action="append", default=[], help="KEY=VALUE for both sides' environment")
-    ap.add_argument("--layers", type=int, default=4)
-    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--layers", type=int, default=4, help="decode job's model")
+    ap.add_argument("--hidden", type=int, default=256, help="decode job's model")
+    ap.add_argument("--ft-layers", type=int, default=12, help="fine-tune job's model (BERT-base shape)")
+    ap.add_argument("--ft-hidden", type=int, default=768, help="fine-tune job's model (BERT-base shape)")
     ap.add_argument("--vocab", type=int, default=30522)
     ap.add_argument("--ft-steps", type=int, default=6)
     ap.add_argument("--ft-batch", type=int, default=8)
@@ -265,11 +274,11 @@ def main():
     hf = {j: [] for j in jobs}
     hyps = set()
     with tempfile.TemporaryDirectory(prefix="unieval_model_vs_hf_") as d:
-        cfg, data = write_inputs(d, a)
+        cfgs, data = write_inputs(d, a)
         run = None
         if "decode" in jobs:  # a run directory to decode with (one step from scratch)
             run = os.path.join(d, "dec-run")
-            measured([a.binary, "finetune", "--task", "bench", "--model-config", os.path.join(d, "config.json"),
+            measured([a.binary, "finetune", "--task", "bench", "--model-config", os.path.join(d, "config-decode.json"),
                       "--vocab", os.path.join(d, "vocab.txt"), "--data", data, "--out", run, "--steps", "1",
                       "--batch-size", "2", "--max-src-len", "8", "--max-tgt-len", "4", "--threads",
                       str(a.threads), "--no-progress"], env)
@@ -281,7 +290,7 @@ def main():
                         if hf_skip:
                             continue
                         try:
-                            hf[job].append(hf_job(a, cfg, job, env))
+                            hf[job].append(hf_job(a, cfgs[job], job, env))
                         except RuntimeError as e:
                             hf_skip = f"the HF child failed: {str(e)[-1500:]}"
                         continue
@@ -313,7 +322,7 @@ def main():
                     "threads": a.threads, "load_avg_at_end": os.getloadavg()},
         "note": a.note,
         "environment": {kv.partition("=")[0]: kv.partition("=")[2] for kv in a.env},
-        "shapes": {k: getattr(a, k) for k in ("layers", "hidden", "vocab", "ft_steps", "ft_batch", "ft_src", "ft_tgt",
+        "shapes": {k: getattr(a, k) for k in ("ft_layers", "ft_hidden", "layers", "hidden", "vocab", "ft_steps", "ft_batch", "ft_src", "ft_tgt",
                                               "dec_sentences", "dec_batch", "dec_src", "dec_new")},
         "binary": a.binary,
         "rounds": a.rounds,

@@ -159,23 +159,41 @@ std::map<std::string, torch::Tensor> Optimizer::state_dict() const {
   return out;
 }
 
+std::vector<std::pair<std::string, torch::Tensor>> Optimizer::state_views() const {
+  std::vector<std::pair<std::string, torch::Tensor>> out;
+  out.reserve(2 * params_.size() + 1);
+  const char* second = options_.kind == OptimizerKind::kAdamax ? ".exp_inf" : ".exp_avg_sq";
+  for (size_t i = 0; i < params_.size(); ++i) {
+    out.emplace_back(params_[i].first + ".exp_avg", m_[i].detach());
+    out.emplace_back(params_[i].first + second, v_[i].detach());
+  }
+  out.emplace_back("step", torch::tensor(step_, torch::kInt64));
+  return out;
+}
+
 void Optimizer::load_state_dict(const std::map<std::string, torch::Tensor>& state) {
+  load_state([&](const std::string& key) {
+    auto it = state.find(key);
+    return it == state.end() ? torch::Tensor() : it->second;
+  });
+}
+
+void Optimizer::load_state(const std::function<torch::Tensor(const std::string&)>& lookup) {
   torch::NoGradGuard no_grad;
   const char* second = options_.kind == OptimizerKind::kAdamax ? ".exp_inf" : ".exp_avg_sq";
   auto get = [&](const std::string& key, const torch::Tensor& like) {
-    auto it = state.find(key);
-    if (it == state.end()) throw InputError("optimizer state has no '" + key + "'");
-    if (it->second.sizes() != like.sizes())
-      throw InputError("optimizer state '" + key + "' has the wrong shape");
-    return it->second;
+    torch::Tensor t = lookup(key);
+    if (!t.defined()) throw InputError("optimizer state has no '" + key + "'");
+    if (t.sizes() != like.sizes()) throw InputError("optimizer state '" + key + "' has the wrong shape");
+    return t;
   };
   for (size_t i = 0; i < params_.size(); ++i) {
     m_[i].copy_(get(params_[i].first + ".exp_avg", m_[i]));
     v_[i].copy_(get(params_[i].first + second, v_[i]));
   }
-  auto it = state.find("step");
-  if (it == state.end()) throw InputError("optimizer state has no 'step'");
-  step_ = it->second.item<int64_t>();
+  torch::Tensor step = lookup("step");
+  if (!step.defined() || step.numel() != 1) throw InputError("optimizer state has no 'step'");
+  step_ = step.item<int64_t>();
 }
 
 double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm) {

@@ -30,6 +30,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -85,7 +86,13 @@ class Optimizer {
   // State as named tensors: "<param>.exp_avg", "<param>.exp_avg_sq" (Adamax: "<param>.exp_inf")
   // and "step" (int64 scalar). load_state_dict checks names and shapes (InputError on mismatch).
   std::map<std::string, torch::Tensor> state_dict() const;
+  // The same names, as views of the live state (no copy): for writing a checkpoint without
+  // holding a second copy of the moments. Valid until the next step().
+  std::vector<std::pair<std::string, torch::Tensor>> state_views() const;
   void load_state_dict(const std::map<std::string, torch::Tensor>& state);
+  // The same checks, one tensor at a time (lookup returns an undefined tensor when absent):
+  // resuming never holds the whole saved state next to the live one.
+  void load_state(const std::function<torch::Tensor(const std::string&)>& lookup);
 
  private:
   NamedTensors params_;

@@ -12,6 +12,8 @@ namespace unieval::models {
 
 // File name of the weights inside RUN/checkpoint/.
 extern const char* const kRunWeightsFile;
+// File name of the optimizer state (moments + step, safetensors) inside RUN/checkpoint/.
+extern const char* const kRunOptimizerFile;
 
 // Writes every parameter of model (HF names) to path (atomically).
 void save_model_weights(torch::nn::Module& model, const std::string& path);

@@ -160,23 +160,19 @@ void write_safetensors(const std::string& path,
     header["__metadata__"] = nlohmann::ordered_json::object();
     for (const auto& [k, v] : metadata) header["__metadata__"][k] = v;
   }
-  std::vector<torch::Tensor> cpu;
-  cpu.reserve(tensors.size());
   uint64_t offset = 0;
   std::set<std::string> names;
   for (const auto& [name, t] : tensors) {
     if (name == "__metadata__") throw InputError(path, 0, "a tensor cannot be named __metadata__");
     if (!names.insert(name).second) throw InputError(path, 0, "tensor '" + name + "' given twice");
     if (!t.defined()) throw InputError(path, 0, "tensor '" + name + "' is undefined");
-    torch::Tensor c = t.detach().to(torch::kCPU).contiguous();
     nlohmann::ordered_json e;
-    e["dtype"] = safetensors_dtype_name(c.scalar_type());
-    e["shape"] = c.sizes().vec();
-    uint64_t nbytes = c.numel() * c.element_size();
+    e["dtype"] = safetensors_dtype_name(t.scalar_type());
+    e["shape"] = t.sizes().vec();
+    uint64_t nbytes = t.numel() * t.element_size();
     e["data_offsets"] = {offset, offset + nbytes};
     offset += nbytes;
     header[name] = std::move(e);
-    cpu.push_back(std::move(c));
   }
   std::string h = header.dump();
   while ((8 + h.size()) % 8 != 0) h.push_back(' ');
@@ -190,9 +186,12 @@ void write_safetensors(const std::string& path,
   for (int i = 0; i < 8; ++i) len[i] = static_cast<unsigned char>((n >> (8 * i)) & 0xFF);
   ok &= std::fwrite(len, 1, 8, f) == 8;
   ok &= std::fwrite(h.data(), 1, h.size(), f) == h.size();
-  for (const auto& c : cpu) {
+  // One tensor at a time: a host copy (from a device, or of a non-contiguous view) lives only
+  // while it is written, so writing never holds a second copy of the whole set.
+  for (const auto& [name, t] : tensors) {
+    torch::Tensor c = t.detach().to(torch::kCPU).contiguous();
     size_t nb = c.numel() * c.element_size();
-    if (nb) ok &= std::fwrite(c.data_ptr(), 1, nb, f) == nb;
+    if (ok && nb) ok &= std::fwrite(c.data_ptr(), 1, nb, f) == nb;
   }
   ok &= std::fflush(f) == 0;
   ok &= std::fclose(f) == 0;

@@ -145,6 +145,7 @@ std::pair<torch::Tensor, torch::Tensor> label_smoothed_nll(const torch::Tensor& 
 
 // Weights (models/run_dir.h).
 const char* const kRunWeightsFile = "model.safetensors";
+const char* const kRunOptimizerFile = "optimizer.safetensors";
 
 void save_model_weights(torch::nn::Module& model, const std::string& path) {
   std::vector<std::pair<std::string, torch::Tensor>> tensors;
@@ -263,7 +264,8 @@ void RunDir::save_checkpoint(torch::nn::Module& model, const Optimizer& opt, con
   save_model_weights(model, (tmp / kRunWeightsFile).string());
   core::write_file_atomic((tmp / "config.json").string(), core::read_file(file("config.json")));
   copy_tokenizer_files(root, tmp);
-  core::write_file_atomic((tmp / "optimizer.pt").string(), serialize_tensors(opt.state_dict()));
+  // Streamed from the live moments: no second copy of the optimizer state in memory (#24).
+  write_safetensors((tmp / kRunOptimizerFile).string(), opt.state_views());
   {
     std::map<std::string, torch::Tensor> rng;
     at::Generator gen = at::detail::getDefaultCPUGenerator();
@@ -286,8 +288,18 @@ nlohmann::json RunDir::load_checkpoint(torch::nn::Module& model, Optimizer& opt)
   if (!fs::exists(dir / "trainer_state.json"))
     throw InputError(path_, 0, "no checkpoint to resume from (RUN/checkpoint/trainer_state.json missing)");
   load_model_weights(model, (dir / kRunWeightsFile).string());
-  const std::string opt_path = (dir / "optimizer.pt").string();
-  opt.load_state_dict(deserialize_tensors(core::read_file(opt_path), opt_path));
+  const std::string opt_path = (dir / kRunOptimizerFile).string();
+  if (fs::exists(opt_path)) {
+    SafetensorsFile file = SafetensorsFile::open(opt_path);
+    try {
+      opt.load_state([&](const std::string& name) { return file.contains(name) ? file.tensor(name) : torch::Tensor(); });
+    } catch (const InputError& e) {
+      throw InputError(opt_path, 0, e.what());
+    }
+  } else {  // a checkpoint written before optimizer.safetensors (LibTorch archive)
+    const std::string old_path = (dir / "optimizer.pt").string();
+    opt.load_state_dict(deserialize_tensors(core::read_file(old_path), old_path));
+  }
   const std::string rng_path = (dir / "rng.pt").string();
   if (fs::exists(rng_path)) {
     auto rng = deserialize_tensors(core::read_file(rng_path), rng_path);

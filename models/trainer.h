@@ -30,7 +30,8 @@
 //   RUN/checkpoint/           the latest checkpoint, replaced as a whole (directory rename):
 //       model.safetensors     weights with HF names (models/checkpoint.h)
 //       config.json, vocab.txt  copies, so RUN/checkpoint is a `--model` directory by itself
-//       optimizer.pt          optimizer moments + step (LibTorch archive)
+//       optimizer.safetensors optimizer moments + step (a checkpoint of an older build has
+//                             optimizer.pt, a LibTorch archive, which resume still reads)
 //       rng.pt                torch's CPU generator state at the checkpoint (informational: the
 //                             run re-seeds per micro-batch)
 //       trainer_state.json    {step, epoch, batch (next batch of the epoch), total_steps, ...}

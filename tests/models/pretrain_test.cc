@@ -245,8 +245,12 @@ TEST(PretrainDataTest, UnifiedBatchMixesObjectivesAndIsAFunctionOfTheStep) {
   for (size_t e = 0; e < b.objectives.size(); ++e) {
     const int64_t len = (b.input_ids[e] != 0).sum().item<int64_t>();
     const int64_t seen = b.attention_mask[e][0].sum().item<int64_t>();
-    if (b.objectives[e] == MaskKind::kLeftToRight) EXPECT_EQ(seen, 1);
-    if (b.objectives[e] == MaskKind::kRightToLeft || b.objectives[e] == MaskKind::kBidirectional) EXPECT_EQ(seen, len);
+    if (b.objectives[e] == MaskKind::kLeftToRight) {
+      EXPECT_EQ(seen, 1);
+    }
+    if (b.objectives[e] == MaskKind::kRightToLeft || b.objectives[e] == MaskKind::kBidirectional) {
+      EXPECT_EQ(seen, len);
+    }
   }
   EXPECT_EQ(objective_cycle("bidirectional"), std::vector<MaskKind>{MaskKind::kBidirectional});
   EXPECT_THROW(objective_cycle("sideways"), InputError);

@@ -9,7 +9,10 @@
 #include <sstream>
 
 #include "core/io.h"
+#include "core/error.h"
+#include "models/optim.h"
 #include "models/run_dir.h"
+#include "models/safetensors.h"
 #include "models/seq2seq_data.h"
 #include "models/trainer.h"
 #include "tests/test_util.h"
@@ -172,21 +175,63 @@ TEST(TrainerTest, ResumeEqualsUninterruptedRun) {
   EXPECT_FALSE(rb.finished);
   EXPECT_EQ(rb.steps_done, 3);
   ASSERT_TRUE(part.has_checkpoint());
-  // A new process would start from a differently initialised model: make that explicit.
-  torch::manual_seed(999);
-  UnilmModel c = fresh_model(vocab);
+  namespace fs = std::filesystem;
+  const fs::path opt_file = fs::path(part.checkpoint_dir()) / kRunOptimizerFile;
+  std::map<std::string, torch::Tensor> saved;
   {
-    torch::NoGradGuard g;
-    for (auto& p : c->parameters()) p.add_(torch::randn_like(p));
+    SafetensorsFile f = SafetensorsFile::open(opt_file.string());
+    for (const auto& info : f.tensors()) saved[info.name] = f.tensor(info);
   }
-  TrainResult rc = train_seq2seq(c, data, ids, o, &part, true);
-  EXPECT_TRUE(rc.finished);
-  ASSERT_EQ(rc.losses.size(), 5u);
+  EXPECT_EQ(saved.at("step").item<int64_t>(), 3);
+  EXPECT_EQ(saved.size(), 2 * a->named_parameters().size() + 1);  // exp_avg, exp_avg_sq each, step
+  // A checkpoint of an older build holds optimizer.pt (a LibTorch archive) instead: resume reads it.
+  RunDir legacy((tmp.path() / "legacy").string());
+  fs::copy(part.path(), legacy.path(), fs::copy_options::recursive);
+  fs::remove(fs::path(legacy.checkpoint_dir()) / kRunOptimizerFile);
+  core::write_file_atomic((fs::path(legacy.checkpoint_dir()) / "optimizer.pt").string(), serialize_tensors(saved));
+  // A moment of the wrong shape is refused, naming the file.
+  RunDir bad((tmp.path() / "bad").string());
+  fs::copy(part.path(), bad.path(), fs::copy_options::recursive);
+  const fs::path bad_file = fs::path(bad.checkpoint_dir()) / kRunOptimizerFile;
+  {
+    std::vector<std::pair<std::string, torch::Tensor>> wrong(saved.begin(), saved.end());
+    wrong.front().second = torch::zeros({3});
+    write_safetensors(bad_file.string(), wrong);
+    UnilmModel m = fresh_model(vocab);
+    EXPECT_THROW(
+        {
+          try {
+            train_seq2seq(m, data, ids, o, &bad, true);
+          } catch (const InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(bad_file.string()), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("wrong shape"), std::string::npos) << e.what();
+            throw;
+          }
+        },
+        InputError);
+  }
+  // A new process would start from a differently initialised model: make that explicit.
+  auto resume = [&](RunDir& run) {
+    torch::manual_seed(999);
+    UnilmModel c = fresh_model(vocab);
+    {
+      torch::NoGradGuard g;
+      for (auto& p : c->parameters()) p.add_(torch::randn_like(p));
+    }
+    TrainResult rc = train_seq2seq(c, data, ids, o, &run, true);
+    EXPECT_TRUE(rc.finished);
+    EXPECT_EQ(rc.losses.size(), 5u);
+    for (size_t i = 0; i < 5 && i < rc.losses.size(); ++i)
+      EXPECT_EQ(rc.losses[i], ra.losses[3 + i]) << run.path() << " step " << 4 + i;
+    return c;
+  };
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(rb.losses[i], ra.losses[i]);
-  for (size_t i = 0; i < 5; ++i) EXPECT_EQ(rc.losses[i], ra.losses[3 + i]) << "step " << 4 + i;
+  UnilmModel c = resume(part);
+  UnilmModel c_legacy = resume(legacy);
   auto pa = a->named_parameters();
   auto pc = c->named_parameters();
   for (const auto& item : pa) EXPECT_TRUE(torch::equal(item.value(), pc[item.key()])) << item.key();
+  for (const auto& item : pa) EXPECT_TRUE(torch::equal(item.value(), c_legacy->named_parameters()[item.key()]));
   // The log holds exactly steps 1..8 once.
   std::ifstream log(part.file("log.jsonl"));
   std::string line;
