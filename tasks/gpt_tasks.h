@@ -44,48 +44,11 @@
 #include <utility>
 #include <vector>
 
+#include "tasks/files/gpt_task_files.h"  // the readers, GptTaskData, parse_csv
 #include "tasks/task.h"
 
 namespace unieval::tasks {
 
 std::vector<TaskAdapter> gpt_tasks_adapters();
-
-// The texts of a GPT task's examples, for training and prediction (pipelines/run_gpt.h): the same
-// files, ids and labels as the adapters above.
-struct GptTaskExample {
-  std::string id;
-  std::vector<std::string> texts;    // snli/scitail {premise, hypothesis}; race {article, question};
-                                     // story-cloze {the four story sentences joined by spaces};
-                                     // dprd {sentence, pronoun}
-  std::vector<std::string> choices;  // race: the options; story-cloze: the two endings; dprd: the candidates
-  int64_t label = 0;                 // index into GptTaskData::labels (multiple choice: the answer)
-  bool scored = true;                // false: SNLI "-", the other RACE level: neither trained nor scored
-};
-struct GptTaskData {
-  std::string task, file;
-  std::vector<std::string> labels;   // snli entailment neutral contradiction; scitail entails neutral;
-                                     // race A-D; story-cloze 1 2
-  bool multiple_choice = false;      // race*, story-cloze
-  std::vector<GptTaskExample> examples;
-};
-const std::vector<std::string>& gpt_task_names();
-// `path` as the adapter's --data (a file, or a RACE folder). InputError as the adapters'.
-GptTaskData read_gpt_task_data(const std::string& task, const std::string& path);
-// "id<TAB>label" lines (with a header) of the scored examples, which the adapter reads.
-std::string gpt_task_predictions_text(const GptTaskData& d, const std::vector<int64_t>& labels);
-
-// CSV records (RFC 4180: quoted fields may hold commas, doubled quotes and newlines). line[i] is
-// the 1-based line on which record i starts. InputError on an unterminated quote.
-struct CsvTable {
-  std::vector<std::vector<std::string>> rows;
-  std::vector<long> line;
-};
-CsvTable parse_csv(const std::string& text, const std::string& source);
-
-// DPRD's substitution (GPT §5, after Trinh & Le 2018): the sentence with the pronoun replaced by
-// candidate k, split after the candidate: {sentence up to the pronoun + candidate, the rest}.
-// The pronoun is its last whole-word, case-insensitive occurrence in the sentence (in DPRD it
-// follows both candidates). InputError naming the example when it does not occur.
-std::pair<std::string, std::string> dprd_substitution(const GptTaskExample& e, size_t k);
 
 }  // namespace unieval::tasks
