@@ -294,7 +294,8 @@ nlohmann::json RunDir::load_checkpoint(torch::nn::Module& model, Optimizer& opt)
     try {
       opt.load_state([&](const std::string& name) { return file.contains(name) ? file.tensor(name) : torch::Tensor(); });
     } catch (const InputError& e) {
-      throw InputError(opt_path, 0, e.what());
+      if (!e.file().empty()) throw;  // already names the file
+      throw InputError(opt_path, 0, e.problem());
     }
   } else {  // a checkpoint written before optimizer.safetensors (LibTorch archive)
     const std::string old_path = (dir / "optimizer.pt").string();

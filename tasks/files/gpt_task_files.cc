@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
-#include <map>
 #include <nlohmann/json.hpp>
-#include <unordered_map>
 
 #include "core/error.h"
 #include "core/fs.h"
