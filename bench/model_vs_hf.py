@@ -14,6 +14,18 @@ sequences), then runs, one job at a time and in alternating rounds:
             generate(num_beams=5, min_new_tokens=N, max_new_tokens=N) on "[CLS] source [SEP]".
 Each job runs in its own process; peak RSS is that process's (wait4 ru_maxrss).
 
+On a GPU (--device cuda [--precision bf16]) both sides run there: ours with `--device cuda
+--precision P`, HF with the model and inputs on the device and its forward passes under
+torch.autocast(bfloat16) when P is bf16 (HF eager attention: v4.30's BERT has no other). The fine-
+tuning job then also reports model FLOPs utilisation, MFU = tokens/s x FLOPs per token / peak, with
+FLOPs per token = 6 x (the encoder's weights + the MLM transform) + 12 x layers x hidden x length
+(attention scores and values, forward and backward), plus the vocabulary projection of the masked
+positions only (the loss needs no other); the peak is --peak-tflops (default: 989.4, H100/H200
+SXM dense bf16; 67 for fp32 without TF32; pass your device's). Issue #24's GPU shapes: BERT-large
+fine-tuning (--ft-layers 24 --ft-hidden 1024, e.g. --ft-batch 32 --ft-src 400 --ft-tgt 109 for
+512 positions) and CNN/DM-shape beam search (--layers 24 --hidden 1024 --dec-src 608
+--dec-new 160).
+
 HF runs only with --hf-src (a transformers source tree of the v4.30 line, e.g. a git checkout:
 its `src/` is put on sys.path) and a Python with torch (--hf-python, default this one). Packages
 that transformers' import looks for but the two model classes never use (tokenizers,
@@ -96,13 +108,25 @@ def measured(cmd, env, cpu=None):
     return wall, rss, p.stdout
 
 
+def device_flags(a):
+    return [] if a.device == "cpu" else ["--device", a.device, "--precision", a.precision]
+
+
+def flops_per_token(a):
+    """Model FLOPs of one fine-tuning token (forward + backward), as the module docstring says."""
+    h, layers, length = a.ft_hidden, a.ft_layers, a.ft_src + a.ft_tgt + 3
+    dense = layers * (4 * h * h + 2 * h * 4 * h) + h * h  # encoder weights + MLM transform
+    masked_share = 0.25 * a.ft_tgt / length  # --mask-prob of the target words
+    return 6 * dense + 12 * layers * h * length + 6 * h * a.vocab * masked_share
+
+
 def ours_finetune(a, d, data, env, tag):
     out = os.path.join(d, "ft-" + tag)
     cmd = [a.binary, "finetune", "--task", "bench", "--model-config", os.path.join(d, "config-finetune.json"),
            "--vocab", os.path.join(d, "vocab.txt"), "--data", data, "--out", out, "--steps", str(a.ft_steps),
            "--batch-size", str(a.ft_batch), "--batch-tokens", "1000000", "--max-src-len", str(a.ft_src),
            "--max-tgt-len", str(a.ft_tgt), "--mask-prob", "0.25", "--warmup", "0", "--lr", "1e-4",
-           "--threads", str(a.threads), "--no-progress"]
+           "--threads", str(a.threads), "--no-progress"] + device_flags(a)
     wall, rss, _ = measured(cmd, env)
     steps = [json.loads(l) for l in open(os.path.join(out, "log.jsonl")) if l.strip()]
     steps = [s for s in steps if "elapsed_s" in s]
@@ -119,7 +143,7 @@ def ours_decode(a, d, data, run, env, tag):
     hyp = os.path.join(d, f"dec-{tag}.hyp")
     cmd = [a.binary, "decode", "--run", run, "--split", "test", "--data", data, "--out", hyp, "--beam", "5",
            "--min-len", str(a.dec_new), "--max-len", str(a.dec_new), "--no-repeat-ngram", "0",
-           "--batch-size", str(a.dec_batch), "--threads", str(a.threads), "--no-progress", "--no-clean-up"]
+           "--batch-size", str(a.dec_batch), "--threads", str(a.threads), "--no-progress", "--no-clean-up"] + device_flags(a)
     cpu = {}
     wall, rss, _ = measured(cmd, env, cpu)
     with open(hyp) as f:
@@ -159,16 +183,25 @@ if missing:
     dvc = types.ModuleType("transformers.dependency_versions_check")
     dvc.dep_version_check = lambda pkg, hint=None: None
     sys.modules[dvc.__name__] = dvc
+import contextlib
 import torch
 torch.set_num_threads(spec["threads"])
 from transformers import BertConfig, BertForMaskedLM, BertLMHeadModel
 cfg = BertConfig(**spec["config"])
 torch.manual_seed(0)
 g = torch.Generator().manual_seed(7)
+dev = torch.device(spec["device"])
+def autocast():
+    if dev.type == "cuda" and spec["precision"] == "bf16":
+        return torch.autocast("cuda", dtype=torch.bfloat16)
+    return contextlib.nullcontext()
+def sync():
+    if dev.type == "cuda":
+        torch.cuda.synchronize()
 if spec["job"] == "finetune":
     B, S, T = spec["batch"], spec["src"] + 2, spec["tgt"] + 1
     L = S + T
-    model = BertForMaskedLM(cfg).train()
+    model = BertForMaskedLM(cfg).to(dev).train()
     opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
     ids = torch.randint(105, cfg.vocab_size, (B, L), generator=g)
     types = torch.cat([torch.zeros(B, S, dtype=torch.long), torch.ones(B, T, dtype=torch.long)], 1)
@@ -181,10 +214,13 @@ if spec["job"] == "finetune":
     pick = torch.rand(B, T, generator=g) < 0.25
     pick[:, -1] = True
     labels[:, S:][pick] = ids[:, S:][pick]
+    ids, types, mask, labels = ids.to(dev), types.to(dev), mask.to(dev), labels.to(dev)
     times = []
     for step in range(spec["steps"]):
+        sync()
         t0 = time.perf_counter()
-        loss = model(input_ids=ids, token_type_ids=types, attention_mask=mask, labels=labels).loss
+        with autocast():
+            loss = model(input_ids=ids, token_type_ids=types, attention_mask=mask, labels=labels).loss
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
@@ -195,16 +231,18 @@ if spec["job"] == "finetune":
     print(json.dumps({"tokens_per_s": B * L * (len(times) - 1) / secs, "steps_timed": len(times) - 1}))
 else:
     cfg.is_decoder = True
-    model = BertLMHeadModel(cfg).eval()
+    model = BertLMHeadModel(cfg).to(dev).eval()
     n, B, S, N = spec["sentences"], spec["batch"], spec["src"], spec["new"]
     src = torch.randint(105, cfg.vocab_size, (n, S), generator=g)
+    sync()
     t0 = time.perf_counter()
-    with torch.no_grad():
+    with torch.no_grad(), autocast():
         for i in range(0, n, B):
             x = src[i:i + B]
-            x = torch.cat([torch.full((x.size(0), 1), 2), x, torch.full((x.size(0), 1), 3)], 1)
+            x = torch.cat([torch.full((x.size(0), 1), 2), x, torch.full((x.size(0), 1), 3)], 1).to(dev)
             model.generate(input_ids=x, attention_mask=torch.ones_like(x), num_beams=5, min_new_tokens=N,
                            max_new_tokens=N, do_sample=False, pad_token_id=0, eos_token_id=3)
+    sync()
     secs = time.perf_counter() - t0
     print(json.dumps({"sentences_per_s": n / secs, "generate_s": secs}))
 print(json.dumps({"stubbed": missing}))
@@ -212,7 +250,8 @@ print(json.dumps({"stubbed": missing}))
 
 
 def hf_job(a, cfg, job, env):
-    spec = {"hf_src": a.hf_src_path, "threads": a.threads, "config": cfg, "job": job}
+    spec = {"hf_src": a.hf_src_path, "threads": a.threads, "config": cfg, "job": job, "device": a.device,
+            "precision": a.precision}
     if job == "finetune":
         spec.update(batch=a.ft_batch, src=a.ft_src, tgt=a.ft_tgt, steps=a.ft_steps)
     else:
@@ -251,11 +290,20 @@ def main():
     ap.add_argument("--dec-batch", type=int, default=16)
     ap.add_argument("--dec-src", type=int, default=64)
     ap.add_argument("--dec-new", type=int, default=32)
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="where both sides run")
+    ap.add_argument("--precision", default="fp32", choices=["fp32", "bf16"],
+                    help="with --device cuda: bf16 autocast on both sides")
+    ap.add_argument("--peak-tflops", type=float, default=None,
+                    help="the device's dense peak for MFU (default with --device cuda: 989.4 for bf16, 67 for fp32)")
     ap.add_argument("--keep-hyp", help="write our decode output here (to compare builds byte for byte)")
     ap.add_argument("--note", default="", help="free text for the JSON (machine load etc.)")
     ap.add_argument("--out", default=os.path.join(
         REPO, "bench", "results", datetime.date.today().isoformat() + "-model-vs-hf.json"))
     a = ap.parse_args()
+    if a.device == "cpu" and a.precision != "fp32":
+        ap.error("--precision bf16 needs --device cuda (the CPU runs fp32)")
+    if a.peak_tflops is None and a.device == "cuda":
+        a.peak_tflops = 989.4 if a.precision == "bf16" else 67.0
     jobs = [j for j in a.jobs.split(",") if j]
     env = dict(os.environ)
     for kv in a.env:
@@ -314,6 +362,12 @@ def main():
             s["hf_median"] = median([x[key] for x in hf[job]])
             s["hf_peak_rss_bytes"] = max(x["peak_rss_bytes"] for x in hf[job])
             s["ratio_ours_over_hf"] = s["ours_median"] / s["hf_median"]
+        if job == "finetune" and a.peak_tflops:
+            s["flops_per_token"] = flops_per_token(a)
+            s["peak_tflops"] = a.peak_tflops
+            s["ours_mfu"] = s["ours_median"] * s["flops_per_token"] / (a.peak_tflops * 1e12)
+            if "hf_median" in s:
+                s["hf_mfu"] = s["hf_median"] * s["flops_per_token"] / (a.peak_tflops * 1e12)
         summary[job + " (" + key + ")"] = s
     result = {
         "bench": "model_vs_hf",
@@ -322,6 +376,8 @@ def main():
                     "threads": a.threads, "load_avg_at_end": os.getloadavg()},
         "note": a.note,
         "environment": {kv.partition("=")[0]: kv.partition("=")[2] for kv in a.env},
+        "device": a.device,
+        "precision": a.precision,
         "shapes": {k: getattr(a, k) for k in ("ft_layers", "ft_hidden", "layers", "hidden", "vocab", "ft_steps", "ft_batch", "ft_src", "ft_tgt",
                                               "dec_sentences", "dec_batch", "dec_src", "dec_new")},
         "binary": a.binary,

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "models/dropout.h"
 #include "models/torch_compat.h"
 
 namespace unieval::models {
@@ -35,7 +36,7 @@ torch::Tensor explicit_attention(const torch::Tensor& q, const torch::Tensor& k,
   scores = scores / std::sqrt(static_cast<double>(q.size(-1)));
   if (bias.defined()) scores = scores + bias;
   auto probs = torch::softmax(scores, -1);
-  if (training && dropout_p > 0) probs = torch::dropout(probs, dropout_p, /*train=*/true);
+  if (training && dropout_p > 0) probs = apply_dropout(probs, dropout_p, /*training=*/true);
   return torch::matmul(probs, v);
 }
 

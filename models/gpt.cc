@@ -169,8 +169,8 @@ torch::Tensor Conv1DImpl::forward(const torch::Tensor& x) {
 GptAttentionImpl::GptAttentionImpl(const GptConfig& cfg) : n_head(cfg.n_head), head_dim(cfg.head_dim()) {
   c_attn = register_module("c_attn", Conv1D(cfg.n_embd, 3 * cfg.n_embd));
   c_proj = register_module("c_proj", Conv1D(cfg.n_embd, cfg.n_embd));
-  attn_dropout = register_module("attn_dropout", torch::nn::Dropout(cfg.attn_pdrop));
-  resid_dropout = register_module("resid_dropout", torch::nn::Dropout(cfg.resid_pdrop));
+  attn_dropout = register_module("attn_dropout", Dropout(cfg.attn_pdrop));
+  resid_dropout = register_module("resid_dropout", Dropout(cfg.resid_pdrop));
 }
 
 torch::Tensor GptAttentionImpl::forward(const torch::Tensor& x, const torch::Tensor& key_bias) {
@@ -192,7 +192,7 @@ torch::Tensor GptAttentionImpl::forward(const torch::Tensor& x, const torch::Ten
 GptMlpImpl::GptMlpImpl(const GptConfig& cfg) : afn(cfg.afn) {
   c_fc = register_module("c_fc", Conv1D(cfg.n_embd, 4 * cfg.n_embd));
   c_proj = register_module("c_proj", Conv1D(4 * cfg.n_embd, cfg.n_embd));
-  dropout = register_module("dropout", torch::nn::Dropout(cfg.resid_pdrop));
+  dropout = register_module("dropout", Dropout(cfg.resid_pdrop));
 }
 
 torch::Tensor GptMlpImpl::forward(const torch::Tensor& x) { return dropout(c_proj(activate(c_fc(x), afn))); }
@@ -213,7 +213,7 @@ torch::Tensor GptBlockImpl::forward(const torch::Tensor& x, const torch::Tensor&
 GptTransformerImpl::GptTransformerImpl(const GptConfig& cfg) {
   tokens_embed = register_module("tokens_embed", torch::nn::Embedding(cfg.vocab_size, cfg.n_embd));
   positions_embed = register_module("positions_embed", torch::nn::Embedding(cfg.n_positions, cfg.n_embd));
-  drop = register_module("drop", torch::nn::Dropout(cfg.embd_pdrop));
+  drop = register_module("drop", Dropout(cfg.embd_pdrop));
   h = register_module("h", torch::nn::ModuleList());
   for (int64_t i = 0; i < cfg.n_layer; ++i) {
     blocks.push_back(GptBlock(cfg));
@@ -228,7 +228,7 @@ GptModelImpl::GptModelImpl(const GptConfig& cfg, const GptHeads& heads) : cfg_(c
   transformer = register_module("transformer", GptTransformer(cfg_));
   if (heads_.multiple_choice) multiple_choice_head = register_module("multiple_choice_head", GptSummary(cfg_.n_embd));
   if (heads_.num_labels > 0) classifier = register_module("classifier", torch::nn::Linear(cfg_.n_embd, heads_.num_labels));
-  head_dropout = register_module("head_dropout", torch::nn::Dropout(cfg_.summary_first_dropout));
+  head_dropout = register_module("head_dropout", Dropout(cfg_.summary_first_dropout));
   init_weights();
 }
 

@@ -74,6 +74,7 @@
 #include <vector>
 
 #include "models/checkpoint.h"
+#include "models/dropout.h"
 
 namespace unieval::models {
 
@@ -124,7 +125,7 @@ struct GptAttentionImpl : torch::nn::Module {
   // x [B,T,E]; key_bias [B,1,1,T] additive padding mask or undefined.
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& key_bias);
   Conv1D c_attn{nullptr}, c_proj{nullptr};
-  torch::nn::Dropout attn_dropout{nullptr}, resid_dropout{nullptr};
+  Dropout attn_dropout{nullptr}, resid_dropout{nullptr};
   int64_t n_head = 0, head_dim = 0;
 };
 TORCH_MODULE(GptAttention);
@@ -133,7 +134,7 @@ struct GptMlpImpl : torch::nn::Module {
   explicit GptMlpImpl(const GptConfig& cfg);
   torch::Tensor forward(const torch::Tensor& x);
   Conv1D c_fc{nullptr}, c_proj{nullptr};
-  torch::nn::Dropout dropout{nullptr};
+  Dropout dropout{nullptr};
   std::string afn;
 };
 TORCH_MODULE(GptMlp);
@@ -151,7 +152,7 @@ TORCH_MODULE(GptBlock);
 struct GptTransformerImpl : torch::nn::Module {
   explicit GptTransformerImpl(const GptConfig& cfg);
   torch::nn::Embedding tokens_embed{nullptr}, positions_embed{nullptr};
-  torch::nn::Dropout drop{nullptr};
+  Dropout drop{nullptr};
   torch::nn::ModuleList h{nullptr};
   std::vector<GptBlock> blocks;  // typed view of h
 };
@@ -200,7 +201,7 @@ class GptModelImpl : public torch::nn::Module {
   GptTransformer transformer{nullptr};
   torch::nn::Linear classifier{nullptr};            // null unless heads.num_labels > 0
   GptSummary multiple_choice_head{nullptr};         // null unless heads.multiple_choice
-  torch::nn::Dropout head_dropout{nullptr};
+  Dropout head_dropout{nullptr};
 
  private:
   GptConfig cfg_;

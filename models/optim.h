@@ -76,7 +76,10 @@ class Optimizer {
 
   // One update with learning rate lr over the current gradients (parameters without a gradient
   // are skipped, their step count still advances with the optimizer's).
+  // On the CPU, AdamW/Adam update a float32 parameter in one fused pass (equal to the tensor-op
+  // form up to float rounding, tests/models/optim_test.cc); elsewhere the tensor ops run.
   void step(double lr);
+  // Drops the gradients (set_to_none, as torch.optim does by default since 2.0).
   void zero_grad();
 
   const OptimizerOptions& options() const { return options_; }

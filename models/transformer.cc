@@ -84,7 +84,7 @@ BertEmbeddingsImpl::BertEmbeddingsImpl(const BertConfig& cfg) {
   LayerNorm = register_module(
       "LayerNorm",
       torch::nn::LayerNorm(torch::nn::LayerNormOptions({cfg.hidden_size}).eps(cfg.layer_norm_eps)));
-  dropout = register_module("dropout", torch::nn::Dropout(cfg.hidden_dropout_prob));
+  dropout = register_module("dropout", Dropout(cfg.hidden_dropout_prob));
 }
 
 torch::Tensor BertEmbeddingsImpl::forward(const torch::Tensor& input_ids,
@@ -149,7 +149,7 @@ BertResidualOutputImpl::BertResidualOutputImpl(const BertConfig& cfg, int64_t in
   LayerNorm = register_module(
       "LayerNorm",
       torch::nn::LayerNorm(torch::nn::LayerNormOptions({cfg.hidden_size}).eps(cfg.layer_norm_eps)));
-  dropout = register_module("dropout", torch::nn::Dropout(cfg.hidden_dropout_prob));
+  dropout = register_module("dropout", Dropout(cfg.hidden_dropout_prob));
 }
 
 torch::Tensor BertResidualOutputImpl::forward(const torch::Tensor& x, const torch::Tensor& residual) {
@@ -270,7 +270,7 @@ UnilmModelImpl::UnilmModelImpl(const BertConfig& cfg, const UnilmHeads& heads)
     if (!heads_.pooler) throw InputError("a classification head needs the pooler (heads.pooler)");
     classifier_dropout = register_module(
         "classifier_dropout",
-        torch::nn::Dropout(cfg_.classifier_dropout.value_or(cfg_.hidden_dropout_prob)));
+        Dropout(cfg_.classifier_dropout.value_or(cfg_.hidden_dropout_prob)));
     classifier =
         register_module("classifier", torch::nn::Linear(cfg_.hidden_size, heads_.num_labels));
   } else if (heads_.num_labels < 0) {

@@ -76,6 +76,7 @@
 #include <vector>
 
 #include "models/config.h"
+#include "models/dropout.h"
 
 namespace unieval::models {
 
@@ -115,7 +116,7 @@ struct BertEmbeddingsImpl : torch::nn::Module {
   torch::nn::Embedding word_embeddings{nullptr}, position_embeddings{nullptr},
       token_type_embeddings{nullptr};
   torch::nn::LayerNorm LayerNorm{nullptr};
-  torch::nn::Dropout dropout{nullptr};
+  Dropout dropout{nullptr};
 };
 TORCH_MODULE(BertEmbeddings);
 
@@ -135,7 +136,7 @@ struct BertResidualOutputImpl : torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& residual);
   torch::nn::Linear dense{nullptr};
   torch::nn::LayerNorm LayerNorm{nullptr};
-  torch::nn::Dropout dropout{nullptr};
+  Dropout dropout{nullptr};
 };
 TORCH_MODULE(BertResidualOutput);
 
@@ -283,7 +284,7 @@ class UnilmModelImpl : public torch::nn::Module {
   BertModel bert{nullptr};
   BertOnlyMLMHead cls{nullptr};       // null without heads.mlm
   torch::nn::Linear classifier{nullptr};  // null unless heads.num_labels > 0
-  torch::nn::Dropout classifier_dropout{nullptr};
+  Dropout classifier_dropout{nullptr};
   torch::nn::Linear qa_outputs{nullptr};  // null unless heads.span
 
  private:

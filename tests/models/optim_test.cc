@@ -102,6 +102,55 @@ TEST(OptimizerTest, AdamaxFollowsTorchAdamaxRule) {
   EXPECT_NEAR(p[1].item<double>(), x[1], 1e-12);
 }
 
+TEST(OptimizerTest, FusedCpuStepEqualsTensorOpsUpToFloatRounding) {
+  // float32 CPU parameters take the one-pass kernel (parallel chunks, a 4-wide body and a scalar
+  // tail: 100003 elements); the same parameters in float64 take the tensor-op form.
+  for (OptimizerKind kind : {OptimizerKind::kAdamW, OptimizerKind::kAdam}) {
+    torch::manual_seed(21);
+    torch::Tensor w32 = torch::randn({100003}).requires_grad_(), b32 = torch::randn({7}).requires_grad_();
+    torch::Tensor w64 = w32.detach().to(torch::kDouble).requires_grad_();
+    torch::Tensor b64 = b32.detach().to(torch::kDouble).requires_grad_();
+    OptimizerOptions o;
+    o.kind = kind;
+    o.lr = 0.01;
+    o.weight_decay = 0.1;
+    Optimizer f({{"dense.weight", w32}, {"dense.bias", b32}}, o), d({{"dense.weight", w64}, {"dense.bias", b64}}, o);
+    for (int s = 0; s < 3; ++s) {
+      torch::manual_seed(300 + s);
+      torch::Tensor gw = torch::randn({100003}), gb = torch::randn({7});
+      f.zero_grad();
+      d.zero_grad();
+      w32.mutable_grad() = gw.clone();
+      b32.mutable_grad() = gb.clone();
+      w64.mutable_grad() = gw.to(torch::kDouble);
+      b64.mutable_grad() = gb.to(torch::kDouble);
+      f.step(0.01);
+      d.step(0.01);
+    }
+    EXPECT_TRUE(torch::allclose(w32.to(torch::kDouble), w64, 1e-5, 1e-6)) << to_string(kind);
+    EXPECT_TRUE(torch::allclose(b32.to(torch::kDouble), b64, 1e-5, 1e-6)) << to_string(kind);
+    EXPECT_GT((w32.to(torch::kDouble) - w64).abs().max().item<double>(), 0.0);  // it did run in float
+  }
+}
+
+TEST(OptimizerTest, ZeroGradDropsGradientsAndStepSkipsParametersWithout) {
+  Params a = make_params();
+  OptimizerOptions o;
+  o.lr = 0.01;
+  Optimizer opt({{"w", a.w}, {"bias", a.b}}, o);
+  loss_of(a, 0).backward();
+  opt.step(0.01);
+  opt.zero_grad();
+  EXPECT_FALSE(a.w.grad().defined());
+  EXPECT_FALSE(a.b.grad().defined());
+  // Only w gets a gradient: b is left as it is.
+  const torch::Tensor b_before = a.b.detach().clone();
+  (a.w.sum() * 2).backward();
+  opt.step(0.01);
+  EXPECT_TRUE(torch::equal(a.b.detach(), b_before));
+  EXPECT_EQ(opt.steps(), 2);
+}
+
 TEST(OptimizerTest, StateRoundTripContinuesIdentically) {
   Params a = make_params(), b = make_params();
   OptimizerOptions o;
