@@ -8,6 +8,7 @@
 
 #include "core/error.h"
 #include "models/device.h"
+#include "models/row_ops.h"
 #include "models/train_loop.h"
 #include "models/train_util.h"
 
@@ -317,7 +318,7 @@ torch::Tensor GptScorer::step(const StepRequest& req) {
   torch::NoGradGuard ng;
   GptBatch b = to_device(make_gpt_batch(fs, idx), device_of(*model_));
   torch::Tensor h = GptModelImpl::gather_positions(model_->forward(b.input_ids, b.attention_mask).last_hidden_state, b.last);
-  return torch::log_softmax(model_->lm_logits(h).to(torch::kFloat), -1);
+  return log_softmax_last_dim(model_->lm_logits(h).to(torch::kFloat));
 }
 
 }  // namespace unieval::models

@@ -9,6 +9,7 @@
 #include <random>
 
 #include "core/error.h"
+#include "models/row_ops.h"
 
 namespace unieval::models {
 
@@ -210,7 +211,7 @@ torch::Tensor constrained(const torch::Tensor& out, const std::vector<Row>& rows
   if (out.dim() != 2 || out.size(0) != static_cast<int64_t>(rows.size()))
     throw std::runtime_error("StepScorer returned a tensor of the wrong shape");
   const double inf = std::numeric_limits<double>::infinity();
-  torch::Tensor lp = torch::nan_to_num(out.detach(), -inf, inf, -inf);
+  torch::Tensor lp = nan_to_neg_inf(out.detach());  // torch::nan_to_num(out, -inf, inf, -inf)
   const int64_t V = lp.size(1);
   std::vector<int64_t> ban_r, ban_w;
   for (size_t r = 0; r < rows.size(); ++r) {

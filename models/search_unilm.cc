@@ -5,6 +5,7 @@
 
 #include "models/device.h"
 #include "models/masks.h"
+#include "models/row_ops.h"
 
 namespace unieval::models {
 
@@ -34,7 +35,7 @@ torch::Tensor UnilmStepScorer::step(const StepRequest& req) {
 }
 
 torch::Tensor UnilmStepScorer::log_probs(const torch::Tensor& hidden) {
-  return torch::log_softmax(model_->mlm_logits(hidden).to(torch::kFloat), -1);
+  return log_softmax_last_dim(model_->mlm_logits(hidden).to(torch::kFloat));
 }
 
 torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {

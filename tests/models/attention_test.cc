@@ -4,7 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <dlfcn.h>
+
 #include <cmath>
+#include <iostream>
+#include <string>
 
 #include "core/error.h"
 #include "models/device.h"
@@ -119,6 +123,41 @@ TEST(AttentionTest, FullyMaskedRowIsUniformNotNan) {
   auto out = attention(q, k, v, additive_attention_mask(m, torch::kFloat));
   EXPECT_FALSE(out.isnan().any().item<bool>());
   EXPECT_LE(max_abs_diff(out[0][0][1], v[0][0].mean(0)), 1e-6);
+}
+
+TEST(AttentionTest, DecodingStepProductsEqualBmm) {
+  // A beam step's 1-3 query positions against a preallocated cache (k, v: narrowed buffers; q: a
+  // permuted projection) take the per-(batch, head) loops; torch::matmul is the reference. With
+  // OpenBLAS's Haswell/Zen kernels (this project's machines) they are bit-equal; any BLAS keeps
+  // them within float rounding.
+  torch::NoGradGuard no_grad;
+  torch::manual_seed(4);
+  int cases = 0, bit_equal = 0;
+  for (int64_t d : {16, 32, 64})
+    for (int64_t tq : {1, 2, 3, 4, 8})
+      for (int64_t t : {1, 5, 8, 17, 25, 64, 130}) {
+        const int64_t B = 3, H = 2;
+        auto x = torch::randn({B, tq, H * d});
+        auto q = x.view({B, tq, H, d}).permute({0, 2, 1, 3});
+        auto kbuf = torch::randn({B, H, t + 7, d}), vbuf = torch::randn({B, H, t + 7, d});
+        auto k = kbuf.narrow(2, 0, t), v = vbuf.narrow(2, 0, t);
+        auto bias = additive_attention_mask((torch::rand({B, tq, t}) > 0.2).to(torch::kLong), torch::kFloat);
+        auto scores = torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(d)) + bias;
+        auto expected = torch::matmul(torch::softmax(scores, -1), v);
+        auto got = attention(q, k, v, bias, 0.1, /*training=*/false, AttentionPath::kExplicit);
+        ASSERT_EQ(got.sizes(), expected.sizes());
+        EXPECT_TRUE(torch::allclose(got, expected, 1e-5, 1e-6)) << "d " << d << " tq " << tq << " t " << t;
+        bit_equal += torch::equal(got, expected);
+        ++cases;
+      }
+  EXPECT_EQ(cases, 105);
+  RecordProperty("bit_equal_cases", bit_equal);
+  std::cout << bit_equal << " of " << cases << " shapes bit-equal to torch::matmul\n";
+  // Bit equality is asserted where it was established: OpenBLAS with its Haswell/Zen kernels.
+  using CoreName = char* (*)();
+  auto corename = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  const std::string core = corename ? corename() : "";
+  if (core == "Zen" || core == "Haswell") EXPECT_EQ(bit_equal, cases) << "OpenBLAS core " << core;
 }
 
 TEST(AttentionTest, DropoutOnlyWhenTraining) {

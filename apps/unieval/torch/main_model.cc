@@ -5,6 +5,7 @@
 #include <string>
 
 #include "apps/unieval/commands.h"
+#include "core/heap.h"
 #include "unieval_version.h"
 
 namespace {
@@ -31,6 +32,7 @@ void usage(std::ostream& os) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  unieval::core::tune_heap_for_models();  // core/heap.h
   if (argc < 2) {
     usage(std::cerr);
     return unieval::cli::kExitInputError;
