@@ -54,6 +54,7 @@ import time
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+MASK_PROB = 0.25  # share of the target words masked (both sides, and the MFU count)
 
 
 def write_inputs(d, a):
@@ -116,7 +117,7 @@ def flops_per_token(a):
     """Model FLOPs of one fine-tuning token (forward + backward), as the module docstring says."""
     h, layers, length = a.ft_hidden, a.ft_layers, a.ft_src + a.ft_tgt + 3
     dense = layers * (4 * h * h + 2 * h * 4 * h) + h * h  # encoder weights + MLM transform
-    masked_share = 0.25 * a.ft_tgt / length  # --mask-prob of the target words
+    masked_share = MASK_PROB * a.ft_tgt / length
     return 6 * dense + 12 * layers * h * length + 6 * h * a.vocab * masked_share
 
 
@@ -125,7 +126,7 @@ def ours_finetune(a, d, data, env, tag):
     cmd = [a.binary, "finetune", "--task", "bench", "--model-config", os.path.join(d, "config-finetune.json"),
            "--vocab", os.path.join(d, "vocab.txt"), "--data", data, "--out", out, "--steps", str(a.ft_steps),
            "--batch-size", str(a.ft_batch), "--batch-tokens", "1000000", "--max-src-len", str(a.ft_src),
-           "--max-tgt-len", str(a.ft_tgt), "--mask-prob", "0.25", "--warmup", "0", "--lr", "1e-4",
+           "--max-tgt-len", str(a.ft_tgt), "--mask-prob", str(MASK_PROB), "--warmup", "0", "--lr", "1e-4",
            "--threads", str(a.threads), "--no-progress"] + device_flags(a)
     wall, rss, _ = measured(cmd, env)
     steps = [json.loads(l) for l in open(os.path.join(out, "log.jsonl")) if l.strip()]
@@ -211,7 +212,7 @@ if spec["job"] == "finetune":
     m[S:, S:] = torch.tril(torch.ones(T, T))
     mask = m.unsqueeze(0).expand(B, L, L).contiguous()
     labels = torch.full((B, L), -100, dtype=torch.long)
-    pick = torch.rand(B, T, generator=g) < 0.25
+    pick = torch.rand(B, T, generator=g) < spec["mask_prob"]
     pick[:, -1] = True
     labels[:, S:][pick] = ids[:, S:][pick]
     ids, types, mask, labels = ids.to(dev), types.to(dev), mask.to(dev), labels.to(dev)
@@ -253,7 +254,7 @@ def hf_job(a, cfg, job, env):
     spec = {"hf_src": a.hf_src_path, "threads": a.threads, "config": cfg, "job": job, "device": a.device,
             "precision": a.precision}
     if job == "finetune":
-        spec.update(batch=a.ft_batch, src=a.ft_src, tgt=a.ft_tgt, steps=a.ft_steps)
+        spec.update(batch=a.ft_batch, src=a.ft_src, tgt=a.ft_tgt, steps=a.ft_steps, mask_prob=MASK_PROB)
     else:
         spec.update(sentences=a.dec_sentences, batch=a.dec_batch, src=a.dec_src, new=a.dec_new)
     wall, rss, out = measured([a.hf_python, "-c", HF_CHILD, json.dumps(spec)], env)

@@ -155,9 +155,10 @@ void fused_adam_cpu(float* p, const float* g, float* m, float* v, int64_t n, con
 }
 
 bool fusable(const torch::Tensor& p, const torch::Tensor& g, const torch::Tensor& m, const torch::Tensor& v) {
+  if (g.is_sparse() || g.numel() != p.numel()) return false;  // (is_contiguous throws on a sparse tensor)
   for (const auto* t : {&p, &g, &m, &v})
     if (!t->device().is_cpu() || t->scalar_type() != torch::kFloat || !t->is_contiguous()) return false;
-  return g.numel() == p.numel() && !g.is_sparse();
+  return true;
 }
 
 }  // namespace
