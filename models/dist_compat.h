@@ -1,13 +1,15 @@
 #pragma once
 // The c10d half of models/torch_compat.h: which LibTorch's distributed headers we compile
-// against. Only models/distributed.cc includes it, and only when CMake found the c10d and Gloo
-// headers (UNIEVAL_HAVE_C10D, models/CMakeLists.txt). The 2.x column is written from the 2.x
-// header API (read), not yet compiled on the GPU machine.
+// against. Only models/distributed.cc includes it, and only when CMake found the c10d headers and
+// at least one backend (UNIEVAL_HAVE_C10D; UNIEVAL_HAVE_GLOO and/or UNIEVAL_C10D_NCCL,
+// models/CMakeLists.txt). The 2.x column is written from the 2.x header API (read); the NCCL row
+// has not been compiled yet (no GPU session since it was written).
 //
 // | name                | LibTorch 1.13 (Debian, CI)           | LibTorch 2.x (GPU machine)            |
 // |---------------------|--------------------------------------|---------------------------------------|
 // | Group               | c10d::ProcessGroup (Gloo derives it) | c10d::Backend (Gloo/NCCL derive it)   |
-// | kHaveNccl           | false unless UNIEVAL_C10D_NCCL        | the same (CMake sets it with CUDA)     |
+// | kHaveGloo           | true when Gloo's headers were found   | the same (the wheels may lack them)   |
+// | kHaveNccl           | false unless UNIEVAL_C10D_NCCL        | the same (-DUNIEVAL_C10D_NCCL=ON)     |
 // | make_group(...)     | ProcessGroupGloo(store, rank, size, Options{timeout, devices}) / ProcessGroupNCCL |
 //
 // The headers guard ProcessGroupGloo / ProcessGroupNCCL with USE_C10D_GLOO / USE_C10D_NCCL, which
@@ -16,21 +18,24 @@
 #include <torch/torch.h>
 #include <torch/version.h>
 
-#ifndef USE_C10D_GLOO
+#if defined(UNIEVAL_HAVE_GLOO) && !defined(USE_C10D_GLOO)
 #define USE_C10D_GLOO 1
 #endif
 #if defined(UNIEVAL_C10D_NCCL) && !defined(USE_C10D_NCCL)
 #define USE_C10D_NCCL 1
 #endif
 
-#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#ifdef USE_C10D_NCCL
+#ifdef UNIEVAL_HAVE_GLOO
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#endif
+#ifdef UNIEVAL_C10D_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
 #include <chrono>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 
 namespace unieval::models::dist::compat {
@@ -41,7 +46,12 @@ using Group = c10d::Backend;
 using Group = c10d::ProcessGroup;
 #endif
 
-#ifdef USE_C10D_NCCL
+#ifdef UNIEVAL_HAVE_GLOO
+inline constexpr bool kHaveGloo = true;
+#else
+inline constexpr bool kHaveGloo = false;
+#endif
+#ifdef UNIEVAL_C10D_NCCL
 inline constexpr bool kHaveNccl = true;
 #else
 inline constexpr bool kHaveNccl = false;
@@ -53,13 +63,14 @@ inline std::string first_line(const std::string& what) { return what.substr(0, w
 inline c10::intrusive_ptr<Group> make_group(const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
                                             const std::string& backend, const std::string& master_addr,
                                             std::chrono::milliseconds timeout) {
-#ifdef USE_C10D_NCCL
+#ifdef UNIEVAL_C10D_NCCL
   if (backend == "nccl") {
     auto o = c10d::ProcessGroupNCCL::Options::create();
     o->timeout = timeout;
     return c10::make_intrusive<c10d::ProcessGroupNCCL>(store, rank, size, o);
   }
 #endif
+#ifdef UNIEVAL_HAVE_GLOO
   (void)backend;
   auto o = c10d::ProcessGroupGloo::Options::create(timeout);
   if (const char* ifname = std::getenv("GLOO_SOCKET_IFNAME"); ifname && *ifname) {
@@ -71,6 +82,10 @@ inline c10::intrusive_ptr<Group> make_group(const c10::intrusive_ptr<c10d::Store
   }
   o->threads = 1;  // one rank per core here; collectives are not the bottleneck
   return c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, size, o);
+#else
+  (void)store, (void)rank, (void)size, (void)master_addr, (void)timeout;
+  throw std::logic_error("make_group: backend '" + backend + "' is not in this build (resolve_backend refuses it)");
+#endif
 }
 
 }  // namespace unieval::models::dist::compat

@@ -76,16 +76,30 @@ bool launched_as_worker() {
 }
 
 #ifdef UNIEVAL_HAVE_C10D
+constexpr bool kHaveGloo = compat::kHaveGloo;
 constexpr bool kHaveNccl = compat::kHaveNccl;
 bool have_c10d() { return true; }
 #else
+constexpr bool kHaveGloo = false;
 constexpr bool kHaveNccl = false;
 bool have_c10d() { return false; }
 #endif
+bool have_gloo() { return kHaveGloo; }
+bool have_nccl() { return kHaveNccl; }
 
 std::string resolve_backend(const std::string& backend, const torch::Device& device) {
-  if (backend.empty()) return device.is_cuda() && kHaveNccl ? "nccl" : "gloo";
-  if (backend == "gloo") return backend;
+  if (backend.empty()) {
+    if (device.is_cuda() && kHaveNccl) return "nccl";
+    if (kHaveGloo || !have_c10d()) return "gloo";  // (without c10d the group itself is the error)
+    throw InputError(std::string("this build of unieval has no Gloo, and NCCL needs --device cuda") +
+                     (kHaveNccl ? "" : " and a build with NCCL"));
+  }
+  if (backend == "gloo") {
+    if (have_c10d() && !kHaveGloo)
+      throw InputError("--backend gloo: this build of unieval has no Gloo (its headers were not found at configure "
+                       "time; use nccl)");
+    return backend;
+  }
   if (backend == "nccl") {
     if (!kHaveNccl) throw InputError("--backend nccl: this build of unieval has no NCCL (use gloo)");
     if (!device.is_cuda()) throw InputError("--backend nccl needs --device cuda");
@@ -101,6 +115,8 @@ struct ProcessGroup::Impl {
 
 ProcessGroup::ProcessGroup(const DistEnv& env, const std::string& backend, const torch::Device& device)
     : impl_(std::make_unique<Impl>()), rank_(env.rank), size_(env.world_size), backend_(resolve_backend(backend, device)) {
+  if (backend_ == "nccl")
+    device_ = device.has_index() ? device : torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank));
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(env.timeout_s * 1000));
   const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
   c10::intrusive_ptr<c10d::Store> store;
@@ -144,7 +160,11 @@ void ProcessGroup::broadcast(torch::Tensor& t, int root) {
   impl_->pg->broadcast(v, o)->wait();
 }
 
-void ProcessGroup::barrier() { impl_->pg->barrier()->wait(); }
+void ProcessGroup::barrier() {
+  c10d::BarrierOptions o;
+  if (device_.is_cuda()) o.device_ids = {device_.index()};  // NCCL would guess rank % GPUs
+  impl_->pg->barrier(o)->wait();
+}
 
 struct PendingReduce::Impl {
   c10::intrusive_ptr<c10d::Work> work;
@@ -171,8 +191,8 @@ struct ProcessGroup::Impl {};
 ProcessGroup::ProcessGroup(const DistEnv& env, const std::string& backend, const torch::Device& device)
     : rank_(env.rank), size_(env.world_size), backend_(resolve_backend(backend, device)) {
   throw InputError("WORLD_SIZE=" + std::to_string(env.world_size) +
-                   ": this build of unieval has no c10d/Gloo (LibTorch's distributed or Gloo's headers were not "
-                   "found at configure time); run in one process");
+                   ": this build of unieval has no c10d (LibTorch's distributed headers, or Gloo's, were not "
+                   "found at configure time, and NCCL was not enabled); run in one process");
 }
 ProcessGroup::~ProcessGroup() = default;
 void ProcessGroup::all_reduce_sum(torch::Tensor&) {}
@@ -346,9 +366,11 @@ int64_t bucket_bytes_from_env() {
 
 void all_reduce_sum(ProcessGroup& group, std::vector<double>& values) {
   if (values.empty()) return;
-  torch::Tensor t = torch::tensor(values, torch::kDouble);
+  torch::Tensor t = torch::tensor(values, torch::kDouble).to(group.device());  // NCCL reduces CUDA tensors only
   group.all_reduce_sum(t);
-  for (size_t i = 0; i < values.size(); ++i) values[i] = t[static_cast<int64_t>(i)].item<double>();
+  t = t.to(torch::kCPU).contiguous();
+  const double* sum = t.data_ptr<double>();
+  std::copy(sum, sum + values.size(), values.begin());
 }
 
 void broadcast_parameters(ProcessGroup& group, torch::nn::Module& model, int root) {

@@ -51,8 +51,10 @@ struct DistEnv {
 DistEnv env_from_environment();
 // True when WORLD_SIZE is set in the environment (the process is one worker of a launch).
 bool launched_as_worker();
-// True when this build has c10d with Gloo (else a process group is an InputError).
+// True when this build has c10d with at least one backend (else a process group is an InputError).
 bool have_c10d();
+bool have_gloo();  // process groups may use Gloo (CPU tensors)
+bool have_nccl();  // process groups may use NCCL (CUDA tensors; -DUNIEVAL_C10D_NCCL=ON)
 
 // An all-reduce in flight (ProcessGroup::all_reduce_sum_async); wait() completes it in place.
 class PendingReduce {
@@ -81,6 +83,8 @@ class ProcessGroup {
   int rank() const { return rank_; }
   int size() const { return size_; }
   const std::string& backend() const { return backend_; }
+  // Where the group's collectives run: CUDA for NCCL (tensors must live there), else the CPU.
+  const torch::Device& device() const { return device_; }
 
   void all_reduce_sum(torch::Tensor& t);        // in place
   PendingReduce all_reduce_sum_async(torch::Tensor& t);  // in place once waited for
@@ -93,6 +97,7 @@ class ProcessGroup {
   int rank_ = 0;
   int size_ = 1;
   std::string backend_;
+  torch::Device device_ = torch::kCPU;
 };
 
 // "gloo" | "nccl" | "" (auto: nccl on CUDA when the build has it, else gloo); InputError for others.

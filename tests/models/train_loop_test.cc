@@ -255,7 +255,7 @@ TEST(TrainLoopTest, KillNineDuringCheckpointWritesNeverLeavesARunThatCannotResum
 // through the same model; the bucketed, overlapped all-reduce leaves every gradient equal to the
 // sum of the two ranks' gradients, with or without arm().
 TEST(GradientBucketsTest, OverlappedBucketsSumLikeOneFlatAllReduce) {
-  if (!dist::have_c10d()) GTEST_SKIP() << "this build has no c10d/Gloo";
+  if (!dist::have_gloo()) GTEST_SKIP() << "this build has no c10d with Gloo";
   torch::manual_seed(3);
   auto make = [] {
     return torch::nn::Sequential(torch::nn::Linear(8, 16), torch::nn::Tanh(), torch::nn::Linear(16, 16),
@@ -319,6 +319,76 @@ TEST(GradientBucketsTest, OverlappedBucketsSumLikeOneFlatAllReduce) {
       for (size_t i = 0; i < expected.size(); ++i)
         EXPECT_LE((got[i].grad() - expected[i].grad()).abs().max().item<double>(), 1e-6) << "rank " << r << " param " << i;
     }
+  }
+}
+
+
+// The backend a group gets: nccl for CUDA when the build has it, gloo otherwise; each refusal is
+// an InputError naming the flag.
+TEST(ProcessGroupTest, BackendChoiceAndRefusals) {
+  const torch::Device cpu(torch::kCPU), cuda(torch::kCUDA, 0);
+  if (dist::have_gloo() || !dist::have_c10d()) {
+    EXPECT_EQ(dist::resolve_backend("", cpu), "gloo");
+  }
+  EXPECT_EQ(dist::resolve_backend("", cuda), dist::have_nccl() ? "nccl" : "gloo");
+  EXPECT_THROW(dist::resolve_backend("mpi", cpu), InputError);
+  EXPECT_THROW(dist::resolve_backend("nccl", cpu), InputError);  // needs CUDA, whatever the build
+  if (dist::have_nccl()) {
+    EXPECT_EQ(dist::resolve_backend("nccl", cuda), "nccl");
+  } else {
+    EXPECT_THROW(dist::resolve_backend("nccl", cuda), InputError);
+  }
+  if (dist::have_c10d() && !dist::have_gloo()) {
+    EXPECT_THROW(dist::resolve_backend("gloo", cpu), InputError);
+  }
+}
+
+// A group of one rank on each backend this build has (Gloo on the CPU; NCCL on cuda:0 when the
+// build has it and a GPU is here): the collectives the pipelines use leave values unchanged, the
+// host-side sum helper works whatever the group's device, and bucketed gradients equal the plain
+// backward's. NCCL cannot put two ranks on one GPU, so this is its check on a one-GPU machine.
+TEST(ProcessGroupTest, GroupOfOneOnEveryBackendOfThisBuild) {
+  std::vector<std::pair<std::string, torch::Device>> cases;
+  if (dist::have_gloo()) cases.emplace_back("gloo", torch::Device(torch::kCPU));
+  if (dist::have_nccl() && torch::cuda::is_available()) cases.emplace_back("nccl", torch::Device(torch::kCUDA, 0));
+  if (cases.empty()) GTEST_SKIP() << "this build has no c10d backend this machine can run";
+  for (const auto& [backend, device] : cases) {
+    SCOPED_TRACE(backend);
+    dist::DistEnv env;
+    env.master_port = dist::free_port();
+    env.timeout_s = 60;
+    dist::ProcessGroup group(env, backend, device);
+    EXPECT_EQ(group.backend(), backend);
+    EXPECT_EQ(group.device(), device);
+    torch::manual_seed(5);
+    torch::Tensor t = torch::randn({37}, torch::TensorOptions().device(device));
+    const torch::Tensor before = t.clone();
+    group.all_reduce_sum(t);
+    EXPECT_TRUE(torch::equal(t, before));
+    group.broadcast(t, 0);
+    EXPECT_TRUE(torch::equal(t, before));
+    group.barrier();
+    std::vector<double> sums{1.5, -2.25, 1e300};
+    dist::all_reduce_sum(group, sums);
+    EXPECT_EQ(sums, (std::vector<double>{1.5, -2.25, 1e300}));
+
+    torch::nn::Linear a(6, 5), b(6, 5);
+    a->to(device);
+    b->to(device);
+    {
+      torch::NoGradGuard ng;
+      b->weight.copy_(a->weight);
+      b->bias.copy_(a->bias);
+    }
+    const torch::Tensor x = torch::randn({4, 6}, torch::TensorOptions().device(device));
+    a->forward(x).pow(2).sum().backward();
+    dist::GradientBuckets buckets(group, b->parameters(), /*bucket_bytes=*/64);
+    torch::Tensor loss = b->forward(x).pow(2).sum();
+    buckets.arm(loss);
+    loss.backward();
+    buckets.finish();
+    EXPECT_TRUE(torch::equal(b->weight.grad(), a->weight.grad()));
+    EXPECT_TRUE(torch::equal(b->bias.grad(), a->bias.grad()));
   }
 }
 

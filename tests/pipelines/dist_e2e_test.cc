@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "core/io.h"
+#include "models/distributed.h"
 #include "models/safetensors.h"
 #include "models/seq2seq_data.h"
 #include "tests/json_line.h"
@@ -211,6 +212,20 @@ TEST_F(DistTest, PortInUseAndTooFewMicroBatchesAreInputErrors) {
   EXPECT_TRUE(accum.err.find("rank 0 of 2 exited with status 2") != std::string::npos ||
               accum.err.find("rank 1 of 2 exited with status 2") != std::string::npos)
       << accum.err;
+  // A backend or device no worker could use is refused once, before any worker starts.
+  if (!models::dist::have_nccl()) {
+    auto nccl = run_cli(finetune("n", "--nproc 2 --backend nccl"));
+    EXPECT_EQ(nccl.exit_code, 2);
+    EXPECT_NE(nccl.err.find("--backend nccl"), std::string::npos) << nccl.err;
+    EXPECT_EQ(nccl.err.find("rank "), std::string::npos) << "no worker was started: " << nccl.err;
+    EXPECT_FALSE(fs::exists(run("n")));
+  }
+  if (!torch::cuda::is_available()) {
+    auto cuda = run_cli(finetune("c", "--nproc 2 --device cuda"));
+    EXPECT_EQ(cuda.exit_code, 2);
+    EXPECT_NE(cuda.err.find("--device cuda: CUDA is not available"), std::string::npos) << cuda.err;
+    EXPECT_EQ(cuda.err.find("rank "), std::string::npos) << "no worker was started: " << cuda.err;
+  }
 }
 
 // The corpus of the pre-training tests: sentences of the synthetic task's words, documents of 4.

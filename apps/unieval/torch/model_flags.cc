@@ -1,6 +1,7 @@
 #include "apps/unieval/torch/model_flags.h"
 
 #include "core/error.h"
+#include "models/device.h"
 #include "models/distributed.h"
 #include "models/optim.h"
 
@@ -167,6 +168,18 @@ std::optional<int> launch_workers_if_asked(const po::variables_map& vm, const st
     return std::nullopt;
   }
   if (nproc == 1) return std::nullopt;
+  // What every worker would refuse is refused once, before any starts.
+  if (!models::dist::have_c10d())
+    throw InputError("--nproc " + std::to_string(nproc) + ": this build of unieval has no c10d process groups; run "
+                     "with --nproc 1");
+  const torch::Device device = models::parse_device(vm.count("device") ? vm["device"].as<std::string>() : "cpu");
+  (void)models::dist::resolve_backend(vm["backend"].as<std::string>(), device);
+  if (device.is_cuda()) {
+    const int gpus = static_cast<int>(torch::cuda::device_count());
+    if (nproc > gpus)
+      throw InputError("--nproc " + std::to_string(nproc) + " with --device cuda: each worker takes its own GPU "
+                       "(cuda:LOCAL_RANK), and " + std::to_string(gpus) + " are visible");
+  }
   models::dist::LaunchOptions o;
   o.nproc = nproc;
   o.master_port = vm["master-port"].as<int>();
