@@ -163,12 +163,37 @@ bool fusable(const torch::Tensor& p, const torch::Tensor& g, const torch::Tensor
 
 }  // namespace
 
+namespace {
+
+// AdamW/Adam over a list of parameters with one weight decay, as multi-tensor ops in the order of
+// the per-parameter tensor ops below (torch.optim's foreach form).
+void adam_multi_tensor(std::vector<torch::Tensor>& p, std::vector<torch::Tensor>& g, std::vector<torch::Tensor>& m,
+                       std::vector<torch::Tensor>& v, bool adamw, double lr, double wd, double b1, double b2,
+                       double bc1, double bc2, double eps) {
+  if (p.empty()) return;
+  if (!adamw && wd != 0.0) g = at::_foreach_add(g, p, wd);  // L2: the gradients themselves stay
+  at::_foreach_mul_(m, b1);
+  at::_foreach_add_(m, g, 1.0 - b1);
+  at::_foreach_mul_(v, b2);
+  at::_foreach_addcmul_(v, g, g, 1.0 - b2);
+  std::vector<torch::Tensor> denom = at::_foreach_div(v, bc2);
+  at::_foreach_sqrt_(denom);
+  at::_foreach_add_(denom, eps);
+  if (adamw && wd != 0.0) at::_foreach_mul_(p, 1.0 - lr * wd);
+  at::_foreach_addcdiv_(p, m, denom, -lr / bc1);
+}
+
+}  // namespace
+
 void Optimizer::step(double lr) {
   torch::NoGradGuard no_grad;
   ++step_;
   const double b1 = options_.beta1, b2 = options_.beta2, eps = options_.eps;
   const double bc1 = options_.bias_correction ? 1.0 - std::pow(b1, double(step_)) : 1.0;
   const double bc2 = options_.bias_correction ? 1.0 - std::pow(b2, double(step_)) : 1.0;
+  const bool adamw = options_.kind == OptimizerKind::kAdamW;
+  // The multi-tensor groups: [0] without weight decay, [1] with.
+  std::vector<torch::Tensor> mp[2], mg[2], mm[2], mv[2];
   for (size_t i = 0; i < params_.size(); ++i) {
     torch::Tensor p = params_[i].second;
     if (!p.grad().defined()) continue;
@@ -176,13 +201,20 @@ void Optimizer::step(double lr) {
     const double wd = decay_[i] ? options_.weight_decay : 0.0;
     auto& m = m_[i];
     auto& v = v_[i];
-    if (options_.kind != OptimizerKind::kAdamax && fusable(p, g, m, v)) {
-      const bool adamw = options_.kind == OptimizerKind::kAdamW;
+    if (options_.kind != OptimizerKind::kAdamax && fusable(p, g, m, v) && !multi_tensor_.value_or(false)) {
       const AdamScalars s{static_cast<float>(b1), static_cast<float>(1.0 - b1), static_cast<float>(b2),
                           static_cast<float>(1.0 - b2), static_cast<float>(bc2), static_cast<float>(eps),
                           adamw && wd != 0.0 ? static_cast<float>(1.0 - lr * wd) : 1.0f,
                           !adamw ? static_cast<float>(wd) : 0.0f, static_cast<float>(-lr / bc1)};
       fused_adam_cpu(p.data_ptr<float>(), g.data_ptr<float>(), m.data_ptr<float>(), v.data_ptr<float>(), p.numel(), s);
+      continue;
+    }
+    if (options_.kind != OptimizerKind::kAdamax && !g.is_sparse() && multi_tensor_.value_or(p.is_cuda())) {
+      const int k = wd != 0.0 ? 1 : 0;
+      mp[k].push_back(p);
+      mg[k].push_back(g);
+      mm[k].push_back(m);
+      mv[k].push_back(v);
       continue;
     }
     switch (options_.kind) {
@@ -213,6 +245,9 @@ void Optimizer::step(double lr) {
       }
     }
   }
+  for (int k = 0; k < 2; ++k)
+    adam_multi_tensor(mp[k], mg[k], mm[k], mv[k], adamw, lr, k == 1 ? options_.weight_decay : 0.0, b1, b2, bc1, bc2,
+                      eps);
 }
 
 std::map<std::string, torch::Tensor> Optimizer::state_dict() const {
@@ -265,15 +300,29 @@ void Optimizer::load_state(const std::function<torch::Tensor(const std::string&)
 
 double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm) {
   torch::NoGradGuard no_grad;
+  std::vector<torch::Tensor> grads, cuda_float;
+  for (const auto& p : params) {
+    if (!p.grad().defined()) continue;
+    grads.push_back(p.grad());
+    if (p.grad().is_cuda() && p.grad().scalar_type() == torch::kFloat && !p.grad().is_sparse())
+      cuda_float.push_back(p.grad());
+  }
+  if (grads.empty()) return 0.0;
+  const bool multi = cuda_float.size() == grads.size();  // all on CUDA: multi-tensor ops
   std::vector<torch::Tensor> norms;
-  for (const auto& p : params)
-    if (p.grad().defined()) norms.push_back(p.grad().detach().to(torch::kFloat).norm(2));
-  if (norms.empty()) return 0.0;
-  double total = torch::stack(norms).norm(2).item<double>();
+  if (multi) {
+    norms = at::_foreach_norm(grads, 2);
+  } else {
+    for (const auto& g : grads) norms.push_back(g.detach().to(torch::kFloat).norm(2));
+  }
+  const double total = torch::stack(norms).norm(2).item<double>();
   if (max_norm > 0 && total > max_norm) {
-    double coef = max_norm / (total + 1e-6);  // torch.nn.utils.clip_grad_norm_
-    for (const auto& p : params)
-      if (p.grad().defined()) p.grad().mul_(coef);
+    const double coef = max_norm / (total + 1e-6);  // torch.nn.utils.clip_grad_norm_
+    if (multi) {
+      at::_foreach_mul_(grads, coef);
+    } else {
+      for (auto& g : grads) g.mul_(coef);
+    }
   }
   return total;
 }

@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -77,8 +78,14 @@ class Optimizer {
   // One update with learning rate lr over the current gradients (parameters without a gradient
   // are skipped, their step count still advances with the optimizer's).
   // On the CPU, AdamW/Adam update a float32 parameter in one fused pass (equal to the tensor-op
-  // form up to float rounding, tests/models/optim_test.cc); elsewhere the tensor ops run.
+  // form up to float rounding, tests/models/optim_test.cc). On CUDA they run as multi-tensor
+  // (_foreach_*) ops over all parameters of a weight-decay group at once, as torch.optim's
+  // foreach=True: ~10 kernel launches a step instead of ~9 per parameter. Adamax, and anything
+  // else, runs the tensor ops one parameter at a time.
   void step(double lr);
+  // Forces the multi-tensor form on or off for every device (default: on for CUDA only); tests
+  // use it to hold the forms to each other on the CPU.
+  void set_multi_tensor(std::optional<bool> on) { multi_tensor_ = on; }
   // Drops the gradients (set_to_none, as torch.optim does by default since 2.0).
   void zero_grad();
 
@@ -103,10 +110,12 @@ class Optimizer {
   std::vector<torch::Tensor> m_, v_;
   OptimizerOptions options_;
   int64_t step_ = 0;
+  std::optional<bool> multi_tensor_;
 };
 
 // Scales gradients so that their global L2 norm is at most max_norm (torch.nn.utils.
-// clip_grad_norm_); returns the norm before clipping. max_norm <= 0 only measures.
+// clip_grad_norm_); returns the norm before clipping. max_norm <= 0 only measures. CUDA gradients
+// are measured and scaled with multi-tensor ops (one host sync: the returned norm).
 double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm);
 
 // Linear warm-up from 0 to peak over warmup steps, then linear decay to 0 at total steps

@@ -157,7 +157,9 @@ TEST(AttentionTest, DecodingStepProductsEqualBmm) {
   using CoreName = char* (*)();
   auto corename = reinterpret_cast<CoreName>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
   const std::string core = corename ? corename() : "";
-  if (core == "Zen" || core == "Haswell") EXPECT_EQ(bit_equal, cases) << "OpenBLAS core " << core;
+  if (core == "Zen" || core == "Haswell") {
+    EXPECT_EQ(bit_equal, cases) << "OpenBLAS core " << core;
+  }
 }
 
 TEST(AttentionTest, DropoutOnlyWhenTraining) {
