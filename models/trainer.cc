@@ -454,6 +454,11 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
       if (owns_micro_batch(j)) r.tokens += micro.back().tokens;
     }
     double nll_sum = 0, span_sum = 0;
+    // The micro-batches' (loss, nll), read back once after the last backward: a read per
+    // micro-batch would make the host wait for each backward before queuing the next batch (on
+    // CUDA). The sums run in double, in micro-batch order, as the values were before.
+    std::vector<torch::Tensor> pending;
+    std::vector<double> pending_w;
     for (int64_t j = 0; j < n_micro; ++j) {
       if (!owns_micro_batch(j)) continue;
       torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x3000 + j));
@@ -474,8 +479,16 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
       auto [loss, nll] = label_smoothed_nll(model->mlm_logits(h), b.labels.to(device), opts.label_smoothing);
       const double w = double(b.labels.size(0)) / double(masked_total);
       backward_micro_batch(loss * w, j, n_micro);
-      r.loss += loss.item<double>() * w;
-      nll_sum += nll.item<double>() * w;
+      pending.push_back(torch::stack({loss.detach().to(torch::kDouble), nll.detach().to(torch::kDouble)}));
+      pending_w.push_back(w);
+    }
+    if (!pending.empty()) {
+      const torch::Tensor host = torch::stack(pending).to(torch::kCPU).contiguous();
+      const double* v = host.data_ptr<double>();
+      for (size_t i = 0; i < pending_w.size(); ++i) {
+        r.loss += v[2 * i] * pending_w[i];
+        nll_sum += v[2 * i + 1] * pending_w[i];
+      }
     }
     r.log["epoch"] = batches.epoch();
     r.log["loss"] = r.loss;
