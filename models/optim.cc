@@ -161,10 +161,6 @@ bool fusable(const torch::Tensor& p, const torch::Tensor& g, const torch::Tensor
   return true;
 }
 
-}  // namespace
-
-namespace {
-
 // AdamW/Adam over a list of parameters with one weight decay, as multi-tensor ops in the order of
 // the per-parameter tensor ops below (torch.optim's foreach form).
 void adam_multi_tensor(std::vector<torch::Tensor>& p, std::vector<torch::Tensor>& g, std::vector<torch::Tensor>& m,
@@ -300,15 +296,14 @@ void Optimizer::load_state(const std::function<torch::Tensor(const std::string&)
 
 double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm) {
   torch::NoGradGuard no_grad;
-  std::vector<torch::Tensor> grads, cuda_float;
+  std::vector<torch::Tensor> grads;
+  bool multi = true;  // all on CUDA, float32, dense: multi-tensor ops
   for (const auto& p : params) {
     if (!p.grad().defined()) continue;
     grads.push_back(p.grad());
-    if (p.grad().is_cuda() && p.grad().scalar_type() == torch::kFloat && !p.grad().is_sparse())
-      cuda_float.push_back(p.grad());
+    multi = multi && p.grad().is_cuda() && p.grad().scalar_type() == torch::kFloat && !p.grad().is_sparse();
   }
   if (grads.empty()) return 0.0;
-  const bool multi = cuda_float.size() == grads.size();  // all on CUDA: multi-tensor ops
   std::vector<torch::Tensor> norms;
   if (multi) {
     norms = at::_foreach_norm(grads, 2);
