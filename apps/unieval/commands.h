@@ -8,6 +8,7 @@ namespace unieval::cli {
 int cmd_score(const Args& args);      // cmd_score.cc (metrics/protocol.h)
 int cmd_eval(const Args& args);       // cmd_eval.cc
 int cmd_tokenize(const Args& args);   // cmd_tokenize.cc
+int cmd_vocab(const Args& args);      // cmd_vocab.cc (models/tokenizer/vocab_subset.h)
 int cmd_reproduce(const Args& args);  // cmd_reproduce.cc
 int cmd_table(const Args& args);      // cmd_table.cc
 int cmd_compare(const Args& args);    // cmd_compare.cc

@@ -33,6 +33,7 @@ const std::vector<Command>& commands() {
        cmd_score},
       {"eval", "Evaluate predictions on a task with its official metric set", cmd_eval},
       {"tokenize", "WordPiece-tokenize text with a vocab.txt, or GPT BPE (--bpe DIR)", cmd_tokenize},
+      {"vocab", "A small WordPiece vocab for a from-scratch model: a corpus's most used base entries", cmd_vocab},
       {"encode", "Run a BERT/UniLM or GPT checkpoint on HF-style inputs (parity check; needs LibTorch)", nullptr},
       {"finetune", "Fine-tune a UniLM/BERT model on a task (needs LibTorch)", nullptr},
       {"pretrain", "Pre-train a small UniLM on your text: unified LM objectives (needs LibTorch)", nullptr},
