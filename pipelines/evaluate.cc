@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <sstream>
 
 #include "core/error.h"
 #include "metrics/bootstrap.h"
 #include "results/sha256.h"
+#include "tasks/diagnostics.h"
 #include "tasks/metric_set.h"
 
 namespace unieval::pipelines {
@@ -72,10 +74,10 @@ metrics::BootstrapOptions bootstrap_options(const tasks::EvalRequest& req) {
   return o;
 }
 
-// The paired test of every resampled score of `a` (the system) against `b` (the baseline), on
-// the same resamples.
+// The paired test of every resampled score of `a` (the system) against `b` (the baseline, read
+// from `baseline_pred`), on the same resamples.
 nlohmann::ordered_json paired_tests(const tasks::EvalRequest& req, const tasks::TaskOutput& a,
-                                    const tasks::TaskOutput& b) {
+                                    const tasks::TaskOutput& b, const std::string& baseline_pred) {
   const metrics::BootstrapOptions o = bootstrap_options(req);
   nlohmann::ordered_json scores = nlohmann::ordered_json::array();
   // The scores as the results report them (a resampling function on all items may differ from
@@ -96,7 +98,7 @@ nlohmann::ordered_json paired_tests(const tasks::EvalRequest& req, const tasks::
     auto ib = b.mean_decomposable.find(s.name);
     if (ia != a.mean_decomposable.end() && ib != b.mean_decomposable.end() && !ia->second.empty()) {
       if (ia->second.size() != ib->second.size())
-        throw InputError(req.paired_pred, 0, "the baseline has " + std::to_string(ib->second.size()) +
+        throw InputError(baseline_pred, 0, "the baseline has " + std::to_string(ib->second.size()) +
                                                  " examples of '" + s.name + "', the system " +
                                                  std::to_string(ia->second.size()) + ": not the same examples");
       const double scale = s.unit == "percent" ? 100.0 : 1.0;
@@ -110,7 +112,7 @@ nlohmann::ordered_json paired_tests(const tasks::EvalRequest& req, const tasks::
       auto it = ra.scores.find(s.name);
       if (it == ra.scores.end() || ra.items == 0) continue;
       if (ra.items != rb.items || !rb.scores.count(s.name))
-        throw InputError(req.paired_pred, 0, "the baseline's '" + s.name + "' is over " + std::to_string(rb.items) +
+        throw InputError(baseline_pred, 0, "the baseline's '" + s.name + "' is over " + std::to_string(rb.items) +
                                                  " items, the system's over " + std::to_string(ra.items) +
                                                  ": not the same examples");
       add(s.name, metrics::paired_bootstrap(ra.items, ra.fn, rb.fn, o)[it->second]);
@@ -118,6 +120,21 @@ nlohmann::ordered_json paired_tests(const tasks::EvalRequest& req, const tasks::
     }
   }
   return scores;
+}
+
+// The result's "paired_bootstrap" object of the system `a` against the baseline `b`.
+nlohmann::ordered_json paired_object(const tasks::EvalRequest& req, const tasks::TaskOutput& a,
+                                     const tasks::TaskOutput& b, const std::string& name,
+                                     const std::string& baseline_pred) {
+  nlohmann::ordered_json p;
+  p["baseline"] = name;
+  p["baseline_pred"] = baseline_pred;
+  p["baseline_sha256"] = std::filesystem::is_regular_file(baseline_pred) ? results::sha256_file(baseline_pred) : "";
+  p["resamples"] = req.bootstrap;
+  p["seed"] = req.seed;
+  p["method"] = "paired bootstrap (Koehn 2004, sacreBLEU's p-value), the same resamples for both systems";
+  p["scores"] = paired_tests(req, a, b, baseline_pred);
+  return p;
 }
 
 }  // namespace
@@ -199,15 +216,14 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
     tasks::EvalRequest base = req;
     base.pred = req.paired_pred;
     const tasks::TaskOutput b = task->run(base);
-    nlohmann::ordered_json p;
-    p["baseline"] = req.paired_system.empty() ? pred_stem(req.paired_pred) : req.paired_system;
-    p["baseline_pred"] = req.paired_pred;
-    p["baseline_sha256"] = std::filesystem::is_regular_file(req.paired_pred) ? results::sha256_file(req.paired_pred) : "";
-    p["resamples"] = req.bootstrap;
-    p["seed"] = req.seed;
-    p["method"] = "paired bootstrap (Koehn 2004, sacreBLEU's p-value), the same resamples for both systems";
-    p["scores"] = paired_tests(req, out, b);
-    r.extra["paired_bootstrap"] = std::move(p);
+    r.extra["paired_bootstrap"] = paired_object(
+        req, out, b, req.paired_system.empty() ? pred_stem(req.paired_pred) : req.paired_system, req.paired_pred);
+  }
+  // Generation tasks: what the outputs look like (tasks/diagnostics.h), warnings in the notes.
+  if (!out.hypotheses.empty()) {
+    const tasks::OutputDiagnostics d = tasks::diagnose_outputs(out.hypotheses, out.first_references);
+    r.extra["diagnostics"] = tasks::to_json(d);
+    for (const auto& w : tasks::diagnostic_warnings(d)) r.notes.push_back(w);
   }
   if (!req.per_example) r.per_example.clear();
   // The adapter options given (--option), so that `reproduce` can tell a result scored under other
@@ -220,6 +236,66 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
   r.timings.total_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
+}
+
+nlohmann::ordered_json evaluate_baselines(const tasks::EvalRequest& req, const std::vector<BaselinePred>& baselines) {
+  const tasks::TaskAdapter& task = checked_task(req);
+  if (req.bootstrap < 0) throw InputError("--bootstrap must be >= 0");
+  for (const std::string& f : {req.data, req.pred})
+    if (!std::filesystem::exists(f)) throw InputError(f, 0, "no such file or directory");
+  // The system once: with req.bootstrap > 0 its output holds the resampling functions.
+  const tasks::TaskOutput sys = task.run(req);
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  for (const BaselinePred& b : baselines) {
+    if (!std::filesystem::exists(b.pred)) throw InputError(b.pred, 0, "no such file or directory");
+    tasks::EvalRequest breq = req;
+    breq.pred = b.pred;
+    if (b.options) breq.options = *b.options;
+    const tasks::TaskOutput out = task.run(breq);
+    nlohmann::ordered_json e;
+    e["name"] = b.name;
+    e["description"] = b.description;
+    e["pred"] = b.pred;
+    nlohmann::ordered_json summary = nlohmann::ordered_json::object();
+    for (const auto& s : out.result.scores) summary[s.name] = s.value;  // NaN is written as null
+    e["summary"] = std::move(summary);
+    if (req.bootstrap > 0) e["paired_bootstrap"] = paired_object(req, sys, out, b.name, b.pred);
+    all.push_back(std::move(e));
+  }
+  return all;
+}
+
+std::vector<std::string> baseline_warnings(const results::RunResult& r) {
+  std::vector<std::string> out;
+  if (!r.extra.contains("baselines") || !r.extra["baselines"].is_array()) return out;
+  for (const auto& b : r.extra["baselines"]) {
+    if (!b.is_object() || !b.contains("paired_bootstrap")) continue;
+    const auto& p = b["paired_bootstrap"];
+    if (!p.contains("scores") || !p["scores"].is_array()) continue;
+    std::string lost;
+    for (const auto& t : p["scores"]) {
+      const std::string name = t.value("score", std::string());
+      const results::Score* s = r.score(name);
+      const bool higher = !s || s->higher_is_better;
+      const double delta = t.contains("delta") && t["delta"].is_number() ? t["delta"].get<double>() : 0.0;
+      const double pv = t.contains("p_value") && t["p_value"].is_number() ? t["p_value"].get<double>() : 1.0;
+      if ((higher ? delta > 0 : delta < 0) && pv < kBaselineAlpha) continue;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "%s (delta %+.4g, p = %.3f)", name.c_str(), delta, pv);
+      lost += (lost.empty() ? "" : ", ") + std::string(buf);
+    }
+    if (!lost.empty())
+      out.push_back("the system does not beat baseline '" + b.value("name", std::string()) + "' at p < 0.05 on " + lost);
+  }
+  return out;
+}
+
+std::vector<std::string> result_warnings(const results::RunResult& r) {
+  std::vector<std::string> out;
+  if (r.extra.contains("diagnostics"))
+    out = tasks::diagnostic_warnings(tasks::diagnostics_from_json(nlohmann::json::parse(r.extra["diagnostics"].dump())));
+  for (auto& w : baseline_warnings(r)) out.push_back(std::move(w));
+  return out;
 }
 
 }  // namespace unieval::pipelines

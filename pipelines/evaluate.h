@@ -10,6 +10,11 @@
 //   r.score("f1")->value;   // 81.775... for BERT-large's published predictions
 //
 // The task adapters themselves (readers, metric sets, options) are in tasks/ (tasks/task.h).
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
 #include "results/run_result.h"
 #include "tasks/task.h"
 
@@ -32,7 +37,44 @@ namespace unieval::pipelines {
 // (metrics/bootstrap.h paired_bootstrap: sacreBLEU's paired bootstrap, Koehn 2004); the result
 // gets "paired_bootstrap": {baseline, baseline_pred, baseline_sha256, resamples, seed, method,
 // scores: [{score, system, baseline, delta, p_value}]}.
+//
+// Generation tasks (the adapter fills TaskOutput::hypotheses): the result gets "diagnostics"
+// (tasks/diagnostics.h: hypotheses, empty, repeated, distinct, most_common, mean_hyp_words,
+// mean_ref_words, length_ratio, over the text as scored) and each of its warnings as a note.
 results::RunResult evaluate(const tasks::EvalRequest& req);
+
+// A baseline's predictions for the data of a request (evaluate_baselines).
+struct BaselinePred {
+  std::string name;         // "constant", "copy-source", "majority", "first-window"
+  std::string description;  // one line: what it predicts, from what
+  std::string pred;         // its prediction file, in the task's prediction format
+  std::optional<std::map<std::string, std::string>> options;  // adapter options for it (unset:
+                                                              // the request's; squad-v2 drops
+                                                              // the system's na_prob_file)
+};
+
+// Scores every baseline with the request's task adapter and metric set (req.skip_metrics too)
+// and tests the system, req.pred, against each with the paired bootstrap of evaluate()
+// (req.bootstrap resamples, req.seed; none when req.bootstrap is 0) on every score that has one.
+// The system is run once; each baseline once. Returns the array `unieval run` writes as the
+// result's "baselines": [{name, description, pred, summary: {score: value}, paired_bootstrap:
+// {baseline, baseline_pred, baseline_sha256, resamples, seed, method, scores: [{score, system,
+// baseline, delta, p_value}]}}] (a NaN value, e.g. Pearson of a constant, is null).
+// InputError as evaluate() for a missing file or an unknown task or option.
+nlohmann::ordered_json evaluate_baselines(const tasks::EvalRequest& req, const std::vector<BaselinePred>& baselines);
+
+// The significance level of baseline_warnings().
+constexpr double kBaselineAlpha = 0.05;
+
+// One line per baseline of r.extra["baselines"] that the system does not beat on every score
+// with a paired test (better in the score's direction with p < kBaselineAlpha), naming the
+// scores; empty when there are none.
+std::vector<std::string> baseline_warnings(const results::RunResult& r);
+
+// Every warning a result carries, recomputed from its JSON (so that a result read back warns as
+// it did when written): its diagnostics' (tasks/diagnostic_warnings) and baseline_warnings().
+// The CLI prints each as "warning: ..." on stderr; the same lines are in the result's notes.
+std::vector<std::string> result_warnings(const results::RunResult& r);
 
 // The one resource policy before any data is read (`unieval run` calls it at its data stage,
 // before training): the task and its options are known, req.skip_metrics names metrics of the

@@ -22,6 +22,7 @@
 #include "pipelines/seq2seq.h"
 #include "results/curves.h"
 #include "results/sha256.h"
+#include "tasks/diagnostics.h"
 #include "tasks/nlu_tasks.h"
 #include "tasks/seq2seq_tasks.h"
 #include "tasks/task.h"
@@ -66,6 +67,51 @@ void count_wordpieces(const RunOptions& o, tasks::Seq2SeqReadOptions& ro) {
     return ids.size();
   };
   ro.length_unit = "WordPiece tokens";
+}
+
+// The generation baselines (pipelines/run.h, stage 4): "constant" and "copy-source", written in
+// the task's prediction format under RUN/baselines/NAME/ (the model's file name) and scored with
+// the model's request; the result's "baselines".
+ojson generation_baselines(const tasks::Seq2SeqSplit& eval, const fs::path& run, const tasks::EvalRequest& model,
+                           uint64_t seed) {
+  const std::vector<std::string> targets = core::read_lines((run / "data" / "train.tgt").string());
+  // The most frequent target: the diagnostics' most_common (exact strings, ties: first to occur).
+  const tasks::OutputDiagnostics freq = tasks::diagnose_outputs(targets, {});
+  std::vector<int64_t> lengths;
+  for (const auto& t : targets) {
+    int64_t n = 0;
+    for (const auto& w : tasks::whitespace_words(t)) n += w != "[X_SEP]";  // cnndm's separator is no word
+    lengths.push_back(n);
+  }
+  const int64_t n_words = rounded_median(lengths);
+  std::vector<std::string> constant, copy;
+  for (const auto& src : eval.src) {
+    constant.push_back(tasks::postprocess_hypothesis(eval.task, freq.most_common));
+    const std::vector<std::string> w = tasks::whitespace_words(src);
+    std::string first;
+    for (size_t i = 0; i < w.size() && static_cast<int64_t>(i) < n_words; ++i) first += (i ? " " : "") + w[i];
+    copy.push_back(tasks::postprocess_hypothesis(eval.task, first));
+  }
+  const std::string file = fs::path(model.pred).filename().string();
+  std::vector<BaselinePred> list;
+  auto add = [&](const std::string& name, const std::string& description, const std::vector<std::string>& hyps) {
+    const fs::path dir = run / "baselines" / name;
+    fs::create_directories(dir);
+    tasks::write_predictions(eval, hyps, (dir / file).string());
+    list.push_back({name, description, (dir / file).string(), std::nullopt});
+  };
+  add("constant",
+      "the most frequent target of the training split (" + std::to_string(freq.most_common_count) + " of " +
+          std::to_string(targets.size()) + " training targets; ties: the first to occur), for every example",
+      constant);
+  add("copy-source",
+      "the first " + std::to_string(n_words) + " whitespace words of each source (the median word count of the " +
+          "training targets, rounded)",
+      copy);
+  tasks::EvalRequest req = model;
+  req.bootstrap = kBaselineResamples;
+  req.seed = seed;
+  return evaluate_baselines(req, list);
 }
 
 }  // namespace
@@ -124,6 +170,7 @@ ojson run_request(const RunOptions& o) {
   for (const auto& [k, v] : o.eval_options) eo[k] = v;
   j["eval_options"] = eo;
   if (!o.skip_metrics.empty()) j["skip_metrics"] = o.skip_metrics;  // (absent: older runs' requests stay equal)
+  if (!o.baselines) j["baselines"] = false;  // --no-baselines (absent = on: older runs' requests stay equal)
   // Only when given, so that the request of a RUN started without it stays the same.
   if (o.segment_ids) j["segment_ids"] = {o.segment_ids->first, o.segment_ids->second};
   return j;
@@ -370,6 +417,10 @@ RunOutcome run_task(const RunOptions& in) {
     r.notes.push_back("eval split limited to its first " + std::to_string(o.eval_limit) + " examples");
   if (o.train_split == o.eval_split)
     r.notes.push_back("trained and evaluated on the same split (" + o.eval_split + ")");
+  if (o.baselines) {
+    r.extra["baselines"] = generation_baselines(eval_split, run, req, o.finetune.seed);
+    for (auto& w : baseline_warnings(r)) r.notes.push_back(std::move(w));
+  }
 
   ojson info;
   info["request"] = request;

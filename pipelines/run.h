@@ -26,6 +26,19 @@
 //              the results schema plus "run": model, preset, every option, data files and
 //              checkpoint sha256, training summary, empty hypotheses (also in notes); and
 //              RUN/curves.svg, the training curves of log.jsonl (results/curves.h).
+//              The result's "diagnostics" (tasks/diagnostics.h, from pipelines::evaluate) say
+//              what the hypotheses look like; their warnings are notes.
+//              Baselines (unless --no-baselines), written under RUN/baselines/NAME/ in the
+//              task's prediction format and scored by the same adapter and metric set:
+//                constant     the most frequent target of the training split (ties: the first
+//                             to occur), for every example
+//                copy-source  the first N whitespace words of each eval source, N = the median
+//                             word count of the training targets (rounded; [X_SEP] not counted)
+//              each with a paired bootstrap of the model against it (kBaselineResamples, the
+//              run's seed; pipelines::evaluate_baselines) → the result's "baselines"; a baseline
+//              the model does not beat at p < 0.05 is a note (pipelines::baseline_warnings).
+//              Understanding tasks (run_nlu.h): "majority" (GLUE; STS-B the mean training
+//              score) and "first-window" (SQuAD, CoQA).
 // RUN/request.json holds the options that define the run; a later call with other options is
 // an InputError naming the first differing key (device, threads and progress may change). A
 // finished run re-run returns its result.json unchanged.
@@ -59,6 +72,8 @@
 // |                  |         | decoding (models/ernie_gen.h); "" / "unilm" / "bert": UniLM     |
 // | lm_coef          | 0.5     | GPT: λ of the auxiliary LM loss (0 = off)                       |
 // | zero_shot        | false   | GPT: the §5 heuristics instead of fine-tuning                   |
+// | baselines        | true    | score the suite's baselines after the model (below); false =    |
+// |                  |         | --no-baselines, request.json "baselines": false (absent = on)   |
 //
 // Data parallel (`--nproc N` or WORLD_SIZE; pipelines/run_common.h RunRanks): every rank reads and
 // checks the data, rank 0 writes RUN; training is split across the ranks (a step's --accum
@@ -118,6 +133,8 @@ struct RunOptions {
                                              // or "gpt" (run_gpt.h)
   double lm_coef = 0.5;                      // GPT: auxiliary LM weight λ (GPT §3.2 eq. 3)
   bool zero_shot = false;                    // GPT: §5 zero-shot heuristics, no training
+  bool baselines = true;                     // score the suite's baselines after the model
+                                             // (--no-baselines; request.json "baselines": false)
 };
 
 struct RunOutcome {

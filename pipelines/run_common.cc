@@ -1,5 +1,8 @@
 #include "pipelines/run_common.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/error.h"
 #include "core/io.h"
 #include "models/train_loop.h"
@@ -10,6 +13,14 @@
 namespace unieval::pipelines {
 
 namespace fs = std::filesystem;
+
+int64_t rounded_median(std::vector<int64_t> counts) {
+  if (counts.empty()) return 0;
+  std::sort(counts.begin(), counts.end());
+  const size_t m = counts.size() / 2;
+  if (counts.size() % 2) return counts[m];
+  return static_cast<int64_t>(std::llround(double(counts[m - 1] + counts[m]) / 2.0));
+}
 
 std::string abs_path(const std::string& p) { return p.empty() ? p : fs::absolute(p).lexically_normal().string(); }
 

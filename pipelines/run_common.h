@@ -9,12 +9,21 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "models/distributed.h"
 #include "pipelines/run.h"
 #include "results/run_result.h"
 
 namespace unieval::pipelines {
+
+// Resamples of the paired bootstrap of a run against each of its baselines (seeded with the
+// run's seed).
+constexpr int kBaselineResamples = 1000;
+
+// The median of counts, rounded half away from zero (0 for none): the length of the baselines
+// that copy words (copy-source, first-window).
+int64_t rounded_median(std::vector<int64_t> counts);
 
 // The absolute, normalised path ("" stays "").
 std::string abs_path(const std::string& p);

@@ -25,6 +25,7 @@
 #include "pipelines/presets.h"
 #include "pipelines/run_common.h"
 #include "results/sha256.h"
+#include "tasks/diagnostics.h"
 #include "tasks/nlu_tasks.h"
 #include "tasks/presets.h"
 
@@ -432,6 +433,88 @@ SquadPreds squad_preds(const QaSplit& q, const std::vector<QaAnswer>& ans, const
   return s;
 }
 
+// The first `n` words of a context, joined by one space.
+std::string first_words(const std::vector<std::string>& words, int64_t n) {
+  std::string s;
+  for (size_t i = 0; i < words.size() && static_cast<int64_t>(i) < n; ++i) s += (i ? " " : "") + words[i];
+  return s;
+}
+
+// The understanding tasks' baselines (pipelines/run_nlu.h), written in the official prediction
+// format under RUN/baselines/NAME/: GLUE "majority" (the most frequent training label, ties: the
+// first to occur; STS-B: the mean training score), SQuAD/CoQA "first-window" (the first L words of
+// each question's context, L = the median word count of the training answers; squad-v2: never
+// no-answer, scored without the model's na_prob file).
+std::vector<BaselinePred> nlu_baselines(const NluData& train, const NluData& eval, const fs::path& run,
+                                        const std::map<std::string, std::string>& model_options) {
+  std::vector<BaselinePred> out;
+  auto write = [&](const std::string& name, const std::string& file, const std::string& text) {
+    const fs::path dir = run / "baselines" / name;
+    fs::create_directories(dir);
+    core::write_file_atomic((dir / file).string(), text);
+    return (dir / file).string();
+  };
+  char buf[64];
+  if (eval.glue) {
+    const auto& rows = train.glue->rows;
+    double value = 0;
+    std::string description;
+    if (eval.glue->regression()) {
+      for (const auto& r : rows) value += r.label;
+      value = rows.empty() ? 0.0 : value / double(rows.size());
+      std::snprintf(buf, sizeof buf, "%.6g", value);
+      description = std::string("the mean score of the training split, ") + buf + " (" + std::to_string(rows.size()) +
+                    " rows), for every example";
+    } else {
+      std::map<int64_t, int64_t> counts;
+      for (const auto& r : rows) ++counts[static_cast<int64_t>(r.label)];
+      int64_t best = 0;
+      for (const auto& [label, c] : counts) best = std::max(best, c);
+      for (const auto& r : rows)  // ties: the label that occurs first
+        if (counts[static_cast<int64_t>(r.label)] == best) {
+          value = r.label;
+          break;
+        }
+      description = "the most frequent label of the training split, '" +
+                    eval.glue->labels.at(static_cast<size_t>(value)) + "' (" + std::to_string(best) + " of " +
+                    std::to_string(rows.size()) + " rows; ties: the first to occur), for every example";
+    }
+    const std::vector<double> p(eval.glue->rows.size(), value);
+    out.push_back({"majority", description, write("majority", "pred.tsv", tasks::glue_predictions_text(*eval.glue, p)),
+                   std::nullopt});
+    return out;
+  }
+  std::vector<int64_t> lengths;
+  if (train.squad) {
+    for (const auto& q : train.squad->questions)
+      if (!q.impossible && !q.answers.empty())
+        lengths.push_back(static_cast<int64_t>(tasks::whitespace_words(q.answers[0].text).size()));
+  } else {
+    for (const auto& t : train.coqa->turns) lengths.push_back(static_cast<int64_t>(tasks::whitespace_words(t.answer).size()));
+  }
+  const int64_t l = std::max<int64_t>(1, rounded_median(lengths));
+  const std::string description = "the first " + std::to_string(l) +
+                                  " words of each question's context (the median word count of the " +
+                                  std::to_string(lengths.size()) + " training answers, rounded)" +
+                                  (eval.squad && eval.squad->task == "squad-v2" ? "; never no-answer" : "");
+  std::string text;
+  if (eval.squad) {
+    std::vector<std::pair<std::string, std::string>> answers;
+    for (const auto& q : eval.squad->questions) answers.emplace_back(q.id, first_words(eval.squad->contexts[q.context].words, l));
+    text = tasks::squad_predictions_json(answers);
+  } else {
+    std::vector<std::string> answers;
+    for (const auto& t : eval.coqa->turns) answers.push_back(first_words(eval.coqa->stories[t.story].words, l));
+    text = tasks::coqa_predictions_json(eval.coqa->turns, answers);
+  }
+  // The model's squad-v2 no-answer probabilities and threshold are not the baseline's.
+  std::map<std::string, std::string> options = model_options;
+  options.erase("na_prob_file");
+  options.erase("na_prob_thresh");
+  out.push_back({"first-window", description, write("first-window", "predictions.json", text), options});
+  return out;
+}
+
 }  // namespace
 
 RunOutcome run_nlu_task(const RunOptions& in) {
@@ -745,6 +828,19 @@ RunOutcome run_nlu_task(const RunOptions& in) {
   r.data_sha256 = fs::is_regular_file(o.data) ? results::sha256_file(o.data) : "";
   for (const auto& n : notes) r.notes.push_back(n);
   add_split_notes(r, o);
+  if (o.baselines) {
+    tasks::EvalRequest breq;
+    breq.task = o.task;
+    breq.data = gold_path;
+    breq.pred = pred_path;
+    breq.split = o.eval_split;
+    breq.options = eopts;
+    breq.system = system;
+    breq.bootstrap = kBaselineResamples;
+    breq.seed = o.finetune.seed;
+    r.extra["baselines"] = evaluate_baselines(breq, nlu_baselines(train, eval, run, eopts));
+    for (auto& w : baseline_warnings(r)) r.notes.push_back(std::move(w));
+  }
 
   ojson info;
   info["request"] = request;

@@ -24,6 +24,13 @@
 //               prediction), SQuAD `predictions.json` + `na_prob.json` (v2.0: null score minus the
 //               best span score, BERT's null_odds), CoQA `predictions.json` ([{id, turn_id,
 //               answer}]); pipelines::evaluate (the `unieval eval` adapters) -> RUN/result.json.
+//               Baselines (unless --no-baselines), under RUN/baselines/NAME/ in the same formats,
+//               scored by the same adapter with a paired bootstrap of the model against each
+//               (pipelines::evaluate_baselines) -> the result's "baselines": GLUE "majority" (the
+//               most frequent training label, ties: the first to occur; STS-B the mean training
+//               score), SQuAD/CoQA "first-window" (the first L whitespace words of each context,
+//               L = the median word count of the training answers, at least 1; squad-v2 never
+//               no-answer, scored without the model's na_prob file).
 //
 // Features (BERT): GLUE [CLS] a [SEP] (b [SEP]) truncated longest-first to max_seq_len; SQuAD/CoQA
 // [CLS] question [SEP] window [SEP], the question cut to max_query_len tokens (CoQA keeps the

@@ -340,4 +340,61 @@ std::string render_summary(const RunResult& r) {
   return os.str();
 }
 
+std::string render_run_table(const RunResult& r, const TableOptions& opts) {
+  const bool have = r.extra.contains("baselines") && r.extra["baselines"].is_array() && !r.extra["baselines"].empty();
+  if (!have || opts.format == TableFormat::kHtml) return render_leaderboard({r}, opts);
+  Grid g;
+  g.caption = r.task + (r.split.empty() ? "" : " (" + r.split + ")");
+  g.header.push_back("system");
+  g.numeric.push_back(false);
+  for (const auto& s : r.scores) {
+    g.header.push_back(s.name + (s.higher_is_better ? " ↑" : " ↓"));
+    g.numeric.push_back(true);
+  }
+  g.header.push_back("p (run vs baseline)");
+  g.numeric.push_back(false);
+  std::vector<std::string> row = {r.system.empty() ? "(unnamed)" : r.system};
+  for (const auto& s : r.scores) {
+    std::string v = format_value(s.value, s.unit, opts.decimals);
+    if (s.ci)
+      v += " [" + format_value(s.ci->low, s.unit, opts.decimals) + ", " + format_value(s.ci->high, s.unit, opts.decimals) + "]";
+    row.push_back(v);
+  }
+  row.push_back("");
+  g.rows.push_back(row);
+  std::string test;
+  for (const auto& b : r.extra["baselines"]) {
+    if (!b.is_object()) continue;
+    const std::string name = b.value("name", std::string("?"));
+    row = {"baseline: " + name};
+    for (const auto& s : r.scores) {
+      if (!b.contains("summary") || !b["summary"].contains(s.name)) {
+        row.push_back("–");
+        continue;
+      }
+      const auto& v = b["summary"][s.name];
+      row.push_back(v.is_number() ? format_value(v.get<double>(), s.unit, opts.decimals) : std::string("nan"));
+    }
+    std::string p;
+    if (b.contains("paired_bootstrap") && b["paired_bootstrap"].contains("scores")) {
+      const auto& pb = b["paired_bootstrap"];
+      for (const auto& t : pb["scores"]) {
+        char buf[96];
+        const double pv = t.contains("p_value") && t["p_value"].is_number() ? t["p_value"].get<double>() : std::nan("");
+        std::snprintf(buf, sizeof buf, "%s %.4f", t.value("score", std::string()).c_str(), pv);
+        p += (p.empty() ? "" : ", ") + std::string(buf);
+      }
+      if (test.empty())
+        test = "p: paired bootstrap of the run against each baseline (" + std::to_string(pb.value("resamples", 0)) +
+               " resamples, seed " + std::to_string(pb.value("seed", 0ULL)) + "; two-sided), on every score that has one";
+    }
+    row.push_back(p.empty() ? "–" : p);
+    g.rows.push_back(row);
+    g.footer.push_back("baseline " + name + ": " + b.value("description", std::string()));
+  }
+  if (!test.empty()) g.footer.push_back(test);
+  for (const auto& m : r.metrics) g.footer.push_back("signature " + m.id + ": " + m.signature);
+  return render_grid(g, opts.format);
+}
+
 }  // namespace unieval::results

@@ -79,4 +79,12 @@ std::string format_value(double v, const std::string& unit, int decimals = -1);
 // Human-readable summary of one run (what `unieval eval` prints without --json).
 std::string render_summary(const RunResult& r);
 
+// What `unieval run` prints: the run's row and, under it, one row per baseline of the result's
+// "baselines" (pipelines/evaluate.h evaluate_baselines: name, description, summary,
+// paired_bootstrap), in the run's score columns, with a last column of the paired-bootstrap
+// p-values of the run against that baseline; the baselines' descriptions and the test under the
+// table. Without baselines, render_leaderboard({r}, opts). Everything comes from the result
+// itself, so a result read back prints the same table.
+std::string render_run_table(const RunResult& r, const TableOptions& opts);
+
 }  // namespace unieval::results

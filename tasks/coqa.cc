@@ -49,6 +49,15 @@ TaskOutput run_coqa(const EvalRequest& req, const std::string& key) {
   }
   out.mean_decomposable["em"] = res.item_em;
   out.mean_decomposable["f1"] = res.item_f1;
+  if (key == "coqa-gen") {
+    // Generated answers (a missing one as ""), against each turn's first gold answer; the
+    // extractive task's spans are no generated text.
+    for (const auto& t : data.turns) {
+      auto it = preds.answers.find({t.story_id, t.turn_id});
+      out.hypotheses.push_back(it == preds.answers.end() ? std::string() : it->second);
+      out.first_references.push_back(t.golds.empty() ? std::string() : t.golds.front());
+    }
+  }
   if (!res.missing.empty())
     r.notes.push_back(std::to_string(res.missing.size()) + " turn(s) without a prediction scored 0 (first: " +
                       res.missing.front() + ")");

@@ -219,6 +219,8 @@ TaskOutput run_dstc7(const EvalRequest& req) {
   res.task = "dstc7";
   res.split = req.split.empty() ? "test" : req.split;
   res.examples = static_cast<long>(hyps.size());
+  out.hypotheses = hyps;  // after clean_str when --clean, as scored
+  if (!refs.empty()) out.first_references = refs.front();  // the first reference stream
   // metrics.py reads the hypothesis file back; '\n'.join loses a final empty line.
   core::Corpus diversity;
   diversity.hyps = hyps;

@@ -58,6 +58,8 @@ TaskOutput run_personachat(const EvalRequest& req) {
   r.task = "personachat";
   r.split = req.split.empty() ? "test" : req.split;
   r.examples = static_cast<long>(hyps.size());
+  out.hypotheses = hyps;  // after clean.py, as scored
+  out.first_references = refs;
   // Through the metric protocol (tasks/metric_set.h).
   const core::Corpus corpus{std::move(hyps), {std::move(refs)}};
   for (const TaskMetric& m : metric_set) {

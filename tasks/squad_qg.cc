@@ -178,6 +178,8 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   r.task = key_name;
   r.split = split;
   r.examples = static_cast<long>(g.keys.size());
+  out.hypotheses = g.hyps;  // as scored: one per source sentence (its last line's prediction)
+  for (const auto& refs : g.refs) out.first_references.push_back(refs.front());
 
   // Each key's references as the multiple references of its prediction (through the metric
   // protocol, metrics/protocol.h; tasks/metric_set.h).

@@ -111,6 +111,8 @@ TaskOutput run_summarization(const EvalRequest& req, const std::string& key) {
   r.task = key;
   r.split = req.split.empty() ? "test" : req.split;
   r.examples = n_scored;
+  out.hypotheses = lines.hyps;  // the scored summaries, sentences joined by '\n'
+  out.first_references = lines.refs[0];
   if (unilm == "true") {
     r.metrics.push_back({"unilm-postprocess",
                          "unilm-cnndm-eval.py|fix_tokenization|min_len:5|duplicate_rate:" +

@@ -81,6 +81,13 @@ struct TaskOutput {
   // Corpus scores of decomposable metrics scored through the protocol (tasks/metric_set.h):
   // pipelines::evaluate() bootstraps their CIs from the metric's own resampling function.
   std::vector<ResampledScores> resampled;
+  // Generation tasks: the hypotheses as the metrics score them (after the adapter's own
+  // post-processing) and the first reference of each (empty: the task scores without
+  // references); pipelines::evaluate() computes the output diagnostics from them
+  // (tasks/diagnostics.h: the result's "diagnostics" and warnings in its notes). Empty for tasks
+  // whose outputs are labels, choices or extracted spans.
+  std::vector<std::string> hypotheses;
+  std::vector<std::string> first_references;
 };
 
 // One metric of a task's official set, as data (tasks/metric_set.h scores it).

@@ -9,6 +9,7 @@
 #include "results/report.h"
 #include "results/run_result.h"
 #include "pipelines/evaluate.h"
+#include "tasks/diagnostics.h"
 #include "tasks/task.h"
 
 namespace unieval::cli {
@@ -69,7 +70,11 @@ int cmd_eval(const Args& args) {
   const std::string usage =
       "usage: unieval eval --task T --data PATH --pred FILE [--json] [--out RESULT.json] [--option KEY=VALUE ...]";
   if (help) {
-    std::cout << usage << "\n\n" << desc << "\n" << task_list();
+    std::cout << usage << "\n\n"
+              << "Generation tasks (squad-qg, cnndm, gigaword, coqa-gen, dstc7, personachat) also get the result's\n"
+                 "\"diagnostics\" of the hypotheses as scored (empty, repeated words, distinct, most common, words per\n"
+                 "hypothesis and reference, length ratio); abnormal values are notes and \"warning: ...\" on stderr.\n\n"
+              << desc << "\n" << task_list();
     return kExitOk;
   }
   auto vm = parse(args, desc, usage);
@@ -101,9 +106,12 @@ int cmd_eval(const Args& args) {
   results::RunResult r = pipelines::evaluate(req);
   std::string out = vm["out"].as<std::string>();
   if (!out.empty()) results::write_run_result(out, r);
+  for (const auto& w : pipelines::result_warnings(r)) std::cerr << "warning: " << w << "\n";
   if (vm["json"].as<bool>()) print_json(results::to_json(r));
   else {
     std::cout << results::render_summary(r);
+    if (r.extra.contains("diagnostics"))
+      std::cout << tasks::render_diagnostics(tasks::diagnostics_from_json(nlohmann::json::parse(r.extra["diagnostics"].dump())));
     if (r.extra.contains("paired_bootstrap")) {
       const auto& p = r.extra["paired_bootstrap"];
       std::cout << "paired bootstrap against " << p["baseline"].get<std::string>() << " ("

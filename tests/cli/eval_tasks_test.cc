@@ -2,6 +2,7 @@
 // JSON, and no partial --out file on bad input.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -34,6 +35,60 @@ TEST(CliEvalTasksTest, SquadQgJsonAndBadInput) {
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("short.txt"), std::string::npos) << bad.err;
   EXPECT_FALSE(std::filesystem::exists(out));
+}
+
+// A squad-qg prediction file with empty lines and stutters: the result's diagnostics count them
+// (over the text as scored: stripped, fix_tokenization, lower-cased), the notes and stderr warn,
+// and the text output prints the diagnostics.
+TEST(CliEvalTasksTest, SquadQgDiagnosticsCountEmptiesAndRepeatsAndWarn) {
+  TempDir tmp;
+  std::string src, tgt, pred;
+  for (int i = 0; i < 10; ++i) {
+    src += "sentence number " + std::to_string(i) + " is here .\n";
+    tgt += "what is number " + std::to_string(i) + " ?\n";
+  }
+  // Two empty (one only spaces), two with a word 3+ times in a row, six ordinary.
+  pred = "\n   \ns s s\nWhat what WHAT is it ?\n";
+  for (int i = 4; i < 10; ++i) pred += "what is number " + std::to_string(i) + " ?\n";
+  tmp.write("qg/src-test.txt", src);
+  tmp.write("qg/tgt-test.txt", tgt);
+  const std::string base = "eval --task squad-qg --data " + shq((tmp.path() / "qg").string()) + " --pred " +
+                           shq(tmp.write("p.txt", pred)) + " --skip-metric meteor";
+  auto r = run_cli(base + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.contains("diagnostics")) << r.out;
+  const auto& d = j["diagnostics"];
+  EXPECT_EQ(d["hypotheses"], 10);
+  EXPECT_EQ(d["empty"], 2);
+  EXPECT_EQ(d["repeated"], 2);
+  EXPECT_EQ(d["distinct"], 9);  // both empty lines are "" once stripped
+  EXPECT_EQ(d["most_common"]["text"], "");
+  EXPECT_EQ(d["most_common"]["count"], 2);
+  EXPECT_DOUBLE_EQ(d["mean_ref_words"].get<double>(), 5.0);
+  EXPECT_DOUBLE_EQ(d["mean_hyp_words"].get<double>(), (3 + 6 + 6 * 5) / 10.0);
+  EXPECT_DOUBLE_EQ(d["length_ratio"].get<double>(), 3.9 / 5.0);
+  // 20% empty (> 1%) and 20% repeated (> 5%): a note each, and "warning: ..." on stderr.
+  std::vector<std::string> notes;
+  for (const auto& n : j["notes"]) notes.push_back(n.get<std::string>());
+  for (const char* w : {"2 of 10 hypotheses (20.0%) are empty or whitespace only",
+                        "2 of 10 hypotheses (20.0%) repeat a word 3 or more times in a row"}) {
+    EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(w) != std::string::npos; }))
+        << w << "\n" << j["notes"].dump();
+    EXPECT_NE(r.err.find(std::string("warning: ") + w), std::string::npos) << r.err;
+  }
+  EXPECT_EQ(r.err.find("times as long"), std::string::npos) << r.err;
+  // The text output prints them.
+  auto text = run_cli(base);
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("diagnostics: 10 hypotheses, 2 empty, 2 with a word 3+ times in a row, 9 distinct"),
+            std::string::npos)
+      << text.out;
+  // A classification task has no diagnostics.
+  auto cls = run_cli("eval --task story-cloze --data " + shq(tmp.write("c.csv", "InputStoryid,AnswerRightEnding\ns1,1\n")) +
+                     " --pred " + shq(tmp.write("c.txt", "1\n")) + " --json");
+  ASSERT_EQ(cls.exit_code, 0) << cls.err;
+  EXPECT_FALSE(nlohmann::json::parse(cls.out).contains("diagnostics"));
 }
 
 TEST(CliEvalTasksTest, MeteorPolicyErrorAndOptOut) {

@@ -4,10 +4,14 @@
 // results/schema, re-running the finished run prints the same result, a run stopped mid-training
 // and re-run ends with the same checkpoint and scores as an uninterrupted one, and bad input
 // (missing split, ragged files, vocabulary vs checkpoint, other options for an existing RUN)
-// exits 2 naming the file with RUN left as it was.
+// exits 2 naming the file with RUN left as it was. The result carries the hypotheses'
+// diagnostics and the baselines constant and copy-source, which the trained model beats
+// (paired bootstrap, p < 0.05); --no-baselines leaves them out.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
 #include <random>
 
 #include "core/io.h"
@@ -77,10 +81,14 @@ class RunCliTest : public ::testing::Test {
     tmp.write("config.json", cfg.dump());
   }
   std::string path(const std::string& rel) const { return (tmp.path() / rel).string(); }
-  std::string run_cmd(const std::string& out, const std::string& extra = "", const std::string& data = "qg") const {
+  // 500 steps by default: with 60 (and up to ~300) the tiny model writes one question for every
+  // sentence and does not beat the constant baseline (the result's diagnostics and baselines say so).
+  std::string run_cmd(const std::string& out, const std::string& extra = "", const std::string& data = "qg",
+                      int steps = 500, int dev_every = 100) const {
     return "run --task squad-qg --data " + shq(path(data)) + " --out " + shq(path(out)) + " --model-config " +
            shq(path("config.json")) + " --vocab " + shq(path("vocab.txt")) +
-           " --train-limit 200 --eval-limit 40 --steps 60 --batch-size 16 --lr 2e-3 --warmup 0.1 --dev-every 20"
+           " --train-limit 200 --eval-limit 40 --steps " + std::to_string(steps) +
+           " --batch-size 16 --lr 2e-3 --warmup 0.1 --dev-every " + std::to_string(dev_every) +
            " --max-src-len 12 --max-tgt-len 10 --max-len 10 --threads 2 --no-progress --json --skip-metric meteor " + extra;
   }
   TempDir tmp;
@@ -109,10 +117,56 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
   // Dev loss in the log, and the best checkpoint kept.
   int dev_lines = 0;
   for (const auto& l : testing::read_jsonl(tmp.path() / "run1" / "log.jsonl")) dev_lines += l.contains("dev_loss");
-  EXPECT_EQ(dev_lines, 3);
+  EXPECT_EQ(dev_lines, 5);
   EXPECT_TRUE(fs::exists(tmp.path() / "run1" / "best" / "model.safetensors"));
   // The leaderboard row.
   EXPECT_NE(r.out.find("unieval-run:squad-qg"), std::string::npos) << r.out;
+  // Diagnostics of the hypotheses as scored.
+  ASSERT_TRUE(j.contains("diagnostics")) << r.out;
+  EXPECT_EQ(j["diagnostics"]["hypotheses"], j["data"]["examples"]);
+  EXPECT_GT(j["diagnostics"]["mean_ref_words"].get<double>(), 0.0);
+  EXPECT_NE(r.out.find("diagnostics: "), std::string::npos) << r.out;
+  // The baselines, scored by the same adapter, each beaten by the trained model on BLEU-4 and
+  // ROUGE-L with a paired-bootstrap p < 0.05 (1000 resamples, the run's seed), and printed as rows
+  // under the model's row.
+  ASSERT_TRUE(j.contains("baselines")) << r.out;
+  EXPECT_FALSE(nlohmann::json::parse(core::read_file(path("run1/request.json"))).contains("baselines"));  // on: absent
+  std::map<std::string, nlohmann::json> baselines;
+  for (const auto& b : j["baselines"]) baselines[b["name"].get<std::string>()] = b;
+  ASSERT_EQ(baselines.size(), 2u) << j["baselines"].dump();
+  for (const char* name : {"constant", "copy-source"}) {
+    ASSERT_TRUE(baselines.count(name)) << name;
+    const auto& b = baselines[name];
+    EXPECT_EQ(b["pred"], path(std::string("run1/baselines/") + name + "/pred.txt"));
+    EXPECT_EQ(core::read_lines(b["pred"].get<std::string>()).size(), 40u);
+    EXPECT_FALSE(b["description"].get<std::string>().empty());
+    for (const char* s : {"bleu1", "bleu4", "rougeL"}) EXPECT_TRUE(b["summary"].contains(s)) << name << " " << s;
+    const auto& pb = b["paired_bootstrap"];
+    EXPECT_EQ(pb["resamples"], 1000);
+    EXPECT_EQ(pb["seed"], j["run"]["request"]["finetune"]["seed"]);
+    std::map<std::string, nlohmann::json> tests;
+    for (const auto& t : pb["scores"]) tests[t["score"].get<std::string>()] = t;
+    for (const char* s : {"bleu4", "rougeL"}) {
+      ASSERT_TRUE(tests.count(s)) << name << " " << s << " " << pb.dump();
+      EXPECT_GT(tests[s]["delta"].get<double>(), 0.0) << name << " " << s << " " << pb.dump();
+      EXPECT_LT(tests[s]["p_value"].get<double>(), 0.05) << name << " " << s << " " << pb.dump();
+      EXPECT_DOUBLE_EQ(tests[s]["baseline"].get<double>(), b["summary"][s].get<double>()) << name << " " << s;
+      EXPECT_DOUBLE_EQ(tests[s]["system"].get<double>(), j["summary"][s].get<double>()) << name << " " << s;
+    }
+    const size_t model_row = r.out.find("| unieval-run:squad-qg");
+    const size_t row = r.out.find(std::string("| baseline: ") + name);
+    ASSERT_NE(row, std::string::npos) << r.out;
+    EXPECT_LT(model_row, row) << r.out;
+  }
+  // constant: the most frequent training target, the same line for every example.
+  const auto constant = core::read_lines(path("run1/baselines/constant/pred.txt"));
+  for (const auto& line : constant) EXPECT_EQ(line, constant.front());
+  EXPECT_EQ(constant.front().rfind("what did the ", 0), 0u) << constant.front();
+  // copy-source: the first 6 words of each source (training targets are 6 words long).
+  const auto copy = core::read_lines(path("run1/baselines/copy-source/pred.txt"));
+  const auto sources = core::read_lines(path("run1/data/eval.src"));
+  ASSERT_EQ(copy.size(), sources.size());
+  for (size_t i = 0; i < copy.size(); ++i) EXPECT_EQ(copy[i], sources[i]) << i;  // "the N V the O ." is 6 words
   // The training curves beside the result, and `unieval plot` draws them again.
   const std::string curves = core::read_file(path("run1/curves.svg"));
   EXPECT_EQ(curves.rfind("<?xml", 0), 0u);
@@ -122,12 +176,15 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
   ASSERT_EQ(plot.exit_code, 0) << plot.err;
   EXPECT_NE(core::read_file(path("c.svg")).find("data-series=\"dev loss\""), std::string::npos);
 
-  // Re-running the finished run gives the same result (file untouched).
+  // Re-running the finished run gives the same result (file untouched) and prints the same table.
   const std::string result_text = core::read_file(path("run1/result.json"));
   auto again = run_cli(run_cmd("run1"));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(last_json_line(again.out), j);
   EXPECT_EQ(core::read_file(path("run1/result.json")), result_text);
+  auto from_table = [](const std::string& out) { return out.substr(std::min(out.find("**squad-qg"), out.size())); };
+  EXPECT_EQ(from_table(again.out), from_table(r.out));
+  EXPECT_NE(from_table(again.out).find("| baseline: copy-source"), std::string::npos) << again.out;
 
   // Killed mid-training (--stop-after) and re-run: the same checkpoint and scores.
   auto part = run_cli(run_cmd("run2", "--stop-after 25"));
@@ -147,6 +204,19 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
   EXPECT_NE(other.err.find("request.json"), std::string::npos) << other.err;
   EXPECT_NE(other.err.find("decode.beam"), std::string::npos) << other.err;
   EXPECT_EQ(core::read_file(path("run1/result.json")), result_text);
+  // --no-baselines is part of the request: refused for run1, recorded in a new run, which has
+  // the same model scores and no baselines.
+  auto nob_other = run_cli(run_cmd("run1", "--no-baselines"));
+  EXPECT_EQ(nob_other.exit_code, 2);
+  EXPECT_NE(nob_other.err.find("baselines"), std::string::npos) << nob_other.err;
+  auto nob = run_cli(run_cmd("run5", "--no-baselines"));
+  ASSERT_EQ(nob.exit_code, 0) << nob.err;
+  nlohmann::json j5 = last_json_line(nob.out);
+  EXPECT_FALSE(j5.contains("baselines"));
+  EXPECT_EQ(j5["summary"], j["summary"]);
+  EXPECT_EQ(j5["run"]["request"]["baselines"], false);
+  EXPECT_FALSE(fs::exists(tmp.path() / "run5" / "baselines"));
+  EXPECT_EQ(nob.out.find("baseline: "), std::string::npos) << nob.out;
 
   // A checkpoint whose vocabulary size disagrees with --vocab: exit 2 naming the vocab file.
   tmp.write("vocab_big.txt", core::read_file(path("vocab.txt")) + "extra\n");
@@ -177,7 +247,7 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
 // --arch ernie-gen: ERNIE-GEN's preset (Table 1) with the flags on top, multi-flow fine-tuning and
 // infilling decoding, a valid result.
 TEST_F(RunCliTest, ErnieGenArchTrainsDecodesAndScores) {
-  auto r = run_cli(run_cmd("eg", "--arch ernie-gen --noise-prob 0.2"));
+  auto r = run_cli(run_cmd("eg", "--arch ernie-gen --noise-prob 0.2", "qg", 60, 20));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   nlohmann::json j = last_json_line(r.out);
   expect_valid_result(j);
@@ -189,7 +259,7 @@ TEST_F(RunCliTest, ErnieGenArchTrainsDecodesAndScores) {
   // Learnable with infilling decoding too.
   EXPECT_GT(j["summary"]["bleu1"].get<double>(), 0.5) << r.out;
   // The official scripts' layout ([CLS] opens the target) trains and decodes as well.
-  auto bos = run_cli(run_cmd("eg-bos", "--arch ernie-gen --noise-prob 0.2 --target-bos"));
+  auto bos = run_cli(run_cmd("eg-bos", "--arch ernie-gen --noise-prob 0.2 --target-bos", "qg", 60, 20));
   ASSERT_EQ(bos.exit_code, 0) << bos.err;
   EXPECT_EQ(nlohmann::json::parse(core::read_file(path("eg-bos/run.json")))["train"]["target_bos"], true);
   EXPECT_GT(last_json_line(bos.out)["summary"]["bleu1"].get<double>(), 0.5) << bos.out;

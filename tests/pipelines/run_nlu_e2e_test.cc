@@ -4,10 +4,12 @@
 // and document windows (span extraction, HasAns EM >= 0.9, the no-answer threshold chosen on dev,
 // applied to the predictions and written),
 // CoQA (span + yes/no/unknown); the predictions are accepted by `unieval eval` for the same task;
-// a finished run prints the same result again; bad input (unknown label, answer offsets outside
+// a finished run prints the same result again; the majority (GLUE) and first-window (SQuAD)
+// baselines are scored under the model's row; bad input (unknown label, answer offsets outside
 // the context, CoQA turn without an answer) exits 2 naming file and line/id without a RUN.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <functional>
 #include <random>
@@ -61,8 +63,10 @@ class RunNluTest : public ::testing::Test {
 TEST_F(RunNluTest, Sst2FromOneDevFileInTwoHalves) {
   // Only dev.tsv, like ../shared/data/glue: train on the first 400 rows, evaluate on the rest.
   std::string tsv = "sentence\tlabel\n";
+  std::vector<int> labels;
   for (int i = 0; i < 600; ++i) {
     const int label = static_cast<int>(rng() % 2);
+    labels.push_back(label);
     tsv += words(2 + static_cast<int>(rng() % 4)) + " " + (label ? "good" : "bad") + " " + words(static_cast<int>(rng() % 4)) +
            " \t" + std::to_string(label) + "\n";
   }
@@ -85,6 +89,34 @@ TEST_F(RunNluTest, Sst2FromOneDevFileInTwoHalves) {
   auto e = run_cli("eval --task glue-sst2 --data " + shq(path("R/eval/gold.tsv")) + " --pred " + shq(path("R/eval/pred.tsv")) + " --json");
   ASSERT_EQ(e.exit_code, 0) << e.err;
   EXPECT_DOUBLE_EQ(last_json_line(e.out)["summary"]["accuracy"].get<double>(), j["summary"]["accuracy"].get<double>());
+  // The majority baseline: the most frequent label of the 400 training rows (ties: the first to
+  // occur), for every eval row; its accuracy is that label's share of the eval rows, and the
+  // model beats it (paired bootstrap, p < 0.05). Its row is printed under the model's.
+  const int ones = static_cast<int>(std::count(labels.begin(), labels.begin() + 400, 1));
+  const int majority = ones > 200 || (ones == 200 && labels[0] == 1) ? 1 : 0;
+  const double expected = double(std::count(labels.begin() + 400, labels.end(), majority)) / 200.0;
+  ASSERT_TRUE(j.contains("baselines")) << r.out;
+  ASSERT_EQ(j["baselines"].size(), 1u);
+  const auto& b = j["baselines"][0];
+  EXPECT_EQ(b["name"], "majority");
+  EXPECT_DOUBLE_EQ(b["summary"]["accuracy"].get<double>(), expected) << b.dump();
+  EXPECT_NE(b["description"].get<std::string>().find(std::to_string(majority == 1 ? ones : 400 - ones) + " of 400"),
+            std::string::npos)
+      << b["description"];
+  const auto majority_pred = core::read_lines(path("R/baselines/majority/pred.tsv"));
+  ASSERT_EQ(majority_pred.size(), 201u);  // header + 200 rows
+  for (size_t i = 1; i < majority_pred.size(); ++i)
+    EXPECT_EQ(majority_pred[i], std::to_string(i - 1) + "\t" + std::to_string(majority)) << i;
+  ASSERT_EQ(b["paired_bootstrap"]["scores"].size(), 1u);
+  const auto& t = b["paired_bootstrap"]["scores"][0];
+  EXPECT_EQ(t["score"], "accuracy");
+  EXPECT_GT(t["delta"].get<double>(), 0.0);
+  EXPECT_LT(t["p_value"].get<double>(), 0.05);
+  const size_t model_row = r.out.find("| unieval-run:glue-sst2");
+  const size_t baseline_row = r.out.find("| baseline: majority");
+  ASSERT_NE(baseline_row, std::string::npos) << r.out;
+  EXPECT_LT(model_row, baseline_row) << r.out;
+  EXPECT_FALSE(j.contains("diagnostics"));  // labels, not generated text
   // A finished run prints the same result; other options are refused.
   auto again = run_cli(cmd);
   ASSERT_EQ(again.exit_code, 0) << again.err;
@@ -162,6 +194,18 @@ TEST_F(RunNluTest, StsbRegressionAndStopResume) {
   auto e = run_cli("eval --task glue-stsb --data " + shq(path("S/eval/gold.tsv")) + " --pred " + shq(path("S/eval/pred.tsv")) + " --json");
   ASSERT_EQ(e.exit_code, 0) << e.err;
   EXPECT_NEAR(last_json_line(e.out)["summary"]["pearson"].get<double>(), j["summary"]["pearson"].get<double>(), 1e-5);
+  // STS-B's majority baseline: the mean training score for every row (Pearson of a constant: null).
+  double mean = 0;
+  const auto train_lines = core::read_lines(path("STS-B/train.tsv"));
+  for (size_t i = 1; i < train_lines.size(); ++i) mean += std::stod(train_lines[i].substr(train_lines[i].rfind('\t') + 1));
+  mean /= double(train_lines.size() - 1);
+  ASSERT_EQ(j["baselines"].size(), 1u);
+  EXPECT_EQ(j["baselines"][0]["name"], "majority");
+  EXPECT_TRUE(j["baselines"][0]["summary"]["pearson"].is_null()) << j["baselines"][0].dump();
+  const auto stsb_pred = core::read_lines(path("S/baselines/majority/pred.tsv"));
+  ASSERT_EQ(stsb_pred.size(), 151u);
+  for (size_t i = 1; i < stsb_pred.size(); ++i)
+    EXPECT_NEAR(std::stod(stsb_pred[i].substr(stsb_pred[i].find('\t') + 1)), mean, 1e-5) << stsb_pred[i];
 }
 
 // SQuAD 2.0: "... the code is X ..." answers "what is the code ?" with X; unanswerable contexts
@@ -223,6 +267,17 @@ TEST_F(RunNluTest, SquadV2WithWindowsAndTheNoAnswerThreshold) {
   }
   EXPECT_GT(empty, 0);
   EXPECT_NE(j["run"]["na_threshold_split"].get<std::string>().find("dev"), std::string::npos);
+  // first-window: every answerable training answer is one word, so the first word of each
+  // context, never no-answer; the model beats it on HasAns.
+  ASSERT_EQ(j["baselines"].size(), 1u);
+  EXPECT_EQ(j["baselines"][0]["name"], "first-window");
+  const auto fw = nlohmann::json::parse(core::read_file(path("Q/baselines/first-window/predictions.json")));
+  ASSERT_EQ(fw.size(), 100u);
+  for (const auto& [id, text] : fw.items()) {
+    EXPECT_FALSE(text.get<std::string>().empty()) << id;
+    EXPECT_EQ(text.get<std::string>().find(' '), std::string::npos) << id << " " << text;
+  }
+  EXPECT_LT(j["baselines"][0]["summary"]["HasAns_exact"].get<double>(), j["summary"]["HasAns_exact"].get<double>());
   EXPECT_GT(j["run"]["eval_features"].get<int>(), 100);  // some questions have two windows
   // The official-format files are accepted by `unieval eval`, with the na_prob file.
   auto e = run_cli("eval --task squad-v2 --data " + shq(path("Q/eval/gold.json")) + " --pred " +

@@ -7,8 +7,10 @@
 #include "apps/unieval/torch/model_flags.h"
 #include "core/error.h"
 #include "tasks/presets.h"
+#include "pipelines/evaluate.h"
 #include "pipelines/run.h"
 #include "pipelines/run_gpt.h"
+#include "tasks/diagnostics.h"
 #include "results/report.h"
 
 namespace unieval::cli {
@@ -29,7 +31,10 @@ std::string run_usage() {
          "  3. decode  the eval split with RUN/best (else the last checkpoint) and the preset's decoding\n"
          "  4. score   the task's post-processing and official metric set (the adapters of `unieval eval`)\n"
          "             -> RUN/result.json (results schema; model, preset, options, data and checkpoint\n"
-         "             sha256 under \"run\"), and a leaderboard row on stdout\n"
+         "             sha256 under \"run\"), and a leaderboard row on stdout; \"diagnostics\" of the\n"
+         "             hypotheses (empty, repeated words, one string everywhere, length ratio; warnings\n"
+         "             on stderr and in the notes) and the baselines constant and copy-source under the\n"
+         "             model's row with paired-bootstrap p-values (--no-baselines: none)\n"
          "A killed run continues from its last finished stage or step when the same command is run again;\n"
          "a finished run prints its result again. Other options for an existing RUN are refused.\n"
          "Bad input (missing split, ragged files, vocabulary vs checkpoint) exits 2 before RUN is written.\n"
@@ -100,6 +105,9 @@ int cmd_run(const Args& args) {
       ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
       ("no-progress", po::bool_switch(), "no progress on stderr")
       ("json", po::bool_switch(), "print the result JSON as the last stdout line")
+      ("no-baselines", po::bool_switch(),
+       "score no baselines (default: generation tasks constant + copy-source, GLUE majority, SQuAD/CoQA "
+       "first-window, each with a paired bootstrap of the model against it; recorded in the request)")
       ("max-seq-len", po::value<int>(), "understanding tasks: tokens per input (preset; default 128)")
       ("doc-stride", po::value<int>(), "squad/coqa: step between document windows (default 128)")
       ("max-query-len", po::value<int>(), "squad/coqa: question tokens kept (default 64)")
@@ -146,6 +154,7 @@ int cmd_run(const Args& args) {
   }
   if (vm.count("lm-coef")) o.lm_coef = vm["lm-coef"].as<double>();
   o.zero_shot = vm["zero-shot"].as<bool>();
+  o.baselines = !vm["no-baselines"].as<bool>();
   if (vm.count("model")) o.model = vm["model"].as<std::string>();
   if (vm.count("model-config")) o.model_config = vm["model-config"].as<std::string>();
   if (vm.count("vocab")) o.vocab = vm["vocab"].as<std::string>();
@@ -203,7 +212,11 @@ int cmd_run(const Args& args) {
   }
   results::TableOptions topt;
   topt.format = results::TableFormat::kMarkdown;
-  std::cout << results::render_leaderboard({r.result}, topt);
+  std::cout << results::render_run_table(r.result, topt);  // the model's row, the baselines under it
+  if (r.result.extra.contains("diagnostics"))
+    std::cout << tasks::render_diagnostics(
+        tasks::diagnostics_from_json(nlohmann::json::parse(r.result.extra["diagnostics"].dump())));
+  for (const auto& w : pipelines::result_warnings(r.result)) std::cerr << "warning: " << w << "\n";
   if (r.reused) std::cerr << "run " << o.out << ": already finished; its result.json is printed again\n";
   if (vm["json"].as<bool>()) print_json(results::to_json(r.result));
   return kExitOk;
