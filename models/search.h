@@ -25,6 +25,11 @@
 // |                 |         | banned (banned_by_ngram)                                              |
 // | ngram_ignore_words | {}   | the same as words (".", "[X_SEP]"); the caller resolves them to ids   |
 // |                 |         | with its vocabulary (pipelines: decode); kept for run.json / presets  |
+// | not_predict     | {}      | token ids never generated (log-prob -inf at every step, VocabLimitScorer) |
+// | not_predict_words | {}    | the same as words, '|'-separated on the command line (UniLM's          |
+// |                 |         | --not_predict_token); "@special" stands for every bracketed vocabulary |
+// |                 |         | entry ([PAD] [CLS] [MASK] [unused7] ...) but the end token; resolved by |
+// |                 |         | the caller with its vocabulary (pipelines: decode)                     |
 // | algorithm       | "exact" | beam search: "exact" (below) or "unilm": microsoft/unilm's            |
 // |                 |         | BertForSeq2SeqDecoder.beam_search, frame by frame with traces         |
 // |                 |         | (beam_search_unilm); length_penalty is then its GNMT-form penalty     |
@@ -66,6 +71,8 @@ struct SearchOptions {
   uint64_t seed = 0;            // sampling: seed
   std::vector<int64_t> ngram_ignore;              // token ids exempt from the n-gram ban
   std::vector<std::string> ngram_ignore_words;    // the same as words (resolved by the caller)
+  std::vector<int64_t> not_predict;               // token ids never generated
+  std::vector<std::string> not_predict_words;     // the same as words ("@special": bracketed entries)
   std::string algorithm = "exact";              // beam search: "exact" or "unilm"
   double trace_alpha = 0.0;                     // "unilm": gen_seq_from_trace --alpha (0 = off)
 };

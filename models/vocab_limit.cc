@@ -4,23 +4,32 @@
 
 #include <limits>
 #include <stdexcept>
+#include <utility>
 
 #include "core/error.h"
 
 namespace unieval::models {
 
-VocabLimitScorer::VocabLimitScorer(StepScorer& inner, int64_t vocab_entries)
-    : inner_(inner), vocab_entries_(vocab_entries) {
+VocabLimitScorer::VocabLimitScorer(StepScorer& inner, int64_t vocab_entries, std::vector<int64_t> banned)
+    : inner_(inner), vocab_entries_(vocab_entries), banned_(std::move(banned)) {
   if (vocab_entries < 1) throw std::invalid_argument("VocabLimitScorer: vocab_entries must be >= 1");
+  for (int64_t id : banned_)
+    if (id < 0 || id >= vocab_entries) throw std::invalid_argument("VocabLimitScorer: banned id out of range");
 }
 
 torch::Tensor VocabLimitScorer::step(const StepRequest& req) {
   torch::Tensor lp = inner_.step(req);
   const int64_t v = lp.size(-1);
-  if (v <= vocab_entries_) return lp;
+  if (v <= vocab_entries_ && banned_.empty()) return lp;
   // A copy: the inner scorer may keep (and reuse) the tensor it returned.
   torch::Tensor out = lp.clone();
-  out.narrow(-1, vocab_entries_, v - vocab_entries_).fill_(-std::numeric_limits<double>::infinity());
+  const double ninf = -std::numeric_limits<double>::infinity();
+  if (v > vocab_entries_) out.narrow(-1, vocab_entries_, v - vocab_entries_).fill_(ninf);
+  if (!banned_.empty()) {
+    if (!banned_index_.defined() || banned_index_.device() != out.device())
+      banned_index_ = torch::tensor(banned_, torch::kLong).to(out.device());
+    out.index_fill_(-1, banned_index_, ninf);
+  }
   return out;
 }
 

@@ -27,10 +27,13 @@
 // |---------------|--------------------------------------------------------------------------|
 // | inner         | the model's scorer (not owned; must outlive this one)                    |
 // | vocab_entries | number of ids with a vocabulary entry: ids [vocab_entries, V) are masked |
+// | banned        | further ids masked the same way (SearchOptions::not_predict: special     |
+// |               | tokens a from-scratch model must not print, UniLM's --not_predict_token) |
 #include <torch/torch.h>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "models/search.h"
 
@@ -39,13 +42,17 @@ namespace unieval::models {
 class VocabLimitScorer : public StepScorer {
  public:
   // vocab_entries < 1 is a programmer error: std::invalid_argument.
-  VocabLimitScorer(StepScorer& inner, int64_t vocab_entries);
-  // inner.step(req) with columns [vocab_entries, V) at -inf (a copy; unchanged when V <= entries).
+  // banned ids outside [0, vocab_entries) are a programmer error too.
+  VocabLimitScorer(StepScorer& inner, int64_t vocab_entries, std::vector<int64_t> banned = {});
+  // inner.step(req) with columns [vocab_entries, V) and the banned ones at -inf (a copy; the
+  // inner tensor itself when there is nothing to mask).
   torch::Tensor step(const StepRequest& req) override;
 
  private:
   StepScorer& inner_;
   int64_t vocab_entries_;
+  std::vector<int64_t> banned_;
+  torch::Tensor banned_index_;  // banned_ as a tensor on the scorer's device (made at the first step)
 };
 
 // InputError(vocab_path, 0, ...) naming config_path when vocab_entries > vocab_size.

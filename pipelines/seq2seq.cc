@@ -51,6 +51,31 @@ std::vector<int64_t> ignore_ids(const WordPieceTokenizer& tok, const std::vector
   return out;
 }
 
+// SearchOptions::not_predict_words as ids: "@special" = every bracketed entry but [SEP] (the end
+// token); another word must be an entry (bracketed ones matched in upper case).
+std::vector<int64_t> not_predict_ids(const WordPieceTokenizer& tok, const std::vector<std::string>& words,
+                                     int64_t eos, const std::string& vocab_path) {
+  std::vector<int64_t> out;
+  for (std::string w : words) {
+    if (w == "@special") {
+      for (int64_t id = 0; id < static_cast<int64_t>(tok.vocab().size()); ++id) {
+        const std::string& t = tok.vocab().token(static_cast<int32_t>(id));
+        if (id != eos && t.size() >= 3 && t.front() == '[' && t.back() == ']') out.push_back(id);
+      }
+      continue;
+    }
+    if (w.size() >= 2 && w.front() == '[' && w.back() == ']')
+      for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const int32_t id = tok.vocab().id(w);
+    if (id < 0) throw InputError(vocab_path, 0, "has no entry for the not-predict word '" + w + "'");
+    if (id == eos) throw InputError("--not-predict: '" + w + "' is the end token; banning it would never end a hypothesis");
+    out.push_back(id);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
 std::vector<int64_t> encode_ids64(const WordPieceTokenizer& tok, const std::string& text) {
   std::vector<int32_t> ids;
   tok.encode_ids(text, &ids);
@@ -114,6 +139,7 @@ ojson search_to_json(const SearchOptions& s) {
   j["seed"] = s.seed;
   // Written only when set, so that the run directories of earlier versions keep their request.
   if (!s.ngram_ignore_words.empty()) j["ngram_ignore_words"] = s.ngram_ignore_words;
+  if (!s.not_predict_words.empty()) j["not_predict_words"] = s.not_predict_words;
   if (s.algorithm != "exact") j["algorithm"] = s.algorithm;
   if (s.trace_alpha != 0.0) j["trace_alpha"] = s.trace_alpha;
   return j;
@@ -134,6 +160,7 @@ SearchOptions search_from_json(const nlohmann::json& j) {
   s.temperature = j.value("temperature", s.temperature);
   s.seed = j.value("seed", s.seed);
   s.ngram_ignore_words = j.value("ngram_ignore_words", s.ngram_ignore_words);
+  s.not_predict_words = j.value("not_predict_words", s.not_predict_words);
   s.algorithm = j.value("algorithm", s.algorithm);
   s.trace_alpha = j.value("trace_alpha", s.trace_alpha);
   return s;
@@ -338,6 +365,7 @@ DecodeResult decode(const DecodeOptions& opts) {
                      std::to_string(std::max(train.data.source_type, train.data.target_type)));
   SearchOptions search = opts.search;
   search.ngram_ignore = ignore_ids(tok, search.ngram_ignore_words, vocab_path);
+  search.not_predict = not_predict_ids(tok, search.not_predict_words, ids.sep, vocab_path);
 
   const std::string data_dir = !opts.data_dir.empty() ? opts.data_dir : info.at("data").get<std::string>();
   std::vector<std::string> src, tgt;
@@ -442,7 +470,8 @@ DecodeResult decode(const DecodeOptions& opts) {
     {
       AutocastScope amp(rt);
       UnilmStepScorer unilm(model, sources, ids, train.data, opts.use_cache, query_token);
-      VocabLimitScorer scorer(unilm, static_cast<int64_t>(tok.vocab().size()));  // config vocab_size may pad
+      // config vocab_size may pad; --not-predict ids never come out either
+      VocabLimitScorer scorer(unilm, static_cast<int64_t>(tok.vocab().size()), search.not_predict);
       nbest = generate(scorer, example_ids, ids.sep, search, ids.pad);
     }
     std::string text;

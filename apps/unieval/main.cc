@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "apps/unieval/commands.h"
+#include "core/blas_core.h"
 #include "core/heap.h"
 #include "unieval_version.h"
 
@@ -82,6 +83,9 @@ int exec_model_binary(int argc, char** argv) {
   // beam search ran 3.8x and fine-tuning 1.7x faster with a passive wait policy, same outputs
   // (#24). The user's own setting wins.
   setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
+  // A CPU newer than the OpenBLAS would get its SSE3 fallback kernels: ~3x slower training
+  // (core/blas_core.h). The user's own OPENBLAS_CORETYPE wins.
+  if (auto core = unieval::core::openblas_coretype_override()) setenv("OPENBLAS_CORETYPE", core->c_str(), 0);
   execv(path.c_str(), child_argv.data());
   int err = errno;
   std::cerr << "unieval " << argv[1] << ": error: the model commands need " << path << " ("

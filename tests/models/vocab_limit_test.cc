@@ -35,6 +35,25 @@ TEST(VocabLimitTest, ScorerMasksOnlyTheIdsPastTheVocabulary) {
   EXPECT_THROW(VocabLimitScorer(inner, 0), std::invalid_argument);
 }
 
+TEST(VocabLimitTest, BannedIdsNeverComeOutOfAGreedySearch) {
+  FixedScorer inner;  // id 5 is the most likely at every step, then 4, 3, ...
+  const torch::Tensor before = inner.lp.clone();
+  VocabLimitScorer scorer(inner, 6, {5, 1});
+  const torch::Tensor out = scorer.step(StepRequest{});
+  for (int64_t r = 0; r < 2; ++r) {
+    for (int64_t id : {1, 5}) EXPECT_TRUE(std::isinf(out[r][id].item<float>()) && out[r][id].item<float>() < 0);
+    for (int64_t id : {0, 2, 3, 4}) EXPECT_EQ(out[r][id].item<float>(), before[r][id].item<float>());
+  }
+  EXPECT_TRUE(torch::equal(inner.lp, before)) << "the inner scorer's tensor was written to";
+  // Through a search: greedy now picks 4, never the banned 5 (eos 0 never wins: max_len ends it).
+  SearchOptions o;
+  o.max_len = 3;
+  const auto nbest = generate(scorer, {0, 1}, /*eos=*/0, o);
+  ASSERT_EQ(nbest.size(), 2u);
+  EXPECT_EQ(nbest[0][0].tokens, (std::vector<int64_t>{4, 4, 4}));
+  EXPECT_THROW(VocabLimitScorer(inner, 6, {6}), std::invalid_argument);
+}
+
 TEST(VocabLimitTest, CheckVocabFitsRefusesOnlyAVocabularyPastTheTable) {
   EXPECT_NO_THROW(check_vocab_fits(30522, "ckpt/vocab.txt", 30522, "ckpt/config.json"));
   EXPECT_NO_THROW(check_vocab_fits(30522, "ckpt/vocab.txt", 30528, "ckpt/config.json"));  // padded to 8

@@ -94,6 +94,9 @@ void add_search_flags(po::options_description& desc, const char* seed_flag) {
       ("ngram-ignore", po::value<std::string>(),
        "words exempt from the n-gram ban, '|'-separated (UniLM --forbid_ignore_word, e.g. \".|[X_SEP]\"; "
        "\"\" = none)")
+      ("not-predict", po::value<std::string>(),
+       "tokens never generated, '|'-separated (UniLM --not_predict_token); @special = every bracketed vocabulary "
+       "entry but [SEP] ([PAD] [CLS] [MASK] [unused7] ...); \"\" = none")
       ("search", po::value<std::string>(),
        "beam search: exact (default; finished hypotheses ranked by log p / len^alpha) or unilm (microsoft/unilm's "
        "beam search; --length-penalty is then its ((5+len)/6)^lp form)")
@@ -106,6 +109,22 @@ void add_search_flags(po::options_description& desc, const char* seed_flag) {
       (seed_flag, po::value<uint64_t>(), "sampling seed");
 }
 
+namespace {
+
+// "a|b||c" -> {a, b, c}; "" -> {}.
+std::vector<std::string> split_bars(const std::string& v) {
+  std::vector<std::string> out;
+  for (size_t b = 0; b <= v.size() && !v.empty();) {
+    size_t e = v.find('|', b);
+    if (e == std::string::npos) e = v.size();
+    if (e > b) out.push_back(v.substr(b, e - b));
+    b = e + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
 void apply_search_flags(const po::variables_map& vm, models::SearchOptions& s, const char* seed_flag) {
   if (vm.count("beam")) s.beam = vm["beam"].as<int>();
   if (s.n_best > s.beam) s.n_best = s.beam;
@@ -113,16 +132,8 @@ void apply_search_flags(const po::variables_map& vm, models::SearchOptions& s, c
   if (vm.count("min-len")) s.min_len = vm["min-len"].as<int>();
   if (vm.count("max-len")) s.max_len = vm["max-len"].as<int>();
   if (vm.count("no-repeat-ngram")) s.no_repeat_ngram = vm["no-repeat-ngram"].as<int>();
-  if (vm.count("ngram-ignore")) {
-    s.ngram_ignore_words.clear();
-    const std::string v = vm["ngram-ignore"].as<std::string>();
-    for (size_t b = 0; b <= v.size() && !v.empty();) {
-      size_t e = v.find('|', b);
-      if (e == std::string::npos) e = v.size();
-      if (e > b) s.ngram_ignore_words.push_back(v.substr(b, e - b));
-      b = e + 1;
-    }
-  }
+  if (vm.count("ngram-ignore")) s.ngram_ignore_words = split_bars(vm["ngram-ignore"].as<std::string>());
+  if (vm.count("not-predict")) s.not_predict_words = split_bars(vm["not-predict"].as<std::string>());
   if (vm.count("search")) s.algorithm = vm["search"].as<std::string>();
   if (vm.count("trace-alpha")) s.trace_alpha = vm["trace-alpha"].as<double>();
   if (vm["sample"].as<bool>()) s.sample = true;
