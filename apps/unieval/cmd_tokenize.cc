@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/io.h"
 #include "models/tokenizer/bpe.h"
+#include "models/tokenizer/vocab_subset.h"
 #include "models/tokenizer/wordpiece.h"
 
 namespace unieval::cli {
@@ -37,17 +38,6 @@ const char* kUsage =
     "\n"
     "example: unieval tokenize --vocab vocab.txt --text 'UNwant\\u00e9d,running' --json\n"
     "         unieval tokenize --bpe ../shared/data/vocab/gpt --text 'Hello, world!' --json";
-
-// A cased vocab has upper-case entries besides the [PAD]/[UNK]/... specials.
-bool vocab_is_cased(const models::Vocab& vocab) {
-  for (size_t i = 0; i < vocab.size(); ++i) {
-    const std::string& t = vocab.token(static_cast<int32_t>(i));
-    if (t.size() >= 2 && t.front() == '[' && t.back() == ']') continue;
-    for (char c : t)
-      if (c >= 'A' && c <= 'Z') return true;
-  }
-  return false;
-}
 
 void append_line(std::string& out, const models::Encoding& enc, bool json, bool ids_only) {
   if (json) {
@@ -108,7 +98,7 @@ int cmd_tokenize(const Args& args) {
   else if (vm["no-lowercase"].as<bool>())
     lower = false;
   else
-    lower = !vocab_is_cased(vocab);
+    lower = !models::vocab_is_cased(vocab);
   auto opts = vm["hf"].as<bool>() ? models::TokenizerOptions::hugging_face(lower)
                                   : models::TokenizerOptions::bert(lower);
   if (vm.count("max-chars")) {

@@ -3,7 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <string>
+#include <vector>
 
 namespace unieval::tasks {
 namespace {
@@ -64,6 +68,32 @@ TEST(PresetTest, UnilmDecodingOfTheOfficialDecodeCommands) {
   EXPECT_FALSE(q->decode.contains("min_len"));  // none given: the default 0
   for (const auto& p : presets())
     if (p.seq2seq) EXPECT_FALSE(p.decode_source.empty()) << p.name;
+}
+
+TEST(PresetTest, FromScratchRecipesAndTheirModelConfigs) {
+  const Preset* q = find_preset("squad-qg-scratch");
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(q->task, "squad-qg");
+  EXPECT_TRUE(q->seq2seq);
+  EXPECT_EQ(q->train.at("arch"), "ernie-gen");
+  EXPECT_DOUBLE_EQ(q->train.at("noise_prob").get<double>(), 0.0);
+  // Decoding that cannot return an empty question or print a special token.
+  EXPECT_GE(q->decode.at("min_len").get<int>(), 1);
+  EXPECT_EQ(q->decode.at("not_predict_words").get<std::vector<std::string>>(), std::vector<std::string>{"@special"});
+  EXPECT_EQ(q->decode.at("no_repeat_ngram"), 3);
+  const Preset* g = find_preset("glue-sst2-scratch");
+  ASSERT_NE(g, nullptr);
+  EXPECT_FALSE(g->seq2seq);
+  EXPECT_EQ(g->task, "glue-sst2");
+  // The model configs the notes name exist, and their vocabulary size is the vocab command's 8,000.
+  for (const char* name : {"squad-qg-scratch", "glue-sst2-scratch"}) {
+    const std::string path = std::string(UNIEVAL_SOURCE_DIR) + "/tasks/scratch/" + name + ".config.json";
+    std::ifstream in(path);
+    ASSERT_TRUE(in) << path;
+    const auto cfg = nlohmann::json::parse(in);
+    EXPECT_EQ(cfg.at("vocab_size"), 8000) << path;
+    EXPECT_NE(find_preset(name)->note.find(std::string("tasks/scratch/") + name + ".config.json"), std::string::npos);
+  }
 }
 
 TEST(PresetTest, NamesAreUniqueAndSourced) {

@@ -26,8 +26,8 @@ std::string run_usage() {
          "  1. data    the task's reader (cnndm, gigaword, squad-qg, squad-qg-reversed, coqa-gen, dstc7,\n"
          "             personachat; see README) -> RUN/data/, the eval references -> RUN/eval/\n"
          "  2. train   fine-tune with the preset (default: the task's paper preset) -> RUN/checkpoint;\n"
-         "             dev loss every --dev-every steps (default once per epoch) with the best weights in\n"
-         "             RUN/best and optional --early-stop; everything logged in RUN/log.jsonl\n"
+         "             dev loss every --dev-every steps (default: the preset's, else once per epoch), the best\n"
+         "             weights in RUN/best and optional --early-stop; everything logged in RUN/log.jsonl\n"
          "  3. decode  the eval split with RUN/best (else the last checkpoint) and the preset's decoding\n"
          "  4. score   the task's post-processing and official metric set (the adapters of `unieval eval`)\n"
          "             -> RUN/result.json (results schema; model, preset, options, data and checkpoint\n"
@@ -90,7 +90,8 @@ int cmd_run(const Args& args) {
       ("dev-limit", po::value<int64_t>()->default_value(0), "first N dev examples (0 = all)")
       ("eval-limit", po::value<int64_t>()->default_value(0), "first N eval examples (0 = all)")
       ("max-src-words", po::value<int>()->default_value(0), "reader source budget in words (coqa-gen, dstc7, personachat)")
-      ("dev-every", po::value<int64_t>()->default_value(-1), "dev loss every N steps (-1 = once per epoch, 0 = never)")
+      ("dev-every", po::value<int64_t>(), "dev loss every N steps (-1 = once per epoch, 0 = never; default: the "
+                                          "preset's, else once per epoch)")
       ("early-stop", po::value<int64_t>()->default_value(0), "stop after N dev evaluations without a better loss (0 = off)")
       ("decode-batch", po::value<int64_t>()->default_value(32), "examples decoded together")
       ("option", po::value<std::vector<std::string>>()->composing(), "KEY=VALUE option of the task's eval adapter")
@@ -167,7 +168,10 @@ int cmd_run(const Args& args) {
   o.max_src_words = vm["max-src-words"].as<int>();
   o.lowercase = !vm["no-lowercase"].as<bool>();
   apply_train_flags(vm, o.finetune, o.dropout);
-  o.finetune.dev_every = vm["dev-every"].as<int64_t>();
+  // --dev-every, else the preset's (the from-scratch ones), else once per epoch.
+  const tasks::Preset* chosen = preset.empty() ? nullptr : tasks::find_preset(preset);
+  if (vm.count("dev-every")) o.finetune.dev_every = vm["dev-every"].as<int64_t>();
+  else if (!chosen || !chosen->train.contains("dev_every")) o.finetune.dev_every = -1;
   o.finetune.early_stop = vm["early-stop"].as<int64_t>();
   apply_search_flags(vm, o.search, "decode-seed");
   o.segment_ids = segment_ids_flag(vm);
