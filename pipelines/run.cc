@@ -278,7 +278,11 @@ RunOutcome run_task(const RunOptions& in) {
     }
     // The special tokens fine-tuning needs ([PAD] [UNK] [CLS] [SEP] [MASK]), before anything is
     // written: a vocabulary without them must leave no run directory behind.
-    (void)models::special_ids(models::Vocab::from_file(vocab), vocab);
+    {  // and the decoding words (--ngram-ignore, --not-predict), which decoding would refuse after training
+      const models::Vocab v = models::Vocab::from_file(vocab);
+      models::SearchOptions s = o.search;
+      resolve_decode_words(v, vocab, models::special_ids(v, vocab).sep, s);
+    }
     if (ranks.writer()) {  // the other ranks read what it writes after ranks.sync() below
       // Write: request, the splits, the references, the manifest (last: marks the stage done).
       fs::create_directories(data_dir);

@@ -34,48 +34,6 @@ using namespace unieval::models;
 
 namespace {
 
-// UniLM's _get_token_id_set: a bracketed word is upper-cased; UniLM's tokenizer spells
-// [unused1] "[X_SEP]" (its extra_map), so a vocabulary without [X_SEP] gives [unused1]. A word
-// that the vocabulary lacks is an InputError (UniLM's lookup fails on it too).
-std::vector<int64_t> ignore_ids(const WordPieceTokenizer& tok, const std::vector<std::string>& words,
-                                const std::string& vocab_path) {
-  std::vector<int64_t> out;
-  for (std::string w : words) {
-    if (w.size() >= 2 && w.front() == '[' && w.back() == ']')
-      for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    int32_t id = tok.vocab().id(w);
-    if (id < 0 && w == "[X_SEP]") id = tok.vocab().id("[unused1]");
-    if (id < 0) throw InputError(vocab_path, 0, "has no entry for the n-gram ignore word '" + w + "'");
-    out.push_back(id);
-  }
-  return out;
-}
-
-// SearchOptions::not_predict_words as ids: "@special" = every bracketed entry but [SEP] (the end
-// token); another word must be an entry (bracketed ones matched in upper case).
-std::vector<int64_t> not_predict_ids(const WordPieceTokenizer& tok, const std::vector<std::string>& words,
-                                     int64_t eos, const std::string& vocab_path) {
-  std::vector<int64_t> out;
-  for (std::string w : words) {
-    if (w == "@special") {
-      for (int64_t id = 0; id < static_cast<int64_t>(tok.vocab().size()); ++id) {
-        const std::string& t = tok.vocab().token(static_cast<int32_t>(id));
-        if (id != eos && t.size() >= 3 && t.front() == '[' && t.back() == ']') out.push_back(id);
-      }
-      continue;
-    }
-    if (w.size() >= 2 && w.front() == '[' && w.back() == ']')
-      for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-    const int32_t id = tok.vocab().id(w);
-    if (id < 0) throw InputError(vocab_path, 0, "has no entry for the not-predict word '" + w + "'");
-    if (id == eos) throw InputError("--not-predict: '" + w + "' is the end token; banning it would never end a hypothesis");
-    out.push_back(id);
-  }
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 std::vector<int64_t> encode_ids64(const WordPieceTokenizer& tok, const std::string& text) {
   std::vector<int32_t> ids;
   tok.encode_ids(text, &ids);
@@ -97,6 +55,53 @@ void read_split(const std::string& data_dir, const std::string& split, bool need
 }
 
 }  // namespace
+
+// UniLM's _get_token_id_set: a bracketed word is upper-cased; UniLM's tokenizer spells
+// [unused1] "[X_SEP]" (its extra_map), so a vocabulary without [X_SEP] gives [unused1]. A word
+// that the vocabulary lacks is an InputError (UniLM's lookup fails on it too).
+static std::vector<int64_t> ignore_ids(const Vocab& vocab, const std::vector<std::string>& words,
+                                const std::string& vocab_path) {
+  std::vector<int64_t> out;
+  for (std::string w : words) {
+    if (w.size() >= 2 && w.front() == '[' && w.back() == ']')
+      for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    int32_t id = vocab.id(w);
+    if (id < 0 && w == "[X_SEP]") id = vocab.id("[unused1]");
+    if (id < 0) throw InputError(vocab_path, 0, "has no entry for the n-gram ignore word '" + w + "'");
+    out.push_back(id);
+  }
+  return out;
+}
+
+// SearchOptions::not_predict_words as ids: "@special" = every bracketed entry but [SEP] (the end
+// token); another word must be an entry (bracketed ones matched in upper case).
+static std::vector<int64_t> not_predict_ids(const Vocab& vocab, const std::vector<std::string>& words,
+                                     int64_t eos, const std::string& vocab_path) {
+  std::vector<int64_t> out;
+  for (std::string w : words) {
+    if (w == "@special") {
+      for (int64_t id = 0; id < static_cast<int64_t>(vocab.size()); ++id) {
+        const std::string& t = vocab.token(static_cast<int32_t>(id));
+        if (id != eos && t.size() >= 3 && t.front() == '[' && t.back() == ']') out.push_back(id);
+      }
+      continue;
+    }
+    if (w.size() >= 2 && w.front() == '[' && w.back() == ']')
+      for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    const int32_t id = vocab.id(w);
+    if (id < 0) throw InputError(vocab_path, 0, "has no entry for the not-predict word '" + w + "'");
+    if (id == eos) throw InputError("--not-predict: '" + w + "' is the end token; banning it would never end a hypothesis");
+    out.push_back(id);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+void resolve_decode_words(const Vocab& vocab, const std::string& vocab_path, int64_t eos, SearchOptions& search) {
+  search.ngram_ignore = ignore_ids(vocab, search.ngram_ignore_words, vocab_path);
+  search.not_predict = not_predict_ids(vocab, search.not_predict_words, eos, vocab_path);
+}
 
 // (pipelines/seq2seq.h) The generation keys of a checkpoint's config.json (ours; written by ERNIE-GEN pre-training, and
 // by hand into converted releases): "unieval_arch": "unilm" | "ernie-gen" sets train.arch unless
@@ -364,8 +369,7 @@ DecodeResult decode(const DecodeOptions& opts) {
                      std::to_string(train.data.target_type) + " need type_vocab_size > " +
                      std::to_string(std::max(train.data.source_type, train.data.target_type)));
   SearchOptions search = opts.search;
-  search.ngram_ignore = ignore_ids(tok, search.ngram_ignore_words, vocab_path);
-  search.not_predict = not_predict_ids(tok, search.not_predict_words, ids.sep, vocab_path);
+  resolve_decode_words(tok.vocab(), vocab_path, ids.sep, search);
 
   const std::string data_dir = !opts.data_dir.empty() ? opts.data_dir : info.at("data").get<std::string>();
   std::vector<std::string> src, tgt;

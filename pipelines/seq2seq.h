@@ -115,6 +115,13 @@ struct DecodeResult {
 // the run directory and writes into it.
 DecodeResult decode(const DecodeOptions& opts);
 
+// The words of `search` as ids of `vocab`: ngram_ignore_words -> ngram_ignore (UniLM's
+// --forbid_ignore_word lookup) and not_predict_words -> not_predict ("@special": every bracketed
+// entry but eos). A word the vocabulary lacks, or eos in not_predict_words, is an InputError naming
+// vocab_path. decode() calls it; `unieval run` calls it before anything is written.
+void resolve_decode_words(const models::Vocab& vocab, const std::string& vocab_path, int64_t eos,
+                          models::SearchOptions& search);
+
 // Search options <-> the JSON of run.json's "decode" and of presets (keys as the field names;
 // absent keys keep the defaults).
 nlohmann::ordered_json search_to_json(const models::SearchOptions& s);

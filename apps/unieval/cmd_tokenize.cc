@@ -92,13 +92,8 @@ int cmd_tokenize(const Args& args) {
   } else {
   const std::string vocab_path = vm["vocab"].as<std::string>();
   models::Vocab vocab = models::Vocab::from_file(vocab_path);
-  bool lower;
-  if (vm["lowercase"].as<bool>())
-    lower = true;
-  else if (vm["no-lowercase"].as<bool>())
-    lower = false;
-  else
-    lower = !models::vocab_is_cased(vocab);
+  const bool lower =
+      models::choose_lowercase(vm["lowercase"].as<bool>(), vm["no-lowercase"].as<bool>(), vocab);
   auto opts = vm["hf"].as<bool>() ? models::TokenizerOptions::hugging_face(lower)
                                   : models::TokenizerOptions::bert(lower);
   if (vm.count("max-chars")) {

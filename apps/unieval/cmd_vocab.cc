@@ -89,13 +89,8 @@ int cmd_vocab(const Args& args) {
   check_writable(out);
 
   models::Vocab base = models::Vocab::from_file(base_path);
-  bool lower;
-  if (vm["lowercase"].as<bool>())
-    lower = true;
-  else if (vm["no-lowercase"].as<bool>())
-    lower = false;
-  else
-    lower = !models::vocab_is_cased(base);
+  const bool lower =
+      models::choose_lowercase(vm["lowercase"].as<bool>(), vm["no-lowercase"].as<bool>(), base);
 
   models::VocabSubsetOptions o;
   const int64_t size = vm["size"].as<int64_t>();

@@ -98,6 +98,12 @@ bool vocab_is_cased(const Vocab& vocab) {
   return false;
 }
 
+bool choose_lowercase(bool lowercase_flag, bool no_lowercase_flag, const Vocab& vocab) {
+  if (lowercase_flag) return true;
+  if (no_lowercase_flag) return false;
+  return !vocab_is_cased(vocab);
+}
+
 void count_pieces(const WordPieceTokenizer& tok, const std::vector<std::string>& lines, int threads,
                   PieceCounts* counts) {
   count_range(tok, lines.data(), lines.size(), threads, counts);

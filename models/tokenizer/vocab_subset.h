@@ -101,6 +101,10 @@ struct VocabSubset {
 // vocab: `unieval tokenize` and `unieval vocab` keep case by default then).
 bool vocab_is_cased(const Vocab& vocab);
 
+// The lower-casing of `--lowercase` / `--no-lowercase` (at most one is true), else the vocabulary's:
+// lower-case unless vocab_is_cased.
+bool choose_lowercase(bool lowercase_flag, bool no_lowercase_flag, const Vocab& vocab);
+
 // The entries rules 1-2 keep before looking at the corpus (the required specials and the single
 // characters): the smallest possible size. InputError naming base_path when a special is absent.
 size_t vocab_subset_minimum(const Vocab& base, const std::string& base_path,

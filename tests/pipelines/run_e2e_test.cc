@@ -305,6 +305,13 @@ TEST_F(RunCliTest, BadInputExitsTwoNamingTheFileAndWritesNothing) {
   EXPECT_NE(ragged.err.find("tgt-train.txt"), std::string::npos) << ragged.err;
   EXPECT_FALSE(fs::exists(tmp.path() / "bad2"));
 
+  // A decoding word the vocabulary lacks: refused before training, not after it.
+  auto word = run_cli(run_cmd("bad5", "--not-predict '[NOPE]'"));
+  EXPECT_EQ(word.exit_code, 2);
+  EXPECT_NE(word.err.find("not-predict word '[NOPE]'"), std::string::npos) << word.err;
+  EXPECT_NE(word.err.find(path("vocab.txt")), std::string::npos) << word.err;
+  EXPECT_FALSE(fs::exists(tmp.path() / "bad5"));
+
   // METEOR (squad-qg's metric set) without its resources: refused at the data stage, before any
   // training, naming what to set and the opt-out; nothing written.
   {
