@@ -30,8 +30,10 @@ HF runs only with --hf-src (a transformers source tree of the v4.30 line, e.g. a
 its `src/` is put on sys.path) and a Python with torch (--hf-python, default this one). Packages
 that transformers' import looks for but the two model classes never use (tokenizers,
 huggingface_hub, safetensors, regex, ...) are replaced by empty stub modules inside the HF child
-process only, when they are missing. Without --hf-src (or when the HF child fails) the JSON holds
-our numbers and "hf": {"skipped": why}.
+process only, when they are missing, and always for those --hf-stub names (a newer environment
+whose huggingface_hub or tokenizers is past v4.30's pins). --hf-src installed takes the Python's
+own transformers instead (another version: the JSON records which). Without --hf-src (or when the
+HF child fails) the JSON holds our numbers and "hf": {"skipped": why}.
 
 usage: bench/model_vs_hf.py [--binary build/unieval] [--threads 2] [--rounds 2]
                             [--hf-src transformers/] [--hf-python python3] [--env KEY=VALUE ...]
@@ -155,13 +157,17 @@ def ours_decode(a, d, data, run, env, tag):
 
 
 HF_CHILD = r"""
-import importlib.abc, importlib.machinery, json, sys, time, types
+import importlib.abc, importlib.machinery, json, os, sys, time, types
 spec = json.loads(sys.argv[1])
-sys.path.insert(0, spec["hf_src"])
-# Stub what transformers' import looks for but BertForMaskedLM / BertLMHeadModel never use.
-missing = []
+if spec["hf_src"] != "installed":
+    sys.path.insert(0, spec["hf_src"])
+# Stub what transformers' import looks for but BertForMaskedLM / BertLMHeadModel never use: the
+# packages missing here, and those named by --hf-stub (installed, but past v4.30's pins).
+missing = [n for n in spec.get("stub", []) if n]
 for name in ("tokenizers", "huggingface_hub", "safetensors", "regex", "requests", "yaml", "tqdm",
              "filelock", "packaging", "numpy"):
+    if name in missing:
+        continue
     try:
         __import__(name)
     except ImportError:
@@ -246,13 +252,15 @@ else:
     sync()
     secs = time.perf_counter() - t0
     print(json.dumps({"sentences_per_s": n / secs, "generate_s": secs}))
-print(json.dumps({"stubbed": missing}))
+import transformers
+print(json.dumps({"stubbed": missing, "transformers": transformers.__version__, "torch": torch.__version__,
+                  "transformers_path": os.path.dirname(transformers.__file__)}))
 """
 
 
 def hf_job(a, cfg, job, env):
     spec = {"hf_src": a.hf_src_path, "threads": a.threads, "config": cfg, "job": job, "device": a.device,
-            "precision": a.precision}
+            "precision": a.precision, "stub": a.hf_stub.split(",")}
     if job == "finetune":
         spec.update(batch=a.ft_batch, src=a.ft_src, tgt=a.ft_tgt, steps=a.ft_steps, mask_prob=MASK_PROB)
     else:
@@ -260,7 +268,8 @@ def hf_job(a, cfg, job, env):
     wall, rss, out = measured([a.hf_python, "-c", HF_CHILD, json.dumps(spec)], env)
     lines = [json.loads(l) for l in out.strip().splitlines()]
     res = dict(lines[0])
-    res.update(wall_s=wall, peak_rss_bytes=rss, stubbed_modules=lines[-1]["stubbed"])
+    res.update(wall_s=wall, peak_rss_bytes=rss, stubbed_modules=lines[-1]["stubbed"],
+               transformers_version=lines[-1]["transformers"], hf_torch_version=lines[-1]["torch"])
     return res
 
 
@@ -275,7 +284,10 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--rounds", type=int, default=2)
     ap.add_argument("--jobs", default="finetune,decode")
-    ap.add_argument("--hf-src", help="HF transformers source tree (its src/ goes on sys.path)")
+    ap.add_argument("--hf-src", help="HF transformers source tree (its src/ goes on sys.path), or "
+                    "'installed': the transformers package of --hf-python")
+    ap.add_argument("--hf-stub", default="", help="NAME,...: modules the HF child always replaces by stubs "
+                    "(installed but past v4.30's pins, e.g. huggingface_hub 1.x, tokenizers 0.23)")
     ap.add_argument("--hf-python", default=sys.executable, help="a Python with torch for the HF side")
     ap.add_argument("--env", action="append", default=[], help="KEY=VALUE for both sides' environment")
     ap.add_argument("--layers", type=int, default=4, help="decode job's model")
@@ -313,6 +325,10 @@ def main():
     hf_skip = None
     if not a.hf_src:
         hf_skip = "no --hf-src given"
+    elif a.hf_src == "installed":
+        a.hf_src_path = "installed"
+        if subprocess.run([a.hf_python, "-c", "import torch, transformers"], capture_output=True).returncode != 0:
+            hf_skip = f"{a.hf_python} has no torch or no transformers"
     else:
         a.hf_src_path = os.path.join(a.hf_src, "src") if os.path.isdir(os.path.join(a.hf_src, "src")) else a.hf_src
         if not os.path.isdir(os.path.join(a.hf_src_path, "transformers")):
