@@ -59,6 +59,12 @@ SPECIALS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
 MASK_PROB = 0.25  # share of the target words masked (both sides, and the MFU count)
 
 
+def positions(a, job):
+    """BERT's 512, or more when a decode job's packed sequence needs it (UniLM's CNN/DM runs used 768)."""
+    need = a.dec_src + a.dec_new + 3 if job == "decode" else a.ft_src + a.ft_tgt + 3
+    return max(512, -(-need // 64) * 64)
+
+
 def write_inputs(d, a):
     """vocab.txt, config-{finetune,decode}.json and DATA/{train,test}.{src,tgt}: seeded random words."""
     vocab = SPECIALS + [f"w{i}" for i in range(a.vocab - len(SPECIALS))]
@@ -68,7 +74,7 @@ def write_inputs(d, a):
     for job, layers, hidden in (("finetune", a.ft_layers, a.ft_hidden), ("decode", a.layers, a.hidden)):
         cfgs[job] = {"vocab_size": a.vocab, "hidden_size": hidden, "num_hidden_layers": layers,
                      "num_attention_heads": hidden // 64, "intermediate_size": 4 * hidden,
-                     "max_position_embeddings": 512, "type_vocab_size": 2, "hidden_dropout_prob": 0.1,
+                     "max_position_embeddings": positions(a, job), "type_vocab_size": 2, "hidden_dropout_prob": 0.1,
                      "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}
         with open(os.path.join(d, f"config-{job}.json"), "w") as f:
             json.dump(cfgs[job], f)

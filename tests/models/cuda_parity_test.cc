@@ -1,7 +1,8 @@
 // CUDA against the CPU (#40): the same seeded UniLM and GPT (3 layers, hidden 64, 4 heads,
 // vocabulary 512) on both devices. fp32, random weights: the forward, the loss, every gradient and
 // one AdamW step agree within 1e-5 relative (Frobenius norm of the difference over the norm of the
-// CPU value, TF32 off). Trained weights (2,000 steps of a chain task, so that the next-token
+// CPU value, TF32 off; the attention key biases, whose exact gradient is zero, are checked to be
+// zero up to rounding instead). Trained weights (2,000 steps of a chain task, so that the next-token
 // distributions are peaked as a real model's are, not the near-ties of random weights): beam
 // search returns the same tokens on 50 inputs; bf16 autocast keeps the forward within 3e-2
 // relative and the same top-1 token on >= 98% of greedy steps (both devices scored along the
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <random>
@@ -172,11 +174,24 @@ TEST(CudaParityTest, UnilmForwardLossGradientsAndAdamWStepMatchTheCpu) {
   lc.loss.backward();
   ld.loss.backward();
   auto pc = cpu->named_parameters(), pd = dev->named_parameters();
+  double total = 0.0;
+  for (const auto& item : pc)
+    if (item.value().grad().defined()) total += item.value().grad().pow(2).sum().item<double>();
+  total = std::sqrt(total);
+  // The attention key bias adds q.b to every score of a query: softmax ignores it, so its exact
+  // gradient is zero and both devices hold rounding noise there (a relative error of noise means
+  // nothing). Those are checked to be zero up to rounding, on both devices.
+  auto zero_by_softmax = [](const std::string& name) { return name.find("attention.self.key.bias") != std::string::npos; };
   int compared = 0;
   for (const auto& item : pc) {
     const torch::Tensor gc = item.value().grad(), gd = pd[item.key()].grad();
     ASSERT_EQ(gc.defined(), gd.defined()) << item.key();
     if (!gc.defined()) continue;
+    if (zero_by_softmax(item.key())) {
+      EXPECT_LE(gc.norm().item<double>(), 1e-6 * total) << item.key();
+      EXPECT_LE(gd.norm().item<double>(), 1e-6 * total) << item.key();
+      continue;
+    }
     EXPECT_LE(rel(gd, gc), kFp32Tolerance) << "gradient of " << item.key();
     ++compared;
   }
@@ -187,7 +202,14 @@ TEST(CudaParityTest, UnilmForwardLossGradientsAndAdamWStepMatchTheCpu) {
   Optimizer oc(named_pairs(cpu->named_parameters()), o), od(named_pairs(dev->named_parameters()), o);
   oc.step(o.lr);
   od.step(o.lr);
-  for (const auto& item : pc) EXPECT_LE(rel(pd[item.key()], item.value()), kFp32Tolerance) << "after AdamW: " << item.key();
+  for (const auto& item : pc) {
+    if (zero_by_softmax(item.key())) {  // zero-initialised; a noise gradient moves it far less than lr
+      EXPECT_LE(pd[item.key()].abs().max().item<double>(), 1e-2 * o.lr) << item.key();
+      EXPECT_LE(item.value().abs().max().item<double>(), 1e-2 * o.lr) << item.key();
+      continue;
+    }
+    EXPECT_LE(rel(pd[item.key()], item.value()), kFp32Tolerance) << "after AdamW: " << item.key();
+  }
 }
 
 std::vector<std::vector<int64_t>> test_sources() {
