@@ -173,6 +173,79 @@ SearchOptions search_from_json(const nlohmann::json& j) {
 
 // ---- finetune --------------------------------------------------------------------------------
 
+std::vector<Seq2SeqExample> training_examples(const WordPieceTokenizer& tok, const std::vector<std::string>& src,
+                                              const std::vector<std::string>& tgt, const Seq2SeqDataOptions& data,
+                                              int64_t max_position_embeddings) {
+  // (ERNIE-GEN's [CLS]-opened target takes one position more.)
+  const int64_t max_positions = max_position_embeddings - (data.target_bos ? 1 : 0);
+  std::vector<Seq2SeqExample> examples;
+  examples.reserve(src.size());
+  for (size_t i = 0; i < src.size(); ++i) {
+    Seq2SeqExample ex = truncate({encode_ids64(tok, src[i]), encode_ids64(tok, tgt.at(i))}, data);
+    if (packed_length(ex) > max_positions) {
+      // Keep the target, shorten the source to fit the position table.
+      const int64_t room = std::max<int64_t>(0, max_positions - 3 - static_cast<int64_t>(ex.tgt.size()));
+      if (static_cast<int64_t>(ex.src.size()) > room) ex.src.resize(room);
+      if (packed_length(ex) > max_positions) ex.tgt.resize(std::max<int64_t>(0, max_positions - 3 - ex.src.size()));
+    }
+    examples.push_back(std::move(ex));
+  }
+  return examples;
+}
+
+std::vector<int64_t> decode_source(const WordPieceTokenizer& tok, const std::string& text,
+                                   const Seq2SeqDataOptions& data, int64_t max_position_embeddings, int max_len) {
+  auto s = encode_ids64(tok, text);
+  const int64_t room = std::max<int64_t>(
+      1, std::min<int64_t>(data.max_src_len, max_position_embeddings - 2 - (data.target_bos ? 1 : 0) - max_len));
+  if (static_cast<int64_t>(s.size()) > room) s.resize(room);
+  return s;
+}
+
+DecodeSetup decode_setup(const std::string& run_dir, const std::string& checkpoint, const std::string& arch,
+                         const std::optional<std::pair<int64_t, int64_t>>& segment_ids) {
+  RunDir run(run_dir);
+  const auto info = run.run_info();
+  DecodeSetup d;
+  d.checkpoint = checkpoint.empty() ? run.checkpoint_dir() : checkpoint;
+  const fs::path ckpt(d.checkpoint);
+  if (!fs::exists(ckpt / kRunWeightsFile)) throw InputError(ckpt.string(), 0, "has no checkpoint to decode with");
+  d.config_path = (ckpt / "config.json").string();
+  d.cfg = BertConfig::from_json_file(d.config_path);
+  d.vocab_path = (ckpt / "vocab.txt").string();
+  d.tok = std::make_shared<WordPieceTokenizer>(
+      WordPieceTokenizer::from_file(d.vocab_path, TokenizerOptions::bert(info.value("lowercase", true))));
+  // Before any output: the mask of decode keeps decoding inside a SMALLER vocabulary, a larger one
+  // has ids past the embedding table.
+  check_vocab_fits(static_cast<int64_t>(d.tok->vocab().size()), d.vocab_path, d.cfg.vocab_size, d.config_path);
+  d.ids = special_ids(d.tok->vocab(), d.vocab_path);
+  d.train.update_from_json(info.at("train"), run.file("run.json"));
+  if (!arch.empty()) {
+    d.train.arch = arch;
+    d.train.validate();  // an unknown --arch, or the [CLS]-opened layout without ernie-gen
+  }
+  // ERNIE-GEN runs decode by infilling ([ATTN] at the next position), UniLM runs with [MASK].
+  d.query_token = d.train.arch == "ernie-gen" ? d.ids.attn : d.ids.mask;
+  if (segment_ids) std::tie(d.train.data.source_type, d.train.data.target_type) = *segment_ids;
+  if (d.train.data.source_type >= d.cfg.type_vocab_size || d.train.data.target_type >= d.cfg.type_vocab_size ||
+      d.train.data.source_type < 0 || d.train.data.target_type < 0)
+    throw InputError("segment ids " + std::to_string(d.train.data.source_type) + "," +
+                     std::to_string(d.train.data.target_type) + " need type_vocab_size > " +
+                     std::to_string(std::max(d.train.data.source_type, d.train.data.target_type)));
+  d.data_dir = info.at("data").get<std::string>();
+  return d;
+}
+
+UnilmModel load_decode_model(const DecodeSetup& setup, const torch::Device& device) {
+  UnilmHeads heads;
+  heads.pooler = false;
+  UnilmModel model(setup.cfg, heads);
+  load_model_weights(model, (fs::path(setup.checkpoint) / kRunWeightsFile).string());
+  model->to(device);
+  model->eval();
+  return model;
+}
+
 FinetuneResult finetune(const FinetuneOptions& in) {
   FinetuneOptions opts = in;
   if (opts.out_dir.empty()) throw InputError("--out (the run directory) is required");
@@ -251,22 +324,8 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     src.resize(opts.limit);
     tgt.resize(opts.limit);
   }
-  // (ERNIE-GEN's [CLS]-opened target takes one position more.)
-  const int64_t max_positions = cfg.max_position_embeddings - (opts.train.data.target_bos ? 1 : 0);
   auto tokenise = [&](const std::vector<std::string>& src, const std::vector<std::string>& tgt) {
-    std::vector<Seq2SeqExample> examples;
-    examples.reserve(src.size());
-    for (size_t i = 0; i < src.size(); ++i) {
-      Seq2SeqExample ex = truncate({encode_ids64(tok, src[i]), encode_ids64(tok, tgt[i])}, opts.train.data);
-      if (packed_length(ex) > max_positions) {
-        // Keep the target, shorten the source to fit the position table.
-        const int64_t room = std::max<int64_t>(0, max_positions - 3 - static_cast<int64_t>(ex.tgt.size()));
-        if (static_cast<int64_t>(ex.src.size()) > room) ex.src.resize(room);
-        if (packed_length(ex) > max_positions) ex.tgt.resize(std::max<int64_t>(0, max_positions - 3 - ex.src.size()));
-      }
-      examples.push_back(std::move(ex));
-    }
-    return examples;
+    return training_examples(tok, src, tgt, opts.train.data, cfg.max_position_embeddings);
   };
   std::vector<Seq2SeqExample> examples = tokenise(src, tgt);
   std::vector<Seq2SeqExample> dev_examples;
@@ -342,36 +401,18 @@ DecodeResult decode(const DecodeOptions& opts) {
   Runtime rt = configure_runtime(opts.device);
   dist::ProcessGroup* group = dist::init_from_env(opts.backend, rt.device);  // null in one process
   const int rank = dist::rank(), world = dist::world_size();
-  RunDir run(opts.run_dir);
-  const auto info = run.run_info();
-  const fs::path ckpt = opts.checkpoint.empty() ? fs::path(run.checkpoint_dir()) : fs::path(opts.checkpoint);
-  if (!fs::exists(ckpt / kRunWeightsFile)) throw InputError(ckpt.string(), 0, "has no checkpoint to decode with");
-  const std::string config_path = (ckpt / "config.json").string();
-  const BertConfig cfg = BertConfig::from_json_file(config_path);
-  const std::string vocab_path = (ckpt / "vocab.txt").string();
-  WordPieceTokenizer tok = WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(info.value("lowercase", true)));
-  // Before any output: the mask below keeps decoding inside a SMALLER vocabulary, a larger one
-  // has ids past the embedding table.
-  check_vocab_fits(static_cast<int64_t>(tok.vocab().size()), vocab_path, cfg.vocab_size, config_path);
-  const SpecialIds ids = special_ids(tok.vocab(), vocab_path);
-  TrainOptions train;
-  train.update_from_json(info.at("train"), run.file("run.json"));
-  if (!opts.arch.empty()) {
-    train.arch = opts.arch;
-    train.validate();  // an unknown --arch, or the [CLS]-opened layout without ernie-gen
-  }
-  // ERNIE-GEN runs decode by infilling ([ATTN] at the next position), UniLM runs with [MASK].
-  const int64_t query_token = train.arch == "ernie-gen" ? ids.attn : ids.mask;
-  if (opts.segment_ids) std::tie(train.data.source_type, train.data.target_type) = *opts.segment_ids;
-  if (train.data.source_type >= cfg.type_vocab_size || train.data.target_type >= cfg.type_vocab_size ||
-      train.data.source_type < 0 || train.data.target_type < 0)
-    throw InputError("segment ids " + std::to_string(train.data.source_type) + "," +
-                     std::to_string(train.data.target_type) + " need type_vocab_size > " +
-                     std::to_string(std::max(train.data.source_type, train.data.target_type)));
+  const DecodeSetup setup = decode_setup(opts.run_dir, opts.checkpoint, opts.arch, opts.segment_ids);
+  const fs::path ckpt(setup.checkpoint);
+  const BertConfig& cfg = setup.cfg;
+  const std::string& vocab_path = setup.vocab_path;
+  const WordPieceTokenizer& tok = *setup.tok;
+  const SpecialIds& ids = setup.ids;
+  const TrainOptions& train = setup.train;
+  const int64_t query_token = setup.query_token;
   SearchOptions search = opts.search;
   resolve_decode_words(tok.vocab(), vocab_path, ids.sep, search);
 
-  const std::string data_dir = !opts.data_dir.empty() ? opts.data_dir : info.at("data").get<std::string>();
+  const std::string data_dir = !opts.data_dir.empty() ? opts.data_dir : setup.data_dir;
   std::vector<std::string> src, tgt;
   read_split(data_dir, opts.split, false, src, tgt);
   if (opts.limit > 0 && static_cast<int64_t>(src.size()) > opts.limit) src.resize(opts.limit);
@@ -388,12 +429,7 @@ DecodeResult decode(const DecodeOptions& opts) {
 
   // The model before any output file: weights that do not fit the config are an InputError
   // that must leave no OUT.partial behind.
-  UnilmHeads heads;
-  heads.pooler = false;
-  UnilmModel model(cfg, heads);
-  load_model_weights(model, (ckpt / kRunWeightsFile).string());
-  model->to(rt.device);
-  model->eval();
+  UnilmModel model = load_decode_model(setup, rt.device);
 
   // Partial output from an interrupted call with the same options.
   const std::string partial = stem + ".partial";
@@ -458,12 +494,7 @@ DecodeResult decode(const DecodeOptions& opts) {
     std::vector<int64_t> example_ids;
     for (int64_t k = begin; k < end; ++k) {
       const int64_t i = mine[k];
-      auto s = encode_ids64(tok, src[i]);
-      const int64_t room = std::max<int64_t>(
-          1, std::min<int64_t>(train.data.max_src_len,
-                               cfg.max_position_embeddings - 2 - (train.data.target_bos ? 1 : 0) - opts.search.max_len));
-      if (static_cast<int64_t>(s.size()) > room) s.resize(room);
-      sources.push_back(std::move(s));
+      sources.push_back(decode_source(tok, src[i], train.data, cfg.max_position_embeddings, opts.search.max_len));
       example_ids.push_back(i);
     }
     if (static_cast<int64_t>(sources.front().size()) + 2 + (train.data.target_bos ? 1 : 0) + opts.search.max_len >

@@ -16,6 +16,7 @@
 //   d.search.beam = 5;  d.search.no_repeat_ngram = 3;
 //   decode(d);
 #include <nlohmann/json.hpp>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -25,7 +26,9 @@
 #include "models/device.h"
 #include "models/search.h"
 #include "models/seq2seq_data.h"
+#include "models/tokenizer/wordpiece.h"
 #include "models/trainer.h"
+#include "models/transformer.h"
 
 namespace unieval::pipelines {
 
@@ -99,6 +102,38 @@ struct DecodeResult {
   bool complete = false;         // OUT written (false: stopped by stop_after)
   std::vector<std::string> hyps;
 };
+
+// The preparation both sides of a seq2seq run share, so that what decoding feeds the model is what
+// training fed it (tests/pipelines/decode_consistency_test.cc checks it on real pairs):
+//  * training_examples: tokenised and truncated pairs as `finetune` trains on them (heads kept to
+//    max_src_len/max_tgt_len; a pair over the position table keeps its target, its source shortened);
+//  * decode_source: a source as `decode` feeds it (the same tokeniser, heads kept to max_src_len and
+//    to what leaves max_len positions for the output);
+//  * decode_setup: what `decode` reads from a run before decoding (config, tokenizer with the run's
+//    lower-casing, special ids, run.json's train options, the query token: [ATTN] for ERNIE-GEN runs,
+//    [MASK] for UniLM); load_decode_model the checkpoint's weights in eval mode on a device.
+std::vector<models::Seq2SeqExample> training_examples(const models::WordPieceTokenizer& tok,
+                                                      const std::vector<std::string>& src,
+                                                      const std::vector<std::string>& tgt,
+                                                      const models::Seq2SeqDataOptions& data,
+                                                      int64_t max_position_embeddings);
+std::vector<int64_t> decode_source(const models::WordPieceTokenizer& tok, const std::string& text,
+                                   const models::Seq2SeqDataOptions& data, int64_t max_position_embeddings,
+                                   int max_len);
+struct DecodeSetup {
+  std::string checkpoint;     // the checkpoint directory decoded with
+  std::string config_path, vocab_path;
+  models::BertConfig cfg;
+  std::shared_ptr<models::WordPieceTokenizer> tok;
+  models::SpecialIds ids;
+  models::TrainOptions train;  // run.json's, with arch / segment ids overridden as asked
+  int64_t query_token = 0;
+  std::string data_dir;        // the run's data directory
+};
+// checkpoint "" = RUN/checkpoint; arch "" = the run's; segment_ids unset = the run's.
+DecodeSetup decode_setup(const std::string& run_dir, const std::string& checkpoint, const std::string& arch,
+                         const std::optional<std::pair<int64_t, int64_t>>& segment_ids);
+models::UnilmModel load_decode_model(const DecodeSetup& setup, const torch::Device& device);
 
 // Decodes into OUT atomically. Resumable: finished batches are appended to OUT.partial (with
 // OUT.partial.json recording the options); a later call with the same options continues after
