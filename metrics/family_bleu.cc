@@ -1,6 +1,7 @@
 // family_bleu.cc: the BLEU family of the metric protocol (metrics/protocol.h): bleu, chrf,
-// chrf++, bleu-multi, bleu-nltk, bleu-plato, bleu-coco, nist, nist-nltk. Options map onto the
-// options structs of metrics/bleu.h, bleu_compat.h, chrf.h and nist.h; no scoring logic lives here.
+// chrf++, ter, bleu-multi, bleu-nltk, bleu-plato, bleu-coco, nist, nist-nltk. Options map onto the
+// options structs of metrics/bleu.h, bleu_compat.h, chrf.h, ter.h and nist.h; no scoring logic
+// lives here.
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -12,6 +13,7 @@
 #include "core/error.h"
 #include "core/io.h"
 #include "metrics/nist.h"
+#include "metrics/ter.h"
 
 namespace unieval::metrics {
 
@@ -251,6 +253,76 @@ void run_chrf_with(ScoreContext& sc, int default_word_order) {
 void run_chrf(ScoreContext& sc) { run_chrf_with(sc, 0); }
 void run_chrf_pp(ScoreContext& sc) { run_chrf_with(sc, 2); }
 
+// ---- ter ------------------------------------------------------------------------------------
+
+O ter_options() {
+  return with_bootstrap(
+      {flag_option("normalized", "Tercom normalisation: XML entities, joined lines, punctuation split off; "
+                                 "with --asian-support CJK characters one by one (sacreBLEU --ter-normalized).",
+                   "norm"),
+       flag_option("no-punct", "Remove punctuation . , ? : ; ! \" ( ); with --asian-support CJK and full-width "
+                               "punctuation too (sacreBLEU --ter-no-punct).", "punct"),
+       flag_option("asian-support", "CJK handling in --normalized and --no-punct (sacreBLEU --ter-asian-support).",
+                   "asian"),
+       flag_option("case-sensitive", "Keep case; the default lowercases (Python str.lower) "
+                                     "(sacreBLEU --ter-case-sensitive).", "case"),
+       flag_option("sentence-level", "One score per segment."),
+       threads_option(0, "segments are aligned on several threads")});
+}
+
+void run_ter(ScoreContext& sc) {
+  const OptionValues& ov = sc.values;
+  m::TerOptions o;
+  o.normalized = ov.flag("normalized");
+  o.no_punct = ov.flag("no-punct");
+  o.asian_support = ov.flag("asian-support");
+  o.case_sensitive = ov.flag("case-sensitive");
+  o.threads = ov.integer("threads");
+  const core::Corpus& c = sc.corpus();
+  if (ov.flag("sentence-level")) {
+    if (resampling_asked(ov)) throw InputError("--bootstrap / --paired-bootstrap resample a corpus score: not with --sentence-level");
+    for (const auto& s : m::sentence_ter(c.hyps, c.refs, o)) {
+      if (sc.json()) sc.emit_json(ordered_json{{"score", s.score}, {"num_edits", number(s.num_edits)},
+                                               {"ref_length", s.ref_length}});
+      else sc.print("TER = " + f("%.2f", s.score) + "\n");
+    }
+    return;
+  }
+  auto rows = std::make_shared<const std::vector<std::vector<double>>>(m::ter_segment_stats(c.hyps, c.refs, o));
+  m::TerScore s;
+  for (const auto& r : *rows) {  // summed in segment order (corpus_ter)
+    s.num_edits += r[0];
+    s.ref_length += r[1];
+  }
+  s.score = m::ter_from_stats({s.num_edits, s.ref_length});
+  s.signature = o.signature(static_cast<int>(c.refs.size()));
+  ordered_json j{{"score", s.score}, {"num_edits", number(s.num_edits)}, {"ref_length", s.ref_length},
+                 {"signature", s.signature}};
+  if ((resampling_asked(ov) || sc.resampling_wanted()) && !c.hyps.empty()) {
+    const size_t n = c.hyps.size();
+    auto score = [](const std::vector<double>& sums) { return std::vector<double>{m::ter_from_stats(sums)}; };
+    ScoreFn sys = sums_fn(rows, score);
+    if (sc.resampling_wanted()) sc.set_resampling(n, {"score"}, sys);
+    if (resampling_asked(ov)) {
+      ScoreFn base;
+      if (ov.count("paired-bootstrap"))
+        base = sums_fn(std::make_shared<const std::vector<std::vector<double>>>(
+                           m::ter_segment_stats(baseline_hyps(sc, n), c.refs, o)),
+                       score);
+      add_resampling(j, ov, n, {"score"}, sys, base ? &base : nullptr);
+    }
+  }
+  if (sc.json()) {
+    sc.emit_json(j);
+  } else {
+    sc.print("TER|" + s.signature + " = " + f("%.2f", s.score) + "\n");
+    ordered_json extra;
+    for (const char* k : {"bootstrap", "paired_bootstrap"})
+      if (j.contains(k)) extra[k] = j[k];
+    if (!extra.empty()) sc.print(ScoreContext::human_lines(extra));
+  }
+}
+
 // ---- bleu-multi -----------------------------------------------------------------------------
 
 O multi_options() { return {flag_option("lowercase", "multi-bleu.perl -lc (ASCII lowercasing).")}; }
@@ -446,6 +518,8 @@ void register_bleu_metrics(MetricRegistry& reg) {
   reg.push_back({"chrf", "sacreBLEU 2.6.0 chrF", chrf_options(), run_chrf, "chrf", nullptr});
   reg.push_back({"chrf++", "sacreBLEU 2.6.0 chrF++ (chrF with word 1,2-grams)", chrf_options(),
                  run_chrf_pp, "chrf", nullptr});
+  reg.push_back({"ter", "sacreBLEU 2.6.0 TER (Tercom shifts and beam edit distance)", ter_options(), run_ter,
+                 "ter", nullptr});
   reg.push_back({"bleu-multi", "Moses multi-bleu.perl", multi_options(), run_multi, "bleu-multi", nullptr});
   reg.push_back({"bleu-nltk", "NLTK 3.8 corpus_bleu / sentence_bleu, smoothing 0..7",
                  nltk_options(), run_nltk, "bleu-nltk", nullptr});

@@ -284,7 +284,7 @@ std::vector<double> parse_double_list(const std::string& text, const std::string
 std::vector<int> parse_int_list(const std::string& text, const std::string& option);
 
 // The metric families (metrics/family_*.cc).
-void register_bleu_metrics(MetricRegistry& reg);    // bleu, chrf, chrf++, bleu-multi, bleu-nltk,
+void register_bleu_metrics(MetricRegistry& reg);    // bleu, chrf, chrf++, ter, bleu-multi, bleu-nltk,
                                                     // bleu-plato, bleu-coco, nist, nist-nltk
 void register_rouge_metrics(MetricRegistry& reg);   // rouge, rouge-l-coco
 void register_meteor_metrics(MetricRegistry& reg);  // meteor

@@ -72,7 +72,7 @@ const char* kSst2Pred = "index\tprediction\n0\t1\n1\t0\n2\t1\n";
 // ---- The corpus ---------------------------------------------------------------------------
 
 void add_score_cases(std::vector<Case>& out) {
-  const std::vector<std::string> metrics = {"bleu", "chrf", "chrf++", "bleu-multi", "bleu-nltk", "bleu-plato",
+  const std::vector<std::string> metrics = {"bleu", "chrf", "chrf++", "ter", "bleu-multi", "bleu-nltk", "bleu-plato",
                                             "bleu-coco", "nist", "nist-nltk", "rouge", "rouge-l-coco", "meteor"};
   for (const std::string& m : metrics) {
     const std::string base = "score --metric " + m + " --hyp {d}/hyp.txt --ref {d}/ref.txt";

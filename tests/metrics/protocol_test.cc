@@ -20,7 +20,7 @@ using unieval::testing::TempDir;
 
 TEST(MetricProtocolTest, RegistryHoldsEveryScoreMetricOnce) {
   const std::vector<std::string> expected = {
-      "bleu", "chrf", "chrf++", "bleu-multi", "bleu-nltk", "bleu-plato", "bleu-coco", "nist", "nist-nltk",
+      "bleu", "chrf", "chrf++", "ter", "bleu-multi", "bleu-nltk", "bleu-plato", "bleu-coco", "nist", "nist-nltk",
       "rouge", "rouge-l-coco", "meteor", "squad", "coqa", "glue", "glue-score", "distinct", "entropy"};
   std::vector<std::string> names;
   for (const auto& m : metric_registry()) {
