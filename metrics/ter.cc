@@ -150,7 +150,19 @@ std::u32string normalize_western(std::u32string s) {
 }  // namespace
 
 std::vector<std::string> ter_tokenize(std::string_view line, const TerOptions& o) {
-  std::string_view s = core::py_rstrip(line);
+  return tercom_tokens(core::py_rstrip(line), o);
+}
+
+std::string tercom_tokenize(std::string_view sent, const TerOptions& o) {
+  std::string out;
+  for (const auto& tok : tercom_tokens(sent, o)) {
+    if (!out.empty()) out += ' ';
+    out += tok;
+  }
+  return out;
+}
+
+std::vector<std::string> tercom_tokens(std::string_view s, const TerOptions& o) {
   std::vector<std::string> out;
   if (s.empty()) return out;
   std::string lowered;

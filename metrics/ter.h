@@ -77,6 +77,10 @@ double ter_from_stats(const std::vector<double>& stats);
 
 // The tokens sacreBLEU's TER sees for one line: TercomTokenizer(line.rstrip()).split().
 std::vector<std::string> ter_tokenize(std::string_view line, const TerOptions& opts);
+// TercomTokenizer(sent).split() (no rstrip first), and TercomTokenizer(sent) itself: those tokens
+// joined by one space.
+std::vector<std::string> tercom_tokens(std::string_view sent, const TerOptions& opts);
+std::string tercom_tokenize(std::string_view sent, const TerOptions& opts);
 
 // Edits turning hyp into ref (shifts + beam edit distance) and the reference length, on token
 // ids (lib_ter.translation_edit_rate). An empty reference gives {hyp.size(), 0}.

@@ -23,6 +23,7 @@
 #include "metrics/bleu.h"
 #include "metrics/bleu_compat.h"
 #include "metrics/chrf.h"
+#include "metrics/ter.h"
 #include "metrics/coqa.h"
 #include "metrics/distinct.h"
 #include "metrics/entropy.h"
@@ -284,6 +285,66 @@ PYBIND11_MODULE(_core, mod) {
       },
       py::arg("nrefs"), py::arg("char_order") = 6, py::arg("word_order") = 0, py::arg("beta") = 2.0,
       py::arg("lowercase") = false, py::arg("eps_smoothing") = false);
+
+  // ---- TER (sacreBLEU 2.6.0) ----------------------------------------------------------------
+  auto ter_options = [](bool normalized, bool no_punct, bool asian_support, bool case_sensitive) {
+    m::TerOptions o;
+    o.normalized = normalized;
+    o.no_punct = no_punct;
+    o.asian_support = asian_support;
+    o.case_sensitive = case_sensitive;
+    return o;
+  };
+  mod.def(
+      "ter",
+      [ter_options](const Lines& hyps, const Streams& refs, bool normalized, bool no_punct, bool asian_support,
+                    bool case_sensitive, bool sentence, int threads) -> py::object {
+        m::TerOptions o = ter_options(normalized, no_punct, asian_support, case_sensitive);
+        o.threads = threads;
+        auto as_dict = [](const m::TerScore& s) {
+          py::dict d;
+          d["score"] = s.score;
+          d["num_edits"] = s.num_edits;
+          d["ref_length"] = s.ref_length;
+          d["signature"] = s.signature;
+          return d;
+        };
+        if (sentence) {
+          std::vector<m::TerScore> all;
+          {
+            py::gil_scoped_release nogil;
+            check_streams(hyps, refs, "TER");
+            all = m::sentence_ter(hyps, refs, o);
+          }
+          py::list out;
+          for (const auto& s : all) out.append(as_dict(s));
+          return std::move(out);
+        }
+        m::TerScore s;
+        {
+          py::gil_scoped_release nogil;
+          check_streams(hyps, refs, "TER");
+          s = m::corpus_ter(hyps, refs, o);
+        }
+        return as_dict(s);
+      },
+      py::arg("hyps"), py::arg("refs"), py::arg("normalized") = false, py::arg("no_punct") = false,
+      py::arg("asian_support") = false, py::arg("case_sensitive") = false, py::arg("sentence") = false,
+      py::arg("threads") = 0, "sacreBLEU 2.6.0 TER (metrics/ter.h)");
+  mod.def(
+      "ter_signature",
+      [ter_options](int nrefs, bool normalized, bool no_punct, bool asian_support, bool case_sensitive) {
+        return ter_options(normalized, no_punct, asian_support, case_sensitive).signature(nrefs);
+      },
+      py::arg("nrefs"), py::arg("normalized") = false, py::arg("no_punct") = false, py::arg("asian_support") = false,
+      py::arg("case_sensitive") = false);
+  mod.def(
+      "tercom_tokenize",
+      [ter_options](const std::string& sent, bool normalized, bool no_punct, bool asian_support, bool case_sensitive) {
+        return m::tercom_tokenize(sent, ter_options(normalized, no_punct, asian_support, case_sensitive));
+      },
+      py::arg("sent"), py::arg("normalized") = false, py::arg("no_punct") = false, py::arg("asian_support") = false,
+      py::arg("case_sensitive") = false, "sacreBLEU's TercomTokenizer(...)(sent)");
 
   // ---- rouge-score ------------------------------------------------------------------------
   mod.def(

@@ -8,25 +8,27 @@
     >>> str(bleu.corpus_score(hyps, [refs]))        # 'BLEU = 37.99 83.3/60.0/... ref_len = 6)'
     >>> str(bleu.get_signature())                   # 'nrefs:1|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0'
 
-The numbers are those of unieval's C++ port (metrics/bleu.h, metrics/chrf.h), identical to
-sacreBLEU 2.6.0 on the golden vectors; scoring runs without the GIL.
+The numbers are those of unieval's C++ port (metrics/bleu.h, metrics/chrf.h, metrics/ter.h),
+identical to sacreBLEU 2.6.0 on the golden vectors; scoring runs without the GIL.
 
 | sacreBLEU call                                   | here                       |
 |--------------------------------------------------|----------------------------|
 | corpus_bleu(hyps, refs, smooth_method, smooth_value, force, lowercase, tokenize, use_effective_order) | same |
 | sentence_bleu(hyp, refs, ...)                    | same (effective order on)  |
 | corpus_chrf / sentence_chrf(..., char_order, word_order, beta, remove_whitespace, eps_smoothing) | same |
-| BLEU(...), CHRF(...): corpus_score, sentence_score, get_signature | same          |
+| corpus_ter / sentence_ter(..., normalized, no_punct, asian_support, case_sensitive) | same |
+| BLEU(...), CHRF(...), TER(...): corpus_score, sentence_score, get_signature | same |
+| TercomTokenizer(...)(sent)                       | same                       |
 
 Not available (ValueError): tokenizers other than 13a, intl, none, char, zh (the MeCab and
-flores SentencePiece ones), chrF with whitespace kept, n_bootstrap > 1, TER.
+flores SentencePiece ones), chrF with whitespace kept, n_bootstrap > 1.
 """
 
 from . import _core
 from ._inputs import as_lines, as_streams
 
-__all__ = ["corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf", "BLEU", "CHRF",
-           "BLEUScore", "CHRFScore", "Signature", "BLEUSignature", "CHRFSignature"]
+__all__ = ["corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf", "corpus_ter", "sentence_ter",
+           "BLEU", "CHRF", "TER", "TercomTokenizer", "BLEUScore", "CHRFScore", "TERScore", "TERSignature", "Signature", "BLEUSignature", "CHRFSignature"]
 
 __version__ = "2.6.0"  # the sacreBLEU version whose numbers and signatures these are
 
@@ -123,6 +125,33 @@ class Signature:
 
 class BLEUSignature(Signature):
     pass
+
+
+class TERSignature(Signature):
+    _abbr = dict(Signature._abbr, case="c", tok="t", norm="nr", punct="pn", asian="as")
+
+
+class TERScore(Score):
+    """sacreBLEU's TERScore: .score .num_edits (int) .ref_length."""
+
+    def __init__(self, score, num_edits, ref_length):
+        super().__init__("TER", score)
+        self.num_edits = int(num_edits)
+        self.ref_length = ref_length
+
+
+class TercomTokenizer:
+    """sacreBLEU's tokenizers.tokenizer_ter.TercomTokenizer (metrics/ter.h tercom_tokenize)."""
+
+    def __init__(self, normalized=False, no_punct=False, asian_support=False, case_sensitive=False):
+        self._options = dict(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
+                             case_sensitive=case_sensitive)
+
+    def __call__(self, sent):
+        return _core.tercom_tokenize(sent, **self._options)
+
+    def signature(self):
+        return "tercom"
 
 
 class CHRFSignature(Signature):
@@ -294,6 +323,63 @@ class CHRF:
             lowercase=self.lowercase, eps_smoothing=self.eps_smoothing))
 
 
+class TER:
+    """sacreBLEU's metrics.TER (Tercom as sacreBLEU 2.6.0 computes it; metrics/ter.h)."""
+
+    _SIGNATURE_TYPE = TERSignature
+
+    def __init__(self, normalized=False, no_punct=False, asian_support=False, case_sensitive=False,
+                 references=None):
+        self.name = "TER"
+        self.normalized = normalized
+        self.no_punct = no_punct
+        self.asian_support = asian_support
+        self.case_sensitive = case_sensitive
+        self.tokenizer = TercomTokenizer(normalized=normalized, no_punct=no_punct,
+                                         asian_support=asian_support, case_sensitive=case_sensitive)
+        self.tokenizer_signature = self.tokenizer.signature()
+        self._nrefs = 1
+        self._ref_cache = None
+        if references is not None:
+            self._ref_cache = as_streams(references, "references")
+            self._nrefs = len(self._ref_cache)
+
+    def _call(self, hyps, refs, sentence):
+        return _core.ter(hyps, refs, normalized=self.normalized, no_punct=self.no_punct,
+                         asian_support=self.asian_support, case_sensitive=self.case_sensitive,
+                         sentence=sentence)
+
+    @staticmethod
+    def _score(d):
+        return TERScore(d["score"], d["num_edits"], d["ref_length"])
+
+    def corpus_score(self, hypotheses, references=None, n_bootstrap=1):
+        if n_bootstrap != 1:
+            raise ValueError("n_bootstrap > 1 is not available in unieval.sacrebleu "
+                             "(unieval score --metric ter --bootstrap N computes bootstrap CIs)")
+        hyps = as_lines(hypotheses, "hypotheses")
+        if references is None:
+            if self._ref_cache is None:
+                raise RuntimeError("No references provided and the cache is empty.")
+            refs = self._ref_cache
+        else:
+            refs = as_streams(references, "references")
+        self._nrefs = len(refs)
+        return self._score(self._call(hyps, refs, False))
+
+    def sentence_score(self, hypothesis, references):
+        if not isinstance(hypothesis, str):
+            raise TypeError("`hypothesis` should be a string")
+        refs = [[r] for r in as_lines(references, "references")]
+        self._nrefs = len(refs)
+        return self._score(self._call([hypothesis], refs, True)[0])
+
+    def get_signature(self):
+        return self._SIGNATURE_TYPE(_core.ter_signature(
+            self._nrefs, normalized=self.normalized, no_punct=self.no_punct,
+            asian_support=self.asian_support, case_sensitive=self.case_sensitive))
+
+
 def corpus_bleu(hypotheses, references, smooth_method="exp", smooth_value=None, force=False,
                 lowercase=False, tokenize=BLEU.TOKENIZER_DEFAULT, use_effective_order=False):
     """sacrebleu.corpus_bleu: references are streams, references[k][i] = k-th reference of i."""
@@ -323,4 +409,20 @@ def sentence_chrf(hypothesis, references, char_order=CHRF.CHAR_ORDER, word_order
     """sacrebleu.sentence_chrf."""
     metric = CHRF(char_order=char_order, word_order=word_order, beta=beta,
                   whitespace=not remove_whitespace, eps_smoothing=eps_smoothing)
+    return metric.sentence_score(hypothesis, references)
+
+
+def corpus_ter(hypotheses, references, normalized=False, no_punct=False, asian_support=False,
+               case_sensitive=False):
+    """sacrebleu.corpus_ter."""
+    metric = TER(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
+                 case_sensitive=case_sensitive)
+    return metric.corpus_score(hypotheses, references)
+
+
+def sentence_ter(hypothesis, references, normalized=False, no_punct=False, asian_support=False,
+                 case_sensitive=False):
+    """sacrebleu.sentence_ter."""
+    metric = TER(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
+                 case_sensitive=case_sensitive)
     return metric.sentence_score(hypothesis, references)
