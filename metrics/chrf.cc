@@ -19,7 +19,7 @@ std::string ChrfOptions::signature(int nrefs) const {
   if (beta != 2) std::snprintf(beta_buf, sizeof beta_buf, "|beta:%g", beta);
   return "nrefs:" + std::to_string(nrefs) + (lowercase ? "|case:lc" : "|case:mixed") +
          (eps_smoothing ? "|eff:no" : "|eff:yes") + "|nc:" + std::to_string(char_order) +
-         "|nw:" + std::to_string(word_order) + "|space:no" + beta_buf + "|version:2.6.0";
+         "|nw:" + std::to_string(word_order) + (whitespace ? "|space:yes" : "|space:no") + beta_buf + "|version:2.6.0";
 }
 
 namespace {
@@ -57,11 +57,16 @@ double chrf_f_score(const std::vector<double>& st, const ChrfOptions& o) {
   return 0.0;
 }
 
-// Code points of ''.join(line.split()) (after optional lowercasing).
+// Code points of ''.join(line.split()) (after optional lowercasing); with o.whitespace, of the
+// whole line (extract_all_char_ngrams(include_whitespace=True)).
 void char_ids(const std::string& line, const ChrfOptions& o, std::vector<uint32_t>& out) {
   out.clear();
   std::string low = o.lowercase ? text::py_lower(line) : std::string();
   std::string_view s = o.lowercase ? std::string_view(low) : std::string_view(line);
+  if (o.whitespace) {
+    for (size_t i = 0; i < s.size();) out.push_back(static_cast<uint32_t>(core::next_code_point(s, i)));
+    return;
+  }
   for (auto tok : core::py_split(s))
     for (size_t i = 0; i < tok.size();) out.push_back(static_cast<uint32_t>(core::next_code_point(tok, i)));
 }

@@ -41,6 +41,7 @@ struct ChrfOptions {
   double beta = 2;             // recall weight
   bool lowercase = false;      // lowercase first
   bool eps_smoothing = false;  // chrF++.py-style averaging
+  bool whitespace = false;     // keep whitespace in character n-grams (sacreBLEU CHRF(whitespace=True))
   int threads = 0;             // segments matched in parallel (0 = all cores)
   std::string signature(int nrefs) const;
 };

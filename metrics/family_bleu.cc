@@ -198,6 +198,7 @@ O chrf_options() {
           double_option("beta", 2.0, "Recall weight beta.", "beta"),
           flag_option("lowercase", "Lowercase (Python str.lower) first.", "case"),
           flag_option("eps-smoothing", "chrF++.py-style averaging of per-order F-scores.", "eff"),
+          flag_option("whitespace", "Keep whitespace in character n-grams (sacreBLEU --chrf-whitespace).", "space"),
           flag_option("sentence-level", "One score per segment."),
           threads_option(0, "segments are split into n-grams and matched on several threads")});
 }
@@ -211,6 +212,7 @@ void run_chrf_with(ScoreContext& sc, int default_word_order) {
   o.beta = ov.real("beta");
   o.lowercase = ov.flag("lowercase");
   o.eps_smoothing = ov.flag("eps-smoothing");
+  o.whitespace = ov.flag("whitespace");
   o.threads = ov.integer("threads");
   // sacreBLEU's name: chrF{beta} followed by one '+' per word order.
   const std::string name = "chrF" + f("%g", o.beta) + std::string(o.word_order, '+');

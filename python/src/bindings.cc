@@ -207,6 +207,31 @@ PYBIND11_MODULE(_core, mod) {
       "sacreBLEU 2.6.0 BLEU (metrics/bleu.h): a dict, or one per segment with sentence=True");
 
   mod.def(
+      "bleu_from_stats",
+      [](const std::vector<int64_t>& correct, const std::vector<int64_t>& total, int64_t sys_len, int64_t ref_len,
+         const std::string& smooth, std::optional<double> smooth_value, bool effective_order, int max_order) {
+        if (max_order < 1) throw unieval::InputError("max_ngram_order must be >= 1");
+        if (correct.size() != total.size() || static_cast<int>(correct.size()) < max_order)
+          throw unieval::InputError("compute_bleu: correct and total need max_ngram_order (" +
+                                    std::to_string(max_order) + ") counts each, got " +
+                                    std::to_string(correct.size()) + " and " + std::to_string(total.size()));
+        m::BleuOptions o;
+        o.smooth = m::parse_bleu_smooth(smooth);
+        o.smooth_value = smooth_value;
+        o.effective_order = effective_order;
+        o.max_order = max_order;
+        m::BleuStats st;
+        st.sys_len = sys_len;
+        st.ref_len = ref_len;
+        st.correct.assign(correct.begin(), correct.begin() + max_order);
+        st.total.assign(total.begin(), total.begin() + max_order);
+        return bleu_dict(m::compute_bleu(st, o));
+      },
+      py::arg("correct"), py::arg("total"), py::arg("sys_len"), py::arg("ref_len"), py::arg("smooth_method") = "none",
+      py::arg("smooth_value") = py::none(), py::arg("effective_order") = false, py::arg("max_ngram_order") = 4,
+      "sacreBLEU 2.6.0 BLEU.compute_bleu: the score of sufficient statistics (metrics/bleu.h compute_bleu)");
+
+  mod.def(
       "bleu_signature",
       [](int nrefs, const std::string& tokenize, const std::string& smooth, bool lowercase, bool effective_order) {
         m::BleuOptions o;
@@ -232,8 +257,9 @@ PYBIND11_MODULE(_core, mod) {
   mod.def(
       "chrf",
       [](const Lines& hyps, const Streams& refs, int char_order, int word_order, double beta, bool lowercase,
-         bool eps_smoothing, bool sentence, int threads) -> py::object {
+         bool eps_smoothing, bool whitespace, bool sentence, int threads) -> py::object {
         m::ChrfOptions o;
+        o.whitespace = whitespace;
         if (char_order < 1) throw unieval::InputError("char_order must be >= 1");
         if (word_order < 0) throw unieval::InputError("word_order must be >= 0");
         o.char_order = char_order;
@@ -269,13 +295,14 @@ PYBIND11_MODULE(_core, mod) {
         return as_dict(s);
       },
       py::arg("hyps"), py::arg("refs"), py::arg("char_order") = 6, py::arg("word_order") = 0, py::arg("beta") = 2.0,
-      py::arg("lowercase") = false, py::arg("eps_smoothing") = false, py::arg("sentence") = false,
-      py::arg("threads") = 0, "sacreBLEU 2.6.0 chrF / chrF++ (metrics/chrf.h)");
+      py::arg("lowercase") = false, py::arg("eps_smoothing") = false, py::arg("whitespace") = false,
+      py::arg("sentence") = false, py::arg("threads") = 0, "sacreBLEU 2.6.0 chrF / chrF++ (metrics/chrf.h)");
 
   mod.def(
       "chrf_signature",
-      [](int nrefs, int char_order, int word_order, double beta, bool lowercase, bool eps_smoothing) {
+      [](int nrefs, int char_order, int word_order, double beta, bool lowercase, bool eps_smoothing, bool whitespace) {
         m::ChrfOptions o;
+        o.whitespace = whitespace;
         o.char_order = char_order;
         o.word_order = word_order;
         o.beta = beta;
@@ -284,7 +311,7 @@ PYBIND11_MODULE(_core, mod) {
         return o.signature(nrefs);
       },
       py::arg("nrefs"), py::arg("char_order") = 6, py::arg("word_order") = 0, py::arg("beta") = 2.0,
-      py::arg("lowercase") = false, py::arg("eps_smoothing") = false);
+      py::arg("lowercase") = false, py::arg("eps_smoothing") = false, py::arg("whitespace") = false);
 
   // ---- TER (sacreBLEU 2.6.0) ----------------------------------------------------------------
   auto ter_options = [](bool normalized, bool no_punct, bool asian_support, bool case_sensitive) {

@@ -106,8 +106,9 @@ def test_chrf_objects():
     assert str(pp.get_signature()) == "nrefs:2|case:mixed|eff:yes|nc:6|nw:2|space:no|version:2.6.0"
     one = sacrebleu.sentence_chrf(HYPS[0], [REFS[0][0]])
     assert one.score == 100.0
-    with pytest.raises(ValueError):
-        sacrebleu.corpus_chrf(HYPS, REFS, remove_whitespace=False)
+    kept = sacrebleu.CHRF(whitespace=True)
+    assert kept.corpus_score(["a b"], [["ab"]]).score < 100.0 == sacrebleu.corpus_chrf(["a b"], [["ab"]]).score
+    assert str(kept.get_signature()) == "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:yes|version:2.6.0"
 
 
 def cli_error(args, tmp_path):

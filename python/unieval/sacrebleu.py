@@ -15,19 +15,21 @@ identical to sacreBLEU 2.6.0 on the golden vectors; scoring runs without the GIL
 |--------------------------------------------------|----------------------------|
 | corpus_bleu(hyps, refs, smooth_method, smooth_value, force, lowercase, tokenize, use_effective_order) | same |
 | sentence_bleu(hyp, refs, ...)                    | same (effective order on)  |
+| raw_corpus_bleu(hyps, refs, smooth_value)        | same                       |
 | corpus_chrf / sentence_chrf(..., char_order, word_order, beta, remove_whitespace, eps_smoothing) | same |
 | corpus_ter / sentence_ter(..., normalized, no_punct, asian_support, case_sensitive) | same |
 | BLEU(...), CHRF(...), TER(...): corpus_score, sentence_score, get_signature | same |
+| BLEU.compute_bleu(correct, total, sys_len, ref_len, smooth_method, ...) | same      |
 | TercomTokenizer(...)(sent)                       | same                       |
 
 Not available (ValueError): tokenizers other than 13a, intl, none, char, zh (the MeCab and
-flores SentencePiece ones), chrF with whitespace kept, n_bootstrap > 1.
+flores SentencePiece ones), n_bootstrap > 1.
 """
 
 from . import _core
 from ._inputs import as_lines, as_streams
 
-__all__ = ["corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf", "corpus_ter", "sentence_ter",
+__all__ = ["corpus_bleu", "raw_corpus_bleu", "sentence_bleu", "corpus_chrf", "sentence_chrf", "corpus_ter", "sentence_ter",
            "BLEU", "CHRF", "TER", "TercomTokenizer", "BLEUScore", "CHRFScore", "TERScore", "TERSignature", "Signature", "BLEUSignature", "CHRFSignature"]
 
 __version__ = "2.6.0"  # the sacreBLEU version whose numbers and signatures these are
@@ -158,6 +160,13 @@ class CHRFSignature(Signature):
     pass
 
 
+def _bleu_score(d, smooth_method, smooth_value):
+    add_k_float = smooth_method == "add-k" and isinstance(smooth_value, float)
+    counts = [_number(c, add_k_float) for c in d["counts"]]
+    totals = [_number(t, add_k_float) for t in d["totals"]]
+    return BLEUScore(d["score"], counts, totals, list(d["precisions"]), d["bp"], d["sys_len"], d["ref_len"])
+
+
 def _number(x, as_float):
     return float(x) if as_float or not float(x).is_integer() else int(x)
 
@@ -212,11 +221,16 @@ class BLEU:
         return refs, marker
 
     def _score(self, d):
-        add_k_float = self.smooth_method == "add-k" and isinstance(self.smooth_value, float)
-        counts = [_number(c, add_k_float) for c in d["counts"]]
-        totals = [_number(t, add_k_float) for t in d["totals"]]
-        return BLEUScore(d["score"], counts, totals, list(d["precisions"]), d["bp"],
-                         d["sys_len"], d["ref_len"])
+        return _bleu_score(d, self.smooth_method, self.smooth_value)
+
+    @staticmethod
+    def compute_bleu(correct, total, sys_len, ref_len, smooth_method="none", smooth_value=None,
+                     effective_order=False, max_ngram_order=4):
+        """sacreBLEU's BLEU.compute_bleu: the BLEUScore of sufficient statistics."""
+        d = _core.bleu_from_stats([int(c) for c in correct], [int(t) for t in total], int(sys_len), int(ref_len),
+                                  smooth_method=smooth_method, smooth_value=smooth_value,
+                                  effective_order=effective_order, max_ngram_order=max_ngram_order)
+        return _bleu_score(d, smooth_method, smooth_value)
 
     def corpus_score(self, hypotheses, references=None, n_bootstrap=1):
         if n_bootstrap != 1:
@@ -272,9 +286,6 @@ class CHRF:
 
     def __init__(self, char_order=CHAR_ORDER, word_order=WORD_ORDER, beta=BETA, lowercase=False,
                  whitespace=False, eps_smoothing=False, references=None):
-        if whitespace:
-            raise ValueError("CHRF(whitespace=True) is not available in unieval.sacrebleu "
-                             "(whitespace is always removed, as sacreBLEU's default)")
         self.name = "chrF"
         self.char_order = char_order
         self.word_order = word_order
@@ -291,7 +302,7 @@ class CHRF:
     def _call(self, hyps, refs, sentence):
         return _core.chrf(hyps, refs, char_order=self.char_order, word_order=self.word_order,
                           beta=float(self.beta), lowercase=self.lowercase,
-                          eps_smoothing=self.eps_smoothing, sentence=sentence)
+                          eps_smoothing=self.eps_smoothing, whitespace=self.whitespace, sentence=sentence)
 
     def _score(self, d):
         return CHRFScore(d["score"], self.char_order, self.word_order, self.beta)
@@ -320,7 +331,7 @@ class CHRF:
     def get_signature(self):
         return self._SIGNATURE_TYPE(_core.chrf_signature(
             self._nrefs, char_order=self.char_order, word_order=self.word_order, beta=float(self.beta),
-            lowercase=self.lowercase, eps_smoothing=self.eps_smoothing))
+            lowercase=self.lowercase, eps_smoothing=self.eps_smoothing, whitespace=self.whitespace))
 
 
 class TER:
@@ -386,6 +397,12 @@ def corpus_bleu(hypotheses, references, smooth_method="exp", smooth_value=None, 
     metric = BLEU(lowercase=lowercase, force=force, tokenize=tokenize, smooth_method=smooth_method,
                   smooth_value=smooth_value, effective_order=use_effective_order)
     return metric.corpus_score(hypotheses, references)
+
+
+def raw_corpus_bleu(hypotheses, references, smooth_value=0.1):
+    """sacrebleu.raw_corpus_bleu: no tokenisation, floor smoothing (0.1), effective order, forced."""
+    return corpus_bleu(hypotheses, references, smooth_method="floor", smooth_value=smooth_value, force=True,
+                       tokenize="none", use_effective_order=True)
 
 
 def sentence_bleu(hypothesis, references, smooth_method="exp", smooth_value=None, lowercase=False,

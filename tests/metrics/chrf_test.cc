@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "tests/test_util.h"
 
 namespace unieval::metrics {
@@ -44,6 +46,29 @@ TEST(ChrfPlusPlus, WordOrderZeroIsPlainChrf) {
   auto b = corpus_chrf({"the cat sat on the mat"}, {{"a cat sat on a mat"}}, zero);
   EXPECT_EQ(a.score, b.score);
   EXPECT_EQ(a.stats.size(), 18u);
+}
+
+// CHRF(whitespace=True): character n-grams over the whole line, spaces included. The two cases and
+// their scores are sacreBLEU 2.6.0's own (test/test_chrf.py test_cases_keep_whitespace: char order
+// 6, word order 0, beta 3; its scores printed to 7 decimals, compared here to that precision).
+TEST(ChrfTest, WhitespaceKeptAsSacrebleuKeepsIt) {
+  ChrfOptions o;
+  o.beta = 3;
+  o.whitespace = true;
+  auto a = corpus_chrf({"Die Beziehung zwischen Obama und Netanjahu ist nicht gerade freundlich."},
+                       {{"Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich."}}, o);
+  EXPECT_NEAR(a.score, 67.3481606, 1e-6);
+  auto b = corpus_chrf({"risk assessment must be made of those who are qualified and expertise in the sector - "
+                        "these are the scientists ."},
+                       {{"risk assessment has to be undertaken by those who are qualified and expert in that area - "
+                         "that is the scientists ."}},
+                       o);
+  EXPECT_NEAR(b.score, 65.2414427, 1e-6);
+  EXPECT_EQ(a.signature, "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:yes|beta:3|version:2.6.0");
+  o.whitespace = false;  // the default removes it: another score
+  EXPECT_EQ(corpus_chrf({"a b"}, {{"ab"}}, o).score, 100.0);
+  o.whitespace = true;
+  EXPECT_LT(corpus_chrf({"a b"}, {{"ab"}}, o).score, 100.0);
 }
 
 // Segments are matched on several threads, each with its own clippers and vocabulary: every
