@@ -76,6 +76,69 @@ struct NoTf32 {
   NoTf32() { compat::set_allow_tf32(false); }
 };
 
+// Trains `t` (init_weights done) on the compared device for kTrainSteps AdamW steps (lr 2e-3) of
+// loss_at(step), then copies it into the CPU model `m`, in eval mode.
+template <typename M, typename LossAt>
+M train_then_copy(M t, M m, LossAt loss_at, const char* name) {
+  t->to(other());
+  t->train();
+  OptimizerOptions o;
+  o.lr = 2e-3;
+  Optimizer opt(named_pairs(t->named_parameters()), o);
+  double loss = 0.0;
+  for (int s = 0; s < kTrainSteps; ++s) {
+    opt.zero_grad();
+    torch::Tensor l = loss_at(t, s);
+    l.backward();
+    opt.step(o.lr);
+    if (s + 1 == kTrainSteps) loss = l.template item<double>();
+  }
+  std::cout << "[ parity ] " << name << " trained " << kTrainSteps << " steps, last loss " << loss << "\n";
+  copy_into(m, t, torch::kCPU);
+  m->eval();
+  return m;
+}
+
+// After backward() on both models: every gradient, then the parameters after one AdamW step, agree
+// within kFp32Tolerance. zero_exact(name): a parameter whose exact gradient is zero (both devices
+// hold rounding noise there), checked to be zero up to rounding instead.
+template <typename M, typename ZeroExact>
+void expect_gradients_and_adamw_step_match(M& cpu, M& dev, ZeroExact zero_exact, int min_compared) {
+  auto pc = cpu->named_parameters(), pd = dev->named_parameters();
+  double total = 0.0;
+  for (const auto& item : pc)
+    if (item.value().grad().defined()) total += item.value().grad().pow(2).sum().template item<double>();
+  total = std::sqrt(total);
+  int compared = 0;
+  for (const auto& item : pc) {
+    const torch::Tensor gc = item.value().grad(), gd = pd[item.key()].grad();
+    ASSERT_EQ(gc.defined(), gd.defined()) << item.key();
+    if (!gc.defined()) continue;
+    if (zero_exact(item.key())) {
+      EXPECT_LE(gc.norm().template item<double>(), 1e-6 * total) << item.key();
+      EXPECT_LE(gd.norm().template item<double>(), 1e-6 * total) << item.key();
+      continue;
+    }
+    EXPECT_LE(rel(gd, gc), kFp32Tolerance) << "gradient of " << item.key();
+    ++compared;
+  }
+  EXPECT_GE(compared, min_compared) << "every layer's parameters have gradients";
+  OptimizerOptions o;
+  o.lr = 1e-3;
+  o.weight_decay = 0.01;
+  Optimizer oc(named_pairs(cpu->named_parameters()), o), od(named_pairs(dev->named_parameters()), o);
+  oc.step(o.lr);
+  od.step(o.lr);
+  for (const auto& item : pc) {
+    if (zero_exact(item.key())) {  // zero-initialised; a noise gradient moves it far less than lr
+      EXPECT_LE(pd[item.key()].abs().max().template item<double>(), 1e-2 * o.lr) << item.key();
+      EXPECT_LE(item.value().abs().max().template item<double>(), 1e-2 * o.lr) << item.key();
+      continue;
+    }
+    EXPECT_LE(rel(pd[item.key()], item.value()), kFp32Tolerance) << "after AdamW: " << item.key();
+  }
+}
+
 // ---- UniLM ----
 
 BertConfig unilm_config() {
@@ -138,24 +201,9 @@ UnilmModel& trained_unilm() {
     torch::manual_seed(7);
     UnilmModel t(unilm_config(), UnilmHeads{});
     t->init_weights();
-    t->to(other());
-    t->train();
-    OptimizerOptions o;
-    o.lr = 2e-3;
-    Optimizer opt(named_pairs(t->named_parameters()), o);
-    double loss = 0.0;
-    for (int s = 0; s < kTrainSteps; ++s) {
-      opt.zero_grad();
-      torch::Tensor l = unilm_loss(t, unilm_batch(1000 + s), other()).loss;
-      l.backward();
-      opt.step(o.lr);
-      if (s + 1 == kTrainSteps) loss = l.item<double>();
-    }
-    std::cout << "[ parity ] unilm trained " << kTrainSteps << " steps, last loss " << loss << "\n";
-    UnilmModel m(unilm_config(), UnilmHeads{});
-    copy_into(m, t, torch::kCPU);
-    m->eval();
-    return m;
+    return train_then_copy(t, UnilmModel(unilm_config(), UnilmHeads{}),
+                           [](UnilmModel& m, int s) { return unilm_loss(m, unilm_batch(1000 + s), other()).loss; },
+                           "unilm");
   }();
   return model;
 }
@@ -173,43 +221,10 @@ TEST(CudaParityTest, UnilmForwardLossGradientsAndAdamWStepMatchTheCpu) {
   EXPECT_LE(rel(ld.loss, lc.loss), kFp32Tolerance) << "loss " << ld.loss.item<double>() << " vs " << lc.loss.item<double>();
   lc.loss.backward();
   ld.loss.backward();
-  auto pc = cpu->named_parameters(), pd = dev->named_parameters();
-  double total = 0.0;
-  for (const auto& item : pc)
-    if (item.value().grad().defined()) total += item.value().grad().pow(2).sum().item<double>();
-  total = std::sqrt(total);
   // The attention key bias adds q.b to every score of a query: softmax ignores it, so its exact
-  // gradient is zero and both devices hold rounding noise there (a relative error of noise means
-  // nothing). Those are checked to be zero up to rounding, on both devices.
-  auto zero_by_softmax = [](const std::string& name) { return name.find("attention.self.key.bias") != std::string::npos; };
-  int compared = 0;
-  for (const auto& item : pc) {
-    const torch::Tensor gc = item.value().grad(), gd = pd[item.key()].grad();
-    ASSERT_EQ(gc.defined(), gd.defined()) << item.key();
-    if (!gc.defined()) continue;
-    if (zero_by_softmax(item.key())) {
-      EXPECT_LE(gc.norm().item<double>(), 1e-6 * total) << item.key();
-      EXPECT_LE(gd.norm().item<double>(), 1e-6 * total) << item.key();
-      continue;
-    }
-    EXPECT_LE(rel(gd, gc), kFp32Tolerance) << "gradient of " << item.key();
-    ++compared;
-  }
-  EXPECT_GE(compared, 40) << "every layer's parameters have gradients";
-  OptimizerOptions o;
-  o.lr = 1e-3;
-  o.weight_decay = 0.01;
-  Optimizer oc(named_pairs(cpu->named_parameters()), o), od(named_pairs(dev->named_parameters()), o);
-  oc.step(o.lr);
-  od.step(o.lr);
-  for (const auto& item : pc) {
-    if (zero_by_softmax(item.key())) {  // zero-initialised; a noise gradient moves it far less than lr
-      EXPECT_LE(pd[item.key()].abs().max().item<double>(), 1e-2 * o.lr) << item.key();
-      EXPECT_LE(item.value().abs().max().item<double>(), 1e-2 * o.lr) << item.key();
-      continue;
-    }
-    EXPECT_LE(rel(pd[item.key()], item.value()), kFp32Tolerance) << "after AdamW: " << item.key();
-  }
+  // gradient is zero.
+  expect_gradients_and_adamw_step_match(
+      cpu, dev, [](const std::string& name) { return name.find("attention.self.key.bias") != std::string::npos; }, 40);
 }
 
 std::vector<std::vector<int64_t>> test_sources() {
@@ -379,24 +394,9 @@ GptModel& trained_gpt() {
     torch::manual_seed(9);
     GptModel t(gpt_config(), GptHeads{});
     t->init_weights();
-    t->to(other());
-    t->train();
-    OptimizerOptions o;
-    o.lr = 2e-3;
-    Optimizer opt(named_pairs(t->named_parameters()), o);
-    double loss = 0.0;
-    for (int s = 0; s < kTrainSteps; ++s) {
-      opt.zero_grad();
-      torch::Tensor l = gpt_loss(t, chain_rows(32, 2000 + s, false), other()).loss;
-      l.backward();
-      opt.step(o.lr);
-      if (s + 1 == kTrainSteps) loss = l.item<double>();
-    }
-    std::cout << "[ parity ] gpt trained " << kTrainSteps << " steps, last loss " << loss << "\n";
-    GptModel m(gpt_config(), GptHeads{});
-    copy_into(m, t, torch::kCPU);
-    m->eval();
-    return m;
+    return train_then_copy(t, GptModel(gpt_config(), GptHeads{}),
+                           [](GptModel& m, int s) { return gpt_loss(m, chain_rows(32, 2000 + s, false), other()).loss; },
+                           "gpt");
   }();
   return model;
 }
@@ -414,23 +414,7 @@ TEST(CudaParityTest, GptForwardLossGradientsAndAdamWStepMatchTheCpu) {
   EXPECT_LE(rel(ld.loss, lc.loss), kFp32Tolerance) << "loss";
   lc.loss.backward();
   ld.loss.backward();
-  auto pc = cpu->named_parameters(), pd = dev->named_parameters();
-  int compared = 0;
-  for (const auto& item : pc) {
-    const torch::Tensor gc = item.value().grad(), gd = pd[item.key()].grad();
-    ASSERT_EQ(gc.defined(), gd.defined()) << item.key();
-    if (!gc.defined()) continue;
-    EXPECT_LE(rel(gd, gc), kFp32Tolerance) << "gradient of " << item.key();
-    ++compared;
-  }
-  EXPECT_GE(compared, 30);
-  OptimizerOptions o;
-  o.lr = 1e-3;
-  o.weight_decay = 0.01;
-  Optimizer oc(named_pairs(cpu->named_parameters()), o), od(named_pairs(dev->named_parameters()), o);
-  oc.step(o.lr);
-  od.step(o.lr);
-  for (const auto& item : pc) EXPECT_LE(rel(pd[item.key()], item.value()), kFp32Tolerance) << "after AdamW: " << item.key();
+  expect_gradients_and_adamw_step_match(cpu, dev, [](const std::string&) { return false; }, 30);
 }
 
 std::vector<std::vector<int64_t>> gpt_beam(GptModel& m) {
