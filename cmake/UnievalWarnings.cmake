@@ -1,10 +1,13 @@
-# unieval_target_defaults(target): warnings, includes rooted at the repository.
+# unieval_target_defaults(target): warnings, includes rooted at the repository. (An installed
+# library's includes are rooted at PREFIX/include/unieval instead: cmake/UnievalInstall.cmake.)
 function(unieval_target_defaults target)
   target_compile_options(${target} PRIVATE -Wall -Wextra)
-  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>
+                             $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/generated>)
 endfunction()
 
-# unieval_library(name dir...): a static library from every .cc under the given folders.
+# unieval_library(name dir...): a library from every .cc under the given folders: static, or
+# shared with -DBUILD_SHARED_LIBS=ON.
 function(unieval_library name)
   set(srcs)
   foreach(dir ${ARGN})
@@ -15,7 +18,7 @@ function(unieval_library name)
 endfunction()
 
 # unieval_library_from(name srcs...): as unieval_library, from an explicit source list; an empty
-# list still yields a (source-less) static library so that dependants link while it grows.
+# list still yields a (source-less) library so that dependants link while it grows.
 function(unieval_library_from name)
   set(srcs ${ARGN})
   if(NOT srcs)
@@ -23,7 +26,7 @@ function(unieval_library_from name)
     file(WRITE ${stub} "// ${name} has no sources yet\n")
     set(srcs ${stub})
   endif()
-  add_library(unieval_${name} STATIC ${srcs})
+  add_library(unieval_${name} ${srcs})
   add_library(unieval::${name} ALIAS unieval_${name})
   unieval_target_defaults(unieval_${name})
 endfunction()

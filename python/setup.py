@@ -7,7 +7,9 @@ unieval._core, compiled by the project's own CMake build (the parent directory),
 Needs the C++ build prerequisites (ci/setup: cmake, a C++17 compiler, ICU, re2, nlohmann-json,
 Boost.Program_options, zlib) and pybind11-dev + python3-dev. The version is the project's
 (CMakeLists.txt `project(unieval VERSION ...)`). Environment: UNIEVAL_PY_BUILD_DIR (CMake build
-directory; default python/build/cmake-<python tag>), UNIEVAL_PY_JOBS (parallel jobs).
+directory; default python/build/cmake-<python tag>), UNIEVAL_PY_JOBS (parallel jobs),
+UNIEVAL_PY_PREBUILT (an already built _core*.so, e.g. build/python/unieval/_core*.so of a
+configured tree: packed as is, nothing compiled; tests/install/wheel_test.sh).
 """
 import os
 import pathlib
@@ -38,6 +40,10 @@ class CMakeBuild(build_ext):
     extension's target, then puts the module where setuptools packs it."""
 
     def build_extension(self, ext):
+        prebuilt = os.environ.get("UNIEVAL_PY_PREBUILT")
+        if prebuilt:
+            self.install_module(pathlib.Path(prebuilt), ext)
+            return
         build_dir = pathlib.Path(os.environ.get("UNIEVAL_PY_BUILD_DIR") or
                                  HERE / "build" / f"cmake-{sys.implementation.cache_tag}")
         args = ["cmake", "-S", str(ROOT), "-B", str(build_dir), "-DCMAKE_BUILD_TYPE=Release",
@@ -55,9 +61,14 @@ class CMakeBuild(build_ext):
         built = sorted((build_dir / "python" / "unieval").glob("_core*.so"))
         if not built:
             sys.exit(f"setup.py: the build left no _core*.so in {build_dir / 'python' / 'unieval'}")
+        self.install_module(built[-1], ext)
+
+    def install_module(self, built, ext):
+        if not built.is_file():
+            sys.exit(f"setup.py: {built} is not a file")
         dest = pathlib.Path(self.get_ext_fullpath(ext.name))
         dest.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(built[-1], dest)
+        shutil.copyfile(built, dest)
         os.chmod(dest, 0o755)
 
 
