@@ -32,6 +32,7 @@
 #include "metrics/nist.h"
 #include "metrics/rouge.h"
 #include "metrics/rouge_score.h"
+#include "metrics/sacrebleu_significance.h"
 #include "metrics/squad.h"
 #include "pipelines/evaluate.h"
 #include "results/run_result.h"
@@ -233,16 +234,18 @@ PYBIND11_MODULE(_core, mod) {
 
   mod.def(
       "bleu_signature",
-      [](int nrefs, const std::string& tokenize, const std::string& smooth, bool lowercase, bool effective_order) {
+      [](int nrefs, const std::string& tokenize, const std::string& smooth, bool lowercase, bool effective_order,
+         std::optional<double> smooth_value) {
         m::BleuOptions o;
         o.tokenize = m::parse_bleu_tokenize(tokenize);
         o.smooth = m::parse_bleu_smooth(smooth);
+        o.smooth_value = smooth_value;
         o.lowercase = lowercase;
         o.effective_order = effective_order;
         return o.signature(nrefs);
       },
       py::arg("nrefs"), py::arg("tokenize") = "13a", py::arg("smooth_method") = "exp", py::arg("lowercase") = false,
-      py::arg("effective_order") = false);
+      py::arg("effective_order") = false, py::arg("smooth_value") = py::none());
 
   mod.def(
       "bleu_tokenize",
@@ -372,6 +375,119 @@ PYBIND11_MODULE(_core, mod) {
       },
       py::arg("sent"), py::arg("normalized") = false, py::arg("no_punct") = false, py::arg("asian_support") = false,
       py::arg("case_sensitive") = false, "sacreBLEU's TercomTokenizer(...)(sent)");
+
+  // ---- sacreBLEU significance (metrics/sacrebleu_significance.h) -----------------------------
+  // A Resampler is one metric's options; its statistics are StatsMatrix objects. The random
+  // draws come from numpy (the Python side); arrays travel through the buffer protocol.
+  py::class_<m::StatsMatrix>(mod, "SegmentStats")
+      .def_property_readonly("rows", [](const m::StatsMatrix& s) { return s.rows; })
+      .def_property_readonly("cols", [](const m::StatsMatrix& s) { return s.cols; })
+      .def("__len__", [](const m::StatsMatrix& s) { return s.rows; })
+      .def("tolist", [](const m::StatsMatrix& s) {
+        py::list out;
+        for (size_t i = 0; i < s.rows; ++i) {
+          py::list row;
+          for (size_t j = 0; j < s.cols; ++j) row.append(s.row(i)[j]);
+          out.append(row);
+        }
+        return out;
+      });
+  py::class_<m::ResampleMetric>(mod, "Resampler")
+      .def("segment_stats",
+           [](const m::ResampleMetric& r, const Lines& hyps, const Streams& refs) {
+             py::gil_scoped_release nogil;
+             check_streams(hyps, refs, "significance");
+             return m::resample_segment_stats(r, hyps, refs);
+           },
+           py::arg("hyps"), py::arg("refs"))
+      .def("corpus",
+           [](const m::ResampleMetric& r, const m::StatsMatrix& st) {
+             // (score, column sums): sum_of_lists then _compute_score_from_stats
+             std::vector<double> sums = m::python_sums(st);
+             double score = m::score_of_sums(r, sums.data(), sums.size(), m::SumArithmetic::kPython);
+             return py::make_tuple(score, sums);
+           })
+      .def("bootstrap",
+           [](const m::ResampleMetric& r, const m::StatsMatrix& st, const py::buffer& idx) {
+             py::buffer_info b = idx.request();
+             if (b.itemsize != 8 || (b.format != "l" && b.format != "q") || b.ndim != 2 ||
+                 static_cast<size_t>(b.shape[1]) != st.rows || b.strides[1] != 8 || b.strides[0] != 8 * b.shape[1])
+               throw py::value_error("bootstrap: a C-contiguous int64 array of shape (samples, segments)");
+             std::vector<double> out;
+             {
+               py::gil_scoped_release nogil;
+               out = m::bootstrap_scores(r, st, static_cast<const int64_t*>(b.ptr), static_cast<size_t>(b.shape[0]));
+             }
+             return py::bytes(reinterpret_cast<const char*>(out.data()), out.size() * sizeof(double));
+           })
+      .def("ar",
+           [](const m::ResampleMetric& r, const m::StatsMatrix& bl, const m::StatsMatrix& sys, const py::buffer& mask) {
+             py::buffer_info b = mask.request();
+             if (b.itemsize != 1 || b.ndim != 2 || static_cast<size_t>(b.shape[1]) != bl.rows || b.strides[1] != 1 ||
+                 b.strides[0] != b.shape[1])
+               throw py::value_error("ar: a C-contiguous bool array of shape (trials, segments)");
+             m::ArScores out;
+             {
+               py::gil_scoped_release nogil;
+               out = m::ar_scores(r, bl, sys, static_cast<const uint8_t*>(b.ptr), static_cast<size_t>(b.shape[0]));
+             }
+             auto bytes = [](const std::vector<double>& v) {
+               return py::bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
+             };
+             return py::make_tuple(bytes(out.a), bytes(out.b));
+           });
+  mod.def(
+      "bleu_resampler",
+      [](const std::string& tokenize, const std::string& smooth, std::optional<double> smooth_value, bool lowercase,
+         int max_order, bool effective_order, std::optional<std::string> missing_marker, int threads) {
+        m::ResampleMetric r;
+        r.metric = m::StatsMetric::kBleu;
+        r.bleu.tokenize = m::parse_bleu_tokenize(tokenize);
+        r.bleu.smooth = m::parse_bleu_smooth(smooth);
+        r.bleu.smooth_value = smooth_value;
+        r.bleu.lowercase = lowercase;
+        if (max_order < 1) throw unieval::InputError("max_ngram_order must be >= 1");
+        r.bleu.max_order = max_order;
+        r.bleu.effective_order = effective_order;
+        r.bleu.ref_missing_marker = std::move(missing_marker);
+        r.bleu.threads = threads;
+        r.threads = threads;
+        return r;
+      },
+      py::arg("tokenize") = "13a", py::arg("smooth_method") = "exp", py::arg("smooth_value") = py::none(),
+      py::arg("lowercase") = false, py::arg("max_ngram_order") = 4, py::arg("effective_order") = false,
+      py::arg("missing_marker") = py::none(), py::arg("threads") = 0);
+  mod.def(
+      "chrf_resampler",
+      [](int char_order, int word_order, double beta, bool lowercase, bool eps_smoothing, bool whitespace, int threads) {
+        m::ResampleMetric r;
+        r.metric = m::StatsMetric::kChrf;
+        if (char_order < 1) throw unieval::InputError("char_order must be >= 1");
+        if (word_order < 0) throw unieval::InputError("word_order must be >= 0");
+        r.chrf.char_order = char_order;
+        r.chrf.word_order = word_order;
+        r.chrf.beta = beta;
+        r.chrf.lowercase = lowercase;
+        r.chrf.eps_smoothing = eps_smoothing;
+        r.chrf.whitespace = whitespace;
+        r.chrf.threads = threads;
+        r.threads = threads;
+        return r;
+      },
+      py::arg("char_order") = 6, py::arg("word_order") = 0, py::arg("beta") = 2.0, py::arg("lowercase") = false,
+      py::arg("eps_smoothing") = false, py::arg("whitespace") = false, py::arg("threads") = 0);
+  mod.def(
+      "ter_resampler",
+      [ter_options](bool normalized, bool no_punct, bool asian_support, bool case_sensitive, int threads) {
+        m::ResampleMetric r;
+        r.metric = m::StatsMetric::kTer;
+        r.ter = ter_options(normalized, no_punct, asian_support, case_sensitive);
+        r.ter.threads = threads;
+        r.threads = threads;
+        return r;
+      },
+      py::arg("normalized") = false, py::arg("no_punct") = false, py::arg("asian_support") = false,
+      py::arg("case_sensitive") = false, py::arg("threads") = 0);
 
   // ---- rouge-score ------------------------------------------------------------------------
   mod.def(

@@ -5,8 +5,10 @@
 SACREBLEU_TEST_DIR is sacreBLEU's `test/` folder (e.g. from `git archive` of a checkout; the
 files are read from there, never copied into this repository). A temporary folder gets a package
 named `sacrebleu` whose modules re-export unieval.sacrebleu (sacrebleu, sacrebleu.compat,
-sacrebleu.metrics, sacrebleu.tokenizers.tokenizer_ter), and pytest runs the chosen files (default: the ones that
-need no network) with that folder first on sys.path. Exit status: pytest's.
+sacrebleu.metrics, sacrebleu.tokenizers.tokenizer_ter, sacrebleu.significance; `test` links to
+SACREBLEU_TEST_DIR, which test_significance.py reads its data through), and pytest runs the
+chosen files (default: the ones that need no network) with that folder first on sys.path.
+Exit status: pytest's.
 """
 import os
 import pathlib
@@ -26,6 +28,8 @@ SHIM = {
     "sacrebleu/metrics/__init__.py": "from unieval.sacrebleu import BLEU, CHRF, TER  # noqa\n",
     "sacrebleu/tokenizers/__init__.py": "",
     "sacrebleu/tokenizers/tokenizer_ter.py": "from unieval.sacrebleu import TercomTokenizer  # noqa\n",
+    "sacrebleu/significance.py": "from unieval.sacrebleu.significance import *  # noqa\n"
+                                 "from unieval.sacrebleu.significance import estimate_ci  # noqa\n",
 }
 
 
@@ -45,6 +49,9 @@ def main(argv):
             p = pathlib.Path(shim) / rel
             p.parent.mkdir(parents=True, exist_ok=True)
             p.write_text(text)
+        # test_significance.py opens ./test/wmt17_en_de_systems.pkl.bz2 (sacreBLEU's tests run from
+        # its checkout's root): `test` in the working folder is the test folder.
+        os.symlink(test_dir.resolve(), pathlib.Path(shim) / "test")
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([shim] + [x for x in [env.get("PYTHONPATH")] if x])
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(test_dir)]

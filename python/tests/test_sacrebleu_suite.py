@@ -2,8 +2,8 @@
 
 Runs when UNIEVAL_SACREBLEU_TESTS names mjpost/sacrebleu's `test/` folder (e.g. `git archive` of a
 v2.6.0 checkout; nothing of it is copied into this repository), else skips saying so. The files
-that need no network and that the drop-in covers must all pass; test_significance.py needs
-`sacrebleu.significance`, which the drop-in does not have yet (#42), and is left out."""
+that need no network must all pass (test_significance.py included: PairedTest on sacreBLEU's
+WMT17 systems, which needs numpy, as sacreBLEU's significance does)."""
 import os
 import pathlib
 import subprocess
@@ -12,7 +12,8 @@ import sys
 import pytest
 
 HERE = pathlib.Path(__file__).resolve().parent
-FILES = ["test_sentence_bleu.py", "test_bleu.py", "test_chrf.py", "test_ter.py", "test_tokenizer_ter.py"]
+FILES = ["test_sentence_bleu.py", "test_bleu.py", "test_chrf.py", "test_ter.py", "test_tokenizer_ter.py",
+         "test_significance.py"]
 
 
 def test_sacrebleus_offline_tests_pass_against_the_drop_in():

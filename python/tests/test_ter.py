@@ -51,8 +51,9 @@ def test_result_objects_and_strings():
     assert sig.format(short=True) == "#:2|c:mixed|t:tercom|nr:yes|pn:yes|as:no|v:2.6.0"
     cached = sacrebleu.TER(references=[["c d a b e"]])
     assert cached.corpus_score(["a b c d e"]).score == 20.0
-    with pytest.raises(ValueError):
-        sacrebleu.TER().corpus_score(["a"], [["a"]], n_bootstrap=100)
+    boot = sacrebleu.TER()  # bootstrap CIs: test_significance.py checks them against sacreBLEU
+    assert boot.corpus_score(["a b", "c d"], [["a b", "c e"]], n_bootstrap=100).score == 25.0
+    assert str(boot.get_signature()).startswith("nrefs:1|bs:100|seed:12345|case:lc|")
 
 
 @pytest.mark.parametrize("options, text, expected", [

@@ -22,8 +22,11 @@ identical to sacreBLEU 2.6.0 on the golden vectors; scoring runs without the GIL
 | BLEU.compute_bleu(correct, total, sys_len, ref_len, smooth_method, ...) | same      |
 | TercomTokenizer(...)(sent)                       | same                       |
 
+| corpus_score(..., n_bootstrap=N): 95% CI, " (μ = mean ± ci)", signature bs / seed | same (numpy's draws) |
+| significance.PairedTest, significance.Result     | same (sacrebleu_significance.py) |
+
 Not available (ValueError): tokenizers other than 13a, intl, none, char, zh (the MeCab and
-flores SentencePiece ones), n_bootstrap > 1.
+flores SentencePiece ones).
 """
 
 from . import _core
@@ -50,20 +53,35 @@ class Score:
         self._ci = -1.0
 
     def format(self, width=2, score_only=False, signature="", is_json=False):
-        if score_only:
-            return f"{self.score:.{width}f}"
-        if is_json:
-            import json
-            d = {"name": self.name, "score": float(f"{self.score:.{width}f}"), "signature": signature}
-            if self._verbose:
-                d["verbose_score"] = self._verbose
-            return json.dumps(d, indent=1, ensure_ascii=False)
         sc = f"{self.score:.{width}f}"
+        d = {"name": self.name, "score": float(sc), "signature": signature}
+        if self._mean > 0:  # after a bootstrap (corpus_score(n_bootstrap=N)): " (μ = mean ± ci)"
+            mean, ci = f"{self._mean:.{width}f}", f"{self._ci:.{width}f}"
+            sc += f" (μ = {mean} ± {ci})"
+            d.update(confidence_mean=float(mean), confidence_var=float(ci), confidence=f"μ = {mean} ± {ci}")
+        if score_only:
+            return sc
         full = f"{self.name}|{signature}" if signature else self.name
         s = f"{full} = {sc}"
         if self._verbose:
             s += f" {self._verbose}"
+            d["verbose_score"] = self._verbose
+        if is_json:
+            import json
+            for param in signature.split("|") if signature else []:
+                key, value = param.split(":")
+                d[key] = value
+            return json.dumps(d, indent=1, ensure_ascii=False)
         return s
+
+    def estimate_ci(self, scores):
+        """Stores the mean (exact, statistics.mean) and the 95% half-interval of resampled scores
+        (Score objects or numbers)."""
+        import statistics
+        raw = sorted(float(getattr(x, "score", x)) for x in scores)
+        lo = len(raw) // 40
+        self._ci = 0.5 * (raw[len(raw) - lo - 1] - raw[lo])
+        self._mean = statistics.mean(raw)
 
     def __repr__(self):
         return self.format()
@@ -101,10 +119,15 @@ class CHRFScore(Score):
 
 
 class Signature:
-    """A metric signature: str() gives the long form, format(short=True) the abbreviated one."""
+    """A metric signature: str() gives the long form, format(short=True) the abbreviated one;
+    update(key, value) adds or changes a field (bs, ar, seed, ...) where sacreBLEU puts it."""
 
     _abbr = {"version": "v", "nrefs": "#", "case": "c", "tok": "tok", "smooth": "s", "eff": "e",
-             "nc": "nc", "nw": "nw", "space": "s"}
+             "nc": "nc", "nw": "nw", "space": "s", "test": "t", "lang": "l", "subset": "S",
+             "origlang": "o", "bs": "bs", "ar": "ar", "seed": "rs"}
+    # The fields every metric's signature has, in sacreBLEU's order (after them the metric's own,
+    # version last).
+    _GLOBAL = ["nrefs", "bs", "ar", "seed", "test", "lang", "origlang", "subset"]
 
     def __init__(self, text):
         self._fields = [tuple(part.split(":", 1)) for part in text.split("|")]
@@ -115,8 +138,29 @@ class Signature:
             parts.append(f"{self._abbr.get(key, key) if short else key}:{value}")
         return "|".join(parts)
 
+    @property
     def info(self):
+        """The fields as a dict (sacreBLEU's Signature.info), values as printed."""
         return dict(self._fields)
+
+    def update(self, key, value):
+        keys = [k for k, _ in self._fields]
+        if value is None:  # sacreBLEU leaves None fields out
+            self._fields = [(k, v) for k, v in self._fields if k != key]
+            return
+        text = ("yes" if value else "no") if isinstance(value, bool) else str(value)
+        if key in keys:
+            self._fields[keys.index(key)] = (key, text)
+            return
+        if key in self._GLOBAL:
+            rank = self._GLOBAL.index(key)
+            pos = 0
+            for i, k in enumerate(keys):
+                if k in self._GLOBAL and self._GLOBAL.index(k) < rank:
+                    pos = i + 1
+        else:
+            pos = keys.index("version") if "version" in keys else len(keys)
+        self._fields.insert(pos, (key, text))
 
     def __str__(self):
         return self.format()
@@ -176,7 +220,34 @@ def _nrefs(streams):
     return _core.streams_info(streams)[0]
 
 
-class BLEU:
+class _Resampling:
+    """What the metrics share for bootstrap CIs and sacrebleu.significance: per-segment
+    statistics (a _core.SegmentStats), their corpus score, and the signature's bs / seed."""
+
+    n_bootstrap = None  # set by corpus_score(n_bootstrap > 1), as sacreBLEU's Metric
+    seed = None
+
+    def _aggregate_and_compute(self, stats):
+        score, sums = self._resampler().corpus(stats)
+        return self._score_of_sums(score, sums)
+
+    def _bootstrap(self, score, hypotheses, references, n_bootstrap):
+        from .sacrebleu_significance import _bootstrap_resample
+        stats = self._extract_corpus_statistics(hypotheses, references)
+        self.n_bootstrap = n_bootstrap
+        self.seed, scores = _bootstrap_resample(stats, self, n_bootstrap)
+        score.estimate_ci(scores)
+        return score
+
+    def _signature(self, text):
+        sig = self._SIGNATURE_TYPE(text)
+        sig.update("beta", None)
+        sig.update("bs", self.n_bootstrap)
+        sig.update("seed", self.seed)
+        return sig
+
+
+class BLEU(_Resampling):
     """sacreBLEU's metrics.BLEU."""
 
     SMOOTH_DEFAULTS = {"none": None, "floor": 0.1, "add-k": 1, "exp": None}
@@ -233,9 +304,6 @@ class BLEU:
         return _bleu_score(d, smooth_method, smooth_value)
 
     def corpus_score(self, hypotheses, references=None, n_bootstrap=1):
-        if n_bootstrap != 1:
-            raise ValueError("n_bootstrap > 1 is not available in unieval.sacrebleu "
-                             "(unieval score --metric bleu --bootstrap N computes bootstrap CIs)")
         hyps = as_lines(hypotheses, "hypotheses")
         refs = self._refs(references)
         self._nrefs = _nrefs(refs)
@@ -244,7 +312,30 @@ class BLEU:
                        smooth_value=self.smooth_value, lowercase=self.lowercase,
                        max_ngram_order=self.max_ngram_order, effective_order=self.effective_order,
                        missing_marker=marker)
-        return self._score(d)
+        score = self._score(d)
+        if n_bootstrap > 1:
+            return self._bootstrap(score, hyps, references, n_bootstrap)
+        return score
+
+    def _resampler(self, missing_marker=None):
+        return _core.bleu_resampler(tokenize=self.tokenize, smooth_method=self.smooth_method,
+                                    smooth_value=self.smooth_value, lowercase=self.lowercase,
+                                    max_ngram_order=self.max_ngram_order, effective_order=self.effective_order,
+                                    missing_marker=missing_marker)
+
+    def _extract_corpus_statistics(self, hypotheses, references):
+        """Per-segment [hyp_len, ref_len, correct x N, total x N] (a _core.SegmentStats)."""
+        hyps = as_lines(hypotheses, "hypotheses")
+        refs = self._refs(references if references else None)
+        self._nrefs = _nrefs(refs)
+        refs, marker = self._args(refs)
+        return self._resampler(marker).segment_stats(hyps, refs)
+
+    def _score_of_sums(self, score, sums):
+        n = self.max_ngram_order
+        return self.compute_bleu([int(x) for x in sums[2:2 + n]], [int(x) for x in sums[2 + n:]], int(sums[0]),
+                                 int(sums[1]), smooth_method=self.smooth_method, smooth_value=self.smooth_value,
+                                 effective_order=self.effective_order, max_ngram_order=n)
 
     def sentence_score(self, hypothesis, references):
         if not isinstance(hypothesis, str):
@@ -271,12 +362,12 @@ class BLEU:
         return [self._score(d) for d in ds]
 
     def get_signature(self):
-        return self._SIGNATURE_TYPE(_core.bleu_signature(
+        return self._signature(_core.bleu_signature(
             self._nrefs, tokenize=self.tokenize, smooth_method=self.smooth_method,
-            lowercase=self.lowercase, effective_order=self.effective_order))
+            lowercase=self.lowercase, effective_order=self.effective_order, smooth_value=self.smooth_value))
 
 
-class CHRF:
+class CHRF(_Resampling):
     """sacreBLEU's metrics.CHRF (chrF, and chrF++ with word_order=2)."""
 
     CHAR_ORDER = 6
@@ -307,19 +398,36 @@ class CHRF:
     def _score(self, d):
         return CHRFScore(d["score"], self.char_order, self.word_order, self.beta)
 
-    def corpus_score(self, hypotheses, references=None, n_bootstrap=1):
-        if n_bootstrap != 1:
-            raise ValueError("n_bootstrap > 1 is not available in unieval.sacrebleu "
-                             "(unieval score --metric chrf --bootstrap N computes bootstrap CIs)")
-        hyps = as_lines(hypotheses, "hypotheses")
-        if references is None:
+    def _refs(self, references):
+        if not references:
             if self._ref_cache is None:
                 raise RuntimeError("No references provided and the cache is empty.")
-            refs = self._ref_cache
-        else:
-            refs = as_streams(references, "references")
+            return self._ref_cache
+        return as_streams(references, "references")
+
+    def corpus_score(self, hypotheses, references=None, n_bootstrap=1):
+        hyps = as_lines(hypotheses, "hypotheses")
+        refs = self._refs(references)
         self._nrefs = len(refs)
-        return self._score(self._call(hyps, refs, False))
+        score = self._score(self._call(hyps, refs, False))
+        if n_bootstrap > 1:
+            return self._bootstrap(score, hyps, references, n_bootstrap)
+        return score
+
+    def _resampler(self):
+        return _core.chrf_resampler(char_order=self.char_order, word_order=self.word_order, beta=float(self.beta),
+                                    lowercase=self.lowercase, eps_smoothing=self.eps_smoothing,
+                                    whitespace=self.whitespace)
+
+    def _extract_corpus_statistics(self, hypotheses, references):
+        """Per-segment [hyp, ref, match] per order (a _core.SegmentStats)."""
+        hyps = as_lines(hypotheses, "hypotheses")
+        refs = self._refs(references)
+        self._nrefs = len(refs)
+        return self._resampler().segment_stats(hyps, refs)
+
+    def _score_of_sums(self, score, sums):
+        return CHRFScore(score, self.char_order, self.word_order, self.beta)
 
     def sentence_score(self, hypothesis, references):
         if not isinstance(hypothesis, str):
@@ -329,12 +437,13 @@ class CHRF:
         return self._score(self._call([hypothesis], refs, True)[0])
 
     def get_signature(self):
-        return self._SIGNATURE_TYPE(_core.chrf_signature(
+        # (sacreBLEU's chrF signature has no beta field; `unieval score`'s adds one when beta != 2)
+        return self._signature(_core.chrf_signature(
             self._nrefs, char_order=self.char_order, word_order=self.word_order, beta=float(self.beta),
             lowercase=self.lowercase, eps_smoothing=self.eps_smoothing, whitespace=self.whitespace))
 
 
-class TER:
+class TER(_Resampling):
     """sacreBLEU's metrics.TER (Tercom as sacreBLEU 2.6.0 computes it; metrics/ter.h)."""
 
     _SIGNATURE_TYPE = TERSignature
@@ -364,19 +473,35 @@ class TER:
     def _score(d):
         return TERScore(d["score"], d["num_edits"], d["ref_length"])
 
-    def corpus_score(self, hypotheses, references=None, n_bootstrap=1):
-        if n_bootstrap != 1:
-            raise ValueError("n_bootstrap > 1 is not available in unieval.sacrebleu "
-                             "(unieval score --metric ter --bootstrap N computes bootstrap CIs)")
-        hyps = as_lines(hypotheses, "hypotheses")
-        if references is None:
+    def _refs(self, references):
+        if not references:
             if self._ref_cache is None:
                 raise RuntimeError("No references provided and the cache is empty.")
-            refs = self._ref_cache
-        else:
-            refs = as_streams(references, "references")
+            return self._ref_cache
+        return as_streams(references, "references")
+
+    def corpus_score(self, hypotheses, references=None, n_bootstrap=1):
+        hyps = as_lines(hypotheses, "hypotheses")
+        refs = self._refs(references)
         self._nrefs = len(refs)
-        return self._score(self._call(hyps, refs, False))
+        score = self._score(self._call(hyps, refs, False))
+        if n_bootstrap > 1:
+            return self._bootstrap(score, hyps, references, n_bootstrap)
+        return score
+
+    def _resampler(self):
+        return _core.ter_resampler(normalized=self.normalized, no_punct=self.no_punct,
+                                   asian_support=self.asian_support, case_sensitive=self.case_sensitive)
+
+    def _extract_corpus_statistics(self, hypotheses, references):
+        """Per-segment [edits, average reference length] (a _core.SegmentStats)."""
+        hyps = as_lines(hypotheses, "hypotheses")
+        refs = self._refs(references)
+        self._nrefs = len(refs)
+        return self._resampler().segment_stats(hyps, refs)
+
+    def _score_of_sums(self, score, sums):
+        return TERScore(score, sums[0], sums[1])
 
     def sentence_score(self, hypothesis, references):
         if not isinstance(hypothesis, str):
@@ -386,7 +511,7 @@ class TER:
         return self._score(self._call([hypothesis], refs, True)[0])
 
     def get_signature(self):
-        return self._SIGNATURE_TYPE(_core.ter_signature(
+        return self._signature(_core.ter_signature(
             self._nrefs, normalized=self.normalized, no_punct=self.no_punct,
             asian_support=self.asian_support, case_sensitive=self.case_sensitive))
 
@@ -443,3 +568,11 @@ def sentence_ter(hypothesis, references, normalized=False, no_punct=False, asian
     metric = TER(normalized=normalized, no_punct=no_punct, asian_support=asian_support,
                  case_sensitive=case_sensitive)
     return metric.sentence_score(hypothesis, references)
+
+
+# `import unieval.sacrebleu.significance` / `from unieval.sacrebleu import significance`, as
+# sacrebleu.significance (numpy is imported only once a test runs).
+from . import sacrebleu_significance as significance  # noqa: E402
+import sys as _sys  # noqa: E402
+
+_sys.modules[__name__ + ".significance"] = significance

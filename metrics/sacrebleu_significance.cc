@@ -1,0 +1,312 @@
+// Follows sacreBLEU (Apache-2.0) and numpy (BSD-3-Clause) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
+#include "metrics/sacrebleu_significance.h"
+
+#include <cmath>
+#include <stdexcept>
+
+#include "core/error.h"
+#include "core/parallel.h"
+
+namespace unieval::metrics {
+namespace {
+
+// A value as the given arithmetic stores it after `x + k` was written back into the array
+// (BLEU's add-k: `correct[n - 1] += smooth_value` on a float32 / int64 numpy array).
+double stored(double x, SumArithmetic a) {
+  switch (a) {
+    case SumArithmetic::kFloat32:
+      return static_cast<double>(static_cast<float>(x));
+    case SumArithmetic::kInt64:
+      return std::trunc(x);
+    case SumArithmetic::kPython:
+      break;
+  }
+  return x;
+}
+
+// sacrebleu/metrics/bleu.py BLEU.compute_bleu on [sys_len, ref_len, correct x N, total x N].
+// Apart from add-k's write-back the arithmetic is float64 under every typing (numpy 1.x promotes
+// float32 op Python float to float64, and the counts are integers), so this is metrics/bleu.cc
+// compute_bleu with the counts as given.
+double bleu_of_sums(const BleuOptions& o, const double* s, SumArithmetic a) {
+  const int N = o.max_order;
+  const double sys_len = std::trunc(s[0]),
+               ref_len = std::trunc(s[1]);  // int(stats[0]), int(stats[1])
+  double bp = 1.0;
+  if (sys_len < ref_len) bp = sys_len > 0 ? std::exp(1.0 - ref_len / sys_len) : 0.0;
+  bool any = false;
+  for (int n = 0; n < N; ++n) any |= s[2 + n] != 0;
+  if (!any) return 0.0;  // sacrebleu #141
+  double sv = 0;
+  if (o.smooth == BleuSmooth::kFloor) sv = o.smooth_value.value_or(0.1);
+  if (o.smooth == BleuSmooth::kAddK) sv = o.smooth_value.value_or(1.0);
+  std::vector<double> precisions(static_cast<size_t>(N), 0.0);
+  double smooth_mteval = 1.0;
+  int eff_order = N;
+  for (int n = 1; n <= N; ++n) {
+    double correct = s[2 + n - 1], total = s[2 + N + n - 1];
+    if (o.smooth == BleuSmooth::kAddK && n > 1) {
+      correct = stored(correct + sv, a);
+      total = stored(total + sv, a);
+    }
+    if (total == 0) break;
+    if (o.effective_order) eff_order = n;
+    if (correct == 0) {
+      if (o.smooth == BleuSmooth::kExp) {
+        smooth_mteval *= 2;
+        precisions[n - 1] = 100.0 / (smooth_mteval * total);
+      } else if (o.smooth == BleuSmooth::kFloor) {
+        precisions[n - 1] = 100.0 * sv / total;
+      }
+    } else {
+      precisions[n - 1] = 100.0 * correct / total;
+    }
+  }
+  double sum = 0.0;
+  for (int n = 0; n < eff_order; ++n)
+    sum += precisions[n] == 0.0 ? -9999999999.0 : std::log(precisions[n]);
+  return bp * std::exp(sum / eff_order);
+}
+
+// sacrebleu/metrics/chrf.py CHRF._compute_f_score. Under kFloat32 the two divisions are float32
+// ones (np.float32 / np.float32); everything after them is float64.
+double chrf_of_sums(const ChrfOptions& o, const double* st, SumArithmetic a) {
+  const double eps = 1e-16, factor = o.beta * o.beta;
+  double score = 0, avg_prec = 0, avg_rec = 0;
+  int effective_order = 0;
+  const int orders = o.char_order + o.word_order;
+  auto ratio = [a](double x, double y) {
+    if (a == SumArithmetic::kFloat32)
+      return static_cast<double>(static_cast<float>(x) / static_cast<float>(y));
+    return x / y;
+  };
+  for (int i = 0; i < orders; ++i) {
+    const double n_hyp = st[3 * i], n_ref = st[3 * i + 1], n_match = st[3 * i + 2];
+    const double prec = n_hyp > 0 ? ratio(n_match, n_hyp) : eps;
+    const double rec = n_ref > 0 ? ratio(n_match, n_ref) : eps;
+    const double denom = factor * prec + rec;
+    score += denom > 0 ? (1 + factor) * prec * rec / denom : eps;
+    if (n_hyp > 0 && n_ref > 0) {
+      avg_prec += prec;
+      avg_rec += rec;
+      ++effective_order;
+    }
+  }
+  if (o.eps_smoothing) return 100 * score / orders;
+  if (effective_order == 0) {
+    avg_prec = avg_rec = 0;
+  } else {
+    avg_prec /= effective_order;
+    avg_rec /= effective_order;
+  }
+  if (avg_prec + avg_rec != 0) {
+    double s = (1 + factor) * avg_prec * avg_rec;
+    s /= factor * avg_prec + avg_rec;
+    return 100 * s;
+  }
+  return 0.0;
+}
+
+// sacrebleu/metrics/ter.py TER._compute_score_from_stats (edits / length is float32 under
+// kFloat32).
+double ter_of_sums(const double* st, SumArithmetic a) {
+  const double edits = st[0], length = st[1];
+  double rate;
+  if (length > 0)
+    rate = a == SumArithmetic::kFloat32
+               ? static_cast<double>(static_cast<float>(edits) / static_cast<float>(length))
+               : edits / length;
+  else if (edits > 0)
+    rate = 1.0;
+  else
+    rate = 0.0;
+  return 100 * rate;
+}
+
+size_t expected_cols(const ResampleMetric& m) {
+  switch (m.metric) {
+    case StatsMetric::kBleu:
+      return 2 + 2 * static_cast<size_t>(m.bleu.max_order);
+    case StatsMetric::kChrf:
+      return 3 * static_cast<size_t>(m.chrf.char_order + m.chrf.word_order);
+    case StatsMetric::kTer:
+      return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
+StatsMatrix resample_segment_stats(const ResampleMetric& m, const std::vector<std::string>& hyps,
+                                   const std::vector<std::vector<std::string>>& refs) {
+  StatsMatrix st;
+  st.rows = hyps.size();
+  st.cols = expected_cols(m);
+  st.values.reserve(st.rows * st.cols);
+  switch (m.metric) {
+    case StatsMetric::kBleu:
+      for (const BleuStats& s : bleu_segment_stats(hyps, refs, m.bleu)) {
+        st.values.push_back(static_cast<double>(s.sys_len));
+        st.values.push_back(static_cast<double>(s.ref_len));
+        for (int64_t c : s.correct) st.values.push_back(static_cast<double>(c));
+        for (int64_t t : s.total) st.values.push_back(static_cast<double>(t));
+      }
+      break;
+    case StatsMetric::kChrf:
+      for (const auto& row : chrf_segment_stats(hyps, refs, m.chrf))
+        st.values.insert(st.values.end(), row.begin(), row.end());
+      break;
+    case StatsMetric::kTer:
+      for (const auto& row : ter_segment_stats(hyps, refs, m.ter))
+        st.values.insert(st.values.end(), row.begin(), row.end());
+      break;
+  }
+  if (st.values.size() != st.rows * st.cols)
+    throw std::logic_error("resample_segment_stats: statistics of unexpected width");
+  for (double v : st.values) st.integral &= v == std::trunc(v);
+  return st;
+}
+
+double score_of_sums(const ResampleMetric& m, const double* sums, size_t cols, SumArithmetic a) {
+  if (cols != expected_cols(m)) throw InputError("significance: statistics of unexpected width");
+  switch (m.metric) {
+    case StatsMetric::kBleu:
+      return bleu_of_sums(m.bleu, sums, a);
+    case StatsMetric::kChrf:
+      return chrf_of_sums(m.chrf, sums, a);
+    case StatsMetric::kTer:
+      return ter_of_sums(sums, a);
+  }
+  return 0;
+}
+
+std::vector<double> python_sums(const StatsMatrix& st) {
+  std::vector<double> s(st.cols, 0.0);
+  for (size_t i = 0; i < st.rows; ++i)
+    for (size_t j = 0; j < st.cols; ++j) s[j] += st.row(i)[j];
+  return s;
+}
+
+std::vector<double> bootstrap_scores(const ResampleMetric& m, const StatsMatrix& st,
+                                     const int64_t* idx, size_t samples) {
+  const size_t n = st.rows, k = st.cols;
+  if (k != expected_cols(m)) throw InputError("significance: statistics of unexpected width");
+  for (size_t i = 0; i < samples * n; ++i)
+    if (idx[i] < 0 || static_cast<size_t>(idx[i]) >= n)
+      throw InputError("significance: resample index out of range");
+  // np.array(stats, dtype='float32'), each row padded with zeros to a multiple of kLanes so that
+  // the row additions below are fixed-width (vectorised) loops; every column still gets its own
+  // float32 additions in segment order, as numpy's axis-0 sum does them.
+  constexpr size_t kLanes = 8;
+  const size_t kp = (k + kLanes - 1) / kLanes * kLanes;
+  std::vector<float> f32(n * kp, 0.0f);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t c = 0; c < k; ++c) f32[i * kp + c] = static_cast<float>(st.row(i)[c]);
+  std::vector<double> out(samples);
+  core::parallel_ranges(
+      samples, core::resolve_threads(m.threads),
+      [&](size_t begin, size_t end) {
+        std::vector<float> acc(kp);
+        std::vector<double> sums(k);
+        for (size_t r = begin; r < end; ++r) {
+          std::fill(acc.begin(), acc.end(), 0.0f);
+          const int64_t* ix = idx + r * n;
+          for (size_t j = 0; j < n; ++j) {  // _s.sum(0): float32, segment order
+            const float* row = f32.data() + static_cast<size_t>(ix[j]) * kp;
+            for (size_t c0 = 0; c0 < kp; c0 += kLanes) {
+              float* a = acc.data() + c0;
+              const float* x = row + c0;
+              for (size_t l = 0; l < kLanes; ++l) a[l] += x[l];
+            }
+          }
+          for (size_t c = 0; c < k; ++c) sums[c] = acc[c];
+          out[r] = score_of_sums(m, sums.data(), k, SumArithmetic::kFloat32);
+        }
+      },
+      1);
+  return out;
+}
+
+ArScores ar_scores(const ResampleMetric& m, const StatsMatrix& baseline, const StatsMatrix& system,
+                   const uint8_t* mask, size_t trials) {
+  const size_t n = baseline.rows, k = baseline.cols;
+  if (system.rows != n || system.cols != k || k != expected_cols(m))
+    throw InputError("significance: the systems' statistics differ in shape");
+  // numpy: `pos_sel @ bl_stats + neg_sel @ sys_stats` on the statistics as lists; BLEU's and
+  // chrF's are Python ints (an int64 product), TER's hold floats (float64).
+  const SumArithmetic arith =
+      m.metric == StatsMetric::kTer ? SumArithmetic::kPython : SumArithmetic::kInt64;
+  const bool integral = baseline.integral && system.integral;
+  ArScores out;
+  out.a.resize(trials);
+  out.b.resize(trials);
+  std::vector<int64_t> ib, is, diff, total(k, 0);
+  if (integral) {  // exact: A = sum(sys) + sum over pos of (bl - sys); B = sum(bl) + sum(sys) - A
+    ib.resize(n * k);
+    is.resize(n * k);
+    diff.resize(n * k);
+    for (size_t i = 0; i < n * k; ++i) {
+      ib[i] = static_cast<int64_t>(baseline.values[i]);
+      is[i] = static_cast<int64_t>(system.values[i]);
+      diff[i] = ib[i] - is[i];
+    }
+  }
+  std::vector<int64_t> sum_b(k, 0), sum_s(k, 0);
+  if (integral)
+    for (size_t i = 0; i < n; ++i)
+      for (size_t c = 0; c < k; ++c) {
+        sum_b[c] += ib[i * k + c];
+        sum_s[c] += is[i * k + c];
+      }
+  core::parallel_ranges(
+      trials, core::resolve_threads(m.threads),
+      [&](size_t begin, size_t end) {
+        std::vector<int64_t> acc(k);
+        std::vector<double> fa(k), fb(k), pa(k), pb(k);
+        for (size_t t = begin; t < end; ++t) {
+          const uint8_t* sel = mask + t * n;
+          if (integral) {
+            std::fill(acc.begin(), acc.end(), 0);
+            for (size_t j = 0; j < n; ++j) {
+              if (!sel[j]) continue;
+              const int64_t* d = diff.data() + j * k;
+              for (size_t c = 0; c < k; ++c) acc[c] += d[c];
+            }
+            for (size_t c = 0; c < k; ++c) {
+              const int64_t a = sum_s[c] + acc[c];
+              fa[c] = static_cast<double>(a);
+              fb[c] = static_cast<double>(sum_b[c] + sum_s[c] - a);
+            }
+          } else {  // float64 sums in segment order (numpy's BLAS product may order them otherwise)
+            std::fill(fa.begin(), fa.end(), 0.0);
+            std::fill(fb.begin(), fb.end(), 0.0);
+            std::fill(pa.begin(), pa.end(), 0.0);
+            std::fill(pb.begin(), pb.end(), 0.0);
+            for (size_t j = 0; j < n; ++j) {
+              const double* rb = baseline.row(j);
+              const double* rs = system.row(j);
+              for (size_t c = 0; c < k; ++c) {
+                if (sel[j]) {
+                  fa[c] += rb[c];
+                  pb[c] += rs[c];
+                } else {
+                  pa[c] += rs[c];
+                  fb[c] += rb[c];
+                }
+              }
+            }
+            for (size_t c = 0; c < k; ++c) {
+              fa[c] += pa[c];         // pos @ bl + neg @ sys
+              fb[c] = fb[c] + pb[c];  // neg @ bl + pos @ sys
+            }
+          }
+          out.a[t] = score_of_sums(m, fa.data(), k, arith);
+          out.b[t] = score_of_sums(m, fb.data(), k, arith);
+        }
+      },
+      1);
+  return out;
+}
+
+}  // namespace unieval::metrics
