@@ -9,10 +9,11 @@ marked as needing something a fresh build does not have:
     $ unieval compare base.json worse.json                  # exit: 1
 
 `# needs: WHAT` skips the command and prints why (`data`: ../shared or your own files, `gpu`: a
-CUDA device, `torch`: the LibTorch half, `unieval-model`); a command that names `../shared` is
-skipped as needing data without a marker; model commands (demo, run, finetune, pretrain, decode,
-encode) are skipped when the build has no `unieval-model` beside `unieval`. `# exit: N` expects
-exit status N instead of 0.
+CUDA device); `# needs: torch` skips it only in a build without `unieval-model` (e.g. a command
+that reads what an earlier model command wrote). A command that names `../shared` is skipped as
+needing data without a marker; model commands (demo, run, finetune, pretrain, decode, encode)
+are skipped when the build has no `unieval-model` beside `unieval`. `# exit: N` expects exit
+status N instead of 0.
 
 The commands of one file run in order in one fresh temporary folder (so a tour can write
 `a.json` and read it back), which holds a link to every top-level entry of the source tree: a
@@ -20,7 +21,8 @@ path like `tests/tasks/fixtures/...` resolves there. `unieval` is the binary giv
 --binary (its folder goes first on PATH). Nothing is written into the source tree.
 
 usage: check_doc_commands.py --binary BUILD/unieval --source-dir SRC [--timeout S] [FILE.md ...]
-The README read is $UNIEVAL_DOCS_README when set (e.g. README.new.md), else README.md.
+The README read is $UNIEVAL_DOCS_README when set, else README.new.md while that file exists (a
+new front page waiting to replace README.md), else README.md.
 """
 import argparse
 import glob
@@ -59,7 +61,10 @@ def commands_in(path):
 def skip_reason(cmd, has_model_binary):
     m = NEEDS.search(cmd)
     if m:
-        return "needs: " + m.group(1).strip()
+        what = m.group(1).strip()
+        if what == "torch":
+            return None if has_model_binary else "needs: torch (this build has no unieval-model)"
+        return "needs: " + what
     if "../shared" in cmd:
         return "needs: data (names ../shared)"
     sub = cmd.split()[1] if len(cmd.split()) > 1 else ""
@@ -86,11 +91,20 @@ def main():
         os.environ.get("UNIEVAL_MODEL_BINARY"))
     files = args.files
     if not files:
-        readme = os.environ.get("UNIEVAL_DOCS_README", "README.md")
+        readme = os.environ.get("UNIEVAL_DOCS_README")
+        if not readme:
+            readme = "README.md"
+            if os.path.exists(os.path.join(src, "README.new.md")):
+                readme = "README.new.md"
+                print("README.new.md present: checking it in place of README.md")
         files = [os.path.join(src, readme)] + sorted(glob.glob(os.path.join(src, "docs", "*.md")))
 
+    # `unieval` on PATH is the given binary whatever its file name (it finds unieval-model
+    # through /proc/self/exe, so a link is enough).
+    linkdir = tempfile.mkdtemp(prefix="unieval-docs-bin-")
+    os.symlink(binary, os.path.join(linkdir, "unieval"))
     env = dict(os.environ)
-    env["PATH"] = bindir + os.pathsep + env.get("PATH", "")
+    env["PATH"] = linkdir + os.pathsep + env.get("PATH", "")
 
     ran = skipped = 0
     failures = []
@@ -136,6 +150,7 @@ def main():
                         print("     | " + t)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+    shutil.rmtree(linkdir, ignore_errors=True)
     print(f"{ran} run, {skipped} skipped, {len(failures)} failed in {time.monotonic() - t0:.1f} s")
     if failures:
         print("failed: " + ", ".join(failures))
