@@ -1,0 +1,246 @@
+#!/usr/bin/env python3
+"""The collect stage of the mini-UniLM v2 experiment (run.sh): every number comes from the runs'
+own files or from `unieval eval` on their predictions (95% percentile-bootstrap intervals with
+--bootstrap; sacreBLEU's paired bootstrap with --paired-pred). Python 3 standard library only.
+
+    python3 collect.py --work WORK --unieval build/unieval --dest results/experiments/mini-unilm-v2 \\
+        --arms none bidirectional unified seq2seq --pt-seeds 42 --ft-seeds 42 43 44
+
+The decision rule, fixed in the design before the runs: arm A is called better than arm B on a
+score only if A's value is higher and the paired bootstrap p < 0.05 in every (pre-training,
+fine-tuning) seed pair; worse likewise; otherwise "not separated" (never "equal").
+Writes DEST/mini-unilm-v2.json and DEST/table.md.
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+
+QG_SCORES = [("bleu4", "BLEU-4"), ("rougeL", "ROUGE-L")]
+
+
+def load(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def run_eval(unieval, task, data, pred, resamples, seed, paired=None, split=None):
+    cmd = [unieval, "eval", "--task", task, "--data", data, "--pred", pred, "--bootstrap", str(resamples),
+           "--seed", str(seed), "--json"]
+    if split:
+        cmd += ["--split", split]
+    if task == "squad-qg":
+        cmd += ["--skip-metric", "meteor"]
+    if paired:
+        cmd += ["--paired-pred", paired[0], "--paired-system", paired[1]]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1]), " ".join(cmd)
+
+
+def score(result, name):
+    for s in result.get("scores", []):
+        if s["name"] == name:
+            return s
+    return None
+
+
+def jsonl(path):
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def thin(rows, n=200):
+    keep = max(1, len(rows) // n)
+    return [r for i, r in enumerate(rows) if i % keep == 0 or i == len(rows) - 1]
+
+
+def mean_sd(values):
+    if not values:
+        return None
+    m = sum(values) / len(values)
+    sd = math.sqrt(sum((v - m) ** 2 for v in values) / (len(values) - 1)) if len(values) > 1 else None
+    return {"mean": m, "sd": sd, "n": len(values), "values": values}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--unieval", required=True)
+    ap.add_argument("--dest", required=True)
+    ap.add_argument("--arms", nargs="+", required=True)
+    ap.add_argument("--pt-seeds", nargs="+", required=True)
+    ap.add_argument("--ft-seeds", nargs="+", required=True)
+    ap.add_argument("--resamples", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=12345, help="bootstrap seed")
+    a = ap.parse_args()
+    w = a.work
+    out = {"work": w, "resamples": a.resamples, "bootstrap_seed": a.seed, "arms": a.arms,
+           "pt_seeds": a.pt_seeds, "ft_seeds": a.ft_seeds, "pretrain": {}, "qg": {}, "sst2": {},
+           "qg_baselines": {}, "sst2_baselines": {}, "paired": {"qg": [], "sst2": []}, "decisions": []}
+    for name in ("entropy.json", "vocab.json", "corpus/stats.json", "commands.json"):
+        p = os.path.join(w, name)
+        if os.path.exists(p):
+            out[name.split("/")[-1].split(".")[0]] = load(p)
+
+    # Pre-training: final losses against the unigram plateau, curves.
+    for ps in a.pt_seeds:
+        for arm in a.arms:
+            pt = os.path.join(w, "pt-%s-p%s" % (arm, ps))
+            e = {}
+            if os.path.exists(os.path.join(pt, "summary.json")):
+                e["summary"] = load(os.path.join(pt, "summary.json"))
+            log = [r for r in jsonl(os.path.join(pt, "log.jsonl")) if "loss" in r]
+            e["curve"] = thin(log)
+            if log:
+                tail = log[-50:]  # the last 50 steps' mean: one step's loss is noisy
+                e["final_loss_mean_last50"] = sum(r["loss"] for r in tail) / len(tail)
+                mlm = [r["mlm"] for r in tail if "mlm" in r]
+                # The masked-token cross-entropy alone (no NSP): the quantity the plateau is about.
+                e["final_mlm_mean_last50"] = sum(mlm) / len(mlm) if mlm else None
+                e["last_step"] = log[-1].get("step")
+            out["pretrain"]["%s/p%s" % (arm, ps)] = e
+
+    # Fine-tuning runs.
+    qg_pred, qg_data, sst_pred, sst_data = {}, None, {}, None
+    for ps in a.pt_seeds:
+        for fs in a.ft_seeds:
+            for arm in a.arms:
+                key = "%s/p%s/f%s" % (arm, ps, fs)
+                run = os.path.join(w, "qg-%s-p%s-f%s" % (arm, ps, fs))
+                if os.path.exists(os.path.join(run, "result.json")):
+                    r = load(os.path.join(run, "result.json"))
+                    qg_data = os.path.join(run, "eval", "src-eval.txt")
+                    qg_pred[key] = os.path.join(run, "eval", "pred.txt")
+                    dev = [x for x in jsonl(os.path.join(run, "log.jsonl")) if "dev_loss" in x]
+                    e = {"run": {k: r.get(k) for k in ("scores", "summary", "notes")},
+                         "diagnostics": {k: v for k, v in r.get("run", {}).items()
+                                         if k in ("empty_hypotheses", "repeated_hypotheses", "mean_length",
+                                                  "reference_mean_length", "train", "train_examples")},
+                         "dev_curve": dev, "best_dev_loss": min((x["dev_loss"] for x in dev), default=None),
+                         "baseline_tests": {b["name"]: b.get("paired_bootstrap") for b in r.get("baselines", [])}}
+                    e["eval"], e["eval_command"] = run_eval(a.unieval, "squad-qg", qg_data, qg_pred[key],
+                                                            a.resamples, a.seed, split="test")
+                    out["qg"][key] = e
+                    for b in r.get("baselines", []):
+                        if b["name"] not in out["qg_baselines"]:
+                            out["qg_baselines"][b["name"]] = {"description": b.get("description"),
+                                                              "summary": b.get("summary"), "pred": b.get("pred")}
+                run = os.path.join(w, "sst2-%s-p%s-f%s" % (arm, ps, fs))
+                if os.path.exists(os.path.join(run, "result.json")):
+                    r = load(os.path.join(run, "result.json"))
+                    sst_pred[key] = os.path.join(run, "eval", "pred.tsv")
+                    sst_data = r.get("data", {}).get("path")
+                    out["sst2"][key] = {"summary": r.get("summary"), "scores": r.get("scores")}
+                    for b in r.get("baselines", []):
+                        out["sst2_baselines"].setdefault(b["name"], {"description": b.get("description"),
+                                                                     "summary": b.get("summary")})
+
+    # Paired tests between arms, per seed pair.
+    for ps in a.pt_seeds:
+        for fs in a.ft_seeds:
+            arms = [x for x in a.arms if "%s/p%s/f%s" % (x, ps, fs) in qg_pred]
+            for i, sa in enumerate(arms):
+                for sb in arms[i + 1:]:
+                    ka, kb = ("%s/p%s/f%s" % (x, ps, fs) for x in (sa, sb))
+                    r, cmd = run_eval(a.unieval, "squad-qg", qg_data, qg_pred[ka], a.resamples, a.seed,
+                                      paired=(qg_pred[kb], sb), split="test")
+                    out["paired"]["qg"].append({"system": sa, "baseline": sb, "pt_seed": ps, "ft_seed": fs,
+                                                "tests": r["paired_bootstrap"]["scores"], "command": cmd})
+            arms = [x for x in a.arms if "%s/p%s/f%s" % (x, ps, fs) in sst_pred]
+            for i, sa in enumerate(arms):
+                for sb in arms[i + 1:]:
+                    ka, kb = ("%s/p%s/f%s" % (x, ps, fs) for x in (sa, sb))
+                    r, cmd = run_eval(a.unieval, "glue-sst2", sst_data, sst_pred[ka], a.resamples, a.seed,
+                                      paired=(sst_pred[kb], sb))
+                    out["paired"]["sst2"].append({"system": sa, "baseline": sb, "pt_seed": ps, "ft_seed": fs,
+                                                  "tests": r["paired_bootstrap"]["scores"], "command": cmd})
+
+    # Decisions: one per (task, arm pair, score) over every seed pair.
+    groups = {}
+    for task, tests in out["paired"].items():
+        for t in tests:
+            for s in t["tests"]:
+                groups.setdefault((task, t["system"], t["baseline"], s["score"]), []).append(s)
+    for (task, sa, sb, name), ss in sorted(groups.items()):
+        if all(s["p_value"] < 0.05 and s["delta"] > 0 for s in ss):
+            verdict = "%s better" % sa
+        elif all(s["p_value"] < 0.05 and s["delta"] < 0 for s in ss):
+            verdict = "%s better" % sb
+        else:
+            verdict = "not separated"
+        out["decisions"].append({"task": task, "a": sa, "b": sb, "score": name, "seed_pairs": len(ss),
+                                 "deltas": [s["delta"] for s in ss], "p_values": [s["p_value"] for s in ss],
+                                 "verdict": verdict})
+
+    # Across seeds: mean +- sd per arm.
+    out["across_seeds"] = {}
+    for arm in a.arms:
+        row = {}
+        for name, _ in QG_SCORES:
+            vals = [score(e["eval"], name)["value"] * 100 for k, e in out["qg"].items()
+                    if k.startswith(arm + "/") and score(e["eval"], name)]
+            row["qg_" + name] = mean_sd(vals)
+        row["qg_dev_loss"] = mean_sd([e["best_dev_loss"] for k, e in out["qg"].items()
+                                      if k.startswith(arm + "/") and e["best_dev_loss"] is not None])
+        row["sst2_accuracy"] = mean_sd([e["summary"]["accuracy"] * 100 for k, e in out["sst2"].items()
+                                        if k.startswith(arm + "/") and e.get("summary")])
+        out["across_seeds"][arm] = row
+
+    os.makedirs(a.dest, exist_ok=True)
+    tmp = os.path.join(a.dest, "mini-unilm-v2.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(out, f, indent=1)
+    os.replace(tmp, os.path.join(a.dest, "mini-unilm-v2.json"))
+    table = render(out)
+    tmp = os.path.join(a.dest, "table.md.tmp")
+    with open(tmp, "w") as f:
+        f.write(table)
+    os.replace(tmp, os.path.join(a.dest, "table.md"))
+    print(table)
+
+
+def fmt(ms, digits=2):
+    if not ms:
+        return "–"
+    if ms["sd"] is None:
+        return "%.*f (n=1)" % (digits, ms["mean"])
+    return "%.*f ± %.*f (n=%d)" % (digits, ms["mean"], digits, ms["sd"], ms["n"])
+
+
+def render(out):
+    ent = out.get("entropy", {}).get("unigram_entropy_nats")
+    lines = ["Unigram plateau of the corpus: %s nats." % ("%.3f" % ent if ent else "–"), "",
+             "| pre-training | masked-token loss, last 50 steps (nats) | QG dev NLL (best) | QG BLEU-4 | QG ROUGE-L | SST-2 acc. |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for arm in out["arms"]:
+        losses = [e.get("final_mlm_mean_last50") for k, e in out["pretrain"].items() if k.startswith(arm + "/")]
+        losses = [x for x in losses if x is not None]
+        r = out["across_seeds"][arm]
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            arm, ", ".join("%.3f" % x for x in losses) or "–", fmt(r["qg_dev_loss"], 3), fmt(r["qg_bleu4"]),
+            fmt(r["qg_rougeL"]), fmt(r["sst2_accuracy"])))
+    for name, b in out["qg_baselines"].items():
+        s = b.get("summary") or {}
+        lines.append("| baseline: %s | – | – | %s | %s | – |" % (
+            name, "%.2f" % (s["bleu4"] * 100) if "bleu4" in s else "–",
+            "%.2f" % (s["rougeL"] * 100) if "rougeL" in s else "–"))
+    for name, b in out["sst2_baselines"].items():
+        s = b.get("summary") or {}
+        lines.append("| baseline: %s | – | – | – | – | %s |" % (
+            name, "%.2f" % (s["accuracy"] * 100) if "accuracy" in s else "–"))
+    lines += ["", "Decisions (p < 0.05 with the same sign in every seed pair; otherwise not separated):", "",
+              "| task | arms | score | deltas | p-values | verdict |", "|---|---|---|---|---|---|"]
+    for d in out["decisions"]:
+        scale = 100.0 if d["task"] == "qg" else 1.0
+        lines.append("| %s | %s vs %s | %s | %s | %s | %s |" % (
+            d["task"], d["a"], d["b"], d["score"], ", ".join("%+.2f" % (x * scale) for x in d["deltas"]),
+            ", ".join("%.4f" % p for p in d["p_values"]), d["verdict"]))
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

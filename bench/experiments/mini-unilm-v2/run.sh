@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# The mini-UniLM v2 experiment (issue #37; design in results/experiments/mini-unilm-v2/README.md,
+# written before the runs): one model shape pre-trained four ways on the same corpus with the same
+# number of input positions (none, bidirectional = MLM + NSP, unified = UniLM's 1/3 bidirectional,
+# 1/3 seq2seq, 1/6 left-to-right, 1/6 right-to-left, seq2seq only), then every arm fine-tuned with
+# the from-scratch recipe of issue #36 (presets squad-qg-scratch, glue-sst2-scratch) on the full
+# training sets: SQuAD question generation (75,722 Du train pairs; dev loss on Du dev; BLEU-4 and
+# ROUGE-L on the full Du test set, 11,877) with 3 fine-tuning seeds, and SST-2 (67,349 train, 872
+# dev). collect.py scores everything with `unieval eval` (CIs, paired bootstrap per seed).
+#
+#   bench/experiments/mini-unilm-v2/run.sh                 # every stage; re-run it to continue
+#   STAGES="corpus vocab config pretrain" bench/experiments/mini-unilm-v2/run.sh
+#
+# Every stage resumes: corpus/vocab/entropy are built once, a pre-training run continues from its
+# checkpoint (--resume), a fine-tuning run whose result.json exists is skipped, an unfinished one
+# is continued by `unieval run` from its checkpoint with the same command. Interrupt it at any time.
+#
+# | variable    | default                          | meaning                                       |
+# |-------------|----------------------------------|-----------------------------------------------|
+# | WORK        | /work/mini-unilm-v2              | corpus, runs (never committed)                |
+# | UNIEVAL     | build/unieval                    | the binary                                    |
+# | SHARED      | <repo>/../shared/data            | squad, squad_qg, glue, vocab                  |
+# | THREADS     | 2                                | CPU threads of every command                  |
+# | DEVICE      | cpu                              | --device of every model command               |
+# | TOKENS      | 24000000                         | pre-training budget per arm, input positions  |
+# | BATCH       | 48                               | pre-training examples per step (multiple of 6)|
+# | MAXLEN      | 128                              | pre-training sequence length                  |
+# | LR          | 1e-3                             | pre-training peak learning rate               |
+# | PT_SEEDS    | 42                               | pre-training seeds (initial weights + data)   |
+# | FT_SEEDS    | 42 43 44                         | fine-tuning seeds of every pre-trained model  |
+# | QG_EPOCHS   | 1                                | QG fine-tuning epochs (the preset says 10)    |
+# | SST_EPOCHS  | 3                                | SST-2 fine-tuning epochs (the preset's)       |
+# | ARMS        | none bidirectional unified seq2seq | arms to run                                 |
+# | STAGES      | corpus vocab config pretrain qg sst2 collect | stages to run                     |
+# | RESAMPLES   | 1000                             | bootstrap resamples of CIs and paired tests   |
+# | RESULTS     | results/experiments/mini-unilm-v2 | where collect writes                         |
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+repo="$(cd "$here/../../.." && pwd)"
+WORK="${WORK:-/work/mini-unilm-v2}"
+UNIEVAL="${UNIEVAL:-$repo/build/unieval}"
+SHARED="${SHARED:-$repo/../shared/data}"
+THREADS="${THREADS:-2}"
+DEVICE="${DEVICE:-cpu}"
+TOKENS="${TOKENS:-24000000}"
+BATCH="${BATCH:-48}"
+MAXLEN="${MAXLEN:-128}"
+LR="${LR:-1e-3}"
+PT_SEEDS="${PT_SEEDS:-42}"
+FT_SEEDS="${FT_SEEDS:-42 43 44}"
+QG_EPOCHS="${QG_EPOCHS:-1}"
+SST_EPOCHS="${SST_EPOCHS:-3}"
+ARMS="${ARMS:-none bidirectional unified seq2seq}"
+STAGES="${STAGES:-corpus vocab config pretrain qg sst2 collect}"
+RESAMPLES="${RESAMPLES:-1000}"
+RESULTS="${RESULTS:-$repo/results/experiments/mini-unilm-v2}"
+export SHARED
+mkdir -p "$WORK"
+record() { python3 "$repo/bench/experiments/mini-unilm/record.py" "$WORK/commands.json" "$@"; }
+log() { echo "[mini-unilm-v2 $(date -u +%H:%M:%S)] $*" >&2; }
+has_stage() { [[ " $STAGES " == *" $1 "* ]]; }
+[[ -x "$UNIEVAL" ]] || { echo "run.sh: no unieval binary at $UNIEVAL (set UNIEVAL)" >&2; exit 2; }
+
+# ---- corpus, vocabulary, unigram plateau -----------------------------------------------------------
+if has_stage corpus; then
+  if [[ -f "$WORK/corpus/stats.json" ]]; then
+    log "corpus: done ($WORK/corpus)"
+  else
+    log "corpus: building from Debian packages and $SHARED"
+    record "corpus" python3 bench/experiments/mini-unilm-v2/build_corpus.py --out "$WORK/corpus"
+    python3 "$here/build_corpus.py" --out "$WORK/corpus"
+  fi
+fi
+if has_stage vocab; then
+  if [[ ! -f "$WORK/vocab.json" ]]; then
+    # 8,000 entries of BERT's uncased vocabulary chosen by frequency on the corpus (issue #36's size).
+    record "vocab" unieval vocab --base "$SHARED/vocab/bert-uncased-vocab.txt" --corpus "$WORK/corpus/train.txt" \
+      --size 8000 --out "$WORK/vocab.txt" --json
+    "$UNIEVAL" vocab --base "$SHARED/vocab/bert-uncased-vocab.txt" --corpus "$WORK/corpus/train.txt" \
+      --size 8000 --out "$WORK/vocab.txt" --threads "$THREADS" --json | tail -1 > "$WORK/vocab.json.tmp"
+    mv "$WORK/vocab.json.tmp" "$WORK/vocab.json"
+  fi
+  if [[ ! -f "$WORK/entropy.json" ]]; then
+    record "unigram entropy" python3 bench/experiments/mini-unilm-v2/unigram_entropy.py --unieval unieval \
+      --vocab "$WORK/vocab.txt" --corpus "$WORK/corpus/train.txt" --out "$WORK/entropy.json"
+    python3 "$here/unigram_entropy.py" --unieval "$UNIEVAL" --vocab "$WORK/vocab.txt" \
+      --corpus "$WORK/corpus/train.txt" --out "$WORK/entropy.json"
+  fi
+  log "unigram plateau: $(python3 -c "import json;print('%.3f nats' % json.load(open('$WORK/entropy.json'))['unigram_entropy_nats'])")"
+fi
+
+# ---- model shape: issue #36's 4 x 256 with UniLM's six segment ids -----------------------------------
+if has_stage config; then
+  cat > "$WORK/config.json.tmp" <<'EOF'
+{
+  "vocab_size": 8000,
+  "hidden_size": 256,
+  "num_hidden_layers": 4,
+  "num_attention_heads": 4,
+  "intermediate_size": 1024,
+  "hidden_act": "gelu",
+  "hidden_dropout_prob": 0.1,
+  "attention_probs_dropout_prob": 0.1,
+  "max_position_embeddings": 160,
+  "type_vocab_size": 6,
+  "initializer_range": 0.02,
+  "layer_norm_eps": 1e-12,
+  "pad_token_id": 0
+}
+EOF
+  mv "$WORK/config.json.tmp" "$WORK/config.json"
+fi
+
+# ---- pre-training ----------------------------------------------------------------------------------
+# pt-ARM-pSEED; the 'none' arm is the same seeded initial weights saved without a step.
+pretrain_arm() {
+  local arm="$1" seed="$2" out="$WORK/pt-$1-p$2"
+  local -a common=(--threads "$THREADS" --device "$DEVICE" --json)
+  if [[ -f "$out/checkpoint/trainer_state.json" ]]; then
+    log "pretrain $arm seed $seed: resuming $out"
+    "$UNIEVAL" pretrain --out "$out" --resume "${common[@]}" | tail -1 > "$out/summary.json.tmp"
+  else
+    local -a budget=(--tokens "$TOKENS" --objectives "$arm")
+    [[ "$arm" == none ]] && budget=(--steps 0 --objectives unified)
+    local -a cmd=(pretrain --corpus "$WORK/corpus/train.txt" --shard "$WORK/corpus.shard"
+      --model-config "$WORK/config.json" --vocab "$WORK/vocab.txt" --out "$out" "${budget[@]}"
+      --batch-size "$BATCH" --max-len "$MAXLEN" --lr "$LR" --warmup 0.05 --seed "$seed" --save-every 100
+      "${common[@]}")
+    log "pretrain $arm seed $seed: $out"
+    record "pretrain $arm p$seed" unieval "${cmd[@]}"
+    "$UNIEVAL" "${cmd[@]}" | tail -1 > "$out.summary.json.tmp"
+    mv "$out.summary.json.tmp" "$out/summary.json.tmp"
+  fi
+  mv "$out/summary.json.tmp" "$out/summary.json"
+}
+if has_stage pretrain; then
+  for seed in $PT_SEEDS; do
+    for arm in $ARMS; do
+      if [[ -f "$WORK/pt-$arm-p$seed/summary.json" ]] && grep -q '"finished":true' "$WORK/pt-$arm-p$seed/summary.json"; then
+        log "pretrain $arm seed $seed: done"
+      else
+        pretrain_arm "$arm" "$seed"
+      fi
+    done
+  done
+fi
+
+# ---- fine-tuning -----------------------------------------------------------------------------------
+# Segment ids of the fine-tuning pair: those the arm's pre-training gave a segment pair (UniLM v1:
+# 0/1 for bidirectional pairs, 4/5 for seq2seq pairs); 'none' takes the checkpoint family's
+# default (4/5), whose embeddings are as untrained as every other weight of that arm.
+segments_of() { case "$1" in bidirectional) echo 0,1 ;; *) echo 4,5 ;; esac; }
+fine_tune() {  # fine_tune NAME TASK FLAGS... -> WORK/NAME-ARM-pP-fF for every arm and seed pair
+  local name="$1" task="$2"
+  shift 2
+  for pseed in $PT_SEEDS; do
+    for fseed in $FT_SEEDS; do
+      for arm in $ARMS; do
+        local out="$WORK/$name-$arm-p$pseed-f$fseed"
+        if [[ -f "$out/result.json" ]]; then log "$task $arm p$pseed f$fseed: done"; continue; fi
+        log "$task $arm p$pseed f$fseed: $out"
+        local -a cmd=(run --task "$task" --out "$out" --model "$WORK/pt-$arm-p$pseed/checkpoint" --seed "$fseed"
+          --threads "$THREADS" --device "$DEVICE" --json "$@")
+        [[ "$task" == squad-qg ]] && cmd+=(--segment-ids "$(segments_of "$arm")")
+        record "$task $arm p$pseed f$fseed" unieval "${cmd[@]}"
+        "$UNIEVAL" "${cmd[@]}" | tail -1 > "$out.summary.json"
+      done
+    done
+  done
+}
+if has_stage qg; then
+  fine_tune qg squad-qg --preset squad-qg-scratch --data "$SHARED/squad_qg" --train-split train \
+    --dev-split dev --dev-limit 2000 --eval-split test --epochs "$QG_EPOCHS" --save-every 200 --skip-metric meteor
+fi
+if has_stage sst2; then
+  # One fine-tuning seed (the first) for SST-2: the thesis is about generation; SST-2 checks that
+  # understanding is kept.
+  FT_SEEDS="${FT_SEEDS%% *}" fine_tune sst2 glue-sst2 --preset glue-sst2-scratch --data "$SHARED/glue/SST-2" \
+    --train-split train --eval-split dev --epochs "$SST_EPOCHS"
+fi
+
+# ---- collect: CIs, paired tests per seed, curves -> results/experiments/mini-unilm-v2 ---------------
+if has_stage collect; then
+  # shellcheck disable=SC2086
+  python3 "$here/collect.py" --work "$WORK" --unieval "$UNIEVAL" --dest "$RESULTS" \
+    --arms $ARMS --pt-seeds $PT_SEEDS --ft-seeds $FT_SEEDS --resamples "$RESAMPLES"
+fi
