@@ -133,7 +133,7 @@ def main():
                 if os.path.exists(os.path.join(run, "result.json")):
                     r = load(os.path.join(run, "result.json"))
                     sst_pred[key] = os.path.join(run, "eval", "pred.tsv")
-                    sst_data = r.get("data", {}).get("path")
+                    sst_data = os.path.join(run, "eval", "gold.tsv")  # the evaluated rows, as the run wrote them
                     out["sst2"][key] = {"summary": r.get("summary"), "scores": r.get("scores")}
                     for b in r.get("baselines", []):
                         out["sst2_baselines"].setdefault(b["name"], {"description": b.get("description"),

@@ -34,6 +34,9 @@
 # | STAGES      | corpus vocab config pretrain qg sst2 collect | stages to run                     |
 # | RESAMPLES   | 1000                             | bootstrap resamples of CIs and paired tests   |
 # | RESULTS     | results/experiments/mini-unilm-v2 | where collect writes                         |
+# | QG_EXTRA    | (none)                           | more `unieval run` flags for QG (smoke tests) |
+# | QG_DEV_LIMIT, QG_EVAL, SST_EVAL | 2000, test, dev      | dev pairs, QG and SST-2 eval splits           |
+# | SST_EXTRA   | (none)                           | more `unieval run` flags for SST-2            |
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -55,6 +58,8 @@ ARMS="${ARMS:-none bidirectional unified seq2seq}"
 STAGES="${STAGES:-corpus vocab config pretrain qg sst2 collect}"
 RESAMPLES="${RESAMPLES:-1000}"
 RESULTS="${RESULTS:-$repo/results/experiments/mini-unilm-v2}"
+QG_EXTRA="${QG_EXTRA:-}"
+SST_EXTRA="${SST_EXTRA:-}"
 export SHARED
 mkdir -p "$WORK"
 record() { python3 "$repo/bench/experiments/mini-unilm/record.py" "$WORK/commands.json" "$@"; }
@@ -170,14 +175,16 @@ fine_tune() {  # fine_tune NAME TASK FLAGS... -> WORK/NAME-ARM-pP-fF for every a
   done
 }
 if has_stage qg; then
+  # shellcheck disable=SC2086
   fine_tune qg squad-qg --preset squad-qg-scratch --data "$SHARED/squad_qg" --train-split train \
-    --dev-split dev --dev-limit 2000 --eval-split test --epochs "$QG_EPOCHS" --save-every 200 --skip-metric meteor
+    --dev-split dev --dev-limit "${QG_DEV_LIMIT:-2000}" --eval-split "${QG_EVAL:-test}" --epochs "$QG_EPOCHS" --save-every 200 --skip-metric meteor $QG_EXTRA
 fi
 if has_stage sst2; then
   # One fine-tuning seed (the first) for SST-2: the thesis is about generation; SST-2 checks that
   # understanding is kept.
+  # shellcheck disable=SC2086
   FT_SEEDS="${FT_SEEDS%% *}" fine_tune sst2 glue-sst2 --preset glue-sst2-scratch --data "$SHARED/glue/SST-2" \
-    --train-split train --eval-split dev --epochs "$SST_EPOCHS"
+    --train-split train --eval-split "${SST_EVAL:-dev}" --epochs "$SST_EPOCHS" $SST_EXTRA
 fi
 
 # ---- collect: CIs, paired tests per seed, curves -> results/experiments/mini-unilm-v2 ---------------
