@@ -76,17 +76,12 @@ endfunction()
 
 file(GLOB unieval_paper_files ${PROJECT_SOURCE_DIR}/results/paper/*.json
      ${PROJECT_SOURCE_DIR}/results/paper/*.jsonl)
-# Every library of ours, for shared builds (the executables load them from PREFIX/lib).
+# The libraries of ours that `unieval` loads in a shared build (from PREFIX/lib; unieval-model
+# also loads model_format, models and model_pipelines, installed with it below).
 set(unieval_cli_libs)
-foreach(part core metrics_text metrics results task_files tasks tokenizer model_format pipelines)
+foreach(part core metrics_text metrics results task_files tasks tokenizer pipelines)
   if(TARGET unieval_${part})
     list(APPEND unieval_cli_libs unieval_${part})
-  endif()
-endforeach()
-set(unieval_model_libs ${unieval_cli_libs})
-foreach(part models model_pipelines)
-  if(TARGET unieval_${part})
-    list(APPEND unieval_model_libs unieval_${part})
   endif()
 endforeach()
 if(BUILD_SHARED_LIBS)
@@ -95,6 +90,14 @@ if(BUILD_SHARED_LIBS)
   if(TARGET unieval-model)
     set_target_properties(unieval-model PROPERTIES INSTALL_RPATH "$ORIGIN/${unieval_bin_to_lib}")
   endif()
+  # The linker writes RUNPATH, which serves only the object's own NEEDED entries: each library
+  # finds the others beside itself.
+  foreach(part core metrics_text metrics results task_files tasks tokenizer pipelines model_format
+          models model_pipelines)
+    if(TARGET unieval_${part})
+      set_target_properties(unieval_${part} PROPERTIES INSTALL_RPATH "$ORIGIN")
+    endif()
+  endforeach()
 endif()
 
 unieval_install_runtime(score)
@@ -102,7 +105,7 @@ unieval_install_runtime(full)
 if(TARGET unieval-model)
   install(TARGETS unieval-model RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT full)
   if(BUILD_SHARED_LIBS)
-    foreach(lib unieval_models unieval_model_pipelines)
+    foreach(lib unieval_model_format unieval_models unieval_model_pipelines)
       if(TARGET ${lib})
         install(TARGETS ${lib} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT full NAMELINK_SKIP)
       endif()

@@ -72,7 +72,8 @@ if command -v pkg-config >/dev/null 2>&1; then
   [ "$pc_version" = "$version" ] || fail "unieval.pc version $pc_version != $version"
   # shellcheck disable=SC2086
   ${CXX:-c++} -std=c++17 -O1 "$src/tests/install/consumer/main.cc" -o "$tmp/bleu_pc" $flags || fail "pkg-config build"
-  pc_score=$("$tmp/bleu_pc" "$fixture/hyp.txt" "$fixture/ref.0.txt" "$fixture/ref.1.txt" | sed -n 1p)
+  # (A shared build's libraries: pkg-config gives no RPATH, the loader is told where they are.)
+  pc_score=$(LD_LIBRARY_PATH="$p/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$tmp/bleu_pc" "$fixture/hyp.txt" "$fixture/ref.0.txt" "$fixture/ref.1.txt" | sed -n 1p)
   same "$pc_score" "$cli" || fail "pkg-config consumer BLEU $pc_score != $cli"
   echo "install_test: pkg-config consumer: BLEU $pc_score"
 else
