@@ -73,6 +73,8 @@ void BertConfig::validate(const std::string& source) const {
         bad(source, "unilm_segment_ids",
             std::to_string(id) + " is outside [0, type_vocab_size " + std::to_string(type_vocab_size) + ")");
   }
+  if (pooling != "cls" && pooling != "mean")
+    bad(source, "unieval_pooling", "'" + pooling + "' is not a pooling (cls or mean)");
   if (position_embedding_type != "absolute") {
     bad(source, "position_embedding_type",
         "'" + position_embedding_type + "' is not supported (only 'absolute')");
@@ -106,11 +108,15 @@ BertConfig BertConfig::from_json(const nlohmann::json& j, const std::string& sou
       bad(source, "unilm_segment_ids", "expected [source, target] integers, got " + it->dump());
     c.unilm_segment_ids = std::make_pair((*it)[0].get<int64_t>(), (*it)[1].get<int64_t>());
   }
+  if (auto it = j.find("unieval_pooling"); it != j.end() && !it->is_null()) {
+    if (!it->is_string()) bad(source, "unieval_pooling", "expected \"cls\" or \"mean\", got " + it->dump());
+    c.pooling = it->get<std::string>();
+  }
   static const std::set<std::string> kRead = {
       "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
       "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "max_position_embeddings",
       "type_vocab_size", "initializer_range", "layer_norm_eps", "pad_token_id",
-      "position_embedding_type", "classifier_dropout", "unilm_segment_ids"};
+      "position_embedding_type", "classifier_dropout", "unilm_segment_ids", "unieval_pooling"};
   // Keys without numerics (HF bookkeeping, generation and label settings).
   static const std::set<std::string> kNoNumerics = {
       "architectures", "model_type", "unieval_arch", "unieval_target_bos", "transformers_version", "torch_dtype", "use_cache",
@@ -159,6 +165,7 @@ nlohmann::json BertConfig::to_json() const {
   j["position_embedding_type"] = position_embedding_type;
   j["classifier_dropout"] = classifier_dropout ? nlohmann::json(*classifier_dropout) : nlohmann::json();
   if (unilm_segment_ids) j["unilm_segment_ids"] = {unilm_segment_ids->first, unilm_segment_ids->second};
+  if (pooling != "cls") j["unieval_pooling"] = pooling;  // HF's BertPooler knows only [CLS]
   return j;
 }
 

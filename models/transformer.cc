@@ -214,12 +214,15 @@ BertEncoderImpl::BertEncoderImpl(const BertConfig& cfg) {
   }
 }
 
-BertPoolerImpl::BertPoolerImpl(const BertConfig& cfg) {
+BertPoolerImpl::BertPoolerImpl(const BertConfig& cfg) : mean(cfg.pooling == "mean") {
   dense = register_module("dense", torch::nn::Linear(cfg.hidden_size, cfg.hidden_size));
 }
 
-torch::Tensor BertPoolerImpl::forward(const torch::Tensor& hidden) {
-  return torch::tanh(dense(hidden.select(1, 0)));
+torch::Tensor BertPoolerImpl::forward(const torch::Tensor& hidden, const torch::Tensor& mask) {
+  if (!mean) return torch::tanh(dense(hidden.select(1, 0)));
+  if (!mask.defined() || mask.dim() != 2) return torch::tanh(dense(hidden.mean(1)));
+  const auto w = mask.to(hidden.device()).ne(0).to(hidden.scalar_type()).unsqueeze(-1);  // [B,T,1]
+  return torch::tanh(dense((hidden * w).sum(1) / w.sum(1).clamp_min(1)));
 }
 
 BertModelImpl::BertModelImpl(const BertConfig& cfg, bool add_pooler) {
@@ -329,7 +332,7 @@ BertOutput UnilmModelImpl::forward(const torch::Tensor& input_ids,
   auto x = bert->embeddings->forward(input_ids, token_type_ids, position_ids, 0);
   out.last_hidden_state = run_layers(x, bias, nullptr, nullptr, nullptr,
                                      output_hidden_states ? &out.hidden_states : nullptr);
-  if (bert->pooler) out.pooler_output = bert->pooler->forward(out.last_hidden_state);
+  if (bert->pooler) out.pooler_output = bert->pooler->forward(out.last_hidden_state, attention_mask);
   return out;
 }
 

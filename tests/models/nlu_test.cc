@@ -222,5 +222,68 @@ TEST(NluTest, BadTargetsAreInputErrors) {
   EXPECT_THROW(nlu_heads(NluHead::kClassify, 1), InputError);
 }
 
+
+// unieval_pooling "mean" (models/config.h): the pooler reads the mean of the unmasked positions,
+// so padding a row changes nothing; "cls" is BERT's x[:, 0]. The config round-trips and refuses
+// other values.
+TEST(NluTest, MeanPoolingAveragesTheUnmaskedPositionsOnly) {
+  torch::manual_seed(5);
+  BertConfig cfg = BertConfig::tiny(kVocab, 0.0);
+  cfg.pooling = "mean";
+  UnilmModel model(cfg, nlu_heads(NluHead::kClassify, 2));
+  model->eval();
+  torch::NoGradGuard ng;
+  // Row 0 has 5 real tokens, row 1 has 3 and 2 padding positions.
+  auto ids = torch::tensor({2, 11, 12, 13, 3, 2, 14, 3, 0, 0}, torch::kInt64).view({2, 5});
+  auto mask = torch::tensor({1, 1, 1, 1, 1, 1, 1, 1, 0, 0}, torch::kInt64).view({2, 5});
+  auto types = torch::zeros_like(ids);
+  BertOutput o = model->forward(ids, types, mask);
+  auto h = o.last_hidden_state;
+  auto dense = model->bert->pooler->dense;
+  auto want0 = torch::tanh(dense(h[0].mean(0)));
+  auto want1 = torch::tanh(dense(h[1].slice(0, 0, 3).mean(0)));
+  EXPECT_TRUE(torch::allclose(o.pooler_output[0], want0, 1e-5, 1e-6));
+  EXPECT_TRUE(torch::allclose(o.pooler_output[1], want1, 1e-5, 1e-6));
+  // The same row alone, unpadded, pools to the same vector.
+  BertOutput alone = model->forward(ids[1].slice(0, 0, 3).unsqueeze(0), types[1].slice(0, 0, 3).unsqueeze(0),
+                                    mask[1].slice(0, 0, 3).unsqueeze(0));
+  EXPECT_TRUE(torch::allclose(alone.pooler_output[0], o.pooler_output[1], 1e-5, 1e-6));
+  // "cls" on the same weights: BERT's first position, which differs from the mean.
+  BertConfig cls_cfg = BertConfig::tiny(kVocab, 0.0);
+  UnilmModel cls(cls_cfg, nlu_heads(NluHead::kClassify, 2));
+  {
+    auto src = model->named_parameters();
+    for (auto& item : cls->named_parameters()) item.value().copy_(src[item.key()]);
+  }
+  cls->eval();
+  BertOutput c = cls->forward(ids, types, mask);
+  EXPECT_TRUE(torch::allclose(c.pooler_output, torch::tanh(cls->bert->pooler->dense(c.last_hidden_state.select(1, 0))),
+                              1e-5, 1e-6));
+  EXPECT_FALSE(torch::allclose(c.pooler_output, o.pooler_output, 1e-3, 1e-3));
+  // Padding-invariant predictions through predict_nlu's length batching.
+  auto rows = classification_data(29, 9);
+  PredictOptions one, many;
+  one.batch_size = 1;
+  many.batch_size = 8;
+  auto a = predict_nlu(model, rows, NluHead::kClassify, one), b = predict_nlu(model, rows, NluHead::kClassify, many);
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (size_t k = 0; k < 2; ++k) EXPECT_NEAR(a[i].logits[k], b[i].logits[k], 1e-4);
+}
+
+TEST(NluTest, PoolingConfigRoundTripsAndRefusesOtherValues) {
+  BertConfig cfg = BertConfig::tiny(kVocab, 0.0);
+  EXPECT_FALSE(cfg.to_json().contains("unieval_pooling"));  // HF's layout unchanged for BERT's pooler
+  cfg.pooling = "mean";
+  const auto j = cfg.to_json();
+  EXPECT_EQ(j.at("unieval_pooling"), "mean");
+  EXPECT_EQ(BertConfig::from_json(j).pooling, "mean");
+  EXPECT_TRUE(BertConfig::from_json(j).unknown_fields.empty());
+  auto bad = j;
+  bad["unieval_pooling"] = "max";
+  EXPECT_THROW(BertConfig::from_json(bad, "c.json"), InputError);
+  bad["unieval_pooling"] = 3;
+  EXPECT_THROW(BertConfig::from_json(bad, "c.json"), InputError);
+}
+
 }  // namespace
 }  // namespace unieval::models
