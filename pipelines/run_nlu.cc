@@ -8,6 +8,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <sstream>
 
 #include "core/error.h"
 #include "core/io.h"
@@ -317,6 +318,33 @@ std::string bert_final_text(const std::string& pred_text, const std::string& ori
   return out;
 }
 
+SquadNoSpan squad_no_span(const std::string& task) {
+  if (task == "squad-v2") return {"", kSquadNoSpanScoreDiff};
+  return {"empty", 0.0};
+}
+
+std::string bert_pred_text(const std::vector<std::string>& pieces) {
+  // run_squad.py write_predictions: " ".join(tok_tokens), then replace(" ##", ""), then
+  // replace("##", "") (every remaining "##", so a span starting at "##man" reads "man"), then
+  // strip() and " ".join(split()).
+  std::string t;
+  for (size_t i = 0; i < pieces.size(); ++i) t += (i ? " " : "") + pieces[i];
+  auto replace_all = [](std::string& s, const std::string& from) {
+    std::string out;
+    for (size_t i = 0; i < s.size();) {
+      if (s.compare(i, from.size(), from) == 0) i += from.size();
+      else out.push_back(s[i++]);
+    }
+    s.swap(out);
+  };
+  replace_all(t, " ##");
+  replace_all(t, "##");
+  std::string out, word;
+  std::istringstream in(t);
+  while (in >> word) out += (out.empty() ? "" : " ") + word;
+  return out;
+}
+
 namespace {
 
 // The answer text of a predicted span: the whitespace words it covers, trimmed inside the first
@@ -327,10 +355,9 @@ std::string span_words(const QaAnswer& a, const TokDoc& d, const std::vector<std
   const int64_t ws = d.tok_to_word.at(a.tok_start), we = d.tok_to_word.at(a.tok_end);
   std::string s;
   for (int64_t w = ws; w <= we; ++w) s += (s.empty() ? "" : " ") + words[w];
-  std::vector<int32_t> pieces(d.ids.begin() + a.tok_start, d.ids.begin() + a.tok_end + 1);
-  models::DetokenizeOptions join;
-  join.clean_up_spaces = false;
-  return bert_final_text(tok.decode(pieces, join), s, tok);
+  std::vector<std::string> pieces;
+  for (int64_t t = a.tok_start; t <= a.tok_end; ++t) pieces.push_back(tok.vocab().token(d.ids.at(t)));
+  return bert_final_text(bert_pred_text(pieces), s, tok);
 }
 
 // A split read for one of the three task families.
@@ -422,13 +449,19 @@ struct SquadPreds {
   std::vector<std::pair<std::string, double>> diffs;         // null score - best span score
 };
 
-SquadPreds squad_preds(const QaSplit& q, const std::vector<QaAnswer>& ans, const models::WordPieceTokenizer& tok) {
+SquadPreds squad_preds(const QaSplit& q, const std::vector<QaAnswer>& ans, const models::WordPieceTokenizer& tok,
+                       const std::string& task) {
   SquadPreds s;
+  const SquadNoSpan none = squad_no_span(task);
   for (size_t i = 0; i < q.items.size(); ++i) {
+    if (ans[i].tok_start < 0) {  // no valid span in any window
+      s.answers.emplace_back(q.ids[i], none.text);
+      s.diffs.emplace_back(q.ids[i], none.score_diff);
+      continue;
+    }
     const std::string text = span_words(ans[i], q.docs[q.items[i].doc], (*q.contexts)[q.items[i].doc].words, tok);
     s.answers.emplace_back(q.ids[i], text);
-    const double diff = std::isfinite(ans[i].best_score) ? ans[i].null_score - ans[i].best_score : 1e6;
-    s.diffs.emplace_back(q.ids[i], diff);
+    s.diffs.emplace_back(q.ids[i], ans[i].null_score - ans[i].best_score);
   }
   return s;
 }
@@ -759,7 +792,7 @@ RunOutcome run_nlu_task(const RunOptions& in) {
     pred_path = (eval_dir / "pred.tsv").string();
     core::write_file_atomic(pred_path, tasks::glue_predictions_text(*eval.glue, p));
   } else if (eval.squad) {
-    SquadPreds sp_eval = squad_preds(eval_qa, decode_qa(eval_qa.items, eval_qf, eval_preds, no), tok);
+    SquadPreds sp_eval = squad_preds(eval_qa, decode_qa(eval_qa.items, eval_qf, eval_preds, no), tok, o.task);
     if (o.task == "squad-v2") {
       const std::string na_path = (eval_dir / "na_prob.json").string();
       core::write_file_atomic(na_path, tasks::squad_na_probs_json(sp_eval.diffs));
@@ -775,7 +808,7 @@ RunOutcome run_nlu_task(const RunOptions& in) {
         std::string tune_gold = gold_path;
         std::string tune_name = "eval";
         if (dev) {
-          sp_dev = squad_preds(dev_qa, decode_qa(dev_qa.items, dev_qf, dev_preds, no), tok);
+          sp_dev = squad_preds(dev_qa, decode_qa(dev_qa.items, dev_qf, dev_preds, no), tok, o.task);
           tune = &sp_dev;
           tune_gold = dev_gold_path;
           tune_name = "dev";

@@ -44,7 +44,9 @@
 // Answers: the best span over all windows of a question (n_best start x end candidates, length
 // <= max_answer_len), printed as the original text it covers, trimmed inside its first and last
 // whitespace word as BERT's get_final_text does ("1990s" where the pieces say "1990";
-// bert_final_text below).
+// bert_final_text below), from the pieces' text as run_squad.py builds it (bert_pred_text: every
+// "##" dropped, so a span starting inside a word maps to that word's tail). A question with no
+// valid span in any window: squad_no_span below.
 // SQuAD 2.0 no-answer: score_diff = null score (min over windows of [CLS] start + end) - best
 // span score. The threshold is chosen on the tuning split (an explicit --dev-split, else the
 // eval split itself, as BERT's run_squad and the official best_f1_thresh do): the official
@@ -61,6 +63,26 @@ namespace unieval::pipelines {
 
 // The run for an understanding task (run_task calls it for tasks::is_nlu_task).
 RunOutcome run_nlu_task(const RunOptions& opts);
+
+// The text run_squad.py (google-research/bert, write_predictions) hands to get_final_text for the
+// WordPiece tokens of a span: " ".join(tokens), " ##" removed, then every remaining "##" removed
+// (a span starting at "##man" reads "man"), spaces collapsed. {"##man", ",", "viking"} ->
+// "man , viking"; get_final_text then maps that into the span's words ("Norseman, Viking" ->
+// "man, Viking").
+std::string bert_pred_text(const std::vector<std::string>& pieces);
+
+// A SQuAD question none of whose windows holds a valid span (every n-best start/end pair outside
+// the document, reversed, longer than max_answer_len, or its start not at its max-context window).
+// run_squad.py writes its nonce "empty" for SQuAD 1.1 and crashes for SQuAD 2.0
+// (best_non_null_entry is None); unieval predicts, for squad: "empty" as run_squad.py does; for
+// squad-v2: no answer, "" with score_diff = kSquadNoSpanScoreDiff (above any threshold the
+// best_f1_thresh search can pick from real spans, so the question stays no-answer).
+inline constexpr double kSquadNoSpanScoreDiff = 1e6;
+struct SquadNoSpan {
+  std::string text;        // the predicted text
+  double score_diff = 0;   // null score - best span score (squad-v2's na_prob)
+};
+SquadNoSpan squad_no_span(const std::string& task);
 
 // BERT's get_final_text (run_squad.py): the predicted pieces' text `pred_text` ("##" joined,
 // one space between tokens) located in the BasicTokenizer tokens of `orig_text` (the whitespace
