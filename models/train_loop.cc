@@ -294,7 +294,8 @@ EpochBatches fine_tuning_batches(std::vector<int64_t> lengths, const TrainOption
 }
 
 LoopOptions loop_options(const TrainOptions& opts, const EpochBatches& batches) {
-  return loop_options_for(opts, batches.total_steps(opts.epochs, opts.max_steps));
+  // no_train: a schedule of zero steps; run_train_loop then checkpoints the initial model.
+  return loop_options_for(opts, opts.no_train ? 0 : batches.total_steps(opts.epochs, opts.max_steps));
 }
 
 }  // namespace unieval::models

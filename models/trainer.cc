@@ -34,6 +34,7 @@ ojson TrainOptions::to_json() const {
   models::to_json(optim, j);
   j["epochs"] = epochs;
   j["max_steps"] = max_steps;
+  if (no_train) j["no_train"] = true;  // (absent when off: earlier runs' options stay equal)
   j["warmup_steps"] = warmup_steps;
   j["warmup_ratio"] = warmup_ratio;
   j["max_grad_norm"] = max_grad_norm;
@@ -81,6 +82,7 @@ void TrainOptions::update_from_json(const nlohmann::json& j, const std::string& 
   models::update_from_json(optim, j, source);
   num("epochs", epochs);
   num("max_steps", max_steps);
+  boolean("no_train", no_train);
   num("warmup_steps", warmup_steps);
   num("warmup_ratio", warmup_ratio);
   num("max_grad_norm", max_grad_norm);

@@ -41,6 +41,8 @@
 // | optim              | AdamW   | models/optim.h (lr, betas, eps, weight decay)                 |
 // | epochs             | 1       | passes over the training set                                  |
 // | max_steps          | 0       | > 0: stop after this many optimizer steps (schedule total)    |
+// | no_train           | false   | zero steps: the checkpoint is the initial model (--no-train,  |
+// |                    |         | --steps 0), so a run only evaluates it                        |
 // | warmup_steps       | -1      | ≥ 0: warm-up steps; -1: warmup_ratio · total                  |
 // | warmup_ratio       | 0.1     | warm-up as a fraction of the total steps                      |
 // | max_grad_norm      | 1.0     | clip the global gradient norm (≤ 0: off)                      |
@@ -94,6 +96,7 @@ struct TrainOptions {
   OptimizerOptions optim;          // update rule and its hyper-parameters
   int64_t epochs = 1;              // passes over the data
   int64_t max_steps = 0;           // > 0: total optimizer steps
+  bool no_train = false;           // zero optimizer steps (evaluate-only runs); overrides max_steps/epochs
   int64_t warmup_steps = -1;       // -1: warmup_ratio · total
   double warmup_ratio = 0.1;       // used when warmup_steps < 0
   double max_grad_norm = 1.0;      // gradient clipping (≤ 0: off)

@@ -246,6 +246,36 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
 
 // --arch ernie-gen: ERNIE-GEN's preset (Table 1) with the flags on top, multi-flow fine-tuning and
 // infilling decoding, a valid result.
+// Evaluate-only runs (#38): --no-train and --steps 0 (zero, not "unset": the preset's epochs
+// would run) make zero optimizer steps; the checkpoint is the initial model, decoded and scored.
+// A run from that checkpoint with --model ... --no-train decodes the same hypotheses.
+TEST_F(RunCliTest, NoTrainAndStepsZeroEvaluateTheInitialModel) {
+  for (const std::string arch : {"unilm", "ernie-gen"}) {
+    SCOPED_TRACE(arch);
+    auto a = run_cli(run_cmd("nt-" + arch, "--arch " + arch + " --no-train"));
+    ASSERT_EQ(a.exit_code, 0) << a.err << a.out;
+    nlohmann::json j = last_json_line(a.out);
+    expect_valid_result(j);
+    EXPECT_EQ(j["run"]["train"]["steps"], 0);
+    EXPECT_EQ(j["run"]["train"]["total_steps"], 0);
+    const auto st = nlohmann::json::parse(core::read_file(path("nt-" + arch + "/checkpoint/trainer_state.json")));
+    EXPECT_EQ(st["step"], 0);
+    auto b = run_cli(run_cmd("s0-" + arch, "--arch " + arch, "qg", 0));
+    ASSERT_EQ(b.exit_code, 0) << b.err << b.out;
+    EXPECT_EQ(last_json_line(b.out)["run"]["train"]["total_steps"], 0);
+    EXPECT_EQ(core::read_file(path("nt-" + arch + "/eval/hyp.txt")), core::read_file(path("s0-" + arch + "/eval/hyp.txt")));
+    auto c = run_cli("run --task squad-qg --data " + shq(path("qg")) + " --out " + shq(path("ck-" + arch)) + " --model " +
+                     shq(path("nt-" + arch + "/checkpoint")) + " --arch " + arch +
+                     " --no-train --eval-limit 40 --max-src-len 12 --max-tgt-len 10 --max-len 10 --threads 2 --no-progress"
+                     " --json --skip-metric meteor");
+    ASSERT_EQ(c.exit_code, 0) << c.err << c.out;
+    EXPECT_EQ(last_json_line(c.out)["run"]["train"]["total_steps"], 0);
+    EXPECT_EQ(core::read_file(path("nt-" + arch + "/eval/hyp.txt")), core::read_file(path("ck-" + arch + "/eval/hyp.txt")));
+  }
+  auto neg = run_cli(run_cmd("neg", "", "qg", -1));
+  EXPECT_EQ(neg.exit_code, 2) << neg.err;
+}
+
 TEST_F(RunCliTest, ErnieGenArchTrainsDecodesAndScores) {
   auto r = run_cli(run_cmd("eg", "--arch ernie-gen --noise-prob 0.2", "qg", 60, 20));
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;

@@ -141,6 +141,23 @@ TEST_F(RunGptTest, Sst2WithAuxiliaryLmThenZeroShotFromItsCheckpoint) {
 
 // Data parallel (--nproc 2, Gloo): the two micro-batches of each step on two ranks give the
 // one-process run's training log, predictions and score; zero-shot trains nothing and refuses it.
+// Evaluate-only (#38): --no-train and --steps 0 make zero optimizer steps.
+TEST_F(RunGptTest, NoTrainAndStepsZeroPredictWithTheInitialModel) {
+  std::string tsv = "sentence\tlabel\n";
+  for (int i = 0; i < 40; ++i) tsv += words(2) + " good \t1\n" + words(2) + " bad \t0\n";
+  tmp.write("SST-2/dev.tsv", tsv);
+  for (const std::string flag : {"--no-train", "--steps 0"}) {
+    const std::string out = flag == "--no-train" ? "NT" : "S0";
+    auto r = run_cli("run --task glue-sst2 --data " + shq(path("SST-2")) + " --train-split 'dev[:60]' --eval-split 'dev[60:]'" +
+                     " --out " + shq(path(out)) + " " + flag + model_flags());
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    const auto st = nlohmann::json::parse(core::read_file(path(out + "/checkpoint/trainer_state.json")));
+    EXPECT_EQ(st["step"], 0) << flag;
+    EXPECT_EQ(st["total_steps"], 0) << flag;
+  }
+  EXPECT_EQ(core::read_file(path("NT/eval/pred.tsv")), core::read_file(path("S0/eval/pred.tsv")));
+}
+
 TEST_F(RunGptTest, TwoRanksEqualOneProcess) {
   std::string tsv = "sentence\tlabel\n";
   for (int i = 0; i < 160; ++i) {

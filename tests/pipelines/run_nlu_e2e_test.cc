@@ -129,6 +129,25 @@ TEST_F(RunNluTest, Sst2FromOneDevFileInTwoHalves) {
 
 // Data parallel (--nproc 2, Gloo): two ranks split each step's micro-batches and reproduce the
 // one-process run: the same training log, predictions and accuracy; rank 0 alone writes RUN.
+// Evaluate-only (#38): --no-train and --steps 0 make zero optimizer steps and predict with the
+// initial model; the same predictions either way.
+TEST_F(RunNluTest, NoTrainAndStepsZeroPredictWithTheInitialModel) {
+  std::string tsv = "sentence\tlabel\n";
+  for (int i = 0; i < 60; ++i) tsv += words(3) + " good \t1\n" + words(2) + " bad \t0\n";
+  tmp.write("SST-2/dev.tsv", tsv);
+  const std::string base = "run --task glue-sst2 --data " + shq(path("SST-2")) + " --train-split 'dev[:80]' --eval-split 'dev[80:]'" +
+                           " --batch-size 16 --lr 2e-3 --max-seq-len 32" + model_flags();
+  for (const std::string flag : {"--no-train", "--steps 0"}) {
+    const std::string out = flag == "--no-train" ? "NT" : "S0";
+    auto r = run_cli(base + " --out " + shq(path(out)) + " " + flag);
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    const auto st = nlohmann::json::parse(core::read_file(path(out + "/checkpoint/trainer_state.json")));
+    EXPECT_EQ(st["step"], 0) << flag;
+    EXPECT_EQ(st["total_steps"], 0) << flag;
+  }
+  EXPECT_EQ(core::read_file(path("NT/eval/pred.tsv")), core::read_file(path("S0/eval/pred.tsv")));
+}
+
 TEST_F(RunNluTest, TwoRanksEqualOneProcess) {
   std::string tsv = "sentence\tlabel\n";
   for (int i = 0; i < 200; ++i) {

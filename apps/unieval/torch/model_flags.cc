@@ -11,7 +11,8 @@ void add_train_flags(po::options_description& desc) {
   desc.add_options()
       ("lr", po::value<double>(), "peak learning rate")
       ("epochs", po::value<int64_t>(), "epochs")
-      ("steps", po::value<int64_t>(), "total optimizer steps (overrides epochs)")
+      ("steps", po::value<int64_t>(), "total optimizer steps (overrides epochs; 0 = no training, as --no-train)")
+      ("no-train", po::bool_switch(), "zero optimizer steps: the run's checkpoint is the initial model, evaluated as is")
       ("warmup", po::value<double>(), "warm-up: steps if >= 1, else a fraction of the total")
       ("batch-tokens", po::value<int64_t>(), "token budget per micro-batch")
       ("batch-size", po::value<int64_t>(), "examples per micro-batch cap (0 = none)")
@@ -47,7 +48,13 @@ void add_train_flags(po::options_description& desc) {
 void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t, std::optional<double>& dropout) {
   if (vm.count("lr")) t.optim.lr = vm["lr"].as<double>();
   if (vm.count("epochs")) t.epochs = vm["epochs"].as<int64_t>();
-  if (vm.count("steps")) t.max_steps = vm["steps"].as<int64_t>();
+  if (vm.count("steps")) {
+    const int64_t s = vm["steps"].as<int64_t>();
+    if (s < 0) throw InputError("--steps must be >= 0");
+    if (s == 0) t.no_train = true;  // zero means zero (not "unset": the preset's epochs would run)
+    else t.max_steps = s;
+  }
+  if (vm["no-train"].as<bool>()) t.no_train = true;
   if (vm.count("warmup")) {
     const double w = vm["warmup"].as<double>();
     if (w < 0) throw InputError("--warmup must be >= 0");
