@@ -135,12 +135,36 @@ void TrainOptions::validate() const {
 // ---- loss ------------------------------------------------------------------------------------
 
 std::pair<torch::Tensor, torch::Tensor> label_smoothed_nll(const torch::Tensor& logits, const torch::Tensor& labels,
-                                                           double eps) {
+                                                           double eps, torch::Tensor* unilm_kl) {
   torch::Tensor lp = torch::log_softmax(logits.to(torch::kFloat), -1);
   torch::Tensor nll = -lp.gather(1, labels.view({-1, 1})).squeeze(1);
   torch::Tensor loss = nll;
   if (eps > 0) loss = (1.0 - eps) * nll - eps * lp.mean(-1);
+  if (unilm_kl) {
+    torch::NoGradGuard no_grad;
+    *unilm_kl = unilm_smoothed_kl(lp.detach(), labels, eps);
+  }
   return {loss.mean(), nll.mean()};
+}
+
+torch::Tensor unilm_smoothed_kl(const torch::Tensor& log_probs, const torch::Tensor& labels, double eps) {
+  if (log_probs.size(0) == 0) return torch::zeros({}, log_probs.options().dtype(torch::kFloat));
+  return unilm_smoothed_kl_rows(log_probs, labels, eps).mean();
+}
+
+torch::Tensor unilm_smoothed_kl_rows(const torch::Tensor& log_probs, const torch::Tensor& labels, double eps) {
+  const torch::Tensor lp = log_probs.to(torch::kFloat);
+  const torch::Tensor y = labels.view({-1, 1});
+  const torch::Tensor lp_y = lp.gather(1, y).squeeze(1);
+  const torch::Tensor keep = (labels.view({-1}) != 0).to(torch::kFloat);
+  if (eps <= 0) return -lp_y;  // modeling.py: CrossEntropyLoss(reduction='none'), no ignore_index
+  const int64_t V = lp.size(1);
+  const double s = eps / double(V - 2);  // LabelSmoothingLoss: smoothing_value = eps / (V - 2)
+  // KL = sum_v q_v (log q_v - lp_v); F.kl_div counts 0 where q_v = 0.
+  const double q_log_q = (eps < 1.0 ? (1.0 - eps) * std::log(1.0 - eps) : 0.0) + eps * std::log(s);
+  const torch::Tensor others = lp.sum(1) - lp_y - lp.select(1, 0);
+  const torch::Tensor kl = q_log_q - (1.0 - eps) * lp_y - s * others;
+  return kl * keep;
 }
 
 // ---- run directory ---------------------------------------------------------------------------
@@ -455,7 +479,7 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
       masked_total += micro.back().labels.size(0);
       if (owns_micro_batch(j)) r.tokens += micro.back().tokens;
     }
-    double nll_sum = 0, span_sum = 0;
+    double nll_sum = 0, span_sum = 0, kl_sum = 0;
     // The micro-batches' (loss, nll), read back once after the last backward: a read per
     // micro-batch would make the host wait for each backward before queuing the next batch (on
     // CUDA). The sums run in double, in micro-batch order, as the values were before.
@@ -478,27 +502,33 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
       BertOutput out = model->forward(b.input_ids.to(device), b.token_type_ids.to(device), b.attention_mask.to(device));
       const int64_t H = out.last_hidden_state.size(-1);
       torch::Tensor h = out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device));
-      auto [loss, nll] = label_smoothed_nll(model->mlm_logits(h), b.labels.to(device), opts.label_smoothing);
+      torch::Tensor kl;
+      auto [loss, nll] = label_smoothed_nll(model->mlm_logits(h), b.labels.to(device), opts.label_smoothing, &kl);
       const double w = double(b.labels.size(0)) / double(masked_total);
       backward_micro_batch(loss * w, j, n_micro);
-      pending.push_back(torch::stack({loss.detach().to(torch::kDouble), nll.detach().to(torch::kDouble)}));
+      pending.push_back(torch::stack({loss.detach().to(torch::kDouble), nll.detach().to(torch::kDouble),
+                                      kl.to(torch::kDouble)}));
       pending_w.push_back(w);
     }
     if (!pending.empty()) {
       const torch::Tensor host = torch::stack(pending).to(torch::kCPU).contiguous();
       const double* v = host.data_ptr<double>();
       for (size_t i = 0; i < pending_w.size(); ++i) {
-        r.loss += v[2 * i] * pending_w[i];
-        nll_sum += v[2 * i + 1] * pending_w[i];
+        r.loss += v[3 * i] * pending_w[i];
+        nll_sum += v[3 * i + 1] * pending_w[i];
+        kl_sum += v[3 * i + 2] * pending_w[i];
       }
     }
     r.log["epoch"] = batches.epoch();
     r.log["loss"] = r.loss;
     r.log["nll"] = nll_sum;
+    // UniLM: the value run_seq2seq.py shows (KL-form label smoothing; unilm_smoothed_kl).
+    if (!ernie) r.log["loss_unilm"] = kl_sum;
     if (ernie && eg.lambda < 1.0) r.log["span_nll"] = span_sum;
     r.log_tail["tokens"] = r.tokens;
     r.log_tail["masked"] = masked_total;
     if (world > 1) r.summed = {"loss", "nll", "tokens"};
+    if (world > 1 && !ernie) r.summed.push_back("loss_unilm");
     if (world > 1 && ernie && eg.lambda < 1.0) r.summed.push_back("span_nll");
     return r;
   };

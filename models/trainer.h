@@ -1,5 +1,6 @@
 #pragma once
-// Follows PyTorch (BSD-3-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows PyTorch (BSD-3-Clause) and UniLM (MIT; the logged loss_unilm) behaviour; clean-room, see
+// THIRD_PARTY_NOTICES.md.
 // UniLM sequence-to-sequence fine-tuning (UniLM §2.5, §3) with resumable run directories.
 //
 // One optimizer step = `accum` micro-batches (batches by token budget, models/seq2seq_data.h);
@@ -126,9 +127,23 @@ struct TrainOptions {
 };
 
 // Label-smoothed cross-entropy, mean over rows. logits [N,V] (any float dtype), labels [N].
-// Returns {smoothed loss, plain NLL (for reporting)}.
+// Returns {smoothed loss, plain NLL (for reporting)}. With `unilm_kl`, also the value UniLM v1
+// logs for the same logits (unilm_smoothed_kl below), detached.
 std::pair<torch::Tensor, torch::Tensor> label_smoothed_nll(const torch::Tensor& logits,
-                                                           const torch::Tensor& labels, double eps);
+                                                           const torch::Tensor& labels, double eps,
+                                                           torch::Tensor* unilm_kl = nullptr);
+
+// The masked-LM loss as UniLM v1 computes and logs it (microsoft/unilm unilm-v1/src
+// pytorch_pretrained_bert/modeling.py LabelSmoothingLoss, with eps > 0; plain NLL when eps = 0),
+// mean over rows: KL(q || p) with q = 1 - eps on the label, eps / (V - 2) on every other token but
+// id 0 ([PAD], ignore_index), 0 on [PAD]; a row labelled 0 counts 0 (with eps = 0 it counts its NLL,
+// as modeling.py's CrossEntropyLoss has no ignore_index). log_probs [N,V] float, labels [N].
+// It is not our training loss: "loss" is the cross-entropy to (1 - eps)·onehot + eps/V, which
+// exceeds it by about H(q) (1.3526 nats for eps 0.1, V 28996) and differs slightly in the gradient
+// (eps spread over V - 2 tokens, not V). log.jsonl carries both: "loss" and "loss_unilm".
+torch::Tensor unilm_smoothed_kl(const torch::Tensor& log_probs, const torch::Tensor& labels, double eps);
+// The same per row [N] (differentiable), before the mean.
+torch::Tensor unilm_smoothed_kl_rows(const torch::Tensor& log_probs, const torch::Tensor& labels, double eps);
 
 // The run directory layout above.
 class RunDir {

@@ -114,6 +114,49 @@ TEST(LossTest, LabelSmoothingMatchesTorchCrossEntropy) {
   EXPECT_NEAR(nll.item<double>(), ref_nll.item<double>(), 1e-6);
 }
 
+// UniLM v1's LabelSmoothingLoss (unilm-v1/src/pytorch_pretrained_bert/modeling.py) written out as
+// the module does it: one_hot = full(eps / (V - 2)), one_hot[0] = 0, scatter(label, 1 - eps), rows
+// labelled 0 zeroed, F.kl_div(log_probs, q, reduction='none').sum(-1) (0 where q = 0).
+torch::Tensor unilm_reference_kl(const torch::Tensor& logits, const torch::Tensor& labels, double eps) {
+  const int64_t V = logits.size(1);
+  torch::Tensor lp = torch::log_softmax(logits.to(torch::kDouble), -1);
+  torch::Tensor q = torch::full({logits.size(0), V}, eps / double(V - 2), torch::kDouble);
+  q.select(1, 0).fill_(0.0);
+  q.scatter_(1, labels.view({-1, 1}), 1.0 - eps);
+  q.masked_fill_((labels == 0).view({-1, 1}), 0.0);
+  torch::Tensor term = torch::where(q > 0, q * (q.clamp_min(1e-300).log() - lp), torch::zeros_like(q));
+  return term.sum(1).mean();
+}
+
+TEST(LossTest, UnilmKlMatchesTheOfficialLabelSmoothingLoss) {
+  torch::manual_seed(1);
+  torch::Tensor logits = torch::randn({7, 13});
+  torch::Tensor labels = torch::tensor({3, 0, 12, 5, 1, 7, 3}, torch::kInt64);  // one [PAD] row: counts 0
+  for (double eps : {0.1, 0.3}) {
+    torch::Tensor kl;
+    auto [loss, nll] = label_smoothed_nll(logits, labels, eps, &kl);
+    EXPECT_NEAR(kl.item<double>(), unilm_reference_kl(logits, labels, eps).item<double>(), 1e-5) << eps;
+    EXPECT_FALSE(kl.requires_grad());
+    // Not our training loss (cross-entropy to the uniformly smoothed distribution).
+    EXPECT_GT(std::abs(loss.item<double>() - kl.item<double>()), 0.1) << eps;
+  }
+  // eps = 0: modeling.py uses CrossEntropyLoss(reduction='none'), the plain NLL of every row.
+  torch::Tensor kl0;
+  auto [l0, n0] = label_smoothed_nll(logits, labels, 0.0, &kl0);
+  EXPECT_NEAR(kl0.item<double>(), n0.item<double>(), 1e-6);
+  // The gap: with uniform logits over V = 28996 (lp = -log V everywhere) ours is log V and
+  // the official KL is log V - H(q), H(q) = 1.3526 nats.
+  const int64_t V = 28996;
+  torch::Tensor flat = torch::zeros({1, V});
+  torch::Tensor one = torch::tensor({100}, torch::kInt64);
+  torch::Tensor klu;
+  auto [lu, nu] = label_smoothed_nll(flat, one, 0.1, &klu);
+  const double h = -(0.9 * std::log(0.9) + 0.1 * std::log(0.1 / (V - 2)));  // H(q) = 1.3526
+  EXPECT_NEAR(h, 1.3526, 1e-4);
+  EXPECT_NEAR(klu.item<double>(), std::log(double(V)) - h, 1e-4);
+  EXPECT_NEAR(lu.item<double>() - klu.item<double>(), h, 1e-4);  // ours = official + 1.3526 here
+}
+
 // A tiny generated task, tokenised by word index.
 std::vector<Seq2SeqExample> tiny_task(int64_t* vocab) {
   SyntheticTaskOptions o;
@@ -239,7 +282,15 @@ TEST(TrainerTest, ResumeEqualsUninterruptedRun) {
   std::ifstream log(part.file("log.jsonl"));
   std::string line;
   int64_t expect = 1;
-  while (std::getline(log, line)) EXPECT_EQ(nlohmann::json::parse(line)["step"].get<int64_t>(), expect++);
+  while (std::getline(log, line)) {
+    const auto j = nlohmann::json::parse(line);
+    EXPECT_EQ(j["step"].get<int64_t>(), expect++);
+    // Both losses (#38): ours (cross-entropy to the smoothed distribution) and UniLM's KL form,
+    // below it by about H(q) on this vocabulary.
+    ASSERT_TRUE(j.contains("loss_unilm")) << line;
+    EXPECT_LT(j["loss_unilm"].get<double>(), j["loss"].get<double>()) << line;
+    EXPECT_GT(j["loss_unilm"].get<double>(), 0.0) << line;
+  }
   EXPECT_EQ(expect, 9);
   // The checkpoint holds safetensors weights that load back to the same parameters.
   UnilmModel d = fresh_model(vocab);

@@ -5,6 +5,10 @@
 #include <string>
 
 #include "apps/unieval/commands.h"
+#include "core/io.h"
+#include "models/checkpoint.h"
+#include "models/device.h"
+#include "models/parity_step.h"
 #include "results/run_summary.h"
 #include "apps/unieval/torch/model_flags.h"
 #include "core/error.h"
@@ -41,12 +45,66 @@ std::string finetune_usage() {
          "presets (UniLM §3, ERNIE-GEN Table 1):\n" +
          tasks::presets_help() +
          "\n"
+         "--parity-dump BATCH.json --model CKPT --out DIR: one step on a given batch, for parity checks\n"
+         "(unieval finetune --parity-dump --help).\n"
+         "\n"
          "example: unieval finetune --task gigaword --preset gigaword --model unilm-base --data gigaword --out run1";
+}
+
+std::string parity_usage() {
+  return "usage: unieval finetune --parity-dump BATCH.json --model CKPT --out DIR [--device cpu|cuda] [--threads N]\n"
+         "\n"
+         "One training step of the masked-LM objective on a batch given in full (input ids, segments, the\n"
+         "attention mask, masked positions and labels, and the step's options: loss unilm|ours, label\n"
+         "smoothing, lr and schedule, BertAdam-style per-parameter or global clipping, steps), for\n"
+         "comparing with the official code (models/parity_step.h has the file format). Writes\n"
+         "DIR/parity.json (per step: lr, loss, loss_unilm, loss_ours, gradient norm per parameter before\n"
+         "clipping) and DIR/model.safetensors (the updated weights).";
+}
+
+// `finetune --parity-dump`: its own flags (no task, data or run directory).
+int finetune_parity_dump(const Args& args) {
+  po::options_description desc("finetune --parity-dump options");
+  desc.add_options()
+      ("parity-dump", po::value<std::string>()->required(), "batch JSON (models/parity_step.h)")
+      ("model", po::value<std::string>()->required(), "checkpoint: directory, .safetensors or .bin (with config.json)")
+      ("out", po::value<std::string>()->required(), "directory for parity.json and model.safetensors")
+      ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")
+      ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)");
+  auto vm = parse(args, desc, parity_usage());
+  const std::string batch_path = vm["parity-dump"].as<std::string>();
+  models::ParityStepOptions o;
+  nlohmann::json batch_json;
+  try {
+    batch_json = nlohmann::json::parse(core::read_file(batch_path));
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError(batch_path, 0, std::string("not JSON: ") + e.what());
+  }
+  const models::ParityBatch batch = models::parity_batch_from_json(batch_json, batch_path, &o);
+  models::DeviceOptions dev;
+  dev.device = vm["device"].as<std::string>();
+  dev.threads = vm["threads"].as<int>();
+  dev.precision = "fp32";
+  const models::Runtime rt = models::configure_runtime(dev);
+  models::UnilmModel model = models::load_checkpoint(vm["model"].as<std::string>());
+  model->to(rt.device);
+  const auto steps = models::parity_step(model, batch, o);
+  const std::filesystem::path out = vm["out"].as<std::string>();
+  std::filesystem::create_directories(out);
+  core::write_file_atomic((out / "parity.json").string(), models::parity_report_json(o, steps).dump(2) + "\n");
+  models::save_weights(*model, (out / "model.safetensors").string());
+  for (const auto& s : steps)
+    std::cout << "parity: step " << s.step << " lr " << s.lr << " loss " << s.loss << " (unilm " << s.loss_unilm
+              << ", ours " << s.loss_ours << ") grad_norm " << s.grad_norm << "\n";
+  std::cout << "wrote " << (out / "parity.json").string() << " and " << (out / "model.safetensors").string() << "\n";
+  return 0;
 }
 
 }  // namespace
 
 int cmd_finetune(const Args& args) {
+  for (const auto& a : args)
+    if (a == "--parity-dump" || a.rfind("--parity-dump=", 0) == 0) return finetune_parity_dump(args);
   po::options_description desc("finetune options");
   desc.add_options()
       ("task", po::value<std::string>()->default_value(""), "task name (recorded; e.g. gigaword)")
