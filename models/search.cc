@@ -9,6 +9,8 @@
 #include <random>
 
 #include "core/error.h"
+#include "core/utf8.h"
+#include "models/tokenizer/wordpiece.h"
 #include "models/row_ops.h"
 
 namespace unieval::models {
@@ -61,6 +63,8 @@ void validate(const SearchOptions& o) {
     throw InputError("--search must be exact or unilm (got '" + o.algorithm + "')");
   if (o.trace_alpha < 0) throw InputError("--trace-alpha must be >= 0");
   if (o.trace_alpha > 0 && o.algorithm != "unilm") throw InputError("--trace-alpha needs --search unilm");
+  if (o.trace_selection != "official" && o.trace_selection != "intended")
+    throw InputError("--trace-selection must be official or intended (got '" + o.trace_selection + "')");
   if (o.algorithm == "unilm" && o.n_best != 1) throw InputError("--search unilm returns one hypothesis (--n-best 1)");
 }
 
@@ -389,7 +393,7 @@ std::vector<std::vector<Hypothesis>> beam_search(StepScorer& scorer, int64_t n_e
 
 std::vector<std::vector<Hypothesis>> greedy_or_sample(StepScorer& scorer,
                                                       const std::vector<int64_t>& example_ids,
-                                                      int64_t eos, const SearchOptions& opts) {
+                                                      int64_t eos, const SearchOptions& opts, int64_t end2) {
   validate(opts);
   const int64_t n = static_cast<int64_t>(example_ids.size());
   std::vector<std::vector<Hypothesis>> out(n);
@@ -458,10 +462,11 @@ std::vector<std::vector<Hypothesis>> greedy_or_sample(StepScorer& scorer,
       }
       cur.log_prob += model_lp[pick];
       const int64_t len = static_cast<int64_t>(cur.tokens.size()) + 1;
-      if (pick == eos || step + 1 == opts.max_len) {
-        if (pick != eos) cur.tokens.push_back(pick);
+      const bool ended = pick == eos || (end2 >= 0 && pick == end2);
+      if (ended || step + 1 == opts.max_len) {
+        if (!ended) cur.tokens.push_back(pick);
         out[cur.example].push_back(
-            {cur.tokens, cur.log_prob, length_normalised(cur.log_prob, len, opts.length_penalty), pick == eos});
+            {cur.tokens, cur.log_prob, length_normalised(cur.log_prob, len, opts.length_penalty), ended});
         continue;
       }
       cur.tokens.push_back(pick);
@@ -476,8 +481,141 @@ std::vector<std::vector<Hypothesis>> greedy_or_sample(StepScorer& scorer,
   return out;
 }
 
+std::pair<int64_t, int64_t> python_set_order(int64_t a, int64_t b) {
+  // CPython setobject.c set_add_entry on an empty 8-slot table (mask 7; no linear probing there,
+  // as i + LINEAR_PROBES > mask): a goes to slot a & 7; b starts at b & 7 and, while the slot is
+  // taken, perturb >>= 5, i = (i * 5 + 1 + perturb) & 7. Iteration runs over the slots in order.
+  if (a == b) return {a, b};
+  const uint64_t sa = static_cast<uint64_t>(a) & 7;
+  uint64_t i = static_cast<uint64_t>(b) & 7, perturb = static_cast<uint64_t>(b);
+  while (i == sa) {
+    perturb >>= 5;
+    i = (i * 5 + 1 + perturb) & 7;
+  }
+  return i < sa ? std::make_pair(b, a) : std::make_pair(a, b);
+}
+
+namespace {
+
+// Unicode general category P* (unicodedata.category(c).startswith('P')): outside ASCII, BERT's
+// punctuation class is exactly P*; in ASCII it also holds the symbols $ + < = > ^ ` | ~ (S*).
+bool is_unicode_punctuation(char32_t cp) {
+  if (cp < 0x80) {
+    static const std::string kAsciiP = "!\"#%&'()*,-./:;?@[\\]_{}";
+    return kAsciiP.find(static_cast<char>(cp)) != std::string::npos;
+  }
+  return (char_class(static_cast<uint32_t>(cp)) & kCharPunct) != 0;
+}
+
+}  // namespace
+
+size_t simple_postprocess_keep(const std::vector<std::string>& words) {
+  size_t n = words.size();
+  auto single_punct = [](const std::string& w) {
+    if (w.empty()) return false;
+    size_t i = 0;
+    const char32_t cp = core::next_code_point(w, i);
+    return i == w.size() && is_unicode_punctuation(cp);
+  };
+  while (n > 4 && single_punct(words[n - 1]) && words[n - 2] == words[n - 1] && words[n - 3] == words[n - 1] &&
+         words[n - 4] == words[n - 1])
+    n -= 3;
+  return n;
+}
+
+std::vector<int32_t> simple_postprocess_pieces(const Vocab& vocab, const std::vector<int32_t>& pieces) {
+  // gen_seq_from_trace.py detokenize: a "##" piece joins the word before (a leading one is a word).
+  std::vector<std::string> words;
+  std::vector<size_t> word_start;  // index of each word's first piece
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const std::string& p = vocab.token(pieces[i]);
+    if (p.size() > 2 && p.compare(0, 2, "##") == 0 && !words.empty()) {
+      words.back() += p.substr(2);
+    } else {
+      words.push_back(p);
+      word_start.push_back(i);
+    }
+  }
+  const size_t keep = simple_postprocess_keep(words);
+  if (keep == words.size()) return pieces;
+  return std::vector<int32_t>(pieces.begin(), pieces.begin() + static_cast<std::ptrdiff_t>(word_start[keep]));
+}
+
+std::vector<std::string> official_greedy_ignores(const SearchOptions& opts) {
+  std::vector<std::string> out;
+  if (opts.sample || opts.beam != 1 || opts.algorithm != "unilm") return out;
+  if (opts.min_len > 0) out.push_back("min_len " + std::to_string(opts.min_len));
+  if (opts.no_repeat_ngram > 0) out.push_back("no_repeat_ngram " + std::to_string(opts.no_repeat_ngram));
+  return out;
+}
+
+namespace {
+
+// gen_seq_from_trace.py get_best_sequence with --alpha as the script runs (see search.h): frames
+// 0..T-1 of the trace, then decode_seq2seq.py's padding frames (token 0, score 0), of which one
+// stands for all (they are identical and none is ever a candidate).
+Hypothesis best_from_trace_official(const BeamTrace& t, int64_t sep, int64_t pad, const SearchOptions& opts) {
+  const auto [eos_o, pad_o] = python_set_order(sep, pad);
+  (void)eos_o;  // the script only tests membership of {eos_id, pad_id}, whichever is which
+  const int64_t T = static_cast<int64_t>(t.wids.size());
+  const size_t K = T > 0 ? t.wids[0].size() : 0;
+  auto is_end = [&](int64_t w) { return w == sep || w == pad; };
+  auto frame_all = [&](int64_t f, auto pred) {
+    if (f >= T) return pred(int64_t{0});  // a padding frame: every token is 0
+    for (int64_t w : t.wids[f])
+      if (!pred(w)) return false;
+    return true;
+  };
+  int64_t last = T;  // no qualifying frame: the last padding frame, equivalent to the first
+  for (int64_t f = 0; f <= T; ++f)
+    if (frame_all(f, is_end)) {
+      last = f;
+      break;
+    }
+  while (last >= 0 && frame_all(last, [&](int64_t w) { return w == pad_o; })) --last;
+  double best = kNegInf;
+  int64_t frame = -1, pos = -1;
+  for (int64_t f = 0; f <= last && f < T; ++f) {
+    for (size_t i = 0; i < K; ++i) {
+      double s = t.scores[f][i];
+      if (s >= 0) continue;  // "skip paddings"
+      if (!is_end(t.wids[f][i]) && f != last) continue;
+      if (opts.trace_alpha != 0) s = s / std::pow((5.0 + f + 1) / 6.0, opts.trace_alpha);
+      if (s > best) {
+        best = s;
+        frame = f;
+        pos = static_cast<int64_t>(i);
+      }
+    }
+  }
+  Hypothesis h;
+  if (frame < 0) {  // the script's empty sequence
+    h.log_prob = h.score = kNegInf;
+    return h;
+  }
+  h.log_prob = t.scores[frame][pos];
+  h.score = best;
+  std::vector<int64_t> seq{t.wids[frame][pos]};
+  for (int64_t f = frame, p = pos; f > 0; --f) {
+    p = t.ptrs[f][p];
+    seq.push_back(t.wids[f - 1][p]);
+  }
+  std::reverse(seq.begin(), seq.end());
+  for (int64_t w : seq) {  // cut at the first "[SEP]" or "[PAD]" token
+    if (is_end(w)) {
+      h.eos = true;
+      break;
+    }
+    h.tokens.push_back(w);
+  }
+  return h;
+}
+
+}  // namespace
+
 Hypothesis best_from_trace(const BeamTrace& t, int64_t eos, int64_t pad, const SearchOptions& opts) {
   const bool rerank = opts.trace_alpha > 0;  // gen_seq_from_trace.py --alpha
+  if (rerank && opts.trace_selection == "official") return best_from_trace_official(t, eos, pad, opts);
   const int64_t T = static_cast<int64_t>(t.wids.size());
   auto is_end = [&](int64_t w) { return w == eos || (pad >= 0 && w == pad); };
   auto all_of = [&](int64_t f, auto pred) {
@@ -648,6 +786,13 @@ std::vector<std::vector<Hypothesis>> beam_search_unilm(StepScorer& scorer, int64
 
 std::vector<std::vector<Hypothesis>> generate(StepScorer& scorer, const std::vector<int64_t>& example_ids,
                                               int64_t eos, const SearchOptions& opts, int64_t pad) {
+  if (!opts.sample && opts.beam == 1 && opts.algorithm == "unilm") {
+    // decode_seq2seq.py's greedy path: argmax to [SEP] or [PAD], no min_len, no n-gram ban.
+    SearchOptions g = opts;
+    g.min_len = 0;
+    g.no_repeat_ngram = 0;
+    return greedy_or_sample(scorer, example_ids, eos, g, pad);
+  }
   if (opts.sample || opts.beam == 1) return greedy_or_sample(scorer, example_ids, eos, opts);
   if (opts.algorithm == "unilm")
     return beam_search_unilm(scorer, static_cast<int64_t>(example_ids.size()), eos, opts, pad);

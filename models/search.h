@@ -35,7 +35,18 @@
 // |                 |         | (beam_search_unilm); length_penalty is then its GNMT-form penalty     |
 // | trace_alpha     | 0       | "unilm" only, > 0: the hypothesis is picked by re-ranking the traces  |
 // |                 |         | as gen_seq_from_trace.py --alpha does (best_from_trace)               |
+// | trace_selection | "official" | how trace_alpha re-ranks: "official" = gen_seq_from_trace.py as it  |
+// |                 |         | runs (its set-unpacking of ([SEP], [PAD]) ids, the zero frames         |
+// |                 |         | decode_seq2seq.py pads traces with, and simple_postprocess applied by  |
+// |                 |         | the caller: the published CNN/DM and Gigaword numbers), "intended" =   |
+// |                 |         | what the script meant ([SEP] ends, [PAD] pads); see best_from_trace    |
 // | sample          | false   | sample each token instead of searching (beam ignored)                |
+//
+// Greedy (beam 1, no sampling) with algorithm "unilm" is decode_seq2seq.py's greedy path
+// (BertForSeq2SeqDecoder.forward with beam size 1): the argmax at every step, ended by [SEP] or
+// [PAD]; it applies --not_predict_token but never --min_len nor the n-gram ban, so min_len and
+// no_repeat_ngram are ignored there (official_greedy_ignores lists them for a warning). Greedy with
+// algorithm "exact" applies both.
 // | top_k, top_p    | 0, 1.0  | sampling: keep the k best / the smallest set with mass ≥ p (0/1: off) |
 // | temperature     | 1.0     | sampling: logits divided by it                                       |
 // | seed            | 0       | sampling: each example draws from its own generator seeded by (seed,  |
@@ -53,9 +64,12 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace unieval::models {
+
+class Vocab;  // models/tokenizer/wordpiece.h
 
 struct SearchOptions {
   int beam = 1;                 // beam size K
@@ -75,7 +89,12 @@ struct SearchOptions {
   std::vector<std::string> not_predict_words;     // the same as words ("@special": bracketed entries)
   std::string algorithm = "exact";              // beam search: "exact" or "unilm"
   double trace_alpha = 0.0;                     // "unilm": gen_seq_from_trace --alpha (0 = off)
+  std::string trace_selection = "official";     // trace_alpha > 0: "official" or "intended"
 };
+
+// What decoding with opts ignores because it follows decode_seq2seq.py's greedy path (algorithm
+// "unilm", beam 1, no sampling): "min_len N" and "no_repeat_ngram N" when set; empty otherwise.
+std::vector<std::string> official_greedy_ignores(const SearchOptions& opts);
 
 // Checks ranges (InputError naming the option).
 void validate(const SearchOptions& opts);
@@ -123,9 +142,11 @@ std::vector<std::vector<Hypothesis>> beam_search(StepScorer& scorer, int64_t n_e
 std::vector<std::vector<Hypothesis>> beam_search_reference(StepScorer& scorer, int64_t n_examples,
                                                            int64_t eos, const SearchOptions& opts);
 // Greedy (opts.sample false) or sampling: one hypothesis per example.
+// end2 >= 0: a second end token (UniLM's greedy path stops at [SEP] or [PAD]).
 std::vector<std::vector<Hypothesis>> greedy_or_sample(StepScorer& scorer,
                                                       const std::vector<int64_t>& example_ids,
-                                                      int64_t eos, const SearchOptions& opts);
+                                                      int64_t eos, const SearchOptions& opts,
+                                                      int64_t end2 = -1);
 
 // UniLM's beam search (microsoft/unilm unilm-v1 modeling.py BertForSeq2SeqDecoder.beam_search),
 // behaviour for behaviour. Frame t holds K entries per example (score, token, back pointer):
@@ -154,7 +175,31 @@ std::vector<std::vector<Hypothesis>> beam_search_unilm(StepScorer& scorer, int64
 // with score >= 0 are skipped as padding; candidates are EOS/[PAD] entries and the last frame's;
 // score / ((5 + len) / 6)^alpha). len = frame index + 1. The tokens are the back-tracked entry
 // sequence up to its first EOS/[PAD]; log_prob = the entry's score, score = the ranked value.
+// That is trace_selection "intended". With "official" (the default) it is what the script does:
+// `eos_id, pad_id = set(ids of [SEP], [PAD])` unpacks the set in CPython's iteration order
+// (python_set_order: for BERT's 102 and 0 that is (0, 102), so [PAD] plays the end token and
+// [SEP] the padding), and the trace is followed by decode_seq2seq.py's padding frames (token 0,
+// score 0, pointer 0). The last frame is the first frame of [SEP]/[PAD] tokens only (a padding
+// frame qualifies when 0 is one of them), stepped back over frames whose tokens all equal the
+// unpacked pad_id; candidates are the entries with score < 0 that are [SEP]/[PAD] or in the last
+// frame. Consequences for BERT ids: a trace where no beam ends picks among the ended entries only
+// (empty output when none ended), a trace whose beams all end at one frame backs off one frame,
+// and unfinished hypotheses are never candidates. A step-back below frame 0 gives an empty
+// hypothesis (the script would read its padding frames from the end).
 Hypothesis best_from_trace(const BeamTrace& trace, int64_t eos, int64_t pad, const SearchOptions& opts);
+
+// The order CPython iterates set([a, b]) of two non-negative ints below 2^61 (hash = value, an
+// 8-slot table: slot a & 7, b probes (i * 5 + 1 + (perturb >>= 5)) & 7 on a collision): the pair
+// gen_seq_from_trace.py unpacks into (eos_id, pad_id). a == b: {a, a} (the script raises there).
+std::pair<int64_t, int64_t> python_set_order(int64_t a, int64_t b);
+
+// gen_seq_from_trace.py simple_postprocess on the words of a hypothesis: while there are more than
+// 4 words, the last is one character of Unicode category P*, and the last 4 are equal, the last 3
+// are dropped. words: the hypothesis' pieces grouped as its detokenize() groups them (a "##" piece
+// joins the word before). Returns the number of words kept.
+size_t simple_postprocess_keep(const std::vector<std::string>& words);
+// The same on a hypothesis' pieces (ids of vocab): the pieces of the words kept.
+std::vector<int32_t> simple_postprocess_pieces(const Vocab& vocab, const std::vector<int32_t>& pieces);
 
 // Tokens banned after `prefix` by n-gram blocking of size n (tokens that follow an earlier
 // occurrence of the last n-1 tokens). With `ignore` (UniLM's forbid_ignore_set): nothing is banned

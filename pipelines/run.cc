@@ -158,6 +158,7 @@ ojson run_request(const RunOptions& o) {
   j["eval_limit"] = o.eval_limit;
   j["max_src_words"] = o.max_src_words;
   j["lowercase"] = o.lowercase;
+  if (o.tokenized_input) j["tokenized_input"] = true;  // (absent: older runs' requests stay equal)
   ojson t = o.finetune.to_json();
   t.erase("save_every");
   t.erase("log_every");
@@ -331,6 +332,7 @@ RunOutcome run_task(const RunOptions& in) {
     f.data_dir = data_dir.string();
     f.out_dir = o.out;
     f.lowercase = o.lowercase;
+    f.tokenized_input = o.tokenized_input;
     f.train = o.finetune;
     f.arch_given = arch_given;
     f.train.stop_after = o.stop_after;
@@ -374,6 +376,7 @@ RunOutcome run_task(const RunOptions& in) {
   d.checkpoint = ckpt.string();
   d.clean_up = false;
   d.backend = o.backend;
+  d.tokenized_input = o.tokenized_input;
   std::vector<std::string> decoded;
   if (decoded_before) {
     decoded = core::read_lines(d.out);

@@ -114,6 +114,8 @@ struct RunOptions {
   int64_t eval_limit = 0;                    // > 0: first N eval examples
   int max_src_words = 0;                     // reader source budget (0 = task default)
   bool lowercase = true;                     // uncased tokenizer
+  bool tokenized_input = false;              // seq2seq: lines are WordPiece pieces joined by spaces
+                                             // (UniLM --tokenized_input); in request.json when set
   models::TrainOptions finetune;             // preset + overrides
   models::SearchOptions search;              // preset + overrides
   std::optional<double> dropout;             // model dropout (preset / override)

@@ -23,6 +23,7 @@
 #include "models/run_dir.h"
 #include "models/search_unilm.h"
 #include "models/tokenizer/wordpiece.h"
+#include "models/tokenizer/vocab_subset.h"
 #include "models/train_loop.h"
 #include "models/vocab_limit.h"
 
@@ -32,9 +33,89 @@ namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 using namespace unieval::models;
 
+LowercaseDecision decide_lowercase(std::optional<bool> flag, const std::string& checkpoint,
+                                   const std::string& vocab_path) {
+  LowercaseDecision d;
+  // The checkpoint's word: tokenizer_config.json, then the vocabulary.
+  std::optional<bool> config_says, vocab_says;
+  std::string config_file, vocab_file = vocab_path;
+  std::error_code ec;
+  if (!checkpoint.empty()) {
+    fs::path dir = fs::is_regular_file(checkpoint, ec) ? fs::path(checkpoint).parent_path() : fs::path(checkpoint);
+    if (dir.empty()) dir = ".";
+    const fs::path tc = dir / "tokenizer_config.json";
+    if (fs::exists(tc, ec)) {
+      nlohmann::json j;
+      try {
+        j = nlohmann::json::parse(core::read_file(tc.string()));
+      } catch (const nlohmann::json::exception& e) {
+        throw InputError(tc.string(), 0, std::string("not JSON: ") + e.what());
+      }
+      if (j.is_object() && j.contains("do_lower_case")) {
+        if (!j["do_lower_case"].is_boolean()) throw InputError(tc.string(), 0, "do_lower_case is not true/false");
+        config_says = j["do_lower_case"].get<bool>();
+        config_file = tc.string();
+      }
+    }
+    if (vocab_file.empty() && fs::exists(dir / "vocab.txt", ec)) vocab_file = (dir / "vocab.txt").string();
+  }
+  if (!vocab_file.empty() && fs::exists(vocab_file, ec)) vocab_says = !vocab_is_cased(Vocab::from_file(vocab_file));
+  auto vocab_words = [&](bool lower) {
+    return "the vocabulary " + vocab_file + (lower ? " (no upper-case pieces: uncased)" : " (upper-case pieces: cased)");
+  };
+  std::optional<bool> model_says;
+  std::string model_source;
+  if (config_says) {
+    model_says = config_says;
+    model_source = config_file + " do_lower_case " + (*config_says ? "true" : "false");
+    if (vocab_says && *vocab_says != *config_says)
+      d.warnings.push_back(model_source + " contradicts " + vocab_words(*vocab_says) + "; " + config_file +
+                           " decides");
+  } else if (vocab_says) {
+    model_says = vocab_says;
+    model_source = vocab_words(*vocab_says);
+  }
+  if (flag) {
+    d.lowercase = *flag;
+    d.source = *flag ? "--lowercase" : "--no-lowercase";
+    if (model_says && *model_says != *flag)
+      d.warnings.push_back(d.source + " contradicts " + model_source + "; " + d.source + " decides");
+  } else if (model_says) {
+    d.lowercase = *model_says;
+    d.source = model_source;
+  } else {
+    d.lowercase = true;
+    d.source = "default (no tokenizer_config.json or vocabulary to tell)";
+  }
+  return d;
+}
+
+std::vector<int64_t> pretokenized_ids(const Vocab& vocab, const std::string& line) {
+  // UniLM's WhitespaceTokenizer (str.split()) then convert_tokens_to_ids; the script raises on a
+  // piece its vocabulary lacks, here it becomes [UNK] (-1 when the vocabulary has none: an error).
+  std::vector<int64_t> out;
+  const int32_t unk = vocab.id("[UNK]");
+  size_t i = 0;
+  const std::string ws = " \t\n\r\f\v";
+  while (i < line.size()) {
+    const size_t b = line.find_first_not_of(ws, i);
+    if (b == std::string::npos) break;
+    size_t e = line.find_first_of(ws, b);
+    if (e == std::string::npos) e = line.size();
+    const int32_t id = vocab.id(std::string_view(line).substr(b, e - b));
+    if (id < 0 && unk < 0)
+      throw InputError("--tokenized-input: the piece '" + line.substr(b, e - b) +
+                       "' is not in the vocabulary, which has no [UNK]");
+    out.push_back(id >= 0 ? id : unk);
+    i = e;
+  }
+  return out;
+}
+
 namespace {
 
-std::vector<int64_t> encode_ids64(const WordPieceTokenizer& tok, const std::string& text) {
+std::vector<int64_t> encode_ids64(const WordPieceTokenizer& tok, const std::string& text, bool tokenized_input) {
+  if (tokenized_input) return pretokenized_ids(tok.vocab(), text);
   std::vector<int32_t> ids;
   tok.encode_ids(text, &ids);
   return std::vector<int64_t>(ids.begin(), ids.end());
@@ -147,6 +228,7 @@ ojson search_to_json(const SearchOptions& s) {
   if (!s.not_predict_words.empty()) j["not_predict_words"] = s.not_predict_words;
   if (s.algorithm != "exact") j["algorithm"] = s.algorithm;
   if (s.trace_alpha != 0.0) j["trace_alpha"] = s.trace_alpha;
+  if (s.trace_alpha != 0.0 || s.trace_selection != "official") j["trace_selection"] = s.trace_selection;
   return j;
 }
 
@@ -168,6 +250,7 @@ SearchOptions search_from_json(const nlohmann::json& j) {
   s.not_predict_words = j.value("not_predict_words", s.not_predict_words);
   s.algorithm = j.value("algorithm", s.algorithm);
   s.trace_alpha = j.value("trace_alpha", s.trace_alpha);
+  s.trace_selection = j.value("trace_selection", s.trace_selection);
   return s;
 }
 
@@ -175,13 +258,13 @@ SearchOptions search_from_json(const nlohmann::json& j) {
 
 std::vector<Seq2SeqExample> training_examples(const WordPieceTokenizer& tok, const std::vector<std::string>& src,
                                               const std::vector<std::string>& tgt, const Seq2SeqDataOptions& data,
-                                              int64_t max_position_embeddings) {
+                                              int64_t max_position_embeddings, bool tokenized_input) {
   // (ERNIE-GEN's [CLS]-opened target takes one position more.)
   const int64_t max_positions = max_position_embeddings - (data.target_bos ? 1 : 0);
   std::vector<Seq2SeqExample> examples;
   examples.reserve(src.size());
   for (size_t i = 0; i < src.size(); ++i) {
-    Seq2SeqExample ex = truncate({encode_ids64(tok, src[i]), encode_ids64(tok, tgt.at(i))}, data);
+    Seq2SeqExample ex = truncate({encode_ids64(tok, src[i], tokenized_input), encode_ids64(tok, tgt.at(i), tokenized_input)}, data);
     if (packed_length(ex) > max_positions) {
       // Keep the target, shorten the source to fit the position table.
       const int64_t room = std::max<int64_t>(0, max_positions - 3 - static_cast<int64_t>(ex.tgt.size()));
@@ -194,8 +277,9 @@ std::vector<Seq2SeqExample> training_examples(const WordPieceTokenizer& tok, con
 }
 
 std::vector<int64_t> decode_source(const WordPieceTokenizer& tok, const std::string& text,
-                                   const Seq2SeqDataOptions& data, int64_t max_position_embeddings, int max_len) {
-  auto s = encode_ids64(tok, text);
+                                   const Seq2SeqDataOptions& data, int64_t max_position_embeddings, int max_len,
+                                   bool tokenized_input) {
+  auto s = encode_ids64(tok, text, tokenized_input);
   const int64_t room = std::max<int64_t>(
       1, std::min<int64_t>(data.max_src_len, max_position_embeddings - 2 - (data.target_bos ? 1 : 0) - max_len));
   if (static_cast<int64_t>(s.size()) > room) s.resize(room);
@@ -233,6 +317,42 @@ DecodeSetup decode_setup(const std::string& run_dir, const std::string& checkpoi
                      std::to_string(d.train.data.target_type) + " need type_vocab_size > " +
                      std::to_string(std::max(d.train.data.source_type, d.train.data.target_type)));
   d.data_dir = info.at("data").get<std::string>();
+  d.tokenized_input = info.value("tokenized_input", false);
+  return d;
+}
+
+DecodeSetup decode_setup_model(const std::string& model, const std::string& arch,
+                               const std::optional<std::pair<int64_t, int64_t>>& segment_ids,
+                               std::optional<bool> lowercase, const TrainOptions& train) {
+  const CheckpointFiles files = locate_checkpoint(model);
+  DecodeSetup d;
+  d.checkpoint = model;
+  d.weights = files.weights;
+  d.config_path = files.config;
+  d.cfg = BertConfig::from_json_file(files.config);
+  if (files.vocab.empty()) throw InputError(model, 0, "no vocab.txt beside the checkpoint");
+  d.vocab_path = files.vocab;
+  const LowercaseDecision lc = decide_lowercase(lowercase, model, files.vocab);
+  for (const auto& w : lc.warnings)
+    if (dist::rank() == 0) std::cerr << "warning: " << w << "\n";
+  d.tok = std::make_shared<WordPieceTokenizer>(
+      WordPieceTokenizer::from_file(d.vocab_path, TokenizerOptions::bert(lc.lowercase)));
+  check_vocab_fits(static_cast<int64_t>(d.tok->vocab().size()), d.vocab_path, d.cfg.vocab_size, d.config_path);
+  d.ids = special_ids(d.tok->vocab(), d.vocab_path);
+  d.train = train;
+  if (!arch.empty()) d.train.arch = arch;
+  // arch: the flag, else the preset's (train.arch set), else config.json's unieval_arch, else unilm.
+  apply_config_generation_keys(files.config, !d.train.arch.empty(), d.train);
+  if (d.train.arch.empty()) d.train.arch = "unilm";
+  d.train.validate();
+  d.query_token = d.train.arch == "ernie-gen" ? d.ids.attn : d.ids.mask;
+  std::tie(d.train.data.source_type, d.train.data.target_type) =
+      segment_ids ? *segment_ids : d.cfg.seq2seq_segment_ids();
+  if (d.train.data.source_type >= d.cfg.type_vocab_size || d.train.data.target_type >= d.cfg.type_vocab_size ||
+      d.train.data.source_type < 0 || d.train.data.target_type < 0)
+    throw InputError("segment ids " + std::to_string(d.train.data.source_type) + "," +
+                     std::to_string(d.train.data.target_type) + " need type_vocab_size > " +
+                     std::to_string(std::max(d.train.data.source_type, d.train.data.target_type)));
   return d;
 }
 
@@ -240,6 +360,20 @@ UnilmModel load_decode_model(const DecodeSetup& setup, const torch::Device& devi
   UnilmHeads heads;
   heads.pooler = false;
   UnilmModel model(setup.cfg, heads);
+  if (!setup.weights.empty()) {
+    // A checkpoint as released or as run_seq2seq.py saves it: BERT names, the MLM head needed.
+    model->init_weights();
+    const LoadReport report = load_weights(*model, setup.weights);
+    if (report.loaded == 0) throw InputError(setup.weights, 0, "no parameter of the model was found in the checkpoint");
+    for (const auto& k : report.missing_keys)
+      if (k.rfind("cls.", 0) == 0)
+        throw InputError(setup.weights, 0, "has no masked-LM head (" + k + "): it cannot generate");
+    const std::string summary = report.summary();
+    if (!summary.empty() && dist::rank() == 0) std::cerr << summary << "\n";
+    model->to(device);
+    model->eval();
+    return model;
+  }
   load_model_weights(model, (fs::path(setup.checkpoint) / kRunWeightsFile).string());
   model->to(device);
   model->eval();
@@ -267,6 +401,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     opts.train.progress = in.train.progress;
     opts.data_dir = info.at("data").get<std::string>();
     opts.lowercase = info.value("lowercase", true);
+    opts.tokenized_input = info.value("tokenized_input", false);
     opts.limit = info.value("limit", int64_t{0});
     opts.dev_split = info.value("dev_split", std::string());
     opts.dev_limit = info.value("dev_limit", int64_t{0});
@@ -325,7 +460,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     tgt.resize(opts.limit);
   }
   auto tokenise = [&](const std::vector<std::string>& src, const std::vector<std::string>& tgt) {
-    return training_examples(tok, src, tgt, opts.train.data, cfg.max_position_embeddings);
+    return training_examples(tok, src, tgt, opts.train.data, cfg.max_position_embeddings, opts.tokenized_input);
   };
   std::vector<Seq2SeqExample> examples = tokenise(src, tgt);
   std::vector<Seq2SeqExample> dev_examples;
@@ -359,6 +494,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     run_info["data"] = fs::absolute(opts.data_dir).string();
     run_info["model"] = opts.model_dir.empty() ? std::string("(from scratch)") : fs::absolute(opts.model_dir).string();
     run_info["lowercase"] = opts.lowercase;
+    if (opts.tokenized_input) run_info["tokenized_input"] = true;
     run_info["limit"] = opts.limit;
     run_info["dev_split"] = opts.dev_split;
     run_info["dev_limit"] = opts.dev_limit;
@@ -388,6 +524,19 @@ FinetuneResult finetune(const FinetuneOptions& in) {
 
 // ---- decode ----------------------------------------------------------------------------------
 
+bool official_trace_postprocess(const SearchOptions& s) {
+  return !s.sample && s.beam > 1 && s.algorithm == "unilm" && s.trace_alpha > 0 && s.trace_selection == "official";
+}
+
+void warn_official_greedy(const SearchOptions& s) {
+  const std::vector<std::string> ignored = official_greedy_ignores(s);
+  if (ignored.empty() || dist::rank() != 0) return;
+  std::string list;
+  for (const auto& x : ignored) list += (list.empty() ? "" : ", ") + x;
+  std::cerr << "warning: --search unilm --beam 1 decodes as decode_seq2seq.py's greedy path, which ignores "
+            << list << "; use --search exact to apply them\n";
+}
+
 SearchOptions run_search_defaults(const std::string& run_dir) {
   RunDir run(run_dir);
   auto info = run.run_info();
@@ -401,7 +550,11 @@ DecodeResult decode(const DecodeOptions& opts) {
   Runtime rt = configure_runtime(opts.device);
   dist::ProcessGroup* group = dist::init_from_env(opts.backend, rt.device);  // null in one process
   const int rank = dist::rank(), world = dist::world_size();
-  const DecodeSetup setup = decode_setup(opts.run_dir, opts.checkpoint, opts.arch, opts.segment_ids);
+  if (!opts.model.empty() && !opts.run_dir.empty()) throw InputError("give one of --run and --model");
+  if (!opts.model.empty() && opts.data_dir.empty()) throw InputError("--model: --data DIR (with DIR/<split>.src) is required");
+  const DecodeSetup setup = opts.model.empty()
+                                ? decode_setup(opts.run_dir, opts.checkpoint, opts.arch, opts.segment_ids)
+                                : decode_setup_model(opts.model, opts.arch, opts.segment_ids, opts.lowercase, opts.train);
   const fs::path ckpt(setup.checkpoint);
   const BertConfig& cfg = setup.cfg;
   const std::string& vocab_path = setup.vocab_path;
@@ -409,8 +562,10 @@ DecodeResult decode(const DecodeOptions& opts) {
   const SpecialIds& ids = setup.ids;
   const TrainOptions& train = setup.train;
   const int64_t query_token = setup.query_token;
+  const bool tokenized_input = opts.tokenized_input.value_or(setup.tokenized_input);
   SearchOptions search = opts.search;
   resolve_decode_words(tok.vocab(), vocab_path, ids.sep, search);
+  warn_official_greedy(search);
 
   const std::string data_dir = !opts.data_dir.empty() ? opts.data_dir : setup.data_dir;
   std::vector<std::string> src, tgt;
@@ -435,13 +590,19 @@ DecodeResult decode(const DecodeOptions& opts) {
   const std::string partial = stem + ".partial";
   const std::string meta_path = stem + ".partial.json";
   ojson meta;
-  meta["run"] = fs::absolute(opts.run_dir).string();
+  meta["run"] = fs::absolute(opts.model.empty() ? opts.run_dir : opts.model).string();
+  if (!opts.model.empty()) {
+    meta["model"] = true;
+    meta["lowercase"] = tok.options().do_lower_case;
+    meta["max_src_len"] = train.data.max_src_len;
+  }
   meta["split"] = opts.split;
   meta["data"] = data_dir;
   meta["examples"] = n;
   meta["search"] = search_to_json(opts.search);
   meta["checkpoint"] = ckpt.string();
   meta["clean_up"] = opts.clean_up;
+  if (tokenized_input) meta["tokenized_input"] = true;
   if (opts.segment_ids) meta["segment_ids"] = {train.data.source_type, train.data.target_type};
   if (train.arch != "unilm") meta["arch"] = train.arch;
   if (world > 1) meta["shard"] = {{"rank", rank}, {"world_size", world}, {"batch_size", opts.batch_size}};
@@ -494,7 +655,8 @@ DecodeResult decode(const DecodeOptions& opts) {
     std::vector<int64_t> example_ids;
     for (int64_t k = begin; k < end; ++k) {
       const int64_t i = mine[k];
-      sources.push_back(decode_source(tok, src[i], train.data, cfg.max_position_embeddings, opts.search.max_len));
+      sources.push_back(
+          decode_source(tok, src[i], train.data, cfg.max_position_embeddings, opts.search.max_len, tokenized_input));
       example_ids.push_back(i);
     }
     if (static_cast<int64_t>(sources.front().size()) + 2 + (train.data.target_bos ? 1 : 0) + opts.search.max_len >
@@ -514,6 +676,7 @@ DecodeResult decode(const DecodeOptions& opts) {
       std::string line;
       if (!hyps.empty()) {
         std::vector<int32_t> t(hyps[0].tokens.begin(), hyps[0].tokens.end());
+        if (official_trace_postprocess(search)) t = simple_postprocess_pieces(tok.vocab(), t);
         line = tok.decode(t, detok);
       }
       for (char& c : line)

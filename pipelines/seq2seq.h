@@ -42,6 +42,8 @@ struct FinetuneOptions {
   std::string out_dir;                        // the run directory
   std::string preset;                         // preset name, recorded in run.json ("" = none)
   bool lowercase = true;                      // tokenizer lower-casing (uncased checkpoints)
+  bool tokenized_input = false;               // lines are WordPiece pieces joined by spaces, used
+                                              // as they are (UniLM --tokenized_input; run.json)
   models::TrainOptions train;                 // training options (preset + overrides)
   models::SearchOptions decode;               // decoding defaults stored in run.json for `decode`
   std::optional<double> dropout;              // overrides the config's hidden/attention dropout
@@ -68,6 +70,22 @@ struct FinetuneResult {
 
 FinetuneResult finetune(const FinetuneOptions& opts);
 
+// Lower-casing follows the model (#38). The checkpoint's own word: tokenizer_config.json
+// "do_lower_case" (next to config.json) when it holds one, else its vocabulary (upper-case pieces
+// other than [BRACKETED] specials: cased, models::vocab_is_cased). A flag (--lowercase /
+// --no-lowercase) overrides it. Warnings, each naming both sides: a flag that contradicts the
+// checkpoint, and a tokenizer_config.json that contradicts its vocabulary.
+struct LowercaseDecision {
+  bool lowercase = true;
+  std::string source;                 // what decided: "--no-lowercase", "DIR/tokenizer_config.json
+                                      // do_lower_case", "the vocabulary V (cased pieces)", "default"
+  std::vector<std::string> warnings;
+};
+// flag: the explicit choice (unset: none). checkpoint: a directory or weights file (as --model;
+// "" = none); vocab_path: the vocabulary used ("" = the checkpoint's, if any).
+LowercaseDecision decide_lowercase(std::optional<bool> flag, const std::string& checkpoint,
+                                   const std::string& vocab_path);
+
 // The generation keys of a checkpoint's config.json (ours; written by ERNIE-GEN pre-training and
 // by hand into converted releases): "unieval_arch": "unilm" | "ernie-gen" sets train.arch unless
 // the caller chose one (arch_given); for ernie-gen, "unieval_target_bos": true sets
@@ -77,6 +95,13 @@ void apply_config_generation_keys(const std::string& config_path, bool arch_give
 
 struct DecodeOptions {
   std::string run_dir;           // a run directory (its checkpoint/ is loaded)
+  std::string model;             // instead of run_dir: a UniLM/BERT-layout or ERNIE-GEN checkpoint
+                                 // (directory, .bin legacy pickle or zip, .safetensors; config.json and
+                                 // vocab.txt beside it); data_dir is then required, and `train` below
+                                 // gives the source length and (with --preset) nothing else
+  models::TrainOptions train;    // with `model`: data.max_src_len, arch ("" in arch: config.json's
+                                 // unieval_arch, else unilm); ignored for runs (run.json has them)
+  std::optional<bool> lowercase; // with `model`: the flag (unset: decide_lowercase from the checkpoint)
   std::string split = "test";    // DATA/<split>.src is decoded
   std::string data_dir;          // "" = the run's data directory
   std::string out;               // output file, one detokenised hypothesis per line
@@ -93,6 +118,8 @@ struct DecodeOptions {
   std::string backend;           // process group backend with WORLD_SIZE > 1 ("" = auto)
   std::string arch;              // "" = the run's (run.json train.arch); "ernie-gen": infilling
                                  // decoding with [ATTN] (models/search_unilm.h), "unilm": [MASK]
+  std::optional<bool> tokenized_input;  // source lines are WordPiece pieces joined by spaces
+                                 // (pretokenized_ids); unset = the run's (run.json tokenized_input)
 };
 
 struct DecodeResult {
@@ -112,14 +139,20 @@ struct DecodeResult {
 //  * decode_setup: what `decode` reads from a run before decoding (config, tokenizer with the run's
 //    lower-casing, special ids, run.json's train options, the query token: [ATTN] for ERNIE-GEN runs,
 //    [MASK] for UniLM); load_decode_model the checkpoint's weights in eval mode on a device.
+// With tokenized_input the lines are WordPiece pieces joined by white space (pretokenized_ids).
 std::vector<models::Seq2SeqExample> training_examples(const models::WordPieceTokenizer& tok,
                                                       const std::vector<std::string>& src,
                                                       const std::vector<std::string>& tgt,
                                                       const models::Seq2SeqDataOptions& data,
-                                                      int64_t max_position_embeddings);
+                                                      int64_t max_position_embeddings,
+                                                      bool tokenized_input = false);
 std::vector<int64_t> decode_source(const models::WordPieceTokenizer& tok, const std::string& text,
                                    const models::Seq2SeqDataOptions& data, int64_t max_position_embeddings,
-                                   int max_len);
+                                   int max_len, bool tokenized_input = false);
+// --tokenized-input (UniLM's --tokenized_input: WhitespaceTokenizer + convert_tokens_to_ids): the
+// white-space separated pieces of `line` looked up as they are (no lower-casing, no splitting);
+// a piece the vocabulary lacks becomes [UNK] (the official script raises KeyError there).
+std::vector<int64_t> pretokenized_ids(const models::Vocab& vocab, const std::string& line);
 struct DecodeSetup {
   std::string checkpoint;     // the checkpoint directory decoded with
   std::string config_path, vocab_path;
@@ -129,8 +162,16 @@ struct DecodeSetup {
   models::TrainOptions train;  // run.json's, with arch / segment ids overridden as asked
   int64_t query_token = 0;
   std::string data_dir;        // the run's data directory
+  bool tokenized_input = false;  // the run was trained on pre-tokenised lines (run.json)
+  std::string weights;         // with a checkpoint (decode_setup_model): its weights file
 };
 // checkpoint "" = RUN/checkpoint; arch "" = the run's; segment_ids unset = the run's.
+// decode_setup_model: the same from a checkpoint (DecodeOptions::model): its config.json, vocab.txt
+// and weights, lower-casing by decide_lowercase (warnings on stderr), the segment ids of its family
+// (models/config.h) unless given, arch from `arch`, else config.json's unieval_arch, else unilm.
+DecodeSetup decode_setup_model(const std::string& model, const std::string& arch,
+                               const std::optional<std::pair<int64_t, int64_t>>& segment_ids,
+                               std::optional<bool> lowercase, const models::TrainOptions& train);
 DecodeSetup decode_setup(const std::string& run_dir, const std::string& checkpoint, const std::string& arch,
                          const std::optional<std::pair<int64_t, int64_t>>& segment_ids);
 models::UnilmModel load_decode_model(const DecodeSetup& setup, const torch::Device& device);
@@ -156,6 +197,15 @@ DecodeResult decode(const DecodeOptions& opts);
 // vocab_path. decode() calls it; `unieval run` calls it before anything is written.
 void resolve_decode_words(const models::Vocab& vocab, const std::string& vocab_path, int64_t eos,
                           models::SearchOptions& search);
+
+// True when gen_seq_from_trace.py's simple_postprocess applies to the hypotheses, decoding following
+// the script (official_trace_postprocess: --search unilm, beam > 1, --trace-alpha > 0,
+// --trace-selection official): the pieces are grouped into words as its detokenize() groups them
+// (models::simple_postprocess_pieces).
+bool official_trace_postprocess(const models::SearchOptions& s);
+// Prints a warning on stderr (rank 0) when s follows decode_seq2seq.py's greedy path and so ignores
+// min_len / no_repeat_ngram (models::official_greedy_ignores).
+void warn_official_greedy(const models::SearchOptions& s);
 
 // Search options <-> the JSON of run.json's "decode" and of presets (keys as the field names;
 // absent keys keep the defaults).

@@ -53,11 +53,15 @@ TEST(PresetTest, UnilmDecodingOfTheOfficialDecodeCommands) {
   EXPECT_DOUBLE_EQ(g->decode.at("length_penalty").get<double>(), 0.0);
   EXPECT_EQ(g->decode.at("ngram_ignore_words").get<std::vector<std::string>>(), std::vector<std::string>{"."});
   EXPECT_EQ(g->decode.at("algorithm"), "unilm");
+  // gen_seq_from_trace.py --alpha 0.6, as the script runs (#38).
+  EXPECT_DOUBLE_EQ(g->decode.at("trace_alpha").get<double>(), 0.6);
+  EXPECT_EQ(g->decode.at("trace_selection"), "official");
   const Preset* c = find_preset("cnndm");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->decode.at("max_len"), 128);
   EXPECT_DOUBLE_EQ(c->decode.at("length_penalty").get<double>(), 0.0);
   EXPECT_DOUBLE_EQ(c->decode.at("trace_alpha").get<double>(), 1.0);
+  EXPECT_EQ(c->decode.at("trace_selection"), "official");
   EXPECT_EQ(c->decode.at("algorithm"), "unilm");
   EXPECT_EQ(c->decode.at("ngram_ignore_words").get<std::vector<std::string>>(), (std::vector<std::string>{".", "[X_SEP]"}));
   EXPECT_EQ(c->eval_options.at("trunc_len"), "70");

@@ -20,7 +20,9 @@
 #include "apps/unieval/torch/model_flags.h"
 #include "models/distributed.h"
 #include "core/error.h"
+#include "pipelines/presets.h"
 #include "pipelines/seq2seq.h"
+#include "tasks/presets.h"
 
 namespace unieval::cli {
 
@@ -43,6 +45,15 @@ const char* kDecodeUsage =
     "Writes FILE atomically, one detokenised hypothesis per line. Resumable: an interrupted call\n"
     "leaves FILE.partial, and the same command continues after its last complete line.\n"
     "\n"
+    "UniLM / ERNIE-GEN checkpoint: --model CKPT --data DIR (DIR/<split>.src) decodes without a run:\n"
+    "CKPT is a directory (config.json, model.safetensors or pytorch_model.bin, vocab.txt), or a .bin\n"
+    "(run_seq2seq.py's model.N.bin, legacy pickle or zip) or .safetensors file with config.json and\n"
+    "vocab.txt beside it. The same decoding flags; --preset NAME takes a paper preset's decoding\n"
+    "options and source length first (flags override them); --max-src-len N keeps N source tokens\n"
+    "(default 192); --arch / config.json unieval_arch choose ERNIE-GEN's infilling decoding.\n"
+    "Lower-casing follows the checkpoint (tokenizer_config.json do_lower_case, else its vocabulary)\n"
+    "unless --lowercase / --no-lowercase; --tokenized-input reads WordPiece pieces as they are.\n"
+    "\n"
     "GPT: --model DIR (an openai-gpt checkpoint) --input PROMPTS.txt continues each line's BPE tokens\n"
     "(BPE files: --bpe DIR, default the checkpoint folder's vocab.json + merges.txt) with the same\n"
     "search flags (default greedy, --max-len 32), re-running the sequence each step; generation ends\n"
@@ -50,6 +61,7 @@ const char* kDecodeUsage =
     "detokenised continuation per line (pieces joined, </w> -> space).\n"
     "\n"
     "example: unieval decode --run run1 --split test --beam 5 --no-repeat-ngram 3 --out run1/test.hyp\n"
+    "         unieval decode --model cnndm_model.bin --data cnndm --preset cnndm --out test.hyp\n"
     "         unieval decode --model openai-gpt --input prompts.txt --sample --top-k 40 --out cont.txt";
 
 // The GPT path: prompts -> continuations.
@@ -125,7 +137,11 @@ int cmd_decode(const Args& args) {
   po::options_description desc("decode options");
   desc.add_options()
       ("run", po::value<std::string>(), "run directory (unieval finetune --out)")
-      ("model", po::value<std::string>(), "GPT: an openai-gpt checkpoint (instead of --run)")
+      ("model", po::value<std::string>(),
+       "instead of --run: a UniLM/BERT-layout or ERNIE-GEN checkpoint (directory, .bin, .safetensors; with --data), "
+       "or an openai-gpt checkpoint (with --input)")
+      ("preset", po::value<std::string>(), "--model: a seq2seq paper preset's decoding options and source length")
+      ("max-src-len", po::value<int>(), "--model: source tokens kept (default: the preset's, else 192)")
       ("input", po::value<std::string>(), "GPT: prompts, one per line")
       ("bpe", po::value<std::string>(), "GPT: BPE directory (default: the checkpoint folder)")
       ("eos-token", po::value<std::string>()->default_value("\\n</w>"), "GPT: the piece that ends a continuation")
@@ -146,24 +162,46 @@ int cmd_decode(const Args& args) {
       ("json", po::bool_switch(), "print a JSON summary");
   add_search_flags(desc, "seed");
   add_segment_ids_flag(desc);
+  add_text_flags(desc);
   add_dist_flags(desc);
   auto vm = parse(args, desc, kDecodeUsage);
-  if (vm.count("model") && (vm["nproc"].as<int>() > 1 || models::dist::launched_as_worker()))
+  const bool gpt = vm.count("model") && models::is_gpt_checkpoint(vm["model"].as<std::string>());
+  if (gpt && (vm["nproc"].as<int>() > 1 || models::dist::launched_as_worker()))
     throw InputError("--nproc / WORLD_SIZE: sharded decoding is for UniLM runs (--run), not GPT (--model)");
   if (auto code = launch_workers_if_asked(vm, "decode", args)) return *code;
   const bool main_rank = is_main_rank();
-  if (vm.count("model")) {
-    if (vm.count("run")) throw InputError("give one of --run (UniLM) and --model (GPT)");
-    return decode_gpt(vm);
-  }
-  if (!vm.count("run")) throw InputError("--run RUN is required (or --model GPT_CHECKPOINT --input PROMPTS)");
+  if (vm.count("model") && vm.count("run")) throw InputError("give one of --run and --model");
+  if (gpt) return decode_gpt(vm);
+  if (!vm.count("run") && !vm.count("model"))
+    throw InputError("--run RUN or --model CHECKPOINT is required (GPT: --model GPT_CHECKPOINT --input PROMPTS)");
 
   pipelines::DecodeOptions d;
-  d.run_dir = vm["run"].as<std::string>();
   d.split = vm["split"].as<std::string>();
   if (vm.count("data")) d.data_dir = vm["data"].as<std::string>();
   d.out = vm["out"].as<std::string>();
-  d.search = pipelines::run_search_defaults(d.run_dir);
+  if (vm.count("run")) {
+    d.run_dir = vm["run"].as<std::string>();
+    d.search = pipelines::run_search_defaults(d.run_dir);
+    if (vm.count("preset") || vm.count("max-src-len") || lowercase_flag(vm))
+      throw InputError("--preset, --max-src-len, --lowercase and --no-lowercase are for --model: a run decodes "
+                       "with what it was trained with");
+  } else {
+    d.model = vm["model"].as<std::string>();
+    if (vm.count("preset")) {
+      const tasks::Preset* data = tasks::find_preset(vm["preset"].as<std::string>());
+      if (!data) throw InputError("unknown --preset '" + vm["preset"].as<std::string>() + "'");
+      if (!data->seq2seq) throw InputError("--preset " + data->name + " is an NLU recipe; decode is seq2seq");
+      const pipelines::ModelPreset p = pipelines::resolve_preset(*data);
+      d.search = p.decode;
+      d.train = p.train;
+      if (!data->train.contains("arch")) d.train.arch = "";  // config.json's unieval_arch may choose
+    } else {
+      d.train.arch = "";
+    }
+    if (vm.count("max-src-len")) d.train.data.max_src_len = vm["max-src-len"].as<int>();
+    d.lowercase = lowercase_flag(vm);
+  }
+  if (vm["tokenized-input"].as<bool>()) d.tokenized_input = true;
   apply_search_flags(vm, d.search, "seed");
   d.segment_ids = segment_ids_flag(vm);
   d.batch_size = vm["batch-size"].as<int64_t>();
@@ -188,7 +226,8 @@ int cmd_decode(const Args& args) {
   j["seconds"] = r.seconds;
   j["sentences_per_second"] = r.seconds > 0 ? r.decoded_now / r.seconds : 0.0;
   // For dashboards: OUT.summary.json under results/schema/run_summary.v1.schema.json.
-  results::write_run_summary(d.out + ".summary.json", results::make_run_summary("decode", d.run_dir, r.complete, j));
+  results::write_run_summary(d.out + ".summary.json",
+                             results::make_run_summary("decode", d.model.empty() ? d.run_dir : d.model, r.complete, j));
   if (vm["json"].as<bool>()) {
     print_json(j);
   } else {

@@ -118,7 +118,6 @@ int cmd_finetune(const Args& args) {
       ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")
       ("precision", po::value<std::string>()->default_value("auto"), "auto | fp32 | bf16 | fp16 (reduced: CUDA only)")
       ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
-      ("no-lowercase", po::bool_switch(), "cased tokenizer")
       ("arch", po::value<std::string>(),
        "unilm (target masking) | ernie-gen (multi-flow: [ATTN] infilling flows, noised target, loss at every "
        "target word; decoding then infills). Default: the preset's, else the checkpoint's, else unilm")
@@ -127,6 +126,7 @@ int cmd_finetune(const Args& args) {
       ("no-progress", po::bool_switch(), "no progress bar")
       ("json", po::bool_switch(), "print a JSON summary");
   add_train_flags(desc);
+  add_text_flags(desc);
   add_segment_ids_flag(desc);
   add_dist_flags(desc);
   auto vm = parse(args, desc, finetune_usage());
@@ -161,7 +161,8 @@ int cmd_finetune(const Args& args) {
   }
   if (vm.count("vocab")) f.vocab = vm["vocab"].as<std::string>();
   if (vm.count("data")) f.data_dir = vm["data"].as<std::string>();
-  f.lowercase = !vm["no-lowercase"].as<bool>();
+  f.tokenized_input = vm["tokenized-input"].as<bool>();
+  if (!f.resume) f.lowercase = lowercase_from_flags(vm, f.model_dir, f.vocab);  // (a resumed run: run.json's)
   auto& t = f.train;
   apply_train_flags(vm, t, f.dropout);
   if (vm.count("arch")) {

@@ -99,7 +99,6 @@ int cmd_run(const Args& args) {
        "leave a metric of the task's set out (e.g. meteor without its resources); recorded in the notes. "
        "Resources are checked before training: a missing one is an error naming what to set")
       ("system", po::value<std::string>(), "row label (default unieval-run:PRESET)")
-      ("no-lowercase", po::bool_switch(), "cased tokenizer")
       ("stop-after", po::value<int64_t>()->default_value(0), "stop training after N steps of this call (run again to continue)")
       ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")
       ("precision", po::value<std::string>()->default_value("auto"), "auto | fp32 | bf16 | fp16 (reduced: CUDA only)")
@@ -126,6 +125,7 @@ int cmd_run(const Args& args) {
       ("lm-coef", po::value<double>(), "GPT: weight of the auxiliary LM loss (preset gpt: 0.5; 0 = off)")
       ("zero-shot", po::bool_switch(), "GPT: the §5 zero-shot heuristics instead of fine-tuning (glue-sst2, glue-cola)");
   add_train_flags(desc);
+  add_text_flags(desc);
   add_search_flags(desc, "decode-seed");
   add_segment_ids_flag(desc);
   add_dist_flags(desc);
@@ -166,7 +166,8 @@ int cmd_run(const Args& args) {
   o.dev_limit = vm["dev-limit"].as<int64_t>();
   o.eval_limit = vm["eval-limit"].as<int64_t>();
   o.max_src_words = vm["max-src-words"].as<int>();
-  o.lowercase = !vm["no-lowercase"].as<bool>();
+  o.lowercase = lowercase_from_flags(vm, o.model, o.vocab);
+  o.tokenized_input = vm["tokenized-input"].as<bool>();
   apply_train_flags(vm, o.finetune, o.dropout);
   // --dev-every, else the preset's (the from-scratch ones), else once per epoch.
   const tasks::Preset* chosen = preset.empty() ? nullptr : tasks::find_preset(preset);

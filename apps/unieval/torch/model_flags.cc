@@ -1,9 +1,12 @@
 #include "apps/unieval/torch/model_flags.h"
 
+#include <iostream>
+
 #include "core/error.h"
 #include "models/device.h"
 #include "models/distributed.h"
 #include "models/optim.h"
+#include "pipelines/seq2seq.h"
 
 namespace unieval::cli {
 
@@ -109,6 +112,9 @@ void add_search_flags(po::options_description& desc, const char* seed_flag) {
        "beam search; --length-penalty is then its ((5+len)/6)^lp form)")
       ("trace-alpha", po::value<double>(),
        "--search unilm: pick the hypothesis by re-ranking the beam traces as gen_seq_from_trace.py --alpha (0 = off)")
+      ("trace-selection", po::value<std::string>(),
+       "--trace-alpha: official (default; gen_seq_from_trace.py as it runs: its [SEP]/[PAD] swap and "
+       "simple_postprocess, which produced the published numbers) or intended (what the script meant)")
       ("sample", po::bool_switch(), "sample instead of search")
       ("top-k", po::value<int>(), "sampling: top-k (0 = off)")
       ("top-p", po::value<double>(), "sampling: nucleus mass (1 = off)")
@@ -143,11 +149,37 @@ void apply_search_flags(const po::variables_map& vm, models::SearchOptions& s, c
   if (vm.count("not-predict")) s.not_predict_words = split_bars(vm["not-predict"].as<std::string>());
   if (vm.count("search")) s.algorithm = vm["search"].as<std::string>();
   if (vm.count("trace-alpha")) s.trace_alpha = vm["trace-alpha"].as<double>();
+  if (vm.count("trace-selection")) s.trace_selection = vm["trace-selection"].as<std::string>();
   if (vm["sample"].as<bool>()) s.sample = true;
   if (vm.count("top-k")) s.top_k = vm["top-k"].as<int>();
   if (vm.count("top-p")) s.top_p = vm["top-p"].as<double>();
   if (vm.count("temperature")) s.temperature = vm["temperature"].as<double>();
   if (vm.count(seed_flag)) s.seed = vm[seed_flag].as<uint64_t>();
+}
+
+void add_text_flags(po::options_description& desc) {
+  desc.add_options()
+      ("lowercase", po::bool_switch(), "uncased tokenizer (default: as the checkpoint: tokenizer_config.json "
+       "do_lower_case, else its vocabulary: upper-case pieces mean cased)")
+      ("no-lowercase", po::bool_switch(), "cased tokenizer (default: as the checkpoint)")
+      ("tokenized-input", po::bool_switch(),
+       "the lines are WordPiece pieces joined by spaces, used as they are (UniLM --tokenized_input; "
+       "an unknown piece is [UNK])");
+}
+
+std::optional<bool> lowercase_flag(const po::variables_map& vm) {
+  const bool lower = vm.count("lowercase") && vm["lowercase"].as<bool>();
+  const bool cased = vm.count("no-lowercase") && vm["no-lowercase"].as<bool>();
+  if (lower && cased) throw InputError("give at most one of --lowercase and --no-lowercase");
+  if (lower || cased) return lower;
+  return std::nullopt;
+}
+
+bool lowercase_from_flags(const po::variables_map& vm, const std::string& checkpoint, const std::string& vocab) {
+  const pipelines::LowercaseDecision d = pipelines::decide_lowercase(lowercase_flag(vm), checkpoint, vocab);
+  if (is_main_rank())
+    for (const auto& w : d.warnings) std::cerr << "warning: " << w << "\n";
+  return d.lowercase;
 }
 
 void add_segment_ids_flag(po::options_description& desc) {

@@ -19,6 +19,7 @@ void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t, std
 void apply_arch_flag(const std::string& arch, models::TrainOptions& t);
 
 // --beam --length-penalty --min-len --max-len --no-repeat-ngram --ngram-ignore --search --trace-alpha
+// --trace-selection
 // --sample --top-k --top-p
 // --temperature --decode-seed (seed_flag: the name of the sampling-seed flag)
 void add_search_flags(po::options_description& desc, const char* seed_flag);
@@ -28,6 +29,15 @@ void add_search_flags(po::options_description& desc, const char* seed_flag);
 void add_segment_ids_flag(po::options_description& desc);
 std::optional<std::pair<int64_t, int64_t>> segment_ids_flag(const po::variables_map& vm);
 void apply_search_flags(const po::variables_map& vm, models::SearchOptions& s, const char* seed_flag);
+
+// --lowercase --no-lowercase --tokenized-input (finetune, decode, run; each command keeps its own
+// --no-lowercase definition out: these define all three).
+void add_text_flags(po::options_description& desc);
+// Lower-casing from the flags (at most one of --lowercase / --no-lowercase), else the checkpoint's
+// (pipelines::decide_lowercase: tokenizer_config.json, then the vocabulary); warnings on stderr.
+// checkpoint / vocab: "" when there is none.
+bool lowercase_from_flags(const po::variables_map& vm, const std::string& checkpoint, const std::string& vocab);
+std::optional<bool> lowercase_flag(const po::variables_map& vm);
 
 // --nproc N --master-port P --backend gloo|nccl (models/distributed.h).
 void add_dist_flags(po::options_description& desc);
