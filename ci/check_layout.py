@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the layout rule of README.md "Layout": each folder includes only the parts it may use.
+"""Checks the layout rule of docs/layout.md: each folder includes only the parts it may use.
 
   core/      nothing of ours but core/
   metrics/   core/, metrics/

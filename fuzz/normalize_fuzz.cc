@@ -4,7 +4,7 @@
 // the stemmers (Porter ROUGE / NLTK, Snowball) and Python's str.lower().
 //
 // Input: one mode byte (which normaliser, and its option bits), then the text. Only valid UTF-8 is
-// passed on: every command refuses invalid UTF-8 when it reads a file (README "Invalid UTF-8"),
+// passed on: every command refuses invalid UTF-8 when it reads a file (docs/metrics.md "Invalid UTF-8"),
 // so no normaliser ever sees it. A normaliser must not crash, hang or trip a sanitizer, and must
 // return valid UTF-8 (the scores and the JSON output are built from it).
 #include <string>

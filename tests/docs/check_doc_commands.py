@@ -21,8 +21,7 @@ path like `tests/tasks/fixtures/...` resolves there. `unieval` is the binary giv
 --binary (its folder goes first on PATH). Nothing is written into the source tree.
 
 usage: check_doc_commands.py --binary BUILD/unieval --source-dir SRC [--timeout S] [FILE.md ...]
-The README read is $UNIEVAL_DOCS_README when set, else README.new.md while that file exists (a
-new front page waiting to replace README.md), else README.md.
+The README read is $UNIEVAL_DOCS_README when set, else README.md.
 """
 import argparse
 import glob
@@ -91,12 +90,7 @@ def main():
         os.environ.get("UNIEVAL_MODEL_BINARY"))
     files = args.files
     if not files:
-        readme = os.environ.get("UNIEVAL_DOCS_README")
-        if not readme:
-            readme = "README.md"
-            if os.path.exists(os.path.join(src, "README.new.md")):
-                readme = "README.new.md"
-                print("README.new.md present: checking it in place of README.md")
+        readme = os.environ.get("UNIEVAL_DOCS_README") or "README.md"
         files = [os.path.join(src, readme)] + sorted(glob.glob(os.path.join(src, "docs", "*.md")))
 
     # `unieval` on PATH is the given binary whatever its file name (it finds unieval-model
