@@ -182,6 +182,10 @@ RunOutcome run_task(const RunOptions& in) {
   const auto t_start = Clock::now();
   RunOptions o = in;
   if (o.task.empty()) throw InputError("--task is required");
+  // UniLM's --tokenized_input: WordPiece lines for the generation tasks only (no silent no-op).
+  if (o.tokenized_input && (o.arch == "gpt" || tasks::is_nlu_task(o.task)))
+    throw InputError("--tokenized-input is for the UniLM/ERNIE-GEN generation tasks (WordPiece lines), not --task " +
+                     o.task + (o.arch == "gpt" ? " with --arch gpt" : ""));
   if (o.arch == "gpt") return run_gpt_task(in);
   if (!o.arch.empty() && o.arch != "unilm" && o.arch != "bert" && o.arch != "ernie-gen")
     throw InputError("--arch " + o.arch + ": expected gpt, ernie-gen, or unilm/bert (the default)");

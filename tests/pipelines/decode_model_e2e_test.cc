@@ -117,6 +117,17 @@ TEST(TokenizedInputTest, PiecesAsTheyAre) {
   EXPECT_THROW(pipelines::pretokenized_ids(no_unk, "a b"), InputError);
 }
 
+// `run --tokenized-input` is refused where no WordPiece seq2seq lines are read (not a silent no-op).
+TEST(TokenizedInputTest, RunRefusesItForUnderstandingTasks) {
+  TempDir tmp;
+  tmp.write("sst/train.tsv", "sentence\tlabel\nhi\t1\n");
+  auto r = run_cli("run --task glue-sst2 --data " + shq((tmp.path() / "sst").string()) + " --model " +
+                   shq((kFixture / "ckpt").string()) + " --tokenized-input --out " + shq((tmp.path() / "run").string()));
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("--tokenized-input is for the UniLM/ERNIE-GEN generation tasks"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(tmp.path() / "run"));
+}
+
 // Casing follows the checkpoint: tokenizer_config.json, else the vocabulary; flags override.
 TEST(CasingTest, DecidedByTheCheckpointFlagsOverride) {
   TempDir tmp;
