@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/io.h"
 #include "pipelines/seq2seq.h"
+#include "models/seq2seq_data.h"
 #include "models/tokenizer/wordpiece.h"
 #include "tests/test_util.h"
 
@@ -105,6 +106,38 @@ TEST(DecodeModelTest, BadModelInputsAreClearErrors) {
               shq(tmp.path().string()) + " --out " + shq((tmp.path() / "x").string()));
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.err.find("one of --run and --model"), std::string::npos) << r.err;
+}
+
+// An ERNIE-GEN checkpoint (a run's, no run around it): decode --model --arch ernie-gen is decode --run,
+// as a directory and as a .safetensors file.
+TEST(DecodeModelTest, ErnieGenCheckpointDecodesAsItsRun) {
+  TempDir tmp;
+  models::SyntheticTaskOptions o;
+  o.kind = "copy";
+  o.n_words = 10;
+  o.n_train = 64;
+  o.n_dev = 4;
+  o.n_test = 16;
+  models::write_synthetic_task(models::make_synthetic_task(o), (tmp.path() / "data").string());
+  tmp.write("config.json", R"({"vocab_size": 16, "hidden_size": 32, "num_hidden_layers": 2, "num_attention_heads": 4,
+      "intermediate_size": 64, "max_position_embeddings": 40})");
+  auto r = run_cli(testing::finetune_args("copy", tmp.path() / "config.json", tmp.path() / "data", tmp.path() / "run",
+                                          "--arch ernie-gen --steps 6 --batch-size 8 --lr 1e-3 --threads 1 --no-progress"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto hyps = [&](const std::string& how, const std::string& name) {
+    const std::string out = (tmp.path() / name).string();
+    auto d = run_cli("decode " + how + " --split test --out " + shq(out) +
+                     " --beam 3 --min-len 4 --max-len 8 --threads 1 --no-progress");
+    EXPECT_EQ(d.exit_code, 0) << d.err;
+    return d.exit_code == 0 ? core::read_lines(out) : std::vector<std::string>{};
+  };
+  const auto ckpt = tmp.path() / "run" / "checkpoint";
+  const std::string data = " --data " + shq((tmp.path() / "data").string());
+  const auto by_run = hyps("--run " + shq((tmp.path() / "run").string()), "a");
+  ASSERT_EQ(by_run.size(), 16u);
+  ASSERT_FALSE(by_run[0].empty());
+  EXPECT_EQ(hyps("--model " + shq(ckpt.string()) + " --arch ernie-gen" + data, "b"), by_run);
+  EXPECT_EQ(hyps("--model " + shq((ckpt / "model.safetensors").string()) + " --arch ernie-gen" + data, "c"), by_run);
 }
 
 // --tokenized-input: pieces looked up as they are; unknown pieces are [UNK].
