@@ -73,6 +73,7 @@ namespace {
 struct RowScores {
   std::string source;
   std::vector<results::RunResult> runs;  // matched to cells by task + metric
+  bool quoted = false;                   // read from a published score sheet, not recomputed
 };
 
 // Canonical form of a task/column for matching multi-task tables ("SST-2" ~ "glue-sst2").
@@ -191,6 +192,7 @@ std::optional<RowScores> from_sheet(const std::string& row, const std::string& d
   RowScores rs;
   rs.runs.push_back(r);
   rs.source = "DSTC7 organisers' score sheet, row '" + row + "' (" + sheet.string() + ")";
+  rs.quoted = true;
   return rs;
 }
 
@@ -345,6 +347,7 @@ ReproducedRow fill_row(const results::PaperTable& t, const std::string& block, c
   row.block = block;
   row.system = system;
   if (rs) row.source = rs->source;
+  row.quoted = rs && rs->quoted;
   for (const auto& col : t.columns) {
     const results::PaperCell* c = t.cell(block, system, col);
     ReproducedCell rc;
@@ -363,7 +366,7 @@ ReproducedRow fill_row(const results::PaperTable& t, const std::string& block, c
     } else if (!rc.published) {
       rc.status = CellStatus::kOursOnly;
     } else {
-      ++out.reproduced_cells;
+      ++(row.quoted ? out.quoted_cells : out.reproduced_cells);
       bool ok = std::fabs(*rc.ours - *rc.published) <= rc.tolerance + 1e-9;
       rc.status = ok ? CellStatus::kMatch : CellStatus::kMismatch;
       if (!ok) out.mismatch = true;
@@ -580,7 +583,7 @@ results::Grid grid_of(const std::vector<ReproducedRow>& rows, const std::vector<
       v.push_back(what);
     };
     lead_cells(pub, "published", true);
-    lead_cells(ours, "ours", false);
+    lead_cells(ours, r.quoted ? "quoted" : "ours", false);
     lead_cells(diff, "diff", false);
     for (size_t i = 0; i < lead; ++i) {
       bold_pub.push_back(false);
@@ -625,7 +628,9 @@ std::string render_reproduction(const Reproduction& r, results::TableFormat form
   for (const auto& row : r.rows) any_published_only |= row.source.empty();
   if (any_published_only) g.footer.push_back("† published value only: no system outputs for this row (--outputs DIR)");
   for (const auto& row : r.rows)
-    if (!row.source.empty()) g.footer.push_back("ours for " + row.system + ": " + row.source);
+    if (!row.source.empty())
+      g.footer.push_back(std::string(row.quoted ? "quoted (not recomputed) for " : "ours for ") + row.system + ": " +
+                         row.source);
   g.footer.push_back("✓ within half a unit of the last printed digit, ✗ beyond it; ours in the printed unit (x scale)");
   for (const auto& n : r.notes) g.footer.push_back("note: " + n);
   int mism = 0;
@@ -633,6 +638,7 @@ std::string render_reproduction(const Reproduction& r, results::TableFormat form
     for (const auto& row : *rows)
       for (const auto& c : row.cells) mism += c.status == CellStatus::kMismatch;
   g.footer.push_back("result: " + std::to_string(r.reproduced_cells) + " cell(s) reproduced, " +
+                     (r.quoted_cells ? std::to_string(r.quoted_cells) + " quoted from a published sheet, " : "") +
                      std::to_string(mism) + " beyond tolerance" + (r.mismatch ? " (exit 1)" : ""));
   std::string out = results::render_grid(g, format);
   if (!r.checks.empty()) {

@@ -82,6 +82,8 @@ struct ReproducedCell {
 struct ReproducedRow {
   std::string block, system;
   std::string source;  // where ours came from ("" = published only)
+  bool quoted = false;  // ours is a published sheet's value (e.g. DSTC7's organisers'), not recomputed:
+                        // its cells count as quoted_cells, never as reproduced
   std::vector<ReproducedCell> cells;  // in the table's column order
 };
 
@@ -92,7 +94,8 @@ struct Reproduction {
   std::string checks_caption;
   std::vector<std::string> notes;
   bool mismatch = false;     // a cell (row or check) beyond tolerance
-  int reproduced_cells = 0;  // cells with both values
+  int reproduced_cells = 0;  // cells with both values, ours recomputed
+  int quoted_cells = 0;      // cells with both values, ours read from a published sheet
 };
 
 Reproduction reproduce(const ReproduceOptions& opts);

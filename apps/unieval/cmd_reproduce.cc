@@ -70,13 +70,15 @@ int cmd_reproduce(const Args& args) {
                            {"published", num(c.published)}, {"ours", num(c.ours)},
                            {"diff", c.ours && c.published ? ordered_json(*c.ours - *c.published) : ordered_json()},
                            {"tolerance", c.tolerance}, {"status", pipelines::to_string(c.status)}});
-        a.push_back({{"block", row.block}, {"system", row.system}, {"source", row.source}, {"cells", cells}});
+        a.push_back({{"block", row.block}, {"system", row.system}, {"source", row.source},
+                     {"quoted", row.quoted}, {"cells", cells}});
       }
       return a;
     };
     ordered_json j = {{"paper", r.table.paper}, {"table", r.table.table}, {"caption", r.table.caption},
                       {"rows", rows_json(r.rows)}, {"checks", rows_json(r.checks)},
                       {"notes", r.notes}, {"reproduced_cells", r.reproduced_cells},
+                      {"quoted_cells", r.quoted_cells},
                       {"mismatch", r.mismatch}};
     print_json(j);
   } else {

@@ -114,6 +114,7 @@ TEST(ReproduceTest, RealUnilmTable10FromTheDstc7Sheet) {
   for (const char* s : {"Best System in DSTC7 Shared Task", "Human Performance"}) {
     const auto* x = row(r, s);
     ASSERT_FALSE(x->source.empty()) << s;
+    EXPECT_TRUE(x->quoted) << s;  // the sheet's numbers, not ours: never counted as reproduced
     for (const auto& c : x->cells)
       if (c.published) {
         EXPECT_EQ(c.status, CellStatus::kMatch) << s << " " << c.column;
@@ -123,6 +124,13 @@ TEST(ReproduceTest, RealUnilmTable10FromTheDstc7Sheet) {
   ASSERT_EQ(r.checks.size(), 1u);
   for (const auto& c : r.checks[0].cells) EXPECT_EQ(c.status, CellStatus::kMatch) << c.column;
   EXPECT_FALSE(r.mismatch);
+  // Both sheet rows quoted (NIST-4, BLEU-4, METEOR, Entropy-4, Avg len; Human also Div-1/2): 12
+  // cells.
+  EXPECT_EQ(r.quoted_cells, 12);
+  EXPECT_EQ(r.reproduced_cells, 7);  // the supplementary check: 7 cells recomputed by unieval eval
+  const std::string md = render_reproduction(r, results::TableFormat::kMarkdown);
+  EXPECT_NE(md.find("| quoted "), std::string::npos);
+  EXPECT_NE(md.find("7 cell(s) reproduced, 12 quoted from a published sheet"), std::string::npos);
 }
 
 }  // namespace
