@@ -59,7 +59,9 @@ LowercaseDecision decide_lowercase(std::optional<bool> flag, const std::string& 
     }
     if (vocab_file.empty() && fs::exists(dir / "vocab.txt", ec)) vocab_file = (dir / "vocab.txt").string();
   }
-  if (!vocab_file.empty() && fs::exists(vocab_file, ec)) vocab_says = !vocab_is_cased(Vocab::from_file(vocab_file));
+  // A WordPiece vocab.txt only: a GPT BPE folder (--vocab DIR) says nothing about casing here.
+  if (!vocab_file.empty() && fs::is_regular_file(vocab_file, ec))
+    vocab_says = !vocab_is_cased(Vocab::from_file(vocab_file));
   auto vocab_words = [&](bool lower) {
     return "the vocabulary " + vocab_file + (lower ? " (no upper-case pieces: uncased)" : " (upper-case pieces: cased)");
   };
