@@ -551,6 +551,33 @@ std::vector<std::string> official_greedy_ignores(const SearchOptions& opts) {
 
 namespace {
 
+// The hypothesis ending at t.wids[frame][pos], followed back through t.ptrs and cut at the first
+// token is_end accepts; frame < 0 (nothing chosen) is the empty hypothesis with score -inf.
+template <class IsEnd>
+Hypothesis hypothesis_at(const BeamTrace& t, int64_t frame, int64_t pos, double best, IsEnd is_end) {
+  Hypothesis h;
+  if (frame < 0) {
+    h.log_prob = h.score = kNegInf;
+    return h;
+  }
+  h.log_prob = t.scores[frame][pos];
+  h.score = best;
+  std::vector<int64_t> seq{t.wids[frame][pos]};
+  for (int64_t f = frame, p = pos; f > 0; --f) {
+    p = t.ptrs[f][p];
+    seq.push_back(t.wids[f - 1][p]);
+  }
+  std::reverse(seq.begin(), seq.end());
+  for (int64_t w : seq) {
+    if (is_end(w)) {
+      h.eos = true;
+      break;
+    }
+    h.tokens.push_back(w);
+  }
+  return h;
+}
+
 // gen_seq_from_trace.py get_best_sequence with --alpha as the script runs (see search.h): frames
 // 0..T-1 of the trace, then decode_seq2seq.py's padding frames (token 0, score 0), of which one
 // stands for all (they are identical and none is ever a candidate).
@@ -588,27 +615,7 @@ Hypothesis best_from_trace_official(const BeamTrace& t, int64_t sep, int64_t pad
       }
     }
   }
-  Hypothesis h;
-  if (frame < 0) {  // the script's empty sequence
-    h.log_prob = h.score = kNegInf;
-    return h;
-  }
-  h.log_prob = t.scores[frame][pos];
-  h.score = best;
-  std::vector<int64_t> seq{t.wids[frame][pos]};
-  for (int64_t f = frame, p = pos; f > 0; --f) {
-    p = t.ptrs[f][p];
-    seq.push_back(t.wids[f - 1][p]);
-  }
-  std::reverse(seq.begin(), seq.end());
-  for (int64_t w : seq) {  // cut at the first "[SEP]" or "[PAD]" token
-    if (is_end(w)) {
-      h.eos = true;
-      break;
-    }
-    h.tokens.push_back(w);
-  }
-  return h;
+  return hypothesis_at(t, frame, pos, best, is_end);  // frame -1: the script's empty sequence
 }
 
 }  // namespace
@@ -658,27 +665,7 @@ Hypothesis best_from_trace(const BeamTrace& t, int64_t eos, int64_t pad, const S
       }
     }
   }
-  Hypothesis h;
-  if (frame < 0) {
-    h.log_prob = h.score = kNegInf;
-    return h;
-  }
-  h.log_prob = t.scores[frame][pos];
-  h.score = best;
-  std::vector<int64_t> seq{t.wids[frame][pos]};
-  for (int64_t f = frame, p = pos; f > 0; --f) {
-    p = t.ptrs[f][p];
-    seq.push_back(t.wids[f - 1][p]);
-  }
-  std::reverse(seq.begin(), seq.end());
-  for (int64_t w : seq) {
-    if (is_end(w)) {
-      h.eos = true;
-      break;
-    }
-    h.tokens.push_back(w);
-  }
-  return h;
+  return hypothesis_at(t, frame, pos, best, is_end);
 }
 
 std::vector<std::vector<Hypothesis>> beam_search_unilm(StepScorer& scorer, int64_t n_examples, int64_t eos,
