@@ -507,7 +507,18 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     run_info["runtime"] = rt.describe();
     opts.train.validate();  // before the run directory is created
     check_accum_covers_ranks(opts.train.accum);
-    if (dist::rank() == 0) run.create(run_info, cfg, core::read_file(vocab_path));
+    if (dist::rank() == 0) {
+      // An ERNIE-GEN run's checkpoints say so, as pre-training's do: `decode --model RUN/best` and a
+      // later fine-tune then use infilling decoding and the same target layout without --arch.
+      if (opts.train.arch == "ernie-gen") {
+        nlohmann::json config = cfg.to_json();
+        config["unieval_arch"] = "ernie-gen";
+        if (opts.train.data.target_bos) config["unieval_target_bos"] = true;
+        run.create(run_info, config, core::read_file(vocab_path));
+      } else {
+        run.create(run_info, cfg, core::read_file(vocab_path));
+      }
+    }
   }
   model->to(rt.device);
   if (rt.precision != Precision::kFloat32) {

@@ -138,6 +138,11 @@ TEST(DecodeModelTest, ErnieGenCheckpointDecodesAsItsRun) {
   ASSERT_FALSE(by_run[0].empty());
   EXPECT_EQ(hyps("--model " + shq(ckpt.string()) + " --arch ernie-gen" + data, "b"), by_run);
   EXPECT_EQ(hyps("--model " + shq((ckpt / "model.safetensors").string()) + " --arch ernie-gen" + data, "c"), by_run);
+  // The run's checkpoints say ERNIE-GEN themselves, so decode --model without --arch infills too
+  // (before, config.json did not say it and decode --model RUN/best silently used UniLM decoding).
+  EXPECT_EQ(nlohmann::json::parse(core::read_file((ckpt / "config.json").string())).value("unieval_arch", ""),
+            "ernie-gen");
+  EXPECT_EQ(hyps("--model " + shq(ckpt.string()) + data, "d"), by_run);
 }
 
 // --tokenized-input: pieces looked up as they are; unknown pieces are [UNK].
