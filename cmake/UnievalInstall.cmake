@@ -4,7 +4,7 @@
 #   cmake --install build --prefix P     installs, under P:
 #     bin/unieval, bin/unieval-model            the CLI and its LibTorch sibling (found next to it)
 #     include/unieval/{core,metrics,results,tasks}/*.h, include/unieval/unieval_version.h
-#     lib/libunieval_{core,metrics_text,metrics,results,task_files,tasks}.a   (.so with
+#     lib/libunieval_{core,metrics_text,meteor,metrics,results,task_files,tasks}.a   (.so with
 #                                               -DBUILD_SHARED_LIBS=ON)
 #     lib/cmake/unieval/unievalConfig.cmake ... find_package(unieval): unieval::core, ::metrics, ...
 #     lib/pkgconfig/unieval.pc
@@ -66,6 +66,8 @@ function(unieval_install_runtime component)
           COMPONENT ${component} FILES_MATCHING PATTERN "*.json")
   install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/THIRD_PARTY_NOTICES.md
           DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT ${component})
+  install(FILES ${PROJECT_SOURCE_DIR}/LICENSES/LGPL-2.1.txt
+          DESTINATION ${CMAKE_INSTALL_DOCDIR}/LICENSES COMPONENT ${component})
   if(UNIEVAL_CLI_DOCS)
     install(FILES ${PROJECT_BINARY_DIR}/share/bash-completion/unieval
             DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions COMPONENT ${component})
@@ -79,7 +81,7 @@ file(GLOB unieval_paper_files ${PROJECT_SOURCE_DIR}/results/paper/*.json
 # The libraries of ours that `unieval` loads in a shared build (from PREFIX/lib; unieval-model
 # also loads model_format, models and model_pipelines, installed with it below).
 set(unieval_cli_libs)
-foreach(part core metrics_text metrics results task_files tasks tokenizer pipelines)
+foreach(part core metrics_text meteor metrics results task_files tasks tokenizer pipelines)
   if(TARGET unieval_${part})
     list(APPEND unieval_cli_libs unieval_${part})
   endif()
@@ -92,7 +94,7 @@ if(BUILD_SHARED_LIBS)
   endif()
   # The linker writes RUNPATH, which serves only the object's own NEEDED entries: each library
   # finds the others beside itself.
-  foreach(part core metrics_text metrics results task_files tasks tokenizer pipelines model_format
+  foreach(part core metrics_text meteor metrics results task_files tasks tokenizer pipelines model_format
           models model_pipelines)
     if(TARGET unieval_${part})
       set_target_properties(unieval_${part} PROPERTIES INSTALL_RPATH "$ORIGIN")
@@ -117,7 +119,7 @@ endif()
 # Installed headers keep the repository's include paths (#include "metrics/bleu.h" inside them):
 # they live in PREFIX/include/unieval/<part>/, and the targets put PREFIX/include (for
 # <unieval/metrics/bleu.h>) and PREFIX/include/unieval (for the headers' own includes) on the path.
-set(unieval_export_parts core metrics_text metrics results task_files tasks)
+set(unieval_export_parts core metrics_text meteor metrics results task_files tasks)
 foreach(part ${unieval_export_parts})
   set_target_properties(unieval_${part} PROPERTIES EXPORT_NAME ${part})
   target_compile_features(unieval_${part} INTERFACE cxx_std_17)  # the headers are C++17
@@ -136,6 +138,11 @@ foreach(dir core metrics results tasks)
 endforeach()
 install(FILES ${PROJECT_BINARY_DIR}/generated/unieval_version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/unieval COMPONENT dev)
+# The archives include libunieval_meteor (LGPL-2.1): the licence texts travel with them.
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/THIRD_PARTY_NOTICES.md
+        DESTINATION ${CMAKE_INSTALL_DOCDIR} COMPONENT dev)
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSES/LGPL-2.1.txt
+        DESTINATION ${CMAKE_INSTALL_DOCDIR}/LICENSES COMPONENT dev)
 
 install(EXPORT unievalTargets NAMESPACE unieval:: FILE unievalTargets.cmake
         DESTINATION ${UNIEVAL_INSTALL_CMAKEDIR} COMPONENT dev)

@@ -1,5 +1,5 @@
 #pragma once
-// Follows CPython (PSF-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows CPython (PSF-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // The lexical steps of JSON as Python's json module takes them, shared by the two readers of
 // core: core::JsonDocument's parser (json_reader.cc), which builds nodes and names every
 // problem, and core::JsonCursor (json_cursor.h), which builds nothing and only says "refused".

@@ -1,8 +1,9 @@
 #pragma once
-// Follows numpy (BSD-3-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
-// numpy's pairwise summation of a float64 array (numpy/core/src/umath/loops_utils.h,
-// DOUBLE_pairwise_sum; what np.sum / np.mean use). The official Python scripts average with
-// numpy, so matching their last bit needs this exact order of additions.
+// Follows the structure of numpy's `DOUBLE_pairwise_sum` (BSD-3-Clause;
+// numpy/core/src/umath/loops_utils.h): a close port of its loop (8 accumulators, blocks of 128, the
+// split point), written by reading its source; see THIRD_PARTY_NOTICES.md. What np.sum / np.mean
+// use: the official Python scripts average with numpy, so matching their last bit needs this exact
+// order of additions.
 #include <cstddef>
 
 namespace unieval::core {

@@ -1,5 +1,5 @@
 #pragma once
-// Follows CPython (PSF-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows CPython (PSF-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // Python 3 str semantics on UTF-8 text: the one module every part uses for split / strip /
 // rstrip / replace / ' '.join(s.split()) when it reproduces a Python script byte for byte.
 //
@@ -8,7 +8,7 @@
 //   core::py_replace("aaa", "aa", "b")    -> "ba"         (left to right, never rescanned)
 //   core::join_py_split(" a  b\t")        -> "a b"
 //
-// | function          | mirrors (Python 3)                                                   |
+// | function          | same result as (Python 3)                                            |
 // |-------------------|----------------------------------------------------------------------|
 // | is_py_space       | str.isspace() of one code point (White_Space plus U+001C..U+001F)    |
 // | py_split          | str.split() with no argument: runs of whitespace, no empty fields    |

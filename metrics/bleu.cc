@@ -1,4 +1,4 @@
-// Follows sacreBLEU (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows sacreBLEU (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "metrics/bleu.h"
 
 #include <cmath>

@@ -1,5 +1,5 @@
 #pragma once
-// Follows sacreBLEU (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows sacreBLEU (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // sacreBLEU 2.6.0 BLEU (corpus and sentence level), number for number.
 //
 // Matches `sacrebleu.metrics.BLEU(...).corpus_score(hyps, refs)` and `.sentence_score(hyp, refs)`

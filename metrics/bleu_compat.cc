@@ -1,5 +1,5 @@
 // Follows Moses (LGPL-2.1), NLTK (Apache-2.0), coco-caption (BSD-2-Clause) and PLATO (Apache-2.0)
-// behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "core/numpy_sum.h"
 #include "metrics/bleu_compat.h"
 

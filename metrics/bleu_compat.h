@@ -1,6 +1,6 @@
 #pragma once
 // Follows Moses (LGPL-2.1), NLTK (Apache-2.0), coco-caption (BSD-2-Clause) and PLATO (Apache-2.0)
-// behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // The other BLEU implementations papers report, each reproduced with its own quirks:
 //
 // | function            | matches                                                              |

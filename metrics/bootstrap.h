@@ -1,5 +1,5 @@
 #pragma once
-// Follows sacreBLEU (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows sacreBLEU (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // Bootstrap resampling over per-item statistics, for confidence intervals and paired
 // significance tests of corpus metrics, in the manner of sacreBLEU (--confidence,
 // --paired-bs). No official script of SQuAD/CoQA/GLUE has these: they are ours.

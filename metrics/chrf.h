@@ -1,5 +1,5 @@
 #pragma once
-// Follows sacreBLEU (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows sacreBLEU (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // sacreBLEU 2.6.0 chrF and chrF++ (sacrebleu/metrics/chrf.py), number for number.
 //
 //   unieval::metrics::ChrfOptions opts;   // char_order 6, word_order 0, beta 2

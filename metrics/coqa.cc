@@ -1,4 +1,4 @@
-// Follows CoQA (no licence header) and SQuAD (no licence header) behaviour; clean-room, see
+// Follows CoQA (no licence header) and SQuAD (no licence header) behaviour only; no code taken; see
 // THIRD_PARTY_NOTICES.md.
 #include "metrics/coqa.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Follows CoQA (no licence header) and SQuAD (no licence header) behaviour; clean-room, see
+// Follows CoQA (no licence header) and SQuAD (no licence header) behaviour only; no code taken; see
 // THIRD_PARTY_NOTICES.md.
 // CoQA EM/F1 identical to the official evaluate-v1.0.py (stanfordnlp/coqa-baselines
 // scripts/evaluate-v1.0.py @693d05b, class CoQAEvaluator), which ERNIE-GEN's

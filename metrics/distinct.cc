@@ -1,5 +1,5 @@
-// Follows DSTC7 (no code licence) and PLATO (Apache-2.0) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
+// Follows DSTC7 (no code licence; behaviour only, no code taken) and PLATO (Apache-2.0) behaviour;
+// no code copied; see THIRD_PARTY_NOTICES.md.
 #include "core/numpy_sum.h"
 #include "metrics/distinct.h"
 

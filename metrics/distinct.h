@@ -1,6 +1,6 @@
 #pragma once
-// Follows DSTC7 (no code licence) and PLATO (Apache-2.0) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
+// Follows DSTC7 (no code licence; behaviour only, no code taken) and PLATO (Apache-2.0) behaviour;
+// no code copied; see THIRD_PARTY_NOTICES.md.
 // Distinct-n (lexical diversity) in the flavours our target papers used, each identical to its
 // official script:
 //

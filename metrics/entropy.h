@@ -1,5 +1,5 @@
 #pragma once
-// Follows DSTC7 (no code licence) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows DSTC7 (no code licence) behaviour only; no code taken; see THIRD_PARTY_NOTICES.md.
 // Entropy-n of the n-gram distribution of a system's outputs, identical to DSTC7's
 // evaluation/src/metrics.py calc_entropy (@e2b50e5, "based on Yizhe Zhang's code"), the
 // Entropy-4 column of UniLM Table 10:

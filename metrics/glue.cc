@@ -1,5 +1,5 @@
 // Follows HF transformers (Apache-2.0), scikit-learn (BSD-3-Clause) and SciPy (BSD-3-Clause)
-// behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "metrics/glue.h"
 
 #include <algorithm>

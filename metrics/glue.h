@@ -1,6 +1,6 @@
 #pragma once
 // Follows HF transformers (Apache-2.0), scikit-learn (BSD-3-Clause) and SciPy (BSD-3-Clause)
-// behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // GLUE task metrics with the semantics of HF transformers `glue_compute_metrics`
 // (scikit-learn 1.2 / scipy 1.10 underneath), and the GLUE benchmark average.
 //

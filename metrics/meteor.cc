@@ -1,8 +1,18 @@
-// Follows METEOR 1.5 (LGPL-2.1) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
-// METEOR 1.5. The alignment mirrors edu.cmu.meteor.aligner.Aligner.align/resolve and the
-// ExactMatcher, StemMatcher, SynonymMatcher (+ SynonymDictionary.morph) and ParaphraseMatcher
-// classes; scoring mirrors edu.cmu.meteor.scorer.MeteorScorer.getMeteorStats/computeMetrics and
-// MeteorStats.addStats; configuration mirrors MeteorConfiguration and Constants.
+// Part of unieval_meteor, the LGPL-2.1 component of unieval (metrics/CMakeLists.txt).
+// SPDX-License-Identifier: LGPL-2.1-only
+// Copyright 2026 the unieval authors. This file is a C++ port of parts of METEOR 1.5
+// (cmu-mtlab/meteor; Michael Denkowski, Alon Lavie, Carnegie Mellon University), which is licensed
+// under the LGPL-2.1, so it is licensed under the GNU Lesser General Public License version 2.1
+// (LICENSES/LGPL-2.1.txt), not under Apache-2.0 like the rest of unieval. It is distributed WITHOUT
+// ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A PARTICULAR
+// PURPOSE; see the licence.
+//
+// Follows the structure of METEOR 1.5's aligner and scorer (LGPL-2.1), ported by reading its Java
+// source; see THIRD_PARTY_NOTICES.md. The alignment follows
+// edu.cmu.meteor.aligner.Aligner.align/resolve and the ExactMatcher, StemMatcher, SynonymMatcher (+
+// SynonymDictionary.morph) and ParaphraseMatcher classes; scoring follows
+// edu.cmu.meteor.scorer.MeteorScorer.getMeteorStats/computeMetrics and MeteorStats.addStats;
+// configuration follows MeteorConfiguration and Constants.
 #include "metrics/meteor.h"
 
 #include <algorithm>

@@ -1,5 +1,15 @@
 #pragma once
-// Follows METEOR 1.5 (LGPL-2.1) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Part of unieval_meteor, the LGPL-2.1 component of unieval (metrics/CMakeLists.txt).
+// SPDX-License-Identifier: LGPL-2.1-only
+// Copyright 2026 the unieval authors. This file is a C++ port of parts of METEOR 1.5
+// (cmu-mtlab/meteor; Michael Denkowski, Alon Lavie, Carnegie Mellon University), which is licensed
+// under the LGPL-2.1, so it is licensed under the GNU Lesser General Public License version 2.1
+// (LICENSES/LGPL-2.1.txt), not under Apache-2.0 like the rest of unieval. It is distributed WITHOUT
+// ANY WARRANTY; without even the implied warranty of MERCHANTABILITY or FITNESS FOR A PARTICULAR
+// PURPOSE; see the licence.
+//
+// Follows METEOR 1.5 (LGPL-2.1) behaviour, through the port in meteor.cc; see
+// THIRD_PARTY_NOTICES.md.
 // METEOR 1.5 (Denkowski & Lavie 2014), identical to meteor-1.5.jar (cmu-mtlab/meteor@57a9ec5):
 // staged word alignment (exact, Snowball stem, WordNet synonym, paraphrase table), the jar's beam
 // search over alignments, content/function-word weighting, best reference per segment and the

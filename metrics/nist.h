@@ -1,6 +1,6 @@
 #pragma once
-// Follows mteval (no licence) and NLTK (Apache-2.0) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
+// Follows mteval (no licence; behaviour only, no code taken) and NLTK (Apache-2.0) behaviour; no
+// code copied; see THIRD_PARTY_NOTICES.md.
 // NIST (and mteval's BLEU) as mteval-v14c.pl / mteval-v13a.pl compute them, and NLTK 3.8's
 // corpus_nist.
 //

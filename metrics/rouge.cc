@@ -1,6 +1,6 @@
-// Follows ROUGE-1.5.5 (research release, no OSI licence) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
-// ROUGE-1.5.5. Each routine names the subroutine of ROUGE-1.5.5.pl it mirrors.
+// Follows the structure of ROUGE-1.5.5's subroutines (research release, no OSI licence): each
+// routine below names the subroutine of ROUGE-1.5.5.pl it follows, written by reading the script;
+// no Perl code copied; see THIRD_PARTY_NOTICES.md.
 #include "metrics/rouge.h"
 
 #include <algorithm>

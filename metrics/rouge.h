@@ -1,5 +1,5 @@
 #pragma once
-// Follows ROUGE-1.5.5 (research release, no OSI licence) behaviour; clean-room, see
+// Follows ROUGE-1.5.5 (research release, no OSI licence) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
 // ROUGE-1.5.5 (Chin-Yew Lin's ROUGE-1.5.5.pl), reproduced number for number: every per-instance
 // R/P/F, every printed Average (the bootstrap mean) and both confidence bounds.

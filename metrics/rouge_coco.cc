@@ -1,5 +1,5 @@
-// Follows coco-caption (BSD-2-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
-// coco-caption ROUGE-L: mirrors rouge.py `my_lcs`, `Rouge.calc_score`, `Rouge.compute_score`.
+// Follows the structure of coco-caption's rouge.py (BSD-2-Clause): `my_lcs`, `Rouge.calc_score`,
+// `Rouge.compute_score`, ported by reading its source, no code copied; see THIRD_PARTY_NOTICES.md.
 #include "core/numpy_sum.h"
 #include "metrics/rouge_coco.h"
 

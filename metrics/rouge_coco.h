@@ -1,5 +1,5 @@
 #pragma once
-// Follows coco-caption (BSD-2-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows coco-caption (BSD-2-Clause) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // ROUGE-L of coco-caption / nqg (`pycocoevalcap/rouge/rouge.py`, `qgevalcap/rouge/rouge.py`), as
 // the question-generation tables of UniLM and ERNIE-GEN use it.
 //

@@ -1,7 +1,7 @@
-// Follows rouge-score (Apache-2.0) and NLTK (Apache-2.0) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
-// rouge-score: mirrors rouge_scorer.py (`score`, `score_multi`, `_score_ngrams`, `_score_lcs`,
-// `_summary_level_lcs`, `_union_lcs`, `_lcs_table`, `_backtrack_norec`) and scoring.fmeasure.
+// Follows the structure of rouge-score's rouge_scorer.py (Apache-2.0): `score`, `score_multi`,
+// `_score_ngrams`, `_score_lcs`, `_summary_level_lcs`, `_union_lcs`, `_lcs_table`,
+// `_backtrack_norec` and scoring.fmeasure, ported by reading its source, no code copied; NLTK
+// (Apache-2.0) behaviour through metrics/text/porter_nltk.h; see THIRD_PARTY_NOTICES.md.
 #include "metrics/rouge_score.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 #pragma once
-// Follows rouge-score (Apache-2.0) and NLTK (Apache-2.0) behaviour; clean-room, see
+// Follows rouge-score (Apache-2.0) and NLTK (Apache-2.0) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
 // google-research rouge-score (PyPI rouge-score 0.1.2, `rouge_scorer.RougeScorer`), for users
 // who need that number. It is NOT ROUGE-1.5.5 (see rouge.h): NLTK's Porter stemmer, no WordNet

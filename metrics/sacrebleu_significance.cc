@@ -1,4 +1,4 @@
-// Follows sacreBLEU (Apache-2.0) and numpy (BSD-3-Clause) behaviour; clean-room, see
+// Follows sacreBLEU (Apache-2.0) and numpy (BSD-3-Clause) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
 #include "metrics/sacrebleu_significance.h"
 

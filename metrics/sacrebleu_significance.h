@@ -1,6 +1,7 @@
 #pragma once
-// Follows sacreBLEU (Apache-2.0) and numpy (BSD-3-Clause) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md. The resampling arithmetic of sacreBLEU 2.6.0's significance.py, number
+// Follows sacreBLEU (Apache-2.0) and numpy (BSD-3-Clause) behaviour; no code copied; see
+// THIRD_PARTY_NOTICES.md.
+// The resampling arithmetic of sacreBLEU 2.6.0's significance.py, number
 // for number: the resampled corpus scores of paired bootstrap (`PairedTest(test_type='bs')`, and
 // `Metric.corpus_score(n_bootstrap=N)`) and of approximate randomization (`test_type='ar'`), for
 // BLEU, chrF and TER, from per-segment statistics in sacreBLEU's layout.

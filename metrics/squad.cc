@@ -1,4 +1,4 @@
-// Follows SQuAD (no licence header) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows SQuAD (no licence header) behaviour only; no code taken; see THIRD_PARTY_NOTICES.md.
 #include "metrics/squad.h"
 
 #include <algorithm>

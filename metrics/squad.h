@@ -1,5 +1,5 @@
 #pragma once
-// Follows SQuAD (no licence header) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows SQuAD (no licence header) behaviour only; no code taken; see THIRD_PARTY_NOTICES.md.
 // SQuAD exact match and F1, identical to the official evaluation scripts:
 //   * evaluate-v1.1.py  (SQuAD 1.1) -> {"exact_match", "f1"}
 //   * evaluate-v2.0.py  (SQuAD 2.0) -> {"exact", "f1", "total", "HasAns_exact", "HasAns_f1",

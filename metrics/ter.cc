@@ -1,4 +1,4 @@
-// Follows sacreBLEU (Apache-2.0) TER behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows sacreBLEU (Apache-2.0) TER behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "metrics/ter.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 #pragma once
-// Follows sacreBLEU (Apache-2.0) TER behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows sacreBLEU (Apache-2.0) TER behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // sacreBLEU 2.6.0 TER (sacrebleu/metrics/ter.py, lib_ter.py, tokenizers/tokenizer_ter.py): the
 // Tercom translation edit rate as sacreBLEU computes it, edit for edit.
 //

@@ -1,5 +1,5 @@
 #pragma once
-// Follows HF transformers (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows HF transformers (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // Masked multi-head scaled dot-product attention behind one function, computed by the fastest
 // path the LibTorch in use offers:
 //   * LibTorch 2.x: the fused at::scaled_dot_product_attention (flash / memory-efficient / math

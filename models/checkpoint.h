@@ -1,5 +1,5 @@
 #pragma once
-// Follows HF transformers (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows HF transformers (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // Checkpoints: a directory in the Hugging Face layout, loaded into / saved from a UnilmModel
 // (models/transformer.h) by parameter name.
 //

@@ -1,4 +1,5 @@
-// Follows HF transformers (Apache-2.0) and UniLM (MIT) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows HF transformers (Apache-2.0) and UniLM (MIT) behaviour; no code copied; see
+// THIRD_PARTY_NOTICES.md.
 #include "models/config.h"
 
 #include <cmath>

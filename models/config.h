@@ -1,5 +1,5 @@
 #pragma once
-// Follows HF transformers (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows HF transformers (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // BertConfig: the hyper-parameters of a BERT / UniLM / MiniLM checkpoint, read from the
 // `config.json` that Hugging Face transformers writes (`BertConfig.to_json_file`, v4.30.2).
 //

@@ -1,5 +1,5 @@
-// Follows PyTorch (BSD-3-Clause) dropout semantics and Random123's Philox4x32-10 (BSD-3-Clause);
-// clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows PyTorch (BSD-3-Clause) dropout semantics and Random123's Philox4x32-10 (BSD-3-Clause); no
+// code copied; see THIRD_PARTY_NOTICES.md.
 #include "models/dropout.h"
 
 #include <ATen/CPUGeneratorImpl.h>

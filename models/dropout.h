@@ -1,6 +1,6 @@
 #pragma once
 // Follows PyTorch (BSD-3-Clause) dropout semantics and Random123's Philox4x32-10 (BSD-3-Clause,
-// Salmon et al., SC'11); clean-room, see THIRD_PARTY_NOTICES.md.
+// Salmon et al., SC'11); no code copied; see THIRD_PARTY_NOTICES.md.
 // Inverted dropout, y = x · keep / (1 − p), the drop-in for torch::dropout / torch::nn::Dropout
 // in the models. On the CPU (float32/float64) the keep mask comes from the counter-based
 // Philox4x32-10 generator (the one PyTorch's CUDA dropout uses), keyed by one 64-bit draw from

@@ -1,5 +1,5 @@
 #pragma once
-// Follows HF transformers (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows HF transformers (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // GPT (Radford et al. 2018, "Improving Language Understanding by Generative Pre-Training"): the
 // left-to-right Transformer decoder of §3.1 / §4.1 in LibTorch, numerically equal to HF
 // transformers v4.30.2 `OpenAIGPTModel` / `OpenAIGPTLMHeadModel` / `OpenAIGPTDoubleHeadsModel`

@@ -1,6 +1,6 @@
 #pragma once
 // Follows openai/finetune-transformer-lm (MIT) and HF transformers (Apache-2.0)
-// OpenAIGPTDoubleHeadsModel behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// OpenAIGPTDoubleHeadsModel behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // GPT fine-tuning (Radford et al. 2018 §3.2-3.3) on top of models/gpt.h: a linear head on the
 // final state of the extract token, the auxiliary language-modelling loss, and the model side of
 // the zero-shot heuristics of §5 (token log-probabilities). Knows no task and no metric: a task is

@@ -1,6 +1,6 @@
 #pragma once
 // Follows google-research/bert (Apache-2.0) run_classifier.py / run_squad.py and HF transformers
-// (Apache-2.0) BertForSequenceClassification / BertForQuestionAnswering behaviour; clean-room,
+// (Apache-2.0) BertForSequenceClassification / BertForQuestionAnswering behaviour; no code copied;
 // see THIRD_PARTY_NOTICES.md.
 // Understanding heads of the UniLM encoder (UniLM §3.2 extractive QA, §3.5 GLUE): the network
 // runs bidirectionally (a padding mask only) and a head on top gives the loss and the prediction.

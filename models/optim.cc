@@ -1,5 +1,5 @@
 // Follows PyTorch (BSD-3-Clause), HF transformers (Apache-2.0) and google-research/bert
-// (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "models/optim.h"
 
 #include <ATen/Parallel.h>

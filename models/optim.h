@@ -1,6 +1,6 @@
 #pragma once
 // Follows PyTorch (BSD-3-Clause), HF transformers (Apache-2.0) and google-research/bert
-// (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // Optimizers and the learning-rate schedule of the UniLM / BERT fine-tuning recipes.
 //
 // Written here (not torch::optim) because LibTorch 1.13 has no Adamax, and because the state must

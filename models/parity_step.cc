@@ -1,4 +1,5 @@
-// Follows UniLM (microsoft/unilm unilm-v1, MIT) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows UniLM (microsoft/unilm unilm-v1, MIT) behaviour; no code copied; see
+// THIRD_PARTY_NOTICES.md.
 #include "models/parity_step.h"
 
 #include <cmath>

@@ -1,5 +1,6 @@
 #pragma once
-// Follows UniLM (microsoft/unilm unilm-v1, MIT) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows UniLM (microsoft/unilm unilm-v1, MIT) behaviour; no code copied; see
+// THIRD_PARTY_NOTICES.md.
 // One fine-tuning step of a UniLM/BERT masked-LM model on a batch given in full, for comparing the
 // training objective, gradients and optimizer update with the official code (`unieval finetune
 // --parity-dump BATCH.json --model CKPT --out DIR`, #38). Nothing is random: the masked positions

@@ -1,7 +1,8 @@
-// Follows UniLM (MIT) and google-research/bert (Apache-2.0) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md: the cloze masking loop of unilm-v1 `Preprocess4Seq2seq` (spans,
-// 80/10/10), BERT `create_pretraining_data.py` pair sampling (NSP, truncate_seq_pair); the header
-// says where this differs.
+// Follows UniLM (MIT) and google-research/bert (Apache-2.0) behaviour; no code copied; see
+// THIRD_PARTY_NOTICES.md.
+// The cloze masking loop of unilm-v1 `Preprocess4Seq2seq` (spans, 80/10/10), BERT
+// `create_pretraining_data.py` pair sampling (NSP, truncate_seq_pair); the header says where this
+// differs.
 #include "models/pretrain_data.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Follows safetensors (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows safetensors (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // safetensors reader/writer over LibTorch; the header and its validation are
 // models/format/safetensors_header.cc (LibTorch-free, fuzzed).
 #include "models/safetensors.h"

@@ -1,5 +1,5 @@
 #pragma once
-// Follows safetensors (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows safetensors (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // safetensors read/write (the format of Hugging Face `safetensors` 0.3+, the default of
 // `save_pretrained`): our own implementation over nlohmann/json and mmap.
 //

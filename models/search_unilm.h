@@ -1,5 +1,6 @@
 #pragma once
-// Follows UniLM (MIT) and ERNIE-GEN (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows UniLM (MIT) and ERNIE-GEN (Apache-2.0) behaviour; no code copied; see
+// THIRD_PARTY_NOTICES.md.
 // UniLM incremental decoding as a StepScorer (models/search.h): the next-token distribution of
 // "[CLS] S1 [SEP] y1 .. y(t-1) [MASK]" under the seq2seq mask, read at the [MASK] position.
 //

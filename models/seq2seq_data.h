@@ -1,5 +1,5 @@
 #pragma once
-// Follows UniLM (MIT) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows UniLM (MIT) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // UniLM sequence-to-sequence training data: packing, target masking, batching by token budget,
 // and a synthetic task generator for the demo and the end-to-end test.
 //

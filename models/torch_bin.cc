@@ -1,4 +1,4 @@
-// Follows PyTorch (BSD-3-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows PyTorch (BSD-3-Clause) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // PyTorch state-dict files; see torch_bin.h (torch.save's layouts, the documented pickle opcodes).
 #include "models/torch_bin.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Follows PyTorch (BSD-3-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows PyTorch (BSD-3-Clause) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // PyTorch state-dict files (`pytorch_model.bin`, written by `torch.save(model.state_dict(), f)`)
 // read without Python: a small, bounded unpickler that understands exactly what a state dict holds
 // and executes nothing. The layouts are those torch/serialization.py writes; the opcodes those

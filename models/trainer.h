@@ -1,6 +1,6 @@
 #pragma once
-// Follows PyTorch (BSD-3-Clause) and UniLM (MIT; the logged loss_unilm) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
+// Follows PyTorch (BSD-3-Clause) and UniLM (MIT; the logged loss_unilm) behaviour; no code copied;
+// see THIRD_PARTY_NOTICES.md.
 // UniLM sequence-to-sequence fine-tuning (UniLM §2.5, §3) with resumable run directories.
 //
 // One optimizer step = `accum` micro-batches (batches by token budget, models/seq2seq_data.h);

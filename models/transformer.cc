@@ -1,4 +1,4 @@
-// Follows HF transformers (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows HF transformers (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "models/transformer.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 #pragma once
-// Follows HF transformers (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows HF transformers (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // The UniLM / BERT transformer in LibTorch, numerically equal to Hugging Face transformers
 // v4.30.2 `modeling_bert.py` (BertModel, BertForPreTraining's MLM head, BertForSequenceClassification,
 // BertForQuestionAnswering) in fp32 eval mode, with HF's parameter names so that HF checkpoints

@@ -1,5 +1,6 @@
 #pragma once
-// Follows openai/finetune-transformer-lm (MIT) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows openai/finetune-transformer-lm (MIT) behaviour; no code copied; see
+// THIRD_PARTY_NOTICES.md.
 // `unieval run --arch gpt`: GPT (Radford et al. 2018) fine-tuned with the input transformations
 // of §3.3 / Figure 1 and the auxiliary LM loss, or its §5 zero-shot heuristics, on the tasks of
 // GPT Tables 2-4: the GLUE tasks (glue-cola, glue-sst2, glue-mrpc, glue-stsb, glue-qqp, glue-mnli,

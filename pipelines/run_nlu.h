@@ -1,6 +1,6 @@
 #pragma once
-// Follows google-research/bert (Apache-2.0) run_classifier.py / run_squad.py behaviour; clean-room,
-// see THIRD_PARTY_NOTICES.md.
+// Follows google-research/bert (Apache-2.0) run_classifier.py / run_squad.py behaviour; no code
+// copied; see THIRD_PARTY_NOTICES.md.
 // `unieval run` for the understanding tasks (UniLM §3.2 extractive QA, §3.5 GLUE): glue-cola,
 // glue-sst2, glue-mrpc, glue-stsb, glue-qqp, glue-mnli, glue-mnli-mm, glue-qnli, glue-rte,
 // glue-wnli, squad-v1.1, squad-v2, coqa. Same CLI and run-directory contract as the generation

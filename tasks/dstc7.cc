@@ -1,4 +1,4 @@
-// Follows DSTC7 (no code licence) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows DSTC7 (no code licence) behaviour only; no code taken; see THIRD_PARTY_NOTICES.md.
 #include "tasks/dstc7.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
 #pragma once
-// Follows DSTC7 (no code licence) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows DSTC7 (no code licence) behaviour only; no code taken; see THIRD_PARTY_NOTICES.md.
 // Task adapter `dstc7`: DSTC7 Task 2 (grounded response generation, Reddit), scored as the
 // organisers' evaluation/src/dstc.py does (@e2b50e5; `dstc.py -c SUBMISSION --refs test.refs`,
 // see docs/metrics/bleu_nist_meteor.md §6). This is UniLM Table 10's metric set.

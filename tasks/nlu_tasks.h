@@ -1,6 +1,6 @@
 #pragma once
-// Follows google-research/bert (Apache-2.0) run_squad.py / run_classifier.py data reading; clean-room,
-// see THIRD_PARTY_NOTICES.md.
+// Follows google-research/bert (Apache-2.0) run_squad.py / run_classifier.py data reading; no code
+// copied; see THIRD_PARTY_NOTICES.md.
 // Training-side readers of the understanding tasks `unieval run` fine-tunes (UniLM §3.2 extractive
 // QA, §3.5 GLUE): text and labels in the distributed formats, sliced splits, the gold subset the
 // eval adapters (`unieval eval`) score against, and prediction writers in the official formats.

@@ -1,4 +1,4 @@
-// Follows PLATO (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows PLATO (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "tasks/personachat.h"
 
 #include <chrono>

@@ -1,5 +1,5 @@
 #pragma once
-// Follows PLATO (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows PLATO (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // Task adapter `personachat`: Persona-Chat / ConvAI2 response generation scored as ERNIE-GEN
 // (PaddlePaddle/ERNIE@b2a7656 ernie-gen/eval/tasks/persona_chat/) and PLATO compute it
 // (ERNIE-GEN Table 5): `cat pred | python clean.py > x.clean; python eval.py x.clean ref.tgt`.

@@ -1,4 +1,5 @@
-// Follows UniLM (MIT) and ERNIE-GEN (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows UniLM (MIT) and ERNIE-GEN (Apache-2.0) behaviour; no code copied; see
+// THIRD_PARTY_NOTICES.md.
 #include "tasks/presets.h"
 
 #include <cstdio>

@@ -1,5 +1,5 @@
 #pragma once
-// Follows UniLM (MIT) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows UniLM (MIT) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // The papers' fine-tuning and decoding recipes, as data, by name (`unieval finetune --preset`,
 // `unieval run --preset`, listed by `unieval finetune --help`). A preset is plain data: the
 // training and decoding options are JSON objects with the keys of the run directory's run.json

@@ -1,4 +1,4 @@
-// Follows UniLM (MIT) data layouts; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows UniLM (MIT) data layouts; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "tasks/seq2seq_tasks.h"
 
 #include <algorithm>

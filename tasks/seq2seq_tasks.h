@@ -1,5 +1,5 @@
 #pragma once
-// Follows UniLM (MIT) data layouts; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows UniLM (MIT) data layouts; no code copied; see THIRD_PARTY_NOTICES.md.
 // Generation tasks as sequence-to-sequence examples, read from each dataset's distributed format
 // (what `unieval run` trains and decodes on), and the way back: a split's references in the form
 // the task's eval adapter (tasks/task.h) reads, predictions in its prediction format, and the

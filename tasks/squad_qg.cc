@@ -1,4 +1,4 @@
-// Follows UniLM (MIT) and coco-caption (BSD-2-Clause) behaviour; clean-room, see
+// Follows UniLM (MIT) and coco-caption (BSD-2-Clause) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
 #include "tasks/squad_qg.h"
 

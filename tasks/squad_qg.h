@@ -1,5 +1,5 @@
 #pragma once
-// Follows UniLM (MIT) and coco-caption (BSD-2-Clause) behaviour; clean-room, see
+// Follows UniLM (MIT) and coco-caption (BSD-2-Clause) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
 // Task adapters `squad-qg` and `squad-qg-reversed`: SQuAD question generation on the Du et al.
 // (2017) split, scored with the nqg evaluation as UniLM ran it (microsoft/unilm@b3b78ee

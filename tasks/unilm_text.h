@@ -1,5 +1,5 @@
 #pragma once
-// Follows UniLM (MIT) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows UniLM (MIT) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // UniLM's post-processing of decoded text (microsoft/unilm@b3b78ee unilm-v1/src/qg/eval.py and
 // cnndm/eval.py, each with its own copy of the routines), re-implemented from their behaviour
 // (docs/metrics/bleu_nist_meteor.md §2.5, rouge_squad_coqa_glue.md §1.5 and §3).

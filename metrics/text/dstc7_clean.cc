@@ -1,5 +1,7 @@
-// Follows DSTC7 (no code licence) and NLTK (Apache-2.0) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
+// Follows DSTC7 (no code licence) and NLTK (Apache-2.0) behaviour; see THIRD_PARTY_NOTICES.md.
+// DSTC7: behaviour only; no code taken, except the one pattern of `clean_str` that its output
+// depends on (the markdown-link regular expression below). NLTK: the TweetTokenizer patterns are
+// reproduced; no other code copied.
 #include "metrics/text/dstc7_clean.h"
 
 #include <re2/re2.h>

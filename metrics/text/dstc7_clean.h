@@ -1,6 +1,6 @@
 #pragma once
-// Follows DSTC7 (no code licence) and NLTK (Apache-2.0) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
+// Follows DSTC7 (no code licence; behaviour only, no code taken) and NLTK (Apache-2.0) behaviour;
+// no code copied; see THIRD_PARTY_NOTICES.md.
 // DSTC7's own text cleaning + tokenisation, `clean_str` of
 // mgalley/DSTC7-End-to-End-Conversation-Modeling evaluation/src/tokenizers.py (@e2b50e5),
 // applied by `dstc.py --clean` to hypotheses and references before NIST/BLEU/METEOR/entropy/div.

@@ -1,6 +1,16 @@
-// Follows METEOR 1.5 (LGPL-2.1) and Moses (LGPL-2.1) behaviour; clean-room, see
+// Part of unieval_meteor, the LGPL-2.1 component of unieval (metrics/CMakeLists.txt).
+// SPDX-License-Identifier: LGPL-2.1-only
+// Copyright 2026 the unieval authors. This file is a C++ port of the text normaliser of METEOR 1.5
+// (cmu-mtlab/meteor; Michael Denkowski, Alon Lavie, Carnegie Mellon University), itself a Java port
+// of the Moses tokenizer (moses-smt/mosesdecoder); both are licensed under the LGPL-2.1, so this
+// file is licensed under the GNU Lesser General Public License version 2.1 (LICENSES/LGPL-2.1.txt),
+// not under Apache-2.0 like the rest of unieval. It is distributed WITHOUT ANY WARRANTY; without
+// even the implied warranty of MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE; see the
+// licence.
+//
+// Follows the structure of METEOR 1.5's Normalizer.normalizeLine (LGPL-2.1; English branch), a Java
+// port of the Moses (LGPL-2.1) tokenizer, ported by reading its Java source; see
 // THIRD_PARTY_NOTICES.md.
-// METEOR 1.5 normaliser (mirrors edu.cmu.meteor.util.Normalizer.normalizeLine, English branch).
 // Works on code points; every regex of the original is a fixed-width pattern, so each replaceAll is
 // a left-to-right scan that skips past what it replaced, exactly like Java's Matcher.replaceAll.
 #include "metrics/text/meteor_normalize.h"

@@ -1,9 +1,19 @@
 #pragma once
-// Follows METEOR 1.5 (LGPL-2.1) and Moses (LGPL-2.1) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
-// METEOR 1.5's text normaliser (`-norm`, `-norm -noPunct`, `-lower`), reimplemented from the
-// behaviour of edu.cmu.meteor.util.Normalizer.normalizeLine (English branch), which is a Java port
-// of the Moses tokenizer with METEOR's additions.
+// Part of unieval_meteor, the LGPL-2.1 component of unieval (metrics/CMakeLists.txt).
+// SPDX-License-Identifier: LGPL-2.1-only
+// Copyright 2026 the unieval authors. This file is a C++ port of the text normaliser of METEOR 1.5
+// (cmu-mtlab/meteor; Michael Denkowski, Alon Lavie, Carnegie Mellon University), itself a Java port
+// of the Moses tokenizer (moses-smt/mosesdecoder); both are licensed under the LGPL-2.1, so this
+// file is licensed under the GNU Lesser General Public License version 2.1 (LICENSES/LGPL-2.1.txt),
+// not under Apache-2.0 like the rest of unieval. It is distributed WITHOUT ANY WARRANTY; without
+// even the implied warranty of MERCHANTABILITY or FITNESS FOR A PARTICULAR PURPOSE; see the
+// licence.
+//
+// Follows METEOR 1.5 (LGPL-2.1) and Moses (LGPL-2.1) behaviour, through the port in
+// meteor_normalize.cc; see THIRD_PARTY_NOTICES.md.
+// METEOR 1.5's text normaliser (`-norm`, `-norm -noPunct`, `-lower`): a port of
+// edu.cmu.meteor.util.Normalizer.normalizeLine (English branch), which is a Java port of the Moses
+// tokenizer with METEOR's additions.
 //
 //   auto nbp = NonbreakingPrefixes::load("DATA/nonbreaking/english.prefixes");
 //   meteor_normalize("Mr. Smith's U.S.-based co-op...", nbp, /*keep_punctuation=*/true)

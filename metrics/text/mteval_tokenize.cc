@@ -1,4 +1,4 @@
-// Follows mteval (no licence) and DSTC7 (no code licence) behaviour; clean-room, see
+// Follows mteval (no licence) and DSTC7 (no code licence) behaviour only; no code taken; see
 // THIRD_PARTY_NOTICES.md.
 #include "metrics/text/mteval_tokenize.h"
 

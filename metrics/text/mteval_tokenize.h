@@ -1,5 +1,5 @@
 #pragma once
-// Follows mteval (no licence) and DSTC7 (no code licence) behaviour; clean-room, see
+// Follows mteval (no licence) and DSTC7 (no code licence) behaviour only; no code taken; see
 // THIRD_PARTY_NOTICES.md.
 // Text normalisation of the NIST scorers mteval-v13a.pl and mteval-v14c.pl, and of the DSTC7
 // XML writer that fed them in the DSTC7 evaluation (mgalley/DSTC7 evaluation/src/metrics.py
@@ -11,7 +11,7 @@
 //       -> "hello , http : / / x . com / a-b"
 //   perl_split_ws(" a b") -> {"", "a", "b"}   (Perl split /\s+/: a leading empty field stays)
 //
-// | mode   | routine mirrored                                                          |
+// | mode   | routine whose output it reproduces                                        |
 // |--------|---------------------------------------------------------------------------|
 // | kV13a  | mteval-v13a.pl NormalizeText (whole segment; ASCII lowercasing tr/A-Z/a-z/) |
 // | kV14c  | mteval-v14c.pl tokenization: trim, split /\s+/, tokens matching            |

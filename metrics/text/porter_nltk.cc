@@ -1,7 +1,8 @@
-// Follows NLTK (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
-// NLTK PorterStemmer, NLTK_EXTENSIONS mode. Mirrors nltk/stem/porter.py (nltk 3.8): `stem`,
-// `_step1a` ... `_step5b`, `_apply_rule_list` (the first rule whose suffix ends the word decides,
-// even when its condition fails), `_measure` (count of "vc" in the c/v string).
+// Follows the structure of NLTK's nltk/stem/porter.py (nltk 3.8; Apache-2.0): `stem`, `_step1a` ...
+// `_step5b`, `_apply_rule_list`, `_measure`, ported by reading its source, no code copied (its
+// irregular-forms table is reproduced as data); see THIRD_PARTY_NOTICES.md.
+// NLTK PorterStemmer, NLTK_EXTENSIONS mode. `_apply_rule_list`: the first rule whose suffix ends
+// the word decides, even when its condition fails; `_measure`: count of "vc" in the c/v string.
 #include "metrics/text/porter_nltk.h"
 
 #include <functional>

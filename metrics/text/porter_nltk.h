@@ -1,5 +1,5 @@
 #pragma once
-// Follows NLTK (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows NLTK (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // NLTK's PorterStemmer in its default mode (NLTK_EXTENSIONS), as google-research rouge-score
 // uses it (`PorterStemmer().stem(token)` for tokens longer than 3 characters).
 //

@@ -1,8 +1,8 @@
-// Follows ROUGE-1.5.5 (research release, no OSI licence) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
-// ROUGE-1.5.5's Porter stemmer. Mirrors `sub stem` and `sub initialise` of ROUGE-1.5.5.pl; the
-// regular expressions of that routine are evaluated here by hand on a consonant/vowel labelling
-// that yields the same matches (the labelling is unique, so backtracking cannot pick another).
+// Follows the structure of ROUGE-1.5.5's `sub stem` and `sub initialise` (research release, no OSI
+// licence), ported by reading ROUGE-1.5.5.pl; no Perl code copied; see THIRD_PARTY_NOTICES.md.
+// ROUGE-1.5.5's Porter stemmer. The regular expressions of that routine are evaluated here by hand
+// on a consonant/vowel labelling that yields the same matches (the labelling is unique, so
+// backtracking cannot pick another).
 #include "metrics/text/porter_rouge.h"
 
 #include <vector>

@@ -1,5 +1,5 @@
 #pragma once
-// Follows ROUGE-1.5.5 (research release, no OSI licence) behaviour; clean-room, see
+// Follows ROUGE-1.5.5 (research release, no OSI licence) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
 // The Porter stemmer exactly as ROUGE-1.5.5 runs it (`sub stem` in ROUGE-1.5.5.pl, Martin
 // Porter's "Release 1" Perl port), including the script's local 2004-02-14 change to step 4.

@@ -1,4 +1,4 @@
-// Follows CPython (PSF-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows CPython (PSF-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "metrics/text/py_lower.h"
 
 #include <unicode/ustring.h>

@@ -1,5 +1,5 @@
 #pragma once
-// Follows CPython (PSF-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows CPython (PSF-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // Python 3 str.lower() on UTF-8 text: full Unicode lowercasing (ICU root locale, which also
 // applies Python's final-sigma rule and SpecialCasing, e.g. U+0130 -> "i\u0307"). ASCII text
 // takes a fast path.

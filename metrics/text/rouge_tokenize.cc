@@ -1,5 +1,5 @@
-// Follows ROUGE-1.5.5 (research release, no OSI licence) and rouge-score (Apache-2.0) behaviour;
-// clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows ROUGE-1.5.5 (research release, no OSI licence) and rouge-score (Apache-2.0) behaviour; no
+// code copied; see THIRD_PARTY_NOTICES.md.
 #include "metrics/text/rouge_tokenize.h"
 
 #include "core/utf8.h"

@@ -1,6 +1,6 @@
 #pragma once
-// Follows ROUGE-1.5.5 (research release, no OSI licence) and rouge-score (Apache-2.0) behaviour;
-// clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows ROUGE-1.5.5 (research release, no OSI licence) and rouge-score (Apache-2.0) behaviour; no
+// code copied; see THIRD_PARTY_NOTICES.md.
 // The tokenisers of the ROUGE implementations we reproduce.
 //
 // ROUGE-1.5.5 (`readText` + `createNGram` / `readText_LCS` + `tokenizeText_LCS`):

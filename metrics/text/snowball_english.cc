@@ -1,4 +1,4 @@
-// Follows Snowball (BSD-3-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows Snowball (BSD-3-Clause) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // Snowball English (Porter2) stemmer, from the published algorithm description. Step names follow
 // the description (prelude, mark_regions, Step_1a ... Step_5, postlude, exception1/2) so the code
 // can be checked against it line by line.

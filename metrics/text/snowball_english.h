@@ -1,5 +1,5 @@
 #pragma once
-// Follows Snowball (BSD-3-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows Snowball (BSD-3-Clause) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // Snowball English stemmer ("Porter2"), written from the algorithm description at
 // snowballstem.org/algorithms/english/stemmer.html. It is the stemmer METEOR 1.5 uses for its
 // `stem` module (org.tartarus.snowball.ext.englishStemmer, wrapped by SnowballStemmerWrapper).

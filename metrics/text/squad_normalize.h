@@ -1,5 +1,5 @@
 #pragma once
-// Follows SQuAD (no licence header) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows SQuAD (no licence header) behaviour only; no code taken; see THIRD_PARTY_NOTICES.md.
 // The answer normaliser of the official SQuAD evaluation scripts (evaluate-v1.1.py and
 // evaluate-v2.0.py, routine `normalize_answer`), which the official CoQA script
 // (evaluate-v1.0.py, `CoQAEvaluator.normalize_answer`) repeats unchanged.

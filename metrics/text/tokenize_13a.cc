@@ -1,5 +1,5 @@
-// Follows sacreBLEU (Apache-2.0), mteval (no licence) and CPython (PSF-2.0) behaviour; clean-room,
-// see THIRD_PARTY_NOTICES.md.
+// Follows sacreBLEU (Apache-2.0), mteval (no licence; behaviour only, no code taken) and CPython
+// (PSF-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "metrics/text/tokenize_13a.h"
 
 #include "core/py_string.h"

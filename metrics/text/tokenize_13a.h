@@ -1,6 +1,6 @@
 #pragma once
-// Follows sacreBLEU (Apache-2.0), mteval (no licence) and CPython (PSF-2.0) behaviour; clean-room,
-// see THIRD_PARTY_NOTICES.md.
+// Follows sacreBLEU (Apache-2.0), mteval (no licence; behaviour only, no code taken) and CPython
+// (PSF-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // sacreBLEU 2.6.0 tokenisers `13a`, `zh`, `char`, `none`, reproduced byte for byte on UTF-8 text.
 // The Python string primitives they rest on are core/py_string.h (str.split(), str.strip(),
 // str.replace()) and metrics/text/py_lower.h (str.lower()).
@@ -9,7 +9,7 @@
 //   tokenize_zh("我爱 NLP.")            -> "我 爱 NLP ."
 //   tokenize_char("ab c")              -> "a b   c"   (BLEU then splits on whitespace)
 //
-// | function              | mirrors                                                         |
+// | function              | reproduces the output of                                        |
 // |-----------------------|-----------------------------------------------------------------|
 // | tokenize_13a          | sacrebleu/tokenizers/tokenizer_13a.py (= mteval-v13a           |
 // |                       | NormalizeText without lowercasing)                              |

@@ -1,5 +1,5 @@
-// Follows sacreBLEU (Apache-2.0) and mteval (no licence) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
+// Follows sacreBLEU (Apache-2.0) and mteval (no licence; behaviour only, no code taken) behaviour;
+// no code copied; see THIRD_PARTY_NOTICES.md.
 #include "metrics/text/tokenize_intl.h"
 
 #include <unicode/uchar.h>

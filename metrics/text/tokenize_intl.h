@@ -1,6 +1,6 @@
 #pragma once
-// Follows sacreBLEU (Apache-2.0) and mteval (no licence) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
+// Follows sacreBLEU (Apache-2.0) and mteval (no licence; behaviour only, no code taken) behaviour;
+// no code copied; see THIRD_PARTY_NOTICES.md.
 // The "international" tokenisation of mteval-v14 (`--international-tokenization`), as sacreBLEU
 // 2.6.0 `intl` (sacrebleu/tokenizers/tokenizer_intl.py) and as mteval-v14c.pl
 // (`tokenization_international`) apply it. Unicode general categories come from ICU (u_charType).

@@ -1,4 +1,4 @@
-// Follows ROUGE-1.5.5 (research release, no OSI licence) behaviour; clean-room, see
+// Follows ROUGE-1.5.5 (research release, no OSI licence) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
 #include "metrics/text/wordnet_exceptions.h"
 

@@ -1,5 +1,5 @@
 #pragma once
-// Follows ROUGE-1.5.5 (research release, no OSI licence) behaviour; clean-room, see
+// Follows ROUGE-1.5.5 (research release, no OSI licence) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
 // The WordNet 2.0 morphological exception table that ROUGE-1.5.5's `-m` consults before Porter
 // stemming (`MorphStem` in ROUGE-1.5.5.pl: a token longer than 3 characters that is a key of the

@@ -1,4 +1,4 @@
-// Follows safetensors (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows safetensors (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // safetensors header parsing and validation without LibTorch (models/format/safetensors_header.h);
 // the rules follow the reference implementation (huggingface/safetensors `Metadata::validate`):
 // tensors tile the data section exactly.

@@ -1,4 +1,4 @@
-// Follows HF transformers (Apache-2.0) OpenAIGPTTokenizer behaviour; clean-room, see
+// Follows HF transformers (Apache-2.0) OpenAIGPTTokenizer behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
 #include "models/tokenizer/bpe.h"
 

@@ -1,6 +1,6 @@
 #pragma once
 // Follows HF transformers (Apache-2.0) OpenAIGPTTokenizer and openai/finetune-transformer-lm (MIT)
-// behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // GPT's byte-pair encoding (Radford et al. 2018 §4.1: "a bytepair encoding (BPE) vocabulary with
 // 40,000 merges"), as HF transformers v4.30.2 `OpenAIGPTTokenizer` computes it when spaCy and ftfy
 // are not installed (its documented fallback, our default and only pre-tokeniser):

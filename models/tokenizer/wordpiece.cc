@@ -1,8 +1,8 @@
-// Follows google-research/bert (Apache-2.0) and HF transformers (Apache-2.0) behaviour; clean-room,
-// see THIRD_PARTY_NOTICES.md.
-// BERT BasicTokenizer + WordPiece; mirrors google-research/bert tokenization.py (FullTokenizer,
-// BasicTokenizer._clean_text / _tokenize_chinese_chars / _run_strip_accents / _run_split_on_punc,
-// WordpieceTokenizer.tokenize, load_vocab). See wordpiece.h for the behaviour.
+// Follows the structure of google-research/bert's tokenization.py (Apache-2.0): `FullTokenizer`,
+// `BasicTokenizer._clean_text` / `_tokenize_chinese_chars` / `_run_strip_accents` /
+// `_run_split_on_punc`, `WordpieceTokenizer.tokenize`, `load_vocab`, ported by reading its source,
+// no code copied; HF transformers (Apache-2.0) behaviour; see THIRD_PARTY_NOTICES.md.
+// BERT BasicTokenizer + WordPiece. See wordpiece.h for the behaviour.
 #include "models/tokenizer/wordpiece.h"
 #include "core/utf8.h"
 

@@ -1,6 +1,6 @@
 #pragma once
-// Follows google-research/bert (Apache-2.0) and HF transformers (Apache-2.0) behaviour; clean-room,
-// see THIRD_PARTY_NOTICES.md.
+// Follows google-research/bert (Apache-2.0) and HF transformers (Apache-2.0) behaviour; no code
+// copied; see THIRD_PARTY_NOTICES.md.
 // BERT WordPiece tokenisation: BasicTokenizer + WordpieceTokenizer, the tokeniser of BERT, UniLM,
 // MiniLM and ERNIE-GEN checkpoints.
 //
