@@ -1,5 +1,5 @@
-// Follows ERNIE-GEN (Xiao et al. 2020, PaddlePaddle/ERNIE, Apache-2.0) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
+// Follows ERNIE-GEN (Xiao et al. 2020, PaddlePaddle/ERNIE, Apache-2.0) behaviour; no code copied;
+// see THIRD_PARTY_NOTICES.md.
 #include "models/ernie_gen.h"
 
 #include <algorithm>

@@ -1,6 +1,6 @@
 #pragma once
-// Follows ERNIE-GEN (Xiao et al. 2020, PaddlePaddle/ERNIE, Apache-2.0) behaviour; clean-room, see
-// THIRD_PARTY_NOTICES.md.
+// Follows ERNIE-GEN (Xiao et al. 2020, PaddlePaddle/ERNIE, Apache-2.0) behaviour; no code copied;
+// see THIRD_PARTY_NOTICES.md.
 // ERNIE-GEN's multi-flow training (§3, Figures 2–3): infilling generation with [ATTN] symbols,
 // noise-aware generation, the span-by-span flow and its t-statistic span vocabulary, and
 // multi-granularity target fragments for pre-training (§3.1). Infilling decoding (§3.4, Figure 4)

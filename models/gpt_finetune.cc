@@ -1,5 +1,5 @@
-// Follows openai/finetune-transformer-lm (MIT) and HF transformers (Apache-2.0) behaviour;
-// clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows openai/finetune-transformer-lm (MIT) and HF transformers (Apache-2.0) behaviour; no code
+// copied; see THIRD_PARTY_NOTICES.md.
 #include "models/gpt_finetune.h"
 
 #include <algorithm>

@@ -1,5 +1,5 @@
-// Follows google-research/bert (Apache-2.0) and HF transformers (Apache-2.0) behaviour; clean-room,
-// see THIRD_PARTY_NOTICES.md.
+// Follows google-research/bert (Apache-2.0) and HF transformers (Apache-2.0) behaviour; no code
+// copied; see THIRD_PARTY_NOTICES.md.
 #include "models/nlu.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Follows HF transformers (Apache-2.0) and UniLM (MIT) behaviour; clean-room, see
+// Follows HF transformers (Apache-2.0) and UniLM (MIT) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
 #include "models/search.h"
 

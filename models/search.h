@@ -1,5 +1,5 @@
 #pragma once
-// Follows HF transformers (Apache-2.0) and UniLM (MIT) behaviour; clean-room, see
+// Follows HF transformers (Apache-2.0) and UniLM (MIT) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
 // Decoding algorithms over an abstract next-token scorer: beam search, greedy, and top-k/top-p
 // sampling. The model side (UniLM incremental decoding with cached keys/values) is a StepScorer

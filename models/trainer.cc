@@ -1,4 +1,4 @@
-// Follows PyTorch (BSD-3-Clause) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows PyTorch (BSD-3-Clause) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "models/trainer.h"
 
 #include <unistd.h>

@@ -1,4 +1,5 @@
-// Follows openai/finetune-transformer-lm (MIT) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows openai/finetune-transformer-lm (MIT) behaviour; no code copied; see
+// THIRD_PARTY_NOTICES.md.
 #include "pipelines/run_gpt.h"
 
 #include <algorithm>

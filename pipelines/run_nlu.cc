@@ -1,4 +1,4 @@
-// Follows google-research/bert (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows google-research/bert (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "pipelines/run_nlu.h"
 
 #include <algorithm>

@@ -1,4 +1,4 @@
-// Follows UniLM (MIT) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+// Follows UniLM (MIT) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "pipelines/seq2seq.h"
 
 #include <unistd.h>
