@@ -1,10 +1,10 @@
-# Follows rouge-score (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+# Follows rouge-score (Apache-2.0) API and behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 """Drop-in for rouge-score 0.1.2's ``rouge_score.rouge_scorer``:
 
     >>> from unieval import rouge_scorer
     >>> scorer = rouge_scorer.RougeScorer(['rouge1', 'rouge2', 'rougeL', 'rougeLsum'], use_stemmer=True)
-    >>> scores = scorer.score('The quick brown fox jumps over the lazy dog',
-    ...                       'The quick brown dog jumps on the log.')
+    >>> scores = scorer.score('the committee approved the budget on friday',   # target
+    ...                       'on friday the budget was approved')               # prediction
     >>> scores['rouge1'].fmeasure
 
 The numbers are unieval's C++ port (metrics/rouge_score.h: rouge-score's tokeniser, NLTK's Porter
@@ -26,7 +26,9 @@ __all__ = ["RougeScorer"]
 
 
 class RougeScorer(scoring.BaseScorer):
-    """Calculate rouges scores between two blobs of text (rouge-score's RougeScorer)."""
+    """ROUGE-N / ROUGE-L / ROUGE-Lsum of a prediction against a target, with rouge-score's
+    numbers and call shape; rouge_types names what to compute ('rouge1'..'rouge9', 'rougeL',
+    'rougeLsum')."""
 
     def __init__(self, rouge_types, use_stemmer=False, split_summaries=False, tokenizer=None):
         if split_summaries:
@@ -44,7 +46,7 @@ class RougeScorer(scoring.BaseScorer):
         _core.rouge_score_pairs([["a"]], ["a"], self.rouge_types, self._use_stemmer)
 
     def score(self, target, prediction):
-        """Calculates rouge scores between the target and prediction: {type: Score}."""
+        """{rouge type: Score} of `prediction` against the one reference `target`."""
         return BatchScores(_core.rouge_score_pairs([target], [prediction], self.rouge_types,
                                                    self._use_stemmer), self.rouge_types)[0]
 

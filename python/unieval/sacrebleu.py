@@ -1,4 +1,6 @@
-# Follows sacreBLEU (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+# Follows sacreBLEU (Apache-2.0) API and behaviour: Score.format, Score.estimate_ci and the score
+# classes follow the structure of its metrics/base.py and metrics/bleu.py, adapted by reading its
+# source (their output strings are the behaviour); the rest is ours; see THIRD_PARTY_NOTICES.md.
 """Drop-in for the sacreBLEU 2.6.0 Python API: ``import unieval.sacrebleu as sacrebleu``.
 
     >>> import unieval.sacrebleu as sacrebleu
@@ -280,7 +282,7 @@ class BLEU(_Resampling):
     def _refs(self, references):
         if references is None:
             if self._ref_cache is None:
-                raise RuntimeError("No references provided and the cache is empty.")
+                raise RuntimeError("no references: pass them to this call or to the constructor")
             return self._ref_cache
         return as_streams(references, "references", allow_none=True)
 
@@ -401,7 +403,7 @@ class CHRF(_Resampling):
     def _refs(self, references):
         if not references:
             if self._ref_cache is None:
-                raise RuntimeError("No references provided and the cache is empty.")
+                raise RuntimeError("no references: pass them to this call or to the constructor")
             return self._ref_cache
         return as_streams(references, "references")
 
@@ -476,7 +478,7 @@ class TER(_Resampling):
     def _refs(self, references):
         if not references:
             if self._ref_cache is None:
-                raise RuntimeError("No references provided and the cache is empty.")
+                raise RuntimeError("no references: pass them to this call or to the constructor")
             return self._ref_cache
         return as_streams(references, "references")
 

@@ -1,4 +1,6 @@
-# Follows sacreBLEU (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+# Follows sacreBLEU (Apache-2.0) API and behaviour: PairedTest's constructor follows the structure
+# of its significance.py PairedTest, adapted by reading its source; the resampling is ours (C++);
+# see THIRD_PARTY_NOTICES.md.
 """Drop-in for sacreBLEU 2.6.0's ``sacrebleu.significance``: ``PairedTest`` and ``Result``.
 
 Importable as ``unieval.sacrebleu.significance`` (and as ``unieval.sacrebleu_significance``).
@@ -177,7 +179,7 @@ class PairedTest:
 
     def __init__(self, named_systems, metrics, references, test_type="ar", n_samples=0,
                  n_ar_confidence=-1, n_jobs=1):
-        assert test_type in ("ar", "bs"), f"Unknown test type {test_type!r}"
+        assert test_type in ("ar", "bs"), f"test_type is {test_type!r}: 'ar' or 'bs'"
         self.test_type = test_type
         self._fn = _paired_ar_test if test_type == "ar" else _paired_bs_test
         _, self._seed = _env_seed()
@@ -188,7 +190,7 @@ class PairedTest:
         self.n_samples = n_samples if n_samples > 0 else self._DEFAULT_SAMPLES[self.test_type]
         self.n_systems = len(named_systems) - 1
         if IS_WINDOWS:
-            sacrelogger.warning("Parallel tests are not supported on Windows.")
+            sacrelogger.warning("n_jobs: one process on Windows (no fork there)")
             self.n_jobs = 1
         elif self.n_jobs == 0:
             n_max_jobs = mp.cpu_count() // 2

@@ -1,4 +1,4 @@
-# Follows rouge-score (Apache-2.0) behaviour; clean-room, see THIRD_PARTY_NOTICES.md.
+# Follows rouge-score (Apache-2.0) API and behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 """Drop-in for rouge-score 0.1.2's ``rouge_score.scoring``: the Score and AggregateScore
 namedtuples and the BootstrapAggregator.
 
@@ -22,22 +22,22 @@ __all__ = ["Score", "AggregateScore", "BaseScorer", "Aggregator", "BootstrapAggr
 
 
 class Score(collections.namedtuple("Score", ["precision", "recall", "fmeasure"])):
-    """Tuple containing precision, recall, and f-measure values."""
+    """One ROUGE result: (precision, recall, fmeasure), each a float in [0, 1]."""
 
 
 class AggregateScore(collections.namedtuple("AggregateScore", ["low", "mid", "high"])):
-    """Tuple containing confidence intervals for scores."""
+    """A bootstrap estimate: the lower bound, the mean-of-means and the upper bound, each a Score."""
 
 
 class BaseScorer:
-    """Base class for Scorer objects (rouge-score's scoring.BaseScorer)."""
+    """What RougeScorer derives from (the name rouge-score code checks with isinstance)."""
 
     def score(self, target, prediction):
         raise NotImplementedError()
 
 
 class Aggregator:
-    """Abstract base class for aggregators."""
+    """Interface of an aggregator: add_scores() per pair, then aggregate()."""
 
     def add_scores(self, scores):
         raise NotImplementedError()
@@ -47,7 +47,7 @@ class Aggregator:
 
 
 def fmeasure(precision, recall):
-    """Computes f-measure given precision and recall values."""
+    """The harmonic mean 2PR / (P + R); 0.0 when both are 0."""
     if precision + recall > 0:
         return 2 * precision * recall / (precision + recall)
     return 0.0
@@ -64,48 +64,56 @@ def _percentile(sorted_values, q):
 
 
 class BootstrapAggregator(Aggregator):
-    """Aggregates scores to provide confidence intervals (rouge-score's BootstrapAggregator)."""
+    """Collects {type: Score} dicts and reports, per type, a bootstrap interval of the mean.
+
+    confidence_interval: the coverage of [low, high], in [0, 1] (0.95: the 2.5th and 97.5th
+    percentiles of the resampled means); n_samples: how many resamples, > 0."""
 
     def __init__(self, confidence_interval=0.95, n_samples=1000):
         if not 0 <= confidence_interval <= 1:
-            raise ValueError("confidence_interval must be in range [0, 1]")
+            raise ValueError(f"BootstrapAggregator: confidence_interval is {confidence_interval!r}; "
+                             "it is a coverage between 0 and 1 (e.g. 0.95)")
         if not n_samples > 0:
-            raise ValueError("n_samples must be positive")
+            raise ValueError(f"BootstrapAggregator: n_samples is {n_samples!r}; at least one "
+                             "resample is needed")
         self._n_samples = n_samples
         self._confidence_interval = confidence_interval
         self._scores = collections.defaultdict(list)
 
     def add_scores(self, scores):
-        """Adds a sample for future aggregation: a dict of score type -> Score."""
+        """Records one pair's result: a dict {score type: Score} as RougeScorer.score returns."""
         for score_type, score in scores.items():
             self._scores[score_type].append(score)
 
     def aggregate(self):
-        """A dict of score type -> AggregateScore(low, mid, high), each a Score."""
+        """{score type: AggregateScore(low, mid, high)}, each bound of the same tuple type as the
+        recorded scores."""
         result = {}
         for score_type, scores in self._scores.items():
-            cls = scores[0].__class__
-            percentiles = self._bootstrap_resample([tuple(s) for s in scores])
-            intervals = tuple(cls(*percentiles[j]) for j in range(3))
-            result[score_type] = AggregateScore(low=intervals[0], mid=intervals[1], high=intervals[2])
+            make = type(scores[0])
+            low, mid, high = (make(*row) for row in self._bootstrap_resample([tuple(s) for s in scores]))
+            result[score_type] = AggregateScore(low=low, mid=mid, high=high)
         return result
 
     def _bootstrap_resample(self, rows):
-        delta = (1 - self._confidence_interval) / 2
-        qs = [100 * delta, 100 * 0.5, 100 * (1 - delta)]
+        """Three rows (low, mid, high) of percentiles, one column per field, over n_samples means
+        of rows drawn with replacement."""
+        tail = (1 - self._confidence_interval) / 2
+        qs = [100 * tail, 100 * 0.5, 100 * (1 - tail)]  # this arithmetic, for the same last bit
         try:
             import numpy as np
         except ImportError:
             np = None
-        if np is not None:
-            matrix = np.vstack(rows)
-            sample_mean = np.zeros((self._n_samples, matrix.shape[1]))
-            for i in range(self._n_samples):
-                sample_idx = np.random.choice(np.arange(matrix.shape[0]), size=matrix.shape[0])
-                sample_mean[i, :] = np.mean(matrix[sample_idx, :], axis=0)
-            return [list(r) for r in np.percentile(sample_mean, np.array(qs), axis=0)]
-        import random
         n = len(rows)
+        if np is not None:
+            # One np.random.choice(n, size=n) per resample: the draws rouge-score makes, so that
+            # np.random.seed(s) reproduces its numbers.
+            data = np.asarray(rows, dtype=np.float64)
+            means = np.empty((self._n_samples, data.shape[1]))
+            for k in range(self._n_samples):
+                means[k] = data[np.random.choice(n, size=n)].mean(axis=0)
+            return [list(row) for row in np.percentile(means, np.array(qs), axis=0)]
+        import random
         width = len(rows[0])
         means = [[] for _ in range(width)]
         for _ in range(self._n_samples):
