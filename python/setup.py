@@ -79,7 +79,9 @@ setup(
                 "rouge-score, ROUGE-1.5.5, METEOR, NIST, SQuAD, CoQA, GLUE), from C++",
     long_description=(ROOT / "README.md").read_text(encoding="utf-8").split("\n## ")[0],
     long_description_content_type="text/markdown",
-    license="Apache-2.0",
+    # The extension contains the objects of unieval_meteor, the LGPL-2.1 METEOR port
+    # (THIRD_PARTY_NOTICES.md, "The LGPL-2.1 component").
+    license="Apache-2.0 AND LGPL-2.1-only",
     python_requires=">=3.8",
     packages=["unieval"],
     ext_modules=[Extension("unieval._core", sources=[])],
