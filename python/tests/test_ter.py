@@ -2,7 +2,8 @@
 every case of tests/metrics/ter/golden_ter.jsonl (written by running sacreBLEU 2.6.0 itself,
 tests/metrics/ter/make_golden.py), compared as tests/metrics/ter_test.cc compares them: edits and
 reference length exact, the score at sacreBLEU's printed precision and to 1e-9, the signature;
-and sacreBLEU's own TercomTokenizer examples (its test/test_tokenizer_ter.py cases, restated)."""
+and sacreBLEU's own TercomTokenizer examples (its test/test_tokenizer_ter.py cases, restated;
+Apache-2.0, credited in THIRD_PARTY_NOTICES.md)."""
 import json
 
 import pytest

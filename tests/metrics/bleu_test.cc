@@ -1,5 +1,6 @@
-// sacreBLEU 2.6.0's own test-suite expectations (test_bleu.py, test_sentence_bleu.py; see
-// docs/metrics/bleu_nist_meteor.md §7) and the n-gram clipper.
+// sacreBLEU 2.6.0's own test-suite expectations (test_bleu.py, test_sentence_bleu.py; Apache-2.0,
+// credited in THIRD_PARTY_NOTICES.md; see docs/metrics/bleu_nist_meteor.md §7) and the n-gram
+// clipper.
 #include <gtest/gtest.h>
 
 #include "metrics/bleu.h"

@@ -49,8 +49,9 @@ TEST(ChrfPlusPlus, WordOrderZeroIsPlainChrf) {
 }
 
 // CHRF(whitespace=True): character n-grams over the whole line, spaces included. The two cases and
-// their scores are sacreBLEU 2.6.0's own (test/test_chrf.py test_cases_keep_whitespace: char order
-// 6, word order 0, beta 3; its scores printed to 7 decimals, compared here to that precision).
+// their scores are sacreBLEU 2.6.0's own (Apache-2.0, credited in THIRD_PARTY_NOTICES.md;
+// test/test_chrf.py test_cases_keep_whitespace: char order 6, word order 0, beta 3; its scores
+// printed to 7 decimals, compared here to that precision).
 TEST(ChrfTest, WhitespaceKeptAsSacrebleuKeepsIt) {
   ChrfOptions o;
   o.beta = 3;
