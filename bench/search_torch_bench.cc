@@ -1,6 +1,7 @@
 // Beam-5 decoding speed of UniLM seq2seq search (#15, #24): the tensor beam search (top-k on the
 // device, models/search.h beam_search) against the previous host implementation
-// (beam_search_reference, which copies the whole distribution to the host as float64 each step),
+// (beam_search_reference, tests/models/beam_search_reference.h: the test oracle, which copies the
+// whole distribution to the host as float64 each step),
 // in one run, on the shape of issue #24: a 4-layer hidden-256 model (4 heads, FFN 1024, BERT's
 // 30522-word vocabulary, random weights, seeded), batch 16, source 64 tokens, exactly 32 new tokens
 // (min_len = max_len = 32), beam 5, n-gram blocking 3 (UniLM's decoding). items_per_second is
@@ -14,6 +15,7 @@
 
 #include "models/search.h"
 #include "models/search_unilm.h"
+#include "tests/models/beam_search_reference.h"
 
 namespace unieval::models {
 namespace {

@@ -2,9 +2,22 @@
 // Follows HF transformers (Apache-2.0) and UniLM (MIT) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
 // Decoding algorithms over an abstract next-token scorer: beam search, greedy, and top-k/top-p
-// sampling. The model side (UniLM incremental decoding with cached keys/values) is a StepScorer
-// in models/search_unilm.h; these functions only see log-probabilities, so they are tested
-// against toy scorers (beam search with a wide beam == exhaustive search).
+// sampling. The model side is a StepScorer: UniLM / ERNIE-GEN incremental decoding with cached
+// keys/values in models/search_unilm.h, GPT in models/search_gpt.h; these functions only see
+// log-probabilities, so they are tested against toy scorers (beam search with a wide beam ==
+// exhaustive search).
+//
+// Decoding is a strategy (SearchStrategy, chosen by search_strategy from the options) over one
+// list of step constraints (models/search_constraints.h: minimum length, n-gram ban, vocabulary
+// limit), which every strategy applies in one place per step, on the scorer's device:
+//
+// | strategy     | options                     | source               | constraints          |
+// |--------------|-----------------------------|----------------------|----------------------|
+// | kBeam        | beam > 1, algorithm "exact" | beam_search.cc       | -inf bans, NaN->-inf |
+// | kUnilmBeam   | beam > 1, algorithm "unilm" | beam_search_unilm.cc | additive -10000 bans |
+// | kGreedy      | beam 1, algorithm "exact"   | sampling.cc (argmax) | -inf bans            |
+// | kUnilmGreedy | beam 1, algorithm "unilm"   | sampling.cc (argmax) | vocabulary only      |
+// | kSample      | sample                      | sampling.cc (draw)   | -inf bans            |
 //
 //   SearchOptions opts;  opts.beam = 5;  opts.no_repeat_ngram = 3;  opts.max_len = 32;
 //   auto nbest = generate(scorer, /*example ids*/ {0, 1, 2}, eos_id, opts);
@@ -25,7 +38,8 @@
 // |                 |         | banned (banned_by_ngram)                                              |
 // | ngram_ignore_words | {}   | the same as words (".", "[X_SEP]"); the caller resolves them to ids   |
 // |                 |         | with its vocabulary (pipelines: decode); kept for run.json / presets  |
-// | not_predict     | {}      | token ids never generated (log-prob -inf at every step, VocabLimitScorer) |
+// | not_predict     | {}      | token ids never generated: the caller passes them in       |
+// |                 |         | generate's VocabMask (log-prob -inf at every step)         |
 // | not_predict_words | {}    | the same as words, '|'-separated on the command line (UniLM's          |
 // |                 |         | --not_predict_token); "@special" stands for every bracketed vocabulary |
 // |                 |         | entry ([PAD] [CLS] [MASK] [unused7] ...) but the end token; resolved by |
@@ -63,6 +77,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -70,6 +85,8 @@
 namespace unieval::models {
 
 class Vocab;  // models/tokenizer/wordpiece.h
+
+enum class SearchAlgorithm { kExact, kUnilm };  // SearchOptions::algorithm "exact" / "unilm"
 
 struct SearchOptions {
   int beam = 1;                 // beam size K
@@ -90,6 +107,23 @@ struct SearchOptions {
   std::string algorithm = "exact";              // beam search: "exact" or "unilm"
   double trace_alpha = 0.0;                     // "unilm": gen_seq_from_trace --alpha (0 = off)
   std::string trace_selection = "official";     // trace_alpha > 0: "official" or "intended"
+};
+
+// "exact" / "unilm" (the JSON / command-line spelling); nullopt for any other name.
+std::optional<SearchAlgorithm> parse_search_algorithm(const std::string& name);
+
+// How generate decodes with opts (see the table above); an unknown algorithm counts as "exact"
+// here (validate refuses it).
+enum class SearchStrategy { kBeam, kUnilmBeam, kGreedy, kUnilmGreedy, kSample };
+SearchStrategy search_strategy(const SearchOptions& opts);
+
+// The ids a decoding may never produce, masked to -inf at every step by the VocabLimit constraint
+// (models/search_constraints.h): ids >= entries (a config vocab_size padded past the vocabulary,
+// see models/vocab_limit.h) and the banned ids (SearchOptions::not_predict). entries 0: no limit
+// (banned must then be empty).
+struct VocabMask {
+  int64_t entries = 0;
+  std::vector<int64_t> banned;
 };
 
 // What decoding with opts ignores because it follows decode_seq2seq.py's greedy path (algorithm
@@ -124,29 +158,31 @@ struct Hypothesis {
 
 // n-best lists (best first) for examples 0..example_ids.size()-1 of the scorer's batch;
 // example_ids are the examples' global ids (they seed sampling). pad: the [PAD] id, which the
-// "unilm" algorithm treats as an end of sequence as UniLM does (-1: none).
+// "unilm" algorithm treats as an end of sequence as UniLM does (-1: none); vocab: the ids never
+// produced. Dispatches on search_strategy(opts).
 std::vector<std::vector<Hypothesis>> generate(StepScorer& scorer,
-                                              const std::vector<int64_t>& example_ids,
-                                              int64_t eos, const SearchOptions& opts, int64_t pad = -1);
+                                              const std::vector<int64_t>& example_ids, int64_t eos,
+                                              const SearchOptions& opts, int64_t pad = -1,
+                                              const VocabMask& vocab = {});
 
 // Beam search with the vocabulary distribution kept on the scorer's device: per step the bans are
 // applied there (NaN -> -inf, min_len, n-gram bans scattered from the hypotheses' token ids), one
 // top-(K+2) over the vocabulary per row runs there, and only [rows, K+2] values/ids plus the EOS
 // column come to the host, where the finished/live bookkeeping runs on those few candidates. The
-// result is identical to beam_search_reference (same candidates reach the same decisions; a
-// top-k tie at the cut is resolved exactly, smallest token id first): tested.
+// result is identical to the host walk over the whole distribution in float64 that it replaced
+// (tests/models/beam_search_reference.h, the tests' oracle; same candidates reach the same
+// decisions; a top-k tie at the cut is resolved exactly, smallest token id first): tested.
 std::vector<std::vector<Hypothesis>> beam_search(StepScorer& scorer, int64_t n_examples,
-                                                 int64_t eos, const SearchOptions& opts);
-// The previous implementation: every step copies the whole [rows, V] distribution to the host as
-// float64 and walks it. Kept as the oracle of the tests and the baseline of bench/search_bench.cc.
-std::vector<std::vector<Hypothesis>> beam_search_reference(StepScorer& scorer, int64_t n_examples,
-                                                           int64_t eos, const SearchOptions& opts);
-// Greedy (opts.sample false) or sampling: one hypothesis per example.
-// end2 >= 0: a second end token (UniLM's greedy path stops at [SEP] or [PAD]).
+                                                 int64_t eos, const SearchOptions& opts,
+                                                 const VocabMask& vocab = {});
+// Greedy (opts.sample false: the argmax) or sampling: one strategy with two samplers, one
+// hypothesis per example. end2 >= 0: a second end token (UniLM's greedy path stops at [SEP] or
+// [PAD]).
 std::vector<std::vector<Hypothesis>> greedy_or_sample(StepScorer& scorer,
                                                       const std::vector<int64_t>& example_ids,
                                                       int64_t eos, const SearchOptions& opts,
-                                                      int64_t end2 = -1);
+                                                      int64_t end2 = -1,
+                                                      const VocabMask& vocab = {});
 
 // UniLM's beam search (microsoft/unilm unilm-v1 modeling.py BertForSeq2SeqDecoder.beam_search),
 // behaviour for behaviour. Frame t holds K entries per example (score, token, back pointer):
@@ -164,9 +200,11 @@ struct BeamTrace {
   std::vector<std::vector<int64_t>> wids;   // [frame][K] token of each entry
   std::vector<std::vector<int64_t>> ptrs;   // [frame][K] entry of frame-1 it extends (0 at frame 0)
 };
-std::vector<std::vector<Hypothesis>> beam_search_unilm(StepScorer& scorer, int64_t n_examples, int64_t eos,
-                                                       const SearchOptions& opts, int64_t pad = -1,
-                                                       std::vector<BeamTrace>* traces = nullptr);
+std::vector<std::vector<Hypothesis>> beam_search_unilm(StepScorer& scorer, int64_t n_examples,
+                                                       int64_t eos, const SearchOptions& opts,
+                                                       int64_t pad = -1,
+                                                       std::vector<BeamTrace>* traces = nullptr,
+                                                       const VocabMask& vocab = {});
 // The hypothesis UniLM outputs from one trace. trace_alpha == 0: decode_seq2seq.py's pick (the
 // last frame is the first all-EOS frame, else the final one; candidates are EOS entries and the
 // last frame's entries; score / ((5 + len) / 6)^length_penalty when length_penalty > 0; first

@@ -1,18 +1,22 @@
 #pragma once
-// A StepScorer wrapper that keeps decoding inside the vocabulary: a checkpoint whose config
+// The vocabulary limit of decoding: a checkpoint whose config
 // vocab_size is larger than its vocab.txt (HF checkpoints often pad the embedding matrix, e.g. to
 // a multiple of 8) has output rows for ids that no vocabulary line names. Their log-probabilities
 // are set to -inf at every step, so no search (beam, "unilm" beam, greedy, sampling) can pick them;
+// generate applies it as the VocabLimit constraint of its step list (models/search_constraints.h)
+// when given a VocabMask, and VocabLimitScorer applies the same constraint as a StepScorer wrapper;
 // the others are left as they are (not renormalised), as HF transformers' logits processors mask
 // banned tokens. Decoding chose masking over refusing such checkpoints because the padded rows are
 // legitimate in published checkpoints. A vocabulary LARGER than vocab_size is refused instead,
 // by check_vocab_fits below (its ids would index past the embedding matrix).
-// Both decoders wrap their scorer: `decode --run` (UniLM, vocab.txt entries) and `decode --model`
-// (GPT, BpeTokenizer::size(): the encoder's entries and the three special tokens).
+// Both decoders pass the mask to generate: `decode --run` (UniLM, vocab.txt entries and
+// --not-predict ids) and `decode --model` (GPT, BpeTokenizer::size(): the encoder's entries and
+// the three special tokens).
 //
-//   UnilmStepScorer inner(model, sources, ids, types);
-//   VocabLimitScorer scorer(inner, tok.vocab().size());   // ids >= vocab size never come out
-//   auto nbest = generate(scorer, example_ids, ids.sep, search);
+//   UnilmStepScorer scorer(model, sources, ids, types);
+//   auto nbest = generate(scorer, example_ids, ids.sep, search, ids.pad,
+//                         VocabMask{tok.vocab().size(), search.not_predict});  // never come out
+//   VocabLimitScorer masked(scorer, tok.vocab().size());  // the masked distribution itself
 //
 // check_vocab_fits is the one check that a tokenizer's vocabulary fits a model's embedding table,
 // for every command that loads the two together (finetune, decode and its GPT path, pretrain
@@ -36,6 +40,7 @@
 #include <vector>
 
 #include "models/search.h"
+#include "models/search_constraints.h"
 
 namespace unieval::models {
 
@@ -50,9 +55,7 @@ class VocabLimitScorer : public StepScorer {
 
  private:
   StepScorer& inner_;
-  int64_t vocab_entries_;
-  std::vector<int64_t> banned_;
-  torch::Tensor banned_index_;  // banned_ as a tensor on the scorer's device (made at the first step)
+  VocabLimit limit_;
 };
 
 // InputError(vocab_path, 0, ...) naming config_path when vocab_entries > vocab_size.

@@ -538,7 +538,8 @@ FinetuneResult finetune(const FinetuneOptions& in) {
 // ---- decode ----------------------------------------------------------------------------------
 
 bool official_trace_postprocess(const SearchOptions& s) {
-  return !s.sample && s.beam > 1 && s.algorithm == "unilm" && s.trace_alpha > 0 && s.trace_selection == "official";
+  return search_strategy(s) == SearchStrategy::kUnilmBeam && s.trace_alpha > 0 &&
+         s.trace_selection == "official";
 }
 
 void warn_official_greedy(const SearchOptions& s) {
@@ -679,10 +680,10 @@ DecodeResult decode(const DecodeOptions& opts) {
     std::vector<std::vector<Hypothesis>> nbest;
     {
       AutocastScope amp(rt);
-      UnilmStepScorer unilm(model, sources, ids, train.data, opts.use_cache, query_token);
+      UnilmStepScorer scorer(model, sources, ids, train.data, opts.use_cache, query_token);
       // config vocab_size may pad; --not-predict ids never come out either
-      VocabLimitScorer scorer(unilm, static_cast<int64_t>(tok.vocab().size()), search.not_predict);
-      nbest = generate(scorer, example_ids, ids.sep, search, ids.pad);
+      const VocabMask vocab{static_cast<int64_t>(tok.vocab().size()), search.not_predict};
+      nbest = generate(scorer, example_ids, ids.sep, search, ids.pad, vocab);
     }
     std::string text;
     for (const auto& hyps : nbest) {

@@ -4,6 +4,7 @@
 
 #include "models/search.h"
 #include "models/search_unilm.h"
+#include "tests/models/beam_search_reference.h"
 #include "tests/models/tiny_ids.h"
 
 namespace unieval::models {

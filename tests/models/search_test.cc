@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "models/search.h"
+#include "tests/models/beam_search_reference.h"
 
 namespace unieval::models {
 namespace {

@@ -107,11 +107,11 @@ int decode_gpt(const po::variables_map& vm) {
       prompts.push_back(std::move(p));
       ids.push_back(static_cast<int64_t>(i));
     }
-    models::GptScorer gpt(model, prompts, s.max_len);
+    models::GptScorer scorer(model, prompts, s.max_len);
     // A vocab_size padded past the tokenizer (encoder + the 3 specials) has rows no token names.
-    models::VocabLimitScorer scorer(gpt, tok.size());
+    const models::VocabMask vocab{static_cast<int64_t>(tok.size()), {}};
     models::AutocastScope amp(rt);
-    const auto hyps = models::generate(scorer, ids, eos, s);
+    const auto hyps = models::generate(scorer, ids, eos, s, /*pad=*/-1, vocab);
     for (const auto& h : hyps) {
       std::vector<int32_t> t(h.at(0).tokens.begin(), h.at(0).tokens.end());
       out += tok.decode(t) + "\n";
