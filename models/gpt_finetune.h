@@ -33,7 +33,6 @@
 #include <vector>
 
 #include "models/gpt.h"
-#include "models/search.h"
 #include "models/trainer.h"
 
 namespace unieval::models {
@@ -88,20 +87,5 @@ std::vector<SpanLogProb> score_continuations(GptModel& model, const std::vector<
 // log p(next token = c | prefix) for each candidate c, per prefix: [prefixes][candidates].
 std::vector<std::vector<double>> next_token_logprobs(GptModel& model, const std::vector<std::vector<int32_t>>& prefixes,
                                                      const std::vector<int32_t>& candidates, int64_t batch_size = 16);
-
-// Generation (`unieval decode --model GPT`): the next-token scorer of models/search.h over a GPT
-// LM. Row r of a step is its parent row plus the token it appended; each step re-runs the whole
-// sequence (GPT-1 has no key/value cache in HF either), right-padded, and returns the
-// log-softmax of each row's last real position, [rows, V]. Prompts longer than
-// n_positions - max_new_tokens keep their last tokens.
-class GptScorer : public StepScorer {
- public:
-  GptScorer(GptModel& model, std::vector<std::vector<int32_t>> prompts, int64_t max_new_tokens);
-  torch::Tensor step(const StepRequest& req) override;
-
- private:
-  GptModel& model_;
-  std::vector<std::vector<int32_t>> prompts_, rows_;
-};
 
 }  // namespace unieval::models

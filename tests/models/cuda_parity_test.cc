@@ -24,6 +24,7 @@
 #include "models/gpt_finetune.h"
 #include "models/optim.h"
 #include "models/search.h"
+#include "models/search_gpt.h"
 #include "models/search_unilm.h"
 #include "models/seq2seq_data.h"
 #include "models/torch_compat.h"

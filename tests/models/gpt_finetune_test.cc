@@ -3,6 +3,7 @@
 // auxiliary loss is logged on its own; similarity sums both orders; zero-shot scoring agrees with
 // the LM's own log-softmax.
 #include "models/gpt_finetune.h"
+#include "models/search_gpt.h"
 
 #include <gtest/gtest.h>
 

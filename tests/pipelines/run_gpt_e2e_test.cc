@@ -14,6 +14,7 @@
 #include "core/io.h"
 #include "models/gpt.h"
 #include "models/gpt_finetune.h"
+#include "models/search_gpt.h"
 #include "models/tokenizer/bpe.h"
 #include "tests/json_line.h"
 #include "tests/test_util.h"

@@ -12,6 +12,7 @@
 #include "models/device.h"
 #include "models/gpt.h"
 #include "models/gpt_finetune.h"
+#include "models/search_gpt.h"
 #include "models/tokenizer/bpe.h"
 #include "models/vocab_limit.h"
 
