@@ -10,15 +10,16 @@
 #include "core/io.h"
 #include "models/checkpoint.h"
 #include "models/config.h"
-#include "pipelines/evaluate.h"
-#include "pipelines/presets.h"
-#include "pipelines/run_common.h"
-#include "pipelines/run_gpt.h"
-#include "pipelines/run_nlu.h"
 #include "models/run_dir.h"
 #include "models/seq2seq_data.h"
 #include "models/tokenizer/wordpiece.h"
 #include "models/vocab_limit.h"
+#include "pipelines/evaluate.h"
+#include "pipelines/presets.h"
+#include "pipelines/run_common.h"
+#include "pipelines/run_driver.h"
+#include "pipelines/run_gpt.h"
+#include "pipelines/run_nlu.h"
 #include "pipelines/seq2seq.h"
 #include "results/curves.h"
 #include "results/sha256.h"
@@ -26,6 +27,7 @@
 #include "tasks/nlu_tasks.h"
 #include "tasks/seq2seq_tasks.h"
 #include "tasks/task.h"
+#include "tasks/task_spec.h"
 
 namespace unieval::pipelines {
 
@@ -55,7 +57,7 @@ void write_split_files(const tasks::Seq2SeqSplit& s, const fs::path& dir, const 
 // (tasks/, which knows no tokenizer) gets the count as a function. A missing vocabulary is
 // reported by the data stage's vocabulary check.
 void count_wordpieces(const RunOptions& o, tasks::Seq2SeqReadOptions& ro) {
-  if (o.task != "coqa-gen") return;
+  if (!tasks::run_task_spec(o.task).wordpiece_budget) return;
   std::string vocab = o.vocab;
   if (vocab.empty() && !o.model.empty()) vocab = models::locate_checkpoint(o.model).vocab;
   if (vocab.empty() || !fs::exists(vocab)) return;
@@ -117,21 +119,22 @@ ojson generation_baselines(const tasks::Seq2SeqSplit& eval, const fs::path& run,
 }  // namespace
 
 std::string default_preset(const std::string& task) {
-  if (task == "squad-qg-reversed") return "squad-qg";
-  if (task == "personachat") return "ernie-gen-large-personachat";
-  return tasks::find_preset(task) ? task : "";
+  const tasks::TaskSpec* t = tasks::find_run_task(task);
+  return t ? t->default_preset : "";
 }
 
 void apply_preset(RunOptions& o, const std::string& name) {
   const tasks::Preset* p = tasks::find_preset(name);
   if (!p) throw InputError("unknown --preset '" + name + "' (see unieval finetune --help)");
+  const tasks::TaskSpec* task = tasks::find_run_task(o.task);
+  const bool understanding = task && task->family != tasks::RunFamily::kGeneration;
   if (!p->seq2seq) {
-    if (!tasks::is_nlu_task(o.task))
+    if (!understanding)
       throw InputError("--preset " + p->name + " is an NLU recipe; --task " + o.task + " is a generation task");
     apply_nlu_preset(o, *p);
     return;
   }
-  if (tasks::is_nlu_task(o.task))
+  if (understanding)
     throw InputError("--preset " + p->name + " is a generation recipe; --task " + o.task + " is an understanding task");
   const ModelPreset m = resolve_preset(*p);
   o.preset = p->name;
@@ -177,13 +180,233 @@ ojson run_request(const RunOptions& o) {
   return j;
 }
 
+namespace {
+
+// The generation family (pipelines/run.h, stages 1-4): UniLM / ERNIE-GEN fine-tuning, beam-search
+// decoding, the task's prediction format and the constant / copy-source baselines.
+class Seq2SeqStages : public RunStages {
+ public:
+  Seq2SeqStages(const RunOptions& o, bool arch_given)
+      : o_(o), arch_given_(arch_given), request_(run_request(o)) {
+    dev_split_ = request_["dev_split"].get<std::string>();
+  }
+  const ojson& request() const override { return request_; }
+
+  DataManifest read() override {
+    tasks::Seq2SeqReadOptions ro;
+    ro.max_src_words = o_.max_src_words;
+    ro.limit = o_.eval_limit;
+    count_wordpieces(o_, ro);
+    eval_ = tasks::read_seq2seq_split(o_.task, o_.data, o_.eval_split, ro);
+    {  // the metric set's resources (METEOR data, ...) before anything is written or trained
+      tasks::EvalRequest check;
+      check.task = o_.task;
+      check.options = o_.eval_options;
+      check.skip_metrics = o_.skip_metrics;
+      check_eval_resources(check);
+    }
+    DataManifest m;
+    if (fs::exists(fs::path(o_.out) / "data" / "manifest.json"))
+      return m;  // the data stage is done
+    ro.limit = o_.train_limit;
+    train_ = tasks::read_seq2seq_split(o_.task, o_.data, o_.train_split, ro);
+    if (!dev_split_.empty()) {
+      ro.limit = o_.dev_limit;
+      if (o_.dev_split == "auto") {
+        try {
+          dev_ = tasks::read_seq2seq_split(o_.task, o_.data, dev_split_, ro);
+        } catch (const InputError&) {
+          dev_.reset();  // auto: no dev split in this dataset
+        }
+      } else {
+        dev_ = tasks::read_seq2seq_split(o_.task, o_.data, dev_split_, ro);
+      }
+    }
+    check_model();
+    m.files = train_.files;
+    if (dev_) m.files.insert(m.files.end(), dev_->files.begin(), dev_->files.end());
+    m.files.insert(m.files.end(), eval_.files.begin(), eval_.files.end());
+    m.reader = eval_.reader;
+    m.train_examples = static_cast<int64_t>(train_.src.size());
+    m.dev_examples = dev_ ? static_cast<int64_t>(dev_->src.size()) : 0;
+    m.eval_examples = static_cast<int64_t>(eval_.src.size());
+    m.dev_split = dev_ ? dev_split_ : std::string();
+    return m;
+  }
+
+  void write_splits(const RunPaths& paths) override {
+    write_split_files(train_, paths.data, "train");
+    if (dev_) write_split_files(*dev_, paths.data, "dev");
+    write_split_files(eval_, paths.data, "eval");
+  }
+
+  void write_references(const RunPaths& paths, bool writer) override {
+    if (writer) eval_files_ = tasks::write_eval_files(eval_, paths.eval.string());
+  }
+
+  bool train(const RunPaths& paths) override {
+    const ojson manifest = ojson::parse(core::read_file(paths.manifest.string()));
+    models::RunDir rd(o_.out);
+    FinetuneOptions f;
+    f.task = o_.task;
+    f.preset = o_.preset;
+    f.data_dir = paths.data.string();
+    f.out_dir = o_.out;
+    f.lowercase = o_.lowercase;
+    f.tokenized_input = o_.tokenized_input;
+    f.train = o_.finetune;
+    f.arch_given = arch_given_;
+    f.train.stop_after = o_.stop_after;
+    f.train.progress = o_.progress;
+    f.decode = o_.search;
+    f.dropout = o_.dropout;
+    f.device = o_.device;
+    f.resume = rd.has_checkpoint();
+    f.segment_ids = o_.segment_ids;
+    f.dev_split = manifest.value("dev_split", std::string()).empty() ? "" : "dev";
+    if (!o_.model.empty())
+      f.model_dir = o_.model;
+    else
+      f.config = models::BertConfig::from_json_file(o_.model_config);
+    f.vocab = o_.vocab;
+    f.backend = o_.backend;
+    if (f.resume && o_.progress)
+      std::cerr << "run: resuming training from " << rd.checkpoint_dir() << "\n";
+    return finetune(f).train.finished;
+  }
+
+  // Decoded before (hyp.txt complete)? Asked before the ranks wait: nobody decodes before that.
+  void before_predict(const RunPaths& paths) override {
+    hyp_path_ = (paths.eval / "hyp.txt").string();
+    decoded_before_ = fs::exists(hyp_path_) && !fs::exists(hyp_path_ + ".partial");
+  }
+
+  std::string predict(const RunPaths& paths, const RunRanks&) override {
+    have_best_ = fs::exists(paths.run / "best" / models::kRunWeightsFile);
+    if (decoded_before_) {
+      decoded_ = core::read_lines(hyp_path_);
+      return "";
+    }
+    DecodeOptions d;
+    d.run_dir = o_.out;
+    d.split = "eval";
+    d.data_dir = paths.data.string();
+    d.out = hyp_path_;
+    d.search = o_.search;
+    d.batch_size = o_.decode_batch;
+    d.device = o_.device;
+    d.progress = o_.progress;
+    d.checkpoint = (paths.run / checkpoint_used()).string();
+    d.clean_up = false;
+    d.backend = o_.backend;
+    d.tokenized_input = o_.tokenized_input;
+    decoded_ = decode(d).hyps;  // sharded over the ranks; rank 0 holds the merged hypotheses
+    return "decode";
+  }
+
+  results::RunResult score(const RunPaths&, ojson& info) override {
+    if (decoded_.size() != eval_.src.size())
+      throw InputError(hyp_path_, 0,
+                       std::to_string(decoded_.size()) + " hypotheses for " +
+                           std::to_string(eval_.src.size()) +
+                           " examples (remove it to decode again)");
+    std::vector<std::string> hyps;
+    int64_t empty = 0;
+    for (const auto& h : decoded_) {
+      hyps.push_back(tasks::postprocess_hypothesis(o_.task, h));
+      if (hyps.back().empty()) ++empty;
+    }
+    tasks::write_predictions(eval_, hyps, eval_files_.pred);
+    req_.task = o_.task;
+    req_.data = eval_files_.data;
+    req_.pred = eval_files_.pred;
+    req_.split = o_.eval_split;
+    req_.options = eval_files_.options;
+    for (const auto& [k, v] : o_.eval_options) req_.options[k] = v;
+    req_.skip_metrics = o_.skip_metrics;
+    req_.system =
+        !o_.system.empty() ? o_.system : "unieval-run:" + (o_.preset.empty() ? o_.task : o_.preset);
+    results::RunResult r = evaluate(req_);
+    if (empty > 0) {
+      const std::string note = std::to_string(empty) + " of " + std::to_string(hyps.size()) +
+                               " hypotheses are empty (scored as empty strings)";
+      r.notes.push_back(note);
+      std::cerr << "run: warning: " << note << "\n";
+    }
+    info["hypotheses_sha256"] = results::sha256_file(hyp_path_);
+    info["empty_hypotheses"] = empty;
+    return r;
+  }
+
+  void baselines(const RunPaths& paths, results::RunResult& r) override {
+    r.extra["baselines"] = generation_baselines(eval_, paths.run, req_, o_.finetune.seed);
+    for (auto& w : baseline_warnings(r)) r.notes.push_back(std::move(w));
+  }
+
+  std::string checkpoint_used() const override { return have_best_ ? "best" : "checkpoint"; }
+  std::string model_weights() const override {
+    return o_.model.empty() ? std::string() : models::locate_checkpoint(o_.model).weights;
+  }
+
+ private:
+  // Model files and the vocabulary, the special tokens fine-tuning needs ([PAD] [UNK] [CLS] [SEP]
+  // [MASK]) and the decoding words (--ngram-ignore, --not-predict), which decoding would refuse
+  // after training: a run that cannot finish leaves no run directory behind.
+  void check_model() const {
+    auto check_segment_ids = [&](const models::BertConfig& cfg, const std::string& file) {
+      if (o_.segment_ids &&
+          std::max(o_.segment_ids->first, o_.segment_ids->second) >= cfg.type_vocab_size)
+        throw InputError(
+            file, 0,
+            "--segment-ids " + std::to_string(o_.segment_ids->first) + "," +
+                std::to_string(o_.segment_ids->second) + " need type_vocab_size > " +
+                std::to_string(std::max(o_.segment_ids->first, o_.segment_ids->second)) +
+                " (it is " + std::to_string(cfg.type_vocab_size) + ")");
+    };
+    std::string vocab = o_.vocab;
+    std::string config_path = o_.model_config;
+    if (!o_.model.empty()) {
+      const models::CheckpointFiles files = models::locate_checkpoint(o_.model);
+      config_path = files.config;
+      check_segment_ids(models::BertConfig::from_json_file(config_path), config_path);
+      if (vocab.empty()) vocab = files.vocab;
+      if (vocab.empty())
+        throw InputError(o_.model, 0, "no vocab.txt in the checkpoint (give --vocab)");
+    } else {
+      check_segment_ids(models::BertConfig::from_json_file(config_path), config_path);
+      if (!fs::exists(vocab)) throw InputError(vocab, 0, "no such file");
+    }
+    const models::BertConfig cfg = models::BertConfig::from_json_file(config_path);
+    models::check_vocab_fits(static_cast<int64_t>(models::Vocab::from_file(vocab).size()), vocab,
+                             cfg.vocab_size, config_path);
+    const models::Vocab v = models::Vocab::from_file(vocab);
+    models::SearchOptions s = o_.search;
+    resolve_decode_words(v, vocab, models::special_ids(v, vocab).sep, s);
+  }
+
+  const RunOptions& o_;
+  bool arch_given_;
+  ojson request_;
+  std::string dev_split_;
+  tasks::Seq2SeqSplit train_, eval_;
+  std::optional<tasks::Seq2SeqSplit> dev_;
+  tasks::EvalFiles eval_files_;
+  tasks::EvalRequest req_;
+  std::string hyp_path_;
+  bool decoded_before_ = false;
+  bool have_best_ = false;
+  std::vector<std::string> decoded_;
+};
+
+}  // namespace
+
 RunOutcome run_task(const RunOptions& in) {
-  using Clock = std::chrono::steady_clock;
-  const auto t_start = Clock::now();
+  const auto t_start = std::chrono::steady_clock::now();
   RunOptions o = in;
   if (o.task.empty()) throw InputError("--task is required");
+  const tasks::TaskSpec& task = tasks::run_task_spec(o.task);
   // UniLM's --tokenized_input: WordPiece lines for the generation tasks only (no silent no-op).
-  if (o.tokenized_input && (o.arch == "gpt" || tasks::is_nlu_task(o.task)))
+  if (o.tokenized_input && (o.arch == "gpt" || task.family != tasks::RunFamily::kGeneration))
     throw InputError("--tokenized-input is for the UniLM/ERNIE-GEN generation tasks (WordPiece lines), not --task " +
                      o.task + (o.arch == "gpt" ? " with --arch gpt" : ""));
   if (o.arch == "gpt") return run_gpt_task(in);
@@ -195,13 +418,9 @@ RunOutcome run_task(const RunOptions& in) {
   if (o.arch == "ernie-gen") o.finetune.arch = "ernie-gen";
   if (o.arch == "unilm" || o.arch == "bert") o.finetune.arch = "unilm";
   if (o.zero_shot) throw InputError("--zero-shot is a GPT heuristic: give --arch gpt");
-  if (tasks::is_nlu_task(o.task)) return run_nlu_task(in);
-  if (!tasks::is_seq2seq_task(o.task))
-    throw InputError("--task " + o.task + ": run handles the generation tasks cnndm, gigaword, squad-qg, "
-                     "squad-qg-reversed, coqa-gen, dstc7, personachat and the understanding tasks glue-cola, "
-                     "glue-sst2, glue-mrpc, glue-stsb, glue-qqp, glue-mnli, glue-mnli-mm, glue-qnli, glue-rte, "
-                     "glue-wnli, squad-v1.1, squad-v2, coqa (with --arch gpt also snli, scitail, race, race-m, "
-                     "race-h, story-cloze)");
+  if (task.family == tasks::RunFamily::kUnderstanding) return run_nlu_task(in);
+  if (task.family != tasks::RunFamily::kGeneration)
+    throw InputError("--task " + o.task + " is run by GPT only: add --arch gpt");
   check_run_sources(o);
   if (!o.model.empty()) {
     // The checkpoint's architecture, resolved here so that request.json and the result say it.
@@ -210,269 +429,12 @@ RunOutcome run_task(const RunOptions& in) {
   }
   o.finetune.validate();  // before anything is written
   if (o.decode_batch < 1) throw InputError("--decode-batch must be at least 1");
-  if (o.eval_split.empty()) o.eval_split = o.task == "coqa-gen" ? "dev" : o.task == "personachat" ? "valid" : "test";
+  if (o.eval_split.empty()) o.eval_split = task.default_eval_split;
   models::validate(o.search);
   if (o.search.n_best > o.search.beam) o.search.n_best = o.search.beam;
-
-  const fs::path run(o.out);
-  const fs::path data_dir = run / "data";
-  const fs::path eval_dir = run / "eval";
-  const std::string request_path = (run / "request.json").string();
-  const std::string result_path = (run / "result.json").string();
-  const ojson request = run_request(o);
-  const std::string dev_split = request["dev_split"].get<std::string>();
-
-  RunOutcome outcome;
   const RunRanks ranks = join_run_ranks(o);  // data parallel: rank 0 writes RUN
-  // A run that was started before: the same options, or an error naming the first difference.
-  if (auto done = open_run(run, request, ranks)) return *done;
-
-  // ---- stage 1: data (read and checked before anything is written) ----
-  tasks::Seq2SeqReadOptions ro;
-  ro.max_src_words = o.max_src_words;
-  ro.limit = o.eval_limit;
-  count_wordpieces(o, ro);
-  tasks::Seq2SeqSplit eval_split = tasks::read_seq2seq_split(o.task, o.data, o.eval_split, ro);
-  {  // the metric set's resources (METEOR data, ...) before anything is written or trained
-    tasks::EvalRequest check;
-    check.task = o.task;
-    check.options = o.eval_options;
-    check.skip_metrics = o.skip_metrics;
-    check_eval_resources(check);
-  }
-  const bool have_data = fs::exists(data_dir / "manifest.json");
-  if (!have_data) {
-    ro.limit = o.train_limit;
-    tasks::Seq2SeqSplit train = tasks::read_seq2seq_split(o.task, o.data, o.train_split, ro);
-    std::optional<tasks::Seq2SeqSplit> dev;
-    if (!dev_split.empty()) {
-      ro.limit = o.dev_limit;
-      if (o.dev_split == "auto") {
-        try {
-          dev = tasks::read_seq2seq_split(o.task, o.data, dev_split, ro);
-        } catch (const InputError&) {
-          dev.reset();  // auto: no dev split in this dataset
-        }
-      } else {
-        dev = tasks::read_seq2seq_split(o.task, o.data, dev_split, ro);
-      }
-    }
-    // Model files and the vocabulary.
-    auto check_segment_ids = [&](const models::BertConfig& cfg, const std::string& file) {
-      if (o.segment_ids && std::max(o.segment_ids->first, o.segment_ids->second) >= cfg.type_vocab_size)
-        throw InputError(file, 0, "--segment-ids " + std::to_string(o.segment_ids->first) + "," +
-                                      std::to_string(o.segment_ids->second) + " need type_vocab_size > " +
-                                      std::to_string(std::max(o.segment_ids->first, o.segment_ids->second)) +
-                                      " (it is " + std::to_string(cfg.type_vocab_size) + ")");
-    };
-    std::string vocab = o.vocab;
-    if (!o.model.empty()) {
-      models::CheckpointFiles files = models::locate_checkpoint(o.model);
-      models::BertConfig cfg = models::BertConfig::from_json_file(files.config);
-      check_segment_ids(cfg, files.config);
-      if (vocab.empty()) vocab = files.vocab;
-      if (vocab.empty()) throw InputError(o.model, 0, "no vocab.txt in the checkpoint (give --vocab)");
-      models::check_vocab_fits(static_cast<int64_t>(models::Vocab::from_file(vocab).size()), vocab, cfg.vocab_size,
-                               files.config);
-    } else {
-      models::BertConfig cfg = models::BertConfig::from_json_file(o.model_config);
-      check_segment_ids(cfg, o.model_config);
-      if (!fs::exists(vocab)) throw InputError(vocab, 0, "no such file");
-      models::check_vocab_fits(static_cast<int64_t>(models::Vocab::from_file(vocab).size()), vocab, cfg.vocab_size,
-                               o.model_config);
-    }
-    // The special tokens fine-tuning needs ([PAD] [UNK] [CLS] [SEP] [MASK]), before anything is
-    // written: a vocabulary without them must leave no run directory behind.
-    {  // and the decoding words (--ngram-ignore, --not-predict), which decoding would refuse after training
-      const models::Vocab v = models::Vocab::from_file(vocab);
-      models::SearchOptions s = o.search;
-      resolve_decode_words(v, vocab, models::special_ids(v, vocab).sep, s);
-    }
-    if (ranks.writer()) {  // the other ranks read what it writes after ranks.sync() below
-      // Write: request, the splits, the references, the manifest (last: marks the stage done).
-      fs::create_directories(data_dir);
-      core::write_file_atomic(request_path, request.dump(2) + "\n");
-      write_split_files(train, data_dir, "train");
-      if (dev) write_split_files(*dev, data_dir, "dev");
-      write_split_files(eval_split, data_dir, "eval");
-      ojson manifest;
-      ojson files = ojson::array();
-      std::vector<std::string> all = train.files;
-      if (dev) all.insert(all.end(), dev->files.begin(), dev->files.end());
-      all.insert(all.end(), eval_split.files.begin(), eval_split.files.end());
-      std::sort(all.begin(), all.end());
-      all.erase(std::unique(all.begin(), all.end()), all.end());
-      for (const auto& f : all) files.push_back({{"path", abs_path(f)}, {"sha256", results::sha256_file(f)}});
-      manifest["files"] = files;
-      manifest["reader"] = eval_split.reader;
-      manifest["train_examples"] = train.src.size();
-      manifest["dev_examples"] = dev ? dev->src.size() : 0;
-      manifest["eval_examples"] = eval_split.src.size();
-      manifest["dev_split"] = dev ? dev_split : std::string();
-      core::write_file_atomic((data_dir / "manifest.json").string(), manifest.dump(2) + "\n");
-    }
-  } else if (!fs::exists(request_path)) {
-    throw InputError(o.out, 0, "holds data/ but no request.json");
-  }
-  // The references (rank 0: the scorer), before the other ranks read what it wrote.
-  const tasks::EvalFiles ef = ranks.writer() ? tasks::write_eval_files(eval_split, eval_dir.string()) : tasks::EvalFiles{};
-  ranks.sync();
-  const ojson manifest = ojson::parse(core::read_file((data_dir / "manifest.json").string()));
-  outcome.stage = "data";
-
-  // ---- stage 2: train ----
-  models::RunDir rd(o.out);
-  auto train_done = [&]() {
-    const fs::path st = run / "checkpoint" / "trainer_state.json";
-    if (!fs::exists(st)) return false;
-    auto j = nlohmann::json::parse(core::read_file(st.string()));
-    return j.value("step", int64_t{0}) >= j.value("total_steps", int64_t{1}) || j.value("early_stopped", false);
-  };
-  models::TrainResult train_summary;
-  if (!train_done()) {
-    FinetuneOptions f;
-    f.task = o.task;
-    f.preset = o.preset;
-    f.data_dir = data_dir.string();
-    f.out_dir = o.out;
-    f.lowercase = o.lowercase;
-    f.tokenized_input = o.tokenized_input;
-    f.train = o.finetune;
-    f.arch_given = arch_given;
-    f.train.stop_after = o.stop_after;
-    f.train.progress = o.progress;
-    f.decode = o.search;
-    f.dropout = o.dropout;
-    f.device = o.device;
-    f.resume = rd.has_checkpoint();
-    f.segment_ids = o.segment_ids;
-    f.dev_split = manifest.value("dev_split", std::string()).empty() ? "" : "dev";
-    if (!o.model.empty()) f.model_dir = o.model;
-    else f.config = models::BertConfig::from_json_file(o.model_config);
-    f.vocab = o.vocab;
-    f.backend = o.backend;
-    if (f.resume && o.progress) std::cerr << "run: resuming training from " << rd.checkpoint_dir() << "\n";
-    FinetuneResult fr = finetune(f);
-    outcome.stage = "train";
-    if (!fr.train.finished) {
-      outcome.finished = false;
-      return outcome;
-    }
-  }
-  // Decoded before (hyp.txt complete)? Asked before the ranks part: nobody decodes before sync().
-  const std::string hyp_path = (eval_dir / "hyp.txt").string();
-  const bool decoded_before = fs::exists(hyp_path) && !fs::exists(hyp_path + ".partial");
-  ranks.sync();  // rank 0's last checkpoint and best are written
-  const ojson state = ojson::parse(core::read_file((run / "checkpoint" / "trainer_state.json").string()));
-
-  // ---- stage 3: decode ----
-  const bool have_best = fs::exists(run / "best" / models::kRunWeightsFile);
-  const fs::path ckpt = have_best ? run / "best" : run / "checkpoint";
-  DecodeOptions d;
-  d.run_dir = o.out;
-  d.split = "eval";
-  d.data_dir = data_dir.string();
-  d.out = hyp_path;
-  d.search = o.search;
-  d.batch_size = o.decode_batch;
-  d.device = o.device;
-  d.progress = o.progress;
-  d.checkpoint = ckpt.string();
-  d.clean_up = false;
-  d.backend = o.backend;
-  d.tokenized_input = o.tokenized_input;
-  std::vector<std::string> decoded;
-  if (decoded_before) {
-    decoded = core::read_lines(d.out);
-  } else {
-    DecodeResult dr = decode(d);  // sharded over the ranks; rank 0 holds the merged hypotheses
-    decoded = dr.hyps;
-    outcome.stage = "decode";
-  }
-  if (!ranks.writer()) {  // rank 0 scores
-    outcome.finished = true;
-    return outcome;
-  }
-  if (decoded.size() != eval_split.src.size())
-    throw InputError(d.out, 0, std::to_string(decoded.size()) + " hypotheses for " +
-                                   std::to_string(eval_split.src.size()) + " examples (remove it to decode again)");
-
-  // ---- stage 4: score ----
-  std::vector<std::string> hyps;
-  int64_t empty = 0;
-  for (const auto& h : decoded) {
-    hyps.push_back(tasks::postprocess_hypothesis(o.task, h));
-    if (hyps.back().empty()) ++empty;
-  }
-  tasks::write_predictions(eval_split, hyps, ef.pred);
-  tasks::EvalRequest req;
-  req.task = o.task;
-  req.data = ef.data;
-  req.pred = ef.pred;
-  req.split = o.eval_split;
-  req.options = ef.options;
-  for (const auto& [k, v] : o.eval_options) req.options[k] = v;
-  req.skip_metrics = o.skip_metrics;
-  req.system = !o.system.empty() ? o.system : "unieval-run:" + (o.preset.empty() ? o.task : o.preset);
-  results::RunResult r = evaluate(req);
-  r.split = o.eval_split;
-  r.data_path = abs_path(o.data);
-  r.data_sha256 = results::sha256_path(o.data);
-  if (empty > 0) {
-    const std::string note = std::to_string(empty) + " of " + std::to_string(hyps.size()) +
-                             " hypotheses are empty (scored as empty strings)";
-    r.notes.push_back(note);
-    std::cerr << "run: warning: " << note << "\n";
-  }
-  if (o.eval_limit > 0)
-    r.notes.push_back("eval split limited to its first " + std::to_string(o.eval_limit) + " examples");
-  if (o.train_split == o.eval_split)
-    r.notes.push_back("trained and evaluated on the same split (" + o.eval_split + ")");
-  if (o.baselines) {
-    r.extra["baselines"] = generation_baselines(eval_split, run, req, o.finetune.seed);
-    for (auto& w : baseline_warnings(r)) r.notes.push_back(std::move(w));
-  }
-
-  ojson info;
-  info["request"] = request;
-  const tasks::Preset* p = o.preset.empty() ? nullptr : tasks::find_preset(o.preset);
-  if (p) {
-    info["preset_source"] = p->source;
-    ojson peo = ojson::object();
-    for (const auto& [k, v] : p->eval_options) peo[k] = v;
-    info["preset_eval_options"] = peo;
-  }
-  info["model_sha256"] = o.model.empty() ? std::string()
-                                         : results::sha256_file(models::locate_checkpoint(o.model).weights);
-  info["data_files"] = manifest["files"];
-  info["reader"] = manifest["reader"];
-  info["train_examples"] = manifest["train_examples"];
-  info["dev_examples"] = manifest["dev_examples"];
-  info["eval_examples"] = eval_split.src.size();
-  ojson tr;
-  tr["steps"] = state.value("step", int64_t{0});
-  tr["total_steps"] = state.value("total_steps", int64_t{0});
-  if (state.contains("best_dev_loss")) {
-    tr["best_dev_loss"] = state["best_dev_loss"];
-    tr["best_step"] = state["best_step"];
-    tr["early_stopped"] = state.value("early_stopped", false);
-  }
-  info["train"] = tr;
-  info["checkpoint"] = have_best ? "best" : "checkpoint";
-  info["checkpoint_sha256"] = results::sha256_file((ckpt / models::kRunWeightsFile).string());
-  info["hypotheses_sha256"] = results::sha256_file(d.out);
-  info["empty_hypotheses"] = empty;
-  r.extra["run"] = info;
-  r.timings.total_s = std::chrono::duration<double>(Clock::now() - t_start).count();
-  results::write_run_result(result_path, r);
-  // The training curves beside the result (`unieval plot --run RUN` draws them again).
-  if (fs::exists(run / "log.jsonl"))
-    core::write_file_atomic((run / "curves.svg").string(),
-                            results::render_curves_svg(results::read_training_log((run / "log.jsonl").string()), run.string()));
-  outcome.result = results::read_run_result(result_path);
-  outcome.finished = true;
-  outcome.stage = "score";
-  return outcome;
+  Seq2SeqStages family(o, arch_given);
+  return drive_run(family, o, ranks, t_start);
 }
 
 }  // namespace unieval::pipelines

@@ -9,12 +9,12 @@
 //
 // Stages, each resumable (a killed run continues from the last finished stage / step):
 //   1. data    the task's reader (tasks/seq2seq_tasks.h) → RUN/data/{train,dev,eval}.{src,tgt},
-//              the resources of the task's metric set checked first (pipelines::check_eval_resources:
-//              METEOR data, paraphrase table; `--skip-metric` is the opt-out), so that a long run
-//              never fails at scoring;
-//              the eval split's references in the adapter's format → RUN/eval/, RUN/data/
-//              manifest.json (files read + sha256, reader description). Everything is read and
-//              checked (splits present, files aligned, vocabulary vs model) before RUN is written.
+//              the resources of the task's metric set checked first
+//              (pipelines::check_eval_resources: METEOR data, paraphrase table; `--skip-metric` is
+//              the opt-out), so that a long run never fails at scoring; the eval split's references
+//              in the adapter's format → RUN/eval/, RUN/data/ manifest.json (files read + sha256,
+//              reader description). Everything is read and checked (splits present, files aligned,
+//              vocabulary vs model) before RUN is written.
 //   2. train   pipelines::finetune into RUN (run.json, checkpoint/, log.jsonl); with a dev split,
 //              the dev loss every dev_every steps, RUN/best = the best-dev-loss weights, optional
 //              early stopping (models/trainer.h); a checkpoint that is not finished is resumed.
@@ -81,8 +81,10 @@
 // predicts and scores. The result equals the one-process run's up to floating-point summation
 // order in training.
 //
-// Understanding tasks (glue-*, squad-v1.1, squad-v2, coqa) take their own path
-// (pipelines/run_nlu.h): heads instead of decoding, split slicing such as dev[:436].
+// Understanding tasks (glue-*, squad-v1.1, squad-v2, coqa) are another family
+// (pipelines/run_nlu.h): heads instead of decoding, split slicing such as dev[:436]; --arch gpt a
+// third (pipelines/run_gpt.h). tasks/task_spec.h says which family runs a task; every family goes
+// through the same stages, in pipelines/run_driver.h, and writes the same provenance.
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>

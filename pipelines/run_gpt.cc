@@ -18,11 +18,13 @@
 #include "models/run_dir.h"
 #include "models/tokenizer/bpe.h"
 #include "pipelines/evaluate.h"
-#include "pipelines/run_nlu.h"
 #include "pipelines/run_common.h"
+#include "pipelines/run_driver.h"
+#include "pipelines/run_nlu.h"
 #include "results/sha256.h"
 #include "tasks/gpt_tasks.h"
 #include "tasks/nlu_tasks.h"
+#include "tasks/task_spec.h"
 
 namespace unieval::pipelines {
 
@@ -37,9 +39,8 @@ void apply_gpt_preset(RunOptions& o, const tasks::Preset& p) {
 }
 
 bool is_gpt_run_task(const std::string& task) {
-  if (task.rfind("glue-", 0) == 0 && tasks::is_nlu_task(task)) return true;
-  const auto& g = tasks::gpt_task_names();
-  return std::find(g.begin(), g.end(), task) != g.end();
+  const tasks::TaskSpec* t = tasks::find_run_task(task);
+  return t && t->gpt;
 }
 
 namespace {
@@ -50,38 +51,7 @@ std::vector<int32_t> bpe_ids(const models::BpeTokenizer& tok, const std::string&
   return ids;
 }
 
-enum class Form { kSingle, kPair, kSimilarity, kChoice };
-
-Form form_of(const std::string& task) {
-  if (task == "glue-cola" || task == "glue-sst2") return Form::kSingle;
-  if (task == "glue-mrpc" || task == "glue-qqp" || task == "glue-stsb") return Form::kSimilarity;
-  if (task.rfind("race", 0) == 0 || task == "story-cloze" || task == "dprd") return Form::kChoice;
-  return Form::kPair;  // entailment: GLUE NLI tasks, snli, scitail
-}
-
-// The file (or RACE folder) of a split of a non-GLUE GPT task below --data (a file is used as is).
-std::string gpt_split_path(const std::string& task, const std::string& data, const std::string& split) {
-  const fs::path d(data);
-  if (fs::is_regular_file(d)) return data;
-  if (!fs::is_directory(d)) throw InputError(data, 0, "no such file or folder");
-  std::vector<fs::path> cand;
-  if (task == "snli") cand = {d / ("snli_1.0_" + split + ".jsonl"), d / ("snli_1.0_" + split + ".txt")};
-  else if (task == "scitail") cand = {d / ("scitail_1.0_" + split + ".tsv"), d / "tsv_format" / ("scitail_1.0_" + split + ".tsv")};
-  else if (task.rfind("race", 0) == 0) cand = {d / split};
-  else if (task == "dprd") cand = {d / (split + ".c.txt"), d / (split + ".txt")};
-  else {  // story-cloze: the val / test CSVs (GPT fine-tunes on the validation stories)
-    std::vector<fs::path> csv;
-    for (const auto& e : fs::directory_iterator(d))
-      if (e.is_regular_file() && e.path().extension() == ".csv" && e.path().filename().string().find(split) != std::string::npos)
-        csv.push_back(e.path());
-    std::sort(csv.begin(), csv.end());
-    cand = csv;
-  }
-  for (const auto& c : cand)
-    if (fs::exists(c)) return c.string();
-  throw InputError(data, 0, "no " + split + " split of " + task + " here" +
-                                (cand.empty() ? std::string(" (no *") + split + "*.csv)" : " (looked for " + cand.front().filename().string() + ")"));
-}
+using Form = tasks::GptForm;  // GPT Figure 1's input transformation of a task (tasks/task_spec.h)
 
 // Figure 1's transformations of a non-GLUE example.
 GptFeature task_feature(const tasks::GptTaskExample& e, Form form, const models::BpeTokenizer& tok, int max_len) {
@@ -205,380 +175,435 @@ std::vector<double> cola_scores(models::GptModel& model, const models::BpeTokeni
 
 }  // namespace
 
-RunOutcome run_gpt_task(const RunOptions& in) {
-  using Clock = std::chrono::steady_clock;
-  const auto t_start = Clock::now();
-  RunOptions o = in;
-  if (!is_gpt_run_task(o.task))
-    throw InputError("--arch gpt runs glue-cola, glue-sst2, glue-mrpc, glue-stsb, glue-qqp, glue-mnli, glue-mnli-mm, "
-                     "glue-qnli, glue-rte, glue-wnli, snli, scitail, race, race-m, race-h, story-cloze, dprd; not --task " + o.task);
-  const bool glue = o.task.rfind("glue-", 0) == 0;
-  const Form form = form_of(o.task);
-  if (o.zero_shot && o.task != "glue-sst2" && o.task != "glue-cola" && form != Form::kChoice)
-    throw InputError("--zero-shot: GPT §5's heuristics are for glue-sst2, glue-cola, dprd and the multiple-choice tasks "
-                     "(race*, story-cloze), not " + o.task);
-  if (o.task == "dprd" && !o.zero_shot)
-    throw InputError("--task dprd: GPT evaluates the Winograd schemas zero-shot only (§5); add --zero-shot");
-  check_run_sources(o);
-  if (o.eval_split.empty()) o.eval_split = glue ? "dev" : "test";
-  const int max_len = o.nlu.max_seq_len;
-  if (max_len < 8) throw InputError("--max-seq-len must be at least 8");
-  if (o.nlu.predict_batch < 1) throw InputError("--predict-batch must be at least 1");
-  if (!(o.lm_coef >= 0)) throw InputError("--lm-coef must be >= 0");
+namespace {
 
-  const fs::path run(o.out);
-  const fs::path data_dir = run / "data";
-  const fs::path eval_dir = run / "eval";
-  const std::string request_path = (run / "request.json").string();
-  const std::string result_path = (run / "result.json").string();
-  ojson request = run_request(o);
-  for (const char* k : {"decode", "decode_batch", "max_src_words", "dev_split", "dev_limit"}) request.erase(k);
-  request["eval_split"] = o.eval_split;
-  request["arch"] = "gpt";
-  request["zero_shot"] = o.zero_shot;
-  request["lm_coef"] = o.lm_coef;
-  request["max_seq_len"] = max_len;
-  request["classifier_dropout"] = o.nlu.classifier_dropout ? ojson(*o.nlu.classifier_dropout) : ojson();
+// The GPT family (pipelines/run_gpt.h): GPT §3.3's fine-tuning with the auxiliary LM loss, or
+// §5's zero-shot heuristics, on GLUE and the GPT-only tasks.
+class GptStages : public RunStages {
+ public:
+  GptStages(const RunOptions& o, const tasks::TaskSpec& task)
+      : o_(o),
+        task_(task),
+        glue_(task.family == tasks::RunFamily::kUnderstanding),
+        form_(task.gpt_form),
+        max_len_(o.nlu.max_seq_len),
+        rt_(models::configure_runtime(o.device)) {
+    request_ = run_request(o);
+    for (const char* k : {"decode", "decode_batch", "max_src_words", "dev_split", "dev_limit"})
+      request_.erase(k);
+    request_["eval_split"] = o.eval_split;
+    request_["arch"] = "gpt";
+    request_["zero_shot"] = o.zero_shot;
+    request_["lm_coef"] = o.lm_coef;
+    request_["max_seq_len"] = max_len_;
+    request_["classifier_dropout"] =
+        o.nlu.classifier_dropout ? ojson(*o.nlu.classifier_dropout) : ojson();
+  }
+  const ojson& request() const override { return request_; }
 
-  RunOutcome outcome;
-  // Data parallel: rank 0 writes RUN, predicts and scores; zero-shot has no training to split.
-  if (o.zero_shot && models::dist::env_from_environment().world_size > 1)
-    throw InputError("--zero-shot trains nothing: run it in one process (no --nproc, WORLD_SIZE unset)");
-  const RunRanks ranks = join_run_ranks(o);
-  if (auto done = open_run(run, request, ranks)) return *done;
+  DataManifest read() override {
+    if (need_train()) train_ = read_split(o_.train_split, o_.train_limit, true);
+    eval_ = read_split(o_.eval_split, o_.eval_limit, false);
+    if (train_ && train_->size() == 0)
+      throw InputError(train_->file(), 0, "no training examples in split " + o_.train_split);
+    if (eval_.size() == 0)
+      throw InputError(eval_.file(), 0, "no examples in eval split " + o_.eval_split);
+    read_model();
+    DataManifest m;
+    m.files = {eval_.file()};
+    if (train_) m.files.push_back(train_->file());
+    m.reader =
+        (train_ ? "train: " + train_->reader() + "; " : std::string()) + "eval: " + eval_.reader();
+    m.train_examples = train_ ? static_cast<int64_t>(train_->size()) : 0;
+    m.eval_examples = static_cast<int64_t>(eval_.size());
+    return m;
+  }
 
-  // ---- stage 1: data (read and checked before RUN is written) ----
-  auto read = [&](const std::string& split, int64_t limit, bool training) {
+  void write_splits(const RunPaths& paths) override { fs::create_directories(paths.eval); }
+
+  // The gold the adapter scores: GLUE's sliced subset, or the task's own file / folder.
+  void write_references(const RunPaths& paths, bool writer) override {
+    gold_path_ = eval_.file();
+    if (!glue_) return;
+    gold_path_ = (paths.eval / "gold.tsv").string();
+    if (writer) core::write_file_atomic(gold_path_, tasks::glue_gold_text(*eval_.glue));
+  }
+
+  bool trains() const override { return !o_.zero_shot; }
+
+  bool train(const RunPaths&) override {
+    models::GptModel model(cfg_, models::gpt_heads(head(), num_labels()));
+    models::RunDir rd(o_.out);
+    models::TrainOptions topt = o_.finetune;
+    topt.stop_after = o_.stop_after;
+    topt.progress = o_.progress;
+    const std::vector<GptFeature> features = features_of(*train_);
+    const bool resume = rd.has_checkpoint();
+    torch::manual_seed(topt.seed);
+    model->init_weights();
+    if (!resume && !weights_.empty()) {
+      models::LoadReport report = models::load_gpt_weights(model, weights_);
+      if (report.loaded == 0)
+        throw InputError(weights_, 0, "no parameter of the GPT model was found in the checkpoint");
+      if (!report.summary().empty() && o_.progress) std::cerr << report.summary();
+    }
+    model->resize_token_embeddings(embedding_rows());
+    if (!resume) {
+      ojson info;
+      info["kind"] = "gpt-finetune";
+      info["task"] = o_.task;
+      info["head"] = models::to_string(head());
+      info["num_labels"] = num_labels();
+      info["preset"] = o_.preset;
+      info["data"] = abs_path(o_.data);
+      info["model"] = o_.model.empty() ? std::string("(from scratch)") : abs_path(o_.model);
+      info["bpe"] = abs_path(bpe_dir_);
+      info["lm_coef"] = o_.lm_coef;
+      info["max_seq_len"] = max_len_;
+      info["train"] = topt.to_json();
+      info["examples"] = features.size();
+      info["special_tokens"] = {{"_start_", tok().start_id()},
+                                {"_delimiter_", tok().delimiter_id()},
+                                {"_classify_", tok().classify_id()}};
+      info["runtime"] = rt_.describe();
+      if (writer_) {
+        rd.create(info, model->config().to_json(), "");
+        rd.add_tokenizer_files(models::BpeTokenizer::files_in(bpe_dir_));
+      }
+    } else if (o_.progress) {
+      std::cerr << "run: resuming training from " << rd.checkpoint_dir() << "\n";
+    }
+    model->to(rt_.device);
+    models::AutocastScope amp(rt_);
+    return models::train_gpt(model, features, head(), topt, o_.lm_coef, &rd, resume).finished;
+  }
+
+  std::string predict(const RunPaths& paths, const RunRanks& ranks) override {
+    if (!ranks.writer()) return "";  // rank 0 predicts
+    const auto t_pred = std::chrono::steady_clock::now();
+    if (o_.zero_shot)
+      predict_zero_shot();
+    else
+      predict_fine_tuned(paths);
+    predict_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_pred).count();
+    return "predict";
+  }
+
+  results::RunResult score(const RunPaths& paths, ojson& info) override {
+    const std::string system =
+        !o_.system.empty()
+            ? o_.system
+            : std::string("unieval-run:gpt") + (o_.zero_shot ? "-zero-shot:" : ":") + o_.task;
+    const std::string pred_path = (paths.eval / "pred.tsv").string();
+    if (eval_.glue) {
+      core::write_file_atomic(pred_path, tasks::glue_predictions_text(*eval_.glue, predictions_));
+    } else {
+      std::vector<int64_t> labels(predictions_.begin(), predictions_.end());
+      core::write_file_atomic(pred_path, tasks::gpt_task_predictions_text(*eval_.gpt, labels));
+    }
+    results::RunResult r =
+        score_predictions(o_.task, gold_path_, pred_path, glue_ ? o_.eval_split : std::string(),
+                          o_.eval_options, system);
+    if (o_.zero_shot) r.notes.push_back("GPT zero-shot heuristic (§5): no fine-tuning");
+    info["arch"] = "gpt";
+    info["head"] = o_.zero_shot ? std::string("zero-shot") : std::string(models::to_string(head()));
+    info["input_form"] =
+        form_ == Form::kSingle ? "[start] a [extract]"
+        : form_ == Form::kPair ? "[start] a [delim] b [extract]"
+        : form_ == Form::kChoice
+            ? "[start] context [delim] answer_k [extract] per choice, softmax over k"
+            : "[start] a [delim] b [extract] + [start] b [delim] a [extract] (summed)";
+    info["predictions_sha256"] = results::sha256_file(pred_path);
+    info["predict_s"] = predict_s_;
+    for (auto it = extra_.begin(); it != extra_.end(); ++it) info[it.key()] = it.value();
+    return r;
+  }
+
+  void baselines(const RunPaths&, results::RunResult&) override {}  // none for GPT runs yet
+
+  std::string model_weights() const override { return weights_; }
+  std::string trained_word() const override { return o_.zero_shot ? "thresholded" : "trained"; }
+  bool reads_train() const override { return need_train(); }
+  void set_writer(bool writer) { writer_ = writer; }
+
+ private:
+  // Fine-tuning reads the training split, and so does CoLA's zero-shot threshold.
+  bool need_train() const {
+    return !o_.zero_shot || task_.zero_shot == tasks::ZeroShot::kAcceptability;
+  }
+  bool regression() const { return eval_.glue && eval_.glue->regression(); }
+  GptHead head() const {
+    return regression()             ? GptHead::kRegress
+           : form_ == Form::kChoice ? GptHead::kMultipleChoice
+                                    : GptHead::kClassify;
+  }
+  int64_t num_labels() const {
+    return regression() ? 1
+           : eval_.glue ? static_cast<int64_t>(eval_.glue->labels.size())
+                        : static_cast<int64_t>(eval_.gpt->labels.size());
+  }
+  int64_t embedding_rows() const { return std::max<int64_t>(cfg_.vocab_size, tok().size()); }
+  const models::BpeTokenizer& tok() const { return *tok_; }
+
+  Split read_split(const std::string& split, int64_t limit, bool training) const {
     Split sp;
     const tasks::SplitSpec spec = tasks::parse_split_spec(split);
-    if (glue) {
-      sp.glue = tasks::read_glue_split(o.task, o.data, spec);
+    if (glue_) {
+      sp.glue = tasks::read_glue_split(o_.task, o_.data, spec);
       if (limit > 0 && sp.glue->rows.size() > static_cast<size_t>(limit)) {
         sp.glue->rows.resize(static_cast<size_t>(limit));
         sp.glue->raw.resize(static_cast<size_t>(limit));
       }
       for (const auto& r : sp.glue->rows)
-        if (!r.has_label) throw InputError(sp.glue->file, r.line, "row without a label (a test split cannot be trained on or scored)");
-    } else {
-      // The adapter scores every example of the file: eval splits are whole.
-      if (!training && (spec.sliced() || limit > 0))
-        throw InputError("--eval-split / --eval-limit: " + o.task + " is scored on whole files (its adapter needs a "
-                         "prediction for every example); slice the training split only");
-      sp.gpt = tasks::read_gpt_task_data(o.task, gpt_split_path(o.task, o.data, spec.name));
-      auto& ex = sp.gpt->examples;
-      if (training) {
-        ex.erase(std::remove_if(ex.begin(), ex.end(), [](const tasks::GptTaskExample& e) { return !e.scored; }), ex.end());
-        const auto [b, e] = tasks::slice_range(spec, ex.size());
-        ex = std::vector<tasks::GptTaskExample>(ex.begin() + b, ex.begin() + std::max(b, e));
-        if (limit > 0 && ex.size() > static_cast<size_t>(limit)) ex.resize(static_cast<size_t>(limit));
-      }
+        if (!r.has_label)
+          throw InputError(sp.glue->file, r.line,
+                           "row without a label (a test split cannot be trained on or scored)");
+      return sp;
+    }
+    // The adapter scores every example of the file: eval splits are whole.
+    if (!training && (spec.sliced() || limit > 0))
+      throw InputError("--eval-split / --eval-limit: " + o_.task +
+                       " is scored on whole files (its adapter needs a "
+                       "prediction for every example); slice the training split only");
+    sp.gpt = tasks::read_gpt_task_data(o_.task, tasks::gpt_split_path(task_, o_.data, spec.name));
+    auto& ex = sp.gpt->examples;
+    if (training) {
+      ex.erase(std::remove_if(ex.begin(), ex.end(),
+                              [](const tasks::GptTaskExample& e) { return !e.scored; }),
+               ex.end());
+      const auto [b, e] = tasks::slice_range(spec, ex.size());
+      ex = std::vector<tasks::GptTaskExample>(ex.begin() + b, ex.begin() + std::max(b, e));
+      if (limit > 0 && ex.size() > static_cast<size_t>(limit))
+        ex.resize(static_cast<size_t>(limit));
     }
     return sp;
-  };
-  const bool need_train = !o.zero_shot || o.task == "glue-cola";
-  std::optional<Split> train;
-  if (need_train) train = read(o.train_split, o.train_limit, true);
-  const Split eval = read(o.eval_split, o.eval_limit, false);
-  if (train && train->size() == 0) throw InputError(train->file(), 0, "no training examples in split " + o.train_split);
-  if (eval.size() == 0) throw InputError(eval.file(), 0, "no examples in eval split " + o.eval_split);
-
-  // Model sources.
-  std::string config_path, weights, bpe_dir = o.vocab;
-  if (!o.model.empty()) {
-    const models::CheckpointFiles files = models::locate_checkpoint(o.model);
-    config_path = files.config;
-    weights = files.weights;
-    if (bpe_dir.empty()) bpe_dir = fs::is_directory(o.model) ? o.model : fs::path(o.model).parent_path().string();
-  } else {
-    config_path = o.model_config;
   }
-  if (o.zero_shot && weights.empty()) throw InputError("--zero-shot needs a pretrained --model");
-  models::GptConfig cfg = models::GptConfig::from_json_file(config_path);
-  const models::BpeTokenizer tok = models::BpeTokenizer::from_dir(bpe_dir);
-  if (cfg.vocab_size < tok.encoder_size())
-    throw InputError(config_path, 0, "vocab_size " + std::to_string(cfg.vocab_size) + " is smaller than the BPE encoder (" +
-                                         std::to_string(tok.encoder_size()) + " entries)");
-  if (max_len > cfg.n_positions)
-    throw InputError("--max-seq-len " + std::to_string(max_len) + " exceeds the model's n_positions (" + std::to_string(cfg.n_positions) + ")");
-  if (o.dropout) cfg.resid_pdrop = cfg.embd_pdrop = cfg.attn_pdrop = *o.dropout;
-  if (o.nlu.classifier_dropout) cfg.summary_first_dropout = *o.nlu.classifier_dropout;
-  cfg.validate("model config");
 
-  if (!ranks.writer()) {
-    // rank 0 writes the data stage
-  } else if (!fs::exists(data_dir / "manifest.json")) {
-    fs::create_directories(data_dir);
-    fs::create_directories(eval_dir);
-    core::write_file_atomic(request_path, request.dump(2) + "\n");
-    std::vector<std::string> all = {eval.file()};
-    if (train) all.push_back(train->file());
-    std::sort(all.begin(), all.end());
-    all.erase(std::unique(all.begin(), all.end()), all.end());
-    ojson files = ojson::array();
-    for (const auto& f : all)
-      files.push_back({{"path", abs_path(f)}, {"sha256", fs::is_regular_file(f) ? results::sha256_file(f) : std::string()}});
-    ojson manifest;
-    manifest["files"] = files;
-    manifest["reader"] = (train ? "train: " + train->reader() + "; " : std::string()) + "eval: " + eval.reader();
-    manifest["train_examples"] = train ? train->size() : 0;
-    manifest["eval_examples"] = eval.size();
-    core::write_file_atomic((data_dir / "manifest.json").string(), manifest.dump(2) + "\n");
-  } else if (!fs::exists(request_path)) {
-    throw InputError(o.out, 0, "holds data/ but no request.json");
+  // Model sources: the checkpoint (config, weights, its folder's BPE files) or --model-config.
+  void read_model() {
+    std::string config_path;
+    bpe_dir_ = o_.vocab;
+    if (!o_.model.empty()) {
+      const models::CheckpointFiles files = models::locate_checkpoint(o_.model);
+      config_path = files.config;
+      weights_ = files.weights;
+      if (bpe_dir_.empty())
+        bpe_dir_ =
+            fs::is_directory(o_.model) ? o_.model : fs::path(o_.model).parent_path().string();
+    } else {
+      config_path = o_.model_config;
+    }
+    if (o_.zero_shot && weights_.empty())
+      throw InputError("--zero-shot needs a pretrained --model");
+    cfg_ = models::GptConfig::from_json_file(config_path);
+    tok_.emplace(models::BpeTokenizer::from_dir(bpe_dir_));
+    if (cfg_.vocab_size < tok().encoder_size())
+      throw InputError(config_path, 0,
+                       "vocab_size " + std::to_string(cfg_.vocab_size) +
+                           " is smaller than the BPE encoder (" +
+                           std::to_string(tok().encoder_size()) + " entries)");
+    if (max_len_ > cfg_.n_positions)
+      throw InputError("--max-seq-len " + std::to_string(max_len_) +
+                       " exceeds the model's n_positions (" + std::to_string(cfg_.n_positions) +
+                       ")");
+    if (o_.dropout) cfg_.resid_pdrop = cfg_.embd_pdrop = cfg_.attn_pdrop = *o_.dropout;
+    if (o_.nlu.classifier_dropout) cfg_.summary_first_dropout = *o_.nlu.classifier_dropout;
+    cfg_.validate("model config");
   }
-  // The gold the adapter scores: GLUE's sliced subset, or the task's own file / folder.
-  std::string gold_path = eval.file();
-  if (glue) {
-    gold_path = (eval_dir / "gold.tsv").string();
-    if (ranks.writer()) core::write_file_atomic(gold_path, tasks::glue_gold_text(*eval.glue));
-  }
-  ranks.sync();
-  const ojson manifest = ojson::parse(core::read_file((data_dir / "manifest.json").string()));
-  outcome.stage = "data";
 
-  auto features_of = [&](const Split& sp) {
+  std::vector<GptFeature> features_of(const Split& sp) const {
     std::vector<GptFeature> f;
     if (sp.glue)
-      for (const auto& r : sp.glue->rows) f.push_back(glue_feature(r, form, tok, max_len, sp.glue->regression()));
+      for (const auto& r : sp.glue->rows)
+        f.push_back(glue_feature(r, form_, tok(), max_len_, sp.glue->regression()));
     else
-      for (const auto& e : sp.gpt->examples) f.push_back(task_feature(e, form, tok, max_len));
+      for (const auto& e : sp.gpt->examples) f.push_back(task_feature(e, form_, tok(), max_len_));
     return f;
-  };
+  }
 
-  const models::Runtime rt = models::configure_runtime(o.device);
-  const bool regression = eval.glue && eval.glue->regression();
-  const GptHead head = regression ? GptHead::kRegress : form == Form::kChoice ? GptHead::kMultipleChoice : GptHead::kClassify;
-  const int64_t num_labels = regression ? 1 : eval.glue ? static_cast<int64_t>(eval.glue->labels.size())
-                                                        : static_cast<int64_t>(eval.gpt->labels.size());
-  ojson extra;
-  std::vector<double> predictions;
-  std::string checkpoint_sha;
-  ojson train_info;
-  const auto t_pred = Clock::now();
-
-  if (o.zero_shot) {
-    // ---- zero-shot: the pretrained LM only, no special tokens (it has no rows for them) ----
-    models::GptModel model(cfg, models::GptHeads{});
-    models::LoadReport report = models::load_gpt_weights(model, weights);
-    if (report.loaded == 0) throw InputError(weights, 0, "no parameter of the GPT model was found in the checkpoint");
-    if (!report.summary().empty() && o.progress) std::cerr << report.summary();
-    model->to(rt.device);
-    model->eval();
-    models::AutocastScope amp(rt);
-    if (o.task == "glue-sst2") {
-      const int32_t pos = tok.id("positive</w>"), neg = tok.id("negative</w>");
-      std::vector<int32_t> very = bpe_ids(tok, "very");
-      if (pos < 0 || neg < 0) throw InputError(bpe_dir, 0, "the BPE vocabulary lacks positive</w> / negative</w>");
-      std::vector<std::vector<int32_t>> prefixes;
-      for (const auto& r : eval.glue->rows) {
-        std::vector<int32_t> p = bpe_ids(tok, r.a);
-        const size_t room = static_cast<size_t>(std::max<int>(0, max_len - static_cast<int>(very.size())));
-        if (p.size() > room) p.resize(room);
-        p.insert(p.end(), very.begin(), very.end());
-        prefixes.push_back(std::move(p));
-      }
-      for (const auto& lp : models::next_token_logprobs(model, prefixes, {pos, neg})) predictions.push_back(lp[0] > lp[1] ? 1 : 0);
-      extra["zero_shot"] = "append \"very\", compare log p(positive</w>) with log p(negative</w>) (GPT §5)";
-    } else if (o.task == "glue-cola") {
-      const std::vector<double> tr = cola_scores(model, tok, *train->glue, max_len);
-      std::vector<int> gold;
-      for (const auto& r : train->glue->rows) gold.push_back(static_cast<int>(r.label));
-      const double t = best_threshold(tr, gold);
-      for (double sc : cola_scores(model, tok, *eval.glue, max_len)) predictions.push_back(sc > t ? 1 : 0);
-      extra["zero_shot"] = "average token log-probability, thresholded (GPT §5)";
-      extra["zero_shot_threshold"] = t;
-      extra["zero_shot_threshold_split"] = o.train_split;
-    } else {
-      // Multiple choice: the answer with the highest average token log-probability given the
-      // document and question (§5 "RACE").
-      std::vector<std::vector<int32_t>> seqs;
-      std::vector<int64_t> from;
-      std::vector<size_t> owner;
-      const bool dprd = o.task == "dprd";
-      for (size_t i = 0; i < eval.gpt->examples.size(); ++i) {
-        const auto& e = eval.gpt->examples[i];
-        std::vector<int32_t> ctx = bpe_ids(tok, e.texts.at(0));
-        if (e.texts.size() > 1 && !dprd) {
-          std::vector<int32_t> q = bpe_ids(tok, e.texts[1]);
-          ctx.insert(ctx.end(), q.begin(), q.end());
-        }
-        for (size_t ci = 0; ci < e.choices.size(); ++ci) {
-          const std::string& c = e.choices[ci];
-          std::vector<int32_t> a = bpe_ids(tok, c);
-          if (dprd) {
-            // Winograd (§5): the pronoun replaced by the candidate; the score is the average
-            // log-probability of the rest of the sentence after it (the candidate itself when
-            // the pronoun ends the sentence).
-            const auto [head, rest] = tasks::dprd_substitution(e, ci);
-            ctx = bpe_ids(tok, head);
-            a = bpe_ids(tok, rest);
-            if (a.empty()) {
-              ctx = bpe_ids(tok, head.substr(0, head.size() - c.size()));
-              a = bpe_ids(tok, c);
-            }
-          }
-          if (a.empty()) a.push_back(tok.unk_id());
-          if (a.size() > static_cast<size_t>(max_len) - 1) a.resize(static_cast<size_t>(max_len) - 1);
-          std::vector<int32_t> x = ctx;
-          const size_t keep = static_cast<size_t>(max_len) - a.size();  // the document's end is kept
-          if (x.size() > keep) x.erase(x.begin(), x.end() - static_cast<long>(keep));
-          if (x.empty()) x.push_back(tok.unk_id());
-          from.push_back(static_cast<int64_t>(x.size()));
-          x.insert(x.end(), a.begin(), a.end());
-          seqs.push_back(std::move(x));
-          owner.push_back(i);
-        }
-      }
-      const auto sc = models::score_continuations(model, seqs, from);
-      std::vector<double> best(eval.gpt->examples.size(), -1e300);
-      predictions.assign(eval.gpt->examples.size(), 0);
-      std::vector<size_t> k(eval.gpt->examples.size(), 0);
-      for (size_t j = 0; j < sc.size(); ++j) {
-        const size_t i = owner[j];
-        if (sc[j].mean() > best[i]) best[i] = sc[j].mean(), predictions[i] = static_cast<double>(k[i]);
-        ++k[i];
-      }
-      extra["zero_shot"] = dprd ? "the candidate after which the rest of the sentence has the highest average token "
-                                  "log-probability (GPT §5, Winograd schemas)"
-                                : "the answer with the highest average token log-probability given document and question (GPT §5)";
-    }
-    extra["model_sha256"] = results::sha256_file(weights);
-  } else {
-    // ---- stage 2: train ----
-    const models::GptHeads heads = models::gpt_heads(head, num_labels);
-    models::GptModel model(cfg, heads);
-    models::RunDir rd(o.out);
-    const fs::path state_path = run / "checkpoint" / "trainer_state.json";
-    auto train_done = [&]() {
-      if (!fs::exists(state_path)) return false;
-      auto j = nlohmann::json::parse(core::read_file(state_path.string()));
-      return j.value("step", int64_t{0}) >= j.value("total_steps", int64_t{1});
-    };
-    models::TrainOptions topt = o.finetune;
-    topt.stop_after = o.stop_after;
-    topt.progress = o.progress;
-    const int64_t rows = std::max<int64_t>(cfg.vocab_size, tok.size());
-    if (!train_done()) {
-      const std::vector<GptFeature> features = features_of(*train);
-      const bool resume = rd.has_checkpoint();
-      torch::manual_seed(topt.seed);
-      model->init_weights();
-      if (!resume && !weights.empty()) {
-        models::LoadReport report = models::load_gpt_weights(model, weights);
-        if (report.loaded == 0) throw InputError(weights, 0, "no parameter of the GPT model was found in the checkpoint");
-        if (!report.summary().empty() && o.progress) std::cerr << report.summary();
-      }
-      model->resize_token_embeddings(rows);
-      if (!resume) {
-        ojson info;
-        info["kind"] = "gpt-finetune";
-        info["task"] = o.task;
-        info["head"] = models::to_string(head);
-        info["num_labels"] = num_labels;
-        info["preset"] = o.preset;
-        info["data"] = abs_path(o.data);
-        info["model"] = o.model.empty() ? std::string("(from scratch)") : abs_path(o.model);
-        info["bpe"] = abs_path(bpe_dir);
-        info["lm_coef"] = o.lm_coef;
-        info["max_seq_len"] = max_len;
-        info["train"] = topt.to_json();
-        info["examples"] = features.size();
-        info["special_tokens"] = {{"_start_", tok.start_id()}, {"_delimiter_", tok.delimiter_id()}, {"_classify_", tok.classify_id()}};
-        info["runtime"] = rt.describe();
-        if (ranks.writer()) {
-          rd.create(info, model->config().to_json(), "");
-          rd.add_tokenizer_files(models::BpeTokenizer::files_in(bpe_dir));
-        }
-      } else if (o.progress) {
-        std::cerr << "run: resuming training from " << rd.checkpoint_dir() << "\n";
-      }
-      model->to(rt.device);
-      models::TrainResult tr;
-      {
-        models::AutocastScope amp(rt);
-        tr = models::train_gpt(model, features, head, topt, o.lm_coef, &rd, resume);
-      }
-      outcome.stage = "train";
-      if (!tr.finished) {
-        outcome.finished = false;
-        return outcome;
-      }
-    } else {
-      model->resize_token_embeddings(rows);
-    }
-    ranks.sync();  // rank 0's last checkpoint is written
-    if (!ranks.writer()) {
-      outcome.finished = true;
-      return outcome;
-    }
-    const ojson state = ojson::parse(core::read_file(state_path.string()));
-    // ---- stage 3: predict ----
-    const fs::path ckpt = run / "checkpoint" / models::kRunWeightsFile;
+  void predict_fine_tuned(const RunPaths& paths) {
+    models::GptModel model(cfg_, models::gpt_heads(head(), num_labels()));
+    model->resize_token_embeddings(embedding_rows());
+    const fs::path ckpt = paths.run / "checkpoint" / models::kRunWeightsFile;
     models::load_model_weights(*model, ckpt.string());
-    model->to(rt.device);
+    model->to(rt_.device);
     model->eval();
-    const std::vector<GptFeature> eval_features = features_of(eval);
+    const std::vector<GptFeature> eval_features = features_of(eval_);
     std::vector<std::vector<float>> out;
     {
-      models::AutocastScope amp(rt);
-      out = models::predict_gpt(model, eval_features, head, o.nlu.predict_batch, o.progress);
+      models::AutocastScope amp(rt_);
+      out = models::predict_gpt(model, eval_features, head(), o_.nlu.predict_batch, o_.progress);
     }
     for (const auto& y : out)
-      predictions.push_back(regression ? double(y.at(0)) : double(std::max_element(y.begin(), y.end()) - y.begin()));
-    train_info["steps"] = state.value("step", int64_t{0});
-    train_info["total_steps"] = state.value("total_steps", int64_t{0});
-    checkpoint_sha = results::sha256_file(ckpt.string());
-    extra["model_sha256"] = weights.empty() ? std::string() : results::sha256_file(weights);
+      predictions_.push_back(regression()
+                                 ? double(y.at(0))
+                                 : double(std::max_element(y.begin(), y.end()) - y.begin()));
   }
-  const double predict_s = std::chrono::duration<double>(Clock::now() - t_pred).count();
-  outcome.stage = "predict";
 
-  // ---- stage 4: score ----
-  const std::string system = !o.system.empty() ? o.system
-                                                : std::string("unieval-run:gpt") + (o.zero_shot ? "-zero-shot:" : ":") + o.task;
-  const std::string pred_path = (eval_dir / "pred.tsv").string();
-  if (eval.glue) {
-    core::write_file_atomic(pred_path, tasks::glue_predictions_text(*eval.glue, predictions));
-  } else {
-    std::vector<int64_t> labels(predictions.begin(), predictions.end());
-    core::write_file_atomic(pred_path, tasks::gpt_task_predictions_text(*eval.gpt, labels));
+  // The pretrained LM only, no special tokens (it has no rows for them).
+  void predict_zero_shot() {
+    models::GptModel model(cfg_, models::GptHeads{});
+    models::LoadReport report = models::load_gpt_weights(model, weights_);
+    if (report.loaded == 0)
+      throw InputError(weights_, 0, "no parameter of the GPT model was found in the checkpoint");
+    if (!report.summary().empty() && o_.progress) std::cerr << report.summary();
+    model->to(rt_.device);
+    model->eval();
+    models::AutocastScope amp(rt_);
+    switch (task_.zero_shot) {
+      case tasks::ZeroShot::kSentiment:
+        zero_shot_sentiment(model);
+        break;
+      case tasks::ZeroShot::kAcceptability:
+        zero_shot_acceptability(model);
+        break;
+      default:
+        zero_shot_choice(model);
+        break;
+    }
   }
-  results::RunResult r = score_predictions(o.task, gold_path, pred_path, glue ? o.eval_split : std::string(), o.eval_options, system);
-  r.split = o.eval_split;
-  r.data_path = abs_path(o.data);
-  r.data_sha256 = fs::is_regular_file(o.data) ? results::sha256_file(o.data) : "";
-  if (need_train) {
-    add_split_notes(r, o, o.zero_shot ? "thresholded" : "trained");
-  } else if (o.eval_limit > 0) {
-    r.notes.push_back("eval split limited to its first " + std::to_string(o.eval_limit) + " examples");
-  }
-  if (o.zero_shot) r.notes.push_back("GPT zero-shot heuristic (§5): no fine-tuning");
 
-  ojson info;
-  info["request"] = request;
-  if (const tasks::Preset* p = o.preset.empty() ? nullptr : tasks::find_preset(o.preset)) {
-    info["preset_source"] = p->source;
-    info["preset_unstated"] = p->unstated;
+  // SST-2: append "very", compare log p(positive</w>) with log p(negative</w>).
+  void zero_shot_sentiment(models::GptModel& model) {
+    const int32_t pos = tok().id("positive</w>"), neg = tok().id("negative</w>");
+    std::vector<int32_t> very = bpe_ids(tok(), "very");
+    if (pos < 0 || neg < 0)
+      throw InputError(bpe_dir_, 0, "the BPE vocabulary lacks positive</w> / negative</w>");
+    std::vector<std::vector<int32_t>> prefixes;
+    for (const auto& r : eval_.glue->rows) {
+      std::vector<int32_t> p = bpe_ids(tok(), r.a);
+      const size_t room =
+          static_cast<size_t>(std::max<int>(0, max_len_ - static_cast<int>(very.size())));
+      if (p.size() > room) p.resize(room);
+      p.insert(p.end(), very.begin(), very.end());
+      prefixes.push_back(std::move(p));
+    }
+    for (const auto& lp : models::next_token_logprobs(model, prefixes, {pos, neg}))
+      predictions_.push_back(lp[0] > lp[1] ? 1 : 0);
+    extra_["zero_shot"] =
+        "append \"very\", compare log p(positive</w>) with log p(negative</w>) (GPT §5)";
   }
-  info["arch"] = "gpt";
-  info["data_files"] = manifest["files"];
-  info["reader"] = manifest["reader"];
-  info["train_examples"] = manifest["train_examples"];
-  info["eval_examples"] = eval.size();
-  info["head"] = o.zero_shot ? std::string("zero-shot") : std::string(models::to_string(head));
-  info["input_form"] = form == Form::kSingle   ? "[start] a [extract]"
-                       : form == Form::kPair   ? "[start] a [delim] b [extract]"
-                       : form == Form::kChoice ? "[start] context [delim] answer_k [extract] per choice, softmax over k"
-                                               : "[start] a [delim] b [extract] + [start] b [delim] a [extract] (summed)";
-  if (!o.zero_shot) {
-    info["train"] = train_info;
-    info["checkpoint"] = "checkpoint";
-    info["checkpoint_sha256"] = checkpoint_sha;
+
+  // CoLA: the average token log-probability, thresholded at the training split's best threshold.
+  void zero_shot_acceptability(models::GptModel& model) {
+    const std::vector<double> tr = cola_scores(model, tok(), *train_->glue, max_len_);
+    std::vector<int> gold;
+    for (const auto& r : train_->glue->rows) gold.push_back(static_cast<int>(r.label));
+    const double t = best_threshold(tr, gold);
+    for (double sc : cola_scores(model, tok(), *eval_.glue, max_len_))
+      predictions_.push_back(sc > t ? 1 : 0);
+    extra_["zero_shot"] = "average token log-probability, thresholded (GPT §5)";
+    extra_["zero_shot_threshold"] = t;
+    extra_["zero_shot_threshold_split"] = o_.train_split;
   }
-  info["predictions_sha256"] = results::sha256_file(pred_path);
-  info["predict_s"] = predict_s;
-  for (auto it = extra.begin(); it != extra.end(); ++it) info[it.key()] = it.value();
-  return finish_run(std::move(r), info, result_path, t_start);
+
+  // Multiple choice: the answer with the highest average token log-probability given the
+  // document and question (§5 "RACE"); Winograd (DPRD): the pronoun replaced by the candidate,
+  // the score the average log-probability of the rest of the sentence after it (the candidate
+  // itself when the pronoun ends the sentence).
+  void zero_shot_choice(models::GptModel& model) {
+    std::vector<std::vector<int32_t>> seqs;
+    std::vector<int64_t> from;
+    std::vector<size_t> owner;
+    const bool dprd = task_.zero_shot == tasks::ZeroShot::kWinograd;
+    const auto& examples = eval_.gpt->examples;
+    for (size_t i = 0; i < examples.size(); ++i) {
+      const auto& e = examples[i];
+      std::vector<int32_t> ctx = bpe_ids(tok(), e.texts.at(0));
+      if (e.texts.size() > 1 && !dprd) {
+        std::vector<int32_t> q = bpe_ids(tok(), e.texts[1]);
+        ctx.insert(ctx.end(), q.begin(), q.end());
+      }
+      for (size_t ci = 0; ci < e.choices.size(); ++ci) {
+        const std::string& c = e.choices[ci];
+        std::vector<int32_t> a = bpe_ids(tok(), c);
+        if (dprd) {
+          const auto [head, rest] = tasks::dprd_substitution(e, ci);
+          ctx = bpe_ids(tok(), head);
+          a = bpe_ids(tok(), rest);
+          if (a.empty()) {
+            ctx = bpe_ids(tok(), head.substr(0, head.size() - c.size()));
+            a = bpe_ids(tok(), c);
+          }
+        }
+        if (a.empty()) a.push_back(tok().unk_id());
+        if (a.size() > static_cast<size_t>(max_len_) - 1)
+          a.resize(static_cast<size_t>(max_len_) - 1);
+        std::vector<int32_t> x = ctx;
+        const size_t keep = static_cast<size_t>(max_len_) - a.size();  // the document's end is kept
+        if (x.size() > keep) x.erase(x.begin(), x.end() - static_cast<long>(keep));
+        if (x.empty()) x.push_back(tok().unk_id());
+        from.push_back(static_cast<int64_t>(x.size()));
+        x.insert(x.end(), a.begin(), a.end());
+        seqs.push_back(std::move(x));
+        owner.push_back(i);
+      }
+    }
+    const auto sc = models::score_continuations(model, seqs, from);
+    std::vector<double> best(examples.size(), -1e300);
+    predictions_.assign(examples.size(), 0);
+    std::vector<size_t> k(examples.size(), 0);
+    for (size_t j = 0; j < sc.size(); ++j) {
+      const size_t i = owner[j];
+      if (sc[j].mean() > best[i])
+        best[i] = sc[j].mean(), predictions_[i] = static_cast<double>(k[i]);
+      ++k[i];
+    }
+    extra_["zero_shot"] =
+        dprd ? "the candidate after which the rest of the sentence has the highest average token "
+               "log-probability (GPT §5, Winograd schemas)"
+             : "the answer with the highest average token log-probability given document and "
+               "question (GPT §5)";
+  }
+
+  const RunOptions& o_;
+  const tasks::TaskSpec& task_;
+  const bool glue_;
+  const Form form_;
+  const int max_len_;
+  const models::Runtime rt_;
+  ojson request_;
+  bool writer_ = true;
+  std::optional<Split> train_;
+  Split eval_;
+  models::GptConfig cfg_;
+  std::optional<models::BpeTokenizer> tok_;
+  std::string bpe_dir_, weights_, gold_path_;
+  std::vector<double> predictions_;
+  ojson extra_;
+  double predict_s_ = 0;
+};
+
+}  // namespace
+
+RunOutcome run_gpt_task(const RunOptions& in) {
+  const auto t_start = std::chrono::steady_clock::now();
+  RunOptions o = in;
+  const tasks::TaskSpec* task = tasks::find_run_task(o.task);
+  if (!task || !task->gpt)
+    throw InputError("--arch gpt runs " + tasks::gpt_run_task_list() + "; not --task " + o.task);
+  if (o.zero_shot && task->zero_shot == tasks::ZeroShot::kNone)
+    throw InputError(
+        "--zero-shot: GPT §5's heuristics are for glue-sst2, glue-cola, dprd and the "
+        "multiple-choice tasks "
+        "(race*, story-cloze), not " +
+        o.task);
+  if (task->zero_shot_only && !o.zero_shot)
+    throw InputError("--task " + o.task +
+                     ": GPT evaluates the Winograd schemas zero-shot only (§5); add --zero-shot");
+  check_run_sources(o);
+  if (o.eval_split.empty()) o.eval_split = task->default_eval_split;
+  if (o.nlu.max_seq_len < 8) throw InputError("--max-seq-len must be at least 8");
+  if (o.nlu.predict_batch < 1) throw InputError("--predict-batch must be at least 1");
+  if (!(o.lm_coef >= 0)) throw InputError("--lm-coef must be >= 0");
+  // Data parallel: rank 0 writes RUN, predicts and scores; zero-shot has no training to split.
+  if (o.zero_shot && models::dist::env_from_environment().world_size > 1)
+    throw InputError(
+        "--zero-shot trains nothing: run it in one process (no --nproc, WORLD_SIZE unset)");
+  const RunRanks ranks = join_run_ranks(o);
+  GptStages family(o, *task);
+  family.set_writer(ranks.writer());
+  return drive_run(family, o, ranks, t_start);
 }
 
 }  // namespace unieval::pipelines

@@ -25,10 +25,12 @@
 #include "pipelines/evaluate.h"
 #include "pipelines/presets.h"
 #include "pipelines/run_common.h"
+#include "pipelines/run_driver.h"
 #include "results/sha256.h"
 #include "tasks/diagnostics.h"
 #include "tasks/nlu_tasks.h"
 #include "tasks/presets.h"
+#include "tasks/task_spec.h"
 
 namespace unieval::pipelines {
 
@@ -58,21 +60,27 @@ struct TaskShape {
   int64_t num_labels = 2;
 };
 
+// The reader and BERT head of an understanding task (tasks/task_spec.h).
 TaskShape task_shape(const std::string& task) {
+  const tasks::TaskSpec& spec = tasks::run_task_spec(task);
   TaskShape t;
-  if (task.rfind("glue-", 0) == 0) {
-    const auto names = metrics::glue_label_names(metrics::parse_glue_task(task.substr(5)));
-    t.kind = Kind::kGlue;
-    t.head = names.empty() ? NluHead::kRegress : NluHead::kClassify;
-    t.num_labels = names.empty() ? 1 : static_cast<int64_t>(names.size());
-  } else if (task == "coqa") {
-    t.kind = Kind::kCoqa;
-    t.head = NluHead::kSpanClass;
-    t.num_labels = 4;  // span, yes, no, unknown
-  } else {
-    t.kind = Kind::kSquad;
-    t.head = NluHead::kSpan;
-    t.num_labels = 0;
+  t.num_labels = spec.num_labels;
+  switch (spec.head) {
+    case tasks::TaskHead::kRegress:
+      t.kind = Kind::kGlue, t.head = NluHead::kRegress;
+      break;
+    case tasks::TaskHead::kSpanClass:
+      t.kind = Kind::kCoqa, t.head = NluHead::kSpanClass;
+      break;
+    case tasks::TaskHead::kSpan:
+      t.kind = Kind::kSquad, t.head = NluHead::kSpan;
+      break;
+    case tasks::TaskHead::kClassify:
+      t.kind = Kind::kGlue, t.head = NluHead::kClassify;
+      break;
+    default:
+      throw InputError("--task " + task + " has no BERT head (" + tasks::to_string(spec.head) +
+                       ")");
   }
   return t;
 }
@@ -319,7 +327,8 @@ std::string bert_final_text(const std::string& pred_text, const std::string& ori
 }
 
 SquadNoSpan squad_no_span(const std::string& task) {
-  if (task == "squad-v2") return {"", kSquadNoSpanScoreDiff};
+  const tasks::TaskSpec* t = tasks::find_run_task(task);
+  if (t && t->no_answer) return {"", kSquadNoSpanScoreDiff};
   return {"empty", 0.0};
 }
 
@@ -526,10 +535,11 @@ std::vector<BaselinePred> nlu_baselines(const NluData& train, const NluData& eva
     for (const auto& t : train.coqa->turns) lengths.push_back(static_cast<int64_t>(tasks::whitespace_words(t.answer).size()));
   }
   const int64_t l = std::max<int64_t>(1, rounded_median(lengths));
-  const std::string description = "the first " + std::to_string(l) +
-                                  " words of each question's context (the median word count of the " +
-                                  std::to_string(lengths.size()) + " training answers, rounded)" +
-                                  (eval.squad && eval.squad->task == "squad-v2" ? "; never no-answer" : "");
+  const std::string description =
+      "the first " + std::to_string(l) +
+      " words of each question's context (the median word count of the " +
+      std::to_string(lengths.size()) + " training answers, rounded)" +
+      (eval.squad && tasks::run_task_spec(eval.squad->task).no_answer ? "; never no-answer" : "");
   std::string text;
   if (eval.squad) {
     std::vector<std::pair<std::string, std::string>> answers;
@@ -550,357 +560,374 @@ std::vector<BaselinePred> nlu_baselines(const NluData& train, const NluData& eva
 
 }  // namespace
 
-RunOutcome run_nlu_task(const RunOptions& in) {
-  using Clock = std::chrono::steady_clock;
-  const auto t_start = Clock::now();
-  RunOptions o = in;
-  const TaskShape shape = task_shape(o.task);
-  check_run_sources(o);
-  if (o.eval_split.empty()) o.eval_split = "dev";
-  const NluRunOptions& no = o.nlu;
-  if (no.max_seq_len < 8) throw InputError("--max-seq-len must be at least 8");
-  if (no.doc_stride < 1 || no.max_query_len < 1 || no.max_answer_len < 1 || no.n_best < 1)
-    throw InputError("--doc-stride, --max-query-len, --max-answer-len and --n-best must be at least 1");
-  if (no.predict_batch < 1) throw InputError("--predict-batch must be at least 1");
-  // The split the SQuAD 2.0 threshold is tuned on: an explicit --dev-split only.
-  std::string dev_split = o.dev_split == "auto" || o.dev_split == "none" ? "" : o.dev_split;
-  if (o.task != "squad-v2") dev_split.clear();
+namespace {
 
-  const fs::path run(o.out);
-  const fs::path data_dir = run / "data";
-  const fs::path eval_dir = run / "eval";
-  const std::string request_path = (run / "request.json").string();
-  const std::string result_path = (run / "result.json").string();
-  ojson request = run_request(o);
-  request.erase("decode");
-  request.erase("decode_batch");
-  request.erase("max_src_words");
-  request["dev_split"] = dev_split;
-  request["eval_split"] = o.eval_split;
-  request["nlu"] = no.to_json();
-
-  RunOutcome outcome;
-  const RunRanks ranks = join_run_ranks(o);  // data parallel: rank 0 writes RUN, predicts and scores
-  if (auto done = open_run(run, request, ranks)) return *done;
-
-  // ---- stage 1: data (everything read and checked before RUN is written) ----
-  auto limited = [](NluData d, int64_t limit) {
-    if (limit <= 0) return d;
-    const size_t n = static_cast<size_t>(limit);
-    if (d.glue && d.glue->rows.size() > n) d.glue->rows.resize(n), d.glue->raw.resize(n);
-    if (d.squad && d.squad->questions.size() > n) d.squad->questions.resize(n);
-    if (d.coqa && d.coqa->turns.size() > n) d.coqa->turns.resize(n);
-    return d;
-  };
-  if (o.eval_limit > 0 && shape.kind != Kind::kGlue)
-    throw InputError("--eval-limit: use a sliced --eval-split (e.g. dev[:100]) for squad/coqa");
-  NluData train = limited(read_nlu(o.task, o.data, o.train_split, no), o.train_limit);
-  NluData eval = limited(read_nlu(o.task, o.data, o.eval_split, no), o.eval_limit);
-  std::optional<NluData> dev;
-  if (!dev_split.empty()) dev = read_nlu(o.task, o.data, dev_split, no);
-  if (train.size() == 0) throw InputError(train.file(), 0, "no training examples in split " + o.train_split);
-  if (eval.size() == 0) throw InputError(eval.file(), 0, "no examples in eval split " + o.eval_split);
-  if (eval.glue)
-    for (const auto& r : eval.glue->rows)
-      if (!r.has_label) throw InputError(eval.glue->file, r.line, "row without a label: the eval split must have gold labels");
-  Model m;
-  if (!o.model.empty()) {
-    models::CheckpointFiles files = models::locate_checkpoint(o.model);
-    m.cfg = models::BertConfig::from_json_file(files.config);
-    m.config_path = files.config;
-    m.weights = files.weights;
-    m.vocab_path = !o.vocab.empty() ? o.vocab : files.vocab;
-    if (m.vocab_path.empty()) throw InputError(o.model, 0, "no vocab.txt in the checkpoint (give --vocab)");
-  } else {
-    m.cfg = models::BertConfig::from_json_file(o.model_config);
-    m.config_path = o.model_config;
-    m.vocab_path = o.vocab;
-    if (!fs::exists(m.vocab_path)) throw InputError(m.vocab_path, 0, "no such file");
+// The understanding family (pipelines/run_nlu.h): a BERT head fine-tuned on GLUE, SQuAD or CoQA,
+// its predictions in the official formats, and the majority / first-window baselines.
+class NluStages : public RunStages {
+ public:
+  explicit NluStages(const RunOptions& o)
+      : o_(o), no_(o.nlu), shape_(task_shape(o.task)), rt_(models::configure_runtime(o.device)) {
+    // The split the SQuAD 2.0 threshold is tuned on: an explicit --dev-split only.
+    dev_split_ = o.dev_split == "auto" || o.dev_split == "none" ? "" : o.dev_split;
+    if (!tasks::run_task_spec(o.task).no_answer) dev_split_.clear();
+    request_ = run_request(o);
+    request_.erase("decode");
+    request_.erase("decode_batch");
+    request_.erase("max_src_words");
+    request_["dev_split"] = dev_split_;
+    request_["eval_split"] = o.eval_split;
+    request_["nlu"] = no_.to_json();
+    system_ =
+        !o.system.empty() ? o.system : "unieval-run:" + (o.preset.empty() ? o.task : o.preset);
   }
-  models::check_vocab_fits(static_cast<int64_t>(models::Vocab::from_file(m.vocab_path).size()), m.vocab_path,
-                           m.cfg.vocab_size, m.config_path);
-  if (no.max_seq_len > m.cfg.max_position_embeddings)
-    throw InputError("--max-seq-len " + std::to_string(no.max_seq_len) + " exceeds the model's max_position_embeddings (" +
-                     std::to_string(m.cfg.max_position_embeddings) + ")");
-  if (o.dropout) m.cfg.hidden_dropout_prob = m.cfg.attention_probs_dropout_prob = *o.dropout;
-  if (no.classifier_dropout) m.cfg.classifier_dropout = *no.classifier_dropout;
-  m.cfg.validate("model config");
+  const ojson& request() const override { return request_; }
 
-  const bool have_data = fs::exists(data_dir / "manifest.json");
-  if (!ranks.writer()) {
-    // rank 0 writes the data stage
-  } else if (!have_data) {
-    fs::create_directories(data_dir);
-    fs::create_directories(eval_dir);
-    core::write_file_atomic(request_path, request.dump(2) + "\n");
-    ojson manifest;
-    std::vector<std::string> all = {train.file(), eval.file()};
-    if (dev) all.push_back(dev->file());
-    std::sort(all.begin(), all.end());
-    all.erase(std::unique(all.begin(), all.end()), all.end());
-    ojson files = ojson::array();
-    for (const auto& f : all) files.push_back({{"path", abs_path(f)}, {"sha256", results::sha256_file(f)}});
-    manifest["files"] = files;
-    manifest["reader"] = "train: " + train.reader() + "; eval: " + eval.reader() + (dev ? "; dev: " + dev->reader() : "");
-    manifest["train_examples"] = train.size();
-    manifest["dev_examples"] = dev ? dev->size() : 0;
-    manifest["eval_examples"] = eval.size();
-    manifest["dev_split"] = dev_split;
-    core::write_file_atomic((data_dir / "manifest.json").string(), manifest.dump(2) + "\n");
-  } else if (!fs::exists(request_path)) {
-    throw InputError(o.out, 0, "holds data/ but no request.json");
+  DataManifest read() override {
+    auto limited = [](NluData d, int64_t limit) {
+      if (limit <= 0) return d;
+      const size_t n = static_cast<size_t>(limit);
+      if (d.glue && d.glue->rows.size() > n) d.glue->rows.resize(n), d.glue->raw.resize(n);
+      if (d.squad && d.squad->questions.size() > n) d.squad->questions.resize(n);
+      if (d.coqa && d.coqa->turns.size() > n) d.coqa->turns.resize(n);
+      return d;
+    };
+    if (o_.eval_limit > 0 && shape_.kind != Kind::kGlue)
+      throw InputError("--eval-limit: use a sliced --eval-split (e.g. dev[:100]) for squad/coqa");
+    train_ = limited(read_nlu(o_.task, o_.data, o_.train_split, no_), o_.train_limit);
+    eval_ = limited(read_nlu(o_.task, o_.data, o_.eval_split, no_), o_.eval_limit);
+    if (!dev_split_.empty()) dev_ = read_nlu(o_.task, o_.data, dev_split_, no_);
+    if (train_.size() == 0)
+      throw InputError(train_.file(), 0, "no training examples in split " + o_.train_split);
+    if (eval_.size() == 0)
+      throw InputError(eval_.file(), 0, "no examples in eval split " + o_.eval_split);
+    if (eval_.glue)
+      for (const auto& r : eval_.glue->rows)
+        if (!r.has_label)
+          throw InputError(eval_.glue->file, r.line,
+                           "row without a label: the eval split must have gold labels");
+    read_model();
+    DataManifest m;
+    m.files = {train_.file(), eval_.file()};
+    if (dev_) m.files.push_back(dev_->file());
+    m.reader = "train: " + train_.reader() + "; eval: " + eval_.reader() +
+               (dev_ ? "; dev: " + dev_->reader() : "");
+    m.train_examples = static_cast<int64_t>(train_.size());
+    m.dev_examples = dev_ ? static_cast<int64_t>(dev_->size()) : 0;
+    m.eval_examples = static_cast<int64_t>(eval_.size());
+    m.dev_split = dev_split_;
+    return m;
   }
-  const std::string gold_path = (eval_dir / eval.gold_name()).string();
-  std::string dev_gold_path;
-  if (dev) dev_gold_path = (eval_dir / ("dev_" + dev->gold_name())).string();
-  if (ranks.writer()) {
-    core::write_file_atomic(gold_path, eval.gold_text());
-    if (dev) core::write_file_atomic(dev_gold_path, dev->gold_text());
-  }
-  ranks.sync();
-  const ojson manifest = ojson::parse(core::read_file((data_dir / "manifest.json").string()));
-  outcome.stage = "data";
 
-  // ---- features ----
-  models::WordPieceTokenizer tok =
-      models::WordPieceTokenizer::from_file(m.vocab_path, models::TokenizerOptions::bert(o.lowercase));
-  const models::SpecialIds sp = models::special_ids(tok.vocab(), m.vocab_path);
-  const bool keep_last_query = shape.kind == Kind::kCoqa;
-  std::vector<NluFeature> train_features;
-  QaSplit eval_qa, dev_qa;
-  QaFeatures eval_qf, dev_qf;
-  std::vector<NluFeature> eval_glue;
-  auto build_train = [&]() {
-    if (train.glue) {
-      train_features = glue_features(*train.glue, tok, sp, no.max_seq_len, true);
+  void write_splits(const RunPaths& paths) override { fs::create_directories(paths.eval); }
+
+  void write_references(const RunPaths& paths, bool writer) override {
+    gold_path_ = (paths.eval / eval_.gold_name()).string();
+    if (dev_) dev_gold_path_ = (paths.eval / ("dev_" + dev_->gold_name())).string();
+    if (!writer) return;
+    core::write_file_atomic(gold_path_, eval_.gold_text());
+    if (dev_) core::write_file_atomic(dev_gold_path_, dev_->gold_text());
+  }
+
+  bool train(const RunPaths&) override {
+    std::vector<NluFeature> features;
+    if (train_.glue) {
+      features = glue_features(*train_.glue, tok(), sp_, no_.max_seq_len, true);
     } else {
-      QaSplit q = qa_split(train, tok);
-      train_features = qa_features(q.items, q.docs, tok, sp, no, true, keep_last_query).features;
+      QaSplit q = qa_split(train_, tok());
+      features = qa_features(q.items, q.docs, tok(), sp_, no_, true, keep_last_query()).features;
     }
-  };
-
-  // ---- stage 2: train ----
-  models::Runtime rt = models::configure_runtime(o.device);
-  models::RunDir rd(o.out);
-  auto train_state = [&]() -> nlohmann::json {
-    const fs::path st = run / "checkpoint" / "trainer_state.json";
-    if (!fs::exists(st)) return nlohmann::json();
-    return nlohmann::json::parse(core::read_file(st.string()));
-  };
-  auto train_done = [&]() {
-    auto j = train_state();
-    return !j.is_null() && j.value("step", int64_t{0}) >= j.value("total_steps", int64_t{1});
-  };
-  models::UnilmModel model(m.cfg, models::nlu_heads(shape.head, shape.num_labels));
-  models::TrainOptions topt = o.finetune;
-  topt.stop_after = o.stop_after;
-  topt.progress = o.progress;
-  if (!train_done()) {
-    build_train();
+    const models::Runtime& rt = rt_;
+    models::RunDir rd(o_.out);
+    models::TrainOptions topt = o_.finetune;
+    topt.stop_after = o_.stop_after;
+    topt.progress = o_.progress;
+    models::UnilmModel model(m_.cfg, models::nlu_heads(shape_.head, shape_.num_labels));
     const bool resume = rd.has_checkpoint();
     torch::manual_seed(topt.seed);
     model->init_weights();
     if (!resume) {
-      if (!m.weights.empty()) {
-        models::LoadReport report = models::load_weights(*model, m.weights);
-        if (report.loaded == 0) throw InputError(m.weights, 0, "no parameter of the model was found in the checkpoint");
+      if (!m_.weights.empty()) {
+        models::LoadReport report = models::load_weights(*model, m_.weights);
+        if (report.loaded == 0)
+          throw InputError(m_.weights, 0, "no parameter of the model was found in the checkpoint");
         const std::string s = report.summary();
-        if (!s.empty() && o.progress) std::cerr << s << "\n";
+        if (!s.empty() && o_.progress) std::cerr << s << "\n";
       }
       ojson info;
       info["kind"] = "unilm-nlu";
-      info["task"] = o.task;
-      info["head"] = models::to_string(shape.head);
-      info["num_labels"] = shape.num_labels;
-      info["preset"] = o.preset;
-      info["data"] = abs_path(o.data);
-      info["model"] = o.model.empty() ? std::string("(from scratch)") : abs_path(o.model);
-      info["lowercase"] = o.lowercase;
+      info["task"] = o_.task;
+      info["head"] = models::to_string(shape_.head);
+      info["num_labels"] = shape_.num_labels;
+      info["preset"] = o_.preset;
+      info["data"] = abs_path(o_.data);
+      info["model"] = o_.model.empty() ? std::string("(from scratch)") : abs_path(o_.model);
+      info["lowercase"] = o_.lowercase;
       info["train"] = topt.to_json();
-      info["nlu"] = no.to_json();
-      info["examples"] = train.size();
-      info["features"] = train_features.size();
+      info["nlu"] = no_.to_json();
+      info["examples"] = train_.size();
+      info["features"] = features.size();
       info["runtime"] = rt.describe();
-      if (ranks.writer()) rd.create(info, m.cfg, core::read_file(m.vocab_path));
-    } else if (o.progress) {
+      if (writer_) rd.create(info, m_.cfg, core::read_file(m_.vocab_path));
+    } else if (o_.progress) {
       std::cerr << "run: resuming training from " << rd.checkpoint_dir() << "\n";
     }
     model->to(rt.device);
-    models::TrainResult tr;
-    {
-      models::AutocastScope amp(rt);
-      tr = models::train_nlu(model, train_features, shape.head, topt, &rd, resume, sp.pad);
-    }
-    outcome.stage = "train";
-    if (!tr.finished) {
-      outcome.finished = false;
-      return outcome;
-    }
-  }
-  ranks.sync();  // rank 0's last checkpoint is written
-  if (!ranks.writer()) {
-    outcome.finished = true;
-    return outcome;
-  }
-  const ojson state = ojson::parse(core::read_file((run / "checkpoint" / "trainer_state.json").string()));
-
-  // ---- stage 3: predict ----
-  const fs::path ckpt = run / "checkpoint";
-  models::load_model_weights(model, (ckpt / models::kRunWeightsFile).string());
-  model->to(rt.device);
-  model->eval();
-  models::PredictOptions popt;
-  popt.batch_size = no.predict_batch;
-  popt.batch_tokens = no.predict_batch * static_cast<int64_t>(no.max_seq_len);
-  popt.pad_id = sp.pad;
-  popt.progress = o.progress;
-  const auto t_pred = Clock::now();
-  std::vector<models::NluPrediction> eval_preds, dev_preds;
-  size_t eval_features = 0;
-  if (eval.glue) {
-    eval_glue = glue_features(*eval.glue, tok, sp, no.max_seq_len, true);
-    eval_features = eval_glue.size();
     models::AutocastScope amp(rt);
-    eval_preds = models::predict_nlu(model, eval_glue, shape.head, popt);
-  } else {
-    eval_qa = qa_split(eval, tok);
-    eval_qf = qa_features(eval_qa.items, eval_qa.docs, tok, sp, no, false, keep_last_query);
-    eval_features = eval_qf.features.size();
-    models::AutocastScope amp(rt);
-    eval_preds = models::predict_nlu(model, eval_qf.features, shape.head, popt);
-    if (dev) {
-      dev_qa = qa_split(*dev, tok);
-      dev_qf = qa_features(dev_qa.items, dev_qa.docs, tok, sp, no, false, keep_last_query);
-      dev_preds = models::predict_nlu(model, dev_qf.features, shape.head, popt);
-    }
+    return models::train_nlu(model, features, shape_.head, topt, &rd, resume, sp_.pad).finished;
   }
-  const double predict_s = std::chrono::duration<double>(Clock::now() - t_pred).count();
-  outcome.stage = "predict";
 
-  // ---- stage 4: score ----
-  const std::string system = !o.system.empty() ? o.system : "unieval-run:" + (o.preset.empty() ? o.task : o.preset);
-  std::map<std::string, std::string> eopts = o.eval_options;
-  std::string pred_path;
-  ojson extra_run;
-  std::vector<std::string> notes;
-  if (eval.glue) {
+  std::string predict(const RunPaths& paths, const RunRanks& ranks) override {
+    if (!ranks.writer()) return "";  // rank 0 predicts
+    const models::Runtime& rt = rt_;
+    models::UnilmModel model(m_.cfg, models::nlu_heads(shape_.head, shape_.num_labels));
+    models::load_model_weights(model,
+                               (paths.run / "checkpoint" / models::kRunWeightsFile).string());
+    model->to(rt.device);
+    model->eval();
+    models::PredictOptions popt;
+    popt.batch_size = no_.predict_batch;
+    popt.batch_tokens = no_.predict_batch * static_cast<int64_t>(no_.max_seq_len);
+    popt.pad_id = sp_.pad;
+    popt.progress = o_.progress;
+    const auto t_pred = std::chrono::steady_clock::now();
+    models::AutocastScope amp(rt);
+    if (eval_.glue) {
+      const std::vector<NluFeature> features =
+          glue_features(*eval_.glue, tok(), sp_, no_.max_seq_len, true);
+      eval_features_ = features.size();
+      eval_preds_ = models::predict_nlu(model, features, shape_.head, popt);
+    } else {
+      eval_qa_ = qa_split(eval_, tok());
+      eval_qf_ =
+          qa_features(eval_qa_.items, eval_qa_.docs, tok(), sp_, no_, false, keep_last_query());
+      eval_features_ = eval_qf_.features.size();
+      eval_preds_ = models::predict_nlu(model, eval_qf_.features, shape_.head, popt);
+      if (dev_) {
+        dev_qa_ = qa_split(*dev_, tok());
+        dev_qf_ =
+            qa_features(dev_qa_.items, dev_qa_.docs, tok(), sp_, no_, false, keep_last_query());
+        dev_preds_ = models::predict_nlu(model, dev_qf_.features, shape_.head, popt);
+      }
+    }
+    predict_s_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_pred).count();
+    return "predict";
+  }
+
+  results::RunResult score(const RunPaths& paths, ojson& info) override {
+    eopts_ = o_.eval_options;
+    ojson extra_run;
+    std::vector<std::string> notes;
+    if (eval_.glue)
+      write_glue_predictions(paths);
+    else if (eval_.squad)
+      write_squad_predictions(paths, extra_run, notes);
+    else
+      write_coqa_predictions(paths);
+    results::RunResult r =
+        score_predictions(o_.task, gold_path_, pred_path_, o_.eval_split, eopts_, system_);
+    for (const auto& n : notes) r.notes.push_back(n);
+    info["eval_features"] = eval_features_;
+    info["head"] = models::to_string(shape_.head);
+    info["predictions_sha256"] = results::sha256_file(pred_path_);
+    info["predict_s"] = predict_s_;
+    info["predict_examples_per_s"] = predict_s_ > 0 ? double(eval_.size()) / predict_s_ : 0.0;
+    for (auto it = extra_run.begin(); it != extra_run.end(); ++it) info[it.key()] = it.value();
+    return r;
+  }
+
+  void baselines(const RunPaths& paths, results::RunResult& r) override {
+    tasks::EvalRequest breq;
+    breq.task = o_.task;
+    breq.data = gold_path_;
+    breq.pred = pred_path_;
+    breq.split = o_.eval_split;
+    breq.options = eopts_;
+    breq.system = system_;
+    breq.bootstrap = kBaselineResamples;
+    breq.seed = o_.finetune.seed;
+    r.extra["baselines"] =
+        evaluate_baselines(breq, nlu_baselines(train_, eval_, paths.run, eopts_));
+    for (auto& w : baseline_warnings(r)) r.notes.push_back(std::move(w));
+  }
+
+  std::string model_weights() const override { return m_.weights; }
+  void set_writer(bool writer) { writer_ = writer; }
+
+ private:
+  // The checkpoint's (or --model-config's) files, checked against the vocabulary and the options.
+  void read_model() {
+    if (!o_.model.empty()) {
+      models::CheckpointFiles files = models::locate_checkpoint(o_.model);
+      m_.cfg = models::BertConfig::from_json_file(files.config);
+      m_.config_path = files.config;
+      m_.weights = files.weights;
+      m_.vocab_path = !o_.vocab.empty() ? o_.vocab : files.vocab;
+      if (m_.vocab_path.empty())
+        throw InputError(o_.model, 0, "no vocab.txt in the checkpoint (give --vocab)");
+    } else {
+      m_.cfg = models::BertConfig::from_json_file(o_.model_config);
+      m_.config_path = o_.model_config;
+      m_.vocab_path = o_.vocab;
+      if (!fs::exists(m_.vocab_path)) throw InputError(m_.vocab_path, 0, "no such file");
+    }
+    models::check_vocab_fits(static_cast<int64_t>(models::Vocab::from_file(m_.vocab_path).size()),
+                             m_.vocab_path, m_.cfg.vocab_size, m_.config_path);
+    if (no_.max_seq_len > m_.cfg.max_position_embeddings)
+      throw InputError("--max-seq-len " + std::to_string(no_.max_seq_len) +
+                       " exceeds the model's max_position_embeddings (" +
+                       std::to_string(m_.cfg.max_position_embeddings) + ")");
+    if (o_.dropout) m_.cfg.hidden_dropout_prob = m_.cfg.attention_probs_dropout_prob = *o_.dropout;
+    if (no_.classifier_dropout) m_.cfg.classifier_dropout = *no_.classifier_dropout;
+    m_.cfg.validate("model config");
+    tok_.emplace(models::WordPieceTokenizer::from_file(
+        m_.vocab_path, models::TokenizerOptions::bert(o_.lowercase)));
+    sp_ = models::special_ids(tok_->vocab(), m_.vocab_path);
+  }
+
+  const models::WordPieceTokenizer& tok() const { return *tok_; }
+  bool keep_last_query() const { return shape_.kind == Kind::kCoqa; }
+
+  void write_glue_predictions(const RunPaths& paths) {
     std::vector<double> p;
-    for (const auto& x : eval_preds) {
-      if (shape.head == NluHead::kRegress) p.push_back(x.logits.at(0));
+    for (const auto& x : eval_preds_) {
+      if (shape_.head == NluHead::kRegress)
+        p.push_back(x.logits.at(0));
       else p.push_back(static_cast<double>(std::max_element(x.logits.begin(), x.logits.end()) - x.logits.begin()));
     }
-    pred_path = (eval_dir / "pred.tsv").string();
-    core::write_file_atomic(pred_path, tasks::glue_predictions_text(*eval.glue, p));
-  } else if (eval.squad) {
-    SquadPreds sp_eval = squad_preds(eval_qa, decode_qa(eval_qa.items, eval_qf, eval_preds, no), tok, o.task);
-    if (o.task == "squad-v2") {
-      const std::string na_path = (eval_dir / "na_prob.json").string();
-      core::write_file_atomic(na_path, tasks::squad_na_probs_json(sp_eval.diffs));
-      double thresh = 0.0;
-      std::string thresh_split;
-      if (no.na_threshold) {
-        thresh = *no.na_threshold;
-        thresh_split = "(fixed by --na-threshold)";
-      } else {
-        // Tune: the official best_f1_thresh over best-span predictions on the tuning split.
-        const SquadPreds* tune = &sp_eval;
-        SquadPreds sp_dev;
-        std::string tune_gold = gold_path;
-        std::string tune_name = "eval";
-        if (dev) {
-          sp_dev = squad_preds(dev_qa, decode_qa(dev_qa.items, dev_qf, dev_preds, no), tok, o.task);
-          tune = &sp_dev;
-          tune_gold = dev_gold_path;
-          tune_name = "dev";
-        }
-        const std::string tp = (eval_dir / (tune_name + "_best_span.json")).string();
-        const std::string tn = (eval_dir / (tune_name + "_na_prob_tune.json")).string();
-        core::write_file_atomic(tp, tasks::squad_predictions_json(tune->answers));
-        core::write_file_atomic(tn, tasks::squad_na_probs_json(tune->diffs));
-        results::RunResult tr = score_predictions("squad-v2", tune_gold, tp, dev ? dev_split : o.eval_split,
-                                      {{"na_prob_file", tn}}, system);
-        const results::Score* bt = tr.score("best_f1_thresh");
-        if (!bt) throw InputError(tune_gold, 0, "the official script gave no best_f1_thresh (no questions?)");
-        thresh = bt->value;
-        thresh_split = dev ? dev_split : o.eval_split + " (the eval split itself, as BERT run_squad / evaluate-v2.0 best_f1_thresh)";
-        extra_run["na_threshold_tuning"] = {{"split", dev ? dev_split : o.eval_split},
-                                            {"best_f1", tr.score("best_f1") ? tr.score("best_f1")->value : 0.0},
-                                            {"best_exact", tr.score("best_exact") ? tr.score("best_exact")->value : 0.0}};
-      }
-      std::vector<std::pair<std::string, std::string>> final_answers;
-      for (size_t i = 0; i < sp_eval.answers.size(); ++i)
-        final_answers.emplace_back(sp_eval.answers[i].first, sp_eval.diffs[i].second > thresh ? "" : sp_eval.answers[i].second);
-      pred_path = (eval_dir / "predictions.json").string();
-      core::write_file_atomic(pred_path, tasks::squad_predictions_json(final_answers));
-      eopts["na_prob_file"] = na_path;
-      char buf[64];
-      std::snprintf(buf, sizeof buf, "%.17g", thresh);
-      eopts["na_prob_thresh"] = buf;
-      extra_run["na_threshold"] = thresh;
-      extra_run["na_threshold_split"] = thresh_split;
-      notes.push_back(std::string("no-answer threshold ") + buf + " on score_diff (null - best span), chosen on " + thresh_split);
-    } else {
-      pred_path = (eval_dir / "predictions.json").string();
-      core::write_file_atomic(pred_path, tasks::squad_predictions_json(sp_eval.answers));
-    }
-  } else {
-    std::vector<QaAnswer> ans = decode_qa(eval_qa.items, eval_qf, eval_preds, no);
+    pred_path_ = (paths.eval / "pred.tsv").string();
+    core::write_file_atomic(pred_path_, tasks::glue_predictions_text(*eval_.glue, p));
+  }
+
+  void write_squad_predictions(const RunPaths& paths, ojson& extra_run,
+                               std::vector<std::string>& notes);
+
+  void write_coqa_predictions(const RunPaths& paths) {
+    std::vector<QaAnswer> ans = decode_qa(eval_qa_.items, eval_qf_, eval_preds_, no_);
     std::vector<std::string> texts;
     for (size_t i = 0; i < ans.size(); ++i) {
       const auto& cp = ans[i].class_prob;
       const size_t cls = cp.empty() ? 0 : static_cast<size_t>(std::max_element(cp.begin(), cp.end()) - cp.begin());
-      if (cls != 0) texts.push_back(tasks::coqa_answer_text(static_cast<tasks::CoqaAnswerKind>(cls)));
-      else texts.push_back(span_words(ans[i], eval_qa.docs[eval_qa.items[i].doc], (*eval_qa.contexts)[eval_qa.items[i].doc].words, tok));
+      if (cls != 0) {
+        texts.push_back(tasks::coqa_answer_text(static_cast<tasks::CoqaAnswerKind>(cls)));
+      } else {
+        const auto& item = eval_qa_.items[i];
+        texts.push_back(span_words(ans[i], eval_qa_.docs[item.doc],
+                                   (*eval_qa_.contexts)[item.doc].words, tok()));
+      }
     }
-    pred_path = (eval_dir / "predictions.json").string();
-    core::write_file_atomic(pred_path, tasks::coqa_predictions_json(eval.coqa->turns, texts));
-  }
-  results::RunResult r = score_predictions(o.task, gold_path, pred_path, o.eval_split, eopts, system);
-  r.split = o.eval_split;
-  r.data_path = abs_path(o.data);
-  r.data_sha256 = fs::is_regular_file(o.data) ? results::sha256_file(o.data) : "";
-  for (const auto& n : notes) r.notes.push_back(n);
-  add_split_notes(r, o);
-  if (o.baselines) {
-    tasks::EvalRequest breq;
-    breq.task = o.task;
-    breq.data = gold_path;
-    breq.pred = pred_path;
-    breq.split = o.eval_split;
-    breq.options = eopts;
-    breq.system = system;
-    breq.bootstrap = kBaselineResamples;
-    breq.seed = o.finetune.seed;
-    r.extra["baselines"] = evaluate_baselines(breq, nlu_baselines(train, eval, run, eopts));
-    for (auto& w : baseline_warnings(r)) r.notes.push_back(std::move(w));
+    pred_path_ = (paths.eval / "predictions.json").string();
+    core::write_file_atomic(pred_path_, tasks::coqa_predictions_json(eval_.coqa->turns, texts));
   }
 
-  ojson info;
-  info["request"] = request;
-  const tasks::Preset* p = o.preset.empty() ? nullptr : tasks::find_preset(o.preset);
-  if (p) {
-    info["preset_source"] = p->source;
-    info["preset_unstated"] = p->unstated;
+  const RunOptions& o_;
+  const NluRunOptions& no_;
+  const TaskShape shape_;
+  const models::Runtime rt_;
+  std::string dev_split_;
+  ojson request_;
+  std::string system_;
+  bool writer_ = true;
+  NluData train_, eval_;
+  std::optional<NluData> dev_;
+  Model m_;
+  std::optional<models::WordPieceTokenizer> tok_;
+  models::SpecialIds sp_;
+  std::string gold_path_, dev_gold_path_, pred_path_;
+  std::map<std::string, std::string> eopts_;
+  QaSplit eval_qa_, dev_qa_;
+  QaFeatures eval_qf_, dev_qf_;
+  std::vector<models::NluPrediction> eval_preds_, dev_preds_;
+  size_t eval_features_ = 0;
+  double predict_s_ = 0;
+};
+
+// SQuAD's predictions.json; for SQuAD 2.0 also na_prob.json and the no-answer threshold: fixed
+// by --na-threshold, else the official best_f1_thresh on the tuning split (--dev-split, else the
+// eval split itself, as BERT's run_squad with evaluate-v2.0).
+void NluStages::write_squad_predictions(const RunPaths& paths, ojson& extra_run,
+                                        std::vector<std::string>& notes) {
+  const fs::path& eval_dir = paths.eval;
+  SquadPreds sp_eval =
+      squad_preds(eval_qa_, decode_qa(eval_qa_.items, eval_qf_, eval_preds_, no_), tok(), o_.task);
+  if (!tasks::run_task_spec(o_.task).no_answer) {
+    pred_path_ = (eval_dir / "predictions.json").string();
+    core::write_file_atomic(pred_path_, tasks::squad_predictions_json(sp_eval.answers));
+    return;
   }
-  info["model_sha256"] = m.weights.empty() ? std::string() : results::sha256_file(m.weights);
-  info["data_files"] = manifest["files"];
-  info["reader"] = manifest["reader"];
-  info["train_examples"] = manifest["train_examples"];
-  info["dev_examples"] = manifest["dev_examples"];
-  info["eval_examples"] = eval.size();
-  info["eval_features"] = eval_features;
-  info["head"] = models::to_string(shape.head);
-  ojson tr;
-  tr["steps"] = state.value("step", int64_t{0});
-  tr["total_steps"] = state.value("total_steps", int64_t{0});
-  info["train"] = tr;
-  info["checkpoint"] = "checkpoint";
-  info["checkpoint_sha256"] = results::sha256_file((ckpt / models::kRunWeightsFile).string());
-  info["predictions_sha256"] = results::sha256_file(pred_path);
-  info["predict_s"] = predict_s;
-  info["predict_examples_per_s"] = predict_s > 0 ? double(eval.size()) / predict_s : 0.0;
-  for (auto it = extra_run.begin(); it != extra_run.end(); ++it) info[it.key()] = it.value();
-  return finish_run(std::move(r), info, result_path, t_start);
+  const std::string na_path = (eval_dir / "na_prob.json").string();
+  core::write_file_atomic(na_path, tasks::squad_na_probs_json(sp_eval.diffs));
+  double thresh = 0.0;
+  std::string thresh_split;
+  if (no_.na_threshold) {
+    thresh = *no_.na_threshold;
+    thresh_split = "(fixed by --na-threshold)";
+  } else {
+    // Tune: the official best_f1_thresh over best-span predictions on the tuning split.
+    const SquadPreds* tune = &sp_eval;
+    SquadPreds sp_dev;
+    std::string tune_gold = gold_path_;
+    std::string tune_name = "eval";
+    if (dev_) {
+      sp_dev =
+          squad_preds(dev_qa_, decode_qa(dev_qa_.items, dev_qf_, dev_preds_, no_), tok(), o_.task);
+      tune = &sp_dev;
+      tune_gold = dev_gold_path_;
+      tune_name = "dev";
+    }
+    const std::string tp = (eval_dir / (tune_name + "_best_span.json")).string();
+    const std::string tn = (eval_dir / (tune_name + "_na_prob_tune.json")).string();
+    core::write_file_atomic(tp, tasks::squad_predictions_json(tune->answers));
+    core::write_file_atomic(tn, tasks::squad_na_probs_json(tune->diffs));
+    results::RunResult tr = score_predictions(
+        o_.task, tune_gold, tp, dev_ ? dev_split_ : o_.eval_split, {{"na_prob_file", tn}}, system_);
+    const results::Score* bt = tr.score("best_f1_thresh");
+    if (!bt)
+      throw InputError(tune_gold, 0, "the official script gave no best_f1_thresh (no questions?)");
+    thresh = bt->value;
+    thresh_split =
+        dev_ ? dev_split_
+             : o_.eval_split +
+                   " (the eval split itself, as BERT run_squad / evaluate-v2.0 best_f1_thresh)";
+    extra_run["na_threshold_tuning"] = {
+        {"split", dev_ ? dev_split_ : o_.eval_split},
+        {"best_f1", tr.score("best_f1") ? tr.score("best_f1")->value : 0.0},
+        {"best_exact", tr.score("best_exact") ? tr.score("best_exact")->value : 0.0}};
+  }
+  std::vector<std::pair<std::string, std::string>> final_answers;
+  for (size_t i = 0; i < sp_eval.answers.size(); ++i)
+    final_answers.emplace_back(sp_eval.answers[i].first,
+                               sp_eval.diffs[i].second > thresh ? "" : sp_eval.answers[i].second);
+  pred_path_ = (eval_dir / "predictions.json").string();
+  core::write_file_atomic(pred_path_, tasks::squad_predictions_json(final_answers));
+  eopts_["na_prob_file"] = na_path;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", thresh);
+  eopts_["na_prob_thresh"] = buf;
+  extra_run["na_threshold"] = thresh;
+  extra_run["na_threshold_split"] = thresh_split;
+  notes.push_back(std::string("no-answer threshold ") + buf +
+                  " on score_diff (null - best span), chosen on " + thresh_split);
+}
+
+}  // namespace
+
+RunOutcome run_nlu_task(const RunOptions& in) {
+  const auto t_start = std::chrono::steady_clock::now();
+  RunOptions o = in;
+  check_run_sources(o);
+  if (o.eval_split.empty()) o.eval_split = tasks::run_task_spec(o.task).default_eval_split;
+  const NluRunOptions& no = o.nlu;
+  if (no.max_seq_len < 8) throw InputError("--max-seq-len must be at least 8");
+  if (no.doc_stride < 1 || no.max_query_len < 1 || no.max_answer_len < 1 || no.n_best < 1)
+    throw InputError(
+        "--doc-stride, --max-query-len, --max-answer-len and --n-best must be at least 1");
+  if (no.predict_batch < 1) throw InputError("--predict-batch must be at least 1");
+  const RunRanks ranks =
+      join_run_ranks(o);  // data parallel: rank 0 writes RUN, predicts and scores
+  NluStages family(o);
+  family.set_writer(ranks.writer());
+  return drive_run(family, o, ranks, t_start);
 }
 
 }  // namespace unieval::pipelines

@@ -9,7 +9,7 @@
 //     (reference-free: only Entropy-1..4, Div-1/2 and avg length; the official test.refs is not
 //      redistributable)
 //
-// Steps mirrored (dstc.py extract_hyp_refs / nlp_metrics):
+// The behaviour reproduced (that of dstc.py extract_hyp_refs / nlp_metrics, as documented):
 //   * keep the submission lines whose hash (column 0) is one of the keys; hypothesis = the last
 //     tab-separated column; lines sorted by hash (a repeated hash keeps its last line, as the
 //     official dict does — noted in the result);
