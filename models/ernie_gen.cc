@@ -315,7 +315,8 @@ ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples, 
   return batch;
 }
 
-ErnieGenLoss ernie_gen_loss(UnilmModel& model, const ErnieGenBatch& batch, double lambda, double label_smoothing) {
+ErnieGenLossTensors ernie_gen_loss_tensors(UnilmModel& model, const ErnieGenBatch& batch,
+                                           double lambda, double label_smoothing) {
   const torch::Device device = device_of(*model);
   std::vector<FlowInput> flows = {batch.word};
   const bool with_span = lambda < 1.0;
@@ -328,15 +329,25 @@ ErnieGenLoss ernie_gen_loss(UnilmModel& model, const ErnieGenBatch& batch, doubl
     return label_smoothed_nll(model->mlm_logits(h.reshape({-1, H}).index_select(0, index)), labels,
                               label_smoothing);
   };
-  ErnieGenLoss r;
+  ErnieGenLossTensors r;
   auto [lw, nw] = flow_loss(out.flows[0]);
-  r.word_nll = nw.item<double>();
+  r.word_nll = nw.detach();
   r.loss = lw;
   if (with_span) {
     auto [ls, ns] = flow_loss(out.flows[1]);
-    r.span_nll = ns.item<double>();
+    r.span_nll = ns.detach();
     r.loss = lambda * lw + (1.0 - lambda) * ls;
   }
+  return r;
+}
+
+ErnieGenLoss ernie_gen_loss(UnilmModel& model, const ErnieGenBatch& batch, double lambda,
+                            double label_smoothing) {
+  const ErnieGenLossTensors t = ernie_gen_loss_tensors(model, batch, lambda, label_smoothing);
+  ErnieGenLoss r;
+  r.loss = t.loss;
+  r.word_nll = t.word_nll.item<double>();
+  if (t.span_nll.defined()) r.span_nll = t.span_nll.item<double>();
   return r;
 }
 
@@ -395,7 +406,8 @@ ErnieGenBatch make_ernie_gen_pretrain_batch(const TokenShard& shard, int64_t max
   }
   std::vector<size_t> idx(examples.size());
   std::iota(idx.begin(), idx.end(), size_t{0});
-  std::mt19937_64 noise(seed_mix(seed_mix(seed, static_cast<uint64_t>(step)), 0x6000 + static_cast<uint64_t>(micro)));
+  const uint64_t noise_stream = kErnieGenNoiseStream + static_cast<uint64_t>(micro);
+  std::mt19937_64 noise(seed_mix(seed_mix(seed, static_cast<uint64_t>(step)), noise_stream));
   return make_ernie_gen_batch(examples, idx, types, eg, ids, span_vocab, noise);
 }
 

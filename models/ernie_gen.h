@@ -160,6 +160,16 @@ struct ErnieGenLoss {
 // Forward + loss of a batch on the model's device.
 ErnieGenLoss ernie_gen_loss(UnilmModel& model, const ErnieGenBatch& batch, double lambda, double label_smoothing);
 
+// ernie_gen_loss without reading anything back to the host (training: the loop reads a step's
+// values once, models/train_loop.h): the NLL means as tensors on the model's device.
+struct ErnieGenLossTensors {
+  torch::Tensor loss;      // as ErnieGenLoss::loss
+  torch::Tensor word_nll;  // plain NLL mean of the word flow (a scalar)
+  torch::Tensor span_nll;  // of the span flow; undefined without it (lambda = 1)
+};
+ErnieGenLossTensors ernie_gen_loss_tensors(UnilmModel& model, const ErnieGenBatch& batch,
+                                           double lambda, double label_smoothing);
+
 // Multi-granularity target fragments of one text (header comment): {S', T} as token ids.
 Seq2SeqExample sample_fragments(const std::vector<int64_t>& text, double ratio, std::mt19937_64& rng);
 

@@ -176,34 +176,31 @@ TrainResult train_gpt(GptModel& model, const std::vector<GptFeature>& features, 
   const LoopOptions loop = loop_options(opts, batches);
   check_accum_covers_ranks(opts.accum);
   LoopHooks hooks;
-  hooks.data_parallel = true;  // rank r computes the micro-batches j ≡ r (mod N) (train_loop.h)
-  hooks.step = [&](int64_t step) {
-    const std::vector<std::vector<size_t>> micro = batches.next();
-    int64_t rows = 0;
+  std::vector<std::vector<size_t>> micro;
+  int64_t rows = 0;  // the step's examples over all its micro-batches
+  hooks.micro_batches = [&](int64_t) {
+    micro = batches.next();
+    rows = 0;
     for (const auto& m : micro) rows += static_cast<int64_t>(m.size());
-    StepReport r;
-    double task = 0, lm = 0;
-    for (size_t j = 0; j < micro.size(); ++j) {
-      if (!owns_micro_batch(static_cast<int64_t>(j))) continue;
-      torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x3000 + j));
-      GptBatch b = to_device(make_gpt_batch(features, micro[j]), device);
-      const double w = double(micro[j].size()) / double(rows);
-      GptLoss l = gpt_loss(model, b, head, lm_coef);
-      backward_micro_batch(l.total * w, static_cast<int64_t>(j), static_cast<int64_t>(micro.size()));
-      r.loss += l.total.item<double>() * w;
-      task += l.task.item<double>() * w;
-      if (l.lm.defined()) lm += l.lm.item<double>() * w;
-      r.tokens += b.tokens;
-    }
+    return static_cast<int64_t>(micro.size());
+  };
+  hooks.micro_loss = [&](int64_t, int64_t j) {
+    const std::vector<size_t>& idx = micro[static_cast<size_t>(j)];
+    GptBatch b = to_device(make_gpt_batch(features, idx), device);
+    GptLoss l = gpt_loss(model, b, head, lm_coef);
+    MicroLoss m{l.total, double(idx.size()) / double(rows), b.tokens, {{"task_loss", l.task}}};
+    if (l.lm.defined()) m.values.emplace_back("lm_loss", l.lm);
+    return m;
+  };
+  hooks.report = [&](int64_t, const StepValues& values, StepReport& r) {
     r.log["epoch"] = batches.epoch();
     r.log["loss"] = r.loss;
-    r.log["task_loss"] = task;
-    if (lm_coef != 0.0) r.log["lm_loss"] = lm;
+    r.log["task_loss"] = values.weighted_sum("task_loss");
+    if (lm_coef != 0.0) r.log["lm_loss"] = values.weighted_sum("lm_loss");
     r.log_tail["tokens"] = r.tokens;
     r.log_tail["examples"] = rows;
     r.summed = {"loss", "task_loss", "tokens"};
     if (lm_coef != 0.0) r.summed.push_back("lm_loss");
-    return r;
   };
   hooks.reduced = [&](StepReport& r) {
     if (lm_coef == 0.0) return;

@@ -204,28 +204,25 @@ TrainResult train_nlu(UnilmModel& model, const std::vector<NluFeature>& features
 
   check_accum_covers_ranks(opts.accum);
   LoopHooks hooks;
-  hooks.data_parallel = true;  // rank r computes the micro-batches j ≡ r (mod N) (train_loop.h)
-  hooks.step = [&](int64_t step) {
-    const std::vector<std::vector<size_t>> micro = batches.next();
-    int64_t rows = 0;
+  std::vector<std::vector<size_t>> micro;
+  int64_t rows = 0;  // the step's examples over all its micro-batches
+  hooks.micro_batches = [&](int64_t) {
+    micro = batches.next();
+    rows = 0;
     for (const auto& m : micro) rows += static_cast<int64_t>(m.size());
-    StepReport r;
-    for (size_t j = 0; j < micro.size(); ++j) {
-      if (!owns_micro_batch(static_cast<int64_t>(j))) continue;
-      torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x3000 + j));
-      NluBatch b = to_device(make_nlu_batch(features, micro[j], pad_id), device);
-      const double w = double(micro[j].size()) / double(rows);
-      torch::Tensor loss = nlu_loss(model, b, head);
-      backward_micro_batch(loss * w, static_cast<int64_t>(j), static_cast<int64_t>(micro.size()));
-      r.loss += loss.item<double>() * w;
-      r.tokens += b.tokens;
-    }
+    return static_cast<int64_t>(micro.size());
+  };
+  hooks.micro_loss = [&](int64_t, int64_t j) {
+    const std::vector<size_t>& idx = micro[static_cast<size_t>(j)];
+    NluBatch b = to_device(make_nlu_batch(features, idx, pad_id), device);
+    return MicroLoss{nlu_loss(model, b, head), double(idx.size()) / double(rows), b.tokens, {}};
+  };
+  hooks.report = [&](int64_t, const StepValues&, StepReport& r) {
     r.log["epoch"] = batches.epoch();
     r.log["loss"] = r.loss;
     r.log_tail["tokens"] = r.tokens;
     r.log_tail["examples"] = rows;
     r.summed = {"loss", "tokens"};
-    return r;
   };
   hooks.save_state = [&](ojson& s) {
     batches.save(s);

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <tuple>
 
 #include "core/error.h"
@@ -138,84 +139,200 @@ const char* short_name(MaskKind k) {
 constexpr MaskKind kAllKinds[] = {MaskKind::kBidirectional, MaskKind::kSeq2Seq, MaskKind::kLeftToRight,
                                   MaskKind::kRightToLeft};
 
-}  // namespace
+// A pre-training objective's micro-batches, loss and log fields (pretrain). Every rank packs all
+// micro-batches of a step (the step's global counts weigh the losses) and computes its own; each
+// log field is this rank's part of the step's value (summed over the ranks).
+class PretrainObjective {
+ public:
+  virtual ~PretrainObjective() = default;
+  // Packs the opts.accum micro-batches of step `step`.
+  virtual void pack(int64_t step) = 0;
+  // The loss of micro-batch j of the packed step.
+  virtual MicroLoss loss(int64_t j) = 0;
+  // The step's masked (target) tokens over all its micro-batches.
+  virtual int64_t masked_total() const = 0;
+  // The log fields between "step" and "lr" and their names in r.summed (this rank's values).
+  virtual void report(const StepValues& values, StepReport& r) const = 0;
+  // The whole step's values (summed over the ranks): the last losses and the progress detail.
+  virtual void reduced(StepReport& r, PretrainResult& result) const = 0;
+};
 
-PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const SpecialIds& ids,
-                        const PretrainOptions& opts, RunDir* run, bool resume) {
-  opts.validate();
-  const std::vector<MaskKind> cycle = objective_cycle(opts.objectives);
-  bool uses_nsp = false;
-  for (MaskKind k : cycle) uses_nsp = uses_nsp || k == MaskKind::kBidirectional;
-  if (!model->cls) throw InputError("pre-training needs the MLM head");
-  if (uses_nsp && (!model->cls->seq_relationship || !model->bert->pooler))
-    throw InputError("the bidirectional objective needs the pooler and the NSP head (pretrain_heads)");
-  const BertConfig& cfg = model->config();
-  if (opts.data.max_len > cfg.max_position_embeddings)
-    throw InputError("--max-len " + std::to_string(opts.data.max_len) + " exceeds the model's max_position_embeddings " +
-                     std::to_string(cfg.max_position_embeddings));
-  const int64_t need_types = opts.data.max_segment_id(cycle) + 1;
-  if (need_types > cfg.type_vocab_size)
-    throw InputError("the '" + opts.data.segments + "' segment ids of --objectives " + opts.objectives + " need type_vocab_size >= " +
-                     std::to_string(need_types) + " in the model config (it is " + std::to_string(cfg.type_vocab_size) +
-                     "); UniLM v1 uses 6, or pass --segments bert");
-  if (ids.vocab_size > cfg.vocab_size)
-    throw InputError("the vocabulary has " + std::to_string(ids.vocab_size) + " entries but the model's vocab_size is " +
-                     std::to_string(cfg.vocab_size));
-  const torch::Device device = device_of(*model);
+// UniLM's unified objectives (models/pretrain_data.h): the cloze loss at the masked positions
+// (a mean over the step's masked tokens) plus, for bidirectional rows, NSP.
+class UnifiedObjective final : public PretrainObjective {
+ public:
+  UnifiedObjective(UnilmModel& model, const TokenShard& shard, const SpecialIds& ids,
+                   const PretrainOptions& opts, std::vector<MaskKind> cycle)
+      : model_(model), shard_(shard), ids_(ids), opts_(opts), cycle_(std::move(cycle)),
+        device_(device_of(*model)) {}
+  void pack(int64_t step) override {
+    micro_.clear();
+    masked_total_ = nsp_total_ = 0;
+    std::fill(std::begin(kind_count_), std::end(kind_count_), 0);
+    for (int64_t j = 0; j < opts_.accum; ++j) {
+      micro_.push_back(make_pretrain_batch(shard_, cycle_, opts_.data, ids_, opts_.seed, step, j,
+                                           opts_.accum, opts_.batch_size));
+      const PretrainBatch& b = micro_.back();
+      masked_total_ += b.labels.size(0);
+      nsp_total_ += b.nsp_rows.size(0);
+      auto obj = b.masked_objective.accessor<int64_t, 1>();
+      for (int64_t k = 0; k < b.masked_objective.size(0); ++k) ++kind_count_[obj[k]];
+    }
+  }
+  MicroLoss loss(int64_t j) override;
+  int64_t masked_total() const override { return masked_total_; }
+  void report(const StepValues& values, StepReport& r) const override;
+  void reduced(StepReport& r, PretrainResult& result) const override;
 
-  const LoopOptions loop = loop_options_for(opts, opts.total_steps());
+ private:
+  UnilmModel& model_;
+  const TokenShard& shard_;
+  const SpecialIds& ids_;
+  const PretrainOptions& opts_;
+  const std::vector<MaskKind> cycle_;
+  const torch::Device device_;
+  std::vector<PretrainBatch> micro_;
+  int64_t masked_total_ = 0, nsp_total_ = 0;
+  int64_t kind_count_[4] = {0, 0, 0, 0};
+};
 
-  PretrainResult result;
-  int64_t tokens_seen = 0;
-  LoopHooks hooks;
-  const bool ernie = opts.objectives == "ernie-gen";
-  SpanVocab span_vocab;
-  Seq2SeqDataOptions types;
-  std::tie(types.source_type, types.target_type) = segment_ids(MaskKind::kSeq2Seq, opts.data.segments);
-  if (ernie && opts.ernie.lambda < 1.0) {
+// Weight 1: the step's totals are inside the loss. Values: the per-token cloze NLL ("mlm", summed
+// by objective on the host), the NSP loss sum and its correct predictions.
+MicroLoss UnifiedObjective::loss(int64_t j) {
+  namespace F = torch::nn::functional;
+  const PretrainBatch& b = micro_[static_cast<size_t>(j)];
+  BertOutput out = model_->forward(b.input_ids.to(device_), b.token_type_ids.to(device_),
+                                   b.attention_mask.to(device_));
+  MicroLoss m;
+  m.tokens = b.tokens;
+  torch::Tensor loss = torch::zeros({}, out.last_hidden_state.options().dtype(torch::kFloat));
+  if (b.labels.size(0) > 0) {
+    const int64_t H = out.last_hidden_state.size(-1);
+    torch::Tensor h =
+        out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device_));
+    torch::Tensor logits = model_->mlm_logits(h).to(torch::kFloat);
+    const auto per_row = F::CrossEntropyFuncOptions().reduction(torch::kNone);
+    torch::Tensor per_token = F::cross_entropy(logits, b.labels.to(device_), per_row);
+    loss = loss + per_token.sum() / double(masked_total_);
+    m.values.emplace_back("mlm", per_token);
+  }
+  if (b.nsp_rows.size(0) > 0) {
+    torch::Tensor pooled = out.pooler_output.index_select(0, b.nsp_rows.to(device_));
+    torch::Tensor nl = model_->nsp_logits(pooled).to(torch::kFloat);
+    const torch::Tensor labels = b.nsp_labels.to(device_);
+    torch::Tensor nsp =
+        F::cross_entropy(nl, labels, F::CrossEntropyFuncOptions().reduction(torch::kSum));
+    loss = loss + nsp / double(nsp_total_);
+    m.values.emplace_back("nsp", nsp);
+    m.values.emplace_back("nsp_correct", nl.argmax(-1).eq(labels).sum());
+  }
+  m.loss = loss;
+  return m;
+}
+
+void UnifiedObjective::report(const StepValues& values, StepReport& r) const {
+  double mlm_sum = 0, nsp_sum = 0;
+  int64_t nsp_correct = 0;
+  double kind_sum[4] = {0, 0, 0, 0};
+  for (const MicroValues& mv : values.micro) {
+    if (const std::vector<double>* nll = mv.find("mlm")) {
+      // A float sum over a CPU tensor, as the micro-batch's own read-back summed it.
+      mlm_sum += torch::tensor(std::vector<float>(nll->begin(), nll->end())).sum().item<double>();
+      auto obj = micro_[static_cast<size_t>(mv.j)].masked_objective.accessor<int64_t, 1>();
+      for (size_t k = 0; k < nll->size(); ++k) kind_sum[obj[static_cast<int64_t>(k)]] += (*nll)[k];
+    }
+    if (const std::vector<double>* v = mv.find("nsp")) nsp_sum += (*v)[0];
+    if (const std::vector<double>* v = mv.find("nsp_correct")) nsp_correct += std::llround((*v)[0]);
+  }
+  const double mlm = masked_total_ > 0 ? mlm_sum / double(masked_total_) : 0.0;
+  const double nsp = nsp_total_ > 0 ? nsp_sum / double(nsp_total_) : 0.0;
+  r.loss = mlm + nsp;
+  r.log["loss"] = r.loss;
+  r.log["mlm"] = mlm;
+  r.summed = {"loss", "mlm", "tokens"};
+  if (nsp_total_ > 0) {
+    r.log["nsp"] = nsp;
+    r.log["nsp_acc"] = double(nsp_correct) / double(nsp_total_);
+    r.summed.insert(r.summed.end(), {"nsp", "nsp_acc"});
+  }
+  std::map<std::string, double> kind_loss;  // by name, the order of the log fields
+  for (MaskKind k : kAllKinds) {
+    const int ki = static_cast<int>(k);
+    if (kind_count_[ki] > 0) kind_loss[to_string(k)] = kind_sum[ki] / double(kind_count_[ki]);
+  }
+  for (const auto& [name, v] : kind_loss) {
+    r.log["loss_" + name] = v;
+    r.summed.push_back("loss_" + name);
+  }
+}
+
+void UnifiedObjective::reduced(StepReport& r, PretrainResult& result) const {
+  result.last_objective_loss.clear();
+  for (MaskKind k : kAllKinds) {
+    const std::string key = "loss_" + to_string(k);
+    if (!r.log.contains(key)) continue;
+    const double v = r.log[key].get<double>();
+    result.last_objective_loss[to_string(k)] = v;
+    char b2[48];
+    std::snprintf(b2, sizeof b2, "%s%s %.3f", r.detail.empty() ? "" : " ", short_name(k), v);
+    r.detail += b2;
+  }
+  if (r.log.contains("nsp")) {
+    const double nsp = r.log["nsp"].get<double>();
+    result.last_objective_loss["nsp"] = nsp;
+    char b2[48];
+    std::snprintf(b2, sizeof b2, " nsp %.3f", nsp);
+    r.detail += b2;
+  }
+}
+
+// ERNIE-GEN's multi-flow objective (models/ernie_gen.h) on sampled fragments.
+class ErnieGenPretrainObjective final : public PretrainObjective {
+ public:
+  ErnieGenPretrainObjective(UnilmModel& model, const TokenShard& shard, const SpecialIds& ids,
+                            const PretrainOptions& opts)
+      : model_(model), shard_(shard), ids_(ids), opts_(opts) {
+    std::tie(types_.source_type, types_.target_type) =
+        segment_ids(MaskKind::kSeq2Seq, opts.data.segments);
+    if (opts.ernie.lambda >= 1.0) return;
     const auto t0 = std::chrono::steady_clock::now();
-    span_vocab = SpanVocab::build(shard, opts.ernie.top_bigrams, opts.ernie.top_trigrams);
+    span_vocab_ = SpanVocab::build(shard, opts.ernie.top_bigrams, opts.ernie.top_trigrams);
     if (opts.progress)
-      std::fprintf(stderr, "span vocabulary: %zu bigrams, %zu trigrams (t-statistic over %lld tokens, %.1f s)\n",
-                   span_vocab.bigrams(), span_vocab.trigrams(), static_cast<long long>(shard.tokens()),
+      std::fprintf(stderr,
+                   "span vocabulary: %zu bigrams, %zu trigrams "
+                   "(t-statistic over %lld tokens, %.1f s)\n",
+                   span_vocab_.bigrams(), span_vocab_.trigrams(),
+                   static_cast<long long>(shard.tokens()),
                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
-  // ERNIE-GEN's multi-flow step (models/ernie_gen.h).
-  auto ernie_step = [&](int64_t step) {
-    std::vector<ErnieGenBatch> micro;
-    int64_t total = 0;
-    StepReport r;
-    for (int64_t j = 0; j < opts.accum; ++j) {
-      micro.push_back(make_ernie_gen_pretrain_batch(shard, opts.data.max_len, types, opts.ernie, ids, &span_vocab,
-                                                    opts.seed, step, j, opts.accum, opts.batch_size));
-      total += micro.back().labels.size(0);
-      if (owns_micro_batch(j)) r.tokens += micro.back().tokens;
+  void pack(int64_t step) override {
+    micro_.clear();
+    total_ = 0;
+    for (int64_t j = 0; j < opts_.accum; ++j) {
+      micro_.push_back(make_ernie_gen_pretrain_batch(shard_, opts_.data.max_len, types_,
+                                                     opts_.ernie, ids_, &span_vocab_, opts_.seed,
+                                                     step, j, opts_.accum, opts_.batch_size));
+      total_ += micro_.back().labels.size(0);
     }
-    double word = 0, span = 0;
-    for (int64_t j = 0; j < opts.accum; ++j) {
-      if (!owns_micro_batch(j)) continue;
-      torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x5000 + j));
-      const ErnieGenLoss l = ernie_gen_loss(model, micro[j], opts.ernie.lambda, 0.0);
-      const double w = double(micro[j].labels.size(0)) / double(std::max<int64_t>(1, total));
-      backward_micro_batch(l.loss * w, j, opts.accum);
-      r.loss += l.loss.item<double>() * w;
-      word += l.word_nll * w;
-      span += l.span_nll * w;
-    }
+  }
+  MicroLoss loss(int64_t j) override {
+    const ErnieGenBatch& b = micro_[static_cast<size_t>(j)];
+    const ErnieGenLossTensors l = ernie_gen_loss_tensors(model_, b, opts_.ernie.lambda, 0.0);
+    const double w = double(b.labels.size(0)) / double(std::max<int64_t>(1, total_));
+    MicroLoss m{l.loss, w, b.tokens, {{"word", l.word_nll}}};
+    if (l.span_nll.defined()) m.values.emplace_back("span", l.span_nll);
+    return m;
+  }
+  int64_t masked_total() const override { return total_; }
+  void report(const StepValues& values, StepReport& r) const override {
     r.log["loss"] = r.loss;
-    r.log["word"] = word;
-    if (opts.ernie.lambda < 1.0) r.log["span"] = span;
-    r.log_tail["tokens"] = r.tokens;
-    r.log_tail["masked"] = total;
-    r.log_tail["tokens_seen"] = tokens_seen;  // set by the reduced hook
+    r.log["word"] = values.weighted_sum("word");
     r.summed = {"loss", "word", "tokens"};
-    if (opts.ernie.lambda < 1.0) r.summed.push_back("span");
-    return r;
-  };
-  // The whole step's values (summed over the ranks): counters, the last losses, the progress detail.
-  auto ernie_reduced = [&](StepReport& r) {
-    tokens_seen += r.tokens;
-    r.log_tail["tokens_seen"] = tokens_seen;
+    if (opts_.ernie.lambda >= 1.0) return;
+    r.log["span"] = values.weighted_sum("span");
+    r.summed.push_back("span");
+  }
+  void reduced(StepReport& r, PretrainResult& result) const override {
     const double word = r.log["word"].get<double>();
     result.last_objective_loss = {{"word", word}};
     char b2[64];
@@ -227,112 +344,81 @@ PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const Specia
       std::snprintf(b2, sizeof b2, " span %.3f", span);
       r.detail += b2;
     }
+  }
+
+ private:
+  UnilmModel& model_;
+  const TokenShard& shard_;
+  const SpecialIds& ids_;
+  const PretrainOptions& opts_;
+  Seq2SeqDataOptions types_;
+  SpanVocab span_vocab_;
+  std::vector<ErnieGenBatch> micro_;
+  int64_t total_ = 0;
+};
+
+// The checks of pretrain's inputs against the model.
+void check_pretrain_model(UnilmModel& model, const SpecialIds& ids, const PretrainOptions& opts,
+                          const std::vector<MaskKind>& cycle) {
+  bool uses_nsp = false;
+  for (MaskKind k : cycle) uses_nsp = uses_nsp || k == MaskKind::kBidirectional;
+  if (!model->cls) throw InputError("pre-training needs the MLM head");
+  if (uses_nsp && (!model->cls->seq_relationship || !model->bert->pooler))
+    throw InputError(
+        "the bidirectional objective needs the pooler and the NSP head (pretrain_heads)");
+  const BertConfig& cfg = model->config();
+  if (opts.data.max_len > cfg.max_position_embeddings)
+    throw InputError("--max-len " + std::to_string(opts.data.max_len) +
+                     " exceeds the model's max_position_embeddings " +
+                     std::to_string(cfg.max_position_embeddings));
+  const int64_t need_types = opts.data.max_segment_id(cycle) + 1;
+  if (need_types > cfg.type_vocab_size)
+    throw InputError("the '" + opts.data.segments + "' segment ids of --objectives " +
+                     opts.objectives + " need type_vocab_size >= " + std::to_string(need_types) +
+                     " in the model config (it is " + std::to_string(cfg.type_vocab_size) +
+                     "); UniLM v1 uses 6, or pass --segments bert");
+  if (ids.vocab_size > cfg.vocab_size)
+    throw InputError("the vocabulary has " + std::to_string(ids.vocab_size) +
+                     " entries but the model's vocab_size is " + std::to_string(cfg.vocab_size));
+}
+
+}  // namespace
+
+PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const SpecialIds& ids,
+                        const PretrainOptions& opts, RunDir* run, bool resume) {
+  opts.validate();
+  const std::vector<MaskKind> cycle = objective_cycle(opts.objectives);
+  check_pretrain_model(model, ids, opts, cycle);
+  const LoopOptions loop = loop_options_for(opts, opts.total_steps());
+
+  std::unique_ptr<PretrainObjective> objective;
+  if (opts.objectives == "ernie-gen")
+    objective = std::make_unique<ErnieGenPretrainObjective>(model, shard, ids, opts);
+  else
+    objective = std::make_unique<UnifiedObjective>(model, shard, ids, opts, cycle);
+
+  PretrainResult result;
+  int64_t tokens_seen = 0;
+  check_accum_covers_ranks(opts.accum);
+  LoopHooks hooks;
+  hooks.dropout_stream = kPretrainDropoutStream;
+  hooks.micro_batches = [&](int64_t step) {
+    objective->pack(step);
+    return opts.accum;
   };
-  // The unified step: every rank packs all micro-batches (the global counts weigh the losses) and
-  // computes its own; each log field is this rank's part of the step's value (summed over ranks).
-  auto unified_step = [&](int64_t step) {
-    std::vector<PretrainBatch> micro;
-    int64_t masked_total = 0, nsp_total = 0;
-    int64_t kind_count[4] = {0, 0, 0, 0};
-    StepReport r;
-    for (int64_t j = 0; j < opts.accum; ++j) {
-      micro.push_back(make_pretrain_batch(shard, cycle, opts.data, ids, opts.seed, step, j, opts.accum, opts.batch_size));
-      const PretrainBatch& b = micro.back();
-      masked_total += b.labels.size(0);
-      nsp_total += b.nsp_rows.size(0);
-      if (owns_micro_batch(j)) r.tokens += b.tokens;
-      auto obj = b.masked_objective.accessor<int64_t, 1>();
-      for (int64_t k = 0; k < b.masked_objective.size(0); ++k) ++kind_count[obj[k]];
-    }
-    double mlm_sum = 0, nsp_sum = 0;
-    int64_t nsp_correct = 0;
-    double kind_sum[4] = {0, 0, 0, 0};
-    for (int64_t j = 0; j < opts.accum; ++j) {
-      if (!owns_micro_batch(j)) continue;
-      torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x5000 + j));
-      const PretrainBatch& b = micro[j];
-      BertOutput out = model->forward(b.input_ids.to(device), b.token_type_ids.to(device), b.attention_mask.to(device));
-      torch::Tensor loss = torch::zeros({}, out.last_hidden_state.options().dtype(torch::kFloat));
-      if (b.labels.size(0) > 0) {
-        const int64_t H = out.last_hidden_state.size(-1);
-        torch::Tensor h = out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device));
-        torch::Tensor logits = model->mlm_logits(h).to(torch::kFloat);
-        torch::Tensor per_token =
-            torch::nn::functional::cross_entropy(logits, b.labels.to(device),
-                                                 torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone));
-        loss = loss + per_token.sum() / double(masked_total);
-        torch::Tensor pt = per_token.detach().to(torch::kCPU);
-        mlm_sum += pt.sum().item<double>();
-        auto obj = b.masked_objective.accessor<int64_t, 1>();
-        auto val = pt.accessor<float, 1>();
-        for (int64_t k = 0; k < pt.size(0); ++k) kind_sum[obj[k]] += val[k];
-      }
-      if (b.nsp_rows.size(0) > 0) {
-        torch::Tensor pooled = out.pooler_output.index_select(0, b.nsp_rows.to(device));
-        torch::Tensor nl = model->nsp_logits(pooled).to(torch::kFloat);
-        torch::Tensor nsp = torch::nn::functional::cross_entropy(
-            nl, b.nsp_labels.to(device), torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-        loss = loss + nsp / double(nsp_total);
-        nsp_sum += nsp.item<double>();
-        nsp_correct += nl.argmax(-1).eq(b.nsp_labels.to(device)).sum().item<int64_t>();
-      }
-      backward_micro_batch(loss, j, opts.accum);
-    }
-    const double mlm = masked_total > 0 ? mlm_sum / double(masked_total) : 0.0;
-    const double nsp = nsp_total > 0 ? nsp_sum / double(nsp_total) : 0.0;
-    r.loss = mlm + nsp;
-    r.log["loss"] = r.loss;
-    r.log["mlm"] = mlm;
-    r.summed = {"loss", "mlm", "tokens"};
-    if (nsp_total > 0) {
-      r.log["nsp"] = nsp;
-      r.log["nsp_acc"] = double(nsp_correct) / double(nsp_total);
-      r.summed.insert(r.summed.end(), {"nsp", "nsp_acc"});
-    }
-    std::map<std::string, double> kind_loss;  // by name, the order of the log fields
-    for (MaskKind k : kAllKinds) {
-      const int ki = static_cast<int>(k);
-      if (kind_count[ki] > 0) kind_loss[to_string(k)] = kind_sum[ki] / double(kind_count[ki]);
-    }
-    for (const auto& [name, v] : kind_loss) {
-      r.log["loss_" + name] = v;
-      r.summed.push_back("loss_" + name);
-    }
+  hooks.micro_loss = [&](int64_t, int64_t j) { return objective->loss(j); };
+  hooks.report = [&](int64_t, const StepValues& values, StepReport& r) {
+    objective->report(values, r);
     r.log_tail["tokens"] = r.tokens;
-    r.log_tail["masked"] = masked_total;
+    r.log_tail["masked"] = objective->masked_total();
     r.log_tail["tokens_seen"] = tokens_seen;  // set by the reduced hook
-    return r;
   };
-  auto unified_reduced = [&](StepReport& r) {
+  // The whole step's values (summed over the ranks): counters, last losses, the progress detail.
+  hooks.reduced = [&](StepReport& r) {
     tokens_seen += r.tokens;
     r.log_tail["tokens_seen"] = tokens_seen;
-    result.last_objective_loss.clear();
-    for (MaskKind k : kAllKinds) {
-      const std::string key = "loss_" + to_string(k);
-      if (!r.log.contains(key)) continue;
-      const double v = r.log[key].get<double>();
-      result.last_objective_loss[to_string(k)] = v;
-      char b2[48];
-      std::snprintf(b2, sizeof b2, "%s%s %.3f", r.detail.empty() ? "" : " ", short_name(k), v);
-      r.detail += b2;
-    }
-    if (r.log.contains("nsp")) {
-      const double nsp = r.log["nsp"].get<double>();
-      result.last_objective_loss["nsp"] = nsp;
-      char b2[48];
-      std::snprintf(b2, sizeof b2, " nsp %.3f", nsp);
-      r.detail += b2;
-    }
+    objective->reduced(r, result);
   };
-  hooks.data_parallel = true;
-  check_accum_covers_ranks(opts.accum);
-  if (ernie) {
-    hooks.step = ernie_step;
-    hooks.reduced = ernie_reduced;
-  } else {
-    hooks.step = unified_step;
-    hooks.reduced = unified_reduced;
-  }
   hooks.save_state = [&](ojson& s) {
     s["tokens_seen"] = tokens_seen;
     s["objectives"] = opts.objectives;

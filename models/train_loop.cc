@@ -70,6 +70,11 @@ thread_local dist::GradientBuckets* active_buckets = nullptr;
 
 bool owns_micro_batch(int64_t j) { return j % dist::world_size() == dist::rank(); }
 
+namespace {
+
+// loss.backward() of micro-batch j of the n of a step (one this rank owns). With a process group,
+// the backward of the rank's last micro-batch overlaps the gradient all-reduce
+// (dist::GradientBuckets: buckets start as their gradients are complete).
 void backward_micro_batch(const torch::Tensor& loss, int64_t j, int64_t n) {
   if (active_buckets) {
     const int64_t world = dist::world_size(), rank = dist::rank();
@@ -77,6 +82,64 @@ void backward_micro_batch(const torch::Tensor& loss, int64_t j, int64_t n) {
     if (j == last_owned) active_buckets->arm(loss);
   }
   loss.backward();
+}
+
+// Step `step` on this rank (train_loop.h): the owned micro-batches' seeds, losses and backward,
+// then their losses and values read back in one transfer and the report built from them.
+StepReport micro_batch_step(const LoopHooks& hooks, uint64_t seed, int64_t step) {
+  const int64_t n = hooks.micro_batches(step);
+  StepValues values;
+  std::vector<torch::Tensor> pending;  // every loss and value, flattened to double, in read order
+  for (int64_t j = 0; j < n; ++j) {
+    if (!owns_micro_batch(j)) continue;
+    const uint64_t stream = hooks.dropout_stream + static_cast<uint64_t>(j);
+    torch::manual_seed(seed_mix(seed_mix(seed, static_cast<uint64_t>(step)), stream));
+    MicroLoss m = hooks.micro_loss(step, j);
+    backward_micro_batch(m.weight == 1.0 ? m.loss : m.loss * m.weight, j, n);
+    MicroValues mv;
+    mv.j = j;
+    mv.weight = m.weight;
+    mv.tokens = m.tokens;
+    pending.push_back(m.loss.detach().reshape({-1}).to(torch::kDouble));
+    for (const auto& [name, t] : m.values) {
+      pending.push_back(t.detach().reshape({-1}).to(torch::kDouble));
+      mv.values.emplace_back(name, std::vector<double>(static_cast<size_t>(t.numel())));
+    }
+    values.micro.push_back(std::move(mv));
+  }
+  if (!pending.empty()) {
+    const torch::Tensor host = torch::cat(pending).to(torch::kCPU).contiguous();
+    const double* v = host.data_ptr<double>();
+    for (MicroValues& mv : values.micro) {
+      mv.loss = *v++;
+      for (auto& [name, vals] : mv.values) {
+        std::copy(v, v + vals.size(), vals.begin());
+        v += vals.size();
+      }
+    }
+  }
+  StepReport r;
+  for (const MicroValues& mv : values.micro) {
+    r.loss += mv.loss * mv.weight;
+    r.tokens += mv.tokens;
+  }
+  if (hooks.report) hooks.report(step, values, r);
+  return r;
+}
+
+}  // namespace
+
+const std::vector<double>* MicroValues::find(const std::string& name) const {
+  for (const auto& [key, vals] : values)
+    if (key == name) return &vals;
+  return nullptr;
+}
+
+double StepValues::weighted_sum(const std::string& name) const {
+  double sum = 0.0;
+  for (const MicroValues& mv : micro)
+    if (const std::vector<double>* v = mv.find(name); v && !v->empty()) sum += (*v)[0] * mv.weight;
+  return sum;
 }
 
 void check_accum_covers_ranks(int64_t accum) {
@@ -89,11 +152,9 @@ void check_accum_covers_ranks(int64_t accum) {
 
 LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, RunDir* run, bool resume,
                           const LoopHooks& hooks) {
-  if (!hooks.step) throw std::logic_error("run_train_loop: no step function");
+  if (!hooks.micro_batches || !hooks.micro_loss)
+    throw std::logic_error("run_train_loop: no micro_batches or micro_loss function");
   dist::ProcessGroup* group = dist::default_group();
-  if (!hooks.data_parallel && (group || dist::env_from_environment().world_size > 1))
-    throw InputError("this training loop does not split its batches across ranks: run it in one process (no --nproc, "
-                     "WORLD_SIZE unset)");
   const bool writer = !group || group->rank() == 0;  // checkpoints and log lines: rank 0 only
   const int64_t total = opts.total_steps;
   const LinearSchedule schedule{opts.optim.lr, opts.warmup_steps, total};
@@ -145,7 +206,7 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
   if (total == 0 && !resume) checkpoint();  // the initialised model only
   while (step < total && !stopped) {
     optimizer.zero_grad();
-    StepReport r = hooks.step(step);
+    StepReport r = micro_batch_step(hooks, opts.seed, step);
     double allreduce_s = 0.0;
     if (group) {
       allreduce_s = buckets->finish();
@@ -287,7 +348,7 @@ void EpochBatches::load(const nlohmann::json& state) {
 EpochBatches fine_tuning_batches(std::vector<int64_t> lengths, const TrainOptions& opts) {
   return EpochBatches(
       [lengths = std::move(lengths), seed = opts.seed, tokens = opts.batch_tokens, size = opts.batch_size](int64_t epoch) {
-        std::mt19937_64 rng(seed_mix(seed, 0x1000 + epoch));
+        std::mt19937_64 rng(seed_mix(seed, kEpochOrderStream + epoch));
         return make_batches(lengths, tokens, size, rng);
       },
       opts.accum);

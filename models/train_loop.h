@@ -1,19 +1,39 @@
 #pragma once
 // The optimizer-step loop that fine-tuning (models/trainer.cc), the understanding heads
-// (models/nlu.cc) and pre-training (models/pretrainer.cc) share. The loop owns what is the same
-// for all three: the optimizer, linear warm-up and decay, gradient clipping, resuming from
-// RUN/checkpoint (weights, optimizer moments, counters), trainer_state.json, the log.jsonl lines,
-// the progress line on stderr, periodic checkpoints and stop_after. The caller owns what a step
-// computes (hooks.step: forward + backward over its micro-batches) and what it keeps in the
-// checkpoint besides the step (hooks.save_state / load_state), plus anything it does after an
-// update (hooks.after_step: dev evaluation, best checkpoint, early stopping).
+// (models/nlu.cc), GPT (models/gpt_finetune.cc) and pre-training (models/pretrainer.cc) share.
+// The loop owns what is the same for all of them: the micro-batch loop of a step (which
+// micro-batches this rank computes, re-seeding torch's generator before each, backward of the
+// weighted loss, the one host read of the step's values after its last backward), the optimizer,
+// linear warm-up and decay, gradient clipping, resuming from RUN/checkpoint (weights, optimizer
+// moments, counters), trainer_state.json, the log.jsonl lines, the progress line on stderr,
+// periodic checkpoints and stop_after. The caller owns what a micro-batch is and its loss
+// (hooks.micro_batches packs a step's micro-batches, hooks.micro_loss gives one's loss), the log
+// fields made of the values read back (hooks.report), what it keeps in the checkpoint besides the
+// step (hooks.save_state / load_state), and anything it does after an update (hooks.after_step:
+// dev evaluation, best checkpoint, early stopping).
 //
 //   LoopOptions o{.optim = opts.optim, .total_steps = 500, .warmup_steps = 50, ...};
 //   LoopHooks h;
-//   h.step = [&](int64_t step) { ...; loss.backward(); return StepReport{loss_value, tokens}; };
+//   h.micro_batches = [&](int64_t step) { micro = pack(step); return int64_t(micro.size()); };
+//   h.micro_loss = [&](int64_t step, int64_t j) {
+//     return MicroLoss{loss_of(micro[j]), weight_of(j), micro[j].tokens, {{"nll", nll}}};
+//   };
+//   h.report = [&](int64_t, const StepValues& v, StepReport& r) {
+//     r.log["loss"] = r.loss;
+//     r.log["nll"] = v.weighted_sum("nll");
+//   };
 //   LoopResult r = run_train_loop(model, o, &run, /*resume=*/false, h);
 //
-// Step s (0-based) is trained with the learning rate schedule.lr(s); a checkpoint after it holds
+// A step s (0-based) of n = hooks.micro_batches(s) micro-batches: for each j < n this rank owns
+// (owns_micro_batch), in order, torch's generator is seeded with seed_mix(seed_mix(opts.seed, s),
+// hooks.dropout_stream + j) (models/train_util.h), then m = hooks.micro_loss(s, j), then
+// backward() of m.loss · m.weight. After the last backward the loop reads every m.loss and
+// m.values back to the host in one transfer (a read per micro-batch would make the host wait for
+// each backward before queuing the next micro-batch on CUDA) and sets the report's loss to
+// Σ m.weight · m.loss (double, in micro-batch order) and tokens to Σ m.tokens; hooks.report then
+// adds the log fields.
+//
+// Step s is trained with the learning rate schedule.lr(s); a checkpoint after it holds
 // "step": s + 1. A step whose loss or gradient norm is NaN or infinite is never applied: the loop
 // stops with an InputError naming the step and the last checkpoint (which stays as it was: a
 // checkpoint is replaced only as a whole, models/trainer.h), or with skip_nonfinite leaves the
@@ -21,26 +41,27 @@
 // "nan"|"inf", ...}. A log line is {"step", <report.log>, "lr", "grad_norm", <report.log_tail>,
 // "elapsed_s"}.
 //
-// Data parallel (models/distributed.h): with a default process group the loop broadcasts rank 0's
-// parameters before the first step, sums the gradients over the ranks (in buckets that start
-// during the backward of the rank's last micro-batch, backward_micro_batch below, and are waited
-// for after hooks.step, before clipping, so every rank clips and updates identically; bucket size
-// UNIEVAL_DIST_BUCKET_MB, default 25), sums the report's
-// loss, tokens and the `summed` log fields, and only rank 0 writes checkpoints and log lines
-// (every rank reads the checkpoint on resume). The step hook must then compute only its rank's
-// share of the step (hooks.data_parallel = true; owns_micro_batch below splits the micro-batches);
-// a loop whose hook does not is refused. Log lines then also hold "allreduce_s" (the seconds the
-// step waited for the all-reduce after its backward) before "elapsed_s".
-// hooks.reduced then sees the summed report.
+// Data parallel (models/distributed.h): with a default process group rank r of N computes the
+// micro-batches j ≡ r (mod N) of every step (the caller packs all of them, so the weights can use
+// the step's totals), the loop broadcasts rank 0's parameters before the first step, sums the
+// gradients over the ranks (in buckets that start during the backward of the rank's last
+// micro-batch and are waited for before clipping, so every rank clips and updates identically;
+// bucket size UNIEVAL_DIST_BUCKET_MB, default 25), sums the report's loss, tokens and the
+// `summed` log fields, and only rank 0 writes checkpoints and log lines (every rank reads the
+// checkpoint on resume). Log lines then also hold "allreduce_s" (the seconds the step waited for
+// the all-reduce after its backward) before "elapsed_s". hooks.reduced then sees the summed
+// report.
 #include <torch/torch.h>
 
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "models/optim.h"
+#include "models/train_util.h"
 #include "models/trainer.h"
 #include "models/transformer.h"
 
@@ -59,7 +80,7 @@ struct LoopOptions {
   bool skip_nonfinite = false; // a NaN/inf loss or gradient norm: skip the update (else stop)
 };
 
-// What one step reports back to the loop.
+// A step's report: the loop sets loss and tokens from its micro-batches, hooks.report the rest.
 struct StepReport {
   double loss = 0.0;                   // the step's loss (progress, LoopResult::losses)
   int64_t tokens = 0;                  // input positions of the step (tokens/s)
@@ -71,9 +92,49 @@ struct StepReport {
   std::vector<std::string> summed;
 };
 
+// One micro-batch's part of a step: what hooks.micro_loss returns.
+struct MicroLoss {
+  torch::Tensor loss;   // the micro-batch's loss (a scalar); backward runs on loss · weight
+  double weight = 1.0;  // its share of the step's loss: the step's loss is Σ weight · loss
+  int64_t tokens = 0;   // its input positions (tokens/s, the report's tokens)
+  // Values for the log (any shape and dtype; detached by the loop), read back to the host with
+  // the loss once per step, after the last backward. A name may be missing from some micro-batches.
+  std::vector<std::pair<std::string, torch::Tensor>> values;
+};
+
+// One micro-batch's MicroLoss on the host, as the loop read it back.
+struct MicroValues {
+  int64_t j = 0;        // its index in the step
+  double weight = 1.0;  // MicroLoss::weight
+  double loss = 0.0;    // MicroLoss::loss as a double
+  int64_t tokens = 0;   // MicroLoss::tokens
+  // MicroLoss::values, each flattened to doubles (exact for float, half and integer counts).
+  std::vector<std::pair<std::string, std::vector<double>>> values;
+  // The value `name`, or null when this micro-batch has none.
+  const std::vector<double>* find(const std::string& name) const;
+};
+
+// The values of the micro-batches this rank computed in a step, in micro-batch order.
+struct StepValues {
+  std::vector<MicroValues> micro;
+  // Σ weight · value(name)[0] over the micro-batches that have it, in double, in micro-batch
+  // order (0 when none has it).
+  double weighted_sum(const std::string& name) const;
+};
+
 struct LoopHooks {
-  // Forward + backward of step `step` (0-based); gradients are zero on entry. Required.
-  std::function<StepReport(int64_t step)> step;
+  // Packs the micro-batches of step `step` (0-based) and returns how many there are. Every rank
+  // packs all of them (the weights may use the step's totals); called once per step. Required.
+  std::function<int64_t(int64_t step)> micro_batches;
+  // The loss of micro-batch j of step `step` (a forward; gradients are zero on entry to the step).
+  // Called for each j this rank owns, in order, torch's generator seeded as above. Required.
+  std::function<MicroLoss(int64_t step, int64_t j)> micro_loss;
+  // The torch generator's stream (models/train_util.h): kFineTuneDropoutStream or
+  // kPretrainDropoutStream.
+  uint64_t dropout_stream = kFineTuneDropoutStream;
+  // After the step's last backward and its one host read: `report` holds loss (Σ weight · loss)
+  // and tokens; this adds the log fields (and may replace loss with a value of its own).
+  std::function<void(int64_t step, const StepValues& values, StepReport& report)> report;
   // Adds the caller's fields to trainer_state.json.
   std::function<void(nlohmann::ordered_json& state)> save_state;
   // Reads them back on resume; returns true when the run had already stopped (early stop).
@@ -81,12 +142,10 @@ struct LoopHooks {
   // After the update of step `step` (1-based: the steps done); may add log lines (they follow the
   // step's own); returns true to end the run here as finished (early stop).
   std::function<bool(int64_t step, std::vector<nlohmann::ordered_json>& log)> after_step;
-  // After the report's partial sums were summed over the ranks (right after step without a
+  // After the report's partial sums were summed over the ranks (right after report without a
   // group): the place for what needs the whole step's values (the progress detail, running
   // counters such as tokens seen).
   std::function<void(StepReport& report)> reduced;
-  // True when step computes only this rank's share (models/distributed.h); required with a group.
-  bool data_parallel = false;
 };
 
 // Data parallel steps (models/distributed.h): rank r of N computes the micro-batches j ≡ r (mod N)
@@ -95,10 +154,6 @@ struct LoopHooks {
 bool owns_micro_batch(int64_t j);
 // InputError unless a step's `accum` micro-batches give every rank at least one.
 void check_accum_covers_ranks(int64_t accum);
-// loss.backward() of micro-batch j of the n of a step (one this rank owns). Inside the loop with
-// a process group, the backward of the rank's last micro-batch overlaps the gradient all-reduce
-// (dist::GradientBuckets: buckets start as their gradients are complete).
-void backward_micro_batch(const torch::Tensor& loss, int64_t j, int64_t n);
 
 struct LoopResult {
   int64_t steps_done = 0;          // steps completed in total (resumed ones included)
@@ -187,8 +242,8 @@ void copy_loop_result(const LoopResult& r, Result& out) {
 }
 
 // The fine-tuning loops' batches: epoch e shuffles the examples (by their lengths) with a
-// generator seeded by (opts.seed, 0x1000 + e) into batches of opts.batch_tokens / batch_size
-// (models/seq2seq_data.h make_batches).
+// generator seeded by (opts.seed, kEpochOrderStream + e) into batches of opts.batch_tokens /
+// batch_size (models/seq2seq_data.h make_batches).
 EpochBatches fine_tuning_batches(std::vector<int64_t> lengths, const TrainOptions& opts);
 // The loop options of a fine-tuning run.
 LoopOptions loop_options(const TrainOptions& opts, const EpochBatches& batches);

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
@@ -423,20 +424,119 @@ double dev_loss(UnilmModel& model, const std::vector<Seq2SeqExample>& dev, const
   return count > 0 ? nll_sum / double(count) : 0.0;
 }
 
-TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& train, const SpecialIds& ids,
-                          const TrainOptions& opts, RunDir* run, bool resume, const std::vector<Seq2SeqExample>* dev) {
+namespace {
+
+// A fine-tuning architecture's micro-batches and loss (train_seq2seq). Every rank packs all of a
+// step's micro-batches, so each loss is weighted by its share of the step's masked tokens and the
+// summed gradients are the one-process gradients (models/distributed.h).
+class Seq2SeqObjective {
+ public:
+  virtual ~Seq2SeqObjective() = default;
+  // Forgets the micro-batches of the last step.
+  virtual void clear() = 0;
+  // Packs the step's next micro-batch from examples `idx`; returns its masked (target) tokens.
+  virtual int64_t pack(const std::vector<size_t>& idx, std::mt19937_64& rng) = 0;
+  // The loss of packed micro-batch j, weighted by its masked tokens / masked_total.
+  virtual MicroLoss loss(int64_t j, int64_t masked_total) = 0;
+  // The architecture's log fields after "nll" (and their names in r.summed).
+  virtual void log(const StepValues& values, StepReport& r) const = 0;
+};
+
+// UniLM (s2s-ft): the label-smoothed loss at the masked target positions.
+class UnilmObjective final : public Seq2SeqObjective {
+ public:
+  UnilmObjective(UnilmModel& model, const std::vector<Seq2SeqExample>& train, const SpecialIds& ids,
+                 const TrainOptions& opts)
+      : model_(model), train_(train), ids_(ids), opts_(opts), device_(device_of(*model)) {}
+  void clear() override { micro_.clear(); }
+  int64_t pack(const std::vector<size_t>& idx, std::mt19937_64& rng) override {
+    micro_.push_back(make_train_batch(train_, idx, opts_.data, ids_, rng));
+    return micro_.back().labels.size(0);
+  }
+  MicroLoss loss(int64_t j, int64_t masked_total) override {
+    const TrainBatch& b = micro_[static_cast<size_t>(j)];
+    BertOutput out = model_->forward(b.input_ids.to(device_), b.token_type_ids.to(device_),
+                                     b.attention_mask.to(device_));
+    const int64_t H = out.last_hidden_state.size(-1);
+    torch::Tensor h =
+        out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device_));
+    torch::Tensor kl;
+    auto [loss, nll] = label_smoothed_nll(model_->mlm_logits(h), b.labels.to(device_),
+                                          opts_.label_smoothing, &kl);
+    const double w = double(b.labels.size(0)) / double(masked_total);
+    return {loss, w, b.tokens, {{"nll", nll}, {"loss_unilm", kl}}};
+  }
+  void log(const StepValues& values, StepReport& r) const override {
+    // The value run_seq2seq.py shows (KL-form label smoothing; unilm_smoothed_kl).
+    r.log["loss_unilm"] = values.weighted_sum("loss_unilm");
+    r.summed.push_back("loss_unilm");
+  }
+
+ private:
+  UnilmModel& model_;
+  const std::vector<Seq2SeqExample>& train_;
+  const SpecialIds& ids_;
+  const TrainOptions& opts_;
+  const torch::Device device_;
+  std::vector<TrainBatch> micro_;
+};
+
+// ERNIE-GEN (models/ernie_gen.h): the multi-flow loss at every target position of the noised
+// target, λ·word + (1−λ)·span.
+class ErnieGenObjective final : public Seq2SeqObjective {
+ public:
+  ErnieGenObjective(UnilmModel& model, const std::vector<Seq2SeqExample>& train,
+                    const SpecialIds& ids, const TrainOptions& opts)
+      : model_(model), train_(train), ids_(ids), opts_(opts), eg_(opts.ernie) {
+    eg_.noise_prob = opts.data.noise_prob;
+    if (eg_.lambda < 1.0) {
+      std::vector<std::vector<int64_t>> targets;
+      for (const auto& ex : train) targets.push_back(ex.tgt);
+      span_vocab_ = SpanVocab::build(targets, eg_.top_bigrams, eg_.top_trigrams);
+    }
+  }
+  void clear() override { micro_.clear(); }
+  int64_t pack(const std::vector<size_t>& idx, std::mt19937_64& rng) override {
+    micro_.push_back(make_ernie_gen_batch(train_, idx, opts_.data, eg_, ids_, &span_vocab_, rng));
+    return micro_.back().labels.size(0);
+  }
+  MicroLoss loss(int64_t j, int64_t masked_total) override {
+    const ErnieGenBatch& b = micro_[static_cast<size_t>(j)];
+    const ErnieGenLossTensors l =
+        ernie_gen_loss_tensors(model_, b, eg_.lambda, opts_.label_smoothing);
+    const double w = double(b.labels.size(0)) / double(masked_total);
+    MicroLoss m{l.loss, w, b.tokens, {{"nll", l.word_nll}}};
+    if (l.span_nll.defined()) m.values.emplace_back("span_nll", l.span_nll);
+    return m;
+  }
+  void log(const StepValues& values, StepReport& r) const override {
+    if (eg_.lambda >= 1.0) return;
+    r.log["span_nll"] = values.weighted_sum("span_nll");
+    r.summed.push_back("span_nll");
+  }
+
+ private:
+  UnilmModel& model_;
+  const std::vector<Seq2SeqExample>& train_;
+  const SpecialIds& ids_;
+  const TrainOptions& opts_;
+  ErnieGenOptions eg_;
+  SpanVocab span_vocab_;
+  std::vector<ErnieGenBatch> micro_;
+};
+
+}  // namespace
+
+TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& train,
+                          const SpecialIds& ids, const TrainOptions& opts, RunDir* run, bool resume,
+                          const std::vector<Seq2SeqExample>* dev) {
   if (train.empty()) throw InputError("no training examples");
   opts.validate();
-  const bool ernie = opts.arch == "ernie-gen";
-  ErnieGenOptions eg = opts.ernie;
-  eg.noise_prob = opts.data.noise_prob;
-  SpanVocab span_vocab;
-  if (ernie && eg.lambda < 1.0) {
-    std::vector<std::vector<int64_t>> targets;
-    for (const auto& ex : train) targets.push_back(ex.tgt);
-    span_vocab = SpanVocab::build(targets, eg.top_bigrams, eg.top_trigrams);
-  }
-  const torch::Device device = device_of(*model);
+  std::unique_ptr<Seq2SeqObjective> objective;
+  if (opts.arch == "ernie-gen")
+    objective = std::make_unique<ErnieGenObjective>(model, train, ids, opts);
+  else
+    objective = std::make_unique<UnilmObjective>(model, train, ids, opts);
 
   std::vector<int64_t> lengths;
   for (const auto& ex : train) lengths.push_back(packed_length(ex));
@@ -451,86 +551,31 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
   int64_t best_step = 0, bad_evals = 0;
   bool early_stopped = false;
 
-  // Data parallel (models/distributed.h): rank r of N computes the micro-batches j ≡ r (mod N) of
-  // each step; every rank packs all of them, so the weights below use the step's global count of
-  // masked tokens and the summed gradients are the one-process gradients.
-  const int rank = dist::rank(), world = dist::world_size();
+  const int rank = dist::rank();
   check_accum_covers_ranks(opts.accum);
 
   LoopHooks hooks;
-  hooks.data_parallel = true;
-  hooks.step = [&](int64_t step) {
+  int64_t masked_total = 0;  // the step's masked tokens over all its micro-batches
+  hooks.micro_batches = [&](int64_t step) {
     const std::vector<std::vector<size_t>> micro_idx = batches.next();
-    const int64_t n_micro = static_cast<int64_t>(micro_idx.size());
-    // Pack every micro-batch first: the step's loss is a mean over all its masked tokens.
-    std::vector<TrainBatch> micro;
-    std::vector<ErnieGenBatch> micro_eg;
-    int64_t masked_total = 0;
-    StepReport r;
-    for (int64_t j = 0; j < n_micro; ++j) {
-      std::mt19937_64 rng(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x2000 + j));
-      if (ernie) {
-        micro_eg.push_back(make_ernie_gen_batch(train, micro_idx[j], opts.data, eg, ids, &span_vocab, rng));
-        masked_total += micro_eg.back().labels.size(0);
-        if (owns_micro_batch(j)) r.tokens += micro_eg.back().tokens;
-        continue;
-      }
-      micro.push_back(make_train_batch(train, micro_idx[j], opts.data, ids, rng));
-      masked_total += micro.back().labels.size(0);
-      if (owns_micro_batch(j)) r.tokens += micro.back().tokens;
+    objective->clear();
+    masked_total = 0;
+    for (size_t j = 0; j < micro_idx.size(); ++j) {
+      const uint64_t stream = kMicroBatchDataStream + j;
+      std::mt19937_64 rng(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), stream));
+      masked_total += objective->pack(micro_idx[j], rng);
     }
-    double nll_sum = 0, span_sum = 0, kl_sum = 0;
-    // The micro-batches' (loss, nll), read back once after the last backward: a read per
-    // micro-batch would make the host wait for each backward before queuing the next batch (on
-    // CUDA). The sums run in double, in micro-batch order, as the values were before.
-    std::vector<torch::Tensor> pending;
-    std::vector<double> pending_w;
-    for (int64_t j = 0; j < n_micro; ++j) {
-      if (!owns_micro_batch(j)) continue;
-      torch::manual_seed(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), 0x3000 + j));
-      if (ernie) {
-        const ErnieGenBatch& b = micro_eg[j];
-        const ErnieGenLoss l = ernie_gen_loss(model, b, eg.lambda, opts.label_smoothing);
-        const double w = double(b.labels.size(0)) / double(masked_total);
-        backward_micro_batch(l.loss * w, j, n_micro);
-        r.loss += l.loss.item<double>() * w;
-        nll_sum += l.word_nll * w;
-        span_sum += l.span_nll * w;
-        continue;
-      }
-      const TrainBatch& b = micro[j];
-      BertOutput out = model->forward(b.input_ids.to(device), b.token_type_ids.to(device), b.attention_mask.to(device));
-      const int64_t H = out.last_hidden_state.size(-1);
-      torch::Tensor h = out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device));
-      torch::Tensor kl;
-      auto [loss, nll] = label_smoothed_nll(model->mlm_logits(h), b.labels.to(device), opts.label_smoothing, &kl);
-      const double w = double(b.labels.size(0)) / double(masked_total);
-      backward_micro_batch(loss * w, j, n_micro);
-      pending.push_back(torch::stack({loss.detach().to(torch::kDouble), nll.detach().to(torch::kDouble),
-                                      kl.to(torch::kDouble)}));
-      pending_w.push_back(w);
-    }
-    if (!pending.empty()) {
-      const torch::Tensor host = torch::stack(pending).to(torch::kCPU).contiguous();
-      const double* v = host.data_ptr<double>();
-      for (size_t i = 0; i < pending_w.size(); ++i) {
-        r.loss += v[3 * i] * pending_w[i];
-        nll_sum += v[3 * i + 1] * pending_w[i];
-        kl_sum += v[3 * i + 2] * pending_w[i];
-      }
-    }
+    return static_cast<int64_t>(micro_idx.size());
+  };
+  hooks.micro_loss = [&](int64_t, int64_t j) { return objective->loss(j, masked_total); };
+  hooks.report = [&](int64_t, const StepValues& values, StepReport& r) {
     r.log["epoch"] = batches.epoch();
     r.log["loss"] = r.loss;
-    r.log["nll"] = nll_sum;
-    // UniLM: the value run_seq2seq.py shows (KL-form label smoothing; unilm_smoothed_kl).
-    if (!ernie) r.log["loss_unilm"] = kl_sum;
-    if (ernie && eg.lambda < 1.0) r.log["span_nll"] = span_sum;
+    r.log["nll"] = values.weighted_sum("nll");
+    r.summed = {"loss", "nll", "tokens"};
+    objective->log(values, r);
     r.log_tail["tokens"] = r.tokens;
     r.log_tail["masked"] = masked_total;
-    if (world > 1) r.summed = {"loss", "nll", "tokens"};
-    if (world > 1 && !ernie) r.summed.push_back("loss_unilm");
-    if (world > 1 && ernie && eg.lambda < 1.0) r.summed.push_back("span_nll");
-    return r;
   };
   hooks.save_state = [&](ojson& s) {
     batches.save(s);
@@ -551,7 +596,8 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
   };
   hooks.after_step = [&](int64_t step, std::vector<ojson>& log) {
     if (!with_dev || (step % dev_period != 0 && step != loop.total_steps)) return false;
-    const double dl = dev_loss(model, *dev, ids, opts.data, opts.batch_tokens, seed_mix(opts.seed, 0x4000), opts.arch);
+    const double dl = dev_loss(model, *dev, ids, opts.data, opts.batch_tokens,
+                               seed_mix(opts.seed, kDevLossStream), opts.arch);
     model->train();
     const bool better = best_step == 0 || dl < best_dev;
     if (better) {

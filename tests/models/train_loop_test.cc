@@ -47,23 +47,22 @@ struct Fixture {
   }
   LoopHooks hooks(int64_t nan_at, std::vector<std::vector<torch::Tensor>>* weights_at_entry = nullptr) {
     LoopHooks h;
-    h.step = [this, nan_at, weights_at_entry](int64_t step) {
+    h.micro_batches = [this, weights_at_entry](int64_t) {
       if (weights_at_entry) {
         std::vector<torch::Tensor> w;
         for (const auto& p : model->parameters()) w.push_back(p.detach().clone());
         weights_at_entry->push_back(std::move(w));
       }
+      return int64_t{1};
+    };
+    h.micro_loss = [this, nan_at](int64_t step, int64_t) {
       BertOutput out = model->forward(ids, torch::zeros_like(ids), torch::ones_like(ids));
       torch::Tensor logits = model->mlm_logits(out.last_hidden_state.reshape({-1, cfg.hidden_size}));
       torch::Tensor loss = torch::nn::functional::cross_entropy(logits, labels);
       if (step == nan_at) loss = loss * std::numeric_limits<double>::quiet_NaN();
-      loss.backward();
-      StepReport r;
-      r.loss = loss.item<double>();
-      r.tokens = ids.numel();
-      r.log["loss"] = r.loss;
-      return r;
+      return MicroLoss{loss, 1.0, ids.numel(), {}};
     };
+    h.report = [](int64_t, const StepValues&, StepReport& r) { r.log["loss"] = r.loss; };
     return h;
   }
 };
