@@ -11,6 +11,14 @@
 
 namespace unieval::models {
 
+nlohmann::ordered_json search_to_json(const SearchOptions& s) { return fields::to_json(s); }
+
+SearchOptions search_from_json(const nlohmann::json& j, const std::string& source) {
+  SearchOptions s;
+  fields::from_json(j, s, source);
+  return s;
+}
+
 std::optional<SearchAlgorithm> parse_search_algorithm(const std::string& name) {
   if (name == "exact") return SearchAlgorithm::kExact;
   if (name == "unilm") return SearchAlgorithm::kUnilm;

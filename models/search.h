@@ -82,6 +82,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/fields.h"
+
 namespace unieval::models {
 
 class Vocab;  // models/tokenizer/wordpiece.h
@@ -107,7 +109,61 @@ struct SearchOptions {
   std::string algorithm = "exact";              // beam search: "exact" or "unilm"
   double trace_alpha = 0.0;                     // "unilm": gen_seq_from_trace --alpha (0 = off)
   std::string trace_selection = "official";     // trace_alpha > 0: "official" or "intended"
+
+  // The options' one declaration (core/fields.h): JSON key, flag, help, write rule. The id lists
+  // (ngram_ignore, not_predict) are resolved from the words by the caller and never stored.
+  template <class S, class V>
+  static void fields(S& s, V&& v) {
+    using unieval::fields::Field;
+    v(Field("beam", "beam size (1 = greedy)"), s.beam);
+    v(Field("n_best", "hypotheses returned per example").flag(""), s.n_best);
+    v(Field("length_penalty", "alpha: score = log p / len^alpha"), s.length_penalty);
+    v(Field("min_len", "minimum generated tokens before EOS"), s.min_len);
+    v(Field("max_len", "maximum generated tokens (EOS included)"), s.max_len);
+    v(Field("no_repeat_ngram", "block repeated n-grams of this size (0 = off)"), s.no_repeat_ngram);
+    v(Field("sample", "sample instead of search"), s.sample);
+    v(Field("top_k", "sampling: top-k (0 = off)"), s.top_k);
+    v(Field("top_p", "sampling: nucleus mass (1 = off)"), s.top_p);
+    v(Field("temperature", "sampling: temperature"), s.temperature);
+    v(Field("seed", "sampling seed"), s.seed);
+    // Written only when set, so that the run folders of earlier versions keep their request.json.
+    v(Field("ngram_ignore_words",
+            "words exempt from the n-gram ban, '|'-separated (UniLM --forbid_ignore_word, e.g. "
+            "\".|[X_SEP]\"; \"\" = none)")
+          .flag("ngram-ignore")
+          .unless_default(),
+      s.ngram_ignore_words);
+    v(Field("not_predict_words",
+            "tokens never generated, '|'-separated (UniLM --not_predict_token); @special = every "
+            "bracketed vocabulary entry but [SEP] ([PAD] [CLS] [MASK] [unused7] ...); \"\" = none")
+          .flag("not-predict")
+          .unless_default(),
+      s.not_predict_words);
+    v(Field(
+          "algorithm",
+          "beam search: exact (default; finished hypotheses ranked by log p / len^alpha) or unilm "
+          "(microsoft/unilm's beam search; --length-penalty is then its ((5+len)/6)^lp form)")
+          .flag("search")
+          .unless_default(),
+      s.algorithm);
+    v(Field("trace_alpha",
+            "--search unilm: pick the hypothesis by re-ranking the beam traces as "
+            "gen_seq_from_trace.py --alpha (0 = off)")
+          .unless_default(),
+      s.trace_alpha);
+    v(Field("trace_selection",
+            "--trace-alpha: official (default; gen_seq_from_trace.py as it runs: its [SEP]/[PAD] "
+            "swap and simple_postprocess, which produced the published numbers) or intended (what "
+            "the script meant)")
+          .when(s.trace_alpha != 0.0 || s.trace_selection != "official"),
+      s.trace_selection);
+  }
 };
+
+// SearchOptions as JSON (request.json "decode", run.json, presets) and back; reading is strict
+// (core/fields.h): an unknown key or a value of the wrong type is an InputError naming `source`.
+nlohmann::ordered_json search_to_json(const SearchOptions& s);
+SearchOptions search_from_json(const nlohmann::json& j, const std::string& source);
 
 // "exact" / "unilm" (the JSON / command-line spelling); nullopt for any other name.
 std::optional<SearchAlgorithm> parse_search_algorithm(const std::string& name);

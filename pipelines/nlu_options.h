@@ -14,9 +14,12 @@
 // | na_threshold        | unset   | SQuAD 2.0: fixed null-score threshold; unset = tuned on dev   |
 // | classifier_dropout  | unset   | dropout of the task layer (unset: the model's hidden dropout) |
 // | predict_batch       | 64      | examples per inference batch                                  |
-#include <optional>
-
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "core/fields.h"
 
 namespace unieval::pipelines {
 
@@ -31,31 +34,28 @@ struct NluRunOptions {
   std::optional<double> classifier_dropout;  // task-layer dropout
   int64_t predict_batch = 64;                // inference batch
 
-  nlohmann::ordered_json to_json() const {
-    nlohmann::ordered_json j;
-    j["max_seq_len"] = max_seq_len;
-    j["doc_stride"] = doc_stride;
-    j["max_query_len"] = max_query_len;
-    j["max_answer_len"] = max_answer_len;
-    j["n_best"] = n_best;
-    j["history_turns"] = history_turns;
-    j["na_threshold"] = na_threshold ? nlohmann::ordered_json(*na_threshold) : nlohmann::ordered_json();
-    j["classifier_dropout"] = classifier_dropout ? nlohmann::ordered_json(*classifier_dropout) : nlohmann::ordered_json();
-    return j;
+  // The options' one declaration (core/fields.h). predict_batch is a run-time choice: neither in
+  // request.json nor in presets.
+  template <class S, class V>
+  static void fields(S& s, V&& v) {
+    using unieval::fields::Field;
+    v(Field("max_seq_len", "tokens per model input ([CLS] and [SEP] included)"), s.max_seq_len);
+    v(Field("doc_stride", "SQuAD/CoQA: step between document windows"), s.doc_stride);
+    v(Field("max_query_len", "SQuAD/CoQA: question (+ history) tokens kept"), s.max_query_len);
+    v(Field("max_answer_len", "longest answer in tokens"), s.max_answer_len);
+    v(Field("n_best", "start/end candidates per window"), s.n_best);
+    v(Field("history_turns", "CoQA: previous question/answer pairs before the question"),
+      s.history_turns);
+    v(Field("na_threshold", "SQuAD 2.0: fixed null-score threshold (unset: tuned)"),
+      s.na_threshold);
+    v(Field("classifier_dropout", "dropout of the task layer"), s.classifier_dropout);
   }
-  // Keys present in j (a preset's "train" object) replace the fields; others are ignored.
-  void update_from_json(const nlohmann::json& j) {
-    auto num = [&](const char* k, auto& f) {
-      if (j.contains(k) && j.at(k).is_number()) f = j.at(k).get<std::decay_t<decltype(f)>>();
-    };
-    num("max_seq_len", max_seq_len);
-    num("doc_stride", doc_stride);
-    num("max_query_len", max_query_len);
-    num("max_answer_len", max_answer_len);
-    num("n_best", n_best);
-    num("history_turns", history_turns);
-    if (j.contains("classifier_dropout") && j.at("classifier_dropout").is_number())
-      classifier_dropout = j.at("classifier_dropout").get<double>();
+  nlohmann::ordered_json to_json() const { return unieval::fields::to_json(*this); }
+  // Keys of j (a preset's "train" object, which TrainOptions also reads: `also_allowed`) replace
+  // the fields; a key neither reads is an InputError naming `source`.
+  void update_from_json(const nlohmann::json& j, const std::string& source = "preset",
+                        const std::set<std::string>& also_allowed = {}) {
+    unieval::fields::from_json(j, *this, source, also_allowed);
   }
 };
 

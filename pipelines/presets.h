@@ -6,7 +6,9 @@
 //
 //   ModelPreset p = resolve_preset("gigaword");   // InputError when unknown
 //   FinetuneOptions f;  f.train = p.train;  f.decode = p.decode;  f.dropout = p.dropout;
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "models/search.h"
@@ -25,5 +27,15 @@ struct ModelPreset {
 // InputError for an unknown name (the message lists the known ones).
 ModelPreset resolve_preset(const std::string& name);
 ModelPreset resolve_preset(const tasks::Preset& preset);
+
+// The keys a preset's "train" object may hold for a generation recipe (those TrainOptions reads),
+// and the check that it holds no other (InputError naming `source` and the key): a misspelt key
+// would otherwise be ignored silently. Understanding recipes also take NluRunOptions' keys
+// (pipelines/run_nlu.cc apply_nlu_preset) and GPT's lm_coef.
+std::set<std::string> train_option_keys();
+// train_option_keys(), and for an understanding recipe NluRunOptions' keys and lm_coef.
+std::set<std::string> preset_train_keys(const tasks::Preset& preset);
+void check_keys(const nlohmann::json& j, const std::set<std::string>& known,
+                const std::string& source);
 
 }  // namespace unieval::pipelines

@@ -44,7 +44,8 @@ void apply_nlu_preset(RunOptions& o, const tasks::Preset& p) {
   o.finetune = models::TrainOptions{};
   o.finetune.label_smoothing = 0.0;
   o.finetune.update_from_json(p.train, "preset " + p.name);
-  o.nlu.update_from_json(p.train);
+  // Strict over both structs' keys (and GPT's lm_coef): a misspelt key is an InputError.
+  o.nlu.update_from_json(p.train, "preset " + p.name + " train", preset_train_keys(p));
   o.dropout = p.dropout;
   for (const auto& [k, v] : p.eval_options)
     if (!o.eval_options.count(k)) o.eval_options[k] = v;

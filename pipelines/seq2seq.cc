@@ -212,50 +212,6 @@ void apply_config_generation_keys(const std::string& config_path, bool arch_give
 }
 
 
-ojson search_to_json(const SearchOptions& s) {
-  ojson j;
-  j["beam"] = s.beam;
-  j["n_best"] = s.n_best;
-  j["length_penalty"] = s.length_penalty;
-  j["min_len"] = s.min_len;
-  j["max_len"] = s.max_len;
-  j["no_repeat_ngram"] = s.no_repeat_ngram;
-  j["sample"] = s.sample;
-  j["top_k"] = s.top_k;
-  j["top_p"] = s.top_p;
-  j["temperature"] = s.temperature;
-  j["seed"] = s.seed;
-  // Written only when set, so that the run directories of earlier versions keep their request.
-  if (!s.ngram_ignore_words.empty()) j["ngram_ignore_words"] = s.ngram_ignore_words;
-  if (!s.not_predict_words.empty()) j["not_predict_words"] = s.not_predict_words;
-  if (s.algorithm != "exact") j["algorithm"] = s.algorithm;
-  if (s.trace_alpha != 0.0) j["trace_alpha"] = s.trace_alpha;
-  if (s.trace_alpha != 0.0 || s.trace_selection != "official") j["trace_selection"] = s.trace_selection;
-  return j;
-}
-
-SearchOptions search_from_json(const nlohmann::json& j) {
-  SearchOptions s;
-  if (!j.is_object()) return s;
-  s.beam = j.value("beam", s.beam);
-  s.n_best = j.value("n_best", s.n_best);
-  s.length_penalty = j.value("length_penalty", s.length_penalty);
-  s.min_len = j.value("min_len", s.min_len);
-  s.max_len = j.value("max_len", s.max_len);
-  s.no_repeat_ngram = j.value("no_repeat_ngram", s.no_repeat_ngram);
-  s.sample = j.value("sample", s.sample);
-  s.top_k = j.value("top_k", s.top_k);
-  s.top_p = j.value("top_p", s.top_p);
-  s.temperature = j.value("temperature", s.temperature);
-  s.seed = j.value("seed", s.seed);
-  s.ngram_ignore_words = j.value("ngram_ignore_words", s.ngram_ignore_words);
-  s.not_predict_words = j.value("not_predict_words", s.not_predict_words);
-  s.algorithm = j.value("algorithm", s.algorithm);
-  s.trace_alpha = j.value("trace_alpha", s.trace_alpha);
-  s.trace_selection = j.value("trace_selection", s.trace_selection);
-  return s;
-}
-
 // ---- finetune --------------------------------------------------------------------------------
 
 std::vector<Seq2SeqExample> training_examples(const WordPieceTokenizer& tok, const std::vector<std::string>& src,
@@ -554,7 +510,7 @@ void warn_official_greedy(const SearchOptions& s) {
 SearchOptions run_search_defaults(const std::string& run_dir) {
   RunDir run(run_dir);
   auto info = run.run_info();
-  return search_from_json(info.contains("decode") ? info["decode"] : nlohmann::json());
+  return search_from_json(info.contains("decode") ? info["decode"] : nlohmann::json(), run.file("run.json") + " decode");
 }
 
 DecodeResult decode(const DecodeOptions& opts) {

@@ -207,10 +207,10 @@ bool official_trace_postprocess(const models::SearchOptions& s);
 // min_len / no_repeat_ngram (models::official_greedy_ignores).
 void warn_official_greedy(const models::SearchOptions& s);
 
-// Search options <-> the JSON of run.json's "decode" and of presets (keys as the field names;
-// absent keys keep the defaults).
-nlohmann::ordered_json search_to_json(const models::SearchOptions& s);
-models::SearchOptions search_from_json(const nlohmann::json& j);
+// Search options <-> the JSON of run.json's "decode" and of presets (models/search.h: keys as
+// the field names, absent keys keep the defaults, unknown keys are errors).
+using models::search_from_json;
+using models::search_to_json;
 
 // The search options stored in a run (from its preset), to be overridden by flags.
 models::SearchOptions run_search_defaults(const std::string& run_dir);

@@ -59,8 +59,9 @@ TEST(UnilmParityFixtureTest, ParityDumpMatchesTheOfficialSeq2SeqStep) {
     const torch::Tensor& a = item.value();
     const torch::Tensor& b = t[item.key()];
     EXPECT_LE((a - b).norm().item<double>(), 5e-5 * b.norm().item<double>()) << item.key();
-    if (item.key().find("pooler") == std::string::npos)  // updated (the pooler has no gradient)
+    if (item.key().find("pooler") == std::string::npos) {  // updated (the pooler has no gradient)
       EXPECT_FALSE(torch::equal(b, i0[item.key()])) << item.key();
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 #include "apps/unieval/torch/model_flags.h"
 
 #include <iostream>
+#include <type_traits>
 
 #include "core/error.h"
 #include "models/device.h"
@@ -94,32 +95,29 @@ void apply_arch_flag(const std::string& arch, models::TrainOptions& t) {
   t.arch = arch;
 }
 
+namespace {
+
+// The flag of a SearchOptions field ("" = none): its own, and the sampling seed's name per command.
+std::string search_flag(const fields::Field& f, const char* seed_flag) {
+  return std::string(f.key) == "seed" ? std::string(seed_flag) : f.flag_name;
+}
+
+}  // namespace
+
+// The search flags, from SearchOptions' one declaration (models/search.h).
 void add_search_flags(po::options_description& desc, const char* seed_flag) {
-  desc.add_options()
-      ("beam", po::value<int>(), "beam size (1 = greedy)")
-      ("length-penalty", po::value<double>(), "alpha: score = log p / len^alpha")
-      ("min-len", po::value<int>(), "minimum generated tokens before EOS")
-      ("max-len", po::value<int>(), "maximum generated tokens (EOS included)")
-      ("no-repeat-ngram", po::value<int>(), "block repeated n-grams of this size (0 = off)")
-      ("ngram-ignore", po::value<std::string>(),
-       "words exempt from the n-gram ban, '|'-separated (UniLM --forbid_ignore_word, e.g. \".|[X_SEP]\"; "
-       "\"\" = none)")
-      ("not-predict", po::value<std::string>(),
-       "tokens never generated, '|'-separated (UniLM --not_predict_token); @special = every bracketed vocabulary "
-       "entry but [SEP] ([PAD] [CLS] [MASK] [unused7] ...); \"\" = none")
-      ("search", po::value<std::string>(),
-       "beam search: exact (default; finished hypotheses ranked by log p / len^alpha) or unilm (microsoft/unilm's "
-       "beam search; --length-penalty is then its ((5+len)/6)^lp form)")
-      ("trace-alpha", po::value<double>(),
-       "--search unilm: pick the hypothesis by re-ranking the beam traces as gen_seq_from_trace.py --alpha (0 = off)")
-      ("trace-selection", po::value<std::string>(),
-       "--trace-alpha: official (default; gen_seq_from_trace.py as it runs: its [SEP]/[PAD] swap and "
-       "simple_postprocess, which produced the published numbers) or intended (what the script meant)")
-      ("sample", po::bool_switch(), "sample instead of search")
-      ("top-k", po::value<int>(), "sampling: top-k (0 = off)")
-      ("top-p", po::value<double>(), "sampling: nucleus mass (1 = off)")
-      ("temperature", po::value<double>(), "sampling: temperature")
-      (seed_flag, po::value<uint64_t>(), "sampling seed");
+  const models::SearchOptions defaults;
+  models::SearchOptions::fields(defaults, [&](const fields::Field& f, const auto& member) {
+    using T = std::decay_t<decltype(member)>;
+    const std::string flag = search_flag(f, seed_flag);
+    if (flag.empty()) return;
+    if constexpr (std::is_same_v<T, bool>)
+      desc.add_options()(flag.c_str(), po::bool_switch(), f.help);
+    else if constexpr (std::is_same_v<T, std::vector<std::string>>)
+      desc.add_options()(flag.c_str(), po::value<std::string>(), f.help);
+    else
+      desc.add_options()(flag.c_str(), po::value<T>(), f.help);
+  });
 }
 
 namespace {
@@ -139,22 +137,19 @@ std::vector<std::string> split_bars(const std::string& v) {
 }  // namespace
 
 void apply_search_flags(const po::variables_map& vm, models::SearchOptions& s, const char* seed_flag) {
-  if (vm.count("beam")) s.beam = vm["beam"].as<int>();
+  models::SearchOptions::fields(s, [&](const fields::Field& f, auto& member) {
+    using T = std::decay_t<decltype(member)>;
+    const std::string flag = search_flag(f, seed_flag);
+    if (flag.empty() || !vm.count(flag)) return;
+    if constexpr (std::is_same_v<T, bool>) {
+      if (vm[flag].as<bool>()) member = true;  // a switch only turns it on
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      member = split_bars(vm[flag].as<std::string>());
+    } else {
+      member = vm[flag].as<T>();
+    }
+  });
   if (s.n_best > s.beam) s.n_best = s.beam;
-  if (vm.count("length-penalty")) s.length_penalty = vm["length-penalty"].as<double>();
-  if (vm.count("min-len")) s.min_len = vm["min-len"].as<int>();
-  if (vm.count("max-len")) s.max_len = vm["max-len"].as<int>();
-  if (vm.count("no-repeat-ngram")) s.no_repeat_ngram = vm["no-repeat-ngram"].as<int>();
-  if (vm.count("ngram-ignore")) s.ngram_ignore_words = split_bars(vm["ngram-ignore"].as<std::string>());
-  if (vm.count("not-predict")) s.not_predict_words = split_bars(vm["not-predict"].as<std::string>());
-  if (vm.count("search")) s.algorithm = vm["search"].as<std::string>();
-  if (vm.count("trace-alpha")) s.trace_alpha = vm["trace-alpha"].as<double>();
-  if (vm.count("trace-selection")) s.trace_selection = vm["trace-selection"].as<std::string>();
-  if (vm["sample"].as<bool>()) s.sample = true;
-  if (vm.count("top-k")) s.top_k = vm["top-k"].as<int>();
-  if (vm.count("top-p")) s.top_p = vm["top-p"].as<double>();
-  if (vm.count("temperature")) s.temperature = vm["temperature"].as<double>();
-  if (vm.count(seed_flag)) s.seed = vm[seed_flag].as<uint64_t>();
 }
 
 void add_text_flags(po::options_description& desc) {
