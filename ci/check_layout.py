@@ -7,6 +7,11 @@
   tasks/     core/, metrics/ (public headers: never *_internal.h), results/, tasks/
   models/    core/, models/        (a model knows no metric and no task)
   pipelines/ everything but apps/
+and, stricter, the sub-libraries that other parts link alone (a harden or fuzz build of a reader
+links its sub-library without the rest of its folder):
+  metrics/text/      core/, metrics/text/, metrics/token_interner.h (header-only)
+  tasks/files/       core/, tasks/files/
+  models/tokenizer/  core/, models/tokenizer/
 and that only apps/ uses Boost (the CLI maps the metric protocol's option specs onto
 Boost.Program_options; the libraries parse nothing with it).
 Prints every offending include as FILE:LINE: ... and exits 1 if there is one.
@@ -23,6 +28,11 @@ ALLOWED = {
     "tasks": ("core/", "metrics/", "results/", "tasks/"),
     "models": ("core/", "models/"),
     "pipelines": ("core/", "metrics/", "results/", "tasks/", "models/", "pipelines/"),
+}
+SUBLIBRARIES = {
+    "metrics/text": ("core/", "metrics/text/", "metrics/token_interner.h"),
+    "tasks/files": ("core/", "tasks/files/"),
+    "models/tokenizer": ("core/", "models/tokenizer/"),
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 BOOST = re.compile(r'^\s*#\s*include\s+<boost/')
@@ -47,8 +57,11 @@ def main() -> int:
                 rel = path.relative_to(root)
                 if "/" not in inc:  # generated headers (unieval_version.h, paper_data.h)
                     continue
+                sub = next((k for k in SUBLIBRARIES if rel.as_posix().startswith(k + "/")), None)
                 if not inc.startswith(allowed):
                     bad.append(f"{rel}:{n}: {folder}/ may not include \"{inc}\"")
+                elif sub and not inc.startswith(SUBLIBRARIES[sub]):
+                    bad.append(f"{rel}:{n}: {sub}/ (a library of its own) may not include \"{inc}\"")
                 elif folder != "metrics" and inc.startswith("metrics/") and inc.endswith("_internal.h"):
                     bad.append(f"{rel}:{n}: \"{inc}\" is internal to metrics/")
     for b in bad:

@@ -88,6 +88,7 @@
 
 #include "models/ernie_gen.h"
 #include "models/optim.h"
+#include "models/run_dir.h"
 #include "models/seq2seq_data.h"
 #include "models/transformer.h"
 
@@ -145,42 +146,6 @@ torch::Tensor unilm_smoothed_kl(const torch::Tensor& log_probs, const torch::Ten
 // The same per row [N] (differentiable), before the mean.
 torch::Tensor unilm_smoothed_kl_rows(const torch::Tensor& log_probs, const torch::Tensor& labels, double eps);
 
-// The run directory layout above.
-class RunDir {
- public:
-  explicit RunDir(std::string path);
-  const std::string& path() const { return path_; }
-  std::string file(const std::string& name) const;       // RUN/name
-  std::string checkpoint_dir() const;                    // RUN/checkpoint
-  std::string best_dir() const;                          // RUN/best (the best dev-loss weights)
-  bool has_checkpoint() const;
-
-  // Creates RUN (it may exist but must not hold a checkpoint unless overwrite) and writes
-  // run.json, config.json, vocab.txt.
-  void create(const nlohmann::ordered_json& run_info, const BertConfig& cfg, const std::string& vocab_text);
-  // The same with any model's config.json object (GPT); no vocab.txt when vocab_text is empty
-  // (the checkpoints then hold none either).
-  void create(const nlohmann::ordered_json& run_info, const nlohmann::json& config_json, const std::string& vocab_text);
-  nlohmann::json run_info() const;
-  // Copies tokenizer files (the GPT BPE pair, by their own names) into RUN verbatim; every
-  // checkpoint and RUN/best then carries them, so RUN/checkpoint is a complete --model folder.
-  void add_tokenizer_files(const std::vector<std::string>& paths);
-
-  // Writes the checkpoint directory as a whole (temp dir + rename; the previous one is replaced).
-  void save_checkpoint(torch::nn::Module& model, const Optimizer& opt, const nlohmann::ordered_json& state);
-  // Loads weights and optimizer state; returns trainer_state.json.
-  nlohmann::json load_checkpoint(torch::nn::Module& model, Optimizer& opt) const;
-  // Writes RUN/best as a whole (weights, config.json, vocab.txt, best.json = info).
-  void save_best(torch::nn::Module& model, const nlohmann::ordered_json& info);
-  void save_best(UnilmModel& model, const nlohmann::ordered_json& info) { save_best(*model, info); }
-
-  // log.jsonl: append lines; on resume, drop lines whose step is beyond the checkpoint's.
-  void append_log(const std::vector<nlohmann::ordered_json>& lines);
-  void truncate_log(int64_t last_step);
-
- private:
-  std::string path_;
-};
 
 struct TrainResult {
   int64_t steps_done = 0;        // optimizer steps completed in total (including resumed ones)

@@ -14,14 +14,6 @@ namespace unieval::pipelines {
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
-bool training_finished(const fs::path& run) {
-  const fs::path st = run / "checkpoint" / "trainer_state.json";
-  if (!fs::exists(st)) return false;
-  const auto j = nlohmann::json::parse(core::read_file(st.string()));
-  return j.value("step", int64_t{0}) >= j.value("total_steps", int64_t{1}) ||
-         j.value("early_stopped", false);
-}
-
 namespace {
 
 void write_manifest(const RunPaths& paths, DataManifest m) {
@@ -104,7 +96,7 @@ RunOutcome drive_run(RunStages& family, const RunOptions& o, const RunRanks& ran
   outcome.stage = "data";
 
   // ---- train ----
-  if (family.trains() && !training_finished(paths.run)) {
+  if (family.trains() && !models::RunDir(o.out).training_finished()) {
     outcome.stage = "train";
     if (!family.train(paths)) {
       outcome.finished = false;

@@ -14,7 +14,7 @@
 //            marks the stage done    | read() checks every input and writes nothing;
 //            write_splits() writes RUN/data/*; write_references() the scorer's references
 //   train    skipped when RUN/checkpoint/trainer_state.json says the run is done
-//   (training_finished)
+//   (models::RunDir::training_finished)
 //            | train(): false = stopped by stop_after (run again to continue)
 //   predict  all ranks (a family may shard; the others return at once) | predict()
 //   score    rank 0: data provenance (path, sha256 of the file or folder: results::sha256_path),
@@ -94,9 +94,5 @@ class RunStages {
 // The stages in order (above). `o` is the run's options after the family's defaults.
 RunOutcome drive_run(RunStages& family, const RunOptions& o, const RunRanks& ranks,
                      std::chrono::steady_clock::time_point t_start);
-
-// True when RUN/checkpoint/trainer_state.json says training is over: every step done, or stopped
-// early on the dev loss.
-bool training_finished(const std::filesystem::path& run);
 
 }  // namespace unieval::pipelines
