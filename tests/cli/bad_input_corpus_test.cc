@@ -250,7 +250,7 @@ void add_result_cases(std::vector<Case>& out) {
       {"metrics_string", "@result:metrics_string", "bad.json"},
   };
   for (const Bad& b : bad) {
-    for (const std::string& fmt : {"md", "csv", "html"}) {
+    for (const std::string fmt : {"md", "csv", "html"}) {
       out.push_back({"table", b.name + "_" + fmt, {{"good.json", "@result:good"}, {"bad.json", b.text}},
                      "table --results {d}/good.json {d}/bad.json --format " + fmt + " --out {d}/table.out", {b.where},
                      {"table.out"}});

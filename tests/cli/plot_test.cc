@@ -42,8 +42,9 @@ TEST(CliPlotTest, WritesAnSvgWithOnePathPerSeries) {
   EXPECT_EQ(count(svg, "<svg"), 1u);
   EXPECT_EQ(count(svg, "</svg>"), 1u);
   // xmllint, where present, agrees that it is well-formed XML.
-  if (std::system("command -v xmllint >/dev/null 2>&1") == 0)
+  if (std::system("command -v xmllint >/dev/null 2>&1") == 0) {
     EXPECT_EQ(std::system(("xmllint --noout " + shq(out)).c_str()), 0);
+  }
   // Default: RUN/curves.svg; the log file itself may be given.
   ASSERT_EQ(run_cli("plot --run " + shq(run)).exit_code, 0);
   EXPECT_EQ(read_text(run + "/curves.svg"), svg);

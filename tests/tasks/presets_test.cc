@@ -70,8 +70,11 @@ TEST(PresetTest, UnilmDecodingOfTheOfficialDecodeCommands) {
   EXPECT_EQ(q->decode.at("beam"), 1);
   EXPECT_EQ(q->decode.at("max_len"), 48);
   EXPECT_FALSE(q->decode.contains("min_len"));  // none given: the default 0
-  for (const auto& p : presets())
-    if (p.seq2seq) EXPECT_FALSE(p.decode_source.empty()) << p.name;
+  for (const auto& p : presets()) {
+    if (p.seq2seq) {
+      EXPECT_FALSE(p.decode_source.empty()) << p.name;
+    }
+  }
 }
 
 TEST(PresetTest, FromScratchRecipesAndTheirModelConfigs) {
