@@ -94,9 +94,13 @@ std::vector<TaskSpec> build() {
       gpt_only("story-cloze", GptForm::kChoice, {"*"}, ZeroShot::kChoice),
       gpt_only("dprd", GptForm::kChoice, {"{split}.c.txt", "{split}.txt"}, ZeroShot::kWinograd),
   };
-  v[4].wordpiece_budget = true;  // coqa-gen: UniLM §3.2's 470 WordPiece tokens
-  for (auto& t : v) t.no_answer = t.name == "squad-v2";
-  v.back().zero_shot_only = true;  // dprd: GPT §5 evaluates the Winograd schemas zero-shot only
+  auto mark = [&v](const char* name, bool TaskSpec::*flag) {
+    for (auto& t : v)
+      if (t.name == name) t.*flag = true;
+  };
+  mark("coqa-gen", &TaskSpec::wordpiece_budget);  // UniLM §3.2's 470 WordPiece tokens
+  mark("squad-v2", &TaskSpec::no_answer);
+  mark("dprd", &TaskSpec::zero_shot_only);  // GPT §5 evaluates the Winograd schemas zero-shot only
   return v;
 }
 
