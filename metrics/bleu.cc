@@ -1,17 +1,19 @@
 // Follows sacreBLEU (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "metrics/bleu.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
-#include "metrics/bleu_internal.h"
 #include "core/error.h"
 #include "core/parallel.h"
+#include "core/py_string.h"
+#include "metrics/bleu_internal.h"
 #include "metrics/ngram.h"
+#include "metrics/text/py_lower.h"
 #include "metrics/text/tokenize_13a.h"
 #include "metrics/text/tokenize_intl.h"
-#include "core/py_string.h"
-#include "metrics/text/py_lower.h"
 
 namespace unieval::metrics {
 
@@ -197,6 +199,24 @@ void bleu_line_ids(const std::string& line, const BleuOptions& opts, Vocabulary&
     append_ids_single_space(tok, vocab, out);  // already ' '.join(split())
 }
 
+void bleu_line_known_ids(const std::string& line, const BleuOptions& opts, const Vocabulary& vocab,
+                         std::vector<uint32_t>& out) {
+  out.clear();
+  std::string tok = bleu_tokenize_line(line, opts);
+  if (opts.tokenize == BleuTokenize::kNone || opts.tokenize == BleuTokenize::kChar) {
+    for (auto t : core::py_split(tok)) out.push_back(vocab.find(t));
+    return;
+  }
+  std::string_view s = tok;  // already ' '.join(split())
+  size_t start = 0;
+  while (start < s.size()) {
+    size_t sp = s.find(' ', start);
+    if (sp == std::string_view::npos) sp = s.size();
+    if (sp > start) out.push_back(vocab.find(s.substr(start, sp - start)));
+    start = sp + 1;
+  }
+}
+
 void check_streams(size_t n_hyps, const std::vector<std::vector<std::string>>& refs) {
   if (refs.empty()) throw InputError("at least one reference stream is required");
   for (size_t k = 0; k < refs.size(); ++k)
@@ -215,13 +235,47 @@ std::vector<std::string> bleu_tokenize(const std::string& line, const BleuOption
   return out;
 }
 
+namespace {
+
+// One segment's statistics from its token ids: sacrebleu BLEU._get_closest_ref_len (ties go to
+// the shorter reference; -1 without references), then the clipped matches.
+void count_segment(const std::vector<uint32_t>& hyp_ids, const std::vector<IdSpan>& refs, int N,
+                   NgramClipper& clip, BleuStats& st) {
+  int64_t closest_diff = -1, closest_len = -1;
+  const int64_t hyp_len = static_cast<int64_t>(hyp_ids.size());
+  for (const IdSpan& r : refs) {
+    const int64_t len = static_cast<int64_t>(r.size);
+    const int64_t diff = std::llabs(hyp_len - len);
+    if (closest_diff == -1 || diff < closest_diff) {
+      closest_diff = diff;
+      closest_len = len;
+    } else if (diff == closest_diff && len < closest_len) {
+      closest_len = len;
+    }
+  }
+  clip.run(hyp_ids, refs, N);
+  st.sys_len = hyp_len;
+  st.ref_len = closest_len;
+  st.correct.resize(N);
+  st.total.resize(N);
+  for (int n = 1; n <= N; ++n) {
+    st.correct[n - 1] = clip.matches(n);
+    st.total[n - 1] = clip.hyp_total(n);
+  }
+}
+
+bool is_missing(const std::string& ref, const BleuOptions& opts) {
+  return opts.ref_missing_marker && ref == *opts.ref_missing_marker;
+}
+
+}  // namespace
+
 std::vector<BleuStats> bleu_segment_stats(const std::vector<std::string>& hyps,
                                           const std::vector<std::vector<std::string>>& refs,
                                           const BleuOptions& opts) {
   internal::check_streams(hyps.size(), refs);
   if (opts.max_order < 1) throw InputError("--max-order must be >= 1");
   std::vector<BleuStats> out(hyps.size());
-  const int N = opts.max_order;
   // Segments are independent: each worker interns tokens in a vocabulary of its own (ids only
   // need to agree within a segment) and writes its segments' statistics, so they are the same
   // for any number of workers.
@@ -235,34 +289,76 @@ std::vector<BleuStats> bleu_segment_stats(const std::vector<std::string>& hyps,
     for (size_t i = begin; i < end; ++i) {
       internal::bleu_line_ids(hyps[i], opts, vocab, hyp_ids);
       spans.clear();
-      // sacrebleu BLEU._get_closest_ref_len: ties go to the shorter reference; -1 without refs.
-      int64_t closest_diff = -1, closest_len = -1;
-      const int64_t hyp_len = static_cast<int64_t>(hyp_ids.size());
       for (size_t k = 0; k < refs.size(); ++k) {
-        if (opts.ref_missing_marker && refs[k][i] == *opts.ref_missing_marker) continue;
+        if (is_missing(refs[k][i], opts)) continue;
         internal::bleu_line_ids(refs[k][i], opts, vocab, ref_ids[k]);
         spans.emplace_back(ref_ids[k]);
-        int64_t len = static_cast<int64_t>(ref_ids[k].size());
-        int64_t diff = std::llabs(hyp_len - len);
-        if (closest_diff == -1 || diff < closest_diff) {
-          closest_diff = diff;
-          closest_len = len;
-        } else if (diff == closest_diff && len < closest_len) {
-          closest_len = len;
-        }
       }
-      clip.run(hyp_ids, spans, N);
-      BleuStats& st = out[i];
-      st.sys_len = hyp_len;
-      st.ref_len = closest_len;
-      st.correct.resize(N);
-      st.total.resize(N);
-      for (int n = 1; n <= N; ++n) {
-        st.correct[n - 1] = clip.matches(n);
-        st.total[n - 1] = clip.hyp_total(n);
-      }
+      count_segment(hyp_ids, spans, opts.max_order, clip, out[i]);
     }
   });
+  return out;
+}
+
+BleuReferences::BleuReferences(const std::vector<std::vector<std::string>>& refs,
+                               const BleuOptions& opts)
+    : opts_(opts), segments_(refs.empty() ? 0 : refs[0].size()), streams_(refs.size()) {
+  internal::check_streams(segments_, refs);
+  const size_t blocks = (segments_ + kBlock - 1) / kBlock;
+  vocab_.resize(blocks);
+  ids_.resize(segments_ * streams_);
+  present_.assign(segments_ * streams_, 0);
+  core::parallel_ranges(
+      blocks, core::resolve_threads(opts.threads),
+      [&](size_t b0, size_t b1) {
+        for (size_t b = b0; b < b1; ++b)
+          for (size_t i = b * kBlock; i < std::min(segments_, (b + 1) * kBlock); ++i)
+            for (size_t k = 0; k < streams_; ++k) {
+              if (is_missing(refs[k][i], opts)) continue;
+              present_[i * streams_ + k] = 1;
+              internal::bleu_line_ids(refs[k][i], opts, vocab_[b], ids_[i * streams_ + k]);
+            }
+      },
+      1);
+}
+
+bool BleuReferences::tokenises_as(const BleuOptions& opts) const {
+  return opts.tokenize == opts_.tokenize && opts.lowercase == opts_.lowercase &&
+         opts.ref_missing_marker == opts_.ref_missing_marker;
+}
+
+std::vector<BleuStats> bleu_segment_stats(const std::vector<std::string>& hyps,
+                                          const BleuReferences& refs, const BleuOptions& opts) {
+  if (!refs.tokenises_as(opts))
+    throw std::invalid_argument(
+        "bleu_segment_stats: references prepared with another tokenisation");
+  if (refs.streams() == 0) throw InputError("at least one reference stream is required");
+  if (refs.segments() != hyps.size())
+    throw InputError("reference stream 1 has " + std::to_string(refs.segments()) +
+                     " segments, the hypotheses have " + std::to_string(hyps.size()));
+  if (opts.max_order < 1) throw InputError("--max-order must be >= 1");
+  std::vector<BleuStats> out(hyps.size());
+  const size_t blocks = (hyps.size() + BleuReferences::kBlock - 1) / BleuReferences::kBlock;
+  core::parallel_ranges(
+      blocks, core::resolve_threads(opts.threads),
+      [&](size_t b0, size_t b1) {
+        NgramClipper clip;
+        std::vector<uint32_t> hyp_ids;
+        std::vector<IdSpan> spans;
+        for (size_t b = b0; b < b1; ++b) {
+          const Vocabulary& vocab = refs.vocab_[b];
+          for (size_t i = b * BleuReferences::kBlock;
+               i < std::min(hyps.size(), (b + 1) * BleuReferences::kBlock); ++i) {
+            internal::bleu_line_known_ids(hyps[i], opts, vocab, hyp_ids);
+            spans.clear();
+            for (size_t k = 0; k < refs.streams(); ++k)
+              if (refs.present_[i * refs.streams() + k])
+                spans.emplace_back(refs.ids_[i * refs.streams() + k]);
+            count_segment(hyp_ids, spans, opts.max_order, clip, out[i]);
+          }
+        }
+      },
+      1);
   return out;
 }
 

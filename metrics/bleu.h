@@ -37,6 +37,8 @@
 #include <string>
 #include <vector>
 
+#include "metrics/token_interner.h"
+
 namespace unieval::metrics {
 
 enum class BleuTokenize { k13a, kIntl, kNone, kChar, kZh };
@@ -107,5 +109,46 @@ std::vector<BleuScore> sentence_bleu(const std::vector<std::string>& hyps,
 std::vector<BleuStats> bleu_segment_stats(const std::vector<std::string>& hyps,
                                           const std::vector<std::vector<std::string>>& refs,
                                           const BleuOptions& opts);
+
+// References tokenised and interned once, for counting several systems against the same
+// references (a paired significance test counts every system against them):
+//
+//   BleuReferences prepared(refs, opts);                 // refs: stream layout, as above
+//   bleu_segment_stats(hyps_a, prepared, opts);          // == bleu_segment_stats(hyps_a, refs,
+//   opts) bleu_segment_stats(hyps_b, prepared, opts);          // the references are not tokenised
+//   again
+//
+// Segments are interned in fixed blocks, a vocabulary per block (independent of the thread
+// count), and a hypothesis token is only looked up: a token no reference of its block has cannot
+// match, so every such token shares one id, which changes no clipped count. The options used at
+// counting time must tokenise as the prepared ones did (tokenizer, case, missing marker), else
+// std::invalid_argument.
+class BleuReferences {
+ public:
+  BleuReferences(const std::vector<std::vector<std::string>>& refs, const BleuOptions& opts);
+  BleuReferences(BleuReferences&&) = default;
+  BleuReferences& operator=(BleuReferences&&) = default;
+
+  size_t segments() const { return segments_; }
+  size_t streams() const { return streams_; }
+  // Tokenizer, case and missing marker agree with opts (what the prepared ids depend on).
+  bool tokenises_as(const BleuOptions& opts) const;
+
+ private:
+  friend std::vector<BleuStats> bleu_segment_stats(const std::vector<std::string>& hyps,
+                                                   const BleuReferences& refs,
+                                                   const BleuOptions& opts);
+  static constexpr size_t kBlock = 256;  // segments per vocabulary
+
+  BleuOptions opts_;
+  size_t segments_ = 0, streams_ = 0;
+  std::vector<Vocabulary> vocab_;           // one per block of kBlock segments
+  std::vector<std::vector<uint32_t>> ids_;  // [segment * streams + k]
+  std::vector<uint8_t> present_;            // [segment * streams + k]: not the missing marker
+};
+
+// Per-segment statistics against prepared references: identical to the overload above.
+std::vector<BleuStats> bleu_segment_stats(const std::vector<std::string>& hyps,
+                                          const BleuReferences& refs, const BleuOptions& opts);
 
 }  // namespace unieval::metrics

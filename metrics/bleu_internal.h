@@ -14,6 +14,9 @@ std::string bleu_tokenize_line(const std::string& line, const BleuOptions& opts)
 // Token ids of a line tokenised as sacreBLEU's BLEU does.
 void bleu_line_ids(const std::string& line, const BleuOptions& opts, Vocabulary& vocab,
                    std::vector<uint32_t>& out);
+// Same, looking tokens up without adding them: a token vocab lacks is Vocabulary::kNone.
+void bleu_line_known_ids(const std::string& line, const BleuOptions& opts, const Vocabulary& vocab,
+                         std::vector<uint32_t>& out);
 // Ids of the fields of s split on single spaces / on Python whitespace.
 void append_ids_single_space(std::string_view s, Vocabulary& vocab, std::vector<uint32_t>& out);
 void append_ids_py_split(std::string_view s, Vocabulary& vocab, std::vector<uint32_t>& out);

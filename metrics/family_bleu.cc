@@ -143,10 +143,12 @@ void run_bleu(ScoreContext& sc) {
   m::BleuScore s = m::corpus_bleu(c.hyps, c.refs, o);
   ordered_json j = bleu_json(s, true);
   if (resampling_asked(ov) || sc.resampling_wanted()) {
-    // Segment statistics: sys_len, ref_len, correct[1..N], total[1..N] (what corpus_bleu sums).
-    auto rows_of = [&](const std::vector<std::string>& hyps) {
+    // Segment statistics: sys_len, ref_len, correct[1..N], total[1..N] (what corpus_bleu sums),
+    // against the references tokenised once for the system and the baseline.
+    auto prepared = std::make_shared<m::BleuReferences>(c.refs, o);
+    auto rows_of = [&, prepared](const std::vector<std::string>& hyps) {
       auto rows = std::make_shared<std::vector<std::vector<double>>>();
-      for (const auto& st : m::bleu_segment_stats(hyps, c.refs, o)) {
+      for (const auto& st : m::bleu_segment_stats(hyps, *prepared, o)) {
         std::vector<double> r = {static_cast<double>(st.sys_len), static_cast<double>(st.ref_len)};
         for (int64_t x : st.correct) r.push_back(static_cast<double>(x));
         for (int64_t x : st.total) r.push_back(static_cast<double>(x));

@@ -138,6 +138,34 @@ size_t expected_cols(const ResampleMetric& m) {
 
 }  // namespace
 
+namespace {
+
+// sacreBLEU's BLEU layout: [hyp_len, ref_len, correct x N, total x N] per segment.
+void append_bleu_rows(const std::vector<BleuStats>& stats, StatsMatrix& st) {
+  for (const BleuStats& s : stats) {
+    st.values.push_back(static_cast<double>(s.sys_len));
+    st.values.push_back(static_cast<double>(s.ref_len));
+    for (int64_t c : s.correct) st.values.push_back(static_cast<double>(c));
+    for (int64_t t : s.total) st.values.push_back(static_cast<double>(t));
+  }
+}
+
+}  // namespace
+
+StatsMatrix resample_segment_stats(const ResampleMetric& m, const std::vector<std::string>& hyps,
+                                   const BleuReferences& refs) {
+  if (m.metric != StatsMetric::kBleu)
+    throw std::invalid_argument("resample_segment_stats: prepared references are BLEU's");
+  StatsMatrix st;
+  st.rows = hyps.size();
+  st.cols = expected_cols(m);
+  st.values.reserve(st.rows * st.cols);
+  append_bleu_rows(bleu_segment_stats(hyps, refs, m.bleu), st);
+  if (st.values.size() != st.rows * st.cols)
+    throw std::logic_error("resample_segment_stats: statistics of unexpected width");
+  return st;  // BLEU's statistics are counts: integral
+}
+
 StatsMatrix resample_segment_stats(const ResampleMetric& m, const std::vector<std::string>& hyps,
                                    const std::vector<std::vector<std::string>>& refs) {
   StatsMatrix st;
@@ -146,12 +174,7 @@ StatsMatrix resample_segment_stats(const ResampleMetric& m, const std::vector<st
   st.values.reserve(st.rows * st.cols);
   switch (m.metric) {
     case StatsMetric::kBleu:
-      for (const BleuStats& s : bleu_segment_stats(hyps, refs, m.bleu)) {
-        st.values.push_back(static_cast<double>(s.sys_len));
-        st.values.push_back(static_cast<double>(s.ref_len));
-        for (int64_t c : s.correct) st.values.push_back(static_cast<double>(c));
-        for (int64_t t : s.total) st.values.push_back(static_cast<double>(t));
-      }
+      append_bleu_rows(bleu_segment_stats(hyps, refs, m.bleu), st);
       break;
     case StatsMetric::kChrf:
       for (const auto& row : chrf_segment_stats(hyps, refs, m.chrf))

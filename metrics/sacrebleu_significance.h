@@ -74,6 +74,10 @@ struct StatsMatrix {
 
 StatsMatrix resample_segment_stats(const ResampleMetric& m, const std::vector<std::string>& hyps,
                                    const std::vector<std::vector<std::string>>& refs);
+// BLEU's statistics against references prepared once (m.metric must be kBleu, and `refs` made
+// with m.bleu's tokenisation): identical to the overload above.
+StatsMatrix resample_segment_stats(const ResampleMetric& m, const std::vector<std::string>& hyps,
+                                   const BleuReferences& refs);
 
 // The metric's score of summed statistics (`cols` values) under the given arithmetic.
 double score_of_sums(const ResampleMetric& m, const double* sums, size_t cols, SumArithmetic a);

@@ -392,14 +392,42 @@ PYBIND11_MODULE(_core, mod) {
         }
         return out;
       });
+  // BLEU references tokenised once for several systems (BLEU._prepare_references).
+  py::class_<m::BleuReferences, std::shared_ptr<m::BleuReferences>>(mod, "BleuReferences")
+      .def_property_readonly("segments", &m::BleuReferences::segments)
+      .def_property_readonly("streams", &m::BleuReferences::streams);
   py::class_<m::ResampleMetric>(mod, "Resampler")
-      .def("segment_stats",
-           [](const m::ResampleMetric& r, const Lines& hyps, const Streams& refs) {
-             py::gil_scoped_release nogil;
-             check_streams(hyps, refs, "significance");
-             return m::resample_segment_stats(r, hyps, refs);
-           },
-           py::arg("hyps"), py::arg("refs"))
+      .def(
+          "prepare_references",
+          [](const m::ResampleMetric& r, const Streams& refs) {
+            if (r.metric != m::StatsMetric::kBleu)
+              throw py::value_error("prepare_references: BLEU only");
+            py::gil_scoped_release nogil;
+            if (refs.empty())
+              throw unieval::InputError("significance: at least one reference stream is required");
+            check_streams(refs[0], refs, "significance");
+            return std::make_shared<m::BleuReferences>(refs, r.bleu);
+          },
+          py::arg("refs"))
+      .def(
+          "segment_stats",
+          [](const m::ResampleMetric& r, const Lines& hyps, const m::BleuReferences& refs) {
+            py::gil_scoped_release nogil;
+            if (refs.segments() != hyps.size())
+              throw unieval::InputError("significance: the references have " +
+                                        std::to_string(refs.segments()) +
+                                        " segments, the hypotheses " + std::to_string(hyps.size()));
+            return m::resample_segment_stats(r, hyps, refs);
+          },
+          py::arg("hyps"), py::arg("refs"))
+      .def(
+          "segment_stats",
+          [](const m::ResampleMetric& r, const Lines& hyps, const Streams& refs) {
+            py::gil_scoped_release nogil;
+            check_streams(hyps, refs, "significance");
+            return m::resample_segment_stats(r, hyps, refs);
+          },
+          py::arg("hyps"), py::arg("refs"))
       .def("corpus",
            [](const m::ResampleMetric& r, const m::StatsMatrix& st) {
              // (score, column sums): sum_of_lists then _compute_score_from_stats
@@ -421,7 +449,8 @@ PYBIND11_MODULE(_core, mod) {
              return py::bytes(reinterpret_cast<const char*>(out.data()), out.size() * sizeof(double));
            })
       .def("ar",
-           [](const m::ResampleMetric& r, const m::StatsMatrix& bl, const m::StatsMatrix& sys, const py::buffer& mask) {
+           [](const m::ResampleMetric& r, const m::StatsMatrix& bl, const m::StatsMatrix& sys,
+              const py::buffer& mask) {
              py::buffer_info b = mask.request();
              if (b.itemsize != 1 || b.ndim != 2 || static_cast<size_t>(b.shape[1]) != bl.rows || b.strides[1] != 1 ||
                  b.strides[0] != b.shape[1])

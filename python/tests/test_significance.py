@@ -118,3 +118,27 @@ def test_defaults_and_argument_checks(monkeypatch):
         r.bootstrap(st, np.full((3, 2), 7, dtype=np.int64))  # index out of range
     with pytest.raises(ValueError):
         r.ar(st, st, np.zeros((3, 2), dtype=np.int64))  # not a bool mask
+
+
+@pytest.mark.parametrize("tokenize", ["13a", "intl", "char", "zh", "none"])
+@pytest.mark.parametrize("lowercase", [False, True])
+def test_prepared_references_count_as_the_references(tokenize, lowercase):
+    # PairedTest tokenises each BLEU's references once (_prepare_references); the statistics of
+    # every system against them must be those against the references themselves, with several
+    # references, a missing one (None), and hypothesis tokens no reference has.
+    words = ["The", "cat", "sat,", "on", "mat.", "déjà", "(x)", "1,000", "don't", "中文", "-", "a"]
+    rng = np.random.default_rng(7)
+
+    def line(k):
+        return " ".join(words[j] for j in rng.integers(len(words), size=k))
+
+    n = 700  # several blocks of the C++ side's 256 segments
+    refs = [[line(1 + i % 13) for i in range(n)], [None if i % 9 == 0 else line(2 + i % 7) for i in range(n)]]
+    hyps = [line(i % 11) + (f" novel{i % 5}" if i % 3 == 0 else "") for i in range(n)]
+    bleu = sacrebleu.BLEU(tokenize=tokenize, lowercase=lowercase)
+    prepared = bleu._prepare_references(refs)
+    assert bleu._extract_corpus_statistics(hyps, prepared).tolist() == \
+        bleu._extract_corpus_statistics(hyps, refs).tolist()
+    other = sacrebleu.BLEU(tokenize=tokenize, lowercase=not lowercase)
+    with pytest.raises(ValueError):
+        other._extract_corpus_statistics(hyps, prepared)

@@ -222,12 +222,31 @@ def _nrefs(streams):
     return _core.streams_info(streams)[0]
 
 
+class _PreparedReferences:
+    """BLEU references tokenised once (BLEU._prepare_references): the C++ handle, the number of
+    references sacreBLEU's signature counts, the missing-reference marker and what they were
+    tokenised with."""
+
+    __slots__ = ("handle", "nrefs", "marker", "tokenized_as")
+
+    def __init__(self, handle, nrefs, marker, tokenized_as):
+        self.handle = handle
+        self.nrefs = nrefs
+        self.marker = marker
+        self.tokenized_as = tokenized_as
+
+
 class _Resampling:
     """What the metrics share for bootstrap CIs and sacrebleu.significance: per-segment
     statistics (a _core.SegmentStats), their corpus score, and the signature's bs / seed."""
 
     n_bootstrap = None  # set by corpus_score(n_bootstrap > 1), as sacreBLEU's Metric
     seed = None
+
+    def _prepare_references(self, references):
+        """The references in the form _extract_corpus_statistics counts fastest against, for
+        scoring several systems (PairedTest); chrF and TER take them as they are."""
+        return references
 
     def _aggregate_and_compute(self, stats):
         score, sums = self._resampler().corpus(stats)
@@ -325,9 +344,23 @@ class BLEU(_Resampling):
                                     max_ngram_order=self.max_ngram_order, effective_order=self.effective_order,
                                     missing_marker=missing_marker)
 
+    def _prepare_references(self, references):
+        """The references tokenised once (a _PreparedReferences) for this metric's tokenizer and
+        case: PairedTest counts every system against them without tokenising them again."""
+        refs = self._refs(references if references else None)
+        nrefs = _nrefs(refs)
+        refs, marker = self._args(refs)
+        return _PreparedReferences(self._resampler(marker).prepare_references(refs), nrefs, marker,
+                                   (self.tokenize, self.lowercase))
+
     def _extract_corpus_statistics(self, hypotheses, references):
         """Per-segment [hyp_len, ref_len, correct x N, total x N] (a _core.SegmentStats)."""
         hyps = as_lines(hypotheses, "hypotheses")
+        if isinstance(references, _PreparedReferences) and references.tokenized_as == (self.tokenize, self.lowercase):
+            self._nrefs = references.nrefs
+            return self._resampler(references.marker).segment_stats(hyps, references.handle)
+        if isinstance(references, _PreparedReferences):
+            raise ValueError("references prepared for another tokenizer or case")
         refs = self._refs(references if references else None)
         self._nrefs = _nrefs(refs)
         refs, marker = self._args(refs)

@@ -122,7 +122,7 @@ def _compute_p_value(stats, real_difference):
 
 
 def _paired_ar_test(baseline_info, sys_name, hypotheses, references, metrics, n_samples=10000,
-                    n_ar_confidence=-1, seed=None, memo=None):
+                    n_ar_confidence=-1, seed=None, memo=None, prepared=None):
     np = _np()
     rng = np.random.default_rng(seed)
     pos_sel = rng.integers(2, size=(n_samples, len(hypotheses)), dtype=bool)
@@ -132,7 +132,7 @@ def _paired_ar_test(baseline_info, sys_name, hypotheses, references, metrics, n_
     for name, metric in metrics.items():
         bl_stats, bl_result = baseline_info[name]
         sacrelogger.info(f"Computing {name} for {sys_name!r} and extracting sufficient statistics")
-        sys_stats = metric._extract_corpus_statistics(hypotheses, references)
+        sys_stats = metric._extract_corpus_statistics(hypotheses, (prepared or {}).get(name, references))
         sys_score = metric._aggregate_and_compute(sys_stats)
         diff = abs(bl_result.score - sys_score.score)
         sacrelogger.info(f" > Performing approximate randomization test (# trials: {n_samples})")
@@ -148,7 +148,7 @@ def _paired_ar_test(baseline_info, sys_name, hypotheses, references, metrics, n_
 
 
 def _paired_bs_test(baseline_info, sys_name, hypotheses, references, metrics, n_samples=1000,
-                    n_ar_confidence=-1, seed=None, memo=None):
+                    n_ar_confidence=-1, seed=None, memo=None, prepared=None):
     np = _np()
     if seed is None:
         memo = None  # fresh entropy: nothing to share
@@ -157,7 +157,7 @@ def _paired_bs_test(baseline_info, sys_name, hypotheses, references, metrics, n_
     for name, metric in metrics.items():
         bl_stats, bl_result = baseline_info[name]
         sacrelogger.info(f"Computing {name} for {sys_name!r} and extracting sufficient statistics")
-        sys_stats = metric._extract_corpus_statistics(hypotheses, references)
+        sys_stats = metric._extract_corpus_statistics(hypotheses, (prepared or {}).get(name, references))
         sys_score = metric._aggregate_and_compute(sys_stats)
         diff = abs(bl_result.score - sys_score.score)
         sacrelogger.info(f" > Performing paired bootstrap resampling test (# resamples: {n_samples})")
@@ -199,13 +199,15 @@ class PairedTest:
         self._signatures = {}
         self._baseline_info = {}
         self._memo = {}  # index draws and baseline scores that repeat (fixed seeds only)
+        self._prepared = {}  # each metric's references, tokenised once for every system
         self.metrics = {}
         bl_name, bl_hyps = self.named_systems[0]
         for name, metric in metrics.items():
             if not hasattr(metric, "_resampler"):
                 raise TypeError(f"PairedTest: {name!r} is not a unieval.sacrebleu metric (BLEU, CHRF, TER)")
             sacrelogger.info(f"Pre-computing {name} statistics for {bl_name!r}")
-            bl_stats = metric._extract_corpus_statistics(bl_hyps, self.references)
+            refs = metric._prepare_references(self.references)
+            bl_stats = metric._extract_corpus_statistics(bl_hyps, refs)
             bl_score = metric._aggregate_and_compute(bl_stats)
             confidence_n = self.n_samples if self.test_type == "bs" else self.n_ar_confidence
             bl_mean, bl_ci = None, None
@@ -214,6 +216,7 @@ class PairedTest:
                 bl_mean, bl_ci = estimate_ci(bl_scores)
             self._baseline_info[bl_score.name] = (bl_stats, Result(bl_score.score, mean=bl_mean, ci=bl_ci))
             self.metrics[bl_score.name] = metric
+            self._prepared[bl_score.name] = refs
             sig = metric.get_signature()
             sig.update("seed", str(self._seed).lower())
             sig.update(self.test_type, self.n_samples)
@@ -230,7 +233,8 @@ class PairedTest:
             # sacreBLEU passes a seed of 0 on as None (fresh entropy) to the systems' tests
             seed = self._seed if self._seed else None
             results.append(self._fn(self._baseline_info, name, hyps, self.references, self.metrics,
-                                    self.n_samples, self.n_ar_confidence, seed, memo=self._memo))
+                                    self.n_samples, self.n_ar_confidence, seed, memo=self._memo,
+                                    prepared=self._prepared))
         for _, sys_results in results:
             for metric, result in sys_results.items():
                 scores[metric].append(result)

@@ -1,9 +1,13 @@
 // sacreBLEU 2.6.0's own test-suite expectations (test_bleu.py, test_sentence_bleu.py; Apache-2.0,
 // credited in THIRD_PARTY_NOTICES.md; see docs/metrics/bleu_nist_meteor.md §7) and the n-gram
 // clipper.
+#include "metrics/bleu.h"
+
 #include <gtest/gtest.h>
 
-#include "metrics/bleu.h"
+#include <stdexcept>
+
+#include "core/error.h"
 #include "metrics/bleu_compat.h"
 #include "metrics/ngram.h"
 #include "tests/test_util.h"
@@ -163,6 +167,46 @@ TEST(BleuTest, ThreadCountChangesNoStatistic) {
       EXPECT_EQ(want, corpus_bleu(hyps, refs, o).format()) << t;
     }
   }
+}
+
+// BleuReferences (references tokenised once, for paired tests) counts as the references do:
+// every tokenizer, both cases, a missing-reference marker, several blocks, any thread count, and
+// hypotheses full of tokens no reference has (another corpus's).
+TEST(BleuTest, PreparedReferencesCountAsTheReferences) {
+  auto corpus = testing::random_text_corpus(1000, 11, "<none>");
+  auto other = testing::random_text_corpus(1000, 12, "<none>");
+  for (size_t i = 0; i < other.hyps.size(); ++i)
+    other.hyps[i] += " novel" + std::to_string(i % 37) + " x";
+  for (BleuTokenize tok : {BleuTokenize::k13a, BleuTokenize::kIntl, BleuTokenize::kChar,
+                           BleuTokenize::kZh, BleuTokenize::kNone})
+    for (bool lc : {false, true}) {
+      BleuOptions o;
+      o.tokenize = tok;
+      o.lowercase = lc;
+      o.ref_missing_marker = "<none>";
+      o.threads = 1;
+      const BleuReferences prepared(corpus.refs, o);
+      EXPECT_EQ(prepared.segments(), corpus.hyps.size());
+      EXPECT_EQ(prepared.streams(), corpus.refs.size());
+      for (const auto* hyps : {&corpus.hyps, &other.hyps})
+        for (int t : {1, 3, 0}) {
+          o.threads = t;
+          auto want = bleu_segment_stats(*hyps, corpus.refs, o);
+          auto got = bleu_segment_stats(*hyps, prepared, o);
+          ASSERT_EQ(want.size(), got.size());
+          for (size_t i = 0; i < want.size(); ++i) {
+            ASSERT_EQ(want[i].sys_len, got[i].sys_len) << i;
+            ASSERT_EQ(want[i].ref_len, got[i].ref_len) << i;
+            ASSERT_EQ(want[i].correct, got[i].correct) << i;
+            ASSERT_EQ(want[i].total, got[i].total) << i;
+          }
+        }
+      BleuOptions other_case = o;
+      other_case.lowercase = !lc;
+      EXPECT_THROW(bleu_segment_stats(corpus.hyps, prepared, other_case), std::invalid_argument);
+      std::vector<std::string> short_hyps(corpus.hyps.begin(), corpus.hyps.begin() + 10);
+      EXPECT_THROW(bleu_segment_stats(short_hyps, prepared, o), InputError);
+    }
 }
 
 TEST(BleuTest, SignatureAndMissingReferences) {
