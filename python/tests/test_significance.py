@@ -142,3 +142,23 @@ def test_prepared_references_count_as_the_references(tokenize, lowercase):
     other = sacrebleu.BLEU(tokenize=tokenize, lowercase=not lowercase)
     with pytest.raises(ValueError):
         other._extract_corpus_statistics(hyps, prepared)
+
+
+def test_numpy2_is_warned_about_once(monkeypatch):
+    # The arithmetic reproduced is numpy 1.x's; under numpy >= 2 the user is told so, once.
+    import warnings
+
+    import unieval.sacrebleu_significance as sig
+    monkeypatch.setattr(sig, "_warned_numpy2", False)
+    monkeypatch.setattr(np, "__version__", "2.1.0")
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        sig._np()
+        sig._np()
+    assert [str(w.message).count("NEP 50") for w in got] == [1]
+    monkeypatch.setattr(sig, "_warned_numpy2", False)
+    monkeypatch.setattr(np, "__version__", "1.24.2")
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        sig._np()
+    assert got == []

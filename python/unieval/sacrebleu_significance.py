@@ -31,6 +31,7 @@ of resampled corpus scores are computed in C++ (metrics/sacrebleu_significance.h
 import logging
 import multiprocessing as mp
 import os
+import warnings
 
 from . import sacrebleu as _sb
 
@@ -41,8 +42,19 @@ IS_WINDOWS = os.name == "nt"
 sacrelogger = logging.getLogger("sacrebleu")
 
 
+_warned_numpy2 = False
+
+
 def _np():
     import numpy as np  # as sacreBLEU: numpy only once significance is used
+    global _warned_numpy2
+    if not _warned_numpy2 and int(np.__version__.split(".")[0]) >= 2:
+        _warned_numpy2 = True
+        warnings.warn(f"unieval.sacrebleu.significance reproduces sacreBLEU 2.6.0's resampling arithmetic "
+                      f"under numpy 1.x (float32 with a Python number gives float64); numpy {np.__version__} "
+                      f"promotes by NEP 50 instead, so sacreBLEU's own bootstrap means, intervals and "
+                      f"p-values there may differ from these in the last digits (not checked: no numpy 2 "
+                      f"golden cases)", UserWarning, stacklevel=3)
     return np
 
 
