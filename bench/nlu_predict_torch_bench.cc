@@ -15,7 +15,7 @@
 #include <random>
 #include <string>
 
-#include "models/nlu.h"
+#include "models/training/nlu.h"
 
 namespace unieval::models {
 namespace {

@@ -1,5 +1,5 @@
 // Beam-5 decoding speed of UniLM seq2seq search (#15, #24): the tensor beam search (top-k on the
-// device, models/search.h beam_search) against the previous host implementation
+// device, models/decoding/search.h beam_search) against the previous host implementation
 // (beam_search_reference, tests/models/beam_search_reference.h: the test oracle, which copies the
 // whole distribution to the host as float64 each step),
 // in one run, on the shape of issue #24: a 4-layer hidden-256 model (4 heads, FFN 1024, BERT's
@@ -13,8 +13,8 @@
 
 #include <random>
 
-#include "models/search.h"
-#include "models/search_unilm.h"
+#include "models/decoding/search.h"
+#include "models/decoding/search_unilm.h"
 #include "tests/models/beam_search_reference.h"
 
 namespace unieval::models {

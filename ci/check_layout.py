@@ -12,6 +12,11 @@ links its sub-library without the rest of its folder):
   metrics/text/      core/, metrics/text/, metrics/token_interner.h (header-only)
   tasks/files/       core/, tasks/files/
   models/tokenizer/  core/, models/tokenizer/
+and, inside unieval::models, the sub-folders' layers (what each may NOT include):
+  models/dist/      models/nn/, models/io/, models/training/, models/decoding/
+  models/nn/        models/training/, models/decoding/
+  models/io/        models/decoding/
+  models/training/  models/decoding/
 and that only apps/ uses Boost (the CLI maps the metric protocol's option specs onto
 Boost.Program_options; the libraries parse nothing with it).
 Prints every offending include as FILE:LINE: ... and exits 1 if there is one.
@@ -33,6 +38,12 @@ SUBLIBRARIES = {
     "metrics/text": ("core/", "metrics/text/", "metrics/token_interner.h"),
     "tasks/files": ("core/", "tasks/files/"),
     "models/tokenizer": ("core/", "models/tokenizer/"),
+}
+MODEL_LAYERS = {
+    "models/dist": ("models/nn/", "models/io/", "models/training/", "models/decoding/"),
+    "models/nn": ("models/training/", "models/decoding/"),
+    "models/io": ("models/decoding/",),
+    "models/training": ("models/decoding/",),
 }
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 BOOST = re.compile(r'^\s*#\s*include\s+<boost/')
@@ -58,10 +69,13 @@ def main() -> int:
                 if "/" not in inc:  # generated headers (unieval_version.h, paper_data.h)
                     continue
                 sub = next((k for k in SUBLIBRARIES if rel.as_posix().startswith(k + "/")), None)
+                layer = next((k for k in MODEL_LAYERS if rel.as_posix().startswith(k + "/")), None)
                 if not inc.startswith(allowed):
                     bad.append(f"{rel}:{n}: {folder}/ may not include \"{inc}\"")
                 elif sub and not inc.startswith(SUBLIBRARIES[sub]):
                     bad.append(f"{rel}:{n}: {sub}/ (a library of its own) may not include \"{inc}\"")
+                elif layer and inc.startswith(MODEL_LAYERS[layer]):
+                    bad.append(f"{rel}:{n}: {layer}/ may not include \"{inc}\" (the models/ layers of docs/layout.md)")
                 elif folder != "metrics" and inc.startswith("metrics/") and inc.endswith("_internal.h"):
                     bad.append(f"{rel}:{n}: \"{inc}\" is internal to metrics/")
     for b in bad:

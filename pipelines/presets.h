@@ -11,8 +11,8 @@
 #include <set>
 #include <string>
 
-#include "models/search.h"
-#include "models/trainer.h"
+#include "models/decoding/search.h"
+#include "models/training/trainer.h"
 #include "tasks/presets.h"
 
 namespace unieval::pipelines {

@@ -7,12 +7,12 @@
 
 #include "core/error.h"
 #include "core/io.h"
-#include "models/distributed.h"
-#include "models/pretrain_shard.h"
+#include "models/dist/distributed.h"
+#include "models/training/pretrain_shard.h"
 #include "models/tokenizer/wordpiece.h"
-#include "models/train_loop.h"
-#include "models/trainer.h"
-#include "models/vocab_limit.h"
+#include "models/training/train_loop.h"
+#include "models/training/trainer.h"
+#include "models/decoding/vocab_limit.h"
 
 namespace unieval::pipelines {
 

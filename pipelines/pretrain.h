@@ -1,6 +1,6 @@
 #pragma once
 // `unieval pretrain`: corpus files → token shard (tokenised once, memory-mapped) → unified LM
-// pre-training (models/pretrainer.h) in a resumable run directory whose RUN/checkpoint is a
+// pre-training (models/training/pretrainer.h) in a resumable run directory whose RUN/checkpoint is a
 // `--model` directory for `unieval finetune` / `unieval run`.
 //
 //   PretrainPipelineOptions p;
@@ -10,7 +10,7 @@
 //
 // The shard: `shard` ("" = RUN/corpus.shard) is reused when its header records the same corpus
 // files (path, size, mtime), vocabulary and lower-casing, and rebuilt otherwise (so several runs
-// may share one shard). Corpus format: models/pretrain_shard.h (one sentence per line, blank line
+// may share one shard). Corpus format: models/training/pretrain_shard.h (one sentence per line, blank line
 // between documents).
 //
 // Checks (InputError → exit 2): no corpus file, an empty corpus, a corpus line that is not UTF-8
@@ -27,11 +27,11 @@
 // | out_dir                 |         | the run directory                                     |
 // | shard                   | ""      | shard path ("" = RUN/corpus.shard)                     |
 // | lowercase               | true    | uncased tokeniser                                     |
-// | train                   |         | models/pretrainer.h options                           |
+// | train                   |         | models/training/pretrainer.h options                           |
 // | dropout                 | unset   | overrides hidden/attention dropout of the config       |
-// | device                  | cpu     | device, threads (models/device.h)                      |
+// | device                  | cpu     | device, threads (models/nn/device.h)                      |
 // | resume                  | false   | continue RUN from its checkpoint (its run.json options) |
-// | backend                 | ""      | process group with WORLD_SIZE > 1 (models/distributed.h):|
+// | backend                 | ""      | process group with WORLD_SIZE > 1 (models/dist/distributed.h):|
 // |                         |         | gloo / nccl; "" = nccl on CUDA, else gloo                |
 //
 // Data parallel (`--nproc N`, or WORLD_SIZE from a launcher): every rank checks the inputs, rank 0
@@ -42,9 +42,9 @@
 #include <string>
 #include <vector>
 
-#include "models/config.h"
-#include "models/device.h"
-#include "models/pretrainer.h"
+#include "models/nn/config.h"
+#include "models/nn/device.h"
+#include "models/training/pretrainer.h"
 
 namespace unieval::pipelines {
 

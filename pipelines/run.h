@@ -17,7 +17,7 @@
 //              vocabulary vs model) before RUN is written.
 //   2. train   pipelines::finetune into RUN (run.json, checkpoint/, log.jsonl); with a dev split,
 //              the dev loss every dev_every steps, RUN/best = the best-dev-loss weights, optional
-//              early stopping (models/trainer.h); a checkpoint that is not finished is resumed.
+//              early stopping (models/training/trainer.h); a checkpoint that is not finished is resumed.
 //   3. decode  pipelines::decode of RUN/data/eval.src with RUN/best (else RUN/checkpoint), the
 //              preset's decoding, WordPiece pieces glued without HF clean-up → RUN/eval/hyp.txt
 //              (resumable through hyp.txt.partial).
@@ -69,7 +69,7 @@
 // | nlu              |         | understanding tasks: featurisation, answers (nlu_options.h)    |
 // | arch             | ""      | "gpt": GPT fine-tuning / zero-shot (pipelines/run_gpt.h);       |
 // |                  |         | "ernie-gen": ERNIE-GEN multi-flow fine-tuning + infilling       |
-// |                  |         | decoding (models/ernie_gen.h); "" / "unilm" / "bert": UniLM     |
+// |                  |         | decoding (models/training/ernie_gen.h); "" / "unilm" / "bert": UniLM     |
 // | lm_coef          | 0.5     | GPT: λ of the auxiliary LM loss (0 = off)                       |
 // | zero_shot        | false   | GPT: the §5 heuristics instead of fine-tuning                   |
 // | baselines        | true    | score the suite's baselines after the model (below); false =    |
@@ -92,9 +92,9 @@
 #include <vector>
 #include <utility>
 
-#include "models/device.h"
-#include "models/search.h"
-#include "models/trainer.h"
+#include "models/nn/device.h"
+#include "models/decoding/search.h"
+#include "models/training/trainer.h"
 #include "pipelines/nlu_options.h"
 #include "results/run_result.h"
 

@@ -5,7 +5,7 @@
 
 #include "core/error.h"
 #include "core/io.h"
-#include "models/train_loop.h"
+#include "models/training/train_loop.h"
 #include "pipelines/evaluate.h"
 #include "tasks/nlu_tasks.h"
 #include "results/run_result.h"

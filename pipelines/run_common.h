@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "models/distributed.h"
+#include "models/dist/distributed.h"
 #include "pipelines/run.h"
 #include "results/run_result.h"
 
@@ -34,7 +34,7 @@ void check_run_sources(const RunOptions& o);
 // The first key path where a and b differ ("a.b"), "" when they are equal.
 std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& path = "");
 
-// The ranks of a data-parallel run (`--nproc N`, or WORLD_SIZE from a launcher; models/distributed.h).
+// The ranks of a data-parallel run (`--nproc N`, or WORLD_SIZE from a launcher; models/dist/distributed.h).
 // Every rank reads and checks the same inputs; rank 0 alone writes RUN; the others wait at sync()
 // wherever they next read what rank 0 wrote. The fine-tuning step is split across the ranks,
 // decoding is sharded (pipelines/seq2seq.h), and prediction and scoring are rank 0's. In one process

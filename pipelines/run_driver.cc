@@ -4,7 +4,7 @@
 
 #include "core/error.h"
 #include "core/io.h"
-#include "models/run_dir.h"
+#include "models/io/run_dir.h"
 #include "results/curves.h"
 #include "results/sha256.h"
 #include "tasks/presets.h"

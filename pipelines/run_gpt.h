@@ -21,7 +21,7 @@
 //   apply_gpt_preset(o, "gpt");        // §4.1 recipe (tasks/presets.cc)
 //   RunOutcome r = run_gpt_task(o);
 //
-// Model and tokenizer: --model DIR is an openai-gpt checkpoint (models/gpt.h; weights loaded by
+// Model and tokenizer: --model DIR is an openai-gpt checkpoint (models/nn/gpt.h; weights loaded by
 // name, the missing/unexpected report printed); the BPE files are --vocab DIR when given, else
 // the checkpoint folder's (models/tokenizer/bpe.h: vocab.json + merges.txt or the release's
 // encoder_bpe_40000.json + vocab_40000.bpe). --model-config CONFIG.json + --vocab BPE_DIR trains

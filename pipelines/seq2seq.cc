@@ -18,14 +18,14 @@
 #include "core/fs.h"
 #include "core/io.h"
 #include "metrics/squad.h"
-#include "models/checkpoint.h"
-#include "models/distributed.h"
-#include "models/run_dir.h"
-#include "models/search_unilm.h"
+#include "models/io/checkpoint.h"
+#include "models/dist/distributed.h"
+#include "models/io/run_dir.h"
+#include "models/decoding/search_unilm.h"
 #include "models/tokenizer/wordpiece.h"
 #include "models/tokenizer/vocab_subset.h"
-#include "models/train_loop.h"
-#include "models/vocab_limit.h"
+#include "models/training/train_loop.h"
+#include "models/decoding/vocab_limit.h"
 
 namespace unieval::pipelines {
 
@@ -189,7 +189,7 @@ void resolve_decode_words(const Vocab& vocab, const std::string& vocab_path, int
 // (pipelines/seq2seq.h) The generation keys of a checkpoint's config.json (ours; written by ERNIE-GEN pre-training, and
 // by hand into converted releases): "unieval_arch": "unilm" | "ernie-gen" sets train.arch unless
 // the caller chose one (arch_given); for ernie-gen, "unieval_target_bos": true opens the target
-// stream with [CLS] (models/seq2seq_data.h target_bos).
+// stream with [CLS] (models/training/seq2seq_data.h target_bos).
 void apply_config_generation_keys(const std::string& config_path, bool arch_given, TrainOptions& train) {
   nlohmann::json j;
   try {
@@ -389,7 +389,7 @@ FinetuneResult finetune(const FinetuneOptions& in) {
     }
     cfg.validate("model config");
     // Segment ids: --segment-ids, else the checkpoint family's (4/5 for UniLM v1, type_vocab_size 6;
-    // models/config.h).
+    // models/nn/config.h).
     std::tie(opts.train.data.source_type, opts.train.data.target_type) =
         opts.segment_ids ? *opts.segment_ids : cfg.seq2seq_segment_ids();
   }

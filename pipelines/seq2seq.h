@@ -1,7 +1,7 @@
 #pragma once
 // Sequence-to-sequence pipelines behind `unieval finetune`, `unieval decode` and `unieval demo`:
 // reading UniLM's line-file data layout, tokenising, training into a run directory
-// (models/trainer.h), decoding a split with beam search or sampling (models/search.h), and the
+// (models/training/trainer.h), decoding a split with beam search or sampling (models/decoding/search.h), and the
 // self-contained demo (synthetic task → tiny model → beam search → exact match / BLEU).
 //
 // Data layout (as UniLM's distributed data, e.g. cnndm / gigaword / qg folders):
@@ -11,7 +11,7 @@
 //
 //   FinetuneOptions f;  f.model_dir = "unilm-base";  f.data_dir = "gigaword";  f.out_dir = "run1";
 //   f.train = resolve_preset("gigaword").train;   // pipelines/presets.h
-//   finetune(f);                                  // run1/ as described in models/trainer.h
+//   finetune(f);                                  // run1/ as described in models/training/trainer.h
 //   DecodeOptions d;  d.run_dir = "run1";  d.split = "test";  d.out = "run1/test.hyp";
 //   d.search.beam = 5;  d.search.no_repeat_ngram = 3;
 //   decode(d);
@@ -22,13 +22,13 @@
 #include <utility>
 #include <vector>
 
-#include "models/config.h"
-#include "models/device.h"
-#include "models/search.h"
-#include "models/seq2seq_data.h"
+#include "models/nn/config.h"
+#include "models/nn/device.h"
+#include "models/decoding/search.h"
+#include "models/training/seq2seq_data.h"
 #include "models/tokenizer/wordpiece.h"
-#include "models/trainer.h"
-#include "models/transformer.h"
+#include "models/training/trainer.h"
+#include "models/nn/transformer.h"
 
 namespace unieval::pipelines {
 
@@ -117,7 +117,7 @@ struct DecodeOptions {
   std::optional<std::pair<int64_t, int64_t>> segment_ids;  // unset: the run's (run.json train)
   std::string backend;           // process group backend with WORLD_SIZE > 1 ("" = auto)
   std::string arch;              // "" = the run's (run.json train.arch); "ernie-gen": infilling
-                                 // decoding with [ATTN] (models/search_unilm.h), "unilm": [MASK]
+                                 // decoding with [ATTN] (models/decoding/search_unilm.h), "unilm": [MASK]
   std::optional<bool> tokenized_input;  // source lines are WordPiece pieces joined by spaces
                                  // (pretokenized_ids); unset = the run's (run.json tokenized_input)
 };
@@ -168,7 +168,7 @@ struct DecodeSetup {
 // checkpoint "" = RUN/checkpoint; arch "" = the run's; segment_ids unset = the run's.
 // decode_setup_model: the same from a checkpoint (DecodeOptions::model): its config.json, vocab.txt
 // and weights, lower-casing by decide_lowercase (warnings on stderr), the segment ids of its family
-// (models/config.h) unless given, arch from `arch`, else config.json's unieval_arch, else unilm.
+// (models/nn/config.h) unless given, arch from `arch`, else config.json's unieval_arch, else unilm.
 DecodeSetup decode_setup_model(const std::string& model, const std::string& arch,
                                const std::optional<std::pair<int64_t, int64_t>>& segment_ids,
                                std::optional<bool> lowercase, const models::TrainOptions& train);
@@ -180,14 +180,14 @@ models::UnilmModel load_decode_model(const DecodeSetup& setup, const torch::Devi
 // OUT.partial.json recording the options); a later call with the same options continues after
 // the last complete line, a call with other options starts over.
 //
-// Sharded (WORLD_SIZE = N > 1, models/distributed.h): batch b (examples [b·batch_size,
+// Sharded (WORLD_SIZE = N > 1, models/dist/distributed.h): batch b (examples [b·batch_size,
 // (b+1)·batch_size)) is decoded by rank b mod N, so every batch holds the same examples as in one
 // process and the output is byte-identical. Rank r keeps OUT.shard-r-of-N.partial (+ .json) while
 // it runs (a killed run resumes per shard, at a batch boundary) and writes OUT.shard-r-of-N at the
 // end; after a barrier rank 0 merges the shards in input order into OUT and removes them. On
 // rank 0 the result holds every hypothesis; on the others their shard's.
 //
-// Fine-tuning with WORLD_SIZE > 1 trains data parallel (models/train_loop.h); only rank 0 creates
+// Fine-tuning with WORLD_SIZE > 1 trains data parallel (models/training/train_loop.h); only rank 0 creates
 // the run directory and writes into it.
 DecodeResult decode(const DecodeOptions& opts);
 
@@ -207,7 +207,7 @@ bool official_trace_postprocess(const models::SearchOptions& s);
 // min_len / no_repeat_ngram (models::official_greedy_ignores).
 void warn_official_greedy(const models::SearchOptions& s);
 
-// Search options <-> the JSON of run.json's "decode" and of presets (models/search.h: keys as
+// Search options <-> the JSON of run.json's "decode" and of presets (models/decoding/search.h: keys as
 // the field names, absent keys keep the defaults, unknown keys are errors).
 using models::search_from_json;
 using models::search_to_json;

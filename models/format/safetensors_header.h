@@ -2,7 +2,7 @@
 // Follows safetensors (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // The LibTorch-free half of the safetensors reader: the 8-byte length, the JSON header and the
 // validation of every entry's dtype, shape and data_offsets against the data section (the rules of
-// huggingface/safetensors `Metadata::validate`). models/safetensors.h opens, maps and reads tensors
+// huggingface/safetensors `Metadata::validate`). models/io/safetensors.h opens, maps and reads tensors
 // over it; fuzz/safetensors_fuzz.cc fuzzes it without LibTorch.
 //
 //   std::string image = core::read_file("model.safetensors");

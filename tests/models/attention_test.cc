@@ -1,6 +1,6 @@
 // Masked attention paths (explicit, fused where LibTorch has it, naive reference) and the
 // device / precision / thread options.
-#include "models/attention.h"
+#include "models/nn/attention.h"
 
 #include <gtest/gtest.h>
 
@@ -11,10 +11,10 @@
 #include <string>
 
 #include "core/error.h"
-#include "models/device.h"
-#include "models/masks.h"
-#include "models/torch_compat.h"
-#include "models/transformer.h"
+#include "models/nn/device.h"
+#include "models/nn/masks.h"
+#include "models/nn/torch_compat.h"
+#include "models/nn/transformer.h"
 
 namespace unieval::models {
 namespace {

@@ -2,8 +2,8 @@
 // an example's result does not depend on the batch it is decoded in.
 #include <gtest/gtest.h>
 
-#include "models/search.h"
-#include "models/search_unilm.h"
+#include "models/decoding/search.h"
+#include "models/decoding/search_unilm.h"
 #include "tests/models/beam_search_reference.h"
 #include "tests/models/tiny_ids.h"
 
@@ -115,7 +115,7 @@ class RoundedScorer : public StepScorer {
 // A fixed seeded model decoded by the tensor beam search (top-k on the device, preallocated KV
 // cache reordered in place) gives byte for byte the hypotheses of the host float64 reference
 // search on the same scorer, for several beams and lengths, with and without ties (equal scores
-// go by row, then token id, as models/search.h documents).
+// go by row, then token id, as models/decoding/search.h documents).
 TEST(UnilmDecodingTest, TensorSearchOnTheModelEqualsReference) {
   UnilmModel m = random_model();
   const auto ids = tiny_ids();

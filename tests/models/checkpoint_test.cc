@@ -1,7 +1,7 @@
 // Checkpoints: save/load round trip, loading one model's checkpoint into another, the HF name
 // mapping (tied decoder, no "bert." prefix, gamma/beta, ignored keys), missing/unexpected reports,
 // and the HF fixtures.
-#include "models/checkpoint.h"
+#include "models/io/checkpoint.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // BertConfig: HF config.json parsing, defaults, validation errors, round trip.
-#include "models/config.h"
+#include "models/nn/config.h"
 
 #include <gtest/gtest.h>
 

@@ -19,17 +19,17 @@
 #include <string>
 #include <vector>
 
-#include "models/device.h"
-#include "models/gpt.h"
-#include "models/gpt_finetune.h"
-#include "models/optim.h"
-#include "models/search.h"
-#include "models/search_gpt.h"
-#include "models/search_unilm.h"
-#include "models/seq2seq_data.h"
-#include "models/torch_compat.h"
-#include "models/trainer.h"
-#include "models/transformer.h"
+#include "models/nn/device.h"
+#include "models/nn/gpt.h"
+#include "models/training/gpt_finetune.h"
+#include "models/training/optim.h"
+#include "models/decoding/search.h"
+#include "models/decoding/search_gpt.h"
+#include "models/decoding/search_unilm.h"
+#include "models/training/seq2seq_data.h"
+#include "models/nn/torch_compat.h"
+#include "models/training/trainer.h"
+#include "models/nn/transformer.h"
 #include "tests/models/tiny_ids.h"
 
 // Its own namespace: the unity build puts the model test files of a folder into one program.

@@ -1,4 +1,4 @@
-// models/dropout.h: Philox4x32-10 against Random123's known-answer vectors; the mask's rate, lanes
+// models/nn/dropout.h: Philox4x32-10 against Random123's known-answer vectors; the mask's rate, lanes
 // and determinism (seed, thread count); values and gradient as torch's inverted dropout; the
 // fallbacks.
 #include <gtest/gtest.h>
@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "models/dropout.h"
+#include "models/nn/dropout.h"
 
 namespace unieval::models {
 namespace {

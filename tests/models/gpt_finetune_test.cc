@@ -1,9 +1,9 @@
-// GPT fine-tuning (models/gpt_finetune.h): the multiple-choice and entailment heads learn small
+// GPT fine-tuning (models/training/gpt_finetune.h): the multiple-choice and entailment heads learn small
 // synthetic tasks from scratch, with the auxiliary LM loss on (λ = 0.5) and off (λ = 0); the
 // auxiliary loss is logged on its own; similarity sums both orders; zero-shot scoring agrees with
 // the LM's own log-softmax.
-#include "models/gpt_finetune.h"
-#include "models/search_gpt.h"
+#include "models/training/gpt_finetune.h"
+#include "models/decoding/search_gpt.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
-// GPT-1 (models/gpt.h): parity with HF transformers v4.30.2 on ../shared/golden/hf_gpt (1e-4),
+// GPT-1 (models/nn/gpt.h): parity with HF transformers v4.30.2 on ../shared/golden/hf_gpt (1e-4),
 // the tie and buffers of HF checkpoints, and a tiny model saved in HF's Conv1D layout, reloaded
 // and compared with a reference computation written out op by op in this file.
-#include "models/gpt.h"
+#include "models/nn/gpt.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 
 #include "core/error.h"
 #include "core/io.h"
-#include "models/safetensors.h"
+#include "models/io/safetensors.h"
 #include "tests/test_util.h"
 
 namespace unieval::models {

@@ -1,5 +1,5 @@
 // UniLM self-attention masks: exact matrices for the paper's Fig. 1 example and padded batches.
-#include "models/masks.h"
+#include "models/nn/masks.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Understanding heads (models/nlu.h): tiny models from scratch learn a separable classification
+// Understanding heads (models/training/nlu.h): tiny models from scratch learn a separable classification
 // rule, a monotone regression target and a marked span; batching by length does not change a
 // prediction; BERT's best-span search; resume == uninterrupted training.
 #include <gtest/gtest.h>
@@ -8,8 +8,8 @@
 #include <random>
 
 #include "core/error.h"
-#include "models/nlu.h"
-#include "models/run_dir.h"
+#include "models/training/nlu.h"
+#include "models/io/run_dir.h"
 #include "tests/test_util.h"
 
 namespace unieval::models {
@@ -223,7 +223,7 @@ TEST(NluTest, BadTargetsAreInputErrors) {
 }
 
 
-// unieval_pooling "mean" (models/config.h): the pooler reads the mean of the unmasked positions,
+// unieval_pooling "mean" (models/nn/config.h): the pooler reads the mean of the unmasked positions,
 // so padding a row changes nothing; "cls" is BERT's x[:, 0]. The config round-trips and refuses
 // other values.
 TEST(NluTest, MeanPoolingAveragesTheUnmaskedPositionsOnly) {

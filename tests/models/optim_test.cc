@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "models/optim.h"
+#include "models/training/optim.h"
 
 namespace unieval::models {
 namespace {

@@ -1,4 +1,4 @@
-// The step-parity hook (models/parity_step.h, `finetune --parity-dump`): its UniLM loss, gradients
+// The step-parity hook (models/training/parity_step.h, `finetune --parity-dump`): its UniLM loss, gradients
 // and BertAdam update held to references written out here in plain tensor ops (UniLM v1's
 // LabelSmoothingLoss + loss_mask_and_normalize; BertAdam.step with per-parameter clipping).
 #include <gtest/gtest.h>
@@ -7,9 +7,9 @@
 #include <map>
 
 #include "core/error.h"
-#include "models/masks.h"
-#include "models/parity_step.h"
-#include "models/trainer.h"
+#include "models/nn/masks.h"
+#include "models/training/parity_step.h"
+#include "models/training/trainer.h"
 
 namespace unieval::models::parity_step_test {
 namespace {

@@ -11,7 +11,7 @@
 #include <filesystem>
 
 #include "core/io.h"
-#include "models/checkpoint.h"
+#include "models/io/checkpoint.h"
 #include "tests/test_util.h"
 
 namespace unieval::models::parity_fixture_test {

@@ -8,10 +8,10 @@
 #include <set>
 
 #include "core/error.h"
-#include "models/pretrain_data.h"
-#include "models/pretrain_shard.h"
-#include "models/pretrainer.h"
-#include "models/run_dir.h"
+#include "models/training/pretrain_data.h"
+#include "models/training/pretrain_shard.h"
+#include "models/training/pretrainer.h"
+#include "models/io/run_dir.h"
 #include "tests/test_util.h"
 #include "tests/models/tiny_ids.h"
 

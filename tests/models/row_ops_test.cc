@@ -1,4 +1,4 @@
-// models/row_ops.h: bit-identical to the LibTorch calls they replace, on the shapes a beam step
+// models/nn/row_ops.h: bit-identical to the LibTorch calls they replace, on the shapes a beam step
 // has (few rows, a vocabulary-wide last dimension) and around the 256-row cut-off.
 #include <gtest/gtest.h>
 
@@ -6,7 +6,7 @@
 
 #include <limits>
 
-#include "models/row_ops.h"
+#include "models/nn/row_ops.h"
 
 namespace unieval::models {
 namespace {

@@ -1,5 +1,5 @@
 // safetensors: round trip of every dtype, the HF fixtures, and corrupted / hostile files.
-#include "models/safetensors.h"
+#include "models/io/safetensors.h"
 
 #include <gtest/gtest.h>
 

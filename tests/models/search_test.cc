@@ -8,7 +8,7 @@
 #include <numeric>
 
 #include "core/error.h"
-#include "models/search.h"
+#include "models/decoding/search.h"
 #include "tests/models/beam_search_reference.h"
 
 namespace unieval::models {

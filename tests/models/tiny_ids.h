@@ -3,7 +3,7 @@
 // [MASK] 4, then regular tokens; with_attn adds ERNIE-GEN's [ATTN] as 5 (regular tokens from 6).
 #include <cstdint>
 
-#include "models/seq2seq_data.h"
+#include "models/training/seq2seq_data.h"
 
 namespace unieval::testing {
 

@@ -3,7 +3,7 @@
 // =False) lays it out) load equal to their safetensors twins, under HF and original UniLM names;
 // malformed or hostile files are InputErrors naming the file; config numerics (layer_norm_eps),
 // unknown config fields and the UniLM v1 segment ids.
-#include "models/torch_bin.h"
+#include "models/io/torch_bin.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 
 #include "core/error.h"
 #include "core/io.h"
-#include "models/checkpoint.h"
+#include "models/io/checkpoint.h"
 #include "tests/test_util.h"
 
 namespace unieval::models {

@@ -1,4 +1,4 @@
-// Faults in long runs (models/train_loop.h): a NaN/inf loss stops training with the last
+// Faults in long runs (models/training/train_loop.h): a NaN/inf loss stops training with the last
 // checkpoint intact (or, asked, skips the update); a checkpoint write that fails leaves the
 // previous checkpoint loadable; `kill -9` at random points of a run that checkpoints every step
 // never leaves a run that cannot resume. The gradient all-reduce of data-parallel steps
@@ -21,9 +21,9 @@
 
 #include "core/error.h"
 #include "core/io.h"
-#include "models/distributed.h"
-#include "models/run_dir.h"
-#include "models/train_loop.h"
+#include "models/dist/distributed.h"
+#include "models/io/run_dir.h"
+#include "models/training/train_loop.h"
 #include "tests/test_util.h"
 
 namespace unieval::models {

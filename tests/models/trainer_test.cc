@@ -11,13 +11,13 @@
 
 #include "core/io.h"
 #include "core/error.h"
-#include "models/checkpoint.h"
-#include "models/optim.h"
-#include "models/run_dir.h"
-#include "models/safetensors.h"
-#include "models/seq2seq_data.h"
-#include "models/train_util.h"
-#include "models/trainer.h"
+#include "models/io/checkpoint.h"
+#include "models/training/optim.h"
+#include "models/io/run_dir.h"
+#include "models/io/safetensors.h"
+#include "models/training/seq2seq_data.h"
+#include "models/training/train_util.h"
+#include "models/training/trainer.h"
 #include "tests/test_util.h"
 #include "tests/models/tiny_ids.h"
 
@@ -299,7 +299,7 @@ TEST(TrainerTest, ResumeEqualsUninterruptedRun) {
 }
 
 // The dev loss of the weights in a checkpoint directory (config.json + model.safetensors), worked
-// out from models/trainer.h's description of the dev evaluation rather than by calling dev_loss:
+// out from models/training/trainer.h's description of the dev evaluation rather than by calling dev_loss:
 // the model loaded by load_checkpoint, in eval mode; masks drawn by make_train_batch from a
 // generator seeded by (seed, 0x4000); the mean NLL (no label smoothing) of the masked target
 // tokens, here in float64. make_train_batch draws each example's masks in turn, from its target

@@ -1,6 +1,6 @@
 // UnilmModel: HF parameter names, numerical parity with the HF v4.30.2 fixtures, the UniLM mask
 // properties (causality, source independence), the KV-cache step API and the heads.
-#include "models/transformer.h"
+#include "models/nn/transformer.h"
 
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "core/error.h"
-#include "models/masks.h"
+#include "models/nn/masks.h"
 #include "tests/test_util.h"
 
 namespace unieval::models {

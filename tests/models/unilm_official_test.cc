@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "models/search.h"
+#include "models/decoding/search.h"
 #include "models/tokenizer/wordpiece.h"
 
 namespace unieval::models {

@@ -1,6 +1,6 @@
-// The vocabulary against the embedding table (models/vocab_limit.h): VocabLimitScorer masks the
+// The vocabulary against the embedding table (models/decoding/vocab_limit.h): VocabLimitScorer masks the
 // ids past a smaller vocabulary, check_vocab_fits refuses a larger one naming both files.
-#include "models/vocab_limit.h"
+#include "models/decoding/vocab_limit.h"
 
 #include <gtest/gtest.h>
 

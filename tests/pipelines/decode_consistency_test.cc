@@ -18,9 +18,9 @@
 #include <vector>
 
 #include "core/io.h"
-#include "models/ernie_gen.h"
-#include "models/search_unilm.h"
-#include "models/trainer.h"
+#include "models/training/ernie_gen.h"
+#include "models/decoding/search_unilm.h"
+#include "models/training/trainer.h"
 #include "pipelines/seq2seq.h"
 #include "tests/test_util.h"
 

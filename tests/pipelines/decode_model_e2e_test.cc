@@ -14,7 +14,7 @@
 #include "core/error.h"
 #include "core/io.h"
 #include "pipelines/seq2seq.h"
-#include "models/seq2seq_data.h"
+#include "models/training/seq2seq_data.h"
 #include "models/tokenizer/wordpiece.h"
 #include "tests/test_util.h"
 

@@ -1,4 +1,4 @@
-// Data-parallel fine-tuning and sharded decoding through the `unieval` binary (models/distributed.h):
+// Data-parallel fine-tuning and sharded decoding through the `unieval` binary (models/dist/distributed.h):
 // 2 Gloo processes on loopback train the demo-size model to the parameters of one process with
 // the same global batch (dropout on: every micro-batch re-seeds torch's generator, so the dropout
 // streams do not depend on the rank), a 2-rank run resumes in 1 process, the sharded decode is
@@ -21,9 +21,9 @@
 #include <thread>
 
 #include "core/io.h"
-#include "models/distributed.h"
-#include "models/safetensors.h"
-#include "models/seq2seq_data.h"
+#include "models/dist/distributed.h"
+#include "models/io/safetensors.h"
+#include "models/training/seq2seq_data.h"
 #include "tests/json_line.h"
 #include "tests/test_util.h"
 

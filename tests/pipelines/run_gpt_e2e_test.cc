@@ -12,9 +12,9 @@
 #include <set>
 
 #include "core/io.h"
-#include "models/gpt.h"
-#include "models/gpt_finetune.h"
-#include "models/search_gpt.h"
+#include "models/nn/gpt.h"
+#include "models/training/gpt_finetune.h"
+#include "models/decoding/search_gpt.h"
 #include "models/tokenizer/bpe.h"
 #include "tests/json_line.h"
 #include "tests/test_util.h"
@@ -290,7 +290,7 @@ TEST_F(RunGptTest, BadOptionsExitTwo) {
 
 // A GPT whose vocab_size is padded past its BPE vocabulary (the encoder's entries and the three
 // specials): the padded rows get the largest logit at every position, so without the mask
-// (models/vocab_limit.h) every search picks them and decode fails on "token id outside the BPE
+// (models/decoding/vocab_limit.h) every search picks them and decode fails on "token id outside the BPE
 // vocabulary". With it, greedy and beam search continue with the best real token and sampling
 // stays inside the vocabulary.
 TEST_F(RunGptTest, DecodeNeverEmitsAnIdWithoutAVocabularyEntry) {

@@ -10,8 +10,8 @@
 #include <sstream>
 
 #include "core/io.h"
-#include "models/safetensors.h"
-#include "models/seq2seq_data.h"
+#include "models/io/safetensors.h"
+#include "models/training/seq2seq_data.h"
 #include "models/tokenizer/wordpiece.h"
 #include "results/run_summary.h"
 #include "tests/schema_check.h"
@@ -159,7 +159,7 @@ TEST_F(FinetuneCliTest, BadInputsAreClearErrors) {
 
 // A checkpoint whose config vocab_size is larger than its vocab.txt (the padded embedding rows
 // of HF checkpoints): whatever the weights favour, no search emits an id without a vocabulary
-// line (models/vocab_limit.h). The padded rows get the largest output bias, so without the mask
+// line (models/decoding/vocab_limit.h). The padded rows get the largest output bias, so without the mask
 // every search picks them and decode fails on "token id out of range".
 TEST_F(FinetuneCliTest, DecodeNeverEmitsAnIdWithoutAVocabularyEntry) {
   const int64_t padded = 40;

@@ -1,7 +1,7 @@
 // `unieval decode`: decode a split with a fine-tuned run (beam search, greedy, sampling), or
 // continue prompts with a GPT checkpoint (--model).
-// Logic: pipelines/seq2seq.h (decode), models/search.h, models/search_unilm.h, models/gpt_finetune.h,
-// models/vocab_limit.h (no id past the tokenizer's vocabulary is emitted).
+// Logic: pipelines/seq2seq.h (decode), models/decoding/search.h, models/decoding/search_unilm.h, models/training/gpt_finetune.h,
+// models/decoding/vocab_limit.h (no id past the tokenizer's vocabulary is emitted).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -9,17 +9,17 @@
 #include <string>
 
 #include "core/io.h"
-#include "models/device.h"
-#include "models/gpt.h"
-#include "models/gpt_finetune.h"
-#include "models/search_gpt.h"
+#include "models/nn/device.h"
+#include "models/nn/gpt.h"
+#include "models/training/gpt_finetune.h"
+#include "models/decoding/search_gpt.h"
 #include "models/tokenizer/bpe.h"
-#include "models/vocab_limit.h"
+#include "models/decoding/vocab_limit.h"
 
 #include "apps/unieval/commands.h"
 #include "results/run_summary.h"
 #include "apps/unieval/torch/model_flags.h"
-#include "models/distributed.h"
+#include "models/dist/distributed.h"
 #include "core/error.h"
 #include "pipelines/presets.h"
 #include "pipelines/seq2seq.h"
@@ -80,7 +80,7 @@ int decode_gpt(const po::variables_map& vm) {
                                               : (std::filesystem::is_directory(model_path) ? model_path
                                                                                           : std::filesystem::path(model_path).parent_path().string());
   const models::BpeTokenizer tok = models::BpeTokenizer::from_dir(bpe_dir);
-  // Before the weights load: a BPE encoder larger than the token rows is refused (models/vocab_limit.h);
+  // Before the weights load: a BPE encoder larger than the token rows is refused (models/decoding/vocab_limit.h);
   // a smaller one is masked below.
   const std::string config_path = models::locate_checkpoint(model_path).config;
   models::check_vocab_fits(tok.encoder_size(), models::BpeTokenizer::files_in(bpe_dir).at(0),

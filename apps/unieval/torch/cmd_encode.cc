@@ -14,9 +14,9 @@
 #include "apps/unieval/commands.h"
 #include "core/error.h"
 #include "core/io.h"
-#include "models/checkpoint.h"
-#include "models/device.h"
-#include "models/gpt.h"
+#include "models/io/checkpoint.h"
+#include "models/nn/device.h"
+#include "models/nn/gpt.h"
 
 namespace unieval::cli {
 

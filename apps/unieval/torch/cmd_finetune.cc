@@ -1,14 +1,14 @@
 // `unieval finetune`: UniLM sequence-to-sequence fine-tuning into a resumable run directory.
-// Logic: pipelines/seq2seq.h (finetune), models/trainer.h, pipelines/presets.h (tasks/presets.h).
+// Logic: pipelines/seq2seq.h (finetune), models/training/trainer.h, pipelines/presets.h (tasks/presets.h).
 #include <filesystem>
 #include <iostream>
 #include <string>
 
 #include "apps/unieval/commands.h"
 #include "core/io.h"
-#include "models/checkpoint.h"
-#include "models/device.h"
-#include "models/parity_step.h"
+#include "models/io/checkpoint.h"
+#include "models/nn/device.h"
+#include "models/training/parity_step.h"
 #include "results/run_summary.h"
 #include "apps/unieval/torch/model_flags.h"
 #include "core/error.h"
@@ -57,7 +57,7 @@ std::string parity_usage() {
          "One training step of the masked-LM objective on a batch given in full (input ids, segments, the\n"
          "attention mask, masked positions and labels, and the step's options: loss unilm|ours, label\n"
          "smoothing, lr and schedule, BertAdam-style per-parameter or global clipping, steps), for\n"
-         "comparing with the official code (models/parity_step.h has the file format). Writes\n"
+         "comparing with the official code (models/training/parity_step.h has the file format). Writes\n"
          "DIR/parity.json (per step: lr, loss, loss_unilm, loss_ours, gradient norm per parameter before\n"
          "clipping) and DIR/model.safetensors (the updated weights).";
 }
@@ -66,7 +66,7 @@ std::string parity_usage() {
 int finetune_parity_dump(const Args& args) {
   po::options_description desc("finetune --parity-dump options");
   desc.add_options()
-      ("parity-dump", po::value<std::string>()->required(), "batch JSON (models/parity_step.h)")
+      ("parity-dump", po::value<std::string>()->required(), "batch JSON (models/training/parity_step.h)")
       ("model", po::value<std::string>()->required(), "checkpoint: directory, .safetensors or .bin (with config.json)")
       ("out", po::value<std::string>()->required(), "directory for parity.json and model.safetensors")
       ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")

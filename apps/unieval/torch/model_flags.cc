@@ -1,12 +1,14 @@
 #include "apps/unieval/torch/model_flags.h"
 
+#include "apps/unieval/torch/launch_local.h"
+
 #include <iostream>
 #include <type_traits>
 
 #include "core/error.h"
-#include "models/device.h"
-#include "models/distributed.h"
-#include "models/optim.h"
+#include "models/nn/device.h"
+#include "models/dist/distributed.h"
+#include "models/training/optim.h"
 #include "pipelines/seq2seq.h"
 
 namespace unieval::cli {
@@ -104,7 +106,7 @@ std::string search_flag(const fields::Field& f, const char* seed_flag) {
 
 }  // namespace
 
-// The search flags, from SearchOptions' one declaration (models/search.h).
+// The search flags, from SearchOptions' one declaration (models/decoding/search.h).
 void add_search_flags(po::options_description& desc, const char* seed_flag) {
   const models::SearchOptions defaults;
   models::SearchOptions::fields(defaults, [&](const fields::Field& f, const auto& member) {
@@ -225,12 +227,12 @@ std::optional<int> launch_workers_if_asked(const po::variables_map& vm, const st
       throw InputError("--nproc " + std::to_string(nproc) + " with --device cuda: each worker takes its own GPU "
                        "(cuda:LOCAL_RANK), and " + std::to_string(gpus) + " are visible");
   }
-  models::dist::LaunchOptions o;
+  LaunchOptions o;
   o.nproc = nproc;
   o.master_port = vm["master-port"].as<int>();
   o.command = command;
   o.args = args;
-  return models::dist::launch_local(o);
+  return launch_local(o);
 }
 
 bool is_main_rank() { return !models::dist::launched_as_worker() || models::dist::env_from_environment().rank == 0; }

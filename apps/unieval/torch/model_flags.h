@@ -4,8 +4,8 @@
 #include <optional>
 
 #include "apps/unieval/cli.h"
-#include "models/search.h"
-#include "models/trainer.h"
+#include "models/decoding/search.h"
+#include "models/training/trainer.h"
 
 namespace unieval::cli {
 
@@ -25,7 +25,7 @@ void apply_arch_flag(const std::string& arch, models::TrainOptions& t);
 void add_search_flags(po::options_description& desc, const char* seed_flag);
 
 // --segment-ids S,T: the segment ids of source and target (default: the checkpoint family's,
-// models/config.h seq2seq_segment_ids). InputError on a malformed value.
+// models/nn/config.h seq2seq_segment_ids). InputError on a malformed value.
 void add_segment_ids_flag(po::options_description& desc);
 std::optional<std::pair<int64_t, int64_t>> segment_ids_flag(const po::variables_map& vm);
 void apply_search_flags(const po::variables_map& vm, models::SearchOptions& s, const char* seed_flag);
@@ -39,7 +39,7 @@ void add_text_flags(po::options_description& desc);
 bool lowercase_from_flags(const po::variables_map& vm, const std::string& checkpoint, const std::string& vocab);
 std::optional<bool> lowercase_flag(const po::variables_map& vm);
 
-// --nproc N --master-port P --backend gloo|nccl (models/distributed.h).
+// --nproc N --master-port P --backend gloo|nccl (models/dist/distributed.h).
 void add_dist_flags(po::options_description& desc);
 // With --nproc N > 1 in a process that is not a worker (WORLD_SIZE unset): starts N workers of
 // `command args` on loopback, waits for them and returns the exit code; otherwise nullopt (run

@@ -81,7 +81,7 @@ def main():
 
     os.makedirs(os.path.join(args.out, "model"), exist_ok=True)
     # modeling.py's BertLayerNorm has eps 1e-5 (not in bert_config.json; HF's default is 1e-12):
-    # written out so that unieval builds the same network (models/config.h).
+    # written out so that unieval builds the same network (models/nn/config.h).
     with open(os.path.join(args.out, "model", "config.json"), "w") as f:
         json.dump(dict(cfg, layer_norm_eps=1e-5), f, indent=1)
     with open(os.path.join(args.out, "model", "vocab.txt"), "w") as f:

@@ -1,0 +1,433 @@
+// Follows PyTorch (BSD-3-Clause) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
+#include "models/training/trainer.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <sstream>
+
+#include "core/error.h"
+#include "core/fs.h"
+#include "models/nn/device.h"
+#include "models/dist/distributed.h"
+#include "core/io.h"
+#include "models/io/run_dir.h"
+#include "models/io/safetensors.h"
+#include "models/training/train_loop.h"
+#include "models/training/train_util.h"
+
+namespace unieval::models {
+
+namespace fs = std::filesystem;
+using ojson = nlohmann::ordered_json;
+
+// ---- options ---------------------------------------------------------------------------------
+
+ojson TrainOptions::to_json() const {
+  ojson j;
+  models::to_json(optim, j);
+  j["epochs"] = epochs;
+  j["max_steps"] = max_steps;
+  if (no_train) j["no_train"] = true;  // (absent when off: earlier runs' options stay equal)
+  j["warmup_steps"] = warmup_steps;
+  j["warmup_ratio"] = warmup_ratio;
+  j["max_grad_norm"] = max_grad_norm;
+  j["accum"] = accum;
+  j["batch_tokens"] = batch_tokens;
+  j["batch_size"] = batch_size;
+  j["label_smoothing"] = label_smoothing;
+  j["max_src_len"] = data.max_src_len;
+  j["max_tgt_len"] = data.max_tgt_len;
+  j["mask_prob"] = data.mask_prob;
+  j["max_pred"] = data.max_pred;
+  j["mask_80_10_10"] = data.mask_80_10_10;
+  j["noise_prob"] = data.noise_prob;
+  j["source_type"] = data.source_type;
+  j["target_type"] = data.target_type;
+  j["seed"] = seed;
+  j["save_every"] = save_every;
+  j["log_every"] = log_every;
+  j["dev_every"] = dev_every;
+  j["early_stop"] = early_stop;
+  if (skip_nonfinite) j["skip_nonfinite"] = true;  // (absent when off: earlier runs' options stay equal)
+  if (arch != "unilm") {  // (absent for UniLM: earlier runs' options stay equal)
+    j["arch"] = arch;
+    j["span_lambda"] = ernie.lambda;
+    j["span_bigrams"] = ernie.top_bigrams;
+    j["span_trigrams"] = ernie.top_trigrams;
+    if (data.target_bos) j["target_bos"] = true;
+  }
+  return j;
+}
+
+void TrainOptions::update_from_json(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object()) throw InputError(source, 0, "training options must be a JSON object");
+  auto num = [&](const char* key, auto& field) {
+    if (!j.contains(key)) return;
+    const auto& v = j.at(key);
+    if (!v.is_number()) throw InputError(source, 0, std::string(key) + ": expected a number");
+    field = v.get<std::decay_t<decltype(field)>>();
+  };
+  auto boolean = [&](const char* key, bool& field) {
+    if (!j.contains(key)) return;
+    if (!j.at(key).is_boolean()) throw InputError(source, 0, std::string(key) + ": expected true/false");
+    field = j.at(key).get<bool>();
+  };
+  models::update_from_json(optim, j, source);
+  num("epochs", epochs);
+  num("max_steps", max_steps);
+  boolean("no_train", no_train);
+  num("warmup_steps", warmup_steps);
+  num("warmup_ratio", warmup_ratio);
+  num("max_grad_norm", max_grad_norm);
+  num("accum", accum);
+  num("batch_tokens", batch_tokens);
+  num("batch_size", batch_size);
+  num("label_smoothing", label_smoothing);
+  num("max_src_len", data.max_src_len);
+  num("max_tgt_len", data.max_tgt_len);
+  num("mask_prob", data.mask_prob);
+  num("max_pred", data.max_pred);
+  boolean("mask_80_10_10", data.mask_80_10_10);
+  num("noise_prob", data.noise_prob);
+  num("source_type", data.source_type);
+  num("target_type", data.target_type);
+  num("seed", seed);
+  num("dev_every", dev_every);
+  num("early_stop", early_stop);
+  num("save_every", save_every);
+  num("log_every", log_every);
+  boolean("skip_nonfinite", skip_nonfinite);
+  if (j.contains("arch")) {
+    if (!j.at("arch").is_string()) throw InputError(source, 0, "arch: expected a string");
+    arch = j.at("arch").get<std::string>();
+    if (arch != "unilm" && arch != "ernie-gen")
+      throw InputError(source, 0, "arch: unknown architecture '" + arch + "' (expected unilm or ernie-gen)");
+  }
+  num("span_lambda", ernie.lambda);
+  num("span_bigrams", ernie.top_bigrams);
+  num("span_trigrams", ernie.top_trigrams);
+  boolean("target_bos", data.target_bos);
+}
+
+void TrainOptions::validate() const {
+  if (accum < 1) throw InputError("--accum must be at least 1");
+  const bool ernie_gen = arch == "ernie-gen";
+  if (!ernie_gen && arch != "unilm")
+    throw InputError("--arch: unknown architecture '" + arch + "' (expected unilm or ernie-gen)");
+  if (!ernie_gen && data.target_bos)
+    throw InputError("a [CLS]-opened target stream (target_bos) is ERNIE-GEN's layout: give --arch ernie-gen");
+  if (!ernie_gen && !(data.mask_prob > 0.0 && data.mask_prob <= 1.0)) throw InputError("--mask-prob must be in (0, 1]");
+  if (ernie_gen) {
+    ErnieGenOptions eg = ernie;
+    eg.noise_prob = data.noise_prob;
+    eg.validate();
+  }
+  if (label_smoothing < 0.0 || label_smoothing >= 1.0) throw InputError("--label-smoothing must be in [0, 1)");
+}
+
+// ---- loss ------------------------------------------------------------------------------------
+
+std::pair<torch::Tensor, torch::Tensor> label_smoothed_nll(const torch::Tensor& logits, const torch::Tensor& labels,
+                                                           double eps, torch::Tensor* unilm_kl) {
+  torch::Tensor lp = torch::log_softmax(logits.to(torch::kFloat), -1);
+  torch::Tensor nll = -lp.gather(1, labels.view({-1, 1})).squeeze(1);
+  torch::Tensor loss = nll;
+  if (eps > 0) loss = (1.0 - eps) * nll - eps * lp.mean(-1);
+  if (unilm_kl) {
+    torch::NoGradGuard no_grad;
+    *unilm_kl = unilm_smoothed_kl(lp.detach(), labels, eps);
+  }
+  return {loss.mean(), nll.mean()};
+}
+
+torch::Tensor unilm_smoothed_kl(const torch::Tensor& log_probs, const torch::Tensor& labels, double eps) {
+  if (log_probs.size(0) == 0) return torch::zeros({}, log_probs.options().dtype(torch::kFloat));
+  return unilm_smoothed_kl_rows(log_probs, labels, eps).mean();
+}
+
+torch::Tensor unilm_smoothed_kl_rows(const torch::Tensor& log_probs, const torch::Tensor& labels, double eps) {
+  const torch::Tensor lp = log_probs.to(torch::kFloat);
+  const torch::Tensor y = labels.view({-1, 1});
+  const torch::Tensor lp_y = lp.gather(1, y).squeeze(1);
+  const torch::Tensor keep = (labels.view({-1}) != 0).to(torch::kFloat);
+  if (eps <= 0) return -lp_y;  // modeling.py: CrossEntropyLoss(reduction='none'), no ignore_index
+  const int64_t V = lp.size(1);
+  const double s = eps / double(V - 2);  // LabelSmoothingLoss: smoothing_value = eps / (V - 2)
+  // KL = sum_v q_v (log q_v - lp_v); F.kl_div counts 0 where q_v = 0.
+  const double q_log_q = (eps < 1.0 ? (1.0 - eps) * std::log(1.0 - eps) : 0.0) + eps * std::log(s);
+  const torch::Tensor others = lp.sum(1) - lp_y - lp.select(1, 0);
+  const torch::Tensor kl = q_log_q - (1.0 - eps) * lp_y - s * others;
+  return kl * keep;
+}
+
+std::string format_duration(double s) {
+  if (!(s >= 0) || s > 1e7) return "?";
+  char buf[32];
+  const long t = std::lround(s);
+  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+  else if (t >= 60) std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
+  else std::snprintf(buf, sizeof buf, "%lds", t);
+  return buf;
+}
+
+// ---- training loop ---------------------------------------------------------------------------
+
+double dev_loss(UnilmModel& model, const std::vector<Seq2SeqExample>& dev, const SpecialIds& ids,
+                const Seq2SeqDataOptions& data, int64_t batch_tokens, uint64_t seed, const std::string& arch) {
+  if (dev.empty()) return 0.0;
+  const torch::Device device = device_of(*model);
+  model->eval();
+  torch::NoGradGuard no_grad;
+  std::mt19937_64 rng(seed);
+  // Batches in data order (no shuffle): consecutive examples within the token budget.
+  double nll_sum = 0;
+  int64_t count = 0;
+  size_t i = 0;
+  while (i < dev.size()) {
+    std::vector<size_t> idx;
+    int64_t longest = 0;
+    while (i < dev.size()) {
+      const int64_t len = std::max(longest, packed_length(dev[i]));
+      if (!idx.empty() && len * static_cast<int64_t>(idx.size() + 1) > batch_tokens) break;
+      longest = len;
+      idx.push_back(i++);
+    }
+    if (arch == "ernie-gen") {
+      ErnieGenOptions clean;  // word flow only, no noise
+      const ErnieGenBatch eb = make_ernie_gen_batch(dev, idx, data, clean, ids, nullptr, rng);
+      const ErnieGenLoss l = ernie_gen_loss(model, eb, 1.0, 0.0);
+      nll_sum += l.word_nll * double(eb.labels.size(0));
+      count += eb.labels.size(0);
+      continue;
+    }
+    TrainBatch b = make_train_batch(dev, idx, data, ids, rng);
+    BertOutput out = model->forward(b.input_ids.to(device), b.token_type_ids.to(device), b.attention_mask.to(device));
+    const int64_t H = out.last_hidden_state.size(-1);
+    torch::Tensor h = out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device));
+    auto [loss, nll] = label_smoothed_nll(model->mlm_logits(h), b.labels.to(device), 0.0);
+    nll_sum += nll.item<double>() * double(b.labels.size(0));
+    count += b.labels.size(0);
+  }
+  return count > 0 ? nll_sum / double(count) : 0.0;
+}
+
+namespace {
+
+// A fine-tuning architecture's micro-batches and loss (train_seq2seq). Every rank packs all of a
+// step's micro-batches, so each loss is weighted by its share of the step's masked tokens and the
+// summed gradients are the one-process gradients (models/dist/distributed.h).
+class Seq2SeqObjective {
+ public:
+  virtual ~Seq2SeqObjective() = default;
+  // Forgets the micro-batches of the last step.
+  virtual void clear() = 0;
+  // Packs the step's next micro-batch from examples `idx`; returns its masked (target) tokens.
+  virtual int64_t pack(const std::vector<size_t>& idx, std::mt19937_64& rng) = 0;
+  // The loss of packed micro-batch j, weighted by its masked tokens / masked_total.
+  virtual MicroLoss loss(int64_t j, int64_t masked_total) = 0;
+  // The architecture's log fields after "nll" (and their names in r.summed).
+  virtual void log(const StepValues& values, StepReport& r) const = 0;
+};
+
+// UniLM (s2s-ft): the label-smoothed loss at the masked target positions.
+class UnilmObjective final : public Seq2SeqObjective {
+ public:
+  UnilmObjective(UnilmModel& model, const std::vector<Seq2SeqExample>& train, const SpecialIds& ids,
+                 const TrainOptions& opts)
+      : model_(model), train_(train), ids_(ids), opts_(opts), device_(device_of(*model)) {}
+  void clear() override { micro_.clear(); }
+  int64_t pack(const std::vector<size_t>& idx, std::mt19937_64& rng) override {
+    micro_.push_back(make_train_batch(train_, idx, opts_.data, ids_, rng));
+    return micro_.back().labels.size(0);
+  }
+  MicroLoss loss(int64_t j, int64_t masked_total) override {
+    const TrainBatch& b = micro_[static_cast<size_t>(j)];
+    BertOutput out = model_->forward(b.input_ids.to(device_), b.token_type_ids.to(device_),
+                                     b.attention_mask.to(device_));
+    const int64_t H = out.last_hidden_state.size(-1);
+    torch::Tensor h =
+        out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device_));
+    torch::Tensor kl;
+    auto [loss, nll] = label_smoothed_nll(model_->mlm_logits(h), b.labels.to(device_),
+                                          opts_.label_smoothing, &kl);
+    const double w = double(b.labels.size(0)) / double(masked_total);
+    return {loss, w, b.tokens, {{"nll", nll}, {"loss_unilm", kl}}};
+  }
+  void log(const StepValues& values, StepReport& r) const override {
+    // The value run_seq2seq.py shows (KL-form label smoothing; unilm_smoothed_kl).
+    r.log["loss_unilm"] = values.weighted_sum("loss_unilm");
+    r.summed.push_back("loss_unilm");
+  }
+
+ private:
+  UnilmModel& model_;
+  const std::vector<Seq2SeqExample>& train_;
+  const SpecialIds& ids_;
+  const TrainOptions& opts_;
+  const torch::Device device_;
+  std::vector<TrainBatch> micro_;
+};
+
+// ERNIE-GEN (models/training/ernie_gen.h): the multi-flow loss at every target position of the noised
+// target, λ·word + (1−λ)·span.
+class ErnieGenObjective final : public Seq2SeqObjective {
+ public:
+  ErnieGenObjective(UnilmModel& model, const std::vector<Seq2SeqExample>& train,
+                    const SpecialIds& ids, const TrainOptions& opts)
+      : model_(model), train_(train), ids_(ids), opts_(opts), eg_(opts.ernie) {
+    eg_.noise_prob = opts.data.noise_prob;
+    if (eg_.lambda < 1.0) {
+      std::vector<std::vector<int64_t>> targets;
+      for (const auto& ex : train) targets.push_back(ex.tgt);
+      span_vocab_ = SpanVocab::build(targets, eg_.top_bigrams, eg_.top_trigrams);
+    }
+  }
+  void clear() override { micro_.clear(); }
+  int64_t pack(const std::vector<size_t>& idx, std::mt19937_64& rng) override {
+    micro_.push_back(make_ernie_gen_batch(train_, idx, opts_.data, eg_, ids_, &span_vocab_, rng));
+    return micro_.back().labels.size(0);
+  }
+  MicroLoss loss(int64_t j, int64_t masked_total) override {
+    const ErnieGenBatch& b = micro_[static_cast<size_t>(j)];
+    const ErnieGenLossTensors l =
+        ernie_gen_loss_tensors(model_, b, eg_.lambda, opts_.label_smoothing);
+    const double w = double(b.labels.size(0)) / double(masked_total);
+    MicroLoss m{l.loss, w, b.tokens, {{"nll", l.word_nll}}};
+    if (l.span_nll.defined()) m.values.emplace_back("span_nll", l.span_nll);
+    return m;
+  }
+  void log(const StepValues& values, StepReport& r) const override {
+    if (eg_.lambda >= 1.0) return;
+    r.log["span_nll"] = values.weighted_sum("span_nll");
+    r.summed.push_back("span_nll");
+  }
+
+ private:
+  UnilmModel& model_;
+  const std::vector<Seq2SeqExample>& train_;
+  const SpecialIds& ids_;
+  const TrainOptions& opts_;
+  ErnieGenOptions eg_;
+  SpanVocab span_vocab_;
+  std::vector<ErnieGenBatch> micro_;
+};
+
+}  // namespace
+
+TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& train,
+                          const SpecialIds& ids, const TrainOptions& opts, RunDir* run, bool resume,
+                          const std::vector<Seq2SeqExample>* dev) {
+  if (train.empty()) throw InputError("no training examples");
+  opts.validate();
+  std::unique_ptr<Seq2SeqObjective> objective;
+  if (opts.arch == "ernie-gen")
+    objective = std::make_unique<ErnieGenObjective>(model, train, ids, opts);
+  else
+    objective = std::make_unique<UnilmObjective>(model, train, ids, opts);
+
+  std::vector<int64_t> lengths;
+  for (const auto& ex : train) lengths.push_back(packed_length(ex));
+  EpochBatches batches = fine_tuning_batches(std::move(lengths), opts);
+  const LoopOptions loop = loop_options(opts, batches);
+
+  const int64_t dev_period = opts.dev_every > 0 ? opts.dev_every
+                             : opts.dev_every < 0 ? std::max<int64_t>(1, batches.steps_in_first_epoch())
+                                                  : 0;
+  const bool with_dev = dev && !dev->empty() && dev_period > 0;
+  double best_dev = 0.0;
+  int64_t best_step = 0, bad_evals = 0;
+  bool early_stopped = false;
+
+  const int rank = dist::rank();
+  check_accum_covers_ranks(opts.accum);
+
+  LoopHooks hooks;
+  int64_t masked_total = 0;  // the step's masked tokens over all its micro-batches
+  hooks.micro_batches = [&](int64_t step) {
+    const std::vector<std::vector<size_t>> micro_idx = batches.next();
+    objective->clear();
+    masked_total = 0;
+    for (size_t j = 0; j < micro_idx.size(); ++j) {
+      const uint64_t stream = kMicroBatchDataStream + j;
+      std::mt19937_64 rng(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)), stream));
+      masked_total += objective->pack(micro_idx[j], rng);
+    }
+    return static_cast<int64_t>(micro_idx.size());
+  };
+  hooks.micro_loss = [&](int64_t, int64_t j) { return objective->loss(j, masked_total); };
+  hooks.report = [&](int64_t, const StepValues& values, StepReport& r) {
+    r.log["epoch"] = batches.epoch();
+    r.log["loss"] = r.loss;
+    r.log["nll"] = values.weighted_sum("nll");
+    r.summed = {"loss", "nll", "tokens"};
+    objective->log(values, r);
+    r.log_tail["tokens"] = r.tokens;
+    r.log_tail["masked"] = masked_total;
+  };
+  hooks.save_state = [&](ojson& s) {
+    batches.save(s);
+    if (with_dev) {
+      s["best_dev_loss"] = best_dev;
+      s["best_step"] = best_step;
+      s["bad_evals"] = bad_evals;
+      s["early_stopped"] = early_stopped;
+    }
+  };
+  hooks.load_state = [&](const nlohmann::json& s) {
+    batches.load(s);
+    best_dev = s.value("best_dev_loss", 0.0);
+    best_step = s.value("best_step", int64_t{0});
+    bad_evals = s.value("bad_evals", int64_t{0});
+    early_stopped = s.value("early_stopped", false);
+    return early_stopped;
+  };
+  hooks.after_step = [&](int64_t step, std::vector<ojson>& log) {
+    if (!with_dev || (step % dev_period != 0 && step != loop.total_steps)) return false;
+    const double dl = dev_loss(model, *dev, ids, opts.data, opts.batch_tokens,
+                               seed_mix(opts.seed, kDevLossStream), opts.arch);
+    model->train();
+    const bool better = best_step == 0 || dl < best_dev;
+    if (better) {
+      best_dev = dl;
+      best_step = step;
+      bad_evals = 0;
+      if (run && rank == 0) {
+        ojson info;
+        info["step"] = step;
+        info["dev_loss"] = dl;
+        run->save_best(model, info);
+      }
+    } else {
+      ++bad_evals;
+    }
+    if (opts.early_stop > 0 && bad_evals >= opts.early_stop) early_stopped = true;
+    ojson l;
+    l["step"] = step;
+    l["dev_loss"] = dl;
+    l["best_dev_loss"] = best_dev;
+    l["best_step"] = best_step;
+    if (early_stopped) l["early_stopped"] = true;
+    log.push_back(std::move(l));
+    if (opts.progress)
+      std::cerr << "dev loss " << dl << " at step " << step << (better ? " (best)" : "")
+                << (early_stopped ? " (early stop)" : "") << "\n";
+    return early_stopped;
+  };
+
+  TrainResult result;
+  copy_loop_result(run_train_loop(model, loop, run, resume, hooks), result);
+  result.early_stopped = early_stopped;
+  result.best_dev_loss = best_dev;
+  result.best_step = best_step;
+  return result;
+}
+
+}  // namespace unieval::models
