@@ -32,7 +32,7 @@ torch::Tensor activate(const torch::Tensor& x, const std::string& afn) {
   return torch::silu(x);  // "silu", "swish" (validated)
 }
 
-torch::Tensor checked_ids(const torch::Tensor& ids, int64_t limit, const char* what, const char* field) {
+torch::Tensor checked_gpt_ids(const torch::Tensor& ids, int64_t limit, const char* what, const char* field) {
   if (ids.scalar_type() != torch::kLong && ids.scalar_type() != torch::kInt)
     throw InputError(std::string(what) + " must be integer ids");
   if (ids.numel() > 0) {
@@ -240,18 +240,18 @@ GptOutput GptModelImpl::forward(const torch::Tensor& input_ids, const torch::Ten
   if (T > cfg_.n_positions)
     throw InputError("input of " + std::to_string(T) + " tokens exceeds the model's n_positions (" +
                      std::to_string(cfg_.n_positions) + ")");
-  const torch::Tensor ids = checked_ids(input_ids, cfg_.vocab_size, "input_ids", "vocab_size");
+  const torch::Tensor ids = checked_gpt_ids(input_ids, cfg_.vocab_size, "input_ids", "vocab_size");
   torch::Tensor pos;
   if (position_ids.defined()) {
     if (position_ids.sizes() != input_ids.sizes()) throw InputError("position_ids must have the shape of input_ids");
-    pos = checked_ids(position_ids, cfg_.n_positions, "position_ids", "n_positions");
+    pos = checked_gpt_ids(position_ids, cfg_.n_positions, "position_ids", "n_positions");
   } else {
     pos = torch::arange(T, torch::TensorOptions().dtype(torch::kLong).device(ids.device())).unsqueeze(0).expand({B, T});
   }
   torch::Tensor x = transformer->tokens_embed(ids) + transformer->positions_embed(pos);
   if (token_type_ids.defined()) {
     if (token_type_ids.sizes() != input_ids.sizes()) throw InputError("token_type_ids must have the shape of input_ids");
-    x = x + transformer->tokens_embed(checked_ids(token_type_ids, cfg_.vocab_size, "token_type_ids", "vocab_size"));
+    x = x + transformer->tokens_embed(checked_gpt_ids(token_type_ids, cfg_.vocab_size, "token_type_ids", "vocab_size"));
   }
   x = transformer->drop(x);
   torch::Tensor key_bias;
