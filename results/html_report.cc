@@ -158,6 +158,357 @@ std::string html_page(const std::string& title, const std::string& body) {
   return os.str();
 }
 
+namespace {
+
+// One task/split table: its results, columns, order and the paper rows beside them.
+struct Group {
+  std::string task, split;
+  std::vector<size_t> members;                            // indices into runs, in input order
+  std::vector<std::pair<std::string, std::string>> sigs;  // metric id -> signature
+  std::vector<Column> cols;
+  size_t sort_col = 0;
+  std::vector<size_t> order;  // members, sorted for display
+  std::vector<double> best;   // per column, NaN when none
+  std::vector<PaperRow> paper_rows;
+};
+
+// Signatures must agree per metric id (as in every other format).
+void collect_signatures(const std::vector<RunResult>& runs, Group& g) {
+  for (size_t i : g.members)
+    for (const auto& m : runs[i].metrics) {
+      auto it =
+          std::find_if(g.sigs.begin(), g.sigs.end(), [&](auto& p) { return p.first == m.id; });
+      if (it == g.sigs.end())
+        g.sigs.push_back({m.id, m.signature});
+      else if (it->second != m.signature)
+        throw InputError(
+            "result of system '" + runs[i].system + "': metric '" + m.id + "' has signature '" +
+            m.signature + "' here but '" + it->second +
+            "' in an earlier result: scores under different options are not put side by side");
+    }
+}
+
+void collect_columns(const std::vector<RunResult>& runs, const TableOptions& opts, Group& g) {
+  for (size_t i : g.members)
+    for (const auto& s : runs[i].scores)
+      if (std::none_of(g.cols.begin(), g.cols.end(),
+                       [&](const Column& c) { return c.name == s.name; }))
+        g.cols.push_back({s.name, s.unit, s.metric, s.higher_is_better});
+  if (!opts.sort_by.empty()) {
+    auto it = std::find_if(g.cols.begin(), g.cols.end(),
+                           [&](const Column& c) { return c.name == opts.sort_by; });
+    if (it == g.cols.end())
+      throw InputError("--sort-by: no score named '" + opts.sort_by + "' in the results");
+    g.sort_col = static_cast<size_t>(it - g.cols.begin());
+  }
+}
+
+void sort_and_mark_best(const std::vector<RunResult>& runs, Group& g) {
+  g.order = g.members;
+  if (!g.cols.empty()) {
+    const Column& sc = g.cols[g.sort_col];
+    std::stable_sort(g.order.begin(), g.order.end(), [&](size_t a, size_t b) {
+      const Score* x = runs[a].score(sc.name);
+      const Score* y = runs[b].score(sc.name);
+      if (!x || !y) return x != nullptr;
+      if (x->value != y->value) return sc.higher ? x->value > y->value : x->value < y->value;
+      return runs[a].system < runs[b].system;
+    });
+  }
+  g.best.assign(g.cols.size(), std::nan(""));
+  for (size_t c = 0; c < g.cols.size(); ++c)
+    for (size_t i : g.members)
+      if (const Score* s = runs[i].score(g.cols[c].name)) {
+        if (std::isnan(s->value)) continue;
+        if (std::isnan(g.best[c]) ||
+            (g.cols[c].higher ? s->value > g.best[c] : s->value < g.best[c]))
+          g.best[c] = s->value;
+      }
+}
+
+// Paper rows of the group's task and split reporting one of its columns.
+void collect_paper_rows(const std::vector<PaperTable>& tables, const std::vector<PaperInfo>& papers,
+                        Group& g) {
+  const std::string& task = g.task;
+  const bool reversed = task.size() > 9 && task.compare(task.size() - 9, 9, "-reversed") == 0;
+  const std::string base_task = reversed ? task.substr(0, task.size() - 9) : task;
+  for (const auto& t : tables) {
+    for (const auto& cell : t.cells) {
+      if (!cell.value || cell.task != base_task || cell.split != g.split) continue;
+      if ((slug(cell.block).find("reversed") != std::string::npos) != reversed) continue;
+      if (std::none_of(g.cols.begin(), g.cols.end(),
+                       [&](const Column& c) { return c.name == cell.metric; }))
+        continue;
+      auto it = std::find_if(g.paper_rows.begin(), g.paper_rows.end(), [&](const PaperRow& p) {
+        return p.paper == t.paper && p.table == t.table && p.block == cell.block &&
+               p.system == cell.system;
+      });
+      if (it == g.paper_rows.end()) {
+        PaperRow p{t.paper, t.table, cell.block, cell.system, t.caption, "", {}};
+        for (const auto& info : papers)
+          if (info.key == t.paper)
+            p.title = info.title + " (" + info.authors + ", " + std::to_string(info.year) + ")";
+        g.paper_rows.push_back(std::move(p));
+        it = g.paper_rows.end() - 1;
+      }
+      it->cells.emplace(cell.metric, &cell);
+    }
+  }
+}
+
+const PaperRow* paper_row_of(const std::vector<PaperRow>& paper_rows, const RunResult& r) {
+  const PaperRow* found = nullptr;
+  for (const auto& p : paper_rows) {
+    if (slug(p.system) != slug(r.system) || slug(r.system).empty()) continue;
+    if (!found) found = &p;
+    if (p.block.empty()) return &p;
+    if (slug(found->block).rfind("10k", 0) == 0 && slug(p.block).rfind("10k", 0) != 0) found = &p;
+  }
+  return found;
+}
+
+void write_page_header(std::ostringstream& body, const std::vector<RunResult>& runs, size_t ngroups,
+                       const TableOptions& opts) {
+  body
+      << "<header><h1>Leaderboard</h1><p class=\"lede\">" << runs.size() << " result"
+      << (runs.size() == 1 ? "" : "s") << " in " << ngroups << " table" << (ngroups == 1 ? "" : "s")
+      << "; written by unieval " << html_escape(UNIEVAL_VERSION)
+      << ". Click a column header to sort; open “signatures &amp; provenance” under a system for "
+         "where its "
+         "numbers come from. Bold: best of the column among the results; † significantly below it; "
+         "✓/✗ ours against the paper at the printed precision.</p>";
+  if (!opts.notes.empty()) {
+    body << "<div class=\"notes\">";
+    for (const auto& n : opts.notes) body << "<p>" << html_escape(n) << "</p>";
+    body << "</div>";
+  }
+  body << "</header>\n";
+}
+
+void write_table_head(std::ostringstream& body, const Group& g) {
+  body << "<section id=\"" << html_escape(slug(g.task) + "-" + slug(g.split)) << "\">\n<h2>"
+       << html_escape(group_title(g.task, g.split))
+       << "</h2>\n<div class=\"scroll\"><table class=\"sortable lb\">\n<thead><tr>"
+       << "<th data-type=\"text\" data-best=\"asc\">system</th>";
+  for (const auto& c : g.cols) {
+    std::string sig;
+    for (const auto& [id, s] : g.sigs)
+      if (id == c.metric) sig = s;
+    body << "<th class=\"num\" data-type=\"num\" data-best=\"" << (c.higher ? "desc" : "asc")
+         << "\" title=\""
+         << html_escape(c.name + ": " + c.unit + ", " + (c.higher ? "higher" : "lower") +
+                        " is better; " + sig)
+         << "\">" << html_escape(c.name) << (c.higher ? " ↑" : " ↓") << "</th>";
+  }
+  body << "</tr></thead>\n";
+}
+
+// Whether some paired test of the group involves this result's score, and the method of the last
+// one that names it as the worse system.
+struct TestsSeen {
+  bool any = false;
+  std::string method;
+};
+
+// One score cell of one of our results: value, CI, significance mark and the paper comparison.
+void write_score_cell(std::ostringstream& body, const Group& g, const RunResult& r, const Score* s,
+                      size_t c, const PaperRow* pr, const TableOptions& opts, TestsSeen& tests) {
+  bool is_best = !std::isnan(s->value) && s->value == g.best[c] && g.members.size() > 1;
+  std::string title =
+      s->name + " = " + exact(s->value) + " (" + s->unit + ", metric " + s->metric + ")";
+  std::string ci_text, sig_mark, paper_html;
+  if (s->ci) {
+    ci_text = "[" + format_value(s->ci->low, s->unit, opts.decimals) + ", " +
+              format_value(s->ci->high, s->unit, opts.decimals) + "]";
+    char level[32];
+    std::snprintf(level, sizeof(level), "%g%%", s->ci->level * 100);
+    title += "; " + std::string(level) + " CI [" + exact(s->ci->low) + ", " + exact(s->ci->high) +
+             "] " + s->ci->method +
+             (s->ci->resamples ? ", " + std::to_string(s->ci->resamples) + " resamples" : "") +
+             (s->ci->resamples ? ", seed " + std::to_string(s->ci->seed) : "");
+  }
+  for (const auto& t : opts.tests) {
+    if (t.task != g.task || t.split != g.split || t.score != s->name || t.worse != r.system)
+      continue;
+    tests.any = true;
+    tests.method = t.method;
+    char p[32];
+    std::snprintf(p, sizeof(p), "%.4g", t.p_value);
+    bool significant = t.p_value < opts.alpha;
+    title += std::string("; ") +
+             (significant ? "significantly below " : "not significantly below ") + t.better +
+             " (paired test p = " + p + ", " + t.method + ")";
+    if (significant)
+      sig_mark = "<span class=\"sig\" title=\"" +
+                 html_escape("significantly below " + t.better + ": p = " + p + " < " +
+                             fixed(opts.alpha, 2)) +
+                 "\">†</span>";
+  }
+  for (const auto& t : opts.tests)
+    if (t.task == g.task && t.split == g.split && t.score == s->name && t.better == r.system)
+      tests.any = true;
+  if (pr) {
+    auto it = pr->cells.find(s->name);
+    if (it != pr->cells.end() && !std::isnan(s->value)) {
+      const PaperCell& pc = *it->second;
+      const double ours = s->value * pc.scale;
+      const double d = ours - *pc.value;
+      const bool ok = std::fabs(d) <= pc.tolerance() + 1e-9;
+      const int dec = decimals_of(pc.display) + 2;
+      paper_html =
+          "<span class=\"paper\" title=\"" +
+          html_escape(pc.paper + " Table " + pc.table + " " + pc.system + " " + pc.column +
+                      " printed " + pc.display + "; ours x " + exact(pc.scale) + " = " +
+                      fixed(ours, dec) + (ok ? "; within" : "; beyond") +
+                      " half a unit of the last printed digit (±" + exact(pc.tolerance()) + ")") +
+          "\">paper " + html_escape(pc.display) + " · Δ " + (d >= 0 ? "+" : "") + fixed(d, dec) +
+          (ok ? " <span class=\"ok\">✓</span>" : " <span class=\"bad\">✗</span>") + "</span>";
+    }
+  }
+  body << "<td class=\"num" << (is_best ? " best" : "") << "\" data-k=\""
+       << (std::isnan(s->value) ? "" : exact(s->value)) << "\" title=\"" << html_escape(title)
+       << "\"><span class=\"v\">" << html_escape(format_value(s->value, s->unit, opts.decimals))
+       << "</span>" << sig_mark;
+  if (!ci_text.empty()) body << "<span class=\"ci\">" << html_escape(ci_text) << "</span>";
+  body << paper_html << "</td>";
+}
+
+// The <dl> under one of our results: where its numbers come from.
+std::string provenance_list(const RunResult& r, const std::string& source) {
+  std::ostringstream d;
+  prov(d, "result file", source);
+  prov(d, "task / split", r.task + (r.split.empty() ? "" : " / " + r.split));
+  prov(d, "examples", std::to_string(r.examples));
+  prov(d, "data", r.data_path);
+  prov(d, "data sha256", r.data_sha256);
+  prov(d, "predictions", r.pred_path);
+  prov(d, "predictions sha256", r.pred_sha256);
+  prov(d, "unieval",
+       r.tool_version + (r.tool_commit.empty() ? "" : " (commit " + r.tool_commit + ")"));
+  prov(d, "created", r.created);
+  prov(d, "machine",
+       r.machine.hostname + (r.machine.os.empty() ? "" : ", " + r.machine.os) +
+           (r.machine.cpu.empty() ? "" : ", " + r.machine.cpu) +
+           (r.machine.cores ? ", " + std::to_string(r.machine.cores) + " cores" : ""));
+  prov(d, "timings",
+       "load " + exact(r.timings.load_s) + " s, score " + exact(r.timings.score_s) + " s, total " +
+           exact(r.timings.total_s) + " s");
+  for (const auto& m : r.metrics) {
+    prov(d, "signature " + m.id, m.signature);
+    if (!m.options.empty()) prov(d, "options " + m.id, m.options.dump());
+  }
+  for (const auto& s : r.scores) {
+    std::string v = exact(s.value) + " " + s.unit;
+    if (s.ci)
+      v += ", CI [" + exact(s.ci->low) + ", " + exact(s.ci->high) + "] level " +
+           exact(s.ci->level) + " " + s.ci->method + ", " + std::to_string(s.ci->resamples) +
+           " resamples, seed " + std::to_string(s.ci->seed);
+    prov(d, s.name, v);
+  }
+  for (const auto& n : r.notes) prov(d, "note", n);
+  if (!r.per_example.empty())
+    prov(d, "per-example scores", std::to_string(r.per_example.size()) + " examples");
+  return d.str();
+}
+
+void write_result_row(std::ostringstream& body, const Group& g, const RunResult& r,
+                      const std::string& source, const TableOptions& opts, TestsSeen& tests) {
+  const std::string name = r.system.empty() ? "(unnamed)" : r.system;
+  const PaperRow* pr = opts.paper_rows ? paper_row_of(g.paper_rows, r) : nullptr;
+  std::string hover =
+      "examples " + std::to_string(r.examples) + "; data " + r.data_path +
+      (r.data_sha256.empty() ? "" : " sha256 " + r.data_sha256.substr(0, 12) + "…") + "; unieval " +
+      r.tool_version + (r.tool_commit.empty() ? "" : " " + r.tool_commit) +
+      (r.created.empty() ? "" : "; " + r.created);
+  for (const auto& m : r.metrics) hover += "; " + m.signature;
+  body << "<tbody class=\"entry ours\"><tr class=\"main\"><td class=\"sys\" data-k=\""
+       << html_escape(name) << "\" title=\"" << html_escape(hover) << "\"><span class=\"name\">"
+       << html_escape(name) << "</span>";
+  if (pr)
+    body << "<span class=\"src\">"
+         << html_escape("= " + pr->paper + " Table " + pr->table + " row " + pr->system +
+                        (pr->block.empty() ? "" : " (" + pr->block + ")"))
+         << "</span>";
+  body << "</td>";
+  for (size_t c = 0; c < g.cols.size(); ++c) {
+    const Score* s = r.score(g.cols[c].name);
+    if (!s) {
+      body << "<td class=\"num\" data-k=\"\">–</td>";
+      continue;
+    }
+    write_score_cell(body, g, r, s, c, pr, opts, tests);
+  }
+  body << "</tr>\n<tr class=\"det\"><td colspan=\"" << g.cols.size() + 1
+       << "\"><details><summary>signatures &amp; provenance</summary><dl class=\"prov\">";
+  body << provenance_list(r, source) << "</dl>";
+  if (!r.extra.empty()) body << "<pre>" << html_escape(dump(r.extra)) << "</pre>";
+  body << "</details></td></tr></tbody>\n";
+}
+
+void write_paper_row(std::ostringstream& body, const Group& g, const PaperRow& p,
+                     const TableOptions& opts) {
+  std::string label = p.system;
+  std::string src = p.paper + " Table " + p.table + (p.block.empty() ? "" : ", " + p.block);
+  body << "<tbody class=\"entry published\"><tr class=\"main paperrow\"><td class=\"sys\" data-k=\""
+       << html_escape(label) << "\" title=\""
+       << html_escape("published: " + p.title + ", Table " + p.table + ": " + p.caption)
+       << "\"><span class=\"name\">" << html_escape(label) << "</span><span class=\"src\">"
+       << html_escape(src) << " (published)</span></td>";
+  for (const auto& c : g.cols) {
+    auto it = p.cells.find(c.name);
+    if (it == p.cells.end()) {
+      body << "<td class=\"num\" data-k=\"\">–</td>";
+      continue;
+    }
+    const PaperCell& pc = *it->second;
+    const double v = *pc.value / pc.scale;
+    body << "<td class=\"num\" data-k=\"" << exact(v) << "\" title=\""
+         << html_escape("printed " + pc.display + " (" + pc.column + ", printed = value x " +
+                        exact(pc.scale) + ")" + (pc.note.empty() ? "" : "; " + pc.note))
+         << "\"><span class=\"v\">"
+         << html_escape(pc.scale == 1 ? pc.display : format_value(v, c.unit, opts.decimals))
+         << "</span>";
+    if (pc.scale != 1)
+      body << "<span class=\"ci\">printed " << html_escape(pc.display) << "</span>";
+    body << "</td>";
+  }
+  body << "</tr>\n<tr class=\"det\"><td colspan=\"" << g.cols.size() + 1
+       << "\"><details><summary>source</summary><dl class=\"prov\">";
+  std::ostringstream d;
+  prov(d, "paper", p.title);
+  prov(d, "table", p.table + ": " + p.caption);
+  prov(d, "block", p.block);
+  for (const auto& [metric, pc] : p.cells)
+    prov(d, pc->column,
+         pc->display + (pc->note.empty() ? "" : " (" + pc->note + ")") + "; results/paper/" +
+             pc->paper + ".jsonl line " + std::to_string(pc->source_line));
+  body << d.str() << "</dl></details></td></tr></tbody>\n";
+}
+
+void write_table_notes(std::ostringstream& body, const Group& g, const TableOptions& opts,
+                       const TestsSeen& tests) {
+  body << "</table></div>\n<div class=\"notes\">";
+  body << "<p>Sorted by "
+       << html_escape(g.cols.empty() ? std::string("system") : g.cols[g.sort_col].name)
+       << "; bold: best of the column among the " << g.members.size() << " result(s).";
+  if (!g.paper_rows.empty())
+    body << " Grey rows: the papers' published values (results/paper), in unieval's unit.";
+  body << "</p>";
+  if (tests.any)
+    body << "<p>† significantly below the column's best system at p &lt; "
+         << html_escape(fixed(opts.alpha, 2)) << " (" << html_escape(tests.method)
+         << "); p-values on hover.</p>";
+  else if (g.members.size() > 1)
+    body << "<p>Significance: no paired test for this table (it needs per-example scores of the "
+            "same examples "
+            "in every result: `unieval eval --per-example`; see the notes above).</p>";
+  for (const auto& [id, sig] : g.sigs)
+    body << "<p>signature " << html_escape(id) << ": <code>" << html_escape(sig) << "</code></p>";
+  body << "</div>\n</section>\n";
+}
+
+}  // namespace
+
 std::string render_leaderboard_html(const std::vector<RunResult>& runs, const TableOptions& opts) {
   if (runs.empty()) throw InputError("no result files to tabulate");
   std::vector<PaperTable> tables;
@@ -172,266 +523,24 @@ std::string render_leaderboard_html(const std::vector<RunResult>& runs, const Ta
     if (std::find(groups.begin(), groups.end(), key) == groups.end()) groups.push_back(key);
   }
   std::ostringstream body;
-  body << "<header><h1>Leaderboard</h1><p class=\"lede\">" << runs.size() << " result"
-       << (runs.size() == 1 ? "" : "s") << " in " << groups.size() << " table" << (groups.size() == 1 ? "" : "s")
-       << "; written by unieval " << html_escape(UNIEVAL_VERSION)
-       << ". Click a column header to sort; open “signatures &amp; provenance” under a system for where its "
-          "numbers come from. Bold: best of the column among the results; † significantly below it; "
-          "✓/✗ ours against the paper at the printed precision.</p>";
-  if (!opts.notes.empty()) {
-    body << "<div class=\"notes\">";
-    for (const auto& n : opts.notes) body << "<p>" << html_escape(n) << "</p>";
-    body << "</div>";
-  }
-  body << "</header>\n";
-  for (size_t gi = 0; gi < groups.size(); ++gi) {
-    const auto& [task, split] = groups[gi];
-    std::vector<size_t> members;
+  write_page_header(body, runs, groups.size(), opts);
+  for (const auto& [task, split] : groups) {
+    Group g;
+    g.task = task;
+    g.split = split;
     for (size_t i = 0; i < runs.size(); ++i)
-      if (runs[i].task == task && runs[i].split == split) members.push_back(i);
-    // Signatures must agree per metric id (as in every other format).
-    std::vector<std::pair<std::string, std::string>> sigs;
-    for (size_t i : members)
-      for (const auto& m : runs[i].metrics) {
-        auto it = std::find_if(sigs.begin(), sigs.end(), [&](auto& p) { return p.first == m.id; });
-        if (it == sigs.end()) sigs.push_back({m.id, m.signature});
-        else if (it->second != m.signature)
-          throw InputError("result of system '" + runs[i].system + "': metric '" + m.id + "' has signature '" +
-                           m.signature + "' here but '" + it->second +
-                           "' in an earlier result: scores under different options are not put side by side");
-      }
-    std::vector<Column> cols;
-    for (size_t i : members)
-      for (const auto& s : runs[i].scores)
-        if (std::none_of(cols.begin(), cols.end(), [&](const Column& c) { return c.name == s.name; }))
-          cols.push_back({s.name, s.unit, s.metric, s.higher_is_better});
-    size_t sort_col = 0;
-    if (!opts.sort_by.empty()) {
-      auto it = std::find_if(cols.begin(), cols.end(), [&](const Column& c) { return c.name == opts.sort_by; });
-      if (it == cols.end()) throw InputError("--sort-by: no score named '" + opts.sort_by + "' in the results");
-      sort_col = static_cast<size_t>(it - cols.begin());
-    }
-    std::vector<size_t> order = members;
-    if (!cols.empty()) {
-      const Column& sc = cols[sort_col];
-      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-        const Score* x = runs[a].score(sc.name);
-        const Score* y = runs[b].score(sc.name);
-        if (!x || !y) return x != nullptr;
-        if (x->value != y->value) return sc.higher ? x->value > y->value : x->value < y->value;
-        return runs[a].system < runs[b].system;
-      });
-    }
-    std::vector<double> best(cols.size(), std::nan(""));
-    for (size_t c = 0; c < cols.size(); ++c)
-      for (size_t i : members)
-        if (const Score* s = runs[i].score(cols[c].name)) {
-          if (std::isnan(s->value)) continue;
-          if (std::isnan(best[c]) || (cols[c].higher ? s->value > best[c] : s->value < best[c])) best[c] = s->value;
-        }
-    // Paper rows of this task and split reporting one of the columns.
-    const bool reversed = task.size() > 9 && task.compare(task.size() - 9, 9, "-reversed") == 0;
-    const std::string base_task = reversed ? task.substr(0, task.size() - 9) : task;
-    std::vector<PaperRow> paper_rows;
-    for (const auto& t : tables) {
-      for (const auto& cell : t.cells) {
-        if (!cell.value || cell.task != base_task || cell.split != split) continue;
-        if ((slug(cell.block).find("reversed") != std::string::npos) != reversed) continue;
-        if (std::none_of(cols.begin(), cols.end(), [&](const Column& c) { return c.name == cell.metric; })) continue;
-        auto it = std::find_if(paper_rows.begin(), paper_rows.end(), [&](const PaperRow& p) {
-          return p.paper == t.paper && p.table == t.table && p.block == cell.block && p.system == cell.system;
-        });
-        if (it == paper_rows.end()) {
-          PaperRow p{t.paper, t.table, cell.block, cell.system, t.caption, "", {}};
-          for (const auto& info : papers)
-            if (info.key == t.paper) p.title = info.title + " (" + info.authors + ", " + std::to_string(info.year) + ")";
-          paper_rows.push_back(std::move(p));
-          it = paper_rows.end() - 1;
-        }
-        it->cells.emplace(cell.metric, &cell);
-      }
-    }
-    auto paper_row_of = [&](const RunResult& r) -> const PaperRow* {
-      const PaperRow* found = nullptr;
-      for (const auto& p : paper_rows) {
-        if (slug(p.system) != slug(r.system) || slug(r.system).empty()) continue;
-        if (!found) found = &p;
-        if (p.block.empty()) return &p;
-        if (slug(found->block).rfind("10k", 0) == 0 && slug(p.block).rfind("10k", 0) != 0) found = &p;
-      }
-      return found;
-    };
-
-    const size_t ncol = cols.size() + 1;
-    body << "<section id=\"" << html_escape(slug(task) + "-" + slug(split)) << "\">\n<h2>"
-         << html_escape(group_title(task, split)) << "</h2>\n<div class=\"scroll\"><table class=\"sortable lb\">\n<thead><tr>"
-         << "<th data-type=\"text\" data-best=\"asc\">system</th>";
-    for (const auto& c : cols) {
-      std::string sig;
-      for (const auto& [id, s] : sigs)
-        if (id == c.metric) sig = s;
-      body << "<th class=\"num\" data-type=\"num\" data-best=\"" << (c.higher ? "desc" : "asc") << "\" title=\""
-           << html_escape(c.name + ": " + c.unit + ", " + (c.higher ? "higher" : "lower") + " is better; " + sig)
-           << "\">" << html_escape(c.name) << (c.higher ? " ↑" : " ↓") << "</th>";
-    }
-    body << "</tr></thead>\n";
-    bool any_test = false;
-    std::string test_method;
-    for (size_t i : order) {
-      const RunResult& r = runs[i];
-      const std::string name = r.system.empty() ? "(unnamed)" : r.system;
-      const std::string source = i < opts.sources.size() ? opts.sources[i] : "";
-      const PaperRow* pr = opts.paper_rows ? paper_row_of(r) : nullptr;
-      std::string hover = "examples " + std::to_string(r.examples) + "; data " + r.data_path +
-                          (r.data_sha256.empty() ? "" : " sha256 " + r.data_sha256.substr(0, 12) + "…") +
-                          "; unieval " + r.tool_version + (r.tool_commit.empty() ? "" : " " + r.tool_commit) +
-                          (r.created.empty() ? "" : "; " + r.created);
-      for (const auto& m : r.metrics) hover += "; " + m.signature;
-      body << "<tbody class=\"entry ours\"><tr class=\"main\"><td class=\"sys\" data-k=\"" << html_escape(name)
-           << "\" title=\"" << html_escape(hover) << "\"><span class=\"name\">" << html_escape(name) << "</span>";
-      if (pr)
-        body << "<span class=\"src\">" << html_escape("= " + pr->paper + " Table " + pr->table + " row " + pr->system +
-                                                      (pr->block.empty() ? "" : " (" + pr->block + ")"))
-             << "</span>";
-      body << "</td>";
-      for (size_t c = 0; c < cols.size(); ++c) {
-        const Score* s = r.score(cols[c].name);
-        if (!s) {
-          body << "<td class=\"num\" data-k=\"\">–</td>";
-          continue;
-        }
-        bool is_best = !std::isnan(s->value) && s->value == best[c] && members.size() > 1;
-        std::string title = s->name + " = " + exact(s->value) + " (" + s->unit + ", metric " + s->metric + ")";
-        std::string ci_text, sig_mark, paper_html;
-        if (s->ci) {
-          ci_text = "[" + format_value(s->ci->low, s->unit, opts.decimals) + ", " +
-                    format_value(s->ci->high, s->unit, opts.decimals) + "]";
-          char level[32];
-          std::snprintf(level, sizeof(level), "%g%%", s->ci->level * 100);
-          title += "; " + std::string(level) + " CI [" + exact(s->ci->low) + ", " + exact(s->ci->high) + "] " +
-                   s->ci->method + (s->ci->resamples ? ", " + std::to_string(s->ci->resamples) + " resamples" : "") +
-                   (s->ci->resamples ? ", seed " + std::to_string(s->ci->seed) : "");
-        }
-        for (const auto& t : opts.tests) {
-          if (t.task != task || t.split != split || t.score != s->name || t.worse != r.system) continue;
-          any_test = true;
-          test_method = t.method;
-          char p[32];
-          std::snprintf(p, sizeof(p), "%.4g", t.p_value);
-          bool significant = t.p_value < opts.alpha;
-          title += std::string("; ") + (significant ? "significantly below " : "not significantly below ") +
-                   t.better + " (paired test p = " + p + ", " + t.method + ")";
-          if (significant)
-            sig_mark = "<span class=\"sig\" title=\"" +
-                       html_escape("significantly below " + t.better + ": p = " + p + " < " + fixed(opts.alpha, 2)) +
-                       "\">†</span>";
-        }
-        for (const auto& t : opts.tests)
-          if (t.task == task && t.split == split && t.score == s->name && t.better == r.system) any_test = true;
-        if (pr) {
-          auto it = pr->cells.find(s->name);
-          if (it != pr->cells.end() && !std::isnan(s->value)) {
-            const PaperCell& pc = *it->second;
-            const double ours = s->value * pc.scale;
-            const double d = ours - *pc.value;
-            const bool ok = std::fabs(d) <= pc.tolerance() + 1e-9;
-            const int dec = decimals_of(pc.display) + 2;
-            paper_html = "<span class=\"paper\" title=\"" +
-                         html_escape(pc.paper + " Table " + pc.table + " " + pc.system + " " + pc.column + " printed " +
-                                     pc.display + "; ours x " + exact(pc.scale) + " = " + fixed(ours, dec) +
-                                     (ok ? "; within" : "; beyond") + " half a unit of the last printed digit (±" +
-                                     exact(pc.tolerance()) + ")") +
-                         "\">paper " + html_escape(pc.display) + " · Δ " + (d >= 0 ? "+" : "") + fixed(d, dec) +
-                         (ok ? " <span class=\"ok\">✓</span>" : " <span class=\"bad\">✗</span>") + "</span>";
-          }
-        }
-        body << "<td class=\"num" << (is_best ? " best" : "") << "\" data-k=\""
-             << (std::isnan(s->value) ? "" : exact(s->value)) << "\" title=\"" << html_escape(title) << "\"><span class=\"v\">"
-             << html_escape(format_value(s->value, s->unit, opts.decimals)) << "</span>" << sig_mark;
-        if (!ci_text.empty()) body << "<span class=\"ci\">" << html_escape(ci_text) << "</span>";
-        body << paper_html << "</td>";
-      }
-      body << "</tr>\n<tr class=\"det\"><td colspan=\"" << ncol << "\"><details><summary>signatures &amp; provenance</summary><dl class=\"prov\">";
-      std::ostringstream d;
-      prov(d, "result file", source);
-      prov(d, "task / split", r.task + (r.split.empty() ? "" : " / " + r.split));
-      prov(d, "examples", std::to_string(r.examples));
-      prov(d, "data", r.data_path);
-      prov(d, "data sha256", r.data_sha256);
-      prov(d, "predictions", r.pred_path);
-      prov(d, "predictions sha256", r.pred_sha256);
-      prov(d, "unieval", r.tool_version + (r.tool_commit.empty() ? "" : " (commit " + r.tool_commit + ")"));
-      prov(d, "created", r.created);
-      prov(d, "machine", r.machine.hostname + (r.machine.os.empty() ? "" : ", " + r.machine.os) +
-                             (r.machine.cpu.empty() ? "" : ", " + r.machine.cpu) +
-                             (r.machine.cores ? ", " + std::to_string(r.machine.cores) + " cores" : ""));
-      prov(d, "timings", "load " + exact(r.timings.load_s) + " s, score " + exact(r.timings.score_s) + " s, total " +
-                             exact(r.timings.total_s) + " s");
-      for (const auto& m : r.metrics) {
-        prov(d, "signature " + m.id, m.signature);
-        if (!m.options.empty()) prov(d, "options " + m.id, m.options.dump());
-      }
-      for (const auto& s : r.scores) {
-        std::string v = exact(s.value) + " " + s.unit;
-        if (s.ci)
-          v += ", CI [" + exact(s.ci->low) + ", " + exact(s.ci->high) + "] level " + exact(s.ci->level) + " " +
-               s.ci->method + ", " + std::to_string(s.ci->resamples) + " resamples, seed " + std::to_string(s.ci->seed);
-        prov(d, s.name, v);
-      }
-      for (const auto& n : r.notes) prov(d, "note", n);
-      if (!r.per_example.empty()) prov(d, "per-example scores", std::to_string(r.per_example.size()) + " examples");
-      body << d.str() << "</dl>";
-      if (!r.extra.empty()) body << "<pre>" << html_escape(dump(r.extra)) << "</pre>";
-      body << "</details></td></tr></tbody>\n";
-    }
-    for (const auto& p : paper_rows) {
-      std::string label = p.system;
-      std::string src = p.paper + " Table " + p.table + (p.block.empty() ? "" : ", " + p.block);
-      body << "<tbody class=\"entry published\"><tr class=\"main paperrow\"><td class=\"sys\" data-k=\"" << html_escape(label)
-           << "\" title=\"" << html_escape("published: " + p.title + ", Table " + p.table + ": " + p.caption)
-           << "\"><span class=\"name\">" << html_escape(label) << "</span><span class=\"src\">" << html_escape(src)
-           << " (published)</span></td>";
-      for (const auto& c : cols) {
-        auto it = p.cells.find(c.name);
-        if (it == p.cells.end()) {
-          body << "<td class=\"num\" data-k=\"\">–</td>";
-          continue;
-        }
-        const PaperCell& pc = *it->second;
-        const double v = *pc.value / pc.scale;
-        body << "<td class=\"num\" data-k=\"" << exact(v) << "\" title=\""
-             << html_escape("printed " + pc.display + " (" + pc.column + ", printed = value x " + exact(pc.scale) + ")" +
-                            (pc.note.empty() ? "" : "; " + pc.note))
-             << "\"><span class=\"v\">"
-             << html_escape(pc.scale == 1 ? pc.display : format_value(v, c.unit, opts.decimals)) << "</span>";
-        if (pc.scale != 1) body << "<span class=\"ci\">printed " << html_escape(pc.display) << "</span>";
-        body << "</td>";
-      }
-      body << "</tr>\n<tr class=\"det\"><td colspan=\"" << ncol << "\"><details><summary>source</summary><dl class=\"prov\">";
-      std::ostringstream d;
-      prov(d, "paper", p.title);
-      prov(d, "table", p.table + ": " + p.caption);
-      prov(d, "block", p.block);
-      for (const auto& [metric, pc] : p.cells)
-        prov(d, pc->column, pc->display + (pc->note.empty() ? "" : " (" + pc->note + ")") + "; results/paper/" +
-                                pc->paper + ".jsonl line " + std::to_string(pc->source_line));
-      body << d.str() << "</dl></details></td></tr></tbody>\n";
-    }
-    body << "</table></div>\n<div class=\"notes\">";
-    body << "<p>Sorted by " << html_escape(cols.empty() ? std::string("system") : cols[sort_col].name)
-         << "; bold: best of the column among the " << members.size() << " result(s).";
-    if (!paper_rows.empty())
-      body << " Grey rows: the papers' published values (results/paper), in unieval's unit.";
-    body << "</p>";
-    if (any_test)
-      body << "<p>† significantly below the column's best system at p &lt; " << html_escape(fixed(opts.alpha, 2))
-           << " (" << html_escape(test_method) << "); p-values on hover.</p>";
-    else if (members.size() > 1)
-      body << "<p>Significance: no paired test for this table (it needs per-example scores of the same examples "
-              "in every result: `unieval eval --per-example`; see the notes above).</p>";
-    for (const auto& [id, sig] : sigs)
-      body << "<p>signature " << html_escape(id) << ": <code>" << html_escape(sig) << "</code></p>";
-    body << "</div>\n</section>\n";
+      if (runs[i].task == task && runs[i].split == split) g.members.push_back(i);
+    collect_signatures(runs, g);
+    collect_columns(runs, opts, g);
+    sort_and_mark_best(runs, g);
+    collect_paper_rows(tables, papers, g);
+    write_table_head(body, g);
+    TestsSeen tests;
+    for (size_t i : g.order)
+      write_result_row(body, g, runs[i], i < opts.sources.size() ? opts.sources[i] : "", opts,
+                       tests);
+    for (const auto& p : g.paper_rows) write_paper_row(body, g, p, opts);
+    write_table_notes(body, g, opts, tests);
   }
   return html_page("unieval leaderboard", body.str());
 }
