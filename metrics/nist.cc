@@ -145,13 +145,11 @@ double nist_length_penalty(double ratio) {
   return std::exp(-beta * std::log(ratio) * std::log(ratio));
 }
 
-}  // namespace
-
-NistScore mteval_nist(const std::vector<std::string>& hyps,
-                      const std::vector<std::vector<std::string>>& refs, const NistOptions& opts) {
-  internal::check_streams(hyps.size(), refs);
-  NistScore out;
-  Vocabulary vocab;
+// Normalises and tokenises every segment into ids (mteval's NormalizeText + split); warns where
+// every line of a stream is empty (DSTC7's placeholder segments).
+void read_streams(const std::vector<std::string>& hyps,
+                  const std::vector<std::vector<std::string>>& refs, const NistOptions& opts,
+                  Vocabulary& vocab, IdLines& hyp, std::vector<IdLines>& ref, NistScore& out) {
   std::vector<uint32_t> buf;
   auto ids_of = [&](const std::string& line, IdLines& dst) {
     std::string txt = opts.dstc7_writer ? text::dstc7_xml_segment(line) : line;
@@ -160,8 +158,7 @@ NistScore mteval_nist(const std::vector<std::string>& hyps,
     for (auto t : text::perl_split_ws(norm)) buf.push_back(vocab.id(t));
     dst.push(buf);
   };
-  IdLines hyp;
-  std::vector<IdLines> ref(refs.size());
+  ref.resize(refs.size());
   bool all_hyp_empty = true;
   for (const auto& h : hyps) {
     ids_of(h, hyp);
@@ -181,49 +178,62 @@ NistScore mteval_nist(const std::vector<std::string>& hyps,
     out.warnings.push_back(
         "every line of the hypothesis or of a reference file is empty: DSTC7's XML writer + "
         "mteval abort on such input; scored with DSTC7's '__empty__' placeholder segments");
+}
 
-  // Only the reference counts of n-grams that some hypothesis matches (and of their prefixes,
-  // which are matched too) enter the score, so those are the only ones counted: pass 1 collects
-  // the matched n-grams of every segment, pass 2 counts them (and nothing else) in the
-  // references. Same numbers as mteval's compute_ngram_info over all n-grams, far less memory.
-  const uint32_t zero_tok = vocab.find("0");
-  GlobalNgrams g;
+// What pass 1 gathers over the corpus (indices 1..kMaxNgram by n-gram order).
+struct MtevalCounts {
   // Per gid: the order of its n-gram and its clipped matches summed over the segments (an
   // n-gram's information weight is corpus-wide, so its matches can be added up before weighting).
-  std::vector<uint8_t> order(1, 0);
-  std::vector<uint32_t> clipped(1, 0);
-  std::vector<double> match(kMaxNgram + 1, 0), tst_cnt(kMaxNgram + 1, 0),
-      ref_cnt(kMaxNgram + 1, 0), tst_info(kMaxNgram + 1, 0);
+  std::vector<uint8_t> order = std::vector<uint8_t>(1, 0);
+  std::vector<uint32_t> clipped = std::vector<uint32_t>(1, 0);
+  std::vector<double> match = std::vector<double>(kMaxNgram + 1, 0);
+  std::vector<double> tst_cnt = std::vector<double>(kMaxNgram + 1, 0);
+  std::vector<double> ref_cnt = std::vector<double>(kMaxNgram + 1, 0);
+  std::vector<double> tst_info = std::vector<double>(kMaxNgram + 1, 0);
   double cum_ref_length = 0;
+};
+
+// Counts the reference n-grams of one segment and returns mteval's brevity_penalty_closest
+// reference length (the closest to the hypothesis length hl; the shorter on a tie).
+int64_t segment_ref_length(const std::vector<IdLines>& ref, size_t i, int64_t hl,
+                           std::vector<IdSpan>& spans, MtevalCounts& c) {
+  spans.clear();
+  int64_t ref_length = -1;
+  for (size_t k = 0; k < ref.size(); ++k) {
+    IdSpan r = ref[k].at(i);
+    spans.push_back(r);
+    int64_t len = static_cast<int64_t>(r.size);
+    for (int j = 1; j <= kMaxNgram; ++j)
+      c.ref_cnt[j] += len >= j ? static_cast<double>(len - j + 1) : 0.0;
+    if (ref_length < 0) {
+      ref_length = len;
+    } else {  // brevity_penalty_closest
+      int64_t dr = std::llabs(hl - len), dc = std::llabs(hl - ref_length);
+      if (dr <= dc) {
+        if (dr == dc) {
+          if (ref_length > len) ref_length = len;
+        } else {
+          ref_length = len;
+        }
+      }
+    }
+  }
+  return ref_length;
+}
+
+// Pass 1: registers in g every hypothesis n-gram that its segment's references match, with its
+// clipped matches, and counts the lengths.
+void collect_matches(const IdLines& hyp, const std::vector<IdLines>& ref, uint32_t zero_tok,
+                     GlobalNgrams& g, MtevalCounts& c) {
   NgramClipper clip;
   std::vector<IdSpan> spans;
   std::vector<uint32_t> prev_gid, cur_gid;
   for (size_t i = 0; i < hyp.size(); ++i) {
     IdSpan h = hyp.at(i);
-    spans.clear();
-    int64_t ref_length = -1;
     const int64_t hl = static_cast<int64_t>(h.size);
-    for (size_t k = 0; k < ref.size(); ++k) {
-      IdSpan r = ref[k].at(i);
-      spans.push_back(r);
-      int64_t len = static_cast<int64_t>(r.size);
-      for (int j = 1; j <= kMaxNgram; ++j)
-        ref_cnt[j] += len >= j ? static_cast<double>(len - j + 1) : 0.0;
-      if (ref_length < 0) {
-        ref_length = len;
-      } else {  // brevity_penalty_closest
-        int64_t dr = std::llabs(hl - len), dc = std::llabs(hl - ref_length);
-        if (dr <= dc) {
-          if (dr == dc) {
-            if (ref_length > len) ref_length = len;
-          } else {
-            ref_length = len;
-          }
-        }
-      }
-    }
-    cum_ref_length += static_cast<double>(ref_length);
-    for (int j = 1; j <= kMaxNgram; ++j) tst_cnt[j] += hl >= j ? static_cast<double>(hl - j + 1) : 0.0;
+    c.cum_ref_length += static_cast<double>(segment_ref_length(ref, i, hl, spans, c));
+    for (int j = 1; j <= kMaxNgram; ++j)
+      c.tst_cnt[j] += hl >= j ? static_cast<double>(hl - j + 1) : 0.0;
     clip.run(h, spans, kMaxNgram);
     prev_gid.assign(h.size, 0);
     for (int j = 1; j <= kMaxNgram; ++j) {
@@ -243,25 +253,29 @@ NistScore mteval_nist(const std::vector<std::string>& hyps,
         cur_gid[p] = g.insert(GlobalNgrams::key(j == 1 ? 0 : prev_gid[p], h.data[p + j - 1]),
                               j == 1 ? 0 : prev_gid[p], quirk);
         if (gr.start == p) {  // once per distinct n-gram
-          uint32_t c = std::min(gr.hyp_count, gr.ref_max);
+          uint32_t m = std::min(gr.hyp_count, gr.ref_max);
           const uint32_t gid = cur_gid[p];
-          if (gid >= order.size()) {
-            order.resize(g.size(), 0);
-            clipped.resize(g.size(), 0);
+          if (gid >= c.order.size()) {
+            c.order.resize(g.size(), 0);
+            c.clipped.resize(g.size(), 0);
           }
-          order[gid] = static_cast<uint8_t>(j);
-          clipped[gid] += c;
-          match[j] += c;
+          c.order[gid] = static_cast<uint8_t>(j);
+          c.clipped[gid] += m;
+          c.match[j] += m;
         }
       }
       if (!any) break;
       prev_gid.swap(cur_gid);
     }
   }
-  // Pass 2 (compute_ngram_info restricted to the matched n-grams). The n-gram starting at s of
-  // order n is counted when its (n-1)-gram prefix at s was found. Taken order by order over a
-  // line (not start by start), the lookups of one order are independent, and each is
-  // prefetched before it is probed: the table is far larger than the caches.
+}
+
+// Pass 2 (compute_ngram_info restricted to the matched n-grams). The n-gram starting at s of
+// order n is counted when its (n-1)-gram prefix at s was found. Taken order by order over a
+// line (not start by start), the lookups of one order are independent, and each is
+// prefetched before it is probed: the table is far larger than the caches. Returns the number of
+// reference words.
+double count_in_references(const std::vector<IdLines>& ref, GlobalNgrams& g) {
   double tot_wrds = 0;
   std::vector<uint32_t> prev_ids, cur_ids;
   for (const auto& rs : ref) {
@@ -286,6 +300,11 @@ NistScore mteval_nist(const std::vector<std::string>& hyps,
       }
     }
   }
+  return tot_wrds;
+}
+
+// Weights each matched n-gram by its information (compute_ngram_info) into c.tst_info.
+void weigh_matches(const GlobalNgrams& g, double tot_wrds, MtevalCounts& c) {
   const std::vector<uint32_t> count = g.counts();
   std::vector<double> info(g.size(), 0.0);
   for (uint32_t gid = 1; gid < g.size(); ++gid) {
@@ -295,44 +314,68 @@ NistScore mteval_nist(const std::vector<std::string>& hyps,
                                             : static_cast<double>(count[gid]) / tot_wrds;
     info[gid] = -std::log(ratio) / std::log(2.0);
   }
-  for (uint32_t gid = 1; gid < clipped.size(); ++gid)
-    if (clipped[gid]) tst_info[order[gid]] += info[gid] * clipped[gid];
+  for (uint32_t gid = 1; gid < c.clipped.size(); ++gid)
+    if (c.clipped[gid]) c.tst_info[c.order[gid]] += info[gid] * c.clipped[gid];
+}
 
-  // nist_score
-  const double nsys = static_cast<double>(ref.size());
+// mteval's nist_score and bleu_score (with its smoothing) from the corpus counts.
+void nist_and_bleu_scores(const MtevalCounts& c, double nsys, NistScore& out) {
   double lp;
-  if (ref_cnt[1] == 0) {
-    out.warnings.push_back("the references have no words: mteval divides by zero here; "
-                           "length penalty taken as " + std::string(tst_cnt[1] > 0 ? "1" : "0"));
-    lp = tst_cnt[1] > 0 ? 1.0 : 0.0;
+  if (c.ref_cnt[1] == 0) {
+    out.warnings.push_back(
+        "the references have no words: mteval divides by zero here; "
+        "length penalty taken as " +
+        std::string(c.tst_cnt[1] > 0 ? "1" : "0"));
+    lp = c.tst_cnt[1] > 0 ? 1.0 : 0.0;
   } else {
-    lp = nist_length_penalty(tst_cnt[1] / (ref_cnt[1] / nsys));
+    lp = nist_length_penalty(c.tst_cnt[1] / (c.ref_cnt[1] / nsys));
   }
   double score = 0;
   for (int n = 1; n <= kMaxNgram; ++n) {
-    double iscore = tst_info[n] / std::max(tst_cnt[n], 1.0);
+    double iscore = c.tst_info[n] / std::max(c.tst_cnt[n], 1.0);
     score += iscore;
     out.nist_cum.push_back(score * lp);
     out.nist_ind.push_back(iscore * lp);
   }
-  // bleu_score (with mteval's smoothing)
   double exp_len_score = 0;
-  if (tst_cnt[1] > 0) exp_len_score = std::exp(std::min(0.0, 1 - cum_ref_length / tst_cnt[1]));
+  if (c.tst_cnt[1] > 0)
+    exp_len_score = std::exp(std::min(0.0, 1 - c.cum_ref_length / c.tst_cnt[1]));
   double smooth = 1, bscore = 0;
   for (int j = 1; j <= kMaxNgram; ++j) {
     double iscore;
-    if (tst_cnt[j] == 0) {
+    if (c.tst_cnt[j] == 0) {
       iscore = 0;
-    } else if (match[j] == 0) {
+    } else if (c.match[j] == 0) {
       smooth *= 2;
-      iscore = std::log(1 / (smooth * tst_cnt[j]));
+      iscore = std::log(1 / (smooth * c.tst_cnt[j]));
     } else {
-      iscore = std::log(match[j] / tst_cnt[j]);
+      iscore = std::log(c.match[j] / c.tst_cnt[j]);
     }
     out.bleu_ind.push_back(std::exp(iscore));
     bscore += iscore;
     out.bleu_cum.push_back(std::exp(bscore / j) * exp_len_score);
   }
+}
+
+}  // namespace
+
+NistScore mteval_nist(const std::vector<std::string>& hyps,
+                      const std::vector<std::vector<std::string>>& refs, const NistOptions& opts) {
+  internal::check_streams(hyps.size(), refs);
+  NistScore out;
+  Vocabulary vocab;
+  IdLines hyp;
+  std::vector<IdLines> ref;
+  read_streams(hyps, refs, opts, vocab, hyp, ref, out);
+  // Only the reference counts of n-grams that some hypothesis matches (and of their prefixes,
+  // which are matched too) enter the score, so those are the only ones counted: pass 1 collects
+  // the matched n-grams of every segment, pass 2 counts them (and nothing else) in the
+  // references. Same numbers as mteval's compute_ngram_info over all n-grams, far less memory.
+  GlobalNgrams g;
+  MtevalCounts c;
+  collect_matches(hyp, ref, vocab.find("0"), g, c);
+  weigh_matches(g, count_in_references(ref, g), c);
+  nist_and_bleu_scores(c, static_cast<double>(ref.size()), out);
   return out;
 }
 
