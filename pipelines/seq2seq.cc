@@ -338,155 +338,205 @@ UnilmModel load_decode_model(const DecodeSetup& setup, const torch::Device& devi
   return model;
 }
 
+namespace {
+
+// Where a fine-tuning run's model comes from.
+struct FinetuneModelFiles {
+  BertConfig cfg;
+  std::string config_path;   // where cfg came from, for errors
+  std::string vocab_path;
+  std::string weights_path;  // pretrained weights ("" = from scratch, or a resumed run)
+};
+
+// --resume: the run's own options (run.json) replace the request's, but for stop_after and
+// progress.
+FinetuneModelFiles resume_files(const FinetuneOptions& in, RunDir& run, FinetuneOptions& opts) {
+  if (!run.has_checkpoint())
+    throw InputError(opts.out_dir, 0, "--resume: the run has no checkpoint yet");
+  const nlohmann::json info = run.run_info();
+  opts.train = TrainOptions{};
+  opts.train.update_from_json(info.at("train"), run.file("run.json"));
+  opts.train.stop_after = in.train.stop_after;
+  opts.train.progress = in.train.progress;
+  opts.data_dir = info.at("data").get<std::string>();
+  opts.lowercase = info.value("lowercase", true);
+  opts.tokenized_input = info.value("tokenized_input", false);
+  opts.limit = info.value("limit", int64_t{0});
+  opts.dev_split = info.value("dev_split", std::string());
+  opts.dev_limit = info.value("dev_limit", int64_t{0});
+  FinetuneModelFiles f;
+  f.config_path = run.file("config.json");
+  f.cfg = BertConfig::from_json_file(f.config_path);
+  f.vocab_path = run.file("vocab.txt");
+  return f;
+}
+
+// A new run: --model-config or the checkpoint's files, with --dropout applied and the segment ids
+// chosen (opts.train.data).
+FinetuneModelFiles new_run_files(RunDir& run, FinetuneOptions& opts) {
+  if (run.has_checkpoint())
+    throw InputError(opts.out_dir, 0,
+                     "already holds a checkpoint: use --resume to continue it or another --out");
+  FinetuneModelFiles f;
+  if (opts.config) {
+    f.cfg = *opts.config;
+    f.config_path = !opts.config_path.empty() ? opts.config_path : "--model-config";
+    f.vocab_path =
+        !opts.vocab.empty() ? opts.vocab : (fs::path(opts.data_dir) / "vocab.txt").string();
+  } else {
+    if (opts.model_dir.empty())
+      throw InputError("--model (a checkpoint directory) or --model-config is required");
+    CheckpointFiles files = locate_checkpoint(opts.model_dir);
+    f.config_path = files.config;
+    f.cfg = BertConfig::from_json_file(files.config);
+    apply_config_generation_keys(files.config, opts.arch_given, opts.train);
+    f.weights_path = files.weights;
+    f.vocab_path = !opts.vocab.empty() ? opts.vocab : files.vocab;
+    if (f.vocab_path.empty()) throw InputError(opts.model_dir, 0, "no vocab.txt (give --vocab)");
+  }
+  if (opts.dropout) {
+    f.cfg.hidden_dropout_prob = *opts.dropout;
+    f.cfg.attention_probs_dropout_prob = *opts.dropout;
+  }
+  f.cfg.validate("model config");
+  // Segment ids: --segment-ids, else the checkpoint family's (4/5 for UniLM v1, type_vocab_size 6;
+  // models/nn/config.h).
+  std::tie(opts.train.data.source_type, opts.train.data.target_type) =
+      opts.segment_ids ? *opts.segment_ids : f.cfg.seq2seq_segment_ids();
+  return f;
+}
+
+// The segment ids: a resumed run's must be the ones asked for, and every run's must fit the model.
+void check_segment_ids(const FinetuneOptions& opts, const BertConfig& cfg, RunDir& run) {
+  const auto& data = opts.train.data;
+  if (opts.resume && opts.segment_ids &&
+      *opts.segment_ids != std::make_pair(data.source_type, data.target_type))
+    throw InputError(run.file("run.json"), 0,
+                     "the run was trained with segment ids " + std::to_string(data.source_type) +
+                         "," + std::to_string(data.target_type) + ", not the --segment-ids given");
+  if (data.source_type >= cfg.type_vocab_size || data.target_type >= cfg.type_vocab_size)
+    throw InputError("segment ids " + std::to_string(data.source_type) + "/" +
+                     std::to_string(data.target_type) + " need type_vocab_size > " +
+                     std::to_string(std::max(data.source_type, data.target_type)));
+}
+
+// Reads DATA/<split>.src/.tgt, keeping the first `limit` pairs when limit > 0; `required`: none is
+// an InputError.
+void read_pairs(const std::string& data_dir, const std::string& split, int64_t limit, bool required,
+                std::vector<std::string>& src, std::vector<std::string>& tgt) {
+  read_split(data_dir, split, true, src, tgt);
+  if (required && src.empty())  // before the run directory is created
+    throw InputError((fs::path(data_dir) / (split + ".src")).string(), 0,
+                     "no training examples (the file is empty)");
+  if (limit > 0 && static_cast<int64_t>(src.size()) > limit) {
+    src.resize(limit);
+    tgt.resize(limit);
+  }
+}
+
+// The training and dev pairs, tokenised and truncated.
+struct FinetuneExamples {
+  std::vector<Seq2SeqExample> train;
+  std::vector<Seq2SeqExample> dev;  // empty without --dev-split
+};
+
+FinetuneExamples finetune_examples(const FinetuneOptions& opts, const WordPieceTokenizer& tok,
+                                   const BertConfig& cfg) {
+  auto tokenise = [&](const std::string& split, int64_t limit, bool required) {
+    std::vector<std::string> src, tgt;
+    read_pairs(opts.data_dir, split, limit, required, src, tgt);
+    return training_examples(tok, src, tgt, opts.train.data, cfg.max_position_embeddings, opts.tokenized_input);
+  };
+  FinetuneExamples e;
+  e.train = tokenise("train", opts.limit, true);
+  if (!opts.dev_split.empty()) e.dev = tokenise(opts.dev_split, opts.dev_limit, false);
+  return e;
+}
+
+// run.json of a new fine-tuning run.
+ojson finetune_run_info(const FinetuneOptions& opts, size_t examples, const Runtime& rt) {
+  ojson run_info;
+  run_info["kind"] = "unilm-seq2seq";
+  run_info["task"] = opts.task;
+  run_info["preset"] = opts.preset;
+  run_info["data"] = fs::absolute(opts.data_dir).string();
+  run_info["model"] = opts.model_dir.empty() ? std::string("(from scratch)")
+                                             : fs::absolute(opts.model_dir).string();
+  run_info["lowercase"] = opts.lowercase;
+  if (opts.tokenized_input) run_info["tokenized_input"] = true;
+  run_info["limit"] = opts.limit;
+  run_info["dev_split"] = opts.dev_split;
+  run_info["dev_limit"] = opts.dev_limit;
+  run_info["segment_ids_from"] = opts.segment_ids ? "--segment-ids" : "checkpoint family";
+  run_info["train"] = opts.train.to_json();
+  run_info["decode"] = search_to_json(opts.decode);
+  run_info["examples"] = examples;
+  run_info["runtime"] = rt.describe();
+  return run_info;
+}
+
+// A new run: the model's first weights (pretrained or initialised) and the run directory
+// (run.json, config.json, vocab.txt), written by rank 0.
+void start_finetune_run(UnilmModel& model, const FinetuneModelFiles& files,
+                        const FinetuneOptions& opts, size_t examples, const Runtime& rt,
+                        RunDir& run) {
+  model->init_weights();
+  if (!files.weights_path.empty()) {
+    LoadReport report = load_weights(*model, files.weights_path);
+    if (report.loaded == 0)
+      throw InputError(files.weights_path, 0,
+                       "no parameter of the model was found in the checkpoint");
+    const std::string s = report.summary();
+    if (!s.empty()) std::cerr << s << "\n";
+  }
+  const ojson run_info = finetune_run_info(opts, examples, rt);
+  opts.train.validate();  // before the run directory is created
+  check_accum_covers_ranks(opts.train.accum);
+  if (dist::rank() != 0) return;
+  // An ERNIE-GEN run's checkpoints say so, as pre-training's do: `decode --model RUN/best` and a
+  // later fine-tune then use infilling decoding and the same target layout without --arch.
+  if (opts.train.arch == "ernie-gen") {
+    nlohmann::json config = files.cfg.to_json();
+    config["unieval_arch"] = "ernie-gen";
+    if (opts.train.data.target_bos) config["unieval_target_bos"] = true;
+    run.create(run_info, config, core::read_file(files.vocab_path));
+  } else {
+    run.create(run_info, files.cfg, core::read_file(files.vocab_path));
+  }
+}
+
+}  // namespace
+
 FinetuneResult finetune(const FinetuneOptions& in) {
   FinetuneOptions opts = in;
   if (opts.out_dir.empty()) throw InputError("--out (the run directory) is required");
   Runtime rt = configure_runtime(opts.device);
   dist::init_from_env(opts.backend, rt.device);  // null (nothing) in one process
   RunDir run(opts.out_dir);
+  const FinetuneModelFiles files =
+      opts.resume ? resume_files(in, run, opts) : new_run_files(run, opts);
+  check_segment_ids(opts, files.cfg, run);
 
-  BertConfig cfg;
-  std::string config_path;   // where cfg came from, for errors
-  std::string vocab_path;
-  std::string weights_path;  // pretrained weights ("" = from scratch)
-  nlohmann::json info;
-  if (opts.resume) {
-    if (!run.has_checkpoint()) throw InputError(opts.out_dir, 0, "--resume: the run has no checkpoint yet");
-    info = run.run_info();
-    opts.train = TrainOptions{};
-    opts.train.update_from_json(info.at("train"), run.file("run.json"));
-    opts.train.stop_after = in.train.stop_after;
-    opts.train.progress = in.train.progress;
-    opts.data_dir = info.at("data").get<std::string>();
-    opts.lowercase = info.value("lowercase", true);
-    opts.tokenized_input = info.value("tokenized_input", false);
-    opts.limit = info.value("limit", int64_t{0});
-    opts.dev_split = info.value("dev_split", std::string());
-    opts.dev_limit = info.value("dev_limit", int64_t{0});
-    config_path = run.file("config.json");
-    cfg = BertConfig::from_json_file(config_path);
-    vocab_path = run.file("vocab.txt");
-  } else {
-    if (run.has_checkpoint())
-      throw InputError(opts.out_dir, 0, "already holds a checkpoint: use --resume to continue it or another --out");
-    if (opts.config) {
-      cfg = *opts.config;
-      config_path = !opts.config_path.empty() ? opts.config_path : "--model-config";
-      vocab_path = !opts.vocab.empty() ? opts.vocab : (fs::path(opts.data_dir) / "vocab.txt").string();
-    } else {
-      if (opts.model_dir.empty()) throw InputError("--model (a checkpoint directory) or --model-config is required");
-      CheckpointFiles files = locate_checkpoint(opts.model_dir);
-      config_path = files.config;
-      cfg = BertConfig::from_json_file(files.config);
-      apply_config_generation_keys(files.config, opts.arch_given, opts.train);
-      weights_path = files.weights;
-      vocab_path = !opts.vocab.empty() ? opts.vocab : files.vocab;
-      if (vocab_path.empty()) throw InputError(opts.model_dir, 0, "no vocab.txt (give --vocab)");
-    }
-    if (opts.dropout) {
-      cfg.hidden_dropout_prob = *opts.dropout;
-      cfg.attention_probs_dropout_prob = *opts.dropout;
-    }
-    cfg.validate("model config");
-    // Segment ids: --segment-ids, else the checkpoint family's (4/5 for UniLM v1, type_vocab_size 6;
-    // models/nn/config.h).
-    std::tie(opts.train.data.source_type, opts.train.data.target_type) =
-        opts.segment_ids ? *opts.segment_ids : cfg.seq2seq_segment_ids();
-  }
-  if (opts.resume && opts.segment_ids &&
-      *opts.segment_ids != std::make_pair(opts.train.data.source_type, opts.train.data.target_type))
-    throw InputError(run.file("run.json"), 0, "the run was trained with segment ids " +
-                                                  std::to_string(opts.train.data.source_type) + "," +
-                                                  std::to_string(opts.train.data.target_type) +
-                                                  ", not the --segment-ids given");
-  if (opts.train.data.source_type >= cfg.type_vocab_size || opts.train.data.target_type >= cfg.type_vocab_size)
-    throw InputError("segment ids " + std::to_string(opts.train.data.source_type) + "/" +
-                     std::to_string(opts.train.data.target_type) + " need type_vocab_size > " +
-                     std::to_string(std::max(opts.train.data.source_type, opts.train.data.target_type)));
+  WordPieceTokenizer tok =
+      WordPieceTokenizer::from_file(files.vocab_path, TokenizerOptions::bert(opts.lowercase));
+  check_vocab_fits(static_cast<int64_t>(tok.vocab().size()), files.vocab_path, files.cfg.vocab_size,
+                   files.config_path);
+  const SpecialIds ids = special_ids(tok.vocab(), files.vocab_path);
+  const FinetuneExamples examples = finetune_examples(opts, tok, files.cfg);
 
-  WordPieceTokenizer tok = WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(opts.lowercase));
-  check_vocab_fits(static_cast<int64_t>(tok.vocab().size()), vocab_path, cfg.vocab_size, config_path);
-  const SpecialIds ids = special_ids(tok.vocab(), vocab_path);
-
-  // Data: tokenise and truncate.
-  std::vector<std::string> src, tgt;
-  read_split(opts.data_dir, "train", true, src, tgt);
-  if (src.empty())  // before the run directory is created
-    throw InputError((fs::path(opts.data_dir) / "train.src").string(), 0, "no training examples (the file is empty)");
-  if (opts.limit > 0 && static_cast<int64_t>(src.size()) > opts.limit) {
-    src.resize(opts.limit);
-    tgt.resize(opts.limit);
-  }
-  auto tokenise = [&](const std::vector<std::string>& src, const std::vector<std::string>& tgt) {
-    return training_examples(tok, src, tgt, opts.train.data, cfg.max_position_embeddings, opts.tokenized_input);
-  };
-  std::vector<Seq2SeqExample> examples = tokenise(src, tgt);
-  std::vector<Seq2SeqExample> dev_examples;
-  if (!opts.dev_split.empty()) {
-    std::vector<std::string> dsrc, dtgt;
-    read_split(opts.data_dir, opts.dev_split, true, dsrc, dtgt);
-    if (opts.dev_limit > 0 && static_cast<int64_t>(dsrc.size()) > opts.dev_limit) {
-      dsrc.resize(opts.dev_limit);
-      dtgt.resize(opts.dev_limit);
-    }
-    dev_examples = tokenise(dsrc, dtgt);
-  }
-
-  // Model.
   torch::manual_seed(opts.train.seed);
   UnilmHeads heads;
   heads.pooler = false;  // seq2seq needs the MLM head only
-  UnilmModel model(cfg, heads);
-  if (!opts.resume) {
-    model->init_weights();
-    if (!weights_path.empty()) {
-      LoadReport report = load_weights(*model, weights_path);
-      if (report.loaded == 0) throw InputError(weights_path, 0, "no parameter of the model was found in the checkpoint");
-      const std::string s = report.summary();
-      if (!s.empty()) std::cerr << s << "\n";
-    }
-    ojson run_info;
-    run_info["kind"] = "unilm-seq2seq";
-    run_info["task"] = opts.task;
-    run_info["preset"] = opts.preset;
-    run_info["data"] = fs::absolute(opts.data_dir).string();
-    run_info["model"] = opts.model_dir.empty() ? std::string("(from scratch)") : fs::absolute(opts.model_dir).string();
-    run_info["lowercase"] = opts.lowercase;
-    if (opts.tokenized_input) run_info["tokenized_input"] = true;
-    run_info["limit"] = opts.limit;
-    run_info["dev_split"] = opts.dev_split;
-    run_info["dev_limit"] = opts.dev_limit;
-    run_info["segment_ids_from"] = opts.segment_ids ? "--segment-ids" : "checkpoint family";
-    run_info["train"] = opts.train.to_json();
-    run_info["decode"] = search_to_json(opts.decode);
-    run_info["examples"] = examples.size();
-    run_info["runtime"] = rt.describe();
-    opts.train.validate();  // before the run directory is created
-    check_accum_covers_ranks(opts.train.accum);
-    if (dist::rank() == 0) {
-      // An ERNIE-GEN run's checkpoints say so, as pre-training's do: `decode --model RUN/best` and a
-      // later fine-tune then use infilling decoding and the same target layout without --arch.
-      if (opts.train.arch == "ernie-gen") {
-        nlohmann::json config = cfg.to_json();
-        config["unieval_arch"] = "ernie-gen";
-        if (opts.train.data.target_bos) config["unieval_target_bos"] = true;
-        run.create(run_info, config, core::read_file(vocab_path));
-      } else {
-        run.create(run_info, cfg, core::read_file(vocab_path));
-      }
-    }
-  }
-  model->to(rt.device);
-  if (rt.precision != Precision::kFloat32) {
-    // Autocast regions wrap the whole training call (master weights stay fp32).
-  }
+  UnilmModel model(files.cfg, heads);
+  if (!opts.resume) start_finetune_run(model, files, opts, examples.train.size(), rt, run);
+  model->to(rt.device);  // autocast regions wrap the whole training call (master weights stay fp32)
   FinetuneResult result;
   result.run_dir = opts.out_dir;
-  result.examples = static_cast<int64_t>(examples.size());
+  result.examples = static_cast<int64_t>(examples.train.size());
   {
     AutocastScope amp(rt);
-    result.train = train_seq2seq(model, examples, ids, opts.train, &run, opts.resume,
-                                 dev_examples.empty() ? nullptr : &dev_examples);
+    result.train = train_seq2seq(model, examples.train, ids, opts.train, &run, opts.resume,
+                                 examples.dev.empty() ? nullptr : &examples.dev);
   }
   return result;
 }
@@ -513,57 +563,30 @@ SearchOptions run_search_defaults(const std::string& run_dir) {
   return search_from_json(info.contains("decode") ? info["decode"] : nlohmann::json(), run.file("run.json") + " decode");
 }
 
-DecodeResult decode(const DecodeOptions& opts) {
-  if (opts.out.empty()) throw InputError("--out is required");
-  validate(opts.search);
-  if (opts.batch_size < 1) throw InputError("--batch-size must be at least 1");
-  Runtime rt = configure_runtime(opts.device);
-  dist::ProcessGroup* group = dist::init_from_env(opts.backend, rt.device);  // null in one process
-  const int rank = dist::rank(), world = dist::world_size();
-  if (!opts.model.empty() && !opts.run_dir.empty()) throw InputError("give one of --run and --model");
-  if (!opts.model.empty() && opts.data_dir.empty()) throw InputError("--model: --data DIR (with DIR/<split>.src) is required");
-  const DecodeSetup setup = opts.model.empty()
-                                ? decode_setup(opts.run_dir, opts.checkpoint, opts.arch, opts.segment_ids)
-                                : decode_setup_model(opts.model, opts.arch, opts.segment_ids, opts.lowercase, opts.train);
-  const fs::path ckpt(setup.checkpoint);
-  const BertConfig& cfg = setup.cfg;
-  const std::string& vocab_path = setup.vocab_path;
-  const WordPieceTokenizer& tok = *setup.tok;
-  const SpecialIds& ids = setup.ids;
-  const TrainOptions& train = setup.train;
-  const int64_t query_token = setup.query_token;
-  const bool tokenized_input = opts.tokenized_input.value_or(setup.tokenized_input);
-  SearchOptions search = opts.search;
-  resolve_decode_words(tok.vocab(), vocab_path, ids.sep, search);
-  warn_official_greedy(search);
+namespace {
 
-  const std::string data_dir = !opts.data_dir.empty() ? opts.data_dir : setup.data_dir;
-  std::vector<std::string> src, tgt;
-  read_split(data_dir, opts.split, false, src, tgt);
-  if (opts.limit > 0 && static_cast<int64_t>(src.size()) > opts.limit) src.resize(opts.limit);
-  const int64_t n = static_cast<int64_t>(src.size());
-  // This rank's examples: the whole batches b ≡ rank (mod world), in input order (all of them in
-  // one process).
+// This rank's examples: the whole batches b ≡ rank (mod world), in input order (all of them in one
+// process).
+std::vector<int64_t> shard_examples(int64_t n, int64_t batch_size, int rank, int world) {
   std::vector<int64_t> mine;
-  for (int64_t b = 0; b * opts.batch_size < n; ++b)
+  for (int64_t b = 0; b * batch_size < n; ++b)
     if (b % world == rank)
-      for (int64_t i = b * opts.batch_size; i < std::min(n, (b + 1) * opts.batch_size); ++i) mine.push_back(i);
-  const int64_t n_mine = static_cast<int64_t>(mine.size());
-  const std::string stem =
-      world > 1 ? opts.out + ".shard-" + std::to_string(rank) + "-of-" + std::to_string(world) : opts.out;
+      for (int64_t i = b * batch_size; i < std::min(n, (b + 1) * batch_size); ++i)
+        mine.push_back(i);
+  return mine;
+}
 
-  // The model before any output file: weights that do not fit the config are an InputError
-  // that must leave no OUT.partial behind.
-  UnilmModel model = load_decode_model(setup, rt.device);
-
-  // Partial output from an interrupted call with the same options.
-  const std::string partial = stem + ".partial";
-  const std::string meta_path = stem + ".partial.json";
+// OUT.partial.json: what a partial output is decoded with; a later call continues it only when its
+// own is equal.
+ojson partial_meta(const DecodeOptions& opts, const DecodeSetup& setup, const std::string& data_dir,
+                   int64_t n, bool tokenized_input, int rank, int world) {
+  const fs::path ckpt(setup.checkpoint);
+  const TrainOptions& train = setup.train;
   ojson meta;
   meta["run"] = fs::absolute(opts.model.empty() ? opts.run_dir : opts.model).string();
   if (!opts.model.empty()) {
     meta["model"] = true;
-    meta["lowercase"] = tok.options().do_lower_case;
+    meta["lowercase"] = setup.tok->options().do_lower_case;
     meta["max_src_len"] = train.data.max_src_len;
   }
   meta["split"] = opts.split;
@@ -577,7 +600,17 @@ DecodeResult decode(const DecodeOptions& opts) {
   if (train.arch != "unilm") meta["arch"] = train.arch;
   if (world > 1) meta["shard"] = {{"rank", rank}, {"world_size", world}, {"batch_size", opts.batch_size}};
   for (const char* state : {"trainer_state.json", "best.json"})
-    if (fs::exists(ckpt / state)) meta["checkpoint_state"] = nlohmann::json::parse(core::read_file((ckpt / state).string()));
+    if (fs::exists(ckpt / state))
+      meta["checkpoint_state"] = nlohmann::json::parse(core::read_file((ckpt / state).string()));
+  return meta;
+}
+
+// The lines already decoded: OUT.partial's complete lines when OUT.partial.json equals `meta`, else
+// none. Afterwards OUT.partial holds exactly them (a torn last line dropped), and a fresh start
+// writes `meta` to OUT.partial.json.
+std::vector<std::string> resume_partial(const std::string& partial, const std::string& meta_path,
+                                        const ojson& meta, int64_t n_mine, int world,
+                                        int64_t batch_size) {
   std::vector<std::string> done;
   if (fs::exists(partial) && fs::exists(meta_path)) {
     bool same = false;
@@ -593,7 +626,9 @@ DecodeResult decode(const DecodeOptions& opts) {
       done = core::split_lines(text, partial);
       if (static_cast<int64_t>(done.size()) > n_mine) done.clear();
       // A shard resumes at a batch boundary, so its batches stay those of one process.
-      if (world > 1) done.resize(done.size() / static_cast<size_t>(opts.batch_size) * static_cast<size_t>(opts.batch_size));
+      if (world > 1)
+        done.resize(done.size() / static_cast<size_t>(batch_size) *
+                    static_cast<size_t>(batch_size));
     }
   }
   if (done.empty()) {
@@ -604,44 +639,42 @@ DecodeResult decode(const DecodeOptions& opts) {
     for (const auto& l : done) text += l + "\n";
     core::write_file_atomic(partial, text);  // drop a torn last line
   }
+  return done;
+}
 
-  DecodeResult result;
-  result.hyps = done;
-  auto t0 = std::chrono::steady_clock::now();
-  std::ofstream out(partial, std::ios::app | std::ios::binary);
-  if (!out) throw InputError(partial, 0, "cannot write");
+// Decodes batches of source lines into output lines (the best hypothesis of each, on one line).
+struct BatchDecoder {
+  const DecodeSetup& setup;
+  UnilmModel& model;
+  const Runtime& rt;
+  const SearchOptions& search;  // with the ignored / not-predicted words resolved
+  int64_t max_len;              // the request's --max-len
+  bool use_cache;
+  bool tokenized_input;
   DetokenizeOptions detok;
-  detok.skip_special = true;
-  detok.clean_up_spaces = opts.clean_up;
-  int64_t batches = 0;
-  for (int64_t begin = static_cast<int64_t>(done.size()); begin < n_mine; begin += opts.batch_size) {
-    if (opts.stop_after > 0 && batches++ >= opts.stop_after) {
-      result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      result.examples = static_cast<int64_t>(result.hyps.size());
-      return result;  // OUT.partial and OUT.partial.json stay for the next call
-    }
-    const int64_t end = std::min<int64_t>(n_mine, begin + opts.batch_size);
+
+  std::vector<std::string> lines(const std::vector<std::string>& src,
+                                 const std::vector<int64_t>& example_ids) const {
+    const WordPieceTokenizer& tok = *setup.tok;
+    const SpecialIds& ids = setup.ids;
+    const Seq2SeqDataOptions& data = setup.train.data;
+    const int64_t positions = setup.cfg.max_position_embeddings;
     std::vector<std::vector<int64_t>> sources;
-    std::vector<int64_t> example_ids;
-    for (int64_t k = begin; k < end; ++k) {
-      const int64_t i = mine[k];
-      sources.push_back(
-          decode_source(tok, src[i], train.data, cfg.max_position_embeddings, opts.search.max_len, tokenized_input));
-      example_ids.push_back(i);
-    }
-    if (static_cast<int64_t>(sources.front().size()) + 2 + (train.data.target_bos ? 1 : 0) + opts.search.max_len >
-        cfg.max_position_embeddings)
-      throw InputError("--max-len " + std::to_string(opts.search.max_len) + " does not fit the model's " +
-                       std::to_string(cfg.max_position_embeddings) + " positions");
+    for (const int64_t i : example_ids)
+      sources.push_back(decode_source(tok, src[i], data, positions, max_len, tokenized_input));
+    if (static_cast<int64_t>(sources.front().size()) + 2 + (data.target_bos ? 1 : 0) + max_len >
+        positions)
+      throw InputError("--max-len " + std::to_string(max_len) + " does not fit the model's " +
+                       std::to_string(positions) + " positions");
     std::vector<std::vector<Hypothesis>> nbest;
     {
       AutocastScope amp(rt);
-      UnilmStepScorer scorer(model, sources, ids, train.data, opts.use_cache, query_token);
+      UnilmStepScorer scorer(model, sources, ids, data, use_cache, setup.query_token);
       // config vocab_size may pad; --not-predict ids never come out either
       const VocabMask vocab{static_cast<int64_t>(tok.vocab().size()), search.not_predict};
       nbest = generate(scorer, example_ids, ids.sep, search, ids.pad, vocab);
     }
-    std::string text;
+    std::vector<std::string> out;
     for (const auto& hyps : nbest) {
       std::string line;
       if (!hyps.empty()) {
@@ -651,17 +684,119 @@ DecodeResult decode(const DecodeOptions& opts) {
       }
       for (char& c : line)
         if (c == '\n' || c == '\r') c = ' ';
+      out.push_back(std::move(line));
+    }
+    return out;
+  }
+};
+
+void report_progress(int64_t end, int64_t n_mine, int64_t decoded_now,
+                     std::chrono::steady_clock::time_point t0) {
+  const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "%sdecode %lld/%lld  %.1f sent/s", isatty(2) ? "\r" : "",
+               static_cast<long long>(end), static_cast<long long>(n_mine),
+               el > 0 ? decoded_now / el : 0.0);
+  std::fprintf(stderr, isatty(2) ? (end == n_mine ? "\x1b[K\n" : "\x1b[K") : "\n");
+}
+
+// Rank 0, once every shard is on disk: OUT from the shards in input order; the shards removed.
+void merge_shards(const DecodeOptions& opts, int64_t n, int world, DecodeResult& result) {
+  std::vector<std::vector<std::string>> shards(world);
+  std::vector<std::string> shard_paths;
+  for (int r = 0; r < world; ++r) {
+    shard_paths.push_back(opts.out + ".shard-" + std::to_string(r) + "-of-" +
+                          std::to_string(world));
+    shards[r] = core::split_lines(core::read_file(shard_paths.back()), shard_paths.back());
+  }
+  std::vector<size_t> next(world, 0);
+  result.hyps.clear();
+  std::string all;
+  for (int64_t b = 0; b * opts.batch_size < n; ++b) {
+    const int r = static_cast<int>(b % world);
+    const int64_t count = std::min(n, (b + 1) * opts.batch_size) - b * opts.batch_size;
+    for (int64_t k = 0; k < count; ++k) {
+      if (next[r] >= shards[r].size())
+        throw InputError(shard_paths[r], 0, "has fewer lines than its batches");
+      result.hyps.push_back(shards[r][next[r]++]);
+      all += result.hyps.back() + "\n";
+    }
+  }
+  core::write_file_atomic(opts.out, all);
+  std::error_code ec;
+  for (const auto& p : shard_paths) fs::remove(p, ec);
+  result.examples = static_cast<int64_t>(result.hyps.size());
+}
+
+}  // namespace
+
+DecodeResult decode(const DecodeOptions& opts) {
+  if (opts.out.empty()) throw InputError("--out is required");
+  validate(opts.search);
+  if (opts.batch_size < 1) throw InputError("--batch-size must be at least 1");
+  Runtime rt = configure_runtime(opts.device);
+  dist::ProcessGroup* group = dist::init_from_env(opts.backend, rt.device);  // null in one process
+  const int rank = dist::rank(), world = dist::world_size();
+  if (!opts.model.empty() && !opts.run_dir.empty())
+    throw InputError("give one of --run and --model");
+  if (!opts.model.empty() && opts.data_dir.empty())
+    throw InputError("--model: --data DIR (with DIR/<split>.src) is required");
+  const DecodeSetup setup =
+      opts.model.empty()
+          ? decode_setup(opts.run_dir, opts.checkpoint, opts.arch, opts.segment_ids)
+          : decode_setup_model(opts.model, opts.arch, opts.segment_ids, opts.lowercase, opts.train);
+  const bool tokenized_input = opts.tokenized_input.value_or(setup.tokenized_input);
+  SearchOptions search = opts.search;
+  resolve_decode_words(setup.tok->vocab(), setup.vocab_path, setup.ids.sep, search);
+  warn_official_greedy(search);
+
+  const std::string data_dir = !opts.data_dir.empty() ? opts.data_dir : setup.data_dir;
+  std::vector<std::string> src, tgt;
+  read_split(data_dir, opts.split, false, src, tgt);
+  if (opts.limit > 0 && static_cast<int64_t>(src.size()) > opts.limit) src.resize(opts.limit);
+  const int64_t n = static_cast<int64_t>(src.size());
+  const std::vector<int64_t> mine = shard_examples(n, opts.batch_size, rank, world);
+  const int64_t n_mine = static_cast<int64_t>(mine.size());
+  const std::string stem =
+      world > 1 ? opts.out + ".shard-" + std::to_string(rank) + "-of-" + std::to_string(world)
+                : opts.out;
+
+  // The model before any output file: weights that do not fit the config are an InputError
+  // that must leave no OUT.partial behind.
+  UnilmModel model = load_decode_model(setup, rt.device);
+
+  // Partial output from an interrupted call with the same options.
+  const std::string partial = stem + ".partial";
+  const std::string meta_path = stem + ".partial.json";
+  DecodeResult result;
+  result.hyps = resume_partial(partial, meta_path,
+                               partial_meta(opts, setup, data_dir, n, tokenized_input, rank, world),
+                               n_mine, world, opts.batch_size);
+
+  BatchDecoder decoder{setup,          model,           rt, search, opts.search.max_len,
+                       opts.use_cache, tokenized_input, {}};
+  decoder.detok.skip_special = true;
+  decoder.detok.clean_up_spaces = opts.clean_up;
+  auto t0 = std::chrono::steady_clock::now();
+  std::ofstream out(partial, std::ios::app | std::ios::binary);
+  if (!out) throw InputError(partial, 0, "cannot write");
+  int64_t batches = 0;
+  for (int64_t begin = static_cast<int64_t>(result.hyps.size()); begin < n_mine;
+       begin += opts.batch_size) {
+    if (opts.stop_after > 0 && batches++ >= opts.stop_after) {
+      result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      result.examples = static_cast<int64_t>(result.hyps.size());
+      return result;  // OUT.partial and OUT.partial.json stay for the next call
+    }
+    const int64_t end = std::min<int64_t>(n_mine, begin + opts.batch_size);
+    std::string text;
+    for (std::string& line :
+         decoder.lines(src, std::vector<int64_t>(mine.begin() + begin, mine.begin() + end))) {
       text += line + "\n";
-      result.hyps.push_back(line);
+      result.hyps.push_back(std::move(line));
     }
     out << text << std::flush;
     result.decoded_now += end - begin;
-    if (opts.progress) {
-      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      std::fprintf(stderr, "%sdecode %lld/%lld  %.1f sent/s", isatty(2) ? "\r" : "", static_cast<long long>(end),
-                   static_cast<long long>(n_mine), el > 0 ? result.decoded_now / el : 0.0);
-      std::fprintf(stderr, isatty(2) ? (end == n_mine ? "\x1b[K\n" : "\x1b[K") : "\n");
-    }
+    if (opts.progress) report_progress(end, n_mine, result.decoded_now, t0);
   }
   out.close();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -679,27 +814,7 @@ DecodeResult decode(const DecodeOptions& opts) {
     dist::all_reduce_sum(*group, decoded);
     if (rank != 0) return result;
     result.decoded_now = static_cast<int64_t>(decoded[0]);
-    std::vector<std::vector<std::string>> shards(world);
-    std::vector<std::string> shard_paths;
-    for (int r = 0; r < world; ++r) {
-      shard_paths.push_back(opts.out + ".shard-" + std::to_string(r) + "-of-" + std::to_string(world));
-      shards[r] = core::split_lines(core::read_file(shard_paths.back()), shard_paths.back());
-    }
-    std::vector<size_t> next(world, 0);
-    result.hyps.clear();
-    all.clear();
-    for (int64_t b = 0; b * opts.batch_size < n; ++b) {
-      const int r = static_cast<int>(b % world);
-      const int64_t count = std::min(n, (b + 1) * opts.batch_size) - b * opts.batch_size;
-      for (int64_t k = 0; k < count; ++k) {
-        if (next[r] >= shards[r].size()) throw InputError(shard_paths[r], 0, "has fewer lines than its batches");
-        result.hyps.push_back(shards[r][next[r]++]);
-        all += result.hyps.back() + "\n";
-      }
-    }
-    core::write_file_atomic(opts.out, all);
-    for (const auto& p : shard_paths) fs::remove(p, ec);
-    result.examples = static_cast<int64_t>(result.hyps.size());
+    merge_shards(opts, n, world, result);
   }
   return result;
 }
