@@ -11,7 +11,9 @@
 // fields::from_json reads them strictly (a key no field has, or a value of the wrong type, is an
 // InputError naming the source and the key), fields::keys lists them (preset checks), and apps/
 // derives the command-line flags (flag name and help) from the same list. Field types: bool,
-// int, int64_t, uint64_t, double, std::string, std::vector<std::string>, std::optional<double>.
+// int, int64_t, uint64_t, double, std::string, std::vector<std::string>, std::optional<double>,
+// and an enum E written as a string through field_to_string(E) and read through
+// field_from_string(const std::string&, E) (found next to E by argument-dependent lookup).
 //
 // | Field method      | meaning                                                                |
 // |-------------------|------------------------------------------------------------------------|
@@ -67,6 +69,8 @@ template <class T>
 nlohmann::ordered_json to_value(const T& v) {
   if constexpr (std::is_same_v<T, std::optional<double>>)
     return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json();
+  else if constexpr (std::is_enum_v<T>)
+    return nlohmann::ordered_json(field_to_string(v));
   else
     return nlohmann::ordered_json(v);
 }
@@ -82,6 +86,9 @@ void read_value(const nlohmann::json& j, const std::string& key, T& out,
   if constexpr (std::is_same_v<T, bool>) {
     if (!j.is_boolean()) bad(source, key, "true or false", j);
     out = j.get<bool>();
+  } else if constexpr (std::is_enum_v<T>) {
+    if (!j.is_string()) bad(source, key, "a string", j);
+    out = field_from_string(j.get<std::string>(), out);
   } else if constexpr (std::is_integral_v<T>) {
     const bool integral =
         j.is_number_integer() ||

@@ -34,21 +34,27 @@ struct NluRunOptions {
   std::optional<double> classifier_dropout;  // task-layer dropout
   int64_t predict_batch = 64;                // inference batch
 
-  // The options' one declaration (core/fields.h). predict_batch is a run-time choice: neither in
-  // request.json nor in presets.
+  // The options' one declaration (core/fields.h): request keys, presets' keys and the flags of
+  // `unieval run`. predict_batch is a run-time choice: neither in request.json nor in presets.
   template <class S, class V>
   static void fields(S& s, V&& v) {
     using unieval::fields::Field;
-    v(Field("max_seq_len", "tokens per model input ([CLS] and [SEP] included)"), s.max_seq_len);
-    v(Field("doc_stride", "SQuAD/CoQA: step between document windows"), s.doc_stride);
-    v(Field("max_query_len", "SQuAD/CoQA: question (+ history) tokens kept"), s.max_query_len);
-    v(Field("max_answer_len", "longest answer in tokens"), s.max_answer_len);
-    v(Field("n_best", "start/end candidates per window"), s.n_best);
-    v(Field("history_turns", "CoQA: previous question/answer pairs before the question"),
+    v(Field("max_seq_len", "understanding tasks: tokens per input (preset; default 128)"),
+      s.max_seq_len);
+    v(Field("doc_stride", "squad/coqa: step between document windows (default 128)"), s.doc_stride);
+    v(Field("max_query_len", "squad/coqa: question tokens kept (default 64)"), s.max_query_len);
+    v(Field("max_answer_len", "squad/coqa: longest answer in tokens (default 30)"),
+      s.max_answer_len);
+    v(Field("n_best", "squad/coqa: start/end candidates per window (default 20)"), s.n_best);
+    v(Field("history_turns",
+            "coqa: previous question/answer pairs before the question (default 2)"),
       s.history_turns);
-    v(Field("na_threshold", "SQuAD 2.0: fixed null-score threshold (unset: tuned)"),
+    v(Field("na_threshold",
+            "squad-v2: fixed no-answer threshold on null - best span score (default: chosen on "
+            "dev, official best_f1_thresh)"),
       s.na_threshold);
-    v(Field("classifier_dropout", "dropout of the task layer"), s.classifier_dropout);
+    v(Field("classifier_dropout", "understanding tasks: dropout of the task layer"),
+      s.classifier_dropout);
   }
   nlohmann::ordered_json to_json() const { return unieval::fields::to_json(*this); }
   // Keys of j (a preset's "train" object, which TrainOptions also reads: `also_allowed`) replace

@@ -6,18 +6,7 @@
 
 namespace unieval::pipelines {
 
-std::set<std::string> train_option_keys() {
-  // TrainOptions::to_json writes some keys only when set: write them all (every optional key on).
-  models::TrainOptions t;
-  t.no_train = true;
-  t.skip_nonfinite = true;
-  t.arch = "ernie-gen";
-  t.data.target_bos = true;
-  std::set<std::string> keys;
-  const nlohmann::ordered_json j = t.to_json();
-  for (auto it = j.begin(); it != j.end(); ++it) keys.insert(it.key());
-  return keys;
-}
+std::set<std::string> train_option_keys() { return unieval::fields::keys<models::TrainOptions>(); }
 
 std::set<std::string> preset_train_keys(const tasks::Preset& preset) {
   std::set<std::string> keys = train_option_keys();
@@ -27,19 +16,13 @@ std::set<std::string> preset_train_keys(const tasks::Preset& preset) {
   return keys;
 }
 
-void check_keys(const nlohmann::json& j, const std::set<std::string>& known,
-                const std::string& source) {
-  if (!j.is_object()) return;
-  for (auto it = j.begin(); it != j.end(); ++it)
-    if (!known.count(it.key())) throw InputError(source, 0, "unknown key '" + it.key() + "'");
-}
-
 ModelPreset resolve_preset(const tasks::Preset& preset) {
   ModelPreset p;
   p.data = &preset;
-  check_keys(preset.train, preset_train_keys(preset),
-             "preset " + preset.name + " train");  // a misspelt key
-  p.train.update_from_json(preset.train, "preset " + preset.name);
+  // Strict: a misspelt key is an InputError (an understanding recipe's keys are read by
+  // NluRunOptions and GPT's options too).
+  p.train.update_from_json(preset.train, "preset " + preset.name + " train",
+                           preset_train_keys(preset));
   p.decode = search_from_json(preset.decode, "preset " + preset.name + " decode");
   p.dropout = preset.dropout;
   return p;

@@ -28,14 +28,12 @@ struct ModelPreset {
 ModelPreset resolve_preset(const std::string& name);
 ModelPreset resolve_preset(const tasks::Preset& preset);
 
-// The keys a preset's "train" object may hold for a generation recipe (those TrainOptions reads),
-// and the check that it holds no other (InputError naming `source` and the key): a misspelt key
-// would otherwise be ignored silently. Understanding recipes also take NluRunOptions' keys
+// The keys a preset's "train" object may hold for a generation recipe (TrainOptions' fields,
+// models/training/trainer.h); resolve_preset reads it strictly, so a misspelt key is an
+// InputError naming the preset and the key. Understanding recipes also take NluRunOptions' keys
 // (pipelines/run_nlu.cc apply_nlu_preset) and GPT's lm_coef.
 std::set<std::string> train_option_keys();
 // train_option_keys(), and for an understanding recipe NluRunOptions' keys and lm_coef.
 std::set<std::string> preset_train_keys(const tasks::Preset& preset);
-void check_keys(const nlohmann::json& j, const std::set<std::string>& known,
-                const std::string& source);
 
 }  // namespace unieval::pipelines

@@ -43,8 +43,8 @@ void apply_nlu_preset(RunOptions& o, const tasks::Preset& p) {
   o.preset = p.name;
   o.finetune = models::TrainOptions{};
   o.finetune.label_smoothing = 0.0;
-  o.finetune.update_from_json(p.train, "preset " + p.name);
   // Strict over both structs' keys (and GPT's lm_coef): a misspelt key is an InputError.
+  o.finetune.update_from_json(p.train, "preset " + p.name + " train", preset_train_keys(p));
   o.nlu.update_from_json(p.train, "preset " + p.name + " train", preset_train_keys(p));
   o.dropout = p.dropout;
   for (const auto& [k, v] : p.eval_options)

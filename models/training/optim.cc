@@ -33,35 +33,16 @@ std::string to_string(OptimizerKind kind) {
 }
 
 void to_json(const OptimizerOptions& o, nlohmann::ordered_json& j) {
-  j["optimizer"] = to_string(o.kind);
-  j["lr"] = o.lr;
-  j["beta1"] = o.beta1;
-  j["beta2"] = o.beta2;
-  j["eps"] = o.eps;
-  j["weight_decay"] = o.weight_decay;
-  j["bias_correction"] = o.bias_correction;
+  const nlohmann::ordered_json own = fields::to_json(o);
+  for (auto it = own.begin(); it != own.end(); ++it) j[it.key()] = it.value();
 }
 
 void update_from_json(OptimizerOptions& o, const nlohmann::json& j, const std::string& source) {
-  auto num = [&](const char* key, double& field) {
-    if (!j.contains(key)) return;
-    if (!j.at(key).is_number()) throw InputError(source, 0, std::string(key) + ": expected a number");
-    field = j.at(key).get<double>();
-  };
-  if (j.contains("optimizer")) {
-    if (!j.at("optimizer").is_string()) throw InputError(source, 0, "optimizer: expected a string");
-    o.kind = parse_optimizer_kind(j.at("optimizer").get<std::string>());
-  }
-  num("lr", o.lr);
-  num("beta1", o.beta1);
-  num("beta2", o.beta2);
-  num("eps", o.eps);
-  num("weight_decay", o.weight_decay);
-  if (j.contains("bias_correction")) {
-    if (!j.at("bias_correction").is_boolean())
-      throw InputError(source, 0, "bias_correction: expected true/false");
-    o.bias_correction = j.at("bias_correction").get<bool>();
-  }
+  if (!j.is_object()) throw InputError(source, 0, "expected a JSON object, got " + j.dump());
+  nlohmann::json own = nlohmann::json::object();  // the optimizer's keys only
+  for (const auto& key : fields::keys<OptimizerOptions>())
+    if (j.contains(key)) own[key] = j.at(key);
+  fields::from_json(own, o, source);
 }
 
 bool is_no_decay_parameter(const std::string& name) {

@@ -32,11 +32,13 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "core/fields.h"
 
 namespace unieval::models {
 
@@ -45,6 +47,11 @@ enum class OptimizerKind { kAdamW, kAdam, kAdamax };
 // "adamw" | "adam" | "adamax" (InputError otherwise).
 OptimizerKind parse_optimizer_kind(const std::string& name);
 std::string to_string(OptimizerKind kind);
+// The JSON spelling of the kind for core/fields.h.
+inline std::string field_to_string(OptimizerKind kind) { return to_string(kind); }
+inline OptimizerKind field_from_string(const std::string& name, OptimizerKind) {
+  return parse_optimizer_kind(name);
+}
 
 struct OptimizerOptions {
   OptimizerKind kind = OptimizerKind::kAdamW;  // update rule (table above)
@@ -54,12 +61,27 @@ struct OptimizerOptions {
   double eps = 1e-6;                           // denominator epsilon
   double weight_decay = 0.01;                  // decay on weights; never on bias / LayerNorm
   bool bias_correction = true;                 // Adam bias correction (false = BertAdam)
+
+  // The options' one declaration (core/fields.h): JSON key, flag, help. The trainers' options
+  // (TrainOptions, PretrainOptions, ParityStepOptions) embed these keys in their own JSON.
+  template <class S, class V>
+  static void fields(S& s, V&& v) {
+    using unieval::fields::Field;
+    v(Field("optimizer", "adamw | adam | adamax"), s.kind);
+    v(Field("lr", "peak learning rate"), s.lr);
+    v(Field("beta1", "first-moment decay").flag(""), s.beta1);
+    v(Field("beta2", "second-moment decay").flag(""), s.beta2);
+    v(Field("eps", "Adam epsilon").flag("adam-eps"), s.eps);
+    v(Field("weight_decay", "weight decay (not on bias/LayerNorm)"), s.weight_decay);
+    v(Field("bias_correction", "Adam bias correction").flag(""), s.bias_correction);
+  }
 };
 
 // The options as run.json keeps them: keys optimizer, lr, beta1, beta2, eps, weight_decay,
-// bias_correction, appended to j in that order (the trainers' option JSON shares them).
+// bias_correction, appended to j in that order (ParityStepOptions' JSON shares them).
 void to_json(const OptimizerOptions& o, nlohmann::ordered_json& j);
-// Reads those keys where present; a wrong type is an InputError naming source and key.
+// Reads those keys where present (other keys of j are left to the caller); a wrong type is an
+// InputError naming source and key.
 void update_from_json(OptimizerOptions& o, const nlohmann::json& j, const std::string& source);
 
 // True for parameters that get no weight decay: names ending in "bias" or containing

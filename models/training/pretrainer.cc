@@ -37,80 +37,11 @@ void PretrainOptions::validate() const {
   if (warmup_ratio < 0 || warmup_ratio >= 1) throw InputError("--warmup must be a fraction in [0, 1) or steps >= 1");
 }
 
-ojson PretrainOptions::to_json() const {
-  ojson j;
-  j["objectives"] = objectives;
-  j["max_len"] = data.max_len;
-  j["mask_prob"] = data.mask_prob;
-  j["max_pred"] = data.max_pred;
-  j["span_prob"] = data.span_prob;
-  j["max_span"] = data.max_span;
-  j["short_seq_prob"] = data.short_seq_prob;
-  j["nsp_random_prob"] = data.nsp_random_prob;
-  j["segments"] = data.segments;
-  models::to_json(optim, j);
-  j["batch_size"] = batch_size;
-  j["accum"] = accum;
-  j["max_steps"] = max_steps;
-  j["tokens"] = tokens;
-  j["warmup_steps"] = warmup_steps;
-  j["warmup_ratio"] = warmup_ratio;
-  j["max_grad_norm"] = max_grad_norm;
-  j["seed"] = seed;
-  j["save_every"] = save_every;
-  j["log_every"] = log_every;
-  if (skip_nonfinite) j["skip_nonfinite"] = true;
-  if (objectives == "ernie-gen") {
-    j["span_lambda"] = ernie.lambda;
-    j["noise_prob"] = ernie.noise_prob;
-    j["span_bigrams"] = ernie.top_bigrams;
-    j["span_trigrams"] = ernie.top_trigrams;
-    j["fragment_ratio"] = ernie.fragment_ratio;
-  }
-  return j;
-}
+ojson PretrainOptions::to_json() const { return fields::to_json(*this); }
 
 void PretrainOptions::update_from_json(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) throw InputError(source, 0, "pre-training options must be a JSON object");
-  auto num = [&](const char* key, auto& field) {
-    if (!j.contains(key)) return;
-    if (!j.at(key).is_number()) throw InputError(source, 0, std::string(key) + ": expected a number");
-    field = j.at(key).get<std::decay_t<decltype(field)>>();
-  };
-  auto str = [&](const char* key, std::string& field) {
-    if (!j.contains(key)) return;
-    if (!j.at(key).is_string()) throw InputError(source, 0, std::string(key) + ": expected a string");
-    field = j.at(key).get<std::string>();
-  };
-  str("objectives", objectives);
-  num("max_len", data.max_len);
-  num("mask_prob", data.mask_prob);
-  num("max_pred", data.max_pred);
-  num("span_prob", data.span_prob);
-  num("max_span", data.max_span);
-  num("short_seq_prob", data.short_seq_prob);
-  num("nsp_random_prob", data.nsp_random_prob);
-  str("segments", data.segments);
-  models::update_from_json(optim, j, source);
-  num("batch_size", batch_size);
-  num("accum", accum);
-  num("max_steps", max_steps);
-  num("tokens", tokens);
-  num("warmup_steps", warmup_steps);
-  num("warmup_ratio", warmup_ratio);
-  num("max_grad_norm", max_grad_norm);
-  num("seed", seed);
-  num("save_every", save_every);
-  num("log_every", log_every);
-  num("span_lambda", ernie.lambda);
-  num("noise_prob", ernie.noise_prob);
-  num("span_bigrams", ernie.top_bigrams);
-  num("span_trigrams", ernie.top_trigrams);
-  num("fragment_ratio", ernie.fragment_ratio);
-  if (j.contains("skip_nonfinite")) {
-    if (!j.at("skip_nonfinite").is_boolean()) throw InputError(source, 0, "skip_nonfinite: expected true/false");
-    skip_nonfinite = j.at("skip_nonfinite").get<bool>();
-  }
+  fields::from_json(j, *this, source);
 }
 
 UnilmHeads pretrain_heads(const PretrainOptions& opts) {

@@ -101,11 +101,76 @@ struct PretrainOptions {
     return e;
   }();                                 // objectives ernie-gen (ERNIE-GEN §3.3, §4.1)
 
+  // The options' one declaration (core/fields.h): run.json's "train" keys in their order and the
+  // flags of `unieval pretrain` (their help gives the defaults). Not declared (not part of a
+  // run): stop_after, progress; --warmup sets warmup_steps / warmup_ratio.
+  template <class S, class V>
+  static void fields(S& s, V&& v) {
+    using unieval::fields::Field;
+    v(Field("objectives",
+            "unified | bidirectional | left-to-right | right-to-left | seq2seq | ernie-gen "
+            "(multi-granularity fragments, multi-flow loss)"),
+      s.objectives);
+    v(Field("max_len", "tokens per example incl. [CLS]/[SEP] (default 128)"), s.data.max_len);
+    v(Field("mask_prob", "fraction of text tokens masked (default 0.15)"), s.data.mask_prob);
+    v(Field("max_pred", "masked positions per example cap (default 20)"), s.data.max_pred);
+    v(Field("span_prob", "bigram/trigram mask spans (default 0.2)"), s.data.span_prob);
+    v(Field("max_span", "longest masked span").flag(""), s.data.max_span);
+    v(Field("short_seq_prob", "shorter examples (default 0.1)"), s.data.short_seq_prob);
+    v(Field("nsp_random_prob", "random-next pairs of the NSP task (default 0.5)"),
+      s.data.nsp_random_prob);
+    v(Field("segments", "unilm (ids 0-5) | bert (0/1)"), s.data.segments);
+    // The optimizer's keys; of its flags pre-training takes --lr and --weight-decay.
+    OptimizerOptions::fields(s.optim, [&](unieval::fields::Field f, auto& member) {
+      const std::string key = f.key;
+      if (key == "lr")
+        f.help = "peak learning rate (default 1e-4)";
+      else if (key == "weight_decay")
+        f.help = "weight decay (default 0.01)";
+      else
+        f.flag("");
+      v(f, member);
+    });
+    v(Field("batch_size", "examples per micro-batch (default 48)"), s.batch_size);
+    v(Field("accum", "micro-batches per step (default 1)"), s.accum);
+    v(Field("max_steps", "optimizer steps (default 1000)").flag("steps"), s.max_steps);
+    v(Field("tokens", "budget in input positions (sets the steps)"), s.tokens);
+    v(Field("warmup_steps", "warm-up steps (-1: warmup_ratio)").flag(""), s.warmup_steps);
+    v(Field("warmup_ratio", "warm-up fraction").flag(""), s.warmup_ratio);
+    v(Field("max_grad_norm", "gradient clipping (<= 0 off; default 1)"), s.max_grad_norm);
+    v(Field("seed", "seed (default 42)"), s.seed);
+    v(Field("save_every", "checkpoint every N steps (default 200)"), s.save_every);
+    v(Field("log_every", "log every N steps (default 1)"), s.log_every);
+    v(Field("skip_nonfinite", kSkipNonfiniteHelp).unless_default(), s.skip_nonfinite);
+    const bool ernie_gen = s.objectives == "ernie-gen";  // (ERNIE-GEN keys absent otherwise)
+    v(Field("span_lambda",
+            "ernie-gen: lambda of Eq. 7, weight of the word-by-word flow (default 0.5; 1 = no "
+            "span flow)")
+          .when(ernie_gen),
+      s.ernie.lambda);
+    v(Field("noise_prob", "ernie-gen: noising rate rho_p of the target (default 0.05)")
+          .when(ernie_gen),
+      s.ernie.noise_prob);
+    v(Field("span_bigrams",
+            "ernie-gen: bigrams of the t-statistic span vocabulary (default 200000)")
+          .when(ernie_gen),
+      s.ernie.top_bigrams);
+    v(Field("span_trigrams", "ernie-gen: trigrams of the span vocabulary (default 50000)")
+          .when(ernie_gen),
+      s.ernie.top_trigrams);
+    v(Field("fragment_ratio",
+            "ernie-gen: gamma, target fragments' share of the text (default 0.25)")
+          .when(ernie_gen),
+      s.ernie.fragment_ratio);
+  }
+
   // Total optimizer steps (from tokens when set).
   int64_t total_steps() const;
   void validate() const;
+  // run.json's "train" object (fields above).
   nlohmann::ordered_json to_json() const;
-  // Fields absent from j keep their values; wrong types are InputErrors naming source.
+  // Fields absent from j keep their values. Strict (core/fields.h): a key no field has, or a
+  // wrong type, is an InputError naming source and the key.
   void update_from_json(const nlohmann::json& j, const std::string& source);
 };
 

@@ -30,91 +30,15 @@ using ojson = nlohmann::ordered_json;
 
 // ---- options ---------------------------------------------------------------------------------
 
-ojson TrainOptions::to_json() const {
-  ojson j;
-  models::to_json(optim, j);
-  j["epochs"] = epochs;
-  j["max_steps"] = max_steps;
-  if (no_train) j["no_train"] = true;  // (absent when off: earlier runs' options stay equal)
-  j["warmup_steps"] = warmup_steps;
-  j["warmup_ratio"] = warmup_ratio;
-  j["max_grad_norm"] = max_grad_norm;
-  j["accum"] = accum;
-  j["batch_tokens"] = batch_tokens;
-  j["batch_size"] = batch_size;
-  j["label_smoothing"] = label_smoothing;
-  j["max_src_len"] = data.max_src_len;
-  j["max_tgt_len"] = data.max_tgt_len;
-  j["mask_prob"] = data.mask_prob;
-  j["max_pred"] = data.max_pred;
-  j["mask_80_10_10"] = data.mask_80_10_10;
-  j["noise_prob"] = data.noise_prob;
-  j["source_type"] = data.source_type;
-  j["target_type"] = data.target_type;
-  j["seed"] = seed;
-  j["save_every"] = save_every;
-  j["log_every"] = log_every;
-  j["dev_every"] = dev_every;
-  j["early_stop"] = early_stop;
-  if (skip_nonfinite) j["skip_nonfinite"] = true;  // (absent when off: earlier runs' options stay equal)
-  if (arch != "unilm") {  // (absent for UniLM: earlier runs' options stay equal)
-    j["arch"] = arch;
-    j["span_lambda"] = ernie.lambda;
-    j["span_bigrams"] = ernie.top_bigrams;
-    j["span_trigrams"] = ernie.top_trigrams;
-    if (data.target_bos) j["target_bos"] = true;
-  }
-  return j;
-}
+ojson TrainOptions::to_json() const { return fields::to_json(*this); }
 
-void TrainOptions::update_from_json(const nlohmann::json& j, const std::string& source) {
+void TrainOptions::update_from_json(const nlohmann::json& j, const std::string& source,
+                                    const std::set<std::string>& also_allowed) {
   if (!j.is_object()) throw InputError(source, 0, "training options must be a JSON object");
-  auto num = [&](const char* key, auto& field) {
-    if (!j.contains(key)) return;
-    const auto& v = j.at(key);
-    if (!v.is_number()) throw InputError(source, 0, std::string(key) + ": expected a number");
-    field = v.get<std::decay_t<decltype(field)>>();
-  };
-  auto boolean = [&](const char* key, bool& field) {
-    if (!j.contains(key)) return;
-    if (!j.at(key).is_boolean()) throw InputError(source, 0, std::string(key) + ": expected true/false");
-    field = j.at(key).get<bool>();
-  };
-  models::update_from_json(optim, j, source);
-  num("epochs", epochs);
-  num("max_steps", max_steps);
-  boolean("no_train", no_train);
-  num("warmup_steps", warmup_steps);
-  num("warmup_ratio", warmup_ratio);
-  num("max_grad_norm", max_grad_norm);
-  num("accum", accum);
-  num("batch_tokens", batch_tokens);
-  num("batch_size", batch_size);
-  num("label_smoothing", label_smoothing);
-  num("max_src_len", data.max_src_len);
-  num("max_tgt_len", data.max_tgt_len);
-  num("mask_prob", data.mask_prob);
-  num("max_pred", data.max_pred);
-  boolean("mask_80_10_10", data.mask_80_10_10);
-  num("noise_prob", data.noise_prob);
-  num("source_type", data.source_type);
-  num("target_type", data.target_type);
-  num("seed", seed);
-  num("dev_every", dev_every);
-  num("early_stop", early_stop);
-  num("save_every", save_every);
-  num("log_every", log_every);
-  boolean("skip_nonfinite", skip_nonfinite);
-  if (j.contains("arch")) {
-    if (!j.at("arch").is_string()) throw InputError(source, 0, "arch: expected a string");
-    arch = j.at("arch").get<std::string>();
-    if (arch != "unilm" && arch != "ernie-gen")
-      throw InputError(source, 0, "arch: unknown architecture '" + arch + "' (expected unilm or ernie-gen)");
-  }
-  num("span_lambda", ernie.lambda);
-  num("span_bigrams", ernie.top_bigrams);
-  num("span_trigrams", ernie.top_trigrams);
-  boolean("target_bos", data.target_bos);
+  fields::from_json(j, *this, source, also_allowed);
+  if (j.contains("arch") && arch != "unilm" && arch != "ernie-gen")
+    throw InputError(source, 0,
+                     "arch: unknown architecture '" + arch + "' (expected unilm or ernie-gen)");
 }
 
 void TrainOptions::validate() const {

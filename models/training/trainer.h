@@ -83,16 +83,22 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "models/io/run_dir.h"
+#include "models/nn/transformer.h"
 #include "models/training/ernie_gen.h"
 #include "models/training/optim.h"
-#include "models/io/run_dir.h"
 #include "models/training/seq2seq_data.h"
-#include "models/nn/transformer.h"
 
 namespace unieval::models {
+
+// Help of --skip-nonfinite (fine-tuning and pre-training).
+inline constexpr const char* kSkipNonfiniteHelp =
+    "a step whose loss or gradient norm is NaN/inf is skipped (logged); without it training stops "
+    "with an error and the last checkpoint intact";
 
 struct TrainOptions {
   OptimizerOptions optim;          // update rule and its hyper-parameters
@@ -119,9 +125,76 @@ struct TrainOptions {
   ErnieGenOptions ernie;           // arch ernie-gen: lambda, span vocabulary sizes (its
                                    // noise_prob is data.noise_prob)
 
+  // The options' one declaration (core/fields.h): run.json's "train" keys in their order, the
+  // flags of finetune / run (apps/unieval/torch/model_flags.cc) and the keys a preset's "train"
+  // object may hold. Keys written only when set keep earlier runs' run.json unchanged. Not
+  // declared (not part of a run): stop_after, progress. Flag-less: set by other flags
+  // (--warmup, --arch, --segment-ids) or by `unieval run` only (--dev-every, --early-stop).
+  template <class S, class V>
+  static void fields(S& s, V&& v) {
+    using unieval::fields::Field;
+    OptimizerOptions::fields(s.optim, v);
+    v(Field("epochs", "epochs"), s.epochs);
+    v(Field("max_steps", "total optimizer steps (overrides epochs; 0 = no training, as --no-train)")
+          .flag("steps"),
+      s.max_steps);
+    v(Field("no_train",
+            "zero optimizer steps: the run's checkpoint is the initial model, evaluated as is")
+          .unless_default(),
+      s.no_train);
+    v(Field("warmup_steps", "warm-up steps (-1: warmup_ratio)").flag(""), s.warmup_steps);
+    v(Field("warmup_ratio", "warm-up fraction").flag(""), s.warmup_ratio);
+    v(Field("max_grad_norm", "gradient clipping (<= 0 off)"), s.max_grad_norm);
+    v(Field("accum", "micro-batches per optimizer step"), s.accum);
+    v(Field("batch_tokens", "token budget per micro-batch"), s.batch_tokens);
+    v(Field("batch_size", "examples per micro-batch cap (0 = none)"), s.batch_size);
+    v(Field("label_smoothing", "label smoothing eps"), s.label_smoothing);
+    v(Field("max_src_len", "source tokens kept"), s.data.max_src_len);
+    v(Field("max_tgt_len", "target tokens kept"), s.data.max_tgt_len);
+    v(Field("mask_prob", "fraction of target tokens masked"), s.data.mask_prob);
+    v(Field("max_pred", "masked target positions cap (0 = none)").flag(""), s.data.max_pred);
+    v(Field("mask_80_10_10", "BERT 80/10/10 replacement of masked tokens"), s.data.mask_80_10_10);
+    v(Field("noise_prob",
+            "ERNIE-GEN noise-aware generation: rate of target words replaced by random ones (with "
+            "--arch unilm: of the unmasked target tokens)"),
+      s.data.noise_prob);
+    v(Field("source_type", "segment id of the source").flag(""), s.data.source_type);
+    v(Field("target_type", "segment id of the target").flag(""), s.data.target_type);
+    v(Field("seed", "seed"), s.seed);
+    v(Field("save_every", "checkpoint every N steps (0 = at the end)"), s.save_every);
+    v(Field("log_every", "log every N steps"), s.log_every);
+    v(Field("dev_every", "dev loss every N steps (-1 = per epoch, 0 = none)").flag(""),
+      s.dev_every);
+    v(Field("early_stop", "stop after N dev evaluations without a better loss").flag(""),
+      s.early_stop);
+    v(Field("skip_nonfinite", kSkipNonfiniteHelp).unless_default(), s.skip_nonfinite);
+    const bool ernie_gen = s.arch != "unilm";  // (ERNIE-GEN keys absent for UniLM)
+    v(Field("arch", "unilm | ernie-gen").flag("").when(ernie_gen), s.arch);
+    v(Field("span_lambda",
+            "ernie-gen: lambda of Eq. 7, weight of the word-by-word flow; < 1 adds the "
+            "span-by-span flow (default 1)")
+          .when(ernie_gen),
+      s.ernie.lambda);
+    v(Field("span_bigrams", "ernie-gen: bigrams of the t-statistic span vocabulary (200000)")
+          .when(ernie_gen),
+      s.ernie.top_bigrams);
+    v(Field("span_trigrams", "ernie-gen: trigrams of the t-statistic span vocabulary (50000)")
+          .when(ernie_gen),
+      s.ernie.top_trigrams);
+    v(Field("target_bos",
+            "ernie-gen: [CLS] opens the target stream (the official ERNIE-GEN layout, for its "
+            "released checkpoints; config.json \"unieval_target_bos\": true sets it too)")
+          .when(ernie_gen && s.data.target_bos),
+      s.data.target_bos);
+  }
+
+  // run.json's "train" object (fields above).
   nlohmann::ordered_json to_json() const;
-  // Fields absent from j keep their current values; wrong types are InputErrors.
-  void update_from_json(const nlohmann::json& j, const std::string& source);
+  // Fields absent from j keep their current values. Strict (core/fields.h): a key no field has,
+  // or a wrong type, is an InputError naming `source` and the key, unless `also_allowed` lists it
+  // (the keys another struct reads from the same object); an unknown arch is one too.
+  void update_from_json(const nlohmann::json& j, const std::string& source,
+                        const std::set<std::string>& also_allowed = {});
   // InputError on impossible values (checked again by train_seq2seq; callers check first so that
   // nothing is written for a bad request).
   void validate() const;

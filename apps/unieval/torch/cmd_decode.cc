@@ -71,10 +71,7 @@ int decode_gpt(const po::variables_map& vm) {
   if (!models::is_gpt_checkpoint(model_path))
     throw InputError(model_path, 0, "decode --model takes a GPT (openai-gpt) checkpoint; UniLM runs are decoded with --run");
   if (!vm.count("input")) throw InputError("decode --model needs --input PROMPTS.txt");
-  models::DeviceOptions dev;
-  dev.device = vm["device"].as<std::string>();
-  dev.precision = vm["precision"].as<std::string>();
-  dev.threads = vm["threads"].as<int>();
+  const models::DeviceOptions dev = device_flags(vm);
   const models::Runtime rt = models::configure_runtime(dev);
   const std::string bpe_dir = vm.count("bpe") ? vm["bpe"].as<std::string>()
                                               : (std::filesystem::is_directory(model_path) ? model_path
@@ -156,14 +153,13 @@ int cmd_decode(const Args& args) {
        "unilm ([MASK] query) | ernie-gen (infilling decoding with [ATTN]); default: the run's (run.json)")
       ("limit", po::value<int64_t>()->default_value(0), "decode only the first N examples")
       ("stop-after", po::value<int64_t>()->default_value(0), "stop after N batches, leaving FILE.partial (the same command continues it)")
-      ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")
-      ("precision", po::value<std::string>()->default_value("auto"), "auto | fp32 | bf16 | fp16 (reduced: CUDA only)")
-      ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
       ("no-progress", po::bool_switch(), "no progress on stderr")
       ("json", po::bool_switch(), "print a JSON summary");
   add_search_flags(desc, "seed");
   add_segment_ids_flag(desc);
   add_text_flags(desc);
+  add_device_flags(desc);
+  add_precision_flag(desc);
   add_dist_flags(desc);
   auto vm = parse(args, desc, kDecodeUsage);
   const bool gpt = vm.count("model") && models::is_gpt_checkpoint(vm["model"].as<std::string>());
@@ -210,9 +206,7 @@ int cmd_decode(const Args& args) {
   d.clean_up = !vm["no-clean-up"].as<bool>();
   d.limit = vm["limit"].as<int64_t>();
   d.stop_after = vm["stop-after"].as<int64_t>();
-  d.device.device = vm["device"].as<std::string>();
-  d.device.precision = vm["precision"].as<std::string>();
-  d.device.threads = vm["threads"].as<int>();
+  d.device = device_flags(vm);
   d.progress = !vm["no-progress"].as<bool>() && main_rank;
   d.backend = vm["backend"].as<std::string>();
   if (vm.count("arch")) d.arch = vm["arch"].as<std::string>();

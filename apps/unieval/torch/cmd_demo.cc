@@ -35,7 +35,6 @@ int cmd_demo(const Args& args) {
   po::options_description desc("demo options");
   desc.add_options()
       ("json", po::bool_switch(), "print the result as JSON (last line)")
-      ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
       ("out", po::value<std::string>()->default_value(""), "keep everything in DIR")
       ("task", po::value<std::string>()->default_value("reverse"), "reverse | sort | copy")
       ("seed", po::value<uint64_t>()->default_value(1), "seed of the task and the training")
@@ -43,6 +42,7 @@ int cmd_demo(const Args& args) {
       ("arch", po::value<std::string>()->default_value("unilm"), "unilm | ernie-gen")
       ("noise-prob", po::value<double>(), "noise-aware generation: target words replaced at random (ernie-gen: 0.5)")
       ("no-progress", po::bool_switch(), "no progress bars");
+  add_threads_flag(desc);
   auto vm = parse(args, desc, kDemoUsage);
 
   pipelines::DemoOptions o;

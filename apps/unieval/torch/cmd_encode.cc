@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "apps/unieval/commands.h"
+#include "apps/unieval/torch/model_flags.h"
 #include "core/error.h"
 #include "core/io.h"
 #include "models/io/checkpoint.h"
@@ -203,6 +204,44 @@ double max_abs_diff(const torch::Tensor& got, const nlohmann::json& expected) {
   return m;
 }
 
+// The checkpoint of --model (a GPT one with its multiple-choice head when it has one, or
+// --mc-head's), on the runtime's device in eval mode.
+struct Encoder {
+  bool gpt = false;
+  models::UnilmModel model{nullptr};
+  models::GptModel gpt_model{nullptr};
+  bool has_mc = false;          // GPT: a multiple-choice head was loaded
+  int64_t max_positions = 0;    // longest input the model takes
+};
+
+Encoder load_encoder(const po::variables_map& vm, const models::Runtime& rt, models::LoadReport& report) {
+  Encoder e;
+  const std::string model_path = vm["model"].as<std::string>();
+  e.gpt = models::is_gpt_checkpoint(model_path);
+  if (e.gpt) {
+    e.gpt_model = models::load_gpt_checkpoint(model_path, models::GptHeads{.num_labels = 0, .multiple_choice = true}, &report);
+    auto& miss = report.missing_keys;
+    const size_t before = miss.size();
+    miss.erase(std::remove_if(miss.begin(), miss.end(), [](const std::string& k) { return k.rfind("multiple_choice_head.", 0) == 0; }),
+               miss.end());
+    e.has_mc = before == miss.size();
+    if (vm.count("mc-head")) {
+      models::LoadReport mc = models::load_gpt_weights(e.gpt_model, vm["mc-head"].as<std::string>());
+      e.has_mc = mc.loaded == 2;
+      if (!e.has_mc) throw InputError(vm["mc-head"].as<std::string>(), 0, "holds no multiple_choice_head.summary.{weight,bias}");
+    }
+    e.gpt_model->to(rt.device);
+    e.gpt_model->eval();
+    e.max_positions = e.gpt_model->config().n_positions;
+  } else {
+    e.model = models::load_checkpoint(model_path, {}, &report);
+    e.model->to(rt.device);
+    e.model->eval();
+    e.max_positions = e.model->config().max_position_embeddings;
+  }
+  return e;
+}
+
 }  // namespace
 
 int cmd_encode(const Args& args) {
@@ -216,47 +255,21 @@ int cmd_encode(const Args& args) {
       ("check", po::bool_switch(), "exit 1 when an expected output in CASES.json differs beyond tolerance")
       ("atol", po::value<double>()->default_value(1e-4), "tolerance for hidden states and pooler (max abs)")
       ("logits-atol", po::value<double>()->default_value(2e-4), "tolerance for logits (max abs)")
-      ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")
       ("precision", po::value<std::string>()->default_value("fp32"), "fp32 | bf16 | fp16 (CUDA autocast) | auto")
-      ("threads", po::value<int>()->default_value(0), "CPU threads (0 = default)")
       ("mc-head", po::value<std::string>(), "GPT: a safetensors file with multiple_choice_head.summary.{weight,bias} (adds mc_logits)");
+  add_device_flags(desc, "CPU threads (0 = default)");
   auto vm = parse(args, desc, kEncodeUsage);
 
-  models::DeviceOptions dev;
-  dev.device = vm["device"].as<std::string>();
-  dev.precision = vm["precision"].as<std::string>();
-  dev.threads = vm["threads"].as<int>();
-  models::Runtime rt = models::configure_runtime(dev);
+  models::Runtime rt = models::configure_runtime(device_flags(vm));
 
   std::vector<Case> cases = read_cases(vm["input"].as<std::string>());
   models::LoadReport report;
-  const std::string model_path = vm["model"].as<std::string>();
-  const bool gpt = models::is_gpt_checkpoint(model_path);
-  models::UnilmModel model{nullptr};
-  models::GptModel gpt_model{nullptr};
-  bool has_mc = false;
-  int64_t max_positions = 0;
-  if (gpt) {
-    gpt_model = models::load_gpt_checkpoint(model_path, models::GptHeads{.num_labels = 0, .multiple_choice = true}, &report);
-    auto& miss = report.missing_keys;
-    const size_t before = miss.size();
-    miss.erase(std::remove_if(miss.begin(), miss.end(), [](const std::string& k) { return k.rfind("multiple_choice_head.", 0) == 0; }),
-               miss.end());
-    has_mc = before == miss.size();
-    if (vm.count("mc-head")) {
-      models::LoadReport mc = models::load_gpt_weights(gpt_model, vm["mc-head"].as<std::string>());
-      has_mc = mc.loaded == 2;
-      if (!has_mc) throw InputError(vm["mc-head"].as<std::string>(), 0, "holds no multiple_choice_head.summary.{weight,bias}");
-    }
-    gpt_model->to(rt.device);
-    gpt_model->eval();
-    max_positions = gpt_model->config().n_positions;
-  } else {
-    model = models::load_checkpoint(model_path, {}, &report);
-    model->to(rt.device);
-    model->eval();
-    max_positions = model->config().max_position_embeddings;
-  }
+  const Encoder enc = load_encoder(vm, rt, report);
+  const bool gpt = enc.gpt;
+  models::UnilmModel model = enc.model;  // (holders: shared, no copy of the weights)
+  models::GptModel gpt_model = enc.gpt_model;
+  const bool has_mc = enc.has_mc;
+  const int64_t max_positions = enc.max_positions;
   if (!report.summary().empty()) warn(report.summary());
   const bool want_hidden = vm["hidden-states"].as<bool>();
   const double atol = vm["atol"].as<double>(), logits_atol = vm["logits-atol"].as<double>();

@@ -68,9 +68,8 @@ int finetune_parity_dump(const Args& args) {
   desc.add_options()
       ("parity-dump", po::value<std::string>()->required(), "batch JSON (models/training/parity_step.h)")
       ("model", po::value<std::string>()->required(), "checkpoint: directory, .safetensors or .bin (with config.json)")
-      ("out", po::value<std::string>()->required(), "directory for parity.json and model.safetensors")
-      ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")
-      ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)");
+      ("out", po::value<std::string>()->required(), "directory for parity.json and model.safetensors");
+  add_device_flags(desc);
   auto vm = parse(args, desc, parity_usage());
   const std::string batch_path = vm["parity-dump"].as<std::string>();
   models::ParityStepOptions o;
@@ -81,9 +80,7 @@ int finetune_parity_dump(const Args& args) {
     throw InputError(batch_path, 0, std::string("not JSON: ") + e.what());
   }
   const models::ParityBatch batch = models::parity_batch_from_json(batch_json, batch_path, &o);
-  models::DeviceOptions dev;
-  dev.device = vm["device"].as<std::string>();
-  dev.threads = vm["threads"].as<int>();
+  models::DeviceOptions dev = device_flags(vm);
   dev.precision = "fp32";
   const models::Runtime rt = models::configure_runtime(dev);
   models::UnilmModel model = models::load_checkpoint(vm["model"].as<std::string>());
@@ -115,9 +112,6 @@ int cmd_finetune(const Args& args) {
       ("out", po::value<std::string>()->required(), "run directory")
       ("preset", po::value<std::string>(), "paper recipe by name (see above)")
       ("resume", po::bool_switch(), "continue RUN from its checkpoint (other training flags are ignored)")
-      ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")
-      ("precision", po::value<std::string>()->default_value("auto"), "auto | fp32 | bf16 | fp16 (reduced: CUDA only)")
-      ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
       ("arch", po::value<std::string>(),
        "unilm (target masking) | ernie-gen (multi-flow: [ATTN] infilling flows, noised target, loss at every "
        "target word; decoding then infills). Default: the preset's, else the checkpoint's, else unilm")
@@ -128,6 +122,8 @@ int cmd_finetune(const Args& args) {
   add_train_flags(desc);
   add_text_flags(desc);
   add_segment_ids_flag(desc);
+  add_device_flags(desc);
+  add_precision_flag(desc);
   add_dist_flags(desc);
   auto vm = parse(args, desc, finetune_usage());
   if (auto code = launch_workers_if_asked(vm, "finetune", args)) return *code;
@@ -173,9 +169,7 @@ int cmd_finetune(const Args& args) {
   t.stop_after = vm["stop-after"].as<int64_t>();
   t.progress = !vm["no-progress"].as<bool>() && main_rank;
   f.limit = vm["limit"].as<int64_t>();
-  f.device.device = vm["device"].as<std::string>();
-  f.device.precision = vm["precision"].as<std::string>();
-  f.device.threads = vm["threads"].as<int>();
+  f.device = device_flags(vm);
   f.backend = vm["backend"].as<std::string>();
 
   pipelines::FinetuneResult r = pipelines::finetune(f);

@@ -59,43 +59,15 @@ int cmd_pretrain(const Args& args) {
       ("vocab", po::value<std::string>(), "vocab.txt (WordPiece)")
       ("out", po::value<std::string>()->required(), "run directory")
       ("shard", po::value<std::string>(), "token shard file (default RUN/corpus.shard)")
-      ("objectives", po::value<std::string>(),
-       "unified | bidirectional | left-to-right | right-to-left | seq2seq | ernie-gen (multi-granularity fragments, "
-       "multi-flow loss)")
-      ("noise-prob", po::value<double>(), "ernie-gen: noising rate rho_p of the target (default 0.05)")
-      ("span-lambda", po::value<double>(), "ernie-gen: lambda of Eq. 7, weight of the word-by-word flow (default 0.5; 1 = no span flow)")
-      ("span-bigrams", po::value<int64_t>(), "ernie-gen: bigrams of the t-statistic span vocabulary (default 200000)")
-      ("span-trigrams", po::value<int64_t>(), "ernie-gen: trigrams of the span vocabulary (default 50000)")
-      ("fragment-ratio", po::value<double>(), "ernie-gen: gamma, target fragments' share of the text (default 0.25)")
-      ("steps", po::value<int64_t>(), "optimizer steps (default 1000)")
-      ("tokens", po::value<int64_t>(), "budget in input positions (sets the steps)")
-      ("batch-size", po::value<int64_t>(), "examples per micro-batch (default 48)")
-      ("accum", po::value<int64_t>(), "micro-batches per step (default 1)")
-      ("max-len", po::value<int64_t>(), "tokens per example incl. [CLS]/[SEP] (default 128)")
-      ("lr", po::value<double>(), "peak learning rate (default 1e-4)")
-      ("warmup", po::value<double>(), "warm-up: steps if >= 1, else a fraction of the total (default 0.05)")
-      ("weight-decay", po::value<double>(), "weight decay (default 0.01)")
-      ("max-grad-norm", po::value<double>(), "gradient clipping (<= 0 off; default 1)")
-      ("skip-nonfinite", po::bool_switch(),
-       "a step whose loss or gradient norm is NaN/inf is skipped (logged); without it training stops with "
-       "an error and the last checkpoint intact")
-      ("mask-prob", po::value<double>(), "fraction of text tokens masked (default 0.15)")
-      ("max-pred", po::value<int64_t>(), "masked positions per example cap (default 20)")
-      ("span-prob", po::value<double>(), "bigram/trigram mask spans (default 0.2)")
-      ("short-seq-prob", po::value<double>(), "shorter examples (default 0.1)")
-      ("nsp-random-prob", po::value<double>(), "random-next pairs of the NSP task (default 0.5)")
-      ("segments", po::value<std::string>(), "unilm (ids 0-5) | bert (0/1)")
       ("dropout", po::value<double>(), "hidden and attention dropout of the model")
-      ("seed", po::value<uint64_t>(), "seed (default 42)")
-      ("save-every", po::value<int64_t>(), "checkpoint every N steps (default 200)")
-      ("log-every", po::value<int64_t>(), "log every N steps (default 1)")
       ("stop-after", po::value<int64_t>()->default_value(0), "checkpoint and stop after N steps of this call")
       ("resume", po::bool_switch(), "continue RUN from its checkpoint (other training flags are ignored)")
       ("no-lowercase", po::bool_switch(), "cased tokenizer")
-      ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")
-      ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
       ("no-progress", po::bool_switch(), "no progress on stderr")
       ("json", po::bool_switch(), "print a JSON summary (last line)");
+  add_option_flags<models::PretrainOptions>(desc);  // the options' fields
+  add_warmup_flag(desc, "warm-up: steps if >= 1, else a fraction of the total (default 0.05)");
+  add_device_flags(desc);
   add_dist_flags(desc);
   auto vm = parse(args, desc, pretrain_usage());
   if (auto code = launch_workers_if_asked(vm, "pretrain", args)) return *code;
@@ -113,42 +85,13 @@ int cmd_pretrain(const Args& args) {
   if (vm.count("shard")) p.shard = vm["shard"].as<std::string>();
   if (vm.count("steps") && vm.count("tokens")) throw InputError("give at most one of --steps and --tokens");
   auto& t = p.train;
-  if (vm.count("objectives")) t.objectives = vm["objectives"].as<std::string>();
-  if (vm.count("steps")) t.max_steps = vm["steps"].as<int64_t>();
-  if (vm.count("tokens")) t.tokens = vm["tokens"].as<int64_t>();
-  if (vm.count("batch-size")) t.batch_size = vm["batch-size"].as<int64_t>();
-  if (vm.count("accum")) t.accum = vm["accum"].as<int64_t>();
-  if (vm.count("max-len")) t.data.max_len = vm["max-len"].as<int64_t>();
-  if (vm.count("lr")) t.optim.lr = vm["lr"].as<double>();
-  if (vm.count("warmup")) {
-    const double w = vm["warmup"].as<double>();
-    if (w < 0) throw InputError("--warmup must be >= 0");
-    if (w >= 1) t.warmup_steps = static_cast<int64_t>(w);
-    else t.warmup_steps = -1, t.warmup_ratio = w;
-  }
-  if (vm.count("weight-decay")) t.optim.weight_decay = vm["weight-decay"].as<double>();
-  if (vm.count("max-grad-norm")) t.max_grad_norm = vm["max-grad-norm"].as<double>();
-  if (vm["skip-nonfinite"].as<bool>()) t.skip_nonfinite = true;
-  if (vm.count("mask-prob")) t.data.mask_prob = vm["mask-prob"].as<double>();
-  if (vm.count("noise-prob")) t.ernie.noise_prob = vm["noise-prob"].as<double>();
-  if (vm.count("span-lambda")) t.ernie.lambda = vm["span-lambda"].as<double>();
-  if (vm.count("span-bigrams")) t.ernie.top_bigrams = vm["span-bigrams"].as<int64_t>();
-  if (vm.count("span-trigrams")) t.ernie.top_trigrams = vm["span-trigrams"].as<int64_t>();
-  if (vm.count("fragment-ratio")) t.ernie.fragment_ratio = vm["fragment-ratio"].as<double>();
-  if (vm.count("max-pred")) t.data.max_pred = vm["max-pred"].as<int64_t>();
-  if (vm.count("span-prob")) t.data.span_prob = vm["span-prob"].as<double>();
-  if (vm.count("short-seq-prob")) t.data.short_seq_prob = vm["short-seq-prob"].as<double>();
-  if (vm.count("nsp-random-prob")) t.data.nsp_random_prob = vm["nsp-random-prob"].as<double>();
-  if (vm.count("segments")) t.data.segments = vm["segments"].as<std::string>();
+  apply_option_flags(vm, t);
+  apply_warmup_flag(vm, t.warmup_steps, t.warmup_ratio);
   if (vm.count("dropout")) p.dropout = vm["dropout"].as<double>();
-  if (vm.count("seed")) t.seed = vm["seed"].as<uint64_t>();
-  if (vm.count("save-every")) t.save_every = vm["save-every"].as<int64_t>();
-  if (vm.count("log-every")) t.log_every = vm["log-every"].as<int64_t>();
   t.stop_after = vm["stop-after"].as<int64_t>();
   t.progress = !vm["no-progress"].as<bool>() && main_rank;
   p.lowercase = !vm["no-lowercase"].as<bool>();
-  p.device.device = vm["device"].as<std::string>();
-  p.device.threads = vm["threads"].as<int>();
+  p.device = device_flags(vm);
 
   p.backend = vm["backend"].as<std::string>();
 

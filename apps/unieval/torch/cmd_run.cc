@@ -100,23 +100,11 @@ int cmd_run(const Args& args) {
        "Resources are checked before training: a missing one is an error naming what to set")
       ("system", po::value<std::string>(), "row label (default unieval-run:PRESET)")
       ("stop-after", po::value<int64_t>()->default_value(0), "stop training after N steps of this call (run again to continue)")
-      ("device", po::value<std::string>()->default_value("cpu"), "cpu | cuda | cuda:N")
-      ("precision", po::value<std::string>()->default_value("auto"), "auto | fp32 | bf16 | fp16 (reduced: CUDA only)")
-      ("threads", po::value<int>()->default_value(0), "CPU threads (0 = LibTorch default)")
       ("no-progress", po::bool_switch(), "no progress on stderr")
       ("json", po::bool_switch(), "print the result JSON as the last stdout line")
       ("no-baselines", po::bool_switch(),
        "score no baselines (default: generation tasks constant + copy-source, GLUE majority, SQuAD/CoQA "
        "first-window, each with a paired bootstrap of the model against it; recorded in the request)")
-      ("max-seq-len", po::value<int>(), "understanding tasks: tokens per input (preset; default 128)")
-      ("doc-stride", po::value<int>(), "squad/coqa: step between document windows (default 128)")
-      ("max-query-len", po::value<int>(), "squad/coqa: question tokens kept (default 64)")
-      ("max-answer-len", po::value<int>(), "squad/coqa: longest answer in tokens (default 30)")
-      ("n-best", po::value<int>(), "squad/coqa: start/end candidates per window (default 20)")
-      ("history-turns", po::value<int>(), "coqa: previous question/answer pairs before the question (default 2)")
-      ("na-threshold", po::value<double>(), "squad-v2: fixed no-answer threshold on null - best span score "
-                                            "(default: chosen on dev, official best_f1_thresh)")
-      ("classifier-dropout", po::value<double>(), "understanding tasks: dropout of the task layer")
       ("predict-batch", po::value<int64_t>(), "understanding tasks: examples per inference batch (default 64)")
       ("arch", po::value<std::string>()->default_value(""),
        "generation: unilm | ernie-gen (multi-flow fine-tuning + infilling decoding; default preset "
@@ -125,9 +113,12 @@ int cmd_run(const Args& args) {
       ("lm-coef", po::value<double>(), "GPT: weight of the auxiliary LM loss (preset gpt: 0.5; 0 = off)")
       ("zero-shot", po::bool_switch(), "GPT: the §5 zero-shot heuristics instead of fine-tuning (glue-sst2, glue-cola)");
   add_train_flags(desc);
+  add_option_flags<pipelines::NluRunOptions>(desc);  // understanding tasks
   add_text_flags(desc);
   add_search_flags(desc, "decode-seed");
   add_segment_ids_flag(desc);
+  add_device_flags(desc);
+  add_precision_flag(desc);
   add_dist_flags(desc);
   auto vm = parse(args, desc, run_usage());
   if (auto code = launch_workers_if_asked(vm, "run", args)) return *code;
@@ -186,19 +177,10 @@ int cmd_run(const Args& args) {
   if (vm.count("skip-metric")) o.skip_metrics = vm["skip-metric"].as<std::vector<std::string>>();
   if (vm.count("system")) o.system = vm["system"].as<std::string>();
   o.stop_after = vm["stop-after"].as<int64_t>();
-  o.device.device = vm["device"].as<std::string>();
-  o.device.precision = vm["precision"].as<std::string>();
-  o.device.threads = vm["threads"].as<int>();
+  o.device = device_flags(vm);
   o.progress = !vm["no-progress"].as<bool>() && main_rank;
   o.backend = vm["backend"].as<std::string>();
-  if (vm.count("max-seq-len")) o.nlu.max_seq_len = vm["max-seq-len"].as<int>();
-  if (vm.count("doc-stride")) o.nlu.doc_stride = vm["doc-stride"].as<int>();
-  if (vm.count("max-query-len")) o.nlu.max_query_len = vm["max-query-len"].as<int>();
-  if (vm.count("max-answer-len")) o.nlu.max_answer_len = vm["max-answer-len"].as<int>();
-  if (vm.count("n-best")) o.nlu.n_best = vm["n-best"].as<int>();
-  if (vm.count("history-turns")) o.nlu.history_turns = vm["history-turns"].as<int>();
-  if (vm.count("na-threshold")) o.nlu.na_threshold = vm["na-threshold"].as<double>();
-  if (vm.count("classifier-dropout")) o.nlu.classifier_dropout = vm["classifier-dropout"].as<double>();
+  apply_option_flags(vm, o.nlu);
   if (vm.count("predict-batch")) o.nlu.predict_batch = vm["predict-batch"].as<int64_t>();
 
   pipelines::RunOutcome r = pipelines::run_task(o);

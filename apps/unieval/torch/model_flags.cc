@@ -13,82 +13,59 @@
 
 namespace unieval::cli {
 
+void add_warmup_flag(po::options_description& desc, const char* help) {
+  desc.add_options()("warmup", po::value<double>(), help);
+}
+
+void apply_warmup_flag(const po::variables_map& vm, int64_t& warmup_steps, double& warmup_ratio) {
+  if (!vm.count("warmup")) return;
+  const double w = vm["warmup"].as<double>();
+  if (w < 0) throw InputError("--warmup must be >= 0");
+  if (w >= 1)
+    warmup_steps = static_cast<int64_t>(w);
+  else
+    warmup_steps = -1, warmup_ratio = w;
+}
+
 void add_train_flags(po::options_description& desc) {
-  desc.add_options()
-      ("lr", po::value<double>(), "peak learning rate")
-      ("epochs", po::value<int64_t>(), "epochs")
-      ("steps", po::value<int64_t>(), "total optimizer steps (overrides epochs; 0 = no training, as --no-train)")
-      ("no-train", po::bool_switch(), "zero optimizer steps: the run's checkpoint is the initial model, evaluated as is")
-      ("warmup", po::value<double>(), "warm-up: steps if >= 1, else a fraction of the total")
-      ("batch-tokens", po::value<int64_t>(), "token budget per micro-batch")
-      ("batch-size", po::value<int64_t>(), "examples per micro-batch cap (0 = none)")
-      ("accum", po::value<int64_t>(), "micro-batches per optimizer step")
-      ("mask-prob", po::value<double>(), "fraction of target tokens masked")
-      ("mask-80-10-10", po::bool_switch(), "BERT 80/10/10 replacement of masked tokens")
-      ("noise-prob", po::value<double>(),
-       "ERNIE-GEN noise-aware generation: rate of target words replaced by random ones (with --arch unilm: of the "
-       "unmasked target tokens)")
-      ("span-lambda", po::value<double>(),
-       "ernie-gen: lambda of Eq. 7, weight of the word-by-word flow; < 1 adds the span-by-span flow (default 1)")
-      ("target-bos", po::bool_switch(),
-       "ernie-gen: [CLS] opens the target stream (the official ERNIE-GEN layout, for its released checkpoints; "
-       "config.json \"unieval_target_bos\": true sets it too)")
-      ("span-bigrams", po::value<int64_t>(), "ernie-gen: bigrams of the t-statistic span vocabulary (200000)")
-      ("span-trigrams", po::value<int64_t>(), "ernie-gen: trigrams of the t-statistic span vocabulary (50000)")
-      ("label-smoothing", po::value<double>(), "label smoothing eps")
-      ("optimizer", po::value<std::string>(), "adamw | adam | adamax")
-      ("weight-decay", po::value<double>(), "weight decay (not on bias/LayerNorm)")
-      ("adam-eps", po::value<double>(), "Adam epsilon")
-      ("max-grad-norm", po::value<double>(), "gradient clipping (<= 0 off)")
-      ("skip-nonfinite", po::bool_switch(),
-       "a step whose loss or gradient norm is NaN/inf is skipped (logged); without it training stops with "
-       "an error and the last checkpoint intact")
-      ("max-src-len", po::value<int>(), "source tokens kept")
-      ("max-tgt-len", po::value<int>(), "target tokens kept")
-      ("dropout", po::value<double>(), "hidden and attention dropout of the model")
-      ("seed", po::value<uint64_t>(), "seed")
-      ("save-every", po::value<int64_t>(), "checkpoint every N steps (0 = at the end)")
-      ("log-every", po::value<int64_t>(), "log every N steps");
+  add_option_flags<models::TrainOptions>(desc);
+  add_warmup_flag(desc, "warm-up: steps if >= 1, else a fraction of the total");
+  desc.add_options()("dropout", po::value<double>(), "hidden and attention dropout of the model");
 }
 
 void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t, std::optional<double>& dropout) {
-  if (vm.count("lr")) t.optim.lr = vm["lr"].as<double>();
-  if (vm.count("epochs")) t.epochs = vm["epochs"].as<int64_t>();
+  apply_option_flags(vm, t, {"steps"});
   if (vm.count("steps")) {
     const int64_t s = vm["steps"].as<int64_t>();
     if (s < 0) throw InputError("--steps must be >= 0");
     if (s == 0) t.no_train = true;  // zero means zero (not "unset": the preset's epochs would run)
     else t.max_steps = s;
   }
-  if (vm["no-train"].as<bool>()) t.no_train = true;
-  if (vm.count("warmup")) {
-    const double w = vm["warmup"].as<double>();
-    if (w < 0) throw InputError("--warmup must be >= 0");
-    if (w >= 1) t.warmup_steps = static_cast<int64_t>(w);
-    else t.warmup_steps = -1, t.warmup_ratio = w;
-  }
-  if (vm.count("batch-tokens")) t.batch_tokens = vm["batch-tokens"].as<int64_t>();
-  if (vm.count("batch-size")) t.batch_size = vm["batch-size"].as<int64_t>();
-  if (vm.count("accum")) t.accum = vm["accum"].as<int64_t>();
-  if (vm.count("mask-prob")) t.data.mask_prob = vm["mask-prob"].as<double>();
-  if (vm["mask-80-10-10"].as<bool>()) t.data.mask_80_10_10 = true;
-  if (vm.count("noise-prob")) t.data.noise_prob = vm["noise-prob"].as<double>();
-  if (vm.count("target-bos") && vm["target-bos"].as<bool>()) t.data.target_bos = true;
-  if (vm.count("span-lambda")) t.ernie.lambda = vm["span-lambda"].as<double>();
-  if (vm.count("span-bigrams")) t.ernie.top_bigrams = vm["span-bigrams"].as<int64_t>();
-  if (vm.count("span-trigrams")) t.ernie.top_trigrams = vm["span-trigrams"].as<int64_t>();
-  if (vm.count("label-smoothing")) t.label_smoothing = vm["label-smoothing"].as<double>();
-  if (vm.count("optimizer")) t.optim.kind = models::parse_optimizer_kind(vm["optimizer"].as<std::string>());
-  if (vm.count("weight-decay")) t.optim.weight_decay = vm["weight-decay"].as<double>();
-  if (vm.count("adam-eps")) t.optim.eps = vm["adam-eps"].as<double>();
-  if (vm.count("max-grad-norm")) t.max_grad_norm = vm["max-grad-norm"].as<double>();
-  if (vm.count("skip-nonfinite") && vm["skip-nonfinite"].as<bool>()) t.skip_nonfinite = true;
-  if (vm.count("max-src-len")) t.data.max_src_len = vm["max-src-len"].as<int>();
-  if (vm.count("max-tgt-len")) t.data.max_tgt_len = vm["max-tgt-len"].as<int>();
+  apply_warmup_flag(vm, t.warmup_steps, t.warmup_ratio);
   if (vm.count("dropout")) dropout = vm["dropout"].as<double>();
-  if (vm.count("seed")) t.seed = vm["seed"].as<uint64_t>();
-  if (vm.count("save-every")) t.save_every = vm["save-every"].as<int64_t>();
-  if (vm.count("log-every")) t.log_every = vm["log-every"].as<int64_t>();
+}
+
+void add_threads_flag(po::options_description& desc, const char* help) {
+  desc.add_options()("threads", po::value<int>()->default_value(0), help);
+}
+
+void add_device_flags(po::options_description& desc, const char* threads_help) {
+  desc.add_options()("device", po::value<std::string>()->default_value("cpu"),
+                     "cpu | cuda | cuda:N");
+  add_threads_flag(desc, threads_help);
+}
+
+void add_precision_flag(po::options_description& desc) {
+  desc.add_options()("precision", po::value<std::string>()->default_value("auto"),
+                     "auto | fp32 | bf16 | fp16 (reduced: CUDA only)");
+}
+
+models::DeviceOptions device_flags(const po::variables_map& vm) {
+  models::DeviceOptions d;
+  if (vm.count("device")) d.device = vm["device"].as<std::string>();
+  if (vm.count("threads")) d.threads = vm["threads"].as<int>();
+  if (vm.count("precision")) d.precision = vm["precision"].as<std::string>();
+  return d;
 }
 
 void apply_arch_flag(const std::string& arch, models::TrainOptions& t) {

@@ -2,21 +2,79 @@
 // The training and decoding flags shared by `unieval finetune`, `decode` and `run`: one
 // definition of each flag, applied on top of a preset (flags given override it).
 #include <optional>
+#include <set>
+#include <string>
+#include <type_traits>
 
 #include "apps/unieval/cli.h"
+#include "core/fields.h"
 #include "models/decoding/search.h"
+#include "models/nn/device.h"
 #include "models/training/trainer.h"
 
 namespace unieval::cli {
 
-// --lr --epochs --steps --warmup --batch-tokens --batch-size --accum --mask-prob --mask-80-10-10
-// --noise-prob --span-lambda --span-bigrams --span-trigrams --label-smoothing --optimizer --weight-decay --adam-eps --max-grad-norm
-// --max-src-len --max-tgt-len --dropout --seed --save-every --log-every
+// The flags of an options struct, derived from its one declaration (core/fields.h): one flag
+// per field with a flag name, typed as the field (a bool is a switch that only turns it on, an
+// enum takes its JSON spelling), help from the declaration. apply_option_flags sets the fields
+// whose flags were given, except those named in `custom` (the caller reads them).
+template <class Options>
+void add_option_flags(po::options_description& desc, const Options& defaults = Options{}) {
+  Options::fields(defaults, [&](const fields::Field& f, const auto& member) {
+    using T = std::decay_t<decltype(member)>;
+    if (f.flag_name.empty()) return;
+    if constexpr (std::is_same_v<T, bool>)
+      desc.add_options()(f.flag_name.c_str(), po::bool_switch(), f.help);
+    else if constexpr (std::is_enum_v<T> || std::is_same_v<T, std::string>)
+      desc.add_options()(f.flag_name.c_str(), po::value<std::string>(), f.help);
+    else if constexpr (std::is_same_v<T, std::optional<double>>)
+      desc.add_options()(f.flag_name.c_str(), po::value<double>(), f.help);
+    else
+      desc.add_options()(f.flag_name.c_str(), po::value<T>(), f.help);
+  });
+}
+
+template <class Options>
+void apply_option_flags(const po::variables_map& vm, Options& o,
+                        const std::set<std::string>& custom = {}) {
+  Options::fields(o, [&](const fields::Field& f, auto& member) {
+    using T = std::decay_t<decltype(member)>;
+    const std::string& flag = f.flag_name;
+    if (flag.empty() || custom.count(flag) || !vm.count(flag)) return;
+    if constexpr (std::is_same_v<T, bool>) {
+      if (vm[flag].as<bool>()) member = true;
+    } else if constexpr (std::is_enum_v<T>) {
+      member = field_from_string(vm[flag].as<std::string>(), member);
+    } else if constexpr (std::is_same_v<T, std::optional<double>>) {
+      member = vm[flag].as<double>();
+    } else {
+      member = vm[flag].as<T>();
+    }
+  });
+}
+
+// --warmup W: steps when >= 1 (warmup_steps), else a fraction of the total (warmup_ratio).
+void add_warmup_flag(po::options_description& desc, const char* help);
+void apply_warmup_flag(const po::variables_map& vm, int64_t& warmup_steps, double& warmup_ratio);
+
+// The fine-tuning flags of finetune and run: TrainOptions' (models/training/trainer.h; --steps 0
+// means --no-train), --warmup and --dropout.
 void add_train_flags(po::options_description& desc);
 void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t, std::optional<double>& dropout);
 // --arch of finetune / run (each command defines the flag: run also takes gpt): "unilm" or
 // "ernie-gen" into t.arch; InputError otherwise.
 void apply_arch_flag(const std::string& arch, models::TrainOptions& t);
+
+// --device cpu|cuda|cuda:N and --threads N of every model command (`threads_help`: the CPU
+// threads' help); device_flags reads them into a DeviceOptions (precision left at its default).
+inline constexpr const char* kThreadsHelp = "CPU threads (0 = LibTorch default)";
+void add_device_flags(po::options_description& desc, const char* threads_help = kThreadsHelp);
+// --threads alone (the CPU-only demo).
+void add_threads_flag(po::options_description& desc, const char* help = kThreadsHelp);
+// --precision auto|fp32|bf16|fp16 (default auto) of the commands that train or decode.
+void add_precision_flag(po::options_description& desc);
+// The flags above that the command defines (device, threads, precision) into a DeviceOptions.
+models::DeviceOptions device_flags(const po::variables_map& vm);
 
 // --beam --length-penalty --min-len --max-len --no-repeat-ngram --ngram-ignore --search --trace-alpha
 // --trace-selection
