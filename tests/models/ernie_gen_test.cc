@@ -227,10 +227,10 @@ TEST(ErnieGenDecodingTest, InfillingStepsEqualTheTrainingWordFlow) {
     for (bool cache : {true, false}) {
       UnilmStepScorer scorer(m, {src}, ids, types, cache, ids.attn);
       for (int step = 0; step <= 3; ++step) {
-        StepRequest r;
-        r.step = step;
-        r.example = {0};
-        if (step > 0) r.parent = {0}, r.last_token = {y[step - 1]};
+        // Built whole ({step, example, parent, last_token}): GCC 12 -O3 warns falsely (-Wnonnull,
+        // memmove to null) on braced lists assigned into a fresh request's empty vectors.
+        const StepRequest r =
+            step > 0 ? StepRequest{step, {0}, {0}, {y[step - 1]}} : StepRequest{step, {0}, {}, {}};
         const torch::Tensor lp = scorer.step(r);
         EXPECT_LT((lp[0] - ref[step]).abs().max().item<double>(), 1e-4)
             << "step " << step << " cache " << cache << " bos " << bos;
@@ -243,8 +243,7 @@ TEST(ErnieGenDecodingTest, InfillingStepsEqualTheTrainingWordFlow) {
   // [ATTN] and [MASK] are different queries: UniLM's decoding gives another distribution.
   const torch::Tensor ref = word_flow_log_probs(m, src, y);
   UnilmStepScorer unilm(m, {src}, ids, {}, true);
-  StepRequest r0;
-  r0.example = {0};
+  const StepRequest r0{0, {0}, {}, {}};
   EXPECT_GT((unilm.step(r0)[0] - ref[0]).abs().max().item<double>(), 1e-3);
 }
 

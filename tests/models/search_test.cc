@@ -70,9 +70,12 @@ std::vector<Hypothesis> exhaustive(const ToyScorer& s, int64_t key, int64_t voca
       const double l = lp + p[w].item<double>();
       const int64_t len = static_cast<int64_t>(prefix.size()) + 1;
       if (w == eos || len == o.max_len) {
+        // Copy-constructed, not assigned into the empty h.tokens: GCC 12 -O3 warns falsely
+        // (-Wnonnull, memmove to null) on that assignment here.
+        std::vector<int64_t> tokens(prefix);
+        if (w != eos) tokens.push_back(w);
         Hypothesis h;
-        h.tokens = prefix;
-        if (w != eos) h.tokens.push_back(w);
+        h.tokens = std::move(tokens);
         h.log_prob = l;
         h.score = length_normalised(l, len, o.length_penalty);
         h.eos = w == eos;
