@@ -104,46 +104,11 @@ std::string format_duration(double s) {
 
 // ---- training loop ---------------------------------------------------------------------------
 
-double dev_loss(UnilmModel& model, const std::vector<Seq2SeqExample>& dev, const SpecialIds& ids,
-                const Seq2SeqDataOptions& data, int64_t batch_tokens, uint64_t seed, const std::string& arch) {
-  if (dev.empty()) return 0.0;
-  const torch::Device device = device_of(*model);
-  model->eval();
-  torch::NoGradGuard no_grad;
-  std::mt19937_64 rng(seed);
-  // Batches in data order (no shuffle): consecutive examples within the token budget.
-  double nll_sum = 0;
-  int64_t count = 0;
-  size_t i = 0;
-  while (i < dev.size()) {
-    std::vector<size_t> idx;
-    int64_t longest = 0;
-    while (i < dev.size()) {
-      const int64_t len = std::max(longest, packed_length(dev[i]));
-      if (!idx.empty() && len * static_cast<int64_t>(idx.size() + 1) > batch_tokens) break;
-      longest = len;
-      idx.push_back(i++);
-    }
-    if (arch == "ernie-gen") {
-      ErnieGenOptions clean;  // word flow only, no noise
-      const ErnieGenBatch eb = make_ernie_gen_batch(dev, idx, data, clean, ids, nullptr, rng);
-      const ErnieGenLoss l = ernie_gen_loss(model, eb, 1.0, 0.0);
-      nll_sum += l.word_nll * double(eb.labels.size(0));
-      count += eb.labels.size(0);
-      continue;
-    }
-    TrainBatch b = make_train_batch(dev, idx, data, ids, rng);
-    BertOutput out = model->forward(b.input_ids.to(device), b.token_type_ids.to(device), b.attention_mask.to(device));
-    const int64_t H = out.last_hidden_state.size(-1);
-    torch::Tensor h = out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device));
-    auto [loss, nll] = label_smoothed_nll(model->mlm_logits(h), b.labels.to(device), 0.0);
-    nll_sum += nll.item<double>() * double(b.labels.size(0));
-    count += b.labels.size(0);
-  }
-  return count > 0 ? nll_sum / double(count) : 0.0;
-}
-
 namespace {
+
+// What an objective is built for: training (train_seq2seq), or the dev loss (dev_loss: no noise,
+// ERNIE-GEN's word flow only).
+enum class ObjectiveUse { kTraining, kEvaluation };
 
 // A fine-tuning architecture's micro-batches and loss (train_seq2seq). Every rank packs all of a
 // step's micro-batches, so each loss is weighted by its share of the step's masked tokens and the
@@ -157,6 +122,8 @@ class Seq2SeqObjective {
   virtual int64_t pack(const std::vector<size_t>& idx, std::mt19937_64& rng) = 0;
   // The loss of packed micro-batch j, weighted by its masked tokens / masked_total.
   virtual MicroLoss loss(int64_t j, int64_t masked_total) = 0;
+  // The mean NLL of packed micro-batch j's target tokens, unsmoothed (the dev loss), on the device.
+  virtual torch::Tensor nll(int64_t j) = 0;
   // The architecture's log fields after "nll" (and their names in r.summed).
   virtual void log(const StepValues& values, StepReport& r) const = 0;
 };
@@ -185,6 +152,15 @@ class UnilmObjective final : public Seq2SeqObjective {
     const double w = double(b.labels.size(0)) / double(masked_total);
     return {loss, w, b.tokens, {{"nll", nll}, {"loss_unilm", kl}}};
   }
+  torch::Tensor nll(int64_t j) override {
+    const TrainBatch& b = micro_[static_cast<size_t>(j)];
+    BertOutput out = model_->forward(b.input_ids.to(device_), b.token_type_ids.to(device_),
+                                     b.attention_mask.to(device_));
+    const int64_t H = out.last_hidden_state.size(-1);
+    torch::Tensor h =
+        out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device_));
+    return label_smoothed_nll(model_->mlm_logits(h), b.labels.to(device_), 0.0).second;
+  }
   void log(const StepValues& values, StepReport& r) const override {
     // The value run_seq2seq.py shows (KL-form label smoothing; unilm_smoothed_kl).
     r.log["loss_unilm"] = values.weighted_sum("loss_unilm");
@@ -205,9 +181,12 @@ class UnilmObjective final : public Seq2SeqObjective {
 class ErnieGenObjective final : public Seq2SeqObjective {
  public:
   ErnieGenObjective(UnilmModel& model, const std::vector<Seq2SeqExample>& train,
-                    const SpecialIds& ids, const TrainOptions& opts)
-      : model_(model), train_(train), ids_(ids), opts_(opts), eg_(opts.ernie) {
-    eg_.noise_prob = opts.data.noise_prob;
+                    const SpecialIds& ids, const TrainOptions& opts, ObjectiveUse use)
+      : model_(model), train_(train), ids_(ids), opts_(opts) {
+    if (use == ObjectiveUse::kTraining) {  // else the defaults: word flow only, no noise
+      eg_ = opts.ernie;
+      eg_.noise_prob = opts.data.noise_prob;
+    }
     if (eg_.lambda < 1.0) {
       std::vector<std::vector<int64_t>> targets;
       for (const auto& ex : train) targets.push_back(ex.tgt);
@@ -228,6 +207,9 @@ class ErnieGenObjective final : public Seq2SeqObjective {
     if (l.span_nll.defined()) m.values.emplace_back("span_nll", l.span_nll);
     return m;
   }
+  torch::Tensor nll(int64_t j) override {
+    return ernie_gen_loss_tensors(model_, micro_[static_cast<size_t>(j)], 1.0, 0.0).word_nll;
+  }
   void log(const StepValues& values, StepReport& r) const override {
     if (eg_.lambda >= 1.0) return;
     r.log["span_nll"] = values.weighted_sum("span_nll");
@@ -244,18 +226,67 @@ class ErnieGenObjective final : public Seq2SeqObjective {
   std::vector<ErnieGenBatch> micro_;
 };
 
+// The objective of opts.arch over `examples`.
+std::unique_ptr<Seq2SeqObjective> seq2seq_objective(UnilmModel& model,
+                                                    const std::vector<Seq2SeqExample>& examples,
+                                                    const SpecialIds& ids, const TrainOptions& opts,
+                                                    ObjectiveUse use) {
+  if (opts.arch == "ernie-gen")
+    return std::make_unique<ErnieGenObjective>(model, examples, ids, opts, use);
+  return std::make_unique<UnilmObjective>(model, examples, ids, opts);
+}
+
 }  // namespace
+
+double dev_loss(UnilmModel& model, const std::vector<Seq2SeqExample>& dev, const SpecialIds& ids,
+                const Seq2SeqDataOptions& data, int64_t batch_tokens, uint64_t seed,
+                const std::string& arch) {
+  if (dev.empty()) return 0.0;
+  model->eval();
+  torch::NoGradGuard no_grad;
+  TrainOptions eval;  // what the objective reads: the data layout and the architecture
+  eval.data = data;
+  eval.arch = arch;
+  const std::unique_ptr<Seq2SeqObjective> objective =
+      seq2seq_objective(model, dev, ids, eval, ObjectiveUse::kEvaluation);
+  std::mt19937_64 rng(seed);
+  // Batches in data order (no shuffle): consecutive examples within the token budget. Each batch's
+  // mean NLL stays on the device until the end (one host read).
+  std::vector<torch::Tensor> nlls;
+  std::vector<int64_t> counts;  // target tokens per batch
+  size_t i = 0;
+  while (i < dev.size()) {
+    std::vector<size_t> idx;
+    int64_t longest = 0;
+    while (i < dev.size()) {
+      const int64_t len = std::max(longest, packed_length(dev[i]));
+      if (!idx.empty() && len * static_cast<int64_t>(idx.size() + 1) > batch_tokens) break;
+      longest = len;
+      idx.push_back(i++);
+    }
+    objective->clear();
+    counts.push_back(objective->pack(idx, rng));
+    nlls.push_back(objective->nll(0));
+  }
+  // float -> double is exact: the sum is the one of reading each batch back as it came.
+  const torch::Tensor host = torch::stack(nlls).to(torch::kCPU).to(torch::kDouble).contiguous();
+  const double* v = host.data_ptr<double>();
+  double nll_sum = 0;
+  int64_t count = 0;
+  for (size_t k = 0; k < counts.size(); ++k) {
+    nll_sum += v[k] * double(counts[k]);
+    count += counts[k];
+  }
+  return count > 0 ? nll_sum / double(count) : 0.0;
+}
 
 TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& train,
                           const SpecialIds& ids, const TrainOptions& opts, RunDir* run, bool resume,
                           const std::vector<Seq2SeqExample>* dev) {
   if (train.empty()) throw InputError("no training examples");
   opts.validate();
-  std::unique_ptr<Seq2SeqObjective> objective;
-  if (opts.arch == "ernie-gen")
-    objective = std::make_unique<ErnieGenObjective>(model, train, ids, opts);
-  else
-    objective = std::make_unique<UnilmObjective>(model, train, ids, opts);
+  const std::unique_ptr<Seq2SeqObjective> objective =
+      seq2seq_objective(model, train, ids, opts, ObjectiveUse::kTraining);
 
   std::vector<int64_t> lengths;
   for (const auto& ex : train) lengths.push_back(packed_length(ex));
