@@ -326,13 +326,9 @@ class Seq2SeqStages : public RunStages {
     req_.skip_metrics = o_.skip_metrics;
     req_.system =
         !o_.system.empty() ? o_.system : "unieval-run:" + (o_.preset.empty() ? o_.task : o_.preset);
+    // Empty hypotheses are stated once, by the diagnostics' warning (over 1% of the grouped
+    // sources, pipelines::evaluate); the run info keeps the count of empty pairs.
     results::RunResult r = evaluate(req_);
-    if (empty > 0) {
-      const std::string note = std::to_string(empty) + " of " + std::to_string(hyps.size()) +
-                               " hypotheses are empty (scored as empty strings)";
-      r.notes.push_back(note);
-      std::cerr << "run: warning: " << note << "\n";
-    }
     info["hypotheses_sha256"] = results::sha256_file(hyp_path_);
     info["empty_hypotheses"] = empty;
     return r;

@@ -24,7 +24,8 @@
 //   4. score   tasks::postprocess_hypothesis + the task's prediction format → RUN/eval/pred.*,
 //              pipelines::evaluate (the adapters of `unieval eval`) → RUN/result.json (atomic),
 //              the results schema plus "run": model, preset, every option, data files and
-//              checkpoint sha256, training summary, empty hypotheses (also in notes); and
+//              checkpoint sha256, training summary, empty hypotheses (a count; the diagnostics'
+//              warning states them); and
 //              RUN/curves.svg, the training curves of log.jsonl (results/curves.h).
 //              The result's "diagnostics" (tasks/diagnostics.h, from pipelines::evaluate) say
 //              what the hypotheses look like; their warnings are notes.
