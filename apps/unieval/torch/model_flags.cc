@@ -77,31 +77,14 @@ void apply_arch_flag(const std::string& arch, models::TrainOptions& t) {
 namespace {
 
 // The flag of a SearchOptions field ("" = none): its own, and the sampling seed's name per command.
-std::string search_flag(const fields::Field& f, const char* seed_flag) {
-  return std::string(f.key) == "seed" ? std::string(seed_flag) : f.flag_name;
+FlagName search_flag(const char* seed_flag) {
+  return [seed_flag](const fields::Field& f) {
+    return std::string(f.key) == "seed" ? std::string(seed_flag) : f.flag_name;
+  };
 }
 
 }  // namespace
 
-// The search flags, from SearchOptions' one declaration (models/decoding/search.h).
-void add_search_flags(po::options_description& desc, const char* seed_flag) {
-  const models::SearchOptions defaults;
-  models::SearchOptions::fields(defaults, [&](const fields::Field& f, const auto& member) {
-    using T = std::decay_t<decltype(member)>;
-    const std::string flag = search_flag(f, seed_flag);
-    if (flag.empty()) return;
-    if constexpr (std::is_same_v<T, bool>)
-      desc.add_options()(flag.c_str(), po::bool_switch(), f.help);
-    else if constexpr (std::is_same_v<T, std::vector<std::string>>)
-      desc.add_options()(flag.c_str(), po::value<std::string>(), f.help);
-    else
-      desc.add_options()(flag.c_str(), po::value<T>(), f.help);
-  });
-}
-
-namespace {
-
-// "a|b||c" -> {a, b, c}; "" -> {}.
 std::vector<std::string> split_bars(const std::string& v) {
   std::vector<std::string> out;
   for (size_t b = 0; b <= v.size() && !v.empty();) {
@@ -113,21 +96,13 @@ std::vector<std::string> split_bars(const std::string& v) {
   return out;
 }
 
-}  // namespace
+// The search flags, from SearchOptions' one declaration (models/decoding/search.h).
+void add_search_flags(po::options_description& desc, const char* seed_flag) {
+  add_option_flags<models::SearchOptions>(desc, search_flag(seed_flag));
+}
 
 void apply_search_flags(const po::variables_map& vm, models::SearchOptions& s, const char* seed_flag) {
-  models::SearchOptions::fields(s, [&](const fields::Field& f, auto& member) {
-    using T = std::decay_t<decltype(member)>;
-    const std::string flag = search_flag(f, seed_flag);
-    if (flag.empty() || !vm.count(flag)) return;
-    if constexpr (std::is_same_v<T, bool>) {
-      if (vm[flag].as<bool>()) member = true;  // a switch only turns it on
-    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
-      member = split_bars(vm[flag].as<std::string>());
-    } else {
-      member = vm[flag].as<T>();
-    }
-  });
+  apply_option_flags(vm, s, {}, search_flag(seed_flag));
   if (s.n_best > s.beam) s.n_best = s.beam;
 }
 

@@ -1,10 +1,12 @@
 #pragma once
 // The training and decoding flags shared by `unieval finetune`, `decode` and `run`: one
 // definition of each flag, applied on top of a preset (flags given override it).
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "apps/unieval/cli.h"
 #include "core/fields.h"
@@ -14,37 +16,52 @@
 
 namespace unieval::cli {
 
+// "a|b||c" -> {a, b, c}; "" -> {} (the flag form of a list field).
+std::vector<std::string> split_bars(const std::string& v);
+
+// The flag of a field: its own (Field::flag_name), or a command's renaming (decode and run name
+// the sampling seed differently). "" = no flag.
+using FlagName = std::function<std::string(const fields::Field&)>;
+inline std::string own_flag(const fields::Field& f) { return f.flag_name; }
+
 // The flags of an options struct, derived from its one declaration (core/fields.h): one flag
 // per field with a flag name, typed as the field (a bool is a switch that only turns it on, an
-// enum takes its JSON spelling), help from the declaration. apply_option_flags sets the fields
-// whose flags were given, except those named in `custom` (the caller reads them).
+// enum takes its JSON spelling, a list is '|'-separated), help from the declaration.
+// apply_option_flags sets the fields whose flags were given, except those named in `custom`
+// (the caller reads them).
 template <class Options>
-void add_option_flags(po::options_description& desc, const Options& defaults = Options{}) {
+void add_option_flags(po::options_description& desc, const FlagName& flag_of = own_flag) {
+  const Options defaults{};
   Options::fields(defaults, [&](const fields::Field& f, const auto& member) {
     using T = std::decay_t<decltype(member)>;
-    if (f.flag_name.empty()) return;
+    const std::string flag = flag_of(f);
+    if (flag.empty()) return;
     if constexpr (std::is_same_v<T, bool>)
-      desc.add_options()(f.flag_name.c_str(), po::bool_switch(), f.help);
-    else if constexpr (std::is_enum_v<T> || std::is_same_v<T, std::string>)
-      desc.add_options()(f.flag_name.c_str(), po::value<std::string>(), f.help);
+      desc.add_options()(flag.c_str(), po::bool_switch(), f.help);
+    else if constexpr (std::is_enum_v<T> || std::is_same_v<T, std::string> ||
+                       std::is_same_v<T, std::vector<std::string>>)
+      desc.add_options()(flag.c_str(), po::value<std::string>(), f.help);
     else if constexpr (std::is_same_v<T, std::optional<double>>)
-      desc.add_options()(f.flag_name.c_str(), po::value<double>(), f.help);
+      desc.add_options()(flag.c_str(), po::value<double>(), f.help);
     else
-      desc.add_options()(f.flag_name.c_str(), po::value<T>(), f.help);
+      desc.add_options()(flag.c_str(), po::value<T>(), f.help);
   });
 }
 
 template <class Options>
 void apply_option_flags(const po::variables_map& vm, Options& o,
-                        const std::set<std::string>& custom = {}) {
+                        const std::set<std::string>& custom = {},
+                        const FlagName& flag_of = own_flag) {
   Options::fields(o, [&](const fields::Field& f, auto& member) {
     using T = std::decay_t<decltype(member)>;
-    const std::string& flag = f.flag_name;
+    const std::string flag = flag_of(f);
     if (flag.empty() || custom.count(flag) || !vm.count(flag)) return;
     if constexpr (std::is_same_v<T, bool>) {
       if (vm[flag].as<bool>()) member = true;
     } else if constexpr (std::is_enum_v<T>) {
       member = field_from_string(vm[flag].as<std::string>(), member);
+    } else if constexpr (std::is_same_v<T, std::vector<std::string>>) {
+      member = split_bars(vm[flag].as<std::string>());
     } else if constexpr (std::is_same_v<T, std::optional<double>>) {
       member = vm[flag].as<double>();
     } else {
