@@ -634,21 +634,70 @@ struct MeteorScorer::Impl {
     std::vector<ChoiceNode> nodes;
   };
 
-  void align(const int* w1, int n, const int* w2, int m, const std::vector<WordInfo>& info,
-             const std::vector<int32_t>& syn_pool, Workspace& ws, AlignResult& out) const {
-    out = AlignResult();
-    out.n = n;
-    out.m = m;
+  // A path's used-word bits: w1 words of line1, then those of line2.
+  struct UsedBits {
+    int w1;
+    bool used1(const uint64_t* b, int i) const { return (b[i >> 6] >> (i & 63)) & 1; }
+    bool used2(const uint64_t* b, int j) const { return (b[w1 + (j >> 6)] >> (j & 63)) & 1; }
+    void set1(uint64_t* b, int i) const { b[i >> 6] |= uint64_t(1) << (i & 63); }
+    void set2(uint64_t* b, int j) const { b[w1 + (j >> 6)] |= uint64_t(1) << (j & 63); }
+  };
+
+  static void add_candidate(Workspace& ws, const Match& mt) {
+    ws.cands.push_back(mt);
+    for (int k = 0; k < mt.match_length; ++k) ws.cov1[mt.match_start + k]++;
+    for (int k = 0; k < mt.length; ++k) ws.cov2[mt.start + k]++;
+  }
+
+  // The paraphrase stage: phrases of either line whose paraphrase appears in the other.
+  void paraphrase_candidates(const int* w1, int n, const int* w2, int m,
+                             const std::vector<WordInfo>& info, int stage, Workspace& ws) const {
+    std::vector<int> line1(n), line2(m);
+    for (int i = 0; i < n; ++i) line1[i] = info[w1[i]].para;
+    for (int j = 0; j < m; ++j) line2[j] = info[w2[j]].para;
+    // Paraphrases in line1 of line2 phrases.
+    for (int j = 0; j < m; ++j) {
+      for (const auto& [len, idx] : paraphrase.paths(line2, j)) {
+        const std::vector<int>& words = paraphrase.paraphrase(idx);
+        const int wl = static_cast<int>(words.size());
+        for (int i = 0; i < n; ++i) {
+          bool match = true;
+          for (int k = 0; k < wl; ++k)
+            if (i + k == n || line1[i + k] != words[k]) {
+              match = false;
+              break;
+            }
+          if (match) add_candidate(ws, {j, len, i, wl, stage});
+        }
+      }
+    }
+    // Paraphrases in line2 of line1 phrases.
+    for (int i = 0; i < n; ++i) {
+      for (const auto& [len, idx] : paraphrase.paths(line1, i)) {
+        const std::vector<int>& words = paraphrase.paraphrase(idx);
+        const int wl = static_cast<int>(words.size());
+        for (int j = 0; j < m; ++j) {
+          bool match = true;
+          for (int k = 0; k < wl; ++k)
+            if (j + k == m || line2[j + k] != words[k]) {
+              match = false;
+              break;
+            }
+          if (match) add_candidate(ws, {j, wl, i, len, stage});
+        }
+      }
+    }
+  }
+
+  // The matcher stages (Aligner.align's loop over modules): every candidate match, in the jar's
+  // order, with how often each word is covered.
+  void collect_candidates(const int* w1, int n, const int* w2, int m,
+                          const std::vector<WordInfo>& info, const std::vector<int32_t>& syn_pool,
+                          Workspace& ws) const {
     const int module_count = static_cast<int>(options.modules.size());
-    auto& cands = ws.cands;
-    cands.clear();
+    ws.cands.clear();
     ws.cov1.assign(n, 0);
     ws.cov2.assign(m, 0);
-    auto add = [&](const Match& mt) {
-      cands.push_back(mt);
-      for (int k = 0; k < mt.match_length; ++k) ws.cov1[mt.match_start + k]++;
-      for (int k = 0; k < mt.length; ++k) ws.cov2[mt.start + k]++;
-    };
     // Identical lines: exact matching only ("prevents beam search errors").
     ws.h1.resize(n);
     ws.h2.resize(m);
@@ -664,7 +713,7 @@ struct MeteorScorer::Impl {
           for (int j = 0; j < m; ++j) {
             const int32_t key = h2[j];
             for (int i = 0; i < n; ++i)
-              if (h1[i] == key) add({j, 1, i, 1, stage});
+              if (h1[i] == key) add_candidate(ws, {j, 1, i, 1, stage});
           }
           break;
         case MeteorModule::kStem: {
@@ -677,7 +726,7 @@ struct MeteorScorer::Impl {
           for (int j = 0; j < m; ++j) {
             const int32_t key = s2[j];
             for (int i = 0; i < n; ++i)
-              if (s1[i] == key && h1[i] != h2[j]) add({j, 1, i, 1, stage});
+              if (s1[i] == key && h1[i] != h2[j]) add_candidate(ws, {j, 1, i, 1, stage});
           }
           break;
         }
@@ -690,71 +739,33 @@ struct MeteorScorer::Impl {
               if (a.syn_begin == a.syn_end || a.hash == b.hash) continue;
               if (sorted_intersect(syn_pool.data() + a.syn_begin, syn_pool.data() + a.syn_end,
                                    syn_pool.data() + b.syn_begin, syn_pool.data() + b.syn_end))
-                add({j, 1, i, 1, stage});
+                add_candidate(ws, {j, 1, i, 1, stage});
             }
           }
           break;
-        case MeteorModule::kParaphrase: {
-          std::vector<int> line1(n), line2(m);
-          for (int i = 0; i < n; ++i) line1[i] = info[w1[i]].para;
-          for (int j = 0; j < m; ++j) line2[j] = info[w2[j]].para;
-          // Paraphrases in line1 of line2 phrases.
-          for (int j = 0; j < m; ++j) {
-            for (const auto& [len, idx] : paraphrase.paths(line2, j)) {
-              const std::vector<int>& words = paraphrase.paraphrase(idx);
-              const int wl = static_cast<int>(words.size());
-              for (int i = 0; i < n; ++i) {
-                bool match = true;
-                for (int k = 0; k < wl; ++k)
-                  if (i + k == n || line1[i + k] != words[k]) {
-                    match = false;
-                    break;
-                  }
-                if (match) add({j, len, i, wl, stage});
-              }
-            }
-          }
-          // Paraphrases in line2 of line1 phrases.
-          for (int i = 0; i < n; ++i) {
-            for (const auto& [len, idx] : paraphrase.paths(line1, i)) {
-              const std::vector<int>& words = paraphrase.paraphrase(idx);
-              const int wl = static_cast<int>(words.size());
-              for (int j = 0; j < m; ++j) {
-                bool match = true;
-                for (int k = 0; k < wl; ++k)
-                  if (j + k == m || line2[j + k] != words[k]) {
-                    match = false;
-                    break;
-                  }
-                if (match) add({j, wl, i, len, stage});
-              }
-            }
-          }
+        case MeteorModule::kParaphrase:
+          paraphrase_candidates(w1, n, w2, m, info, stage, ws);
           break;
-        }
       }
     }
-    // Per reference position, in insertion order (Stage.matches.get(j)).
+  }
+
+  // Groups the candidates by reference position, in insertion order (Stage.matches.get(j)), into
+  // ws.sorted with ws.begin; marks the one-to-one, non-overlapping ones definite (ws.fixed) and
+  // their words used in the first path's bits (ws.pool).
+  static void index_and_fix(int m, const UsedBits& ub, int words, Workspace& ws) {
     ws.begin.assign(m + 1, 0);
-    for (const Match& mt : cands) ws.begin[mt.start + 1]++;
+    for (const Match& mt : ws.cands) ws.begin[mt.start + 1]++;
     for (int j = 0; j < m; ++j) ws.begin[j + 1] += ws.begin[j];
-    ws.sorted.resize(cands.size());
+    ws.sorted.resize(ws.cands.size());
     {
       std::vector<int>& fill = ws.chosen;
       fill.assign(ws.begin.begin(), ws.begin.end() - 1);
-      for (const Match& mt : cands) ws.sorted[fill[mt.start]++] = mt;
+      for (const Match& mt : ws.cands) ws.sorted[fill[mt.start]++] = mt;
     }
     const std::vector<Match>& matches = ws.sorted;
-
-    const int W1 = (n + 63) / 64, W2 = (m + 63) / 64, W = W1 + W2;
-    auto used1 = [&](const uint64_t* b, int i) { return (b[i >> 6] >> (i & 63)) & 1; };
-    auto used2 = [&](const uint64_t* b, int j) { return (b[W1 + (j >> 6)] >> (j & 63)) & 1; };
-    auto set1 = [&](uint64_t* b, int i) { b[i >> 6] |= uint64_t(1) << (i & 63); };
-    auto set2 = [&](uint64_t* b, int j) { b[W1 + (j >> 6)] |= uint64_t(1) << (j & 63); };
-
-    // One-to-one, non-overlapping matches are definite.
     ws.fixed.assign(m, -1);
-    ws.pool.assign(W, 0);
+    ws.pool.assign(words, 0);
     for (int j = 0; j < m; ++j) {
       if (ws.begin[j + 1] - ws.begin[j] != 1) continue;
       const Match& mt = matches[ws.begin[j]];
@@ -763,10 +774,15 @@ struct MeteorScorer::Impl {
       for (int k = 0; k < mt.match_length; ++k) overlap |= ws.cov1[mt.match_start + k] != 1;
       if (overlap) continue;
       ws.fixed[j] = ws.begin[j];
-      for (int k = 0; k < mt.length; ++k) set2(ws.pool.data(), j + k);
-      for (int k = 0; k < mt.match_length; ++k) set1(ws.pool.data(), mt.match_start + k);
+      for (int k = 0; k < mt.length; ++k) ub.set2(ws.pool.data(), j + k);
+      for (int k = 0; k < mt.match_length; ++k) ub.set1(ws.pool.data(), mt.match_start + k);
     }
+  }
 
+  // The beam search over the reference positions (Aligner.resolve); leaves the paths sorted best
+  // first in ws.paths.
+  void beam_search(int m, const UsedBits& ub, int words, Workspace& ws) const {
+    const std::vector<Match>& matches = ws.sorted;
     ws.nodes.clear();
     ws.paths.clear();
     ws.paths.push_back(Path());
@@ -789,7 +805,7 @@ struct MeteorScorer::Impl {
       ws.next_pool.clear();
       auto push = [&](Path p, const uint64_t* bits) {
         p.bits = static_cast<uint32_t>(ws.next_pool.size());
-        ws.next_pool.insert(ws.next_pool.end(), bits, bits + W);
+        ws.next_pool.insert(ws.next_pool.end(), bits, bits + words);
         ws.next.push_back(p);
       };
       const int limit = std::min<int>(beam, static_cast<int>(ws.paths.size()));
@@ -801,7 +817,7 @@ struct MeteorScorer::Impl {
           push(p, bits);
           continue;
         }
-        if (used2(bits, current)) {
+        if (ub.used2(bits, current)) {
           if (current < p.idx) {
             push(p, bits);
           } else if (p.idx < m && ws.fixed[p.idx] >= 0) {
@@ -815,9 +831,9 @@ struct MeteorScorer::Impl {
         for (int k = ws.begin[current]; k < ws.begin[current + 1]; ++k) {
           const Match& mt = matches[k];
           bool is_used = false;
-          for (int q = 0; q < mt.length && !is_used; ++q) is_used = used2(bits, mt.start + q);
+          for (int q = 0; q < mt.length && !is_used; ++q) is_used = ub.used2(bits, mt.start + q);
           for (int q = 0; q < mt.match_length && !is_used; ++q)
-            is_used = used1(bits, mt.match_start + q);
+            is_used = ub.used1(bits, mt.match_start + q);
           if (is_used) continue;
           Path np = p;
           take(np, mt);
@@ -826,10 +842,10 @@ struct MeteorScorer::Impl {
           // The jar adds the distance to the path being extended, not the new one.
           p.distance += std::abs(mt.start - mt.match_start);
           size_t off = ws.next_pool.size();
-          ws.next_pool.insert(ws.next_pool.end(), bits, bits + W);
+          ws.next_pool.insert(ws.next_pool.end(), bits, bits + words);
           uint64_t* nb = ws.next_pool.data() + off;
-          for (int q = 0; q < mt.length; ++q) set2(nb, mt.start + q);
-          for (int q = 0; q < mt.match_length; ++q) set1(nb, mt.match_start + q);
+          for (int q = 0; q < mt.length; ++q) ub.set2(nb, mt.start + q);
+          for (int q = 0; q < mt.match_length; ++q) ub.set1(nb, mt.match_start + q);
           np.bits = static_cast<uint32_t>(off);
           ws.next.push_back(np);
         }
@@ -845,9 +861,14 @@ struct MeteorScorer::Impl {
       ws.pool.swap(ws.next_pool);
     }
     stable_sort_paths(ws.paths);
-    const Path& best = ws.paths[0];
+  }
 
-    // Final matches: the definite ones plus those chosen along the best path.
+  // The alignment's statistics: the definite matches plus those chosen along the best path,
+  // counted by module and word class, and getCountAndChunks.
+  static void count_alignment(const int* w1, int n, const int* w2, int m,
+                              const std::vector<WordInfo>& info, Workspace& ws, AlignResult& out) {
+    const std::vector<Match>& matches = ws.sorted;
+    const Path& best = ws.paths[0];
     std::vector<int>& at = ws.chosen;
     at.assign(ws.fixed.begin(), ws.fixed.end());
     for (int c = best.choice; c >= 0; c = ws.nodes[c].prev) at[ws.nodes[c].pos] = ws.nodes[c].match;
@@ -887,6 +908,19 @@ struct MeteorScorer::Impl {
     if (last_end != -1) out.chunks++;
   }
 
+  void align(const int* w1, int n, const int* w2, int m, const std::vector<WordInfo>& info,
+             const std::vector<int32_t>& syn_pool, Workspace& ws, AlignResult& out) const {
+    out = AlignResult();
+    out.n = n;
+    out.m = m;
+    collect_candidates(w1, n, w2, m, info, syn_pool, ws);
+    const int W1 = (n + 63) / 64, W2 = (m + 63) / 64;
+    const UsedBits ub{W1};
+    index_and_fix(m, ub, W1 + W2, ws);
+    beam_search(m, ub, W1 + W2, ws);
+    count_alignment(w1, n, w2, m, info, ws, out);
+  }
+
   MeteorStats stats_of(const AlignResult& a) const {
     MeteorStats s;
     const size_t k = options.modules.size();
@@ -898,7 +932,7 @@ struct MeteorScorer::Impl {
     s.reference_content.assign(k, 0.0);
     s.test_function.assign(k, 0.0);
     s.reference_function.assign(k, 0.0);
-    for (size_t i = 0; i < k; ++i) {
+    for (size_t i = 0; i < k && i < static_cast<size_t>(kMaxModules); ++i) {
       s.test_content[i] = a.content_matches1[i];
       s.reference_content[i] = a.content_matches2[i];
       s.test_function[i] = a.function_matches1[i];

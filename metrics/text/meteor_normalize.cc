@@ -144,35 +144,42 @@ NonbreakingPrefixes NonbreakingPrefixes::load(const std::string& path) {
   return parse(core::read_file(path));
 }
 
-std::string meteor_normalize(std::string_view line, const NonbreakingPrefixes& prefixes,
-                             bool keep_punctuation) {
-  U32 w;
-  w.reserve(line.size() + 16);
-  w.push_back(' ');
-  w += to_u32(line);
-  w.push_back(' ');
+namespace {
 
-  // r_sep_other: isolate every character that is not a special case.
-  {
-    U32 out;
-    out.reserve(w.size() * 2);
-    for (char32_t c : w) {
-      bool keep = is_alnum(c) || is_java_space(c) || c == '.' || c == '\'' || c == '`' ||
-                  c == ',' || c == '-' || c == 0x2018 || c == 0x2019;
-      if (keep) {
-        out.push_back(c);
-      } else {
-        out.push_back(' ');
-        out.push_back(c);
-        out.push_back(' ');
-      }
+// The steps of Normalizer.normalizeLine (English), in its order; each rewrites w in place.
+
+// r_sep_other: isolate every character that is not a special case.
+void separate_other(U32& w) {
+  U32 out;
+  out.reserve(w.size() * 2);
+  for (char32_t c : w) {
+    bool keep = is_alnum(c) || is_java_space(c) || c == '.' || c == '\'' || c == '`' || c == ',' ||
+                c == '-' || c == 0x2018 || c == 0x2019;
+    if (keep) {
+      out.push_back(c);
+    } else {
+      out.push_back(' ');
+      out.push_back(c);
+      out.push_back(' ');
     }
-    w.swap(out);
   }
+  w.swap(out);
+}
 
+const U32& dot_multi_dot() {
+  static const U32 k = lit("DOTMULTI.");
+  return k;
+}
+const U32& dot_dot_multi() {
+  static const U32 k = lit("DOTDOTMULTI");
+  return k;
+}
+
+// r_multi_dot and r_multi_dot2: runs of dots are escaped as DOTMULTI / DOTDOTMULTI words.
+void escape_multi_dots(U32& w) {
   // r_multi_dot: "\.([\.]+)" -> " DOTMULTI$1"
-  static const U32 kDotMulti = lit("DOTMULTI"), kDotMultiDot = lit("DOTMULTI."),
-                   kDotDotMulti = lit("DOTDOTMULTI"), kDot = lit(".");
+  const U32& kDotMultiDot = dot_multi_dot();
+  const U32& kDotDotMulti = dot_dot_multi();
   if (w.find(lit("..")) != U32::npos) {
     U32 out;
     size_t i = 0, n = w.size();
@@ -205,8 +212,10 @@ std::string meteor_normalize(std::string_view line, const NonbreakingPrefixes& p
     }
     w = replace_literal(out, kDotMultiDot, kDotDotMulti);
   }
+}
 
-  // Commas, except within numbers.
+// Commas, except within numbers.
+void space_commas(U32& w) {
   static const U32 kSpacedComma = lit(" , ");
   auto non_digit = [](char32_t c) { return !is_digit(c); };
   auto digit = [](char32_t c) { return is_digit(c); };
@@ -215,8 +224,10 @@ std::string meteor_normalize(std::string_view line, const NonbreakingPrefixes& p
     w = replace3(w, digit, ',', non_digit, kSpacedComma);
     w = replace3(w, non_digit, ',', digit, kSpacedComma);
   }
+}
 
-  // Quotes: ` ‘ ’ -> ' ; then “ ” '' -> " (spaced).
+// Quotes: ` ‘ ’ -> ' ; then “ ” '' -> " (spaced).
+void normalise_quotes(U32& w) {
   bool quotes = false;
   for (auto& c : w) {
     if (c == '`' || c == 0x2018 || c == 0x2019) c = '\'';
@@ -239,32 +250,37 @@ std::string meteor_normalize(std::string_view line, const NonbreakingPrefixes& p
     }
     w.swap(out);
   }
+}
 
-  // Dashes.
+// Dashes, then r_rm_dash: "([alnum\.])[\-]([alnum])" -> "$1 $2"
+void split_dashes(U32& w) {
   for (auto& c : w)
     if (c == 0x2013) c = '-';
   if (w.find(lit("--")) != U32::npos) w = replace_literal(w, lit("--"), lit("-"));
-
-  // r_rm_dash: "([alnum\.])[\-]([alnum])" -> "$1 $2"
   static const U32 kSpace = lit(" ");
   w = replace3(w, [](char32_t c) { return is_alnum(c) || c == '.'; }, '-',
                [](char32_t c) { return is_alnum(c); }, kSpace);
+}
 
-  // English apostrophes (r_cont_en .. r_cont_en5).
-  if (w.find(U'\'') != U32::npos) {
-    static const U32 kSpacedQuote = lit(" ' "), kSpaceQuote = lit(" '");
-    auto alpha = [](char32_t c) { return is_alpha(c); };
-    auto non_alpha = [](char32_t c) { return !is_alpha(c); };
-    w = replace3(w, non_alpha, '\'', non_alpha, kSpacedQuote);
-    w = replace3(w, [](char32_t c) { return !is_alpha(c) && !is_digit(c); }, '\'', alpha,
-                 kSpacedQuote);
-    w = replace3(w, alpha, '\'', non_alpha, kSpacedQuote);
-    // "$1 '$2": the quote moves to the right part (don't -> don 't, 1990's -> 1990 's).
-    w = replace3(w, alpha, '\'', alpha, kSpaceQuote);
-    w = replace3(w, digit, '\'', [](char32_t c) { return c == 's'; }, kSpaceQuote);
-  }
+// English apostrophes (r_cont_en .. r_cont_en5).
+void split_apostrophes(U32& w) {
+  if (w.find(U'\'') == U32::npos) return;
+  static const U32 kSpacedQuote = lit(" ' "), kSpaceQuote = lit(" '");
+  auto digit = [](char32_t c) { return is_digit(c); };
+  auto alpha = [](char32_t c) { return is_alpha(c); };
+  auto non_alpha = [](char32_t c) { return !is_alpha(c); };
+  w = replace3(w, non_alpha, '\'', non_alpha, kSpacedQuote);
+  w = replace3(
+      w, [](char32_t c) { return !is_alpha(c) && !is_digit(c); }, '\'', alpha, kSpacedQuote);
+  w = replace3(w, alpha, '\'', non_alpha, kSpacedQuote);
+  // "$1 '$2": the quote moves to the right part (don't -> don 't, 1990's -> 1990 's).
+  w = replace3(w, alpha, '\'', alpha, kSpaceQuote);
+  w = replace3(
+      w, digit, '\'', [](char32_t c) { return c == 's'; }, kSpaceQuote);
+}
 
-  // Split into tokens, then rebuild, breaking final dots unless non-breaking.
+// Split into tokens, then rebuild, breaking final dots unless non-breaking.
+void break_final_dots(U32& w, const NonbreakingPrefixes& prefixes) {
   std::vector<U32> words;
   {
     size_t i = 0, n = w.size();
@@ -306,16 +322,17 @@ std::string meteor_normalize(std::string_view line, const NonbreakingPrefixes& p
     sb.push_back(' ');
   }
   w.swap(sb);
+}
 
-  // Unescape multiple dots.
-  while (contains(w, kDotDotMulti)) w = replace_literal(w, kDotDotMulti, kDotMultiDot);
+// Unescape multiple dots.
+void unescape_multi_dots(U32& w) {
+  static const U32 kDotMulti = lit("DOTMULTI"), kDot = lit(".");
+  while (contains(w, dot_dot_multi())) w = replace_literal(w, dot_dot_multi(), dot_multi_dot());
   if (contains(w, kDotMulti)) w = replace_literal(w, kDotMulti, kDot);
+}
 
-  if (!keep_punctuation)
-    for (auto& c : w)
-      if (!is_alnum(c)) c = ' ';
-
-  // r_white then trim().
+// r_white then trim().
+std::string collapse_white(const U32& w) {
   U32 out;
   out.reserve(w.size());
   for (size_t i = 0; i < w.size();) {
@@ -330,6 +347,29 @@ std::string meteor_normalize(std::string_view line, const NonbreakingPrefixes& p
   while (b < e && out[b] <= 0x20) ++b;
   while (e > b && out[e - 1] <= 0x20) --e;
   return to_u8(out.substr(b, e - b));
+}
+
+}  // namespace
+
+std::string meteor_normalize(std::string_view line, const NonbreakingPrefixes& prefixes,
+                             bool keep_punctuation) {
+  U32 w;
+  w.reserve(line.size() + 16);
+  w.push_back(' ');
+  w += to_u32(line);
+  w.push_back(' ');
+  separate_other(w);
+  escape_multi_dots(w);
+  space_commas(w);
+  normalise_quotes(w);
+  split_dashes(w);
+  split_apostrophes(w);
+  break_final_dots(w, prefixes);
+  unescape_multi_dots(w);
+  if (!keep_punctuation)
+    for (auto& c : w)
+      if (!is_alnum(c)) c = ' ';
+  return collapse_white(w);
 }
 
 std::string java_lowercase(std::string_view text) {
