@@ -12,39 +12,11 @@ namespace unieval::models {
 
 using ojson = nlohmann::ordered_json;
 
-ojson ParityStepOptions::to_json() const {
-  ojson j;
-  j["loss"] = loss;
-  j["label_smoothing"] = label_smoothing;
-  models::to_json(optim, j);
-  j["warmup_steps"] = warmup_steps;
-  j["total_steps"] = total_steps;
-  j["max_grad_norm"] = max_grad_norm;
-  j["clip"] = clip;
-  j["steps"] = steps;
-  return j;
-}
+ojson ParityStepOptions::to_json() const { return fields::to_json(*this); }
 
 void ParityStepOptions::update_from_json(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object()) throw InputError(source, 0, "\"options\" must be a JSON object");
-  auto num = [&](const char* key, auto& field) {
-    if (!j.contains(key)) return;
-    if (!j.at(key).is_number()) throw InputError(source, 0, std::string("options.") + key + ": expected a number");
-    field = j.at(key).get<std::decay_t<decltype(field)>>();
-  };
-  auto str = [&](const char* key, std::string& field) {
-    if (!j.contains(key)) return;
-    if (!j.at(key).is_string()) throw InputError(source, 0, std::string("options.") + key + ": expected a string");
-    field = j.at(key).get<std::string>();
-  };
-  str("loss", loss);
-  num("label_smoothing", label_smoothing);
-  models::update_from_json(optim, j, source);
-  num("warmup_steps", warmup_steps);
-  num("total_steps", total_steps);
-  num("max_grad_norm", max_grad_norm);
-  str("clip", clip);
-  num("steps", steps);
+  fields::from_json(j, *this, source);
   if (loss != "unilm" && loss != "ours") throw InputError(source, 0, "options.loss: \"unilm\" or \"ours\", not \"" + loss + "\"");
   if (clip != "per_parameter" && clip != "global")
     throw InputError(source, 0, "options.clip: \"per_parameter\" or \"global\", not \"" + clip + "\"");

@@ -72,8 +72,24 @@ struct ParityStepOptions {
   std::string clip = "per_parameter";  // "per_parameter" (BertAdam) | "global" (unieval's trainer)
   int64_t steps = 1;               // updates on the batch
 
+  // The options' one declaration (core/fields.h): the keys of the batch file's "options" object
+  // and of parity.json's, in this order (the optimizer's after label_smoothing).
+  template <class S, class V>
+  static void fields(S& s, V&& v) {
+    using unieval::fields::Field;
+    v(Field("loss", "backpropagated loss: unilm | ours"), s.loss);
+    v(Field("label_smoothing", "label smoothing eps"), s.label_smoothing);
+    OptimizerOptions::fields(s.optim, v);
+    v(Field("warmup_steps", "LinearSchedule warm-up"), s.warmup_steps);
+    v(Field("total_steps", "LinearSchedule total"), s.total_steps);
+    v(Field("max_grad_norm", "clipping threshold (<= 0: none)"), s.max_grad_norm);
+    v(Field("clip", "per_parameter | global"), s.clip);
+    v(Field("steps", "updates on the batch"), s.steps);
+  }
+
   nlohmann::ordered_json to_json() const;
-  // Keys absent keep their values; wrong types/values are InputErrors naming `source`.
+  // Keys absent keep their values. Strict (core/fields.h): an unknown key, a wrong type or an
+  // impossible value is an InputError naming `source`.
   void update_from_json(const nlohmann::json& j, const std::string& source);
 };
 

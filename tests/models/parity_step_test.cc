@@ -158,5 +158,35 @@ TEST(ParityStepTest, GlobalClippingAndOurLossAreSelectable) {
   EXPECT_THROW(parity_batch_from_json(bad, "batch.json", nullptr), InputError);  // position outside T
 }
 
+// The options keep the key order parity.json had before their one declaration, and read back to
+// the same values; an unknown key (a misspelt one in a batch file) is an InputError naming it.
+TEST(ParityStepTest, OptionsRoundTripInTheirKeyOrder) {
+  ParityStepOptions o;
+  o.loss = "ours";
+  o.optim.kind = OptimizerKind::kAdamax;
+  o.optim.lr = 1e-3;
+  o.warmup_steps = 2;
+  o.total_steps = 9;
+  o.clip = "global";
+  o.steps = 3;
+  const nlohmann::ordered_json j = o.to_json();
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"loss", "label_smoothing", "optimizer", "lr", "beta1",
+                                            "beta2", "eps", "weight_decay", "bias_correction",
+                                            "warmup_steps", "total_steps", "max_grad_norm", "clip",
+                                            "steps"}));
+  EXPECT_EQ(j["bias_correction"], false);  // BertAdam's default
+  ParityStepOptions back;
+  back.update_from_json(nlohmann::json::parse(j.dump()), "batch.json");
+  EXPECT_EQ(back.to_json().dump(), j.dump());
+  try {
+    back.update_from_json(nlohmann::json{{"warmup", 2}}, "batch.json");
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown key 'warmup'"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace unieval::models::parity_step_test
