@@ -148,25 +148,18 @@ m::MeteorNormalize parse_normalize(const std::string& v) {
   throw unieval::InputError("normalize: '" + v + "' (none, lower, norm or norm-nopunct)");
 }
 
-}  // namespace
+// sacreBLEU TER's options from the Python keyword arguments.
+m::TerOptions ter_options(bool normalized, bool no_punct, bool asian_support, bool case_sensitive) {
+  m::TerOptions o;
+  o.normalized = normalized;
+  o.no_punct = no_punct;
+  o.asian_support = asian_support;
+  o.case_sensitive = case_sensitive;
+  return o;
+}
 
-PYBIND11_MODULE(_core, mod) {
-  mod.doc() = "unieval's metrics library (C++), as the unieval Python package calls it";
-  // The CLI's heap settings (core/heap.h), unless UNIEVAL_MALLOC_TUNING=0.
-  if (const char* tune = std::getenv("UNIEVAL_MALLOC_TUNING"); !tune || std::string(tune) != "0")
-    unieval::core::tune_heap_for_scoring();
-  mod.attr("__version__") = UNIEVAL_VERSION;
-  mod.attr("git_commit") = UNIEVAL_GIT_COMMIT;
-
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const unieval::InputError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
-    }
-  });
-
-  // ---- sacreBLEU BLEU / chrF --------------------------------------------------------------
+// ---- BLEU (sacreBLEU and the other implementations) ---------------------------------------
+void bind_bleu(py::module_& mod) {
   mod.def(
       "bleu",
       [](const Lines& hyps, const Streams& refs, const std::string& tokenize, const std::string& smooth,
@@ -256,7 +249,10 @@ PYBIND11_MODULE(_core, mod) {
         return m::bleu_tokenize(line, o);
       },
       py::arg("line"), py::arg("tokenize") = "13a", py::arg("lowercase") = false);
+}
 
+// ---- sacreBLEU chrF / chrF++ ------------------------------------------------------------
+void bind_chrf(py::module_& mod) {
   mod.def(
       "chrf",
       [](const Lines& hyps, const Streams& refs, int char_order, int word_order, double beta, bool lowercase,
@@ -315,20 +311,14 @@ PYBIND11_MODULE(_core, mod) {
       },
       py::arg("nrefs"), py::arg("char_order") = 6, py::arg("word_order") = 0, py::arg("beta") = 2.0,
       py::arg("lowercase") = false, py::arg("eps_smoothing") = false, py::arg("whitespace") = false);
+}
 
-  // ---- TER (sacreBLEU 2.6.0) ----------------------------------------------------------------
-  auto ter_options = [](bool normalized, bool no_punct, bool asian_support, bool case_sensitive) {
-    m::TerOptions o;
-    o.normalized = normalized;
-    o.no_punct = no_punct;
-    o.asian_support = asian_support;
-    o.case_sensitive = case_sensitive;
-    return o;
-  };
+// ---- TER (sacreBLEU 2.6.0) ----------------------------------------------------------------
+void bind_ter(py::module_& mod) {
   mod.def(
       "ter",
-      [ter_options](const Lines& hyps, const Streams& refs, bool normalized, bool no_punct, bool asian_support,
-                    bool case_sensitive, bool sentence, int threads) -> py::object {
+      [](const Lines& hyps, const Streams& refs, bool normalized, bool no_punct, bool asian_support,
+         bool case_sensitive, bool sentence, int threads) -> py::object {
         m::TerOptions o = ter_options(normalized, no_punct, asian_support, case_sensitive);
         o.threads = threads;
         auto as_dict = [](const m::TerScore& s) {
@@ -359,24 +349,28 @@ PYBIND11_MODULE(_core, mod) {
         return as_dict(s);
       },
       py::arg("hyps"), py::arg("refs"), py::arg("normalized") = false, py::arg("no_punct") = false,
-      py::arg("asian_support") = false, py::arg("case_sensitive") = false, py::arg("sentence") = false,
-      py::arg("threads") = 0, "sacreBLEU 2.6.0 TER (metrics/ter.h)");
+      py::arg("asian_support") = false, py::arg("case_sensitive") = false,
+      py::arg("sentence") = false, py::arg("threads") = 0, "sacreBLEU 2.6.0 TER (metrics/ter.h)");
   mod.def(
       "ter_signature",
-      [ter_options](int nrefs, bool normalized, bool no_punct, bool asian_support, bool case_sensitive) {
+      [](int nrefs, bool normalized, bool no_punct, bool asian_support, bool case_sensitive) {
         return ter_options(normalized, no_punct, asian_support, case_sensitive).signature(nrefs);
       },
-      py::arg("nrefs"), py::arg("normalized") = false, py::arg("no_punct") = false, py::arg("asian_support") = false,
-      py::arg("case_sensitive") = false);
+      py::arg("nrefs"), py::arg("normalized") = false, py::arg("no_punct") = false,
+      py::arg("asian_support") = false, py::arg("case_sensitive") = false);
   mod.def(
       "tercom_tokenize",
-      [ter_options](const std::string& sent, bool normalized, bool no_punct, bool asian_support, bool case_sensitive) {
+      [](const std::string& sent, bool normalized, bool no_punct, bool asian_support,
+         bool case_sensitive) {
         return m::tercom_tokenize(sent, ter_options(normalized, no_punct, asian_support, case_sensitive));
       },
-      py::arg("sent"), py::arg("normalized") = false, py::arg("no_punct") = false, py::arg("asian_support") = false,
-      py::arg("case_sensitive") = false, "sacreBLEU's TercomTokenizer(...)(sent)");
+      py::arg("sent"), py::arg("normalized") = false, py::arg("no_punct") = false,
+      py::arg("asian_support") = false, py::arg("case_sensitive") = false,
+      "sacreBLEU's TercomTokenizer(...)(sent)");
+}
 
-  // ---- sacreBLEU significance (metrics/sacrebleu_significance.h) -----------------------------
+// ---- sacreBLEU significance (metrics/sacrebleu_significance.h) -----------------------------
+void bind_significance(py::module_& mod) {
   // A Resampler is one metric's options; its statistics are StatsMatrix objects. The random
   // draws come from numpy (the Python side); arrays travel through the buffer protocol.
   py::class_<m::StatsMatrix>(mod, "SegmentStats")
@@ -507,7 +501,7 @@ PYBIND11_MODULE(_core, mod) {
       py::arg("eps_smoothing") = false, py::arg("whitespace") = false, py::arg("threads") = 0);
   mod.def(
       "ter_resampler",
-      [ter_options](bool normalized, bool no_punct, bool asian_support, bool case_sensitive, int threads) {
+      [](bool normalized, bool no_punct, bool asian_support, bool case_sensitive, int threads) {
         m::ResampleMetric r;
         r.metric = m::StatsMetric::kTer;
         r.ter = ter_options(normalized, no_punct, asian_support, case_sensitive);
@@ -517,8 +511,10 @@ PYBIND11_MODULE(_core, mod) {
       },
       py::arg("normalized") = false, py::arg("no_punct") = false, py::arg("asian_support") = false,
       py::arg("case_sensitive") = false, py::arg("threads") = 0);
+}
 
-  // ---- rouge-score ------------------------------------------------------------------------
+// ---- rouge-score ------------------------------------------------------------------------
+void bind_rouge_score(py::module_& mod) {
   mod.def(
       "rouge_score_pairs",
       [](py::handle targets, const Lines& predictions, const Lines& types, bool stem) {
@@ -592,8 +588,10 @@ PYBIND11_MODULE(_core, mod) {
         return py::make_tuple(nrefs, any_none);
       },
       py::arg("streams"));
+}
 
-  // ---- ROUGE-1.5.5 ------------------------------------------------------------------------
+// ---- ROUGE-1.5.5 ------------------------------------------------------------------------
+void bind_rouge155(py::module_& mod) {
   mod.def(
       "rouge155",
       [](const std::vector<std::pair<Lines, std::vector<Lines>>>& corpus, const py::dict& fields,
@@ -659,8 +657,10 @@ PYBIND11_MODULE(_core, mod) {
       },
       py::arg("corpus"), py::arg("options"), py::arg("rouge_data") = "",
       "ROUGE-1.5.5 (metrics/rouge.h): corpus = [(peer sentences, [model sentences, ...]), ...]");
+}
 
-  // ---- METEOR -----------------------------------------------------------------------------
+// ---- METEOR -----------------------------------------------------------------------------
+void bind_meteor(py::module_& mod) {
   py::class_<MeteorHandle>(mod, "MeteorScorer")
       .def(py::init([](const std::string& task, const std::vector<double>& params, const Lines& modules,
                        const std::vector<double>& weights, const std::string& normalize, int beam_size,
@@ -704,8 +704,10 @@ PYBIND11_MODULE(_core, mod) {
       .def("signature", [](const MeteorHandle& h) { return h.scorer->options().signature(); })
       .def_property_readonly("params", [](const MeteorHandle& h) { return h.scorer->params(); })
       .def_property_readonly("weights", [](const MeteorHandle& h) { return h.scorer->weights(); });
+}
 
-  // ---- NIST -------------------------------------------------------------------------------
+// ---- NIST -------------------------------------------------------------------------------
+void bind_nist(py::module_& mod) {
   mod.def(
       "nist",
       [](const Lines& hyps, const Streams& refs, const std::string& version, bool international,
@@ -752,8 +754,10 @@ PYBIND11_MODULE(_core, mod) {
         return d;
       },
       py::arg("hyps"), py::arg("refs"), py::arg("n") = 5);
+}
 
-  // ---- SQuAD / CoQA -----------------------------------------------------------------------
+// ---- SQuAD / CoQA -----------------------------------------------------------------------
+void bind_qa(py::module_& mod) {
   mod.def(
       "squad",
       [](const std::string& data, const std::string& preds, std::optional<std::string> na_probs,
@@ -832,8 +836,10 @@ PYBIND11_MODULE(_core, mod) {
         return py::make_tuple(s.em, s.f1);
       },
       py::arg("gold_answers"), py::arg("prediction"));
+}
 
-  // ---- GLUE -------------------------------------------------------------------------------
+// ---- GLUE -------------------------------------------------------------------------------
+void bind_glue(py::module_& mod) {
   mod.def("glue_label_names", [](const std::string& task) { return m::glue_label_names(m::parse_glue_task(task)); });
   mod.def(
       "glue",
@@ -863,8 +869,10 @@ PYBIND11_MODULE(_core, mod) {
         return json_to_py(dump(s.to_json()));
       },
       py::arg("task_metrics"), py::arg("mnli_matched_only") = false);
+}
 
-  // ---- Distinct / Entropy -----------------------------------------------------------------
+// ---- Distinct / Entropy -----------------------------------------------------------------
+void bind_distinct(py::module_& mod) {
   mod.def(
       "distinct",
       [](const Lines& lines, const std::string& flavour, const std::vector<int>& orders, bool dstc7_clean) {
@@ -895,8 +903,10 @@ PYBIND11_MODULE(_core, mod) {
         return json_to_py(out);
       },
       py::arg("lines"), py::arg("orders") = std::vector<int>{1, 2, 3, 4}, py::arg("dstc7_clean") = false);
+}
 
-  // ---- unieval eval -----------------------------------------------------------------------
+// ---- unieval eval -----------------------------------------------------------------------
+void bind_eval(py::module_& mod) {
   mod.def(
       "evaluate",
       [](const std::string& task, const std::string& data, const std::string& pred, const std::string& split,
@@ -924,4 +934,36 @@ PYBIND11_MODULE(_core, mod) {
       py::arg("options") = std::map<std::string, std::string>{}, py::arg("per_example") = false,
       py::arg("bootstrap") = 0, py::arg("seed") = 12345ULL, py::arg("ci_level") = 0.95,
       "unieval eval (pipelines/evaluate.h): the result JSON as a dict");
+}
+
+}  // namespace
+
+PYBIND11_MODULE(_core, mod) {
+  mod.doc() = "unieval's metrics library (C++), as the unieval Python package calls it";
+  // The CLI's heap settings (core/heap.h), unless UNIEVAL_MALLOC_TUNING=0.
+  if (const char* tune = std::getenv("UNIEVAL_MALLOC_TUNING"); !tune || std::string(tune) != "0")
+    unieval::core::tune_heap_for_scoring();
+  mod.attr("__version__") = UNIEVAL_VERSION;
+  mod.attr("git_commit") = UNIEVAL_GIT_COMMIT;
+
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const unieval::InputError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    }
+  });
+
+  bind_bleu(mod);
+  bind_chrf(mod);
+  bind_ter(mod);
+  bind_significance(mod);
+  bind_rouge_score(mod);
+  bind_rouge155(mod);
+  bind_meteor(mod);
+  bind_nist(mod);
+  bind_qa(mod);
+  bind_glue(mod);
+  bind_distinct(mod);
+  bind_eval(mod);
 }
