@@ -2,17 +2,55 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <map>
 
 #include "core/error.h"
 #include "core/io.h"
 #include "models/training/train_loop.h"
 #include "pipelines/evaluate.h"
-#include "tasks/nlu_tasks.h"
 #include "results/run_result.h"
+#include "tasks/nlu_tasks.h"
 
 namespace unieval::pipelines {
 
 namespace fs = std::filesystem;
+
+MajorityLabel majority_label(const std::vector<int64_t>& labels) {
+  std::map<int64_t, int64_t> counts;
+  for (int64_t l : labels) ++counts[l];
+  MajorityLabel m;
+  for (const auto& [label, c] : counts) m.count = std::max(m.count, c);
+  for (int64_t l : labels)  // ties: the label that occurs first
+    if (counts[l] == m.count) {
+      m.label = l;
+      break;
+    }
+  return m;
+}
+
+GlueMajority glue_majority(const tasks::GlueSplit& train, const tasks::GlueSplit& eval) {
+  const auto& rows = train.rows;
+  GlueMajority g;
+  if (eval.regression()) {
+    for (const auto& r : rows) g.value += r.label;
+    g.value = rows.empty() ? 0.0 : g.value / double(rows.size());
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.6g", g.value);
+    g.description = std::string("the mean score of the training split, ") + buf + " (" +
+                    std::to_string(rows.size()) + " rows), for every example";
+    return g;
+  }
+  std::vector<int64_t> labels;
+  for (const auto& r : rows) labels.push_back(static_cast<int64_t>(r.label));
+  const MajorityLabel m = majority_label(labels);
+  g.value = static_cast<double>(m.label);
+  g.description = "the most frequent label of the training split, '" +
+                  eval.labels.at(static_cast<size_t>(m.label)) + "' (" + std::to_string(m.count) +
+                  " of " + std::to_string(rows.size()) +
+                  " rows; ties: the first to occur), for every example";
+  return g;
+}
 
 int64_t rounded_median(std::vector<int64_t> counts) {
   if (counts.empty()) return 0;

@@ -14,6 +14,7 @@
 #include "models/dist/distributed.h"
 #include "pipelines/run.h"
 #include "results/run_result.h"
+#include "tasks/nlu_tasks.h"
 
 namespace unieval::pipelines {
 
@@ -24,6 +25,22 @@ constexpr int kBaselineResamples = 1000;
 // The median of counts, rounded half away from zero (0 for none): the length of the baselines
 // that copy words (copy-source, first-window).
 int64_t rounded_median(std::vector<int64_t> counts);
+
+// The "majority" baseline of a training set of labels: the most frequent label (ties: the one
+// that occurs first), and how often it occurs. {0, 0} for no labels.
+struct MajorityLabel {
+  int64_t label = 0;
+  int64_t count = 0;
+};
+MajorityLabel majority_label(const std::vector<int64_t>& labels);
+
+// GLUE's "majority" baseline from a training split, for an eval split of the same task: the
+// majority label (classification) or the mean training score (STS-B), and a sentence saying so.
+struct GlueMajority {
+  double value = 0;
+  std::string description;
+};
+GlueMajority glue_majority(const tasks::GlueSplit& train, const tasks::GlueSplit& eval);
 
 // The absolute, normalised path ("" stays "").
 std::string abs_path(const std::string& p);

@@ -290,11 +290,11 @@ class GptStages : public RunStages {
   }
 
   results::RunResult score(const RunPaths& paths, ojson& info) override {
-    const std::string system =
-        !o_.system.empty()
-            ? o_.system
-            : std::string("unieval-run:gpt") + (o_.zero_shot ? "-zero-shot:" : ":") + o_.task;
-    const std::string pred_path = (paths.eval / "pred.tsv").string();
+    system_ = !o_.system.empty()
+                  ? o_.system
+                  : std::string("unieval-run:gpt") + (o_.zero_shot ? "-zero-shot:" : ":") + o_.task;
+    pred_path_ = (paths.eval / "pred.tsv").string();
+    const std::string& pred_path = pred_path_;
     if (eval_.glue) {
       core::write_file_atomic(pred_path, tasks::glue_predictions_text(*eval_.glue, predictions_));
     } else {
@@ -303,7 +303,7 @@ class GptStages : public RunStages {
     }
     results::RunResult r =
         score_predictions(o_.task, gold_path_, pred_path, glue_ ? o_.eval_split : std::string(),
-                          o_.eval_options, system);
+                          o_.eval_options, system_);
     if (o_.zero_shot) r.notes.push_back("GPT zero-shot heuristic (§5): no fine-tuning");
     info["arch"] = "gpt";
     info["head"] = o_.zero_shot ? std::string("zero-shot") : std::string(models::to_string(head()));
@@ -319,7 +319,59 @@ class GptStages : public RunStages {
     return r;
   }
 
-  void baselines(const RunPaths&, results::RunResult&) override {}  // none for GPT runs yet
+  // The "majority" baseline under RUN/baselines/majority/: the most frequent label of the
+  // training split (ties: the first to occur; multiple choice: the most frequent answer), or
+  // STS-B's mean training score, for every example. Zero-shot runs read the training split for it
+  // too; a task without one (DPRD) gets a note instead.
+  void baselines(const RunPaths& paths, results::RunResult& r) override {
+    std::optional<Split> train = train_;
+    if (!train) {
+      try {
+        train = read_split(o_.train_split, o_.train_limit, true);
+      } catch (const InputError& e) {
+        r.notes.push_back(std::string("no majority baseline: no training split to take it from (") +
+                          e.what() + ")");
+        return;
+      }
+    }
+    if (train->size() == 0) {
+      r.notes.push_back("no majority baseline: the training split has no examples");
+      return;
+    }
+    const fs::path dir = paths.run / "baselines" / "majority";
+    fs::create_directories(dir);
+    BaselinePred b;
+    b.name = "majority";
+    b.pred = (dir / "pred.tsv").string();
+    if (eval_.glue) {
+      const GlueMajority g = glue_majority(*train->glue, *eval_.glue);
+      b.description = g.description;
+      core::write_file_atomic(b.pred, tasks::glue_predictions_text(
+                                          *eval_.glue, std::vector<double>(eval_.size(), g.value)));
+    } else {
+      std::vector<int64_t> labels;
+      for (const auto& e : train->gpt->examples) labels.push_back(e.label);
+      const MajorityLabel m = majority_label(labels);
+      b.description =
+          std::string("the most frequent ") + (eval_.gpt->multiple_choice ? "answer" : "label") +
+          " of the training split, '" + eval_.gpt->labels.at(static_cast<size_t>(m.label)) + "' (" +
+          std::to_string(m.count) + " of " + std::to_string(labels.size()) +
+          " examples; ties: the first to occur), for every example";
+      core::write_file_atomic(b.pred, tasks::gpt_task_predictions_text(
+                                          *eval_.gpt, std::vector<int64_t>(eval_.size(), m.label)));
+    }
+    tasks::EvalRequest breq;
+    breq.task = o_.task;
+    breq.data = gold_path_;
+    breq.pred = pred_path_;
+    breq.split = glue_ ? o_.eval_split : std::string();
+    breq.options = o_.eval_options;
+    breq.system = system_;
+    breq.bootstrap = kBaselineResamples;
+    breq.seed = o_.finetune.seed;
+    r.extra["baselines"] = evaluate_baselines(breq, {b});
+    for (auto& w : baseline_warnings(r)) r.notes.push_back(std::move(w));
+  }
 
   std::string model_weights() const override { return weights_; }
   std::string trained_word() const override { return o_.zero_shot ? "thresholded" : "trained"; }
@@ -568,7 +620,7 @@ class GptStages : public RunStages {
   Split eval_;
   models::GptConfig cfg_;
   std::optional<models::BpeTokenizer> tok_;
-  std::string bpe_dir_, weights_, gold_path_;
+  std::string bpe_dir_, weights_, gold_path_, pred_path_, system_;
   std::vector<double> predictions_;
   ojson extra_;
   double predict_s_ = 0;

@@ -497,31 +497,10 @@ std::vector<BaselinePred> nlu_baselines(const NluData& train, const NluData& eva
     core::write_file_atomic((dir / file).string(), text);
     return (dir / file).string();
   };
-  char buf[64];
   if (eval.glue) {
-    const auto& rows = train.glue->rows;
-    double value = 0;
-    std::string description;
-    if (eval.glue->regression()) {
-      for (const auto& r : rows) value += r.label;
-      value = rows.empty() ? 0.0 : value / double(rows.size());
-      std::snprintf(buf, sizeof buf, "%.6g", value);
-      description = std::string("the mean score of the training split, ") + buf + " (" + std::to_string(rows.size()) +
-                    " rows), for every example";
-    } else {
-      std::map<int64_t, int64_t> counts;
-      for (const auto& r : rows) ++counts[static_cast<int64_t>(r.label)];
-      int64_t best = 0;
-      for (const auto& [label, c] : counts) best = std::max(best, c);
-      for (const auto& r : rows)  // ties: the label that occurs first
-        if (counts[static_cast<int64_t>(r.label)] == best) {
-          value = r.label;
-          break;
-        }
-      description = "the most frequent label of the training split, '" +
-                    eval.glue->labels.at(static_cast<size_t>(value)) + "' (" + std::to_string(best) + " of " +
-                    std::to_string(rows.size()) + " rows; ties: the first to occur), for every example";
-    }
+    const GlueMajority g = glue_majority(*train.glue, *eval.glue);
+    const double value = g.value;
+    const std::string& description = g.description;
     const std::vector<double> p(eval.glue->rows.size(), value);
     out.push_back({"majority", description, write("majority", "pred.tsv", tasks::glue_predictions_text(*eval.glue, p)),
                    std::nullopt});

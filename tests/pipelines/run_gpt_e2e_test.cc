@@ -82,8 +82,10 @@ class RunGptTest : public ::testing::Test {
 
 TEST_F(RunGptTest, Sst2WithAuxiliaryLmThenZeroShotFromItsCheckpoint) {
   std::string tsv = "sentence\tlabel\n";
+  std::vector<int> labels;
   for (int i = 0; i < 500; ++i) {
     const int label = static_cast<int>(rng() % 2);
+    labels.push_back(label);
     tsv += words(1 + static_cast<int>(rng() % 3)) + " " + (label ? "good" : "bad") + " " + words(static_cast<int>(rng() % 3)) +
            " \t" + std::to_string(label) + "\n";
   }
@@ -96,6 +98,21 @@ TEST_F(RunGptTest, Sst2WithAuxiliaryLmThenZeroShotFromItsCheckpoint) {
   EXPECT_GE(j["summary"]["accuracy"].get<double>(), 0.9) << j.dump();
   EXPECT_EQ(j["run"]["arch"], "gpt");
   EXPECT_EQ(j["run"]["input_form"], "[start] a [extract]");
+  // The majority baseline: the training split's most frequent label (ties: the first to occur),
+  // for every eval row, scored and tested against the model.
+  int ones = 0;
+  for (int i = 0; i < 400; ++i) ones += labels[i];
+  const int majority = ones * 2 > 400 ? 1 : ones * 2 < 400 ? 0 : labels[0];
+  int hits = 0;
+  for (int i = 400; i < 500; ++i) hits += labels[i] == majority;
+  ASSERT_EQ(j["baselines"].size(), 1u) << j.dump();
+  EXPECT_EQ(j["baselines"][0]["name"], "majority");
+  EXPECT_NE(j["baselines"][0]["description"].get<std::string>().find(
+                "'" + std::to_string(majority) + "'"),
+            std::string::npos);
+  EXPECT_DOUBLE_EQ(j["baselines"][0]["summary"]["accuracy"].get<double>(), hits / 100.0);
+  EXPECT_LT(j["baselines"][0]["paired_bootstrap"]["scores"][0]["p_value"].get<double>(), 0.05);
+  EXPECT_TRUE(fs::exists(tmp.path() / "R/baselines/majority/pred.tsv"));
   auto log = testing::read_jsonl(tmp.path() / "R/log.jsonl");
   ASSERT_EQ(log.size(), 100u);
   EXPECT_TRUE(log.back().contains("lm_loss"));
@@ -134,6 +151,11 @@ TEST_F(RunGptTest, Sst2WithAuxiliaryLmThenZeroShotFromItsCheckpoint) {
   ASSERT_EQ(de.exit_code, 0) << de.err;
   EXPECT_EQ(last_json_line(de.out)["data"]["examples"], 12);
   EXPECT_DOUBLE_EQ(last_json_line(de.out)["summary"]["accuracy"].get<double>(), dj["summary"]["accuracy"].get<double>());
+  // DPRD has no training split, so no majority baseline, and the result says why.
+  EXPECT_FALSE(dj.contains("baselines") && !dj["baselines"].is_null() && !dj["baselines"].empty())
+      << dj.dump();
+  EXPECT_NE(dj["notes"].dump().find("no majority baseline"), std::string::npos)
+      << dj["notes"].dump();
   auto fine_tuned = run_cli(dprd_cmd + " --out " + shq(path("D2")));
   EXPECT_EQ(fine_tuned.exit_code, 2);
   EXPECT_NE(fine_tuned.err.find("--zero-shot"), std::string::npos) << fine_tuned.err;
@@ -242,6 +264,11 @@ TEST_F(RunGptTest, RaceMultipleChoiceAndZeroShot) {
   nlohmann::json j = last_json_line(r.out);
   EXPECT_GE(j["summary"]["accuracy"].get<double>(), 0.9) << j.dump();
   EXPECT_EQ(j["run"]["head"], "multiple-choice");
+  ASSERT_EQ(j["baselines"].size(), 1u) << j.dump();
+  EXPECT_NE(j["baselines"][0]["description"].get<std::string>().find("most frequent answer"),
+            std::string::npos);
+  EXPECT_LT(j["baselines"][0]["summary"]["accuracy"].get<double>(),
+            0.5);  // 4 options, drawn uniformly
   auto z = run_cli("run --arch gpt --zero-shot --task race --data " + shq(path("RACE")) + " --model " + shq(path("M/checkpoint")) +
                    " --vocab " + shq(path("bpe")) + " --out " + shq(path("MZ")) + " --max-seq-len 40 --threads 2 --no-progress --json");
   ASSERT_EQ(z.exit_code, 0) << z.err << z.out;
