@@ -28,7 +28,8 @@ const Corpus& corpus() {
     std::mt19937 rng(13);
     std::vector<std::string> vocab;
     for (int i = 0; i < 5000; ++i) vocab.push_back("w" + std::to_string(i));
-    for (const char* w : {"the", "a", "of", "to", "and", "in", ",", ".", "'s", "-"}) vocab.push_back(w);
+    for (const char* w : {"the", "a", "of", "to", "and", "in", ",", ".", "'s", "-"})
+      vocab.push_back(w);
     std::vector<double> weights;
     for (size_t i = 0; i < vocab.size(); ++i) weights.push_back(1.0 / std::pow(i + 1.0, 0.8));
     std::discrete_distribution<size_t> pick(weights.begin(), weights.end());
@@ -64,7 +65,8 @@ const Corpus& corpus() {
 
 void BM_SacreBleu13a(benchmark::State& st) {
   const auto& c = corpus();
-  for (auto _ : st) benchmark::DoNotOptimize(m::corpus_bleu(c.hyps, c.refs, m::BleuOptions()).score);
+  for (auto _ : st)
+    benchmark::DoNotOptimize(m::corpus_bleu(c.hyps, c.refs, m::BleuOptions()).score);
 }
 BENCHMARK(BM_SacreBleu13a)->Unit(benchmark::kMillisecond);
 
@@ -100,7 +102,8 @@ BENCHMARK(BM_NltkCorpusBleu)->Unit(benchmark::kMillisecond);
 
 void BM_Chrf(benchmark::State& st) {
   const auto& c = corpus();
-  for (auto _ : st) benchmark::DoNotOptimize(m::corpus_chrf(c.hyps, c.refs, m::ChrfOptions()).score);
+  for (auto _ : st)
+    benchmark::DoNotOptimize(m::corpus_chrf(c.hyps, c.refs, m::ChrfOptions()).score);
 }
 BENCHMARK(BM_Chrf)->Unit(benchmark::kMillisecond);
 

@@ -30,11 +30,13 @@ struct Corpus {
 
 Corpus make_corpus(size_t n) {
   static const char* kWords[] = {
-      "the", "a", "of", "to", "and", "in", ",", ".", "'s", "running", "runs", "quick", "fast",
-      "dog", "dogs", "cat", "cats", "jumped", "jumps", "leaped", "lazy", "sleepy", "house",
-      "home", "big", "large", "small", "little", "said", "says", "told", "people", "person",
-      "city", "cities", "government", "officials", "report", "reported", "year", "years", "new",
-      "old", "began", "started", "start", "U.S.", "Mr.", "don't", "isn't", "well-known"};
+      "the",    "a",       "of",        "to",         "and",       "in",     ",",        ".",
+      "'s",     "running", "runs",      "quick",      "fast",      "dog",    "dogs",     "cat",
+      "cats",   "jumped",  "jumps",     "leaped",     "lazy",      "sleepy", "house",    "home",
+      "big",    "large",   "small",     "little",     "said",      "says",   "told",     "people",
+      "person", "city",    "cities",    "government", "officials", "report", "reported", "year",
+      "years",  "new",     "old",       "began",      "started",   "start",  "U.S.",     "Mr.",
+      "don't",  "isn't",   "well-known"};
   const size_t V = sizeof(kWords) / sizeof(kWords[0]);
   std::mt19937 rng(13);
   std::uniform_int_distribution<size_t> pick(0, V - 1);
@@ -64,7 +66,8 @@ Corpus make_corpus(size_t n) {
 }
 
 void BM_Normalize(benchmark::State& state) {
-  m::text::NonbreakingPrefixes p = m::text::NonbreakingPrefixes::parse("Mr\nDr\nNo #NUMERIC_ONLY#\n");
+  m::text::NonbreakingPrefixes p =
+      m::text::NonbreakingPrefixes::parse("Mr\nDr\nNo #NUMERIC_ONLY#\n");
   Corpus c = make_corpus(1000);
   for (auto _ : state)
     for (const auto& h : c.hyps) benchmark::DoNotOptimize(m::text::meteor_normalize(h, p));
@@ -74,7 +77,7 @@ BENCHMARK(BM_Normalize);
 
 void BM_Stem(benchmark::State& state) {
   const std::vector<std::string> words = {"consolidating", "generously", "knitting", "skies",
-                                          "running", "officials", "reported", "government"};
+                                          "running",       "officials",  "reported", "government"};
   for (auto _ : state)
     for (const auto& w : words) benchmark::DoNotOptimize(m::text::snowball_english_stem(w));
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(words.size()));

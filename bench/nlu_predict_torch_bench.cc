@@ -76,7 +76,8 @@ void run(benchmark::State& state, bool base, bool sorted) {
         std::vector<NluFeature> b(rows.begin() + i, rows.begin() + std::min(rows.size(), i + 64));
         size_t longest = 0;
         for (const auto& f : b) longest = std::max(longest, f.ids.size());
-        for (auto& f : b) f.ids.resize(longest, 0), f.types.resize(longest, 0);  // padding as tokens
+        for (auto& f : b)
+          f.ids.resize(longest, 0), f.types.resize(longest, 0);  // padding as tokens
         benchmark::DoNotOptimize(predict_nlu(model, b, NluHead::kClassify, o));
       }
     }

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <random>
 
-#include "metrics/coqa.h"
 #include "core/io.h"
 #include "core/json_reader.h"
+#include "metrics/coqa.h"
 #include "metrics/distinct.h"
 #include "metrics/entropy.h"
 #include "metrics/squad.h"
@@ -38,7 +38,8 @@ void BM_JsonParseSquadV2Dev(benchmark::State& state) {
     auto doc = unieval::core::JsonDocument::parse(text, "dev");
     benchmark::DoNotOptimize(doc.root().size());
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(text.size()));
 }
 BENCHMARK(BM_JsonParseSquadV2Dev)->Unit(benchmark::kMillisecond);
 
@@ -51,7 +52,8 @@ void BM_JsonParseFileSquadV11Dev(benchmark::State& state) {
     auto doc = unieval::core::JsonDocument::parse_file(path);
     benchmark::DoNotOptimize(doc.root().size());
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(text.size()));
 }
 BENCHMARK(BM_JsonParseFileSquadV11Dev)->Unit(benchmark::kMillisecond);
 
@@ -62,13 +64,15 @@ void BM_JsonParseCoqaDev(benchmark::State& state) {
     auto doc = unieval::core::JsonDocument::parse(text, "dev");
     benchmark::DoNotOptimize(doc.root().size());
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(text.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(text.size()));
 }
 BENCHMARK(BM_JsonParseCoqaDev)->Unit(benchmark::kMillisecond);
 
 void BM_SquadV2WithNaProbs(benchmark::State& state) {
   std::string dev, pred, na;
-  if (!load("squad2_synth_dev.json.gz", dev, state) || !load("squad2_synth_pred.json.gz", pred, state) ||
+  if (!load("squad2_synth_dev.json.gz", dev, state) ||
+      !load("squad2_synth_pred.json.gz", pred, state) ||
       !load("squad2_synth_na.json.gz", na, state))
     return;
   for (auto _ : state) {
@@ -85,19 +89,25 @@ BENCHMARK(BM_SquadV2WithNaProbs)->Unit(benchmark::kMillisecond);
 
 void BM_SquadV11(benchmark::State& state) {
   std::string dev, pred;
-  if (!load("squad11_synth_dev.json.gz", dev, state) || !load("squad11_synth_pred.json.gz", pred, state)) return;
+  if (!load("squad11_synth_dev.json.gz", dev, state) ||
+      !load("squad11_synth_pred.json.gz", pred, state))
+    return;
   for (auto _ : state) {
-    auto r = m::evaluate_squad(m::parse_squad_dataset(dev, "dev"), m::parse_squad_predictions(pred, "pred"), nullptr, {});
+    auto r = m::evaluate_squad(m::parse_squad_dataset(dev, "dev"),
+                               m::parse_squad_predictions(pred, "pred"), nullptr, {});
     benchmark::DoNotOptimize(r.f1);
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(dev.size() + pred.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(dev.size() + pred.size()));
 }
 BENCHMARK(BM_SquadV11)->Unit(benchmark::kMillisecond);
 
 // Scoring alone (files parsed once, outside the loop).
 void BM_SquadV11EvaluateOnly(benchmark::State& state) {
   std::string dev, pred;
-  if (!load("squad11_synth_dev.json.gz", dev, state) || !load("squad11_synth_pred.json.gz", pred, state)) return;
+  if (!load("squad11_synth_dev.json.gz", dev, state) ||
+      !load("squad11_synth_pred.json.gz", pred, state))
+    return;
   auto d = m::parse_squad_dataset(dev, "dev");
   auto p = m::parse_squad_predictions(pred, "pred");
   for (auto _ : state) {
@@ -116,7 +126,8 @@ void BM_SquadV11LoadDataset(benchmark::State& state) {
     auto d = m::load_squad_dataset(path);
     benchmark::DoNotOptimize(d.questions.data());
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(dev.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(dev.size()));
 }
 BENCHMARK(BM_SquadV11LoadDataset)->Unit(benchmark::kMillisecond);
 
@@ -126,10 +137,12 @@ void squad_dataset_from_text(benchmark::State& state, bool document) {
   std::string dev;
   if (!load("squad11_synth_dev.json.gz", dev, state)) return;
   for (auto _ : state) {
-    auto d = document ? m::parse_squad_dataset_with_document(dev, "dev") : m::parse_squad_dataset(dev, "dev");
+    auto d = document ? m::parse_squad_dataset_with_document(dev, "dev")
+                      : m::parse_squad_dataset(dev, "dev");
     benchmark::DoNotOptimize(d.questions.data());
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(dev.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(dev.size()));
 }
 void BM_SquadV11DatasetCursor(benchmark::State& state) { squad_dataset_from_text(state, false); }
 void BM_SquadV11DatasetDocument(benchmark::State& state) { squad_dataset_from_text(state, true); }
@@ -145,7 +158,8 @@ void BM_SquadV11ReadText(benchmark::State& state) {
     auto text = unieval::core::JsonDocument::read_text(path);
     benchmark::DoNotOptimize(text.data());
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(dev.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(dev.size()));
 }
 BENCHMARK(BM_SquadV11ReadText)->Unit(benchmark::kMillisecond);
 
@@ -156,18 +170,22 @@ void BM_SquadV11Predictions(benchmark::State& state) {
     auto p = m::parse_squad_predictions(pred, "pred");
     benchmark::DoNotOptimize(p.ids.data());
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(pred.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(pred.size()));
 }
 BENCHMARK(BM_SquadV11Predictions)->Unit(benchmark::kMillisecond);
 
 void BM_Coqa(benchmark::State& state) {
   std::string dev, pred;
-  if (!load("coqa_synth_dev.json.gz", dev, state) || !load("coqa_synth_pred.json.gz", pred, state)) return;
+  if (!load("coqa_synth_dev.json.gz", dev, state) || !load("coqa_synth_pred.json.gz", pred, state))
+    return;
   for (auto _ : state) {
-    auto r = m::evaluate_coqa(m::parse_coqa_dataset(dev, "dev"), m::parse_coqa_predictions(pred, "pred"));
+    auto r = m::evaluate_coqa(m::parse_coqa_dataset(dev, "dev"),
+                              m::parse_coqa_predictions(pred, "pred"));
     benchmark::DoNotOptimize(r.rows.size());
   }
-  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(dev.size() + pred.size()));
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
+                          static_cast<int64_t>(dev.size() + pred.size()));
 }
 BENCHMARK(BM_Coqa)->Unit(benchmark::kMillisecond);
 

@@ -72,8 +72,9 @@ void BM_RougeScore_Stem(benchmark::State& state) {
 BENCHMARK(BM_RougeScore_Stem)->Unit(benchmark::kMillisecond);
 
 void BM_PorterStemmers(benchmark::State& state) {
-  const char* words[] = {"implementation", "arguments", "generalization", "running", "happiness",
-                         "conditional", "relational", "controlling", "activities", "hopefulness"};
+  const char* words[] = {"implementation", "arguments",   "generalization", "running",
+                         "happiness",      "conditional", "relational",     "controlling",
+                         "activities",     "hopefulness"};
   for (auto _ : state)
     for (const char* w : words) {
       benchmark::DoNotOptimize(metrics::text::rouge155_porter_stem(w));

@@ -8,7 +8,8 @@
 // sentences/s; `identical` is 1 when both searches returned the same n-best lists (checked once).
 //
 //   build/bench/search_torch_bench --benchmark_min_time=1 [--benchmark_format=json]
-//   OMP_WAIT_POLICY=PASSIVE build/bench/search_torch_bench ...   (the threads comparison, #24 item 3)
+//   OMP_WAIT_POLICY=PASSIVE build/bench/search_torch_bench ...   (the threads comparison, #24 item
+//   3)
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -65,7 +66,8 @@ Fixture& fixture() {
   return f;
 }
 
-bool same(const std::vector<std::vector<Hypothesis>>& a, const std::vector<std::vector<Hypothesis>>& b) {
+bool same(const std::vector<std::vector<Hypothesis>>& a,
+          const std::vector<std::vector<Hypothesis>>& b) {
   if (a.size() != b.size()) return false;
   for (size_t e = 0; e < a.size(); ++e) {
     if (a[e].size() != b[e].size()) return false;

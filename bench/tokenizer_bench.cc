@@ -33,9 +33,10 @@ const std::vector<std::string>& squad_lines() {
 const std::vector<std::string>& synthetic_lines() {
   static std::vector<std::string> lines = [] {
     std::mt19937 rng(7);
-    const char* words[] = {"the", "Quick", "brown", "fox", "jumps", "over", "lazy", "dogs,",
-                           "unwanted", "running", "tokenization", "(1998)", "U.S.", "isn't",
-                           "hyperparameters", "a", "of", "to", "and", "in"};
+    const char* words[] = {"the",  "Quick", "brown",           "fox",     "jumps",        "over",
+                           "lazy", "dogs,", "unwanted",        "running", "tokenization", "(1998)",
+                           "U.S.", "isn't", "hyperparameters", "a",       "of",           "to",
+                           "and",  "in"};
     std::vector<std::string> out;
     for (int i = 0; i < 20000; ++i) {
       std::string s;
@@ -81,9 +82,15 @@ void run(benchmark::State& state, const std::vector<std::string>& lines, const c
   state.counters["tokens"] = static_cast<double>(n_ids);
 }
 
-void BM_SquadSourcesUncased(benchmark::State& s) { run(s, squad_lines(), "bert-uncased-vocab.txt", true); }
-void BM_SquadSourcesCased(benchmark::State& s) { run(s, squad_lines(), "unilm-cased-vocab.txt", false); }
-void BM_SyntheticAsciiUncased(benchmark::State& s) { run(s, synthetic_lines(), "bert-uncased-vocab.txt", true); }
+void BM_SquadSourcesUncased(benchmark::State& s) {
+  run(s, squad_lines(), "bert-uncased-vocab.txt", true);
+}
+void BM_SquadSourcesCased(benchmark::State& s) {
+  run(s, squad_lines(), "unilm-cased-vocab.txt", false);
+}
+void BM_SyntheticAsciiUncased(benchmark::State& s) {
+  run(s, synthetic_lines(), "bert-uncased-vocab.txt", true);
+}
 
 void BM_EncodeWithTokenStrings(benchmark::State& state) {
   auto vp = shared() / "data/vocab/bert-uncased-vocab.txt";

@@ -22,21 +22,24 @@ CpuVectorSupport cpu_vector_support() {
   if (!osxsave || !avx) return s;
   unsigned lo = 0, hi = 0;
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-  const bool ymm = (lo & 0x6u) == 0x6u;     // SSE and AVX state
-  const bool zmm = (lo & 0xE6u) == 0xE6u;   // and opmask, ZMM_Hi256, Hi16_ZMM
+  const bool ymm = (lo & 0x6u) == 0x6u;    // SSE and AVX state
+  const bool zmm = (lo & 0xE6u) == 0xE6u;  // and opmask, ZMM_Hi256, Hi16_ZMM
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return s;
   const bool avx2 = b & (1u << 5);
   s.avx2_fma = ymm && avx2 && fma;
-  const bool f = b & (1u << 16), dq = b & (1u << 17), cd = b & (1u << 28), bw = b & (1u << 30), vl = b & (1u << 31);
+  const bool f = b & (1u << 16), dq = b & (1u << 17), cd = b & (1u << 28), bw = b & (1u << 30),
+             vl = b & (1u << 31);
   s.avx512 = s.avx2_fma && zmm && f && dq && cd && bw && vl;
 #endif
   return s;
 }
 
-std::optional<std::string> choose_openblas_coretype(const std::string& corename, const CpuVectorSupport& cpu) {
+std::optional<std::string> choose_openblas_coretype(const std::string& corename,
+                                                    const CpuVectorSupport& cpu) {
   // OpenBLAS's x86-64 cores without AVX2 kernels: what it falls back to, or an old CPU's own.
-  static const std::array<const char*, 10> kPreAvx2 = {"Prescott", "Core2",   "Penryn",   "Dunnington", "Nehalem",
-                                                       "Atom",     "Opteron", "Barcelona", "Bobcat",     "Sandybridge"};
+  static const std::array<const char*, 10> kPreAvx2 = {
+      "Prescott", "Core2",   "Penryn",    "Dunnington", "Nehalem",
+      "Atom",     "Opteron", "Barcelona", "Bobcat",     "Sandybridge"};
   if (!cpu.avx2_fma) return std::nullopt;  // the CPU has nothing better
   bool fallback = false;
   for (const char* n : kPreAvx2)

@@ -7,7 +7,8 @@
 // same loss to the last printed digit). OpenBLAS reads OPENBLAS_CORETYPE once, when it loads, so
 // `unieval` decides before it execs `unieval-model` (apps/unieval/main.cc):
 //
-//   if (auto core = unieval::core::openblas_coretype_override()) setenv("OPENBLAS_CORETYPE", core->c_str(), 0);
+//   if (auto core = unieval::core::openblas_coretype_override()) setenv("OPENBLAS_CORETYPE",
+//   core->c_str(), 0);
 //
 // The rule only replaces a fallback: OPENBLAS_CORETYPE already set (by the user, or by a machine
 // whose OpenBLAS is known to misbehave) or UNIEVAL_OPENBLAS_CORETYPE=0 leaves everything as it is;
@@ -29,7 +30,8 @@ CpuVectorSupport cpu_vector_support();
 
 // The decision itself, for a core name as openblas_get_corename() returns it: the kernels to
 // force, or nothing when OpenBLAS's own choice stands.
-std::optional<std::string> choose_openblas_coretype(const std::string& corename, const CpuVectorSupport& cpu);
+std::optional<std::string> choose_openblas_coretype(const std::string& corename,
+                                                    const CpuVectorSupport& cpu);
 
 // The override for this machine: nothing when OPENBLAS_CORETYPE is set, UNIEVAL_OPENBLAS_CORETYPE
 // is "0", the process's libblas.so.3 is not OpenBLAS, or choose_openblas_coretype says so.

@@ -17,7 +17,9 @@ class InputError : public std::runtime_error {
   // file may be empty (an option error); line 0 means "no particular line".
   InputError(std::string file, long line, const std::string& problem)
       : std::runtime_error(format(file, line, problem)),
-        file_(std::move(file)), line_(line), problem_(problem) {}
+        file_(std::move(file)),
+        line_(line),
+        problem_(problem) {}
   explicit InputError(const std::string& problem) : InputError("", 0, problem) {}
 
   const std::string& file() const { return file_; }

@@ -50,8 +50,10 @@ size_t remove_tree(const std::string& path, std::error_code& ec) {
   }
   t_removed = 0;
   const int rc = ::nftw(path.c_str(), remove_entry, 32, FTW_DEPTH | FTW_PHYS);
-  if (rc > 0) ec = std::error_code(rc, std::generic_category());
-  else if (rc < 0) ec = std::error_code(errno, std::generic_category());
+  if (rc > 0)
+    ec = std::error_code(rc, std::generic_category());
+  else if (rc < 0)
+    ec = std::error_code(errno, std::generic_category());
   return t_removed;
 }
 
@@ -62,7 +64,9 @@ std::vector<std::string> list_files(const std::string& root) {
   const int rc = ::nftw(root.c_str(), add_file, 32, FTW_PHYS);
   const int err = errno;
   t_files = nullptr;
-  if (rc != 0) throw InputError(root, 0, std::string("cannot list folder: ") + std::generic_category().message(err));
+  if (rc != 0)
+    throw InputError(root, 0,
+                     std::string("cannot list folder: ") + std::generic_category().message(err));
   std::sort(files.begin(), files.end());
   return files;
 }

@@ -33,7 +33,8 @@ inline size_t mapped_size(size_t bytes) { return (bytes + kHugePage - 1) & ~(kHu
 
 // A 2 MiB-aligned anonymous mapping of exactly `size` bytes, advised to use huge pages.
 inline void* map_fresh(size_t size) {
-  void* raw = ::mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void* raw =
+      ::mmap(nullptr, size + kHugePage, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) throw std::bad_alloc();
   auto start = reinterpret_cast<uintptr_t>(raw);
   uintptr_t aligned = (start + kHugePage - 1) & ~(uintptr_t{kHugePage} - 1);
@@ -66,7 +67,9 @@ inline void* map(size_t bytes) {
     std::lock_guard<std::mutex> lock(c.mu);
     size_t best = c.free.size();  // the smallest cached mapping that is large enough
     for (size_t i = 0; i < c.free.size(); ++i)
-      if (c.free[i].second >= size && (best == c.free.size() || c.free[i].second < c.free[best].second)) best = i;
+      if (c.free[i].second >= size &&
+          (best == c.free.size() || c.free[i].second < c.free[best].second))
+        best = i;
     if (best < c.free.size()) {
       auto [p, have] = c.free[best];
       c.free.erase(c.free.begin() + static_cast<std::ptrdiff_t>(best));
@@ -111,13 +114,19 @@ struct HugePageAllocator {
   }
   void deallocate(T* p, size_t n) noexcept {
     size_t bytes = n * sizeof(T);
-    if (bytes < detail::kThreshold) ::operator delete(p);
-    else detail::unmap(p, bytes);
+    if (bytes < detail::kThreshold)
+      ::operator delete(p);
+    else
+      detail::unmap(p, bytes);
   }
   template <class U>
-  bool operator==(const HugePageAllocator<U>&) const noexcept { return true; }
+  bool operator==(const HugePageAllocator<U>&) const noexcept {
+    return true;
+  }
   template <class U>
-  bool operator!=(const HugePageAllocator<U>&) const noexcept { return false; }
+  bool operator!=(const HugePageAllocator<U>&) const noexcept {
+    return false;
+  }
 };
 
 template <class T>

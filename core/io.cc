@@ -34,7 +34,8 @@ size_t RawFile::read(char* p, size_t n) {
   for (;;) {
     ssize_t got = ::read(fd_, p, n);
     if (got >= 0) return static_cast<size_t>(got);
-    if (errno != EINTR) throw InputError(path_, 0, std::string("read error: ") + std::strerror(errno));
+    if (errno != EINTR)
+      throw InputError(path_, 0, std::string("read error: ") + std::strerror(errno));
   }
 }
 
@@ -128,13 +129,23 @@ size_t find_invalid_utf8(std::string_view s) {
     }
     if (i >= n) break;
     unsigned char c = p[i];
-    if (c < 0x80) { ++i; continue; }
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
     size_t len;
     uint32_t cp;
-    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
-    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
-    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
-    else return i;
+    if ((c & 0xE0) == 0xC0) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4;
+      cp = c & 0x07;
+    } else
+      return i;
     if (i + len > n) return i;
     for (size_t k = 1; k < len; ++k) {
       if ((p[i + k] & 0xC0) != 0x80) return i;
@@ -184,8 +195,9 @@ Corpus read_corpus(const std::string& hyp_path, const std::vector<std::string>& 
     c.refs.push_back(read_lines(r));
     if (c.refs.back().size() != c.hyps.size())
       throw InputError(r, 0,
-                       "has " + std::to_string(c.refs.back().size()) + " lines but the hypothesis file " +
-                           hyp_path + " has " + std::to_string(c.hyps.size()));
+                       "has " + std::to_string(c.refs.back().size()) +
+                           " lines but the hypothesis file " + hyp_path + " has " +
+                           std::to_string(c.hyps.size()));
   }
   return c;
 }

@@ -92,7 +92,8 @@ template <class Bytes>
 bool gunzip_single(std::string_view gz, Bytes& out) {
   if (gz.size() < 18) return false;
   uint32_t isize = 0;
-  for (int k = 3; k >= 0; --k) isize = (isize << 8) | static_cast<unsigned char>(gz[gz.size() - 4 + k]);
+  for (int k = 3; k >= 0; --k)
+    isize = (isize << 8) | static_cast<unsigned char>(gz[gz.size() - 4 + k]);
   // Deflate expands at most ~1032:1; a larger ISIZE is a damaged trailer (or a file over
   // 4 GiB, whose ISIZE wrapped): not worth allocating for.
   if (isize / 1032 > gz.size()) return false;
@@ -119,8 +120,10 @@ void read_decompressed(const std::string& path, Bytes& out) {
     bytes = std::string_view(raw.data(), raw.size());
   }
   if (!is_gzip(bytes)) {
-    if (mapped.bytes().empty()) out.swap(raw);
-    else out.assign(bytes.begin(), bytes.end());
+    if (mapped.bytes().empty())
+      out.swap(raw);
+    else
+      out.assign(bytes.begin(), bytes.end());
     return;
   }
   if (gunzip_single(bytes, out)) return;
@@ -132,8 +135,8 @@ void read_decompressed(const std::string& path, Bytes& out) {
 std::string read_file(const std::string& path);
 
 struct ReadLinesOptions {
-  bool check_utf8 = true;        // invalid UTF-8 is an InputError naming the line
-  bool strip_cr = true;          // a trailing '\r' (CRLF files) is removed from each line
+  bool check_utf8 = true;  // invalid UTF-8 is an InputError naming the line
+  bool strip_cr = true;    // a trailing '\r' (CRLF files) is removed from each line
 };
 
 // One entry per line, without the newline. A final line without '\n' counts; a file ending in

@@ -9,18 +9,19 @@
 
 namespace unieval::core {
 
-// A forward-only scan of checked JSON text (core::JsonDocument::check_text) that builds nothing, for
-// a reader that wants a few fields of a large file: the SQuAD dataset reader keeps ids and answer
-// texts and skips contexts and questions, most of the bytes and of the nodes a JsonDocument builds.
+// A forward-only scan of checked JSON text (core::JsonDocument::check_text) that builds nothing,
+// for a reader that wants a few fields of a large file: the SQuAD dataset reader keeps ids and
+// answer texts and skips contexts and questions, most of the bytes and of the nodes a JsonDocument
+// builds.
 //
 // It accepts exactly the text JsonDocument::parse_checked accepts (the same lexer, json_lexer.h,
 // and the same nesting limit) but names no problem: anything it does not accept -- a syntax
 // error anywhere, also inside skipped values, or a layout its reader does not handle -- throws
 // JsonCursor::Refused, and the reader then parses the text with JsonDocument::parse_checked, whose
 // accessors name the problem (file, line). A reader with a cursor therefore returns what its
-// JsonDocument path returns and fails as it fails (tests/metrics/squad_reader_test.cc holds the SQuAD
-// readers to that). The cursor never writes the text: strings come back as raw spans, decoded in
-// place (decode) once the whole scan has succeeded.
+// JsonDocument path returns and fails as it fails (tests/metrics/squad_reader_test.cc holds the
+// SQuAD readers to that). The cursor never writes the text: strings come back as raw spans, decoded
+// in place (decode) once the whole scan has succeeded.
 //
 //   core::JsonCursor c(text.data(), text.size());    // text from JsonDocument::read_text
 //   core::JsonCursor::Span key, id;
@@ -28,8 +29,8 @@ namespace unieval::core {
 //     for (auto obj = c.object(); obj.next(key);)
 //       if (core::JsonCursor::plain(text.data(), key) == "id") id = c.string(); else c.skip();
 //     c.finish();
-//   } catch (const core::JsonCursor::Refused&) { /* JsonDocument::parse_checked(std::move(text), ...) */ }
-//   std::string_view value = core::JsonCursor::decode(text.data(), id);
+//   } catch (const core::JsonCursor::Refused&) { /* JsonDocument::parse_checked(std::move(text),
+//   ...) */ } std::string_view value = core::JsonCursor::decode(text.data(), id);
 class JsonCursor {
  public:
   struct Refused {};  // thrown for anything the cursor does not accept
@@ -48,6 +49,7 @@ class JsonCursor {
   class Members {
    public:
     bool next(Span& key);
+
    private:
     friend class JsonCursor;
     explicit Members(JsonCursor* c) : c_(c) {}
@@ -57,6 +59,7 @@ class JsonCursor {
   class Elements {
    public:
     bool next();
+
    private:
     friend class JsonCursor;
     explicit Elements(JsonCursor* c) : c_(c) {}
@@ -67,10 +70,10 @@ class JsonCursor {
   Elements array();
   // The next value's kind without consuming it: '{', '[', '"', or another first character.
   char peek();
-  Span string();  // a string value (Refused for another type)
+  Span string();    // a string value (Refused for another type)
   double number();  // a number value (Refused for another type), converted as the parser does
-  void skip();    // any value, checked as the parser checks it
-  void finish();  // only whitespace may follow the top-level value
+  void skip();      // any value, checked as the parser checks it
+  void finish();    // only whitespace may follow the top-level value
 
   // A span's raw bytes; Refused when it holds an escape (for keys matched against names).
   static std::string_view plain(const char* text, Span s);
@@ -168,9 +171,12 @@ inline JsonCursor::Span JsonCursor::string() {
 inline bool JsonCursor::scalar(double* value) {
   char c = peek();
   switch (c) {
-    case 't': return lex_.literal("true");
-    case 'f': return lex_.literal("false");
-    case 'n': return lex_.literal("null");
+    case 't':
+      return lex_.literal("true");
+    case 'f':
+      return lex_.literal("false");
+    case 'n':
+      return lex_.literal("null");
     case 'N':
       if (value) *value = std::numeric_limits<double>::quiet_NaN();
       return lex_.literal("NaN");
@@ -182,8 +188,9 @@ inline bool JsonCursor::scalar(double* value) {
         size_t start = lex_.p;
         detail::NumberKind kind = detail::scan_number(lex_, refuse_problem);
         if (value)
-          *value = kind == detail::NumberKind::kMinusInfinity ? -std::numeric_limits<double>::infinity()
-                                                               : detail::number_value(lex_.s, start, lex_.p, kind);
+          *value = kind == detail::NumberKind::kMinusInfinity
+                       ? -std::numeric_limits<double>::infinity()
+                       : detail::number_value(lex_.s, start, lex_.p, kind);
         return true;
       }
       return false;

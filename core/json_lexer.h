@@ -93,7 +93,9 @@ inline size_t find_string_stop(const char* s, size_t p, size_t n) {
   return p;
 }
 
-inline size_t utf8_length(uint32_t cp) { return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4; }
+inline size_t utf8_length(uint32_t cp) {
+  return cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+}
 
 inline void put_utf8(char* out, size_t& w, uint32_t cp) {
   if (cp < 0x80) {
@@ -120,10 +122,14 @@ uint32_t hex4(Lexer& x, Fail&& fail) {
   for (int i = 0; i < 4; ++i) {
     char c = x.s[x.p++];
     v <<= 4;
-    if (c >= '0' && c <= '9') v |= static_cast<uint32_t>(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= static_cast<uint32_t>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= static_cast<uint32_t>(c - 'A' + 10);
-    else fail("invalid \\u escape");
+    if (c >= '0' && c <= '9')
+      v |= static_cast<uint32_t>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= static_cast<uint32_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= static_cast<uint32_t>(c - 'A' + 10);
+    else
+      fail("invalid \\u escape");
   }
   return v;
 }
@@ -144,7 +150,8 @@ size_t string_tail(Lexer& x, char* out, size_t w, bool* escaped, Fail&& fail) {
       ++x.p;
       return w;
     }
-    if (c < 0x20) fail("control character inside a string (Python json: 'Invalid control character')");
+    if (c < 0x20)
+      fail("control character inside a string (Python json: 'Invalid control character')");
     if (c != '\\') {
       if constexpr (kDecode) out[w] = static_cast<char>(c);
       ++w;
@@ -157,17 +164,34 @@ size_t string_tail(Lexer& x, char* out, size_t w, bool* escaped, Fail&& fail) {
     char e = x.s[x.p++];
     char plain = 0;
     switch (e) {
-      case '"': plain = '"'; break;
-      case '\\': plain = '\\'; break;
-      case '/': plain = '/'; break;
-      case 'b': plain = '\b'; break;
-      case 'f': plain = '\f'; break;
-      case 'n': plain = '\n'; break;
-      case 'r': plain = '\r'; break;
-      case 't': plain = '\t'; break;
+      case '"':
+        plain = '"';
+        break;
+      case '\\':
+        plain = '\\';
+        break;
+      case '/':
+        plain = '/';
+        break;
+      case 'b':
+        plain = '\b';
+        break;
+      case 'f':
+        plain = '\f';
+        break;
+      case 'n':
+        plain = '\n';
+        break;
+      case 'r':
+        plain = '\r';
+        break;
+      case 't':
+        plain = '\t';
+        break;
       case 'u': {
         uint32_t cp = hex4(x, fail);
-        if (cp >= 0xD800 && cp < 0xDC00 && x.n - x.p >= 6 && x.s[x.p] == '\\' && x.s[x.p + 1] == 'u') {
+        if (cp >= 0xD800 && cp < 0xDC00 && x.n - x.p >= 6 && x.s[x.p] == '\\' &&
+            x.s[x.p + 1] == 'u') {
           size_t save = x.p;
           x.p += 2;
           uint32_t lo = hex4(x, fail);
@@ -177,11 +201,14 @@ size_t string_tail(Lexer& x, char* out, size_t w, bool* escaped, Fail&& fail) {
             x.p = save;  // lone high surrogate, kept as is (Python does the same)
           }
         }
-        if constexpr (kDecode) put_utf8(out, w, cp);
-        else w += utf8_length(cp);
+        if constexpr (kDecode)
+          put_utf8(out, w, cp);
+        else
+          w += utf8_length(cp);
         continue;
       }
-      default: fail(std::string("invalid escape '\\") + printable(e) + "'");
+      default:
+        fail(std::string("invalid escape '\\") + printable(e) + "'");
     }
     if constexpr (kDecode) out[w] = plain;
     ++w;

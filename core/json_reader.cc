@@ -16,19 +16,25 @@ namespace unieval::core {
 
 const char* json_type_name(JsonType t) {
   switch (t) {
-    case JsonType::kNull: return "null";
-    case JsonType::kBool: return "a boolean";
-    case JsonType::kNumber: return "a number";
-    case JsonType::kString: return "a string";
-    case JsonType::kArray: return "an array";
-    case JsonType::kObject: return "an object";
+    case JsonType::kNull:
+      return "null";
+    case JsonType::kBool:
+      return "a boolean";
+    case JsonType::kNumber:
+      return "a number";
+    case JsonType::kString:
+      return "a string";
+    case JsonType::kArray:
+      return "an array";
+    case JsonType::kObject:
+      return "an object";
   }
   return "?";
 }
 
+using detail::kMaxDepth;
 using detail::Lexer;
 using detail::NumberKind;
-using detail::kMaxDepth;
 using detail::printable;
 using detail::scan_number;
 using detail::string_body;
@@ -73,8 +79,12 @@ class Parser {
     doc_.nodes_[idx].line = static_cast<uint32_t>(x_.line);
     char c = x_.s[x_.p];
     switch (c) {
-      case '{': parse_object(idx, depth); return;
-      case '[': parse_array(idx, depth); return;
+      case '{':
+        parse_object(idx, depth);
+        return;
+      case '[':
+        parse_array(idx, depth);
+        return;
       case '"': {
         uint32_t off, len;
         parse_string(off, len);
@@ -85,22 +95,40 @@ class Parser {
         return;
       }
       case 't':
-        if (x_.literal("true")) { set_bool(idx, true); return; }
+        if (x_.literal("true")) {
+          set_bool(idx, true);
+          return;
+        }
         break;
       case 'f':
-        if (x_.literal("false")) { set_bool(idx, false); return; }
+        if (x_.literal("false")) {
+          set_bool(idx, false);
+          return;
+        }
         break;
       case 'n':
-        if (x_.literal("null")) { doc_.nodes_[idx].type = JsonType::kNull; return; }
+        if (x_.literal("null")) {
+          doc_.nodes_[idx].type = JsonType::kNull;
+          return;
+        }
         break;
       case 'N':
-        if (x_.literal("NaN")) { set_number(idx, std::numeric_limits<double>::quiet_NaN(), false); return; }
+        if (x_.literal("NaN")) {
+          set_number(idx, std::numeric_limits<double>::quiet_NaN(), false);
+          return;
+        }
         break;
       case 'I':
-        if (x_.literal("Infinity")) { set_number(idx, std::numeric_limits<double>::infinity(), false); return; }
+        if (x_.literal("Infinity")) {
+          set_number(idx, std::numeric_limits<double>::infinity(), false);
+          return;
+        }
         break;
       default:
-        if (c == '-' || (c >= '0' && c <= '9')) { parse_number(idx); return; }
+        if (c == '-' || (c >= '0' && c <= '9')) {
+          parse_number(idx);
+          return;
+        }
     }
     error(std::string("unexpected character '") + printable(c) + "', expected a value");
   }
@@ -148,8 +176,10 @@ class Parser {
     while (true) {
       x_.skip_ws();
       uint32_t child = new_node();
-      if (prev) doc_.nodes_[prev].next = child;
-      else doc_.nodes_[idx].u.c.first = child;
+      if (prev)
+        doc_.nodes_[prev].next = child;
+      else
+        doc_.nodes_[idx].u.c.first = child;
       prev = child;
       ++count;
       parse_value(child, depth + 1);
@@ -186,8 +216,10 @@ class Parser {
       parse_string(koff, klen);
       doc_.nodes_[child].key_off = koff;
       doc_.nodes_[child].key_len = klen;
-      if (prev) doc_.nodes_[prev].next = child;
-      else doc_.nodes_[idx].u.c.first = child;
+      if (prev)
+        doc_.nodes_[prev].next = child;
+      else
+        doc_.nodes_[idx].u.c.first = child;
       prev = child;
       ++count;
       x_.skip_ws();
@@ -261,7 +293,8 @@ JsonDocument JsonDocument::parse(std::string text, std::string source_name) {
 HugeVector<char> JsonDocument::check_text(HugeVector<char> text, const std::string& source_name) {
   // A UTF-8 byte-order mark is rejected by Python's json.loads on str; json.load on a file
   // opened as utf-8 also rejects it. We skip it: it is harmless and common in Windows files.
-  if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0) text.erase(text.begin(), text.begin() + 3);
+  if (text.size() >= 3 && std::memcmp(text.data(), "\xEF\xBB\xBF", 3) == 0)
+    text.erase(text.begin(), text.begin() + 3);
   size_t bad = first_invalid_utf8(text.data(), text.size());
   if (bad != std::string::npos) {
     long line = 1;
@@ -288,7 +321,9 @@ HugeVector<char> JsonDocument::read_text(const std::string& path) {
   return check_text(std::move(text), path);
 }
 
-JsonDocument JsonDocument::parse_file(const std::string& path) { return parse_checked(read_text(path), path); }
+JsonDocument JsonDocument::parse_file(const std::string& path) {
+  return parse_checked(read_text(path), path);
+}
 
 // --- JsonValue ---------------------------------------------------------------------------------
 
@@ -342,8 +377,8 @@ JsonValue JsonValue::find(std::string_view key) const {
   bool any = false;
   for (uint32_t c = nd.u.c.first, i = 0; i < nd.u.c.count; c = doc_->nodes_[c].next, ++i) {
     const auto& ch = doc_->nodes_[c];
-    if (ch.key_len == key.size() &&
-        std::char_traits<char>::compare(doc_->text_.data() + ch.key_off, key.data(), key.size()) == 0) {
+    if (ch.key_len == key.size() && std::char_traits<char>::compare(doc_->text_.data() + ch.key_off,
+                                                                    key.data(), key.size()) == 0) {
       found = c;  // keep going: the last duplicate wins, as in a Python dict
       any = true;
     }
@@ -354,7 +389,8 @@ JsonValue JsonValue::find(std::string_view key) const {
 JsonValue JsonValue::operator[](std::string_view key) const {
   const auto& nd = doc_->nodes_[index_];
   if (nd.type != JsonType::kObject)
-    fail("expected an object with key '" + std::string(key) + "', found " + json_type_name(nd.type));
+    fail("expected an object with key '" + std::string(key) + "', found " +
+         json_type_name(nd.type));
   JsonValue v = find(key);
   if (!v.valid()) fail("missing key '" + std::string(key) + "'");
   return v;
@@ -373,12 +409,14 @@ JsonValue::Range JsonValue::items(std::string_view what) const {
 }
 
 JsonValue::Range JsonValue::array_items(std::string_view what) const {
-  if (type() != JsonType::kArray) fail(std::string(what) + ": expected an array, found " + json_type_name(type()));
+  if (type() != JsonType::kArray)
+    fail(std::string(what) + ": expected an array, found " + json_type_name(type()));
   return items(what);
 }
 
 JsonValue::Range JsonValue::object_items(std::string_view what) const {
-  if (type() != JsonType::kObject) fail(std::string(what) + ": expected an object, found " + json_type_name(type()));
+  if (type() != JsonType::kObject)
+    fail(std::string(what) + ": expected an object, found " + json_type_name(type()));
   return items(what);
 }
 

@@ -101,8 +101,8 @@ class JsonDocument {
  public:
   // Parses text; `source_name` is used in error messages.
   static JsonDocument parse(std::string text, std::string source_name);
-  // Reads (unieval::core::read_decompressed: gzip transparent, a .gz file inflated straight into the
-  // document's buffer, a pipe read once) and parses a file.
+  // Reads (unieval::core::read_decompressed: gzip transparent, a .gz file inflated straight into
+  // the document's buffer, a pipe read once) and parses a file.
   static JsonDocument parse_file(const std::string& path);
 
   // parse_file in two steps, for a reader that first tries a core::JsonCursor (json_cursor.h) over
@@ -117,7 +117,10 @@ class JsonDocument {
   JsonValue root() const { return JsonValue(this, 0); }
   // The text buffer the string views of this document point into (strings are decoded in
   // place), for a reader that keeps views after dropping the nodes; the document is left empty.
-  HugeVector<char> take_text() && { nodes_.clear(); return std::move(text_); }
+  HugeVector<char> take_text() && {
+    nodes_.clear();
+    return std::move(text_);
+  }
   const std::string& source_name() const { return source_; }
   size_t bytes() const { return bytes_; }  // size of the parsed text
 

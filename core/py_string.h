@@ -38,7 +38,9 @@ inline bool is_py_space(char32_t c) {
 }
 
 // Python str.startswith(p) / str.endswith(p).
-inline bool py_startswith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+inline bool py_startswith(std::string_view s, std::string_view p) {
+  return s.substr(0, p.size()) == p;
+}
 inline bool py_endswith(std::string_view s, std::string_view p) {
   return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
 }

@@ -34,8 +34,11 @@ inline Split split_mode(const uint8_t* data, size_t size) {
 }
 
 // Text the readers would have accepted: every command refuses invalid UTF-8 when reading a file
-// (docs/metrics.md "Invalid UTF-8"), so the normalisers and tokenisers are only ever given valid UTF-8.
-inline bool valid_utf8(std::string_view s) { return core::find_invalid_utf8(s) == std::string::npos; }
+// (docs/metrics.md "Invalid UTF-8"), so the normalisers and tokenisers are only ever given valid
+// UTF-8.
+inline bool valid_utf8(std::string_view s) {
+  return core::find_invalid_utf8(s) == std::string::npos;
+}
 
 // A file on tmpfs holding `bytes`, for the readers that take paths; removed with the object.
 class TempFile {
@@ -65,10 +68,10 @@ class TempFile {
 }  // namespace unieval::fuzz
 
 // A broken invariant (not a bad input): stop the run with the message.
-#define UNIEVAL_FUZZ_CHECK(cond)                                              \
-  do {                                                                        \
-    if (!(cond)) {                                                            \
+#define UNIEVAL_FUZZ_CHECK(cond)                                                    \
+  do {                                                                              \
+    if (!(cond)) {                                                                  \
       std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      __builtin_trap();                                                       \
-    }                                                                         \
+      __builtin_trap();                                                             \
+    }                                                                               \
   } while (0)

@@ -42,10 +42,18 @@ void append_string(std::string& out, char tag, std::string_view s) {
 
 void dump_document(const JsonValue& v, std::string& out) {
   switch (v.type()) {
-    case JsonType::kNull: out += "null;"; break;
-    case JsonType::kBool: out += v.as_bool() ? "true;" : "false;"; break;
-    case JsonType::kNumber: append_number(out, v.as_double()); break;
-    case JsonType::kString: append_string(out, 's', v.as_string()); break;
+    case JsonType::kNull:
+      out += "null;";
+      break;
+    case JsonType::kBool:
+      out += v.as_bool() ? "true;" : "false;";
+      break;
+    case JsonType::kNumber:
+      append_number(out, v.as_double());
+      break;
+    case JsonType::kString:
+      append_string(out, 's', v.as_string());
+      break;
     case JsonType::kArray:
       out += "[";
       for (JsonValue e : v.array_items()) dump_document(e, out);
@@ -99,10 +107,22 @@ void walk_cursor(JsonCursor& c, std::vector<Piece>& plan) {
 void poke(const JsonValue& v) {
   (void)v.line();
   (void)v.is_integer();
-  try { (void)v.as_string("x"); } catch (const unieval::InputError&) {}
-  try { (void)v.as_double("x"); } catch (const unieval::InputError&) {}
-  try { (void)v.as_bool("x"); } catch (const unieval::InputError&) {}
-  try { (void)v["id"]; } catch (const unieval::InputError&) {}
+  try {
+    (void)v.as_string("x");
+  } catch (const unieval::InputError&) {
+  }
+  try {
+    (void)v.as_double("x");
+  } catch (const unieval::InputError&) {
+  }
+  try {
+    (void)v.as_bool("x");
+  } catch (const unieval::InputError&) {
+  }
+  try {
+    (void)v["id"];
+  } catch (const unieval::InputError&) {
+  }
   (void)v.find("");
   if (v.is_array() || v.is_object())
     for (JsonValue e : v.items()) poke(e);

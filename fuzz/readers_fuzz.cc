@@ -3,7 +3,8 @@
 //   SQuAD data / predictions / na-probs (metrics/squad.h), each read both through the cursor and
 //   through the document alone, which must agree (same result, or the same error message);
 //   CoQA data / predictions (metrics/coqa.h); GLUE label files for every task (metrics/glue.h);
-//   the CSV parser (tasks/files/gpt_task_files.h) and the GPT task files (SNLI, SciTail, Story Cloze, a RACE article file).
+//   the CSV parser (tasks/files/gpt_task_files.h) and the GPT task files (SNLI, SciTail, Story
+//   Cloze, a RACE article file).
 // Every reader must return or throw unieval::InputError.
 #include <string>
 #include <vector>
@@ -46,10 +47,10 @@ bool same_views(const V& a, const V& b) {
   return true;
 }
 
-const m::GlueTask kGlueTasks[] = {m::GlueTask::kCola, m::GlueTask::kSst2, m::GlueTask::kMrpc,
-                                  m::GlueTask::kStsb, m::GlueTask::kQqp,  m::GlueTask::kMnli,
+const m::GlueTask kGlueTasks[] = {m::GlueTask::kCola,   m::GlueTask::kSst2, m::GlueTask::kMrpc,
+                                  m::GlueTask::kStsb,   m::GlueTask::kQqp,  m::GlueTask::kMnli,
                                   m::GlueTask::kMnliMm, m::GlueTask::kQnli, m::GlueTask::kRte,
-                                  m::GlueTask::kWnli, m::GlueTask::kAx};
+                                  m::GlueTask::kWnli,   m::GlueTask::kAx};
 
 }  // namespace
 
@@ -58,36 +59,44 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string src = "fuzz-input";
   switch (mode % 8) {
     case 0:
-      agree(bytes, [&](std::string t) { return m::parse_squad_dataset(std::move(t), src); },
-            [&](std::string t) { return m::parse_squad_dataset_with_document(std::move(t), src); },
-            [](const m::SquadDataset& a, const m::SquadDataset& b) {
-              if (a.version != b.version || a.has_is_impossible != b.has_is_impossible ||
-                  a.questions.size() != b.questions.size() || !same_views(a.answer_texts, b.answer_texts))
+      agree(
+          bytes, [&](std::string t) { return m::parse_squad_dataset(std::move(t), src); },
+          [&](std::string t) { return m::parse_squad_dataset_with_document(std::move(t), src); },
+          [](const m::SquadDataset& a, const m::SquadDataset& b) {
+            if (a.version != b.version || a.has_is_impossible != b.has_is_impossible ||
+                a.questions.size() != b.questions.size() ||
+                !same_views(a.answer_texts, b.answer_texts))
+              return false;
+            for (size_t i = 0; i < a.questions.size(); ++i)
+              if (a.questions[i].id != b.questions[i].id ||
+                  a.questions[i].n_answers != b.questions[i].n_answers ||
+                  a.questions[i].line != b.questions[i].line)
                 return false;
-              for (size_t i = 0; i < a.questions.size(); ++i)
-                if (a.questions[i].id != b.questions[i].id || a.questions[i].n_answers != b.questions[i].n_answers ||
-                    a.questions[i].line != b.questions[i].line)
-                  return false;
-              return true;
-            });
+            return true;
+          });
       break;
     case 1:
-      agree(bytes, [&](std::string t) { return m::parse_squad_predictions(std::move(t), src); },
-            [&](std::string t) { return m::parse_squad_predictions_with_document(std::move(t), src); },
-            [](const m::SquadPredictions& a, const m::SquadPredictions& b) {
-              return same_views(a.ids, b.ids) && same_views(a.answers, b.answers);
-            });
+      agree(
+          bytes, [&](std::string t) { return m::parse_squad_predictions(std::move(t), src); },
+          [&](std::string t) {
+            return m::parse_squad_predictions_with_document(std::move(t), src);
+          },
+          [](const m::SquadPredictions& a, const m::SquadPredictions& b) {
+            return same_views(a.ids, b.ids) && same_views(a.answers, b.answers);
+          });
       break;
     case 2:
-      agree(bytes, [&](std::string t) { return m::parse_squad_na_probs(std::move(t), src); },
-            [&](std::string t) { return m::parse_squad_na_probs_with_document(std::move(t), src); },
-            [](const m::SquadNaProbs& a, const m::SquadNaProbs& b) {
-              if (!same_views(a.ids, b.ids) || a.probs.size() != b.probs.size()) return false;
-              for (size_t i = 0; i < a.probs.size(); ++i)
-                if (!(a.probs[i] == b.probs[i] || (a.probs[i] != a.probs[i] && b.probs[i] != b.probs[i])))
-                  return false;
-              return true;
-            });
+      agree(
+          bytes, [&](std::string t) { return m::parse_squad_na_probs(std::move(t), src); },
+          [&](std::string t) { return m::parse_squad_na_probs_with_document(std::move(t), src); },
+          [](const m::SquadNaProbs& a, const m::SquadNaProbs& b) {
+            if (!same_views(a.ids, b.ids) || a.probs.size() != b.probs.size()) return false;
+            for (size_t i = 0; i < a.probs.size(); ++i)
+              if (!(a.probs[i] == b.probs[i] ||
+                    (a.probs[i] != a.probs[i] && b.probs[i] != b.probs[i])))
+                return false;
+            return true;
+          });
       break;
     case 3:
       try {

@@ -43,8 +43,9 @@ void check(const SafetensorsHeader& h, const std::vector<unsigned char>& image) 
     UNIEVAL_FUZZ_CHECK(numel * elem == t.end - t.begin);
     spans.emplace_back(t.begin, t.end);
     // Read the tensor's bytes the way SafetensorsFile::bytes hands them out.
-    std::vector<unsigned char> copy(image.begin() + static_cast<std::ptrdiff_t>(h.data_offset + t.begin),
-                                    image.begin() + static_cast<std::ptrdiff_t>(h.data_offset + t.end));
+    std::vector<unsigned char> copy(
+        image.begin() + static_cast<std::ptrdiff_t>(h.data_offset + t.begin),
+        image.begin() + static_cast<std::ptrdiff_t>(h.data_offset + t.end));
     UNIEVAL_FUZZ_CHECK(copy.size() == t.end - t.begin);
   }
   std::sort(spans.begin(), spans.end());
@@ -67,7 +68,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     const size_t cut = rest.find('\0');
     const std::string_view header = rest.substr(0, cut);
-    const std::string_view body = cut == std::string_view::npos ? std::string_view() : rest.substr(cut + 1);
+    const std::string_view body =
+        cut == std::string_view::npos ? std::string_view() : rest.substr(cut + 1);
     const uint64_t n = header.size();
     for (int i = 0; i < 8; ++i) image.push_back(static_cast<unsigned char>(n >> (8 * i)));
     image.insert(image.end(), header.begin(), header.end());

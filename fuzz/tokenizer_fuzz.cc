@@ -24,12 +24,14 @@ using unieval::models::TokenizerOptions;
 using unieval::models::Vocab;
 using unieval::models::WordPieceTokenizer;
 
-const char* kSentence = "Hello, World! The quick brown fox's naïve café \xe4\xb8\xad\xe6\x96\x87 [MASK] don't.";
+const char* kSentence =
+    "Hello, World! The quick brown fox's naïve café \xe4\xb8\xad\xe6\x96\x87 [MASK] don't.";
 
 Vocab builtin_vocab() {
-  return Vocab({"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "quick", "brown", "fox", "'",
-                "s", "hello", ",", "world", "!", "un", "##aff", "##able", "##s", "a", "##b", "c",
-                "##d", "\xe4\xb8\xad", ".", "don", "t", "cafe", "naive", "##e"});
+  return Vocab({"[PAD]", "[UNK]",  "[CLS]", "[SEP]", "[MASK]", "the",   "quick", "brown",
+                "fox",   "'",      "s",     "hello", ",",      "world", "!",     "un",
+                "##aff", "##able", "##s",   "a",     "##b",    "c",     "##d",   "\xe4\xb8\xad",
+                ".",     "don",    "t",     "cafe",  "naive",  "##e"});
 }
 
 const Vocab& file_vocab() {
@@ -41,7 +43,8 @@ const Vocab& file_vocab() {
 }
 
 TokenizerOptions wordpiece_options(uint8_t mode) {
-  TokenizerOptions o = (mode & 2) ? TokenizerOptions::hugging_face(mode & 1) : TokenizerOptions::bert(mode & 1);
+  TokenizerOptions o =
+      (mode & 2) ? TokenizerOptions::hugging_face(mode & 1) : TokenizerOptions::bert(mode & 1);
   if (mode & 4) o.max_input_chars_per_word = 5;
   if (mode & 8) o.strip_accents = !(mode & 1);
   if (mode & 16) o.tokenize_chinese_chars = false;
@@ -74,10 +77,10 @@ void exercise(const WordPieceTokenizer& tok, std::string_view text, uint8_t mode
 
 std::unique_ptr<BpeTokenizer> builtin_bpe() {
   std::unordered_map<std::string, int32_t> enc;
-  std::vector<std::string> pieces = {"<unk>", "l", "o", "w", "e", "r", "n", "s", "t", "i", "d",
-                                     "h", ",", "!", "lo", "low", "er</w>", "w</w>", "r</w>",
-                                     "low</w>", "s</w>", "t</w>", "e</w>", "!</w>", ",</w>",
-                                     "n</w>", "d</w>", "est</w>", "es", "est"};
+  std::vector<std::string> pieces = {
+      "<unk>", "l",     "o",     "w",     "e",     "r",     "n",      "s",       "t",     "i",
+      "d",     "h",     ",",     "!",     "lo",    "low",   "er</w>", "w</w>",   "r</w>", "low</w>",
+      "s</w>", "t</w>", "e</w>", "!</w>", ",</w>", "n</w>", "d</w>",  "est</w>", "es",    "est"};
   for (size_t i = 0; i < pieces.size(); ++i) enc[pieces[i]] = static_cast<int32_t>(i);
   std::vector<std::pair<std::string, std::string>> merges = {
       {"l", "o"}, {"lo", "w"}, {"e", "r</w>"}, {"lo", "w</w>"}, {"e", "s"}, {"es", "t</w>"}};
@@ -87,7 +90,8 @@ std::unique_ptr<BpeTokenizer> builtin_bpe() {
 const BpeTokenizer& fixed_bpe() {
   static const std::unique_ptr<BpeTokenizer> t = [] {
     const char* dir = std::getenv("UNIEVAL_FUZZ_GPT_DIR");
-    return dir && *dir ? std::make_unique<BpeTokenizer>(BpeTokenizer::from_dir(dir)) : builtin_bpe();
+    return dir && *dir ? std::make_unique<BpeTokenizer>(BpeTokenizer::from_dir(dir))
+                       : builtin_bpe();
   }();
   return *t;
 }
@@ -127,7 +131,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     unieval::fuzz::TempFile f(text, ".txt");
     std::unique_ptr<WordPieceTokenizer> tok;
     try {
-      tok = std::make_unique<WordPieceTokenizer>(WordPieceTokenizer::from_file(f.path(), wordpiece_options(mode)));
+      tok = std::make_unique<WordPieceTokenizer>(
+          WordPieceTokenizer::from_file(f.path(), wordpiece_options(mode)));
     } catch (const unieval::InputError&) {
       return 0;  // a vocab without the unk token, an empty or non-UTF-8 file
     }
@@ -137,7 +142,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     exercise(fixed_bpe(), text);
   } else {
     unieval::fuzz::TempFile merges(text, ".bpe");
-    unieval::fuzz::TempFile encoder(R"({"<unk>": 0, "l": 1, "o": 2, "w</w>": 3, "lo": 4, "low</w>": 5, "e": 6, "r</w>": 7})", ".json");
+    unieval::fuzz::TempFile encoder(
+        R"({"<unk>": 0, "l": 1, "o": 2, "w</w>": 3, "lo": 4, "low</w>": 5, "e": 6, "r</w>": 7})",
+        ".json");
     std::unique_ptr<BpeTokenizer> tok;
     try {
       tok = std::make_unique<BpeTokenizer>(BpeTokenizer::from_files(encoder.path(), merges.path()));

@@ -36,21 +36,30 @@ BleuSmooth parse_bleu_smooth(const std::string& name) {
 
 std::string to_string(BleuTokenize t) {
   switch (t) {
-    case BleuTokenize::k13a: return "13a";
-    case BleuTokenize::kIntl: return "intl";
-    case BleuTokenize::kNone: return "none";
-    case BleuTokenize::kChar: return "char";
-    case BleuTokenize::kZh: return "zh";
+    case BleuTokenize::k13a:
+      return "13a";
+    case BleuTokenize::kIntl:
+      return "intl";
+    case BleuTokenize::kNone:
+      return "none";
+    case BleuTokenize::kChar:
+      return "char";
+    case BleuTokenize::kZh:
+      return "zh";
   }
   return "?";
 }
 
 std::string to_string(BleuSmooth s) {
   switch (s) {
-    case BleuSmooth::kExp: return "exp";
-    case BleuSmooth::kFloor: return "floor";
-    case BleuSmooth::kAddK: return "add-k";
-    case BleuSmooth::kNone: return "none";
+    case BleuSmooth::kExp:
+      return "exp";
+    case BleuSmooth::kFloor:
+      return "floor";
+    case BleuSmooth::kAddK:
+      return "add-k";
+    case BleuSmooth::kNone:
+      return "none";
   }
   return "?";
 }
@@ -112,7 +121,8 @@ BleuScore compute_bleu(const BleuStats& stats, const BleuOptions& opts) {
   r.counts.assign(N, 0.0);
   r.totals.assign(N, 0.0);
   for (int n = 0; n < N; ++n) {
-    if (n < static_cast<int>(stats.correct.size())) r.counts[n] = static_cast<double>(stats.correct[n]);
+    if (n < static_cast<int>(stats.correct.size()))
+      r.counts[n] = static_cast<double>(stats.correct[n]);
     if (n < static_cast<int>(stats.total.size())) r.totals[n] = static_cast<double>(stats.total[n]);
   }
   r.precisions.assign(N, 0.0);
@@ -166,11 +176,16 @@ std::string bleu_tokenize_line(const std::string& line, const BleuOptions& opts)
   }
   s = core::py_rstrip(s);
   switch (opts.tokenize) {
-    case BleuTokenize::k13a: return text::tokenize_13a(s);
-    case BleuTokenize::kIntl: return text::tokenize_intl(s);
-    case BleuTokenize::kZh: return text::tokenize_zh(s);
-    case BleuTokenize::kChar: return text::tokenize_char(s);
-    case BleuTokenize::kNone: return std::string(s);
+    case BleuTokenize::k13a:
+      return text::tokenize_13a(s);
+    case BleuTokenize::kIntl:
+      return text::tokenize_intl(s);
+    case BleuTokenize::kZh:
+      return text::tokenize_zh(s);
+    case BleuTokenize::kChar:
+      return text::tokenize_char(s);
+    case BleuTokenize::kNone:
+      return std::string(s);
   }
   return std::string(s);
 }
@@ -279,24 +294,25 @@ std::vector<BleuStats> bleu_segment_stats(const std::vector<std::string>& hyps,
   // Segments are independent: each worker interns tokens in a vocabulary of its own (ids only
   // need to agree within a segment) and writes its segments' statistics, so they are the same
   // for any number of workers.
-  core::parallel_ranges(hyps.size(), core::resolve_threads(opts.threads), [&](size_t begin, size_t end) {
-    Vocabulary vocab;
-    NgramClipper clip;
-    std::vector<uint32_t> hyp_ids;
-    std::vector<std::vector<uint32_t>> ref_ids;
-    ref_ids.resize(refs.size());  // (not the size constructor: GCC 12 warns falsely on it here)
-    std::vector<IdSpan> spans;
-    for (size_t i = begin; i < end; ++i) {
-      internal::bleu_line_ids(hyps[i], opts, vocab, hyp_ids);
-      spans.clear();
-      for (size_t k = 0; k < refs.size(); ++k) {
-        if (is_missing(refs[k][i], opts)) continue;
-        internal::bleu_line_ids(refs[k][i], opts, vocab, ref_ids[k]);
-        spans.emplace_back(ref_ids[k]);
-      }
-      count_segment(hyp_ids, spans, opts.max_order, clip, out[i]);
-    }
-  });
+  core::parallel_ranges(
+      hyps.size(), core::resolve_threads(opts.threads), [&](size_t begin, size_t end) {
+        Vocabulary vocab;
+        NgramClipper clip;
+        std::vector<uint32_t> hyp_ids;
+        std::vector<std::vector<uint32_t>> ref_ids;
+        ref_ids.resize(refs.size());  // (not the size constructor: GCC 12 warns falsely on it here)
+        std::vector<IdSpan> spans;
+        for (size_t i = begin; i < end; ++i) {
+          internal::bleu_line_ids(hyps[i], opts, vocab, hyp_ids);
+          spans.clear();
+          for (size_t k = 0; k < refs.size(); ++k) {
+            if (is_missing(refs[k][i], opts)) continue;
+            internal::bleu_line_ids(refs[k][i], opts, vocab, ref_ids[k]);
+            spans.emplace_back(ref_ids[k]);
+          }
+          count_segment(hyp_ids, spans, opts.max_order, clip, out[i]);
+        }
+      });
   return out;
 }
 

@@ -51,14 +51,14 @@ std::string to_string(BleuTokenize t);
 std::string to_string(BleuSmooth s);
 
 struct BleuOptions {
-  BleuTokenize tokenize = BleuTokenize::k13a;   // sacrebleu tokenizer
-  BleuSmooth smooth = BleuSmooth::kExp;          // smoothing method
-  std::optional<double> smooth_value;            // floor/add-k value; default 0.1 / 1
-  bool lowercase = false;                        // lowercase before tokenising
-  int max_order = 4;                             // max n-gram order (>= 1)
-  bool effective_order = false;                  // effective order (sentence BLEU: true)
-  std::optional<std::string> ref_missing_marker; // reference line meaning "no reference"
-  int threads = 0;                               // segments counted in parallel (0 = all cores)
+  BleuTokenize tokenize = BleuTokenize::k13a;     // sacrebleu tokenizer
+  BleuSmooth smooth = BleuSmooth::kExp;           // smoothing method
+  std::optional<double> smooth_value;             // floor/add-k value; default 0.1 / 1
+  bool lowercase = false;                         // lowercase before tokenising
+  int max_order = 4;                              // max n-gram order (>= 1)
+  bool effective_order = false;                   // effective order (sentence BLEU: true)
+  std::optional<std::string> ref_missing_marker;  // reference line meaning "no reference"
+  int threads = 0;                                // segments counted in parallel (0 = all cores)
 
   // sacreBLEU v2 signature, e.g. "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0";
   // nrefs < 0 writes "var" (segments with different numbers of references).
@@ -75,10 +75,10 @@ struct BleuStats {
 };
 
 struct BleuScore {
-  double score = 0;                 // 0..100
-  std::vector<double> counts;       // correct per order (add-k included, as sacrebleu returns)
-  std::vector<double> totals;       // totals per order (add-k included)
-  std::vector<double> precisions;   // percent per order (0 beyond the last order with n-grams)
+  double score = 0;                // 0..100
+  std::vector<double> counts;      // correct per order (add-k included, as sacrebleu returns)
+  std::vector<double> totals;      // totals per order (add-k included)
+  std::vector<double> precisions;  // percent per order (0 beyond the last order with n-grams)
   double bp = 0;
   int64_t sys_len = 0;
   int64_t ref_len = 0;

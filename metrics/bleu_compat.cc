@@ -1,16 +1,16 @@
 // Follows Moses (LGPL-2.1), NLTK (Apache-2.0), coco-caption (BSD-2-Clause) and PLATO (Apache-2.0)
 // behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
-#include "core/numpy_sum.h"
 #include "metrics/bleu_compat.h"
 
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
-#include "metrics/bleu_internal.h"
 #include "core/error.h"
-#include "metrics/ngram.h"
+#include "core/numpy_sum.h"
 #include "core/py_string.h"
+#include "metrics/bleu_internal.h"
+#include "metrics/ngram.h"
 
 namespace unieval::metrics {
 
@@ -58,7 +58,6 @@ double py_fsum(const std::vector<double>& xs) {
   }
   return hi;
 }
-
 
 // Perl `split` with no arguments on a byte string: fields separated by ASCII whitespace.
 std::vector<std::string_view> perl_split_bytes(std::string_view s) {
@@ -166,8 +165,9 @@ MultiBleuScore multi_bleu(const std::vector<std::string>& hyps,
   MultiBleuScore r;
   r.precisions.assign(4, 0.0);
   if (len_ref == 0) {
-    r.warning = "reference length is 0: multi-bleu.perl prints \"BLEU = 0, 0/0/0/0 (BP=0, "
-                "ratio=0, hyp_len=0, ref_len=0)\" and exits 1; returning those zeros";
+    r.warning =
+        "reference length is 0: multi-bleu.perl prints \"BLEU = 0, 0/0/0/0 (BP=0, "
+        "ratio=0, hyp_len=0, ref_len=0)\" and exits 1; returning those zeros";
     return r;
   }
   double p[4];
@@ -177,8 +177,9 @@ MultiBleuScore multi_bleu(const std::vector<std::string>& hyps,
   r.ref_len = len_ref;
   for (int n = 0; n < 4; ++n) r.precisions[n] = 100 * p[n];
   if (len_trans == 0) {
-    r.warning = "empty hypothesis corpus: multi-bleu.perl dies with 'Illegal division by zero'; "
-                "returning BLEU 0, BP 0";
+    r.warning =
+        "empty hypothesis corpus: multi-bleu.perl dies with 'Illegal division by zero'; "
+        "returning BLEU 0, BP 0";
     r.bp = 0;
     r.ratio = 0;
     r.score = 0;
@@ -297,14 +298,18 @@ bool needs_p5(const NltkBleuOptions& o) { return o.smoothing == 5 || o.smoothing
 // corpus_bleu's score from its sums (st over orders 1..weights.size()) and its smoothing.
 NltkBleuResult nltk_score(const NltkStats& st, const IdSegments& c, const NltkBleuOptions& o) {
   const int L = static_cast<int>(o.weights.size());
-  std::vector<double> num(st.num.begin(), st.num.begin() + L), den(st.den.begin(), st.den.begin() + L);
+  std::vector<double> num(st.num.begin(), st.num.begin() + L),
+      den(st.den.begin(), st.den.begin() + L);
   const int64_t hyp_lengths = st.hyp_lengths, ref_lengths = st.ref_lengths;
   NltkBleuResult res;
   // brevity_penalty(closest_ref_len, hyp_len)
   double bp;
-  if (hyp_lengths > ref_lengths) bp = 1;
-  else if (hyp_lengths == 0) bp = 0;
-  else bp = std::exp(1 - static_cast<double>(ref_lengths) / static_cast<double>(hyp_lengths));
+  if (hyp_lengths > ref_lengths)
+    bp = 1;
+  else if (hyp_lengths == 0)
+    bp = 0;
+  else
+    bp = std::exp(1 - static_cast<double>(ref_lengths) / static_cast<double>(hyp_lengths));
   if (num[0] == 0) return res;  // "if p_numerators[1] == 0: return 0"
   std::vector<double> p(L);
   for (int n = 0; n < L; ++n) p[n] = num[n] / den[n];
@@ -314,8 +319,8 @@ NltkBleuResult nltk_score(const NltkStats& st, const IdSegments& c, const NltkBl
   // The last segment (hypothesis/references leak out of the corpus_bleu loop).
   const std::vector<uint32_t> empty;
   const auto& last_h = c.hyps.empty() ? empty : c.hyps.back();
-  const double hyp_len = hyp_lengths ? static_cast<double>(hyp_lengths)
-                                     : static_cast<double>(last_h.size());
+  const double hyp_len =
+      hyp_lengths ? static_cast<double>(hyp_lengths) : static_cast<double>(last_h.size());
   auto method4 = [&]() {
     int incvnt = 1;
     for (int n = 0; n < L; ++n) {
@@ -368,7 +373,8 @@ NltkBleuResult nltk_score(const NltkStats& st, const IdSegments& c, const NltkBl
         return res;
       }
       if (zero[2]) {
-        res.error = "AssertionError: This smoothing method requires non-zero precision for bigrams.";
+        res.error =
+            "AssertionError: This smoothing method requires non-zero precision for bigrams.";
         return res;
       }
       for (int i = 2; i < L; ++i) {
@@ -418,8 +424,8 @@ NltkBleuResult nltk_corpus_bleu_lines(const std::vector<std::string>& hyps,
 }
 
 std::vector<NltkBleuResult> nltk_sentence_bleu_lines(
-    const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs_by_segment,
-    const NltkBleuOptions& opts) {
+    const std::vector<std::string>& hyps,
+    const std::vector<std::vector<std::string>>& refs_by_segment, const NltkBleuOptions& opts) {
   IdSegments all = lines_to_ids(hyps, refs_by_segment);
   std::vector<NltkBleuResult> out;
   out.reserve(all.hyps.size());
@@ -449,8 +455,8 @@ CocoBleuScore coco_bleu_ids(const IdSegments& c) {
   out.per_segment.reserve(c.hyps.size());
   for (size_t i = 0; i < c.hyps.size(); ++i) {
     const auto& h = c.hyps[i];
-    if (c.refs[i].empty()) throw InputError("coco BLEU: segment " + std::to_string(i + 1) +
-                                            " has no reference");
+    if (c.refs[i].empty())
+      throw InputError("coco BLEU: segment " + std::to_string(i + 1) + " has no reference");
     spans.clear();
     for (const auto& r : c.refs[i]) spans.emplace_back(r);
     clip.run(h, spans, n);
@@ -484,7 +490,8 @@ CocoBleuScore coco_bleu_ids(const IdSegments& c) {
     if (ratio < 1)
       for (int k = 0; k < n; ++k) seg[k] *= std::exp(1 - 1 / ratio);
     out.per_segment.push_back(std::move(seg));
-    for (int k = 0; k < n; ++k) st.push_back(static_cast<double>(std::max<int64_t>(0, static_cast<int64_t>(h.size()) - k)));
+    for (int k = 0; k < n; ++k)
+      st.push_back(static_cast<double>(std::max<int64_t>(0, static_cast<int64_t>(h.size()) - k)));
     out.stats.push_back(std::move(st));
   }
   out.bleu.resize(n);
@@ -529,8 +536,8 @@ CocoBleuScore coco_bleu(const std::vector<std::string>& hyps,
 
 // ---- PLATO ----------------------------------------------------------------------------------
 
-PlatoBleuScore plato_bleu(const std::vector<std::string>& hyps, const std::vector<std::string>& refs,
-                          const PlatoBleuOptions& opts) {
+PlatoBleuScore plato_bleu(const std::vector<std::string>& hyps,
+                          const std::vector<std::string>& refs, const PlatoBleuOptions& opts) {
   if (hyps.size() != refs.size())
     throw InputError("PLATO BLEU: " + std::to_string(hyps.size()) + " hypotheses but " +
                      std::to_string(refs.size()) + " references");

@@ -39,7 +39,7 @@ struct MultiBleuScore {
   double score = 0;                // 100 * BLEU (the script prints it with 2 decimals)
   std::vector<double> precisions;  // 100 * p_n, n = 1..4 (printed with 1 decimal)
   double bp = 0;
-  double ratio = 0;                // hyp_len / ref_len
+  double ratio = 0;  // hyp_len / ref_len
   int64_t hyp_len = 0;
   int64_t ref_len = 0;
   // Set where the Perl script does not print a normal score: an empty hypothesis corpus (Perl
@@ -60,10 +60,10 @@ MultiBleuScore multi_bleu(const std::vector<std::string>& hyps,
 // Options of nltk.translate.bleu_score.corpus_bleu / sentence_bleu.
 struct NltkBleuOptions {
   std::vector<double> weights = {0.25, 0.25, 0.25, 0.25};  // one weight per order 1..len
-  int smoothing = 0;        // SmoothingFunction().methodN, N = 0..7
-  double epsilon = 0.1;     // SmoothingFunction(epsilon=0.1)
-  double alpha = 5;         // SmoothingFunction(alpha=5)
-  double k = 5;             // SmoothingFunction(k=5)
+  int smoothing = 0;                                       // SmoothingFunction().methodN, N = 0..7
+  double epsilon = 0.1;                                    // SmoothingFunction(epsilon=0.1)
+  double alpha = 5;                                        // SmoothingFunction(alpha=5)
+  double k = 5;                                            // SmoothingFunction(k=5)
 };
 
 // A score, or the exception NLTK raises (method 6 on inputs without trigram matches or with
@@ -90,8 +90,8 @@ NltkBleuResult nltk_corpus_bleu_lines(const std::vector<std::string>& hyps,
                                       const NltkBleuOptions& opts = {});
 // sentence_bleu of every segment.
 std::vector<NltkBleuResult> nltk_sentence_bleu_lines(
-    const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs_by_segment,
-    const NltkBleuOptions& opts = {});
+    const std::vector<std::string>& hyps,
+    const std::vector<std::vector<std::string>>& refs_by_segment, const NltkBleuOptions& opts = {});
 
 // ---- coco-caption ---------------------------------------------------------------------------
 struct CocoBleuScore {
@@ -124,8 +124,8 @@ struct PlatoBleuOptions {
 };
 // Mean over segments of NLTK sentence_bleu([ref], hyp, method7, weights [1,0,0,0] /
 // [0.5,0.5,0,0]) (numpy average), first reference only; an exception scores 0.
-PlatoBleuScore plato_bleu(const std::vector<std::string>& hyps, const std::vector<std::string>& refs,
-                          const PlatoBleuOptions& opts = {});
+PlatoBleuScore plato_bleu(const std::vector<std::string>& hyps,
+                          const std::vector<std::string>& refs, const PlatoBleuOptions& opts = {});
 
 // Python str.split() of every line (helper for the token-level functions above).
 std::vector<std::vector<std::string>> split_lines_py(const std::vector<std::string>& lines);

@@ -16,10 +16,12 @@ namespace {
 // The resamples, one at a time (the same generator sequence whatever the caller does with them).
 class Resampler {
  public:
-  Resampler(size_t n, const BootstrapOptions& o) : n_(n), o_(o), rng_(o.seed), pick_(0, n ? n - 1 : 0), idx_(n) {
+  Resampler(size_t n, const BootstrapOptions& o)
+      : n_(n), o_(o), rng_(o.seed), pick_(0, n ? n - 1 : 0), idx_(n) {
     if (n == 0) throw InputError("bootstrap: no items to resample");
     if (o.resamples < 1) throw InputError("bootstrap: --bootstrap needs at least 1 resample");
-    if (!(o.confidence > 0 && o.confidence < 1)) throw InputError("bootstrap: confidence must be in (0, 1)");
+    if (!(o.confidence > 0 && o.confidence < 1))
+      throw InputError("bootstrap: confidence must be in (0, 1)");
   }
   // The next resample's indices (valid until the next call).
   const std::vector<size_t>& next() {
@@ -51,11 +53,13 @@ double percentile(std::vector<double> v, double q) {  // numpy 'linear' interpol
 
 std::string BootstrapOptions::signature() const {
   char buf[128];
-  std::snprintf(buf, sizeof buf, "bs:%d|seed:%llu|ci:%g", resamples, static_cast<unsigned long long>(seed), confidence);
+  std::snprintf(buf, sizeof buf, "bs:%d|seed:%llu|ci:%g", resamples,
+                static_cast<unsigned long long>(seed), confidence);
   return buf;
 }
 
-std::vector<BootstrapInterval> bootstrap_ci(size_t n, const ScoreFn& score, const BootstrapOptions& o) {
+std::vector<BootstrapInterval> bootstrap_ci(size_t n, const ScoreFn& score,
+                                            const BootstrapOptions& o) {
   Resampler samples(n, o);
   std::vector<size_t> all(n);
   std::iota(all.begin(), all.end(), 0);
@@ -93,7 +97,8 @@ std::vector<PairedBootstrap> paired_bootstrap(size_t n, const ScoreFn& sys, cons
   std::vector<size_t> all(n);
   std::iota(all.begin(), all.end(), 0);
   auto fs = sys(all), fb = base(all);
-  if (fs.size() != fb.size()) throw std::logic_error("paired_bootstrap: score functions disagree on size");
+  if (fs.size() != fb.size())
+    throw std::logic_error("paired_bootstrap: score functions disagree on size");
   std::vector<std::vector<double>> d(fs.size());
   for (int r = 0; r < o.resamples; ++r) {
     const auto& s = samples.next();
@@ -128,8 +133,9 @@ ScoreFn mean_score_fn(const std::vector<double>& values, double scale) {
   };
 }
 
-ScoreFn sums_score_fn(const ItemStats& stats,
-                      std::function<std::vector<double>(const std::vector<double>&, size_t)> reduce) {
+ScoreFn sums_score_fn(
+    const ItemStats& stats,
+    std::function<std::vector<double>(const std::vector<double>&, size_t)> reduce) {
   return [&stats, reduce](const std::vector<size_t>& idx) {
     size_t k = stats.rows.empty() ? 0 : stats.rows[0].size();
     std::vector<double> sums(k, 0.0);

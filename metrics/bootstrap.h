@@ -48,11 +48,11 @@ namespace unieval::metrics {
 enum class BootstrapDraw { kModulo, kUniformInt };
 
 struct BootstrapOptions {
-  int resamples = 1000;      // number of resamples
-  uint64_t seed = 12345;     // random seed
-  double confidence = 0.95;  // CI coverage
+  int resamples = 1000;                         // number of resamples
+  uint64_t seed = 12345;                        // random seed
+  double confidence = 0.95;                     // CI coverage
   BootstrapDraw draw = BootstrapDraw::kModulo;  // index draw rule (see above)
-  std::string signature() const;  // "bs:1000|seed:12345|ci:0.95"
+  std::string signature() const;                // "bs:1000|seed:12345|ci:0.95"
 };
 
 // Scores the resample `idx` (indices into the items, repetitions allowed); returns the
@@ -60,14 +60,15 @@ struct BootstrapOptions {
 using ScoreFn = std::function<std::vector<double>(const std::vector<size_t>& idx)>;
 
 struct BootstrapInterval {
-  double score = 0;   // on all items
-  double mean = 0;    // of the resampled values
-  double stddev = 0;  // of the resampled values
+  double score = 0;          // on all items
+  double mean = 0;           // of the resampled values
+  double stddev = 0;         // of the resampled values
   double low = 0, high = 0;  // percentile interval
 };
 
 // One interval per value of score(). n_items must be > 0.
-std::vector<BootstrapInterval> bootstrap_ci(size_t n_items, const ScoreFn& score, const BootstrapOptions& opts);
+std::vector<BootstrapInterval> bootstrap_ci(size_t n_items, const ScoreFn& score,
+                                            const BootstrapOptions& opts);
 
 struct PairedBootstrap {
   double system = 0, baseline = 0;  // scores on all items
@@ -75,7 +76,8 @@ struct PairedBootstrap {
   double p_value = 1;
 };
 // Both systems on the same items (same indices), one entry per value of the score functions.
-std::vector<PairedBootstrap> paired_bootstrap(size_t n_items, const ScoreFn& system, const ScoreFn& baseline,
+std::vector<PairedBootstrap> paired_bootstrap(size_t n_items, const ScoreFn& system,
+                                              const ScoreFn& baseline,
                                               const BootstrapOptions& opts);
 
 // Additive metrics: rows[i] holds item i's statistics; reduce(column sums, n) -> values.
@@ -86,7 +88,8 @@ struct ItemStats {
 // mean of `values`, times `scale` (100 for percent scores of 0/1 values), as scale * sum / n.
 ScoreFn mean_score_fn(const std::vector<double>& values, double scale = 1.0);
 
-ScoreFn sums_score_fn(const ItemStats& stats,
-                      std::function<std::vector<double>(const std::vector<double>& sums, size_t n)> reduce);
+ScoreFn sums_score_fn(
+    const ItemStats& stats,
+    std::function<std::vector<double>(const std::vector<double>& sums, size_t n)> reduce);
 
 }  // namespace unieval::metrics

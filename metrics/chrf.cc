@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "metrics/bleu_internal.h"
 #include "core/error.h"
 #include "core/parallel.h"
-#include "metrics/ngram.h"
 #include "core/py_string.h"
 #include "core/utf8.h"
+#include "metrics/bleu_internal.h"
+#include "metrics/ngram.h"
 #include "metrics/text/py_lower.h"
 
 namespace unieval::metrics {
@@ -19,7 +19,8 @@ std::string ChrfOptions::signature(int nrefs) const {
   if (beta != 2) std::snprintf(beta_buf, sizeof beta_buf, "|beta:%g", beta);
   return "nrefs:" + std::to_string(nrefs) + (lowercase ? "|case:lc" : "|case:mixed") +
          (eps_smoothing ? "|eff:no" : "|eff:yes") + "|nc:" + std::to_string(char_order) +
-         "|nw:" + std::to_string(word_order) + (whitespace ? "|space:yes" : "|space:no") + beta_buf + "|version:2.6.0";
+         "|nw:" + std::to_string(word_order) + (whitespace ? "|space:yes" : "|space:no") +
+         beta_buf + "|version:2.6.0";
 }
 
 namespace {
@@ -64,11 +65,13 @@ void char_ids(const std::string& line, const ChrfOptions& o, std::vector<uint32_
   std::string low = o.lowercase ? text::py_lower(line) : std::string();
   std::string_view s = o.lowercase ? std::string_view(low) : std::string_view(line);
   if (o.whitespace) {
-    for (size_t i = 0; i < s.size();) out.push_back(static_cast<uint32_t>(core::next_code_point(s, i)));
+    for (size_t i = 0; i < s.size();)
+      out.push_back(static_cast<uint32_t>(core::next_code_point(s, i)));
     return;
   }
   for (auto tok : core::py_split(s))
-    for (size_t i = 0; i < tok.size();) out.push_back(static_cast<uint32_t>(core::next_code_point(tok, i)));
+    for (size_t i = 0; i < tok.size();)
+      out.push_back(static_cast<uint32_t>(core::next_code_point(tok, i)));
 }
 
 // Python string.punctuation (sacreBLEU CHRF._PUNCTS), ASCII only.
@@ -139,43 +142,44 @@ std::vector<std::vector<double>> segment_stats(const std::vector<std::string>& h
   // Segments are independent: each worker has its own clippers and word vocabulary (ids only
   // need to agree within a segment), so every segment's statistics are the same for any number
   // of workers; corpus_chrf sums them in segment order afterwards.
-  core::parallel_ranges(hyps.size(), core::resolve_threads(o.threads), [&](size_t begin, size_t end) {
-    NgramClipper chars, words;
-    Vocabulary vocab;
-    std::vector<uint32_t> h, hw;
-    std::vector<std::vector<uint32_t>> r, rw;
-    r.resize(refs.size());  // (not the size constructor: GCC 12 warns falsely on it here)
-    rw.resize(refs.size());
-    std::vector<IdSpan> r_spans(refs.size()), rw_spans(refs.size());
-    for (size_t i = begin; i < end; ++i) {
-      char_ids(hyps[i], o, h);
-      for (size_t k = 0; k < refs.size(); ++k) {
-        char_ids(refs[k][i], o, r[k]);
-        r_spans[k] = IdSpan(r[k]);
-      }
-      chars.run(h, r_spans, N);  // one pass over the hypothesis, per-reference matches
-      if (W > 0) {
-        word_ids(hyps[i], o, vocab, hw);
-        for (size_t k = 0; k < refs.size(); ++k) {
-          word_ids(refs[k][i], o, vocab, rw[k]);
-          rw_spans[k] = IdSpan(rw[k]);
+  core::parallel_ranges(
+      hyps.size(), core::resolve_threads(o.threads), [&](size_t begin, size_t end) {
+        NgramClipper chars, words;
+        Vocabulary vocab;
+        std::vector<uint32_t> h, hw;
+        std::vector<std::vector<uint32_t>> r, rw;
+        r.resize(refs.size());  // (not the size constructor: GCC 12 warns falsely on it here)
+        rw.resize(refs.size());
+        std::vector<IdSpan> r_spans(refs.size()), rw_spans(refs.size());
+        for (size_t i = begin; i < end; ++i) {
+          char_ids(hyps[i], o, h);
+          for (size_t k = 0; k < refs.size(); ++k) {
+            char_ids(refs[k][i], o, r[k]);
+            r_spans[k] = IdSpan(r[k]);
+          }
+          chars.run(h, r_spans, N);  // one pass over the hypothesis, per-reference matches
+          if (W > 0) {
+            word_ids(hyps[i], o, vocab, hw);
+            for (size_t k = 0; k < refs.size(); ++k) {
+              word_ids(refs[k][i], o, vocab, rw[k]);
+              rw_spans[k] = IdSpan(rw[k]);
+            }
+            words.run(hw, rw_spans, W);
+          }
+          double best_f = -1.0;
+          std::vector<double> best, st(3 * (N + W));
+          for (size_t k = 0; k < refs.size(); ++k) {
+            pair_stats(chars, k, h.size(), r[k].size(), N, 0, st);
+            if (W > 0) pair_stats(words, k, hw.size(), rw[k].size(), W, N, st);
+            double f = chrf_f_score(st, o);
+            if (f > best_f) {
+              best_f = f;
+              best = st;
+            }
+          }
+          out[i] = best;
         }
-        words.run(hw, rw_spans, W);
-      }
-      double best_f = -1.0;
-      std::vector<double> best, st(3 * (N + W));
-      for (size_t k = 0; k < refs.size(); ++k) {
-        pair_stats(chars, k, h.size(), r[k].size(), N, 0, st);
-        if (W > 0) pair_stats(words, k, hw.size(), rw[k].size(), W, N, st);
-        double f = chrf_f_score(st, o);
-        if (f > best_f) {
-          best_f = f;
-          best = st;
-        }
-      }
-      out[i] = best;
-    }
-  });
+      });
   return out;
 }
 
@@ -206,9 +210,9 @@ std::vector<ChrfScore> sentence_chrf(const std::vector<std::string>& hyps,
   return out;
 }
 
-std::vector<std::vector<double>> chrf_segment_stats(const std::vector<std::string>& hyps,
-                                                   const std::vector<std::vector<std::string>>& refs,
-                                                   const ChrfOptions& opts) {
+std::vector<std::vector<double>> chrf_segment_stats(
+    const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs,
+    const ChrfOptions& opts) {
   return segment_stats(hyps, refs, opts);
 }
 

@@ -41,8 +41,9 @@ struct ChrfOptions {
   double beta = 2;             // recall weight
   bool lowercase = false;      // lowercase first
   bool eps_smoothing = false;  // chrF++.py-style averaging
-  bool whitespace = false;     // keep whitespace in character n-grams (sacreBLEU CHRF(whitespace=True))
-  int threads = 0;             // segments matched in parallel (0 = all cores)
+  bool whitespace =
+      false;        // keep whitespace in character n-grams (sacreBLEU CHRF(whitespace=True))
+  int threads = 0;  // segments matched in parallel (0 = all cores)
   std::string signature(int nrefs) const;
 };
 
@@ -62,9 +63,9 @@ std::vector<ChrfScore> sentence_chrf(const std::vector<std::string>& hyps,
 // Per-segment statistics, [hyp, ref, match] per order of the segment's best reference (what
 // corpus_chrf sums; exposed for bootstrap resampling), and the chrF of summed statistics
 // (CHRF._compute_f_score): chrf_from_stats(sum of segment stats) == corpus_chrf(...).score.
-std::vector<std::vector<double>> chrf_segment_stats(const std::vector<std::string>& hyps,
-                                                   const std::vector<std::vector<std::string>>& refs,
-                                                   const ChrfOptions& opts);
+std::vector<std::vector<double>> chrf_segment_stats(
+    const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs,
+    const ChrfOptions& opts);
 double chrf_from_stats(const std::vector<double>& stats, const ChrfOptions& opts);
 
 }  // namespace unieval::metrics

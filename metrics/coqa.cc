@@ -17,13 +17,19 @@ namespace unieval::metrics {
 namespace {
 
 // CoQAEvaluator.compute_exact / compute_f1 (= SQuAD 2.0).
-double exact(const text::NormalizedAnswer& g, const text::NormalizedAnswer& p) { return g.norm == p.norm ? 1 : 0; }
-double f1(const text::NormalizedAnswer& g, const text::NormalizedAnswer& p) { return squad_token_f1(p.toks, g.toks, true); }
+double exact(const text::NormalizedAnswer& g, const text::NormalizedAnswer& p) {
+  return g.norm == p.norm ? 1 : 0;
+}
+double f1(const text::NormalizedAnswer& g, const text::NormalizedAnswer& p) {
+  return squad_token_f1(p.toks, g.toks, true);
+}
 
 const std::vector<std::pair<std::string, std::string>>& domains() {
   static const std::vector<std::pair<std::string, std::string>> d = {
-      {"mctest", "children_stories"}, {"gutenberg", "literature"}, {"race", "mid-high_school"},
-      {"cnn", "news"}, {"wikipedia", "wikipedia"}, {"reddit", "reddit"}, {"science", "science"}};
+      {"mctest", "children_stories"}, {"gutenberg", "literature"},
+      {"race", "mid-high_school"},    {"cnn", "news"},
+      {"wikipedia", "wikipedia"},     {"reddit", "reddit"},
+      {"science", "science"}};
   return d;
 }
 constexpr size_t kInDomain = 5;  // the first five sources
@@ -80,14 +86,16 @@ CoqaDataset coqa_dataset_of(const core::JsonDocument& doc, const std::string& so
     bool known = false;
     for (const auto& d : domains()) known = known || d.first == src;
     if (!known)
-      story["source"].fail("unknown CoQA source '" + src +
-                           "' (evaluate-v1.0.py knows mctest, gutenberg, race, cnn, wikipedia, reddit, science)");
+      story["source"].fail(
+          "unknown CoQA source '" + src +
+          "' (evaluate-v1.0.py knows mctest, gutenberg, race, cnn, wikipedia, reddit, science)");
     std::string sid(story["id"].as_string("story 'id'"));
     core::JsonValue questions = story["questions"];
     std::vector<core::JsonValue> answer_lists;
     answer_lists.push_back(story["answers"]);
     if (core::JsonValue add = story.find("additional_answers"); add.valid())
-      for (core::JsonValue lst : add.object_items("'additional_answers'")) answer_lists.push_back(lst);
+      for (core::JsonValue lst : add.object_items("'additional_answers'"))
+        answer_lists.push_back(lst);
     std::vector<std::vector<core::JsonValue>> lists;
     for (auto& l : answer_lists) {
       std::vector<core::JsonValue> v;
@@ -98,7 +106,8 @@ CoqaDataset coqa_dataset_of(const core::JsonDocument& doc, const std::string& so
     for (core::JsonValue q : questions.array_items("'questions'")) {
       long qid = static_cast<long>(q["turn_id"].as_double("'turn_id'"));
       if (i + 1 != qid)
-        ds.warnings.push_back("Turn id should match index " + std::to_string(i + 1) + ": " + std::to_string(qid));
+        ds.warnings.push_back("Turn id should match index " + std::to_string(i + 1) + ": " +
+                              std::to_string(qid));
       CoqaTurn t;
       t.story_id = sid;
       t.turn_id = qid;
@@ -132,7 +141,8 @@ CoqaDataset coqa_dataset_of(const core::JsonDocument& doc, const std::string& so
 CoqaPredictions coqa_predictions_of(const core::JsonDocument& doc, const std::string& source) {
   CoqaPredictions p;
   p.source = source;
-  for (core::JsonValue pred : doc.root().array_items("a CoQA prediction file (a list of {id, turn_id, answer})")) {
+  for (core::JsonValue pred :
+       doc.root().array_items("a CoQA prediction file (a list of {id, turn_id, answer})")) {
     std::string id(pred["id"].as_string("'id'"));
     long tid = static_cast<long>(pred["turn_id"].as_double("'turn_id'"));
     p.answers[{id, tid}] = std::string(pred["answer"].as_string("'answer'"));
@@ -145,7 +155,9 @@ CoqaPredictions coqa_predictions_of(const core::JsonDocument& doc, const std::st
 CoqaDataset parse_coqa_dataset(std::string text, const std::string& source) {
   return coqa_dataset_of(core::JsonDocument::parse(std::move(text), source), source);
 }
-CoqaDataset load_coqa_dataset(const std::string& path) { return coqa_dataset_of(core::JsonDocument::parse_file(path), path); }
+CoqaDataset load_coqa_dataset(const std::string& path) {
+  return coqa_dataset_of(core::JsonDocument::parse_file(path), path);
+}
 
 CoqaPredictions parse_coqa_predictions(std::string text, const std::string& source) {
   return coqa_predictions_of(core::JsonDocument::parse(std::move(text), source), source);
@@ -219,8 +231,8 @@ std::string CoqaResult::table() const {
   std::snprintf(buf, sizeof buf, "%-18s %6s %6s %7s\n", "domain", "em", "f1", "turns");
   out += buf;
   for (const auto& row : rows) {
-    std::snprintf(buf, sizeof buf, "%-18s %6.1f %6.1f %7ld\n", row.name.c_str(), python_round1(row.em),
-                  python_round1(row.f1), row.turns);
+    std::snprintf(buf, sizeof buf, "%-18s %6.1f %6.1f %7ld\n", row.name.c_str(),
+                  python_round1(row.em), python_round1(row.f1), row.turns);
     out += buf;
   }
   return out;

@@ -24,12 +24,11 @@
 // Prediction file: the official format, a JSON list of {"id": story id, "turn_id": n,
 // "answer": text}.
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace unieval::metrics {
 
@@ -42,12 +41,12 @@ CoqaTurnScore coqa_turn_score(const std::vector<std::string>& gold_answers, std:
 struct CoqaTurn {
   std::string story_id;
   long turn_id = 0;
-  std::string source;                // story['source']
-  std::vector<std::string> golds;    // main answer then additional_answers, in file order
+  std::string source;              // story['source']
+  std::vector<std::string> golds;  // main answer then additional_answers, in file order
 };
 struct CoqaDataset {
-  std::vector<CoqaTurn> turns;       // gold_data order (story, turn); duplicates collapsed
-  std::vector<std::string> warnings; // the official script's turn-id mismatch messages
+  std::vector<CoqaTurn> turns;        // gold_data order (story, turn); duplicates collapsed
+  std::vector<std::string> warnings;  // the official script's turn-id mismatch messages
   std::string source;
 };
 struct CoqaPredictions {
@@ -61,15 +60,15 @@ CoqaPredictions load_coqa_predictions(const std::string& path);
 CoqaPredictions parse_coqa_predictions(std::string text, const std::string& source);
 
 struct CoqaRow {
-  std::string name;  // children_stories ... in_domain, out_domain, overall
+  std::string name;       // children_stories ... in_domain, out_domain, overall
   double em = 0, f1 = 0;  // percent, full precision
   long turns = 0;
 };
 
 struct CoqaResult {
-  std::vector<CoqaRow> rows;          // the official table order
+  std::vector<CoqaRow> rows;             // the official table order
   std::vector<double> item_em, item_f1;  // per gold turn (0 for a missing prediction), [0,1]
-  std::vector<std::string> missing;   // "story|turn" without a prediction
+  std::vector<std::string> missing;      // "story|turn" without a prediction
   std::string signature;
   // {"children_stories": {"em", "f1", "turns"}, ...}; rounded=true applies the official
   // round(x, 1).

@@ -1,6 +1,5 @@
 // Follows DSTC7 (no code licence; behaviour only, no code taken) and PLATO (Apache-2.0) behaviour;
 // no code copied; see THIRD_PARTY_NOTICES.md.
-#include "core/numpy_sum.h"
 #include "metrics/distinct.h"
 
 #include <algorithm>
@@ -8,10 +7,11 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/numpy_sum.h"
+#include "core/py_string.h"
 #include "metrics/ngram_ids.h"
 #include "metrics/text/dstc7_clean.h"
 #include "metrics/text/squad_normalize.h"
-#include "core/py_string.h"
 
 namespace unieval::metrics {
 
@@ -23,15 +23,19 @@ double numpy_mean(const std::vector<double>& v) {
 DistinctFlavour parse_distinct_flavour(const std::string& name) {
   if (name == "dstc7") return DistinctFlavour::kDstc7;
   if (name == "plato") return DistinctFlavour::kPlato;
-  if (name == "ernie-gen" || name == "ernie_gen" || name == "erniegen") return DistinctFlavour::kErnieGen;
+  if (name == "ernie-gen" || name == "ernie_gen" || name == "erniegen")
+    return DistinctFlavour::kErnieGen;
   throw InputError("unknown distinct flavour '" + name + "' (dstc7, plato, ernie-gen)");
 }
 
 const char* distinct_flavour_name(DistinctFlavour f) {
   switch (f) {
-    case DistinctFlavour::kDstc7: return "dstc7";
-    case DistinctFlavour::kPlato: return "plato";
-    case DistinctFlavour::kErnieGen: return "ernie-gen";
+    case DistinctFlavour::kDstc7:
+      return "dstc7";
+    case DistinctFlavour::kPlato:
+      return "plato";
+    case DistinctFlavour::kErnieGen:
+      return "ernie-gen";
   }
   return "?";
 }
@@ -94,16 +98,23 @@ std::string DistinctOptions::signature() const {
   s += dstc7_clean ? "dstc7-clean_str+" : "";
   s += flavour == DistinctFlavour::kErnieGen ? "strip-split-space" : "split";
   switch (flavour) {
-    case DistinctFlavour::kDstc7: s += "|official:DSTC7-metrics.py@e2b50e5"; break;
-    case DistinctFlavour::kPlato: s += "|official:PLATO-metrics.py-distinct"; break;
-    case DistinctFlavour::kErnieGen: s += "|official:ERNIE-GEN-persona_chat-eval.py"; break;
+    case DistinctFlavour::kDstc7:
+      s += "|official:DSTC7-metrics.py@e2b50e5";
+      break;
+    case DistinctFlavour::kPlato:
+      s += "|official:PLATO-metrics.py-distinct";
+      break;
+    case DistinctFlavour::kErnieGen:
+      s += "|official:ERNIE-GEN-persona_chat-eval.py";
+      break;
   }
   return s;
 }
 
 namespace internal {
 
-NgramLevels levels_of_lines(const std::vector<std::string>& lines, DistinctFlavour flavour, bool dstc7_clean) {
+NgramLevels levels_of_lines(const std::vector<std::string>& lines, DistinctFlavour flavour,
+                            bool dstc7_clean) {
   std::vector<std::string> cleaned;
   if (dstc7_clean) {
     cleaned.reserve(lines.size());
@@ -115,7 +126,8 @@ NgramLevels levels_of_lines(const std::vector<std::string>& lines, DistinctFlavo
   TokenInterner interner(TokenInterner::kViews);
   core::HugeVector<uint32_t> ids;
   std::vector<uint32_t> starts;
-  ids.reserve(bytes / 2 + text.size());  // split(): at most one token per two bytes of a line, rounded up
+  ids.reserve(bytes / 2 +
+              text.size());  // split(): at most one token per two bytes of a line, rounded up
   starts.reserve(text.size() + 1);
   starts.push_back(0);
   for (const auto& l : text) {
@@ -173,7 +185,8 @@ DistinctResult distinct_levels(internal::NgramLevels lv, const DistinctOptions& 
             ++uniq;
           }
         }
-        intra[n].push_back((static_cast<double>(uniq) + 1e-12) / (static_cast<double>(count) + 1e-5));
+        intra[n].push_back((static_cast<double>(uniq) + 1e-12) /
+                           (static_cast<double>(count) + 1e-5));
       }
       total += static_cast<double>(count);  // integer-valued: the same sum in any grouping
     }
@@ -183,13 +196,16 @@ DistinctResult distinct_levels(internal::NgramLevels lv, const DistinctOptions& 
   if (opts.flavour == DistinctFlavour::kDstc7) {
     // calc_diversity: types[n][ngram] = 1; tokens[n] += 1 (float count).
     for (int n : opts.orders) {
-      if (tokens[n] == 0) r.div.push_back(std::nullopt);  // ZeroDivisionError in the official code
-      else r.div.push_back(types[n] / tokens[n]);
+      if (tokens[n] == 0)
+        r.div.push_back(std::nullopt);  // ZeroDivisionError in the official code
+      else
+        r.div.push_back(types[n] / tokens[n]);
     }
     // calc_len: np.mean of token counts.
     std::vector<double> lens;
     lens.reserve(segs);
-    for (size_t s = 0; s < segs; ++s) lens.push_back(static_cast<double>(starts[s + 1] - starts[s]));
+    for (size_t s = 0; s < segs; ++s)
+      lens.push_back(static_cast<double>(starts[s + 1] - starts[s]));
     if (!lens.empty()) r.avg_len = numpy_mean(lens);
     return r;
   }
@@ -203,7 +219,8 @@ DistinctResult distinct_levels(internal::NgramLevels lv, const DistinctOptions& 
 
 }  // namespace
 
-DistinctResult distinct_tokens(const std::vector<std::vector<std::string>>& segs, const DistinctOptions& opts) {
+DistinctResult distinct_tokens(const std::vector<std::vector<std::string>>& segs,
+                               const DistinctOptions& opts) {
   return distinct_levels(internal::levels_of_segments(segs), opts);
 }
 
@@ -214,15 +231,19 @@ DistinctResult distinct(const std::vector<std::string>& lines, const DistinctOpt
 nlohmann::ordered_json DistinctResult::to_json() const {
   nlohmann::ordered_json j;
   auto put = [&](const std::string& k, std::optional<double> v) {
-    if (v && std::isfinite(*v)) j[k] = *v;
-    else j[k] = nullptr;
+    if (v && std::isfinite(*v))
+      j[k] = *v;
+    else
+      j[k] = nullptr;
   };
   if (flavour == DistinctFlavour::kDstc7) {
     for (size_t i = 0; i < orders.size(); ++i) put("div_" + std::to_string(orders[i]), div[i]);
     put("avg_len", avg_len);
   } else {
-    for (size_t i = 0; i < orders.size(); ++i) put("intra_dist_" + std::to_string(orders[i]), intra[i]);
-    for (size_t i = 0; i < orders.size(); ++i) put("inter_dist_" + std::to_string(orders[i]), inter[i]);
+    for (size_t i = 0; i < orders.size(); ++i)
+      put("intra_dist_" + std::to_string(orders[i]), intra[i]);
+    for (size_t i = 0; i < orders.size(); ++i)
+      put("inter_dist_" + std::to_string(orders[i]), inter[i]);
   }
   return j;
 }

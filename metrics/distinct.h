@@ -4,11 +4,13 @@
 // Distinct-n (lexical diversity) in the flavours our target papers used, each identical to its
 // official script:
 //
-//   | flavour   | official code                                   | tokens                     | fields                    |
-//   | dstc7     | DSTC7 evaluation/src/metrics.py calc_diversity   | line.strip('\n').split()   | div_1, div_2, avg_len     |
-//   |           | + calc_len (UniLM Table 10)                      | (opt. DSTC7 clean_str)     |                           |
-//   | plato     | PLATO metrics.py distinct()                      | line.split()               | intra_dist_n, inter_dist_n |
-//   | ernie-gen | ERNIE-GEN persona_chat/eval.py (= PLATO distinct) | line.strip().split(" ")    | intra_dist_n, inter_dist_n |
+//   | flavour   | official code                                   | tokens                     |
+//   fields                    | | dstc7     | DSTC7 evaluation/src/metrics.py calc_diversity   |
+//   line.strip('\n').split()   | div_1, div_2, avg_len     | |           | + calc_len (UniLM Table
+//   10)                      | (opt. DSTC7 clean_str)     |                           | | plato |
+//   PLATO metrics.py distinct()                      | line.split()               | intra_dist_n,
+//   inter_dist_n | | ernie-gen | ERNIE-GEN persona_chat/eval.py (= PLATO distinct) |
+//   line.strip().split(" ")    | intra_dist_n, inter_dist_n |
 //
 //   * dstc7: div_n = |distinct n-grams over the corpus| / |n-gram occurrences| (corpus level);
 //     avg_len = mean token count. No n-gram at all: the official script raises
@@ -27,12 +29,11 @@
 //   | flavour     | kDstc7  | which official script                                     |
 //   | orders      | {1, 2}  | n-gram orders reported                                    |
 //   | dstc7_clean | false   | run DSTC7 clean_str on each line first (dstc.py --clean)  |
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace unieval::metrics {
 
@@ -78,7 +79,8 @@ double numpy_mean(const std::vector<double>& v);
 namespace internal {
 class NgramLevels;  // metrics/ngram_ids.h
 // The token ids of each line under the flavour's tokenisation (entropy shares it).
-NgramLevels levels_of_lines(const std::vector<std::string>& lines, DistinctFlavour flavour, bool dstc7_clean);
+NgramLevels levels_of_lines(const std::vector<std::string>& lines, DistinctFlavour flavour,
+                            bool dstc7_clean);
 }  // namespace internal
 
 }  // namespace unieval::metrics

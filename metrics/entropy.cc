@@ -66,12 +66,14 @@ EntropyResult entropy_levels(internal::NgramLevels lv, const EntropyOptions& opt
 
 }  // namespace
 
-EntropyResult entropy_tokens(const std::vector<std::vector<std::string>>& segs, const EntropyOptions& opts) {
+EntropyResult entropy_tokens(const std::vector<std::vector<std::string>>& segs,
+                             const EntropyOptions& opts) {
   return entropy_levels(internal::levels_of_segments(segs), opts);
 }
 
 EntropyResult entropy(const std::vector<std::string>& lines, const EntropyOptions& opts) {
-  return entropy_levels(internal::levels_of_lines(lines, DistinctFlavour::kDstc7, opts.dstc7_clean), opts);
+  return entropy_levels(internal::levels_of_lines(lines, DistinctFlavour::kDstc7, opts.dstc7_clean),
+                        opts);
 }
 
 nlohmann::ordered_json EntropyResult::to_json() const {

@@ -10,16 +10,16 @@
 // clean_str), natural log (nats), summed in first-seen n-gram order as the official dict
 // iteration. No n-gram of an order: H_n = 0.0 (the official sum over nothing).
 //
-//   auto r = unieval::metrics::entropy(lines, {});   r.to_json() -> {"entropy_1": ..., "entropy_4": ...}
+//   auto r = unieval::metrics::entropy(lines, {});   r.to_json() -> {"entropy_1": ..., "entropy_4":
+//   ...}
 //
 // Options (EntropyOptions):
 //   | field       | default      | meaning                                        |
 //   | orders      | {1, 2, 3, 4} | n-gram orders reported (entropy_N)             |
 //   | dstc7_clean | false        | DSTC7 clean_str on each line first (--clean)   |
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace unieval::metrics {
 

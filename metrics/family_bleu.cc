@@ -6,13 +6,13 @@
 #include <cstdio>
 #include <memory>
 
-#include "metrics/protocol.h"
+#include "core/error.h"
+#include "core/io.h"
 #include "metrics/bleu.h"
 #include "metrics/bleu_compat.h"
 #include "metrics/chrf.h"
-#include "core/error.h"
-#include "core/io.h"
 #include "metrics/nist.h"
+#include "metrics/protocol.h"
 #include "metrics/ter.h"
 
 namespace unieval::metrics {
@@ -25,8 +25,7 @@ using nlohmann::ordered_json;
 
 // Integral counts print as integers (as sacreBLEU's Python ints), others as doubles.
 ordered_json number(double v) {
-  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15)
-    return static_cast<int64_t>(v);
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 9e15) return static_cast<int64_t>(v);
   return v;
 }
 
@@ -65,8 +64,9 @@ std::vector<std::string> baseline_hyps(const ScoreContext& sc, size_t n) {
   std::string path = sc.values.str("paired-bootstrap");
   std::vector<std::string> base = core::read_lines(path);
   if (base.size() != n)
-    throw InputError(path, 0, "has " + std::to_string(base.size()) + " lines but the system output has " +
-                                  std::to_string(n));
+    throw InputError(path, 0,
+                     "has " + std::to_string(base.size()) + " lines but the system output has " +
+                         std::to_string(n));
   return base;
 }
 
@@ -83,26 +83,30 @@ std::vector<std::vector<std::vector<std::string>>> split_refs(
 // --confidence and --paired-bs): resamples of the segments, the corpus score recomputed from
 // their summed statistics (metrics/bootstrap.h).
 O with_bootstrap(O o) {
-  for (auto& b : bootstrap_option_specs("Baseline system output (one segment per line, same references): "
-                                        "paired bootstrap p-value of --hyp against it (sacreBLEU --paired-bs)."))
+  for (auto& b : bootstrap_option_specs(
+           "Baseline system output (one segment per line, same references): "
+           "paired bootstrap p-value of --hyp against it (sacreBLEU --paired-bs)."))
     o.push_back(b);
   return o;
 }
 
 O bleu_options() {
-  return with_bootstrap({string_option("tokenize", "13a", "sacreBLEU tokenizer: 13a, intl, none, char, zh.", "tok"),
-          string_option("smooth", "exp", "Smoothing: exp, floor, add-k, none.", "smooth"),
-          double_option("smooth-value", std::nullopt, "Value for floor (default 0.1) or add-k (default 1).",
-                        "smooth"),
-          flag_option("lowercase", "Lowercase (Python str.lower) before tokenising.", "case"),
-          int_option("max-order", 4, "Maximum n-gram order."),
-          flag_option("effective-order",
-                      "Effective order (implied by --sentence-level, as sacreBLEU's sentence_bleu).", "eff"),
-          string_option("ref-missing-marker", std::nullopt,
-                        "A reference line equal to this text is absent for its segment (sacreBLEU None); "
-                        "otherwise an empty line is a real 0-length reference."),
-          flag_option("sentence-level", "One JSON object (or line) per segment."),
-          threads_option(0, "segments are tokenised and counted on several threads")});
+  return with_bootstrap(
+      {string_option("tokenize", "13a", "sacreBLEU tokenizer: 13a, intl, none, char, zh.", "tok"),
+       string_option("smooth", "exp", "Smoothing: exp, floor, add-k, none.", "smooth"),
+       double_option("smooth-value", std::nullopt,
+                     "Value for floor (default 0.1) or add-k (default 1).", "smooth"),
+       flag_option("lowercase", "Lowercase (Python str.lower) before tokenising.", "case"),
+       int_option("max-order", 4, "Maximum n-gram order."),
+       flag_option("effective-order",
+                   "Effective order (implied by --sentence-level, as sacreBLEU's sentence_bleu).",
+                   "eff"),
+       string_option(
+           "ref-missing-marker", std::nullopt,
+           "A reference line equal to this text is absent for its segment (sacreBLEU None); "
+           "otherwise an empty line is a real 0-length reference."),
+       flag_option("sentence-level", "One JSON object (or line) per segment."),
+       threads_option(0, "segments are tokenised and counted on several threads")});
 }
 
 ordered_json bleu_json(const m::BleuScore& s, bool signature) {
@@ -132,11 +136,15 @@ void run_bleu(ScoreContext& sc) {
   o.threads = ov.integer("threads");
   const core::Corpus& c = sc.corpus();
   if (ov.flag("sentence-level")) {
-    if (resampling_asked(ov)) throw InputError("--bootstrap / --paired-bootstrap resample a corpus score: not with --sentence-level");
+    if (resampling_asked(ov))
+      throw InputError(
+          "--bootstrap / --paired-bootstrap resample a corpus score: not with --sentence-level");
     o.effective_order = true;
     for (const auto& s : m::sentence_bleu(c.hyps, c.refs, o)) {
-      if (sc.json()) sc.emit_json(bleu_json(s, false));
-      else sc.print(s.format() + "\n");
+      if (sc.json())
+        sc.emit_json(bleu_json(s, false));
+      else
+        sc.print(s.format() + "\n");
     }
     return;
   }
@@ -193,16 +201,19 @@ void run_bleu(ScoreContext& sc) {
 // ---- chrf -----------------------------------------------------------------------------------
 
 O chrf_options() {
-  return with_bootstrap({int_option("max-order", 6, "Character n-gram order (sacreBLEU -cc).", "nc"),
-          int_option("word-order", std::nullopt,
-                     "Word n-gram order (sacreBLEU --chrf-word-order): 0 for chrF (the default of "
-                     "--metric chrf), 2 for chrF++ (the default of --metric chrf++).", "nw"),
-          double_option("beta", 2.0, "Recall weight beta.", "beta"),
-          flag_option("lowercase", "Lowercase (Python str.lower) first.", "case"),
-          flag_option("eps-smoothing", "chrF++.py-style averaging of per-order F-scores.", "eff"),
-          flag_option("whitespace", "Keep whitespace in character n-grams (sacreBLEU --chrf-whitespace).", "space"),
-          flag_option("sentence-level", "One score per segment."),
-          threads_option(0, "segments are split into n-grams and matched on several threads")});
+  return with_bootstrap(
+      {int_option("max-order", 6, "Character n-gram order (sacreBLEU -cc).", "nc"),
+       int_option("word-order", std::nullopt,
+                  "Word n-gram order (sacreBLEU --chrf-word-order): 0 for chrF (the default of "
+                  "--metric chrf), 2 for chrF++ (the default of --metric chrf++).",
+                  "nw"),
+       double_option("beta", 2.0, "Recall weight beta.", "beta"),
+       flag_option("lowercase", "Lowercase (Python str.lower) first.", "case"),
+       flag_option("eps-smoothing", "chrF++.py-style averaging of per-order F-scores.", "eff"),
+       flag_option("whitespace",
+                   "Keep whitespace in character n-grams (sacreBLEU --chrf-whitespace).", "space"),
+       flag_option("sentence-level", "One score per segment."),
+       threads_option(0, "segments are split into n-grams and matched on several threads")});
 }
 
 void run_chrf_with(ScoreContext& sc, int default_word_order) {
@@ -220,10 +231,14 @@ void run_chrf_with(ScoreContext& sc, int default_word_order) {
   const std::string name = "chrF" + f("%g", o.beta) + std::string(o.word_order, '+');
   const core::Corpus& c = sc.corpus();
   if (ov.flag("sentence-level")) {
-    if (resampling_asked(ov)) throw InputError("--bootstrap / --paired-bootstrap resample a corpus score: not with --sentence-level");
+    if (resampling_asked(ov))
+      throw InputError(
+          "--bootstrap / --paired-bootstrap resample a corpus score: not with --sentence-level");
     for (const auto& s : m::sentence_chrf(c.hyps, c.refs, o)) {
-      if (sc.json()) sc.emit_json(ordered_json{{"score", s.score}});
-      else sc.print(name + " = " + f("%.2f", s.score) + "\n");
+      if (sc.json())
+        sc.emit_json(ordered_json{{"score", s.score}});
+      else
+        sc.print(name + " = " + f("%.2f", s.score) + "\n");
     }
     return;
   }
@@ -232,9 +247,12 @@ void run_chrf_with(ScoreContext& sc, int default_word_order) {
   if ((resampling_asked(ov) || sc.resampling_wanted()) && !c.hyps.empty()) {
     const size_t n = c.hyps.size();
     auto rows_of = [&](const std::vector<std::string>& hyps) {
-      return std::make_shared<const std::vector<std::vector<double>>>(m::chrf_segment_stats(hyps, c.refs, o));
+      return std::make_shared<const std::vector<std::vector<double>>>(
+          m::chrf_segment_stats(hyps, c.refs, o));
     };
-    auto score = [o](const std::vector<double>& sums) { return std::vector<double>{m::chrf_from_stats(sums, o)}; };
+    auto score = [o](const std::vector<double>& sums) {
+      return std::vector<double>{m::chrf_from_stats(sums, o)};
+    };
     ScoreFn sys = sums_fn(rows_of(c.hyps), score);
     if (sc.resampling_wanted()) sc.set_resampling(n, {"score"}, sys);
     if (resampling_asked(ov)) {
@@ -261,15 +279,21 @@ void run_chrf_pp(ScoreContext& sc) { run_chrf_with(sc, 2); }
 
 O ter_options() {
   return with_bootstrap(
-      {flag_option("normalized", "Tercom normalisation: XML entities, joined lines, punctuation split off; "
-                                 "with --asian-support CJK characters one by one (sacreBLEU --ter-normalized).",
+      {flag_option("normalized",
+                   "Tercom normalisation: XML entities, joined lines, punctuation split off; "
+                   "with --asian-support CJK characters one by one (sacreBLEU --ter-normalized).",
                    "norm"),
-       flag_option("no-punct", "Remove punctuation . , ? : ; ! \" ( ); with --asian-support CJK and full-width "
-                               "punctuation too (sacreBLEU --ter-no-punct).", "punct"),
-       flag_option("asian-support", "CJK handling in --normalized and --no-punct (sacreBLEU --ter-asian-support).",
+       flag_option("no-punct",
+                   "Remove punctuation . , ? : ; ! \" ( ); with --asian-support CJK and full-width "
+                   "punctuation too (sacreBLEU --ter-no-punct).",
+                   "punct"),
+       flag_option("asian-support",
+                   "CJK handling in --normalized and --no-punct (sacreBLEU --ter-asian-support).",
                    "asian"),
-       flag_option("case-sensitive", "Keep case; the default lowercases (Python str.lower) "
-                                     "(sacreBLEU --ter-case-sensitive).", "case"),
+       flag_option("case-sensitive",
+                   "Keep case; the default lowercases (Python str.lower) "
+                   "(sacreBLEU --ter-case-sensitive).",
+                   "case"),
        flag_option("sentence-level", "One score per segment."),
        threads_option(0, "segments are aligned on several threads")});
 }
@@ -284,15 +308,20 @@ void run_ter(ScoreContext& sc) {
   o.threads = ov.integer("threads");
   const core::Corpus& c = sc.corpus();
   if (ov.flag("sentence-level")) {
-    if (resampling_asked(ov)) throw InputError("--bootstrap / --paired-bootstrap resample a corpus score: not with --sentence-level");
+    if (resampling_asked(ov))
+      throw InputError(
+          "--bootstrap / --paired-bootstrap resample a corpus score: not with --sentence-level");
     for (const auto& s : m::sentence_ter(c.hyps, c.refs, o)) {
-      if (sc.json()) sc.emit_json(ordered_json{{"score", s.score}, {"num_edits", number(s.num_edits)},
-                                               {"ref_length", s.ref_length}});
-      else sc.print("TER = " + f("%.2f", s.score) + "\n");
+      if (sc.json())
+        sc.emit_json(ordered_json{
+            {"score", s.score}, {"num_edits", number(s.num_edits)}, {"ref_length", s.ref_length}});
+      else
+        sc.print("TER = " + f("%.2f", s.score) + "\n");
     }
     return;
   }
-  auto rows = std::make_shared<const std::vector<std::vector<double>>>(m::ter_segment_stats(c.hyps, c.refs, o));
+  auto rows = std::make_shared<const std::vector<std::vector<double>>>(
+      m::ter_segment_stats(c.hyps, c.refs, o));
   m::TerScore s;
   for (const auto& r : *rows) {  // summed in segment order (corpus_ter)
     s.num_edits += r[0];
@@ -300,11 +329,15 @@ void run_ter(ScoreContext& sc) {
   }
   s.score = m::ter_from_stats({s.num_edits, s.ref_length});
   s.signature = o.signature(static_cast<int>(c.refs.size()));
-  ordered_json j{{"score", s.score}, {"num_edits", number(s.num_edits)}, {"ref_length", s.ref_length},
+  ordered_json j{{"score", s.score},
+                 {"num_edits", number(s.num_edits)},
+                 {"ref_length", s.ref_length},
                  {"signature", s.signature}};
   if ((resampling_asked(ov) || sc.resampling_wanted()) && !c.hyps.empty()) {
     const size_t n = c.hyps.size();
-    auto score = [](const std::vector<double>& sums) { return std::vector<double>{m::ter_from_stats(sums)}; };
+    auto score = [](const std::vector<double>& sums) {
+      return std::vector<double>{m::ter_from_stats(sums)};
+    };
     ScoreFn sys = sums_fn(rows, score);
     if (sc.resampling_wanted()) sc.set_resampling(n, {"score"}, sys);
     if (resampling_asked(ov)) {
@@ -356,11 +389,12 @@ void run_multi(ScoreContext& sc) {
 // ---- bleu-nltk ------------------------------------------------------------------------------
 
 O nltk_options() {
-  return {string_option("weights", std::nullopt,
-                        "Comma-separated weights, e.g. 0.5,0.5 (default: uniform over --max-order)."),
-          int_option("max-order", 4, "Orders when --weights is not given."),
-          int_option("smoothing", 0, "SmoothingFunction().methodN, N = 0..7."),
-          flag_option("sentence-level", "sentence_bleu per segment (one JSON per line).")};
+  return {
+      string_option("weights", std::nullopt,
+                    "Comma-separated weights, e.g. 0.5,0.5 (default: uniform over --max-order)."),
+      int_option("max-order", 4, "Orders when --weights is not given."),
+      int_option("smoothing", 0, "SmoothingFunction().methodN, N = 0..7."),
+      flag_option("sentence-level", "sentence_bleu per segment (one JSON per line).")};
 }
 
 void run_nltk(ScoreContext& sc) {
@@ -388,23 +422,29 @@ void run_nltk(ScoreContext& sc) {
     std::vector<double> scores;
     for (const auto& r : m::nltk_sentence_bleu_lines(c.hyps, refs, o)) scores.push_back(check(r));
     for (double s : scores) {
-      if (sc.json()) sc.emit_json(ordered_json{{"score", s}});
-      else sc.print("BLEU = " + f("%.17g", s) + "\n");
+      if (sc.json())
+        sc.emit_json(ordered_json{{"score", s}});
+      else
+        sc.print("BLEU = " + f("%.17g", s) + "\n");
     }
     return;
   }
   double s = check(m::nltk_corpus_bleu_lines(c.hyps, refs, o));
-  if (sc.json()) sc.emit_json(ordered_json{{"score", s}});
-  else sc.print("BLEU (NLTK corpus_bleu, method" + std::to_string(o.smoothing) + ") = " + f("%.17g", s) + "\n");
+  if (sc.json())
+    sc.emit_json(ordered_json{{"score", s}});
+  else
+    sc.print("BLEU (NLTK corpus_bleu, method" + std::to_string(o.smoothing) +
+             ") = " + f("%.17g", s) + "\n");
   return;
 }
 
 // ---- bleu-plato -----------------------------------------------------------------------------
 
 O plato_options() {
-  return {flag_option("single-space-split",
-                      "Tokens = line.strip().split(\" \") as ERNIE-GEN's persona_chat/eval.py reads "
-                      "files (default: str.split(), as the golden vectors and PLATO's metrics.py).")};
+  return {
+      flag_option("single-space-split",
+                  "Tokens = line.strip().split(\" \") as ERNIE-GEN's persona_chat/eval.py reads "
+                  "files (default: str.split(), as the golden vectors and PLATO's metrics.py).")};
 }
 
 void run_plato(ScoreContext& sc) {
@@ -414,8 +454,10 @@ void run_plato(ScoreContext& sc) {
   const core::Corpus& c = sc.corpus();
   if (c.refs.size() > 1) sc.warn("bleu-plato uses the first --ref only (as PLATO/ERNIE-GEN do)");
   m::PlatoBleuScore s = m::plato_bleu(c.hyps, c.refs[0], o);
-  if (sc.json()) sc.emit_json(ordered_json{{"bleu_1", s.bleu_1}, {"bleu_2", s.bleu_2}});
-  else sc.print("BLEU-1 = " + f("%.4f", s.bleu_1) + "  BLEU-2 = " + f("%.4f", s.bleu_2) + "\n");
+  if (sc.json())
+    sc.emit_json(ordered_json{{"bleu_1", s.bleu_1}, {"bleu_2", s.bleu_2}});
+  else
+    sc.print("BLEU-1 = " + f("%.4f", s.bleu_1) + "  BLEU-2 = " + f("%.4f", s.bleu_2) + "\n");
   return;
 }
 
@@ -442,15 +484,19 @@ void run_coco(ScoreContext& sc) {
   }
   if (sc.resampling_wanted() && !s.stats.empty()) {
     const size_t n = s.stats.size();
-    sc.set_resampling(n, {"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"},
-                      sums_fn(std::make_shared<const std::vector<std::vector<double>>>(std::move(s.stats)),
-                              m::coco_bleu_from_stats));
+    sc.set_resampling(
+        n, {"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"},
+        sums_fn(std::make_shared<const std::vector<std::vector<double>>>(std::move(s.stats)),
+                m::coco_bleu_from_stats));
   }
-  if (sc.segments_wanted()) sc.set_segments({"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"}, s.per_segment);
+  if (sc.segments_wanted())
+    sc.set_segments({"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"}, s.per_segment);
   if (ov.flag("sentence-level")) {
     for (const auto& seg : s.per_segment) {
-      if (sc.json()) sc.emit_json(coco_json(seg));
-      else sc.print("Bleu_4 = " + f("%.5f", seg[3]) + "\n");
+      if (sc.json())
+        sc.emit_json(coco_json(seg));
+      else
+        sc.print("Bleu_4 = " + f("%.5f", seg[3]) + "\n");
     }
     return;
   }
@@ -466,20 +512,27 @@ void run_coco(ScoreContext& sc) {
 // ---- nist -----------------------------------------------------------------------------------
 
 O nist_options() {
-  return {string_option("nist-version", "14c", "mteval version: 14c (keeps http(s):// tokens whole; DSTC7) or 13a."),
-          flag_option("case-sensitive", "mteval -c: do not lowercase."),
-          flag_option("international-tokenization", "mteval-v14c --international-tokenization (Unicode rules)."),
-          flag_option("no-dstc7-writer",
-                      "Do not apply DSTC7's XML writer substitutions ('&','<' -> ' ', empty -> __empty__).")};
+  return {
+      string_option("nist-version", "14c",
+                    "mteval version: 14c (keeps http(s):// tokens whole; DSTC7) or 13a."),
+      flag_option("case-sensitive", "mteval -c: do not lowercase."),
+      flag_option("international-tokenization",
+                  "mteval-v14c --international-tokenization (Unicode rules)."),
+      flag_option(
+          "no-dstc7-writer",
+          "Do not apply DSTC7's XML writer substitutions ('&','<' -> ' ', empty -> __empty__).")};
 }
 
 void run_nist(ScoreContext& sc) {
   const OptionValues& ov = sc.values;
   m::NistOptions o;
   std::string v = ov.str("nist-version");
-  if (v == "14c" || v == "v14c") o.tokenization = m::text::MtevalTokenization::kV14c;
-  else if (v == "13a" || v == "v13a") o.tokenization = m::text::MtevalTokenization::kV13a;
-  else throw InputError("--nist-version: '" + v + "' (14c or 13a)");
+  if (v == "14c" || v == "v14c")
+    o.tokenization = m::text::MtevalTokenization::kV14c;
+  else if (v == "13a" || v == "v13a")
+    o.tokenization = m::text::MtevalTokenization::kV13a;
+  else
+    throw InputError("--nist-version: '" + v + "' (14c or 13a)");
   if (ov.flag("international-tokenization")) o.tokenization = m::text::MtevalTokenization::kIntl;
   o.preserve_case = ov.flag("case-sensitive");
   o.dstc7_writer = !ov.flag("no-dstc7-writer");
@@ -494,7 +547,8 @@ void run_nist(ScoreContext& sc) {
     j["bleu_ind"] = list(s.bleu_ind);
     sc.emit_json(j);
   } else {
-    sc.print("NIST score = " + f("%2.4f", s.nist_cum[4]) + "  BLEU score = " + f("%.4f", s.bleu_cum[3]) +
+    sc.print("NIST score = " + f("%2.4f", s.nist_cum[4]) +
+             "  BLEU score = " + f("%.4f", s.bleu_cum[3]) +
              "  (NIST-4 = " + f("%.4f", s.nist_cum[3]) + ", mteval-v" + v + ")\n");
   }
   return;
@@ -509,8 +563,11 @@ void run_nist_nltk(ScoreContext& sc) {
   const core::Corpus& c = sc.corpus();
   m::NltkNistScore s = m::nltk_corpus_nist(m::split_lines_py(c.hyps), split_refs(c.refs), n);
   if (s.warning) sc.warn(*s.warning);
-  if (sc.json()) sc.emit_json(ordered_json{{"score", s.score}});
-  else sc.print("NIST (NLTK corpus_nist, n=" + std::to_string(n) + ") = " + f("%.17g", s.score) + "\n");
+  if (sc.json())
+    sc.emit_json(ordered_json{{"score", s.score}});
+  else
+    sc.print("NIST (NLTK corpus_nist, n=" + std::to_string(n) + ") = " + f("%.17g", s.score) +
+             "\n");
   return;
 }
 
@@ -522,9 +579,10 @@ void register_bleu_metrics(MetricRegistry& reg) {
   reg.push_back({"chrf", "sacreBLEU 2.6.0 chrF", chrf_options(), run_chrf, "chrf", nullptr});
   reg.push_back({"chrf++", "sacreBLEU 2.6.0 chrF++ (chrF with word 1,2-grams)", chrf_options(),
                  run_chrf_pp, "chrf", nullptr});
-  reg.push_back({"ter", "sacreBLEU 2.6.0 TER (Tercom shifts and beam edit distance)", ter_options(), run_ter,
-                 "ter", nullptr});
-  reg.push_back({"bleu-multi", "Moses multi-bleu.perl", multi_options(), run_multi, "bleu-multi", nullptr});
+  reg.push_back({"ter", "sacreBLEU 2.6.0 TER (Tercom shifts and beam edit distance)", ter_options(),
+                 run_ter, "ter", nullptr});
+  reg.push_back(
+      {"bleu-multi", "Moses multi-bleu.perl", multi_options(), run_multi, "bleu-multi", nullptr});
   reg.push_back({"bleu-nltk", "NLTK 3.8 corpus_bleu / sentence_bleu, smoothing 0..7",
                  nltk_options(), run_nltk, "bleu-nltk", nullptr});
   reg.push_back({"bleu-plato", "PLATO / ERNIE-GEN Persona-Chat BLEU-1/2 (NLTK method7)",

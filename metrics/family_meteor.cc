@@ -4,10 +4,10 @@
 #include <cmath>
 #include <memory>
 
-#include "metrics/protocol.h"
 #include "core/error.h"
 #include "core/io.h"
 #include "metrics/meteor.h"
+#include "metrics/protocol.h"
 
 namespace unieval::metrics {
 
@@ -55,25 +55,37 @@ std::string text_num(double v) {
 
 std::vector<OptionSpec> meteor_options() {
   return {
-      string_option("modules", "exact,stem,synonym,paraphrase",
-                    "Matching stages in order (jar -m): exact, stem, synonym, paraphrase. The paraphrase "
-                    "module needs paraphrase-en.gz (not shipped); without it use exact,stem,synonym.", "m"),
-      string_option("weights", std::nullopt,
-                    "Module weights, one per module (jar -w), e.g. 1.0,0.6,0.8. Default: the task's "
-                    "weights by position (rank: 1.0,0.6,0.8,0.6); missing ones count 0.", "w"),
+      string_option(
+          "modules", "exact,stem,synonym,paraphrase",
+          "Matching stages in order (jar -m): exact, stem, synonym, paraphrase. The paraphrase "
+          "module needs paraphrase-en.gz (not shipped); without it use exact,stem,synonym.",
+          "m"),
+      string_option(
+          "weights", std::nullopt,
+          "Module weights, one per module (jar -w), e.g. 1.0,0.6,0.8. Default: the task's "
+          "weights by position (rank: 1.0,0.6,0.8,0.6); missing ones count 0.",
+          "w"),
       string_option("task", "rank", "Parameter set (jar -t): rank, adq, hter, li, tune.", "task"),
-      string_option("params", std::nullopt,
-                    "Custom \"alpha beta gamma delta\" (jar -p). As in the jar, a custom task takes the adq "
-                    "module weights unless --weights is given.", "p"),
-      flag_option("norm", "Tokenise and lowercase like the jar's -norm (nonbreaking prefixes from --meteor-data).",
-                  "tok"),
+      string_option(
+          "params", std::nullopt,
+          "Custom \"alpha beta gamma delta\" (jar -p). As in the jar, a custom task takes the adq "
+          "module weights unless --weights is given.",
+          "p"),
+      flag_option(
+          "norm",
+          "Tokenise and lowercase like the jar's -norm (nonbreaking prefixes from --meteor-data).",
+          "tok"),
       flag_option("lower", "Lowercase only (jar -lower; ignored with --norm).", "tok"),
-      flag_option("no-punct", "With --norm: drop punctuation (jar -norm -noPunct; no effect without --norm).",
+      flag_option("no-punct",
+                  "With --norm: drop punctuation (jar -norm -noPunct; no effect without --norm).",
                   "tok"),
-      flag_option("stats", "Also print each segment's 23 sufficient statistics (the jar's -stdio SCORE line)."),
-      string_option("meteor-data", std::nullopt,
-                    "METEOR resources directory (function/, synonym/, nonbreaking/, as in the jar's "
-                    "resources/); default $UNIEVAL_METEOR_DATA."),
+      flag_option(
+          "stats",
+          "Also print each segment's 23 sufficient statistics (the jar's -stdio SCORE line)."),
+      string_option(
+          "meteor-data", std::nullopt,
+          "METEOR resources directory (function/, synonym/, nonbreaking/, as in the jar's "
+          "resources/); default $UNIEVAL_METEOR_DATA."),
       string_option("paraphrase", std::nullopt,
                     "Paraphrase table for the paraphrase module (jar -a); default "
                     "DIR/paraphrase-en.gz or DIR/data/paraphrase-en.gz."),
@@ -99,8 +111,8 @@ m::MeteorOptions meteor_opts(const ScoreContext& sc, bool warn) {
     sc.warn("--weights has more values than --modules; the extra ones are ignored (as the jar)");
   bool norm = ov.flag("norm"), lower = ov.flag("lower");
   if (norm)
-    opt.normalize = ov.flag("no-punct") ? m::MeteorNormalize::kNormNoPunct
-                                               : m::MeteorNormalize::kNorm;
+    opt.normalize =
+        ov.flag("no-punct") ? m::MeteorNormalize::kNormNoPunct : m::MeteorNormalize::kNorm;
   else if (lower)
     opt.normalize = m::MeteorNormalize::kLower;
   if (warn && ov.flag("no-punct") && !norm)
@@ -135,16 +147,17 @@ void run_meteor(ScoreContext& sc) {
     // the corpus) and the score computed from the sum.
     auto segments = std::make_shared<std::vector<m::MeteorStats>>(r.segments);
     const size_t k = scorer->options().modules.size();
-    sc.set_resampling(segments->size(), {"score"}, [scorer, segments, k](const std::vector<size_t>& idx) {
-      m::MeteorStats sum;
-      sum.test_content.assign(k, 0.0);
-      sum.reference_content.assign(k, 0.0);
-      sum.test_function.assign(k, 0.0);
-      sum.reference_function.assign(k, 0.0);
-      for (size_t i : idx) sum.add((*segments)[i]);
-      scorer->compute(sum);
-      return std::vector<double>{sum.score};
-    });
+    sc.set_resampling(segments->size(), {"score"},
+                      [scorer, segments, k](const std::vector<size_t>& idx) {
+                        m::MeteorStats sum;
+                        sum.test_content.assign(k, 0.0);
+                        sum.reference_content.assign(k, 0.0);
+                        sum.test_function.assign(k, 0.0);
+                        sum.reference_function.assign(k, 0.0);
+                        for (size_t i : idx) sum.add((*segments)[i]);
+                        scorer->compute(sum);
+                        return std::vector<double>{sum.score};
+                      });
   }
   bool stats = ov.flag("stats");
   if (sc.json()) {
@@ -174,7 +187,8 @@ void run_meteor(ScoreContext& sc) {
   std::string out;
   for (size_t i = 0; i < r.segments.size(); ++i) {
     out += "Segment " + std::to_string(i + 1) + " score:\t" + text_num(r.segment_scores[i]) + "\n";
-    if (stats) out += "Segment " + std::to_string(i + 1) + " stats:\t" + r.segments[i].to_string() + "\n";
+    if (stats)
+      out += "Segment " + std::to_string(i + 1) + " stats:\t" + r.segments[i].to_string() + "\n";
   }
   out += "\nTest words:             " + text_num(t.test_length) + "\n";
   out += "Reference words:        " + text_num(t.reference_length) + "\n";

@@ -1,15 +1,16 @@
 // family_rouge.cc: the rouge family of the metric protocol (metrics/protocol.h):
-//   --metric rouge         ROUGE-1.5.5 (default --mode rouge155) or google rouge-score (--mode rouge-score)
+//   --metric rouge         ROUGE-1.5.5 (default --mode rouge155) or google rouge-score (--mode
+//   rouge-score)
 //   --metric rouge-l-coco  coco-caption / nqg ROUGE-L (beta 1.2)
 // The Perl flags of ROUGE-1.5.5 are accepted as written (-c 95 -r 1000 -n 2 -a -m, -2 -1 -U ...).
 #include <algorithm>
-#include <filesystem>
 #include <cstdio>
+#include <filesystem>
 
-#include "metrics/protocol.h"
 #include "core/error.h"
 #include "core/io.h"
 #include "core/py_string.h"
+#include "metrics/protocol.h"
 #include "metrics/rouge.h"
 #include "metrics/rouge_coco.h"
 #include "metrics/rouge_score.h"
@@ -24,51 +25,68 @@ using metrics::RougeInstance;
 
 std::vector<OptionSpec> rouge_options() {
   return {
-      string_option("mode", "rouge155",
-                    "rouge155: ROUGE-1.5.5.pl numbers (default); rouge-score: google-research rouge-score."),
-      string_option("sentence-sep", "",
-                    "Sentence separator inside a line, e.g. '<n>', '<q>', '[X_SEP]', '<S_SEP>' (pieces are "
-                    "trimmed, empty ones dropped). Default: the whole line is one sentence."),
-      string_option("hyp-dir", std::nullopt,
-                    "rouge155: directory of system summaries, one file per summary, one sentence per line "
-                    "(SPL, as pyrouge feeds ROUGE-1.5.5); evaluated in file-name order."),
-      string_list_option("ref-dir",
-                         "rouge155: directory of reference summaries with the same file names; repeat for "
-                         "several references."),
-      string_option("rouge-data,e", "",
-                    "ROUGE-1.5.5 data directory (WordNet-2.0-Exceptions/*.exc, smart_common_words.txt); "
-                    "default $UNIEVAL_ROUGE_DATA. Needed by -m and -s.", "exc"),
+      string_option(
+          "mode", "rouge155",
+          "rouge155: ROUGE-1.5.5.pl numbers (default); rouge-score: google-research rouge-score."),
+      string_option(
+          "sentence-sep", "",
+          "Sentence separator inside a line, e.g. '<n>', '<q>', '[X_SEP]', '<S_SEP>' (pieces are "
+          "trimmed, empty ones dropped). Default: the whole line is one sentence."),
+      string_option(
+          "hyp-dir", std::nullopt,
+          "rouge155: directory of system summaries, one file per summary, one sentence per line "
+          "(SPL, as pyrouge feeds ROUGE-1.5.5); evaluated in file-name order."),
+      string_list_option(
+          "ref-dir",
+          "rouge155: directory of reference summaries with the same file names; repeat for "
+          "several references."),
+      string_option(
+          "rouge-data,e", "",
+          "ROUGE-1.5.5 data directory (WordNet-2.0-Exceptions/*.exc, smart_common_words.txt); "
+          "default $UNIEVAL_ROUGE_DATA. Needed by -m and -s.",
+          "exc"),
       flag_option("no-wordnet-exceptions",
                   "With -m: Porter stemming WITHOUT the WordNet exception lookup (what an empty "
-                  "WordNet-2.0.exc.db gives; not the original ROUGE-1.5.5 numbers).", "exc"),
+                  "WordNet-2.0.exc.db gives; not the original ROUGE-1.5.5 numbers).",
+                  "exc"),
       int_option("max-ngram,n", 0, "-n N: ROUGE-1..N.", "n"),
       flag_option("no-lcs,x", "-x: do not compute ROUGE-L.", "l"),
       string_option("wlcs-weight,w", std::nullopt, "-w W: ROUGE-W with weight W (e.g. 1.2).", "w"),
-      string_option("skip-gap,2", std::nullopt, "-2 D: ROUGE-S with max gap D (-1: unlimited, ROUGE-S*).", "s"),
+      string_option("skip-gap,2", std::nullopt,
+                    "-2 D: ROUGE-S with max gap D (-1: unlimited, ROUGE-S*).", "s"),
       flag_option("skip-unigram,u", "-u: ROUGE-SU (skip-bigrams plus unigrams) instead of S.", "u"),
       flag_option("skip-both,U", "-U: ROUGE-S and ROUGE-SU.", "u"),
-      flag_option("stem,m",
-                  "-m: WordNet exceptions + ROUGE's Porter stemmer (rouge155); NLTK Porter (rouge-score).", "m"),
+      flag_option(
+          "stem,m",
+          "-m: WordNet exceptions + ROUGE's Porter stemmer (rouge155); NLTK Porter (rouge-score).",
+          "m"),
       flag_option("stopwords,s", "-s: remove smart_common_words.txt stopwords.", "stop"),
       long_option("length-limit,l", 0L, "-l N: first N words of every summary.", "len"),
       long_option("byte-limit,b", 0L, "-b N: first N bytes of every summary.", "byte"),
       string_option("formula,f", "A", "-f A|B: model average or best model.", "f"),
       double_option("alpha,p", 0.5, "-p ALPHA: F = PR/((1-a)P + aR).", "p"),
-      double_option("confidence,c", std::nullopt, "-c CF: confidence level of the bounds (default 95).", "c"),
+      double_option("confidence,c", std::nullopt,
+                    "-c CF: confidence level of the bounds (default 95).", "c"),
       int_option("resamples,r", std::nullopt, "-r N: bootstrap resamples (default 1000).", "r"),
       flag_option("per-instance,d", "-d: per-instance scores (JSON: \"instances\")."),
       flag_option("all,a", "-a: accepted for compatibility (always all)."),
-      string_option("input-format,z", std::nullopt, "-z SPL: accepted for compatibility (SPL only)."),
-      string_option("count-mode,t", std::nullopt,
-                    "-t 0: average the per-summary scores (ROUGE-1.5.5's default, what is always computed). "
-                    "-t 1 and -t 2 (corpus-level token counting) are refused: our ROUGE-1.5.5 specification "
-                    "and golden vectors do not pin them down, so their numbers could not be shown identical."),
-      string_option("basic-elements,3", std::nullopt,
-                    "-3 MODE (ROUGE-BE, Basic Elements): refused; it scores the output files of an external "
-                    "BE parser, whose format our ROUGE-1.5.5 specification does not cover."),
-      int_option("threads", 1, "Worker threads for scoring and bootstrap (numbers are identical for any value)."),
+      string_option("input-format,z", std::nullopt,
+                    "-z SPL: accepted for compatibility (SPL only)."),
+      string_option(
+          "count-mode,t", std::nullopt,
+          "-t 0: average the per-summary scores (ROUGE-1.5.5's default, what is always computed). "
+          "-t 1 and -t 2 (corpus-level token counting) are refused: our ROUGE-1.5.5 specification "
+          "and golden vectors do not pin them down, so their numbers could not be shown "
+          "identical."),
+      string_option(
+          "basic-elements,3", std::nullopt,
+          "-3 MODE (ROUGE-BE, Basic Elements): refused; it scores the output files of an external "
+          "BE parser, whose format our ROUGE-1.5.5 specification does not cover."),
+      int_option("threads", 1,
+                 "Worker threads for scoring and bootstrap (numbers are identical for any value)."),
       string_option("rouge-types", "rouge1,rouge2,rougeL,rougeLsum",
-                    "rouge-score: comma-separated types (rouge1..rouge9, rougeL, rougeLsum).", "types")};
+                    "rouge-score: comma-separated types (rouge1..rouge9, rougeL, rougeLsum).",
+                    "types")};
 }
 
 template <class... A>
@@ -85,7 +103,9 @@ std::string format(const char* fmt, A... args) {
 // Line files: hyp and ref streams with the same number of lines. ROUGE-1.5.5 itself reads bytes;
 // we take its input under the one policy of every metric: invalid UTF-8 is an InputError naming
 // the file and line.
-core::Corpus read_line_corpus(const ScoreContext& sc) { return core::read_corpus(sc.hyp_path(), sc.ref_paths()); }
+core::Corpus read_line_corpus(const ScoreContext& sc) {
+  return core::read_corpus(sc.hyp_path(), sc.ref_paths());
+}
 
 // An SPL file: every line a sentence (empty lines are skipped later, as the script does).
 metrics::RougeSummary read_spl(const std::string& path) {
@@ -100,7 +120,8 @@ metrics::RougeSummary read_spl(const std::string& path) {
     ++line;
     const size_t bad = core::find_invalid_utf8(out.back());
     if (bad != std::string::npos)
-      throw InputError(path, line, "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line");
+      throw InputError(path, line,
+                       "invalid UTF-8 at byte " + std::to_string(bad + 1) + " of the line");
     pos = end + 1;
   }
   return out;
@@ -121,7 +142,8 @@ Rouge155Options rouge155_options(const OptionValues& ov) {
   opt.length_limit = ov.long_integer("length-limit");
   opt.byte_limit = ov.long_integer("byte-limit");
   std::string formula = ov.str("formula");
-  if (formula != "A" && formula != "B") throw InputError("-f must be A or B, not '" + formula + "'");
+  if (formula != "A" && formula != "B")
+    throw InputError("-f must be A or B, not '" + formula + "'");
   opt.formula = formula[0];
   opt.alpha = ov.real("alpha");
   if (ov.count("confidence")) opt.confidence = ov.real("confidence");
@@ -130,23 +152,27 @@ Rouge155Options rouge155_options(const OptionValues& ov) {
   if (ov.count("input-format")) {
     std::string z = ov.str("input-format");
     if (z != "SPL" && z != "spl")
-      throw InputError("-z " + z + ": only SPL input is supported (use --hyp-dir/--ref-dir or line files)");
+      throw InputError("-z " + z +
+                       ": only SPL input is supported (use --hyp-dir/--ref-dir or line files)");
   }
   if (ov.count("count-mode")) {
     // ROUGE-1.5.5's -t 0 (the default: per-summary scores averaged) is what rouge155() computes.
     std::string t = ov.str("count-mode");
     if (t == "1" || t == "2")
-      throw InputError("-t " + t + " (corpus-level token counting) is not supported: the "
-                       "ROUGE-1.5.5 specification we reproduce does not "
-                       "describe it precisely and no golden vectors check it, so its numbers could not "
-                       "be shown identical to the script's; -t 0 (the default) is supported");
+      throw InputError(
+          "-t " + t +
+          " (corpus-level token counting) is not supported: the "
+          "ROUGE-1.5.5 specification we reproduce does not "
+          "describe it precisely and no golden vectors check it, so its numbers could not "
+          "be shown identical to the script's; -t 0 (the default) is supported");
     if (t != "0") throw InputError("-t must be 0, 1 or 2, not '" + t + "'");
   }
   if (ov.count("basic-elements"))
-    throw InputError("-3 " + ov.str("basic-elements") +
-                     ": ROUGE-BE (Basic Elements) is not supported: it scores pre-computed files of an "
-                     "external BE parser, whose format the ROUGE-1.5.5 specification we reproduce does "
-                     "not describe and no golden vectors check");
+    throw InputError(
+        "-3 " + ov.str("basic-elements") +
+        ": ROUGE-BE (Basic Elements) is not supported: it scores pre-computed files of an "
+        "external BE parser, whose format the ROUGE-1.5.5 specification we reproduce does "
+        "not describe and no golden vectors check");
   opt.validate();
   return opt;
 }
@@ -195,7 +221,8 @@ void run_rouge155(ScoreContext& sc) {
       inst.peer = read_spl((fs::path(hdir) / name).string());
       for (const auto& rd : rdirs) {
         fs::path p = fs::path(rd) / name;
-        if (!fs::exists(p)) throw InputError(p.string(), 0, "reference file missing for system file " + name);
+        if (!fs::exists(p))
+          throw InputError(p.string(), 0, "reference file missing for system file " + name);
         inst.models.push_back(read_spl(p.string()));
       }
       corpus.push_back(std::move(inst));
@@ -210,7 +237,8 @@ void run_rouge155(ScoreContext& sc) {
     corpus.resize(c.hyps.size());
     for (size_t i = 0; i < c.hyps.size(); ++i) {
       corpus[i].peer = metrics::split_summary(c.hyps[i], sep);
-      for (const auto& stream : c.refs) corpus[i].models.push_back(metrics::split_summary(stream[i], sep));
+      for (const auto& stream : c.refs)
+        corpus[i].models.push_back(metrics::split_summary(stream[i], sep));
     }
     if (!sc.in_memory()) ref_names = sc.ref_paths();
   }
@@ -221,13 +249,15 @@ void run_rouge155(ScoreContext& sc) {
   } catch (const metrics::RougeEmptyModelError& e) {
     if (sc.in_memory()) throw;  // the library caller names its own files
     if (dirs)
-      throw InputError((fs::path(ref_names[e.model()]) / instance_names[e.instance()]).string(), 0, e.problem());
+      throw InputError((fs::path(ref_names[e.model()]) / instance_names[e.instance()]).string(), 0,
+                       e.problem());
     throw InputError(ref_names[e.model()], static_cast<long>(e.instance() + 1), e.problem());
   }
 
   bool per_instance = ov.flag("per-instance");
   if (!sc.json()) {
-    sc.print(metrics::rouge155_report(result, opt, per_instance) + "signature: " + result.signature + "\n");
+    sc.print(metrics::rouge155_report(result, opt, per_instance) +
+             "signature: " + result.signature + "\n");
     return;
   }
   nlohmann::ordered_json j;
@@ -266,9 +296,14 @@ void run_rouge_score(ScoreContext& sc) {
   const OptionValues& ov = sc.values;
   for (const char* f : {"hyp-dir", "ref-dir", "wlcs-weight", "skip-gap", "confidence", "resamples",
                         "input-format", "count-mode", "basic-elements"})
-    if (ov.count(f)) throw InputError(std::string("--") + f + " is a ROUGE-1.5.5 option; not used by --mode rouge-score");
-  for (const char* f : {"no-lcs", "skip-unigram", "skip-both", "stopwords", "per-instance", "no-wordnet-exceptions"})
-    if (ov.flag(f)) throw InputError(std::string("--") + f + " is a ROUGE-1.5.5 option; not used by --mode rouge-score");
+    if (ov.count(f))
+      throw InputError(std::string("--") + f +
+                       " is a ROUGE-1.5.5 option; not used by --mode rouge-score");
+  for (const char* f : {"no-lcs", "skip-unigram", "skip-both", "stopwords", "per-instance",
+                        "no-wordnet-exceptions"})
+    if (ov.flag(f))
+      throw InputError(std::string("--") + f +
+                       " is a ROUGE-1.5.5 option; not used by --mode rouge-score");
   metrics::RougeScoreOptions opt;
   opt.stem = ov.flag("stem");
   opt.types.clear();
@@ -324,7 +359,8 @@ void run_coco(ScoreContext& sc) {
   if (sc.per_segment_input()) {  // coco_rouge_l_corpus over references per segment
     const auto& refs = sc.segment_refs();
     res.per_segment.reserve(hyps.size());
-    for (size_t i = 0; i < hyps.size(); ++i) res.per_segment.push_back(metrics::coco_rouge_l(hyps[i], refs[i]));
+    for (size_t i = 0; i < hyps.size(); ++i)
+      res.per_segment.push_back(metrics::coco_rouge_l(hyps[i], refs[i]));
     res.score = metrics::coco_rouge_mean(res.per_segment);
   } else {
     res = metrics::coco_rouge_l_corpus(hyps, sc.corpus().refs);
@@ -339,20 +375,28 @@ void run_coco(ScoreContext& sc) {
   j["ROUGE_L"] = res.score;
   j["n"] = hyps.size();
   j["signature"] = "rouge-l-coco|beta:1.2|tok:split-space|agg:np.mean";
-  if (sc.json()) sc.emit_json(j);
-  else sc.print(format("ROUGE_L: %.6f\nsignature: %s\n", res.score, j["signature"].get<std::string>().c_str()));
+  if (sc.json())
+    sc.emit_json(j);
+  else
+    sc.print(format("ROUGE_L: %.6f\nsignature: %s\n", res.score,
+                    j["signature"].get<std::string>().c_str()));
   return;
 }
 
 }  // namespace
 
 void register_rouge_metrics(MetricRegistry& reg) {
-  reg.push_back({"rouge",
-                 "ROUGE-1.5.5 exactly (R/P/F, bootstrap Average and CI; Perl flags -n -m -c -r ...) "
-                 "or --mode rouge-score",
-                 rouge_options(), run_rouge, "rouge", check_rouge});
-  reg.push_back({"rouge-l-coco", "coco-caption / nqg ROUGE-L (beta 1.2), as in the QG tables",
-                 {}, run_coco, "rouge-l-coco", nullptr});
+  reg.push_back(
+      {"rouge",
+       "ROUGE-1.5.5 exactly (R/P/F, bootstrap Average and CI; Perl flags -n -m -c -r ...) "
+       "or --mode rouge-score",
+       rouge_options(), run_rouge, "rouge", check_rouge});
+  reg.push_back({"rouge-l-coco",
+                 "coco-caption / nqg ROUGE-L (beta 1.2), as in the QG tables",
+                 {},
+                 run_coco,
+                 "rouge-l-coco",
+                 nullptr});
 }
 
 }  // namespace unieval::metrics

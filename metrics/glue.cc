@@ -10,8 +10,8 @@
 #include <numeric>
 
 #include "core/error.h"
-#include "core/py_string.h"
 #include "core/io.h"
+#include "core/py_string.h"
 #include "metrics/distinct.h"
 
 namespace unieval::metrics {
@@ -47,22 +47,34 @@ GlueTask parse_glue_task(const std::string& raw) {
   if (n == "rte") return GlueTask::kRte;
   if (n == "wnli") return GlueTask::kWnli;
   if (n == "ax" || n == "diagnostic") return GlueTask::kAx;
-  throw InputError("unknown GLUE task '" + raw + "' (cola, sst2, mrpc, stsb, qqp, mnli, mnli-mm, qnli, rte, wnli, ax)");
+  throw InputError("unknown GLUE task '" + raw +
+                   "' (cola, sst2, mrpc, stsb, qqp, mnli, mnli-mm, qnli, rte, wnli, ax)");
 }
 
 const char* glue_task_name(GlueTask t) {
   switch (t) {
-    case GlueTask::kCola: return "cola";
-    case GlueTask::kSst2: return "sst2";
-    case GlueTask::kMrpc: return "mrpc";
-    case GlueTask::kStsb: return "stsb";
-    case GlueTask::kQqp: return "qqp";
-    case GlueTask::kMnli: return "mnli";
-    case GlueTask::kMnliMm: return "mnli-mm";
-    case GlueTask::kQnli: return "qnli";
-    case GlueTask::kRte: return "rte";
-    case GlueTask::kWnli: return "wnli";
-    case GlueTask::kAx: return "ax";
+    case GlueTask::kCola:
+      return "cola";
+    case GlueTask::kSst2:
+      return "sst2";
+    case GlueTask::kMrpc:
+      return "mrpc";
+    case GlueTask::kStsb:
+      return "stsb";
+    case GlueTask::kQqp:
+      return "qqp";
+    case GlueTask::kMnli:
+      return "mnli";
+    case GlueTask::kMnliMm:
+      return "mnli-mm";
+    case GlueTask::kQnli:
+      return "qnli";
+    case GlueTask::kRte:
+      return "rte";
+    case GlueTask::kWnli:
+      return "wnli";
+    case GlueTask::kAx:
+      return "ax";
   }
   return "?";
 }
@@ -71,20 +83,26 @@ std::vector<std::string> glue_label_names(GlueTask t) {
   switch (t) {
     case GlueTask::kMnli:
     case GlueTask::kMnliMm:
-    case GlueTask::kAx: return {"contradiction", "entailment", "neutral"};
+    case GlueTask::kAx:
+      return {"contradiction", "entailment", "neutral"};
     case GlueTask::kQnli:
-    case GlueTask::kRte: return {"entailment", "not_entailment"};
-    case GlueTask::kStsb: return {};
-    default: return {"0", "1"};
+    case GlueTask::kRte:
+      return {"entailment", "not_entailment"};
+    case GlueTask::kStsb:
+      return {};
+    default:
+      return {"0", "1"};
   }
 }
 
-std::vector<double> parse_glue_labels(const std::string& text, const std::string& source, GlueTask task) {
+std::vector<double> parse_glue_labels(const std::string& text, const std::string& source,
+                                      GlueTask task) {
   std::vector<std::string> lines = core::split_lines(text, source);
   std::vector<std::string> names = glue_label_names(task);
   std::vector<double> out;
   if (lines.empty()) return out;
-  static const char* kHeaderNames[] = {"label", "gold_label", "Label", "Quality", "is_duplicate", "score", "prediction"};
+  static const char* kHeaderNames[] = {"label",        "gold_label", "Label",     "Quality",
+                                       "is_duplicate", "score",      "prediction"};
   std::vector<std::string> head = split_tab(lines[0]);
   int col = -1;
   size_t first = 0;
@@ -100,8 +118,9 @@ std::vector<double> parse_glue_labels(const std::string& text, const std::string
   } else if (task == GlueTask::kCola && head.size() == 4) {
     col = 1;  // CoLA: source, label, original label, sentence (no header)
   } else {
-    throw InputError(source, 1, "cannot find the label column: no header with label/gold_label/Label/"
-                                "Quality/is_duplicate/score/prediction and not a one-column file");
+    throw InputError(source, 1,
+                     "cannot find the label column: no header with label/gold_label/Label/"
+                     "Quality/is_duplicate/score/prediction and not a one-column file");
   }
   for (size_t ln = first; ln < lines.size(); ++ln) {
     const std::string& line = lines[ln];
@@ -112,7 +131,8 @@ std::vector<double> parse_glue_labels(const std::string& text, const std::string
     std::vector<std::string> cols = split_tab(line);
     if (static_cast<int>(cols.size()) <= col)
       throw InputError(source, static_cast<long>(ln + 1),
-                       "has " + std::to_string(cols.size()) + " columns, label column is " + std::to_string(col + 1));
+                       "has " + std::to_string(cols.size()) + " columns, label column is " +
+                           std::to_string(col + 1));
     std::string lab = trim(cols[col]);
     auto it = std::find(names.begin(), names.end(), lab);
     double v;
@@ -123,7 +143,8 @@ std::vector<double> parse_glue_labels(const std::string& text, const std::string
       for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
       throw InputError(source, static_cast<long>(ln + 1),
                        "bad label '" + lab + "' for " + glue_task_name(task) +
-                           (known.empty() ? " (expected a number)" : " (expected a number or one of " + known + ")"));
+                           (known.empty() ? " (expected a number)"
+                                          : " (expected a number or one of " + known + ")"));
     }
     out.push_back(v);
   }
@@ -140,7 +161,8 @@ double glue_accuracy(const std::vector<double>& labels, const std::vector<double
   return static_cast<double>(same) / static_cast<double>(labels.size());
 }
 
-double glue_f1(const std::vector<double>& labels, const std::vector<double>& preds, bool* ill_defined) {
+double glue_f1(const std::vector<double>& labels, const std::vector<double>& preds,
+               bool* ill_defined) {
   double tp = 0, pred_pos = 0, true_pos = 0;
   for (size_t i = 0; i < labels.size(); ++i) {
     bool p = preds[i] == 1, t = labels[i] == 1;
@@ -164,7 +186,9 @@ double matthews_corrcoef(const std::vector<double>& labels, const std::vector<do
   std::sort(classes.begin(), classes.end());
   classes.erase(std::unique(classes.begin(), classes.end()), classes.end());
   size_t k = classes.size();
-  auto idx = [&](double v) { return std::lower_bound(classes.begin(), classes.end(), v) - classes.begin(); };
+  auto idx = [&](double v) {
+    return std::lower_bound(classes.begin(), classes.end(), v) - classes.begin();
+  };
   std::vector<double> t_sum(k, 0), p_sum(k, 0);
   double n_correct = 0;
   for (size_t i = 0; i < labels.size(); ++i) {
@@ -255,29 +279,35 @@ double spearman_r(const std::vector<double>& x, const std::vector<double>& y) {
   return corrcoef(rankdata_average(x), rankdata_average(y));
 }
 
-GlueResult glue_compute_metrics(GlueTask task, const std::vector<double>& labels, const std::vector<double>& preds) {
+GlueResult glue_compute_metrics(GlueTask task, const std::vector<double>& labels,
+                                const std::vector<double>& preds) {
   if (labels.size() != preds.size())
-    throw InputError("gold has " + std::to_string(labels.size()) + " labels but the predictions have " +
-                     std::to_string(preds.size()));
+    throw InputError("gold has " + std::to_string(labels.size()) +
+                     " labels but the predictions have " + std::to_string(preds.size()));
   if (labels.empty()) throw InputError("no labels to score");
   GlueResult r;
   r.task = task;
-  r.signature = std::string("glue|task:") + glue_task_name(task) + "|semantics:sklearn-1.2+scipy-1.10";
+  r.signature =
+      std::string("glue|task:") + glue_task_name(task) + "|semantics:sklearn-1.2+scipy-1.10";
   if (task == GlueTask::kStsb) {
     double p = pearson_r(preds, labels), s = spearman_r(preds, labels);
     if (std::isnan(p) || std::isnan(s))
-      r.warnings.push_back("an input array is constant; the correlation coefficient is not defined (null)");
+      r.warnings.push_back(
+          "an input array is constant; the correlation coefficient is not defined (null)");
     r.pearson = p;
     r.spearmanr = s;
     r.corr = (p + s) / 2;
     return r;
   }
   r.accuracy = glue_accuracy(labels, preds);
-  if (task == GlueTask::kCola || task == GlueTask::kAx) r.matthews_corrcoef = matthews_corrcoef(labels, preds);
+  if (task == GlueTask::kCola || task == GlueTask::kAx)
+    r.matthews_corrcoef = matthews_corrcoef(labels, preds);
   if (task == GlueTask::kMrpc || task == GlueTask::kQqp) {
     bool ill = false;
     r.f1 = glue_f1(labels, preds, &ill);
-    if (ill) r.warnings.push_back("F-score is ill-defined (no true or no predicted positive); set to 0.0 as sklearn");
+    if (ill)
+      r.warnings.push_back(
+          "F-score is ill-defined (no true or no predicted positive); set to 0.0 as sklearn");
     r.acc_and_f1 = (*r.accuracy + *r.f1) / 2;
   }
   return r;
@@ -287,8 +317,10 @@ nlohmann::ordered_json GlueResult::to_json() const {
   nlohmann::ordered_json j;
   auto put = [&](const char* k, const std::optional<double>& v) {
     if (!v) return;
-    if (std::isnan(*v)) j[k] = nullptr;
-    else j[k] = *v;
+    if (std::isnan(*v))
+      j[k] = nullptr;
+    else
+      j[k] = *v;
   };
   put("accuracy", accuracy);
   put("f1", f1);
@@ -307,23 +339,34 @@ namespace {
 std::string canonical_task(const std::string& name) {
   GlueTask t = parse_glue_task(name);
   switch (t) {
-    case GlueTask::kCola: return "CoLA";
-    case GlueTask::kSst2: return "SST-2";
-    case GlueTask::kMrpc: return "MRPC";
-    case GlueTask::kStsb: return "STS-B";
-    case GlueTask::kQqp: return "QQP";
-    case GlueTask::kMnli: return "MNLI-m";
-    case GlueTask::kMnliMm: return "MNLI-mm";
-    case GlueTask::kQnli: return "QNLI";
-    case GlueTask::kRte: return "RTE";
-    case GlueTask::kWnli: return "WNLI";
-    case GlueTask::kAx: return "AX";
+    case GlueTask::kCola:
+      return "CoLA";
+    case GlueTask::kSst2:
+      return "SST-2";
+    case GlueTask::kMrpc:
+      return "MRPC";
+    case GlueTask::kStsb:
+      return "STS-B";
+    case GlueTask::kQqp:
+      return "QQP";
+    case GlueTask::kMnli:
+      return "MNLI-m";
+    case GlueTask::kMnliMm:
+      return "MNLI-mm";
+    case GlueTask::kQnli:
+      return "QNLI";
+    case GlueTask::kRte:
+      return "RTE";
+    case GlueTask::kWnli:
+      return "WNLI";
+    case GlueTask::kAx:
+      return "AX";
   }
   return name;
 }
 
-double metric(const nlohmann::json& m, const std::vector<std::string>& names, const std::string& task,
-              const std::string& source) {
+double metric(const nlohmann::json& m, const std::vector<std::string>& names,
+              const std::string& task, const std::string& source) {
   for (const auto& n : names)
     if (m.contains(n) && m[n].is_number()) return m[n].get<double>();
   throw InputError(source, 0, "task " + task + " lacks metric '" + names[0] + "'");
@@ -331,11 +374,14 @@ double metric(const nlohmann::json& m, const std::vector<std::string>& names, co
 
 }  // namespace
 
-GlueScore glue_score(const nlohmann::json& tm, const GlueScoreOptions& opts, const std::string& source) {
-  if (!tm.is_object()) throw InputError(source, 0, "GLUE results must be a JSON object {task: {metric: value}}");
+GlueScore glue_score(const nlohmann::json& tm, const GlueScoreOptions& opts,
+                     const std::string& source) {
+  if (!tm.is_object())
+    throw InputError(source, 0, "GLUE results must be a JSON object {task: {metric: value}}");
   std::map<std::string, nlohmann::json> by;
   for (auto it = tm.begin(); it != tm.end(); ++it) by[canonical_task(it.key())] = it.value();
-  static const char* kOrder[] = {"CoLA", "SST-2", "MRPC", "STS-B", "QQP", "MNLI-m", "MNLI-mm", "QNLI", "RTE", "WNLI", "AX"};
+  static const char* kOrder[] = {"CoLA",    "SST-2", "MRPC", "STS-B", "QQP", "MNLI-m",
+                                 "MNLI-mm", "QNLI",  "RTE",  "WNLI",  "AX"};
   GlueScore g;
   std::map<std::string, double> per;
   std::string missing;
@@ -353,24 +399,28 @@ GlueScore glue_score(const nlohmann::json& tm, const GlueScoreOptions& opts, con
     } else if (task == "MRPC" || task == "QQP") {
       v = (metric(m, {"f1"}, task, source) + metric(m, {"acc", "accuracy"}, task, source)) / 2;
     } else if (task == "STS-B") {
-      v = (metric(m, {"pearson"}, task, source) + metric(m, {"spearman", "spearmanr"}, task, source)) / 2;
+      v = (metric(m, {"pearson"}, task, source) +
+           metric(m, {"spearman", "spearmanr"}, task, source)) /
+          2;
     } else {
       v = metric(m, {"acc", "accuracy"}, task, source);
     }
     per[task] = v;
     g.per_task.emplace_back(task, v);
   }
-  if (!missing.empty()) throw InputError(source, 0, "GLUE score needs every task; missing: " + missing);
+  if (!missing.empty())
+    throw InputError(source, 0, "GLUE score needs every task; missing: " + missing);
   auto avg9 = [&](double mnli) {
-    double s = per["CoLA"] + per["SST-2"] + per["MRPC"] + per["STS-B"] + per["QQP"] + mnli + per["QNLI"] +
-               per["RTE"] + per["WNLI"];
+    double s = per["CoLA"] + per["SST-2"] + per["MRPC"] + per["STS-B"] + per["QQP"] + mnli +
+               per["QNLI"] + per["RTE"] + per["WNLI"];
     return s / 9;
   };
   g.score_mnli_avg = avg9((per["MNLI-m"] + per["MNLI-mm"]) / 2);
   g.score_mnli_m_only = avg9(per["MNLI-m"]);
   g.score = opts.mnli == GlueMnliConvention::kAverage ? g.score_mnli_avg : g.score_mnli_m_only;
   g.signature = std::string("glue-score|tasks:9|mnli:") +
-                (opts.mnli == GlueMnliConvention::kAverage ? "mean(m,mm)" : "m-only") + "|ax:excluded";
+                (opts.mnli == GlueMnliConvention::kAverage ? "mean(m,mm)" : "m-only") +
+                "|ax:excluded";
   return g;
 }
 

@@ -27,11 +27,10 @@
 // default) takes MNLI = mean(MNLI-m, MNLI-mm) as one task, which is what the GLUE leaderboard's
 // "Score" column does (checked: BERT-large 80.5 recomputes only this way); kMatchedOnly takes
 // MNLI-m. AX (diagnostic) is never averaged.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace unieval::metrics {
 
@@ -50,11 +49,13 @@ std::vector<std::string> glue_label_names(GlueTask t);
 // submission file (`index<TAB>prediction`), or a plain file with one label per line. Labels
 // may be names or numbers. InputError names the file and line of a bad label.
 std::vector<double> read_glue_labels(const std::string& path, GlueTask task);
-std::vector<double> parse_glue_labels(const std::string& text, const std::string& source, GlueTask task);
+std::vector<double> parse_glue_labels(const std::string& text, const std::string& source,
+                                      GlueTask task);
 
 // The individual functions (sklearn / scipy argument order as HF: f1(labels, preds), ...).
 double glue_accuracy(const std::vector<double>& labels, const std::vector<double>& preds);
-double glue_f1(const std::vector<double>& labels, const std::vector<double>& preds, bool* ill_defined = nullptr);
+double glue_f1(const std::vector<double>& labels, const std::vector<double>& preds,
+               bool* ill_defined = nullptr);
 double matthews_corrcoef(const std::vector<double>& labels, const std::vector<double>& preds);
 double pearson_r(const std::vector<double>& x, const std::vector<double>& y);   // NaN if constant
 double spearman_r(const std::vector<double>& x, const std::vector<double>& y);  // NaN if constant
@@ -76,9 +77,9 @@ struct GlueScoreOptions {
   GlueMnliConvention mnli = GlueMnliConvention::kAverage;  // how MNLI enters the average
 };
 struct GlueScore {
-  double score = 0;                 // under the chosen convention
-  double score_mnli_avg = 0;        // MNLI = mean(m, mm), 9 tasks
-  double score_mnli_m_only = 0;     // MNLI = MNLI-m, 9 tasks
+  double score = 0;                                      // under the chosen convention
+  double score_mnli_avg = 0;                             // MNLI = mean(m, mm), 9 tasks
+  double score_mnli_m_only = 0;                          // MNLI = MNLI-m, 9 tasks
   std::vector<std::pair<std::string, double>> per_task;  // task -> mean of its metrics
   std::string signature;
   nlohmann::ordered_json to_json() const;

@@ -19,15 +19,15 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <filesystem>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 #include <sstream>
 #include <unordered_set>
 
 #include "core/error.h"
-#include "core/parallel.h"
 #include "core/io.h"
+#include "core/parallel.h"
 #include "metrics/text/meteor_normalize.h"
 #include "metrics/text/snowball_english.h"
 
@@ -107,7 +107,8 @@ std::string resolve_resource(const std::string& dir, const std::string& rel,
   throw InputError(dir + "/" + rel, 0,
                    "METEOR resource not found (" + what + "; also tried .gz): " + flags.data +
                        " (or $UNIEVAL_METEOR_DATA) must hold "
-                       "the jar's resources layout (function/, synonym/, nonbreaking/)" + skip_hint(flags));
+                       "the jar's resources layout (function/, synonym/, nonbreaking/)" +
+                       skip_hint(flags));
 }
 
 // The resources directory, or the policy's error.
@@ -115,13 +116,14 @@ std::string require_data_dir(const std::string& flag_value, const MeteorResource
   std::string dir = meteor_data_dir(flag_value);
   if (dir.empty())
     throw InputError(
-        "METEOR needs its resources (function words, synonyms, nonbreaking prefixes): give " + flags.data +
-        " or set UNIEVAL_METEOR_DATA" + skip_hint(flags));
+        "METEOR needs its resources (function words, synonyms, nonbreaking prefixes): give " +
+        flags.data + " or set UNIEVAL_METEOR_DATA" + skip_hint(flags));
   return dir;
 }
 
 // The paraphrase table of the paraphrase module, or the policy's error.
-std::string find_paraphrase(const std::string& dir, const std::string& given, const MeteorResourceFlags& flags) {
+std::string find_paraphrase(const std::string& dir, const std::string& given,
+                            const MeteorResourceFlags& flags) {
   std::string path = given;
   if (path.empty()) {
     for (const std::string& cand :
@@ -136,12 +138,14 @@ std::string find_paraphrase(const std::string& dir, const std::string& given, co
     if (path.empty())
       throw InputError(dir + "/paraphrase-en.gz", 0,
                        "METEOR paraphrase table not found (paraphrase module; also looked in "
-                       "DIR/data/). Give " + flags.paraphrase + ", or drop the module with " + flags.modules +
-                       " (then scores differ from the official -l en ones)" + skip_hint(flags));
+                       "DIR/data/). Give " +
+                           flags.paraphrase + ", or drop the module with " + flags.modules +
+                           " (then scores differ from the official -l en ones)" + skip_hint(flags));
   }
   std::error_code ec;
   if (!fs::is_regular_file(path, ec))
-    throw InputError(path, 0, "METEOR paraphrase table not found (paraphrase module)" + skip_hint(flags));
+    throw InputError(path, 0,
+                     "METEOR paraphrase table not found (paraphrase module)" + skip_hint(flags));
   return path;
 }
 
@@ -205,10 +209,10 @@ struct SynonymDictionary {
 
   // SynonymDictionary.morph (WordNet 3.0 suffix rules); "" when no base form is known.
   std::string morph(const std::string& word) const {
-    static const char* const kSufx[] = {"s",  "ses", "xes", "zes", "ches", "shes", "men",
+    static const char* const kSufx[] = {"s",   "ses", "xes", "zes", "ches", "shes", "men",
                                         "ies", "s",   "ies", "es",  "es",   "ed",   "ed",
                                         "ing", "ing", "er",  "est", "er",   "est"};
-    static const char* const kAddr[] = {"", "s", "x", "z", "ch", "sh", "man", "y", "",  "y",
+    static const char* const kAddr[] = {"",  "s", "x", "z", "ch", "sh", "man", "y", "",  "y",
                                         "e", "",  "e", "",  "e",  "",   "",    "",  "e", "e"};
     auto ends = [&](const std::string& s, const char* suf) {
       size_t n = std::strlen(suf);
@@ -249,9 +253,12 @@ struct SynonymDictionary {
 
 bool sorted_intersect(const int32_t* a, const int32_t* ae, const int32_t* b, const int32_t* be) {
   while (a != ae && b != be) {
-    if (*a < *b) ++a;
-    else if (*b < *a) ++b;
-    else return true;
+    if (*a < *b)
+      ++a;
+    else if (*b < *a)
+      ++b;
+    else
+      return true;
   }
   return false;
 }
@@ -267,24 +274,24 @@ void parallel_for(size_t n, int threads, Fn fn) {
 // ---------------------------------------------------------------- alignment
 
 struct WordInfo {
-  int32_t hash = 0;       // String.hashCode (the Stage word key)
-  int32_t stem_hash = 0;  // hashCode of the Snowball stem
-  bool function = false;  // in the function-word list (lowercased)
+  int32_t hash = 0;                     // String.hashCode (the Stage word key)
+  int32_t stem_hash = 0;                // hashCode of the Snowball stem
+  bool function = false;                // in the function-word list (lowercased)
   uint32_t syn_begin = 0, syn_end = 0;  // synsets in Impl::syn_pool
-  int32_t para = -1;      // paraphrase vocabulary id
+  int32_t para = -1;                    // paraphrase vocabulary id
 };
 
 struct Match {
-  int start, length;             // in the reference (line2)
+  int start, length;              // in the reference (line2)
   int match_start, match_length;  // in the hypothesis (line1)
-  int module;                    // stage index
+  int module;                     // stage index
 };
 
 struct Path {
   int matches1 = 0, matches2 = 0;  // weighted (int-truncated as the jar's int fields)
   int all1 = 0, all2 = 0, match_count = 0;
   int chunks = 0, idx = 0, last_end = -1, distance = 0;
-  int choice = -1;  // last chosen match (ChoiceNode index)
+  int choice = -1;    // last chosen match (ChoiceNode index)
   uint32_t bits = 0;  // offset of this path's used-word bits in its generation's pool
 };
 
@@ -344,8 +351,9 @@ MeteorParaphraseTable MeteorParaphraseTable::parse(std::string_view text,
   };
   for (size_t i = 0; i < lines.size(); i += 3) {
     if (i + 2 >= lines.size())
-      throw InputError(source_name, static_cast<long>(i + 1),
-                       "incomplete paraphrase entry (expected probability, phrase, paraphrase lines)");
+      throw InputError(
+          source_name, static_cast<long>(i + 1),
+          "incomplete paraphrase entry (expected probability, phrase, paraphrase lines)");
     std::vector<int> ref = map(lines[i + 1]);
     std::vector<int> par = map(lines[i + 2]);
     if (ref.empty() || par.empty())
@@ -411,10 +419,14 @@ MeteorModule parse_meteor_module(const std::string& name) {
 
 std::string meteor_module_name(MeteorModule m) {
   switch (m) {
-    case MeteorModule::kExact: return "exact";
-    case MeteorModule::kStem: return "stem";
-    case MeteorModule::kSynonym: return "synonym";
-    case MeteorModule::kParaphrase: return "paraphrase";
+    case MeteorModule::kExact:
+      return "exact";
+    case MeteorModule::kStem:
+      return "stem";
+    case MeteorModule::kSynonym:
+      return "synonym";
+    case MeteorModule::kParaphrase:
+      return "paraphrase";
   }
   return "?";
 }
@@ -467,7 +479,8 @@ std::string meteor_data_dir(const std::string& flag_value) {
 std::string check_meteor_resources(const MeteorOptions& options, const MeteorResourceFlags& flags) {
   std::string dir = require_data_dir(options.data_dir, flags);
   resolve_resource(dir, "function/english.words", "function-word list", flags);
-  if (options.normalize == MeteorNormalize::kNorm || options.normalize == MeteorNormalize::kNormNoPunct)
+  if (options.normalize == MeteorNormalize::kNorm ||
+      options.normalize == MeteorNormalize::kNormNoPunct)
     resolve_resource(dir, "nonbreaking/english.prefixes", "nonbreaking prefixes for -norm", flags);
   bool syn = false, para = false;
   for (MeteorModule mod : options.modules) {
@@ -486,10 +499,18 @@ std::string MeteorOptions::signature() const {
   Resolved r = resolve(*this);
   std::string s = "meteor-1.5|en|";
   switch (normalize) {
-    case MeteorNormalize::kNone: s += "tok:none"; break;
-    case MeteorNormalize::kLower: s += "tok:lower"; break;
-    case MeteorNormalize::kNorm: s += "tok:norm"; break;
-    case MeteorNormalize::kNormNoPunct: s += "tok:norm-nopunct"; break;
+    case MeteorNormalize::kNone:
+      s += "tok:none";
+      break;
+    case MeteorNormalize::kLower:
+      s += "tok:lower";
+      break;
+    case MeteorNormalize::kNorm:
+      s += "tok:norm";
+      break;
+    case MeteorNormalize::kNormNoPunct:
+      s += "tok:norm-nopunct";
+      break;
   }
   s += "|task:" + (params.empty() ? task : std::string("custom"));
   s += "|p:";
@@ -593,7 +614,7 @@ MeteorStats MeteorStats::parse(std::string_view line) {
 struct MeteorScorer::Impl {
   MeteorOptions options;
   std::array<double, 4> params{};
-  std::vector<double> weights;       // scoring weights, one per module
+  std::vector<double> weights;        // scoring weights, one per module
   std::vector<double> align_weights;  // the aligner's own weights: exact 1.0, others 0.5
   int threads = 1;
   bool use_stem = false, use_syn = false, use_para = false;
@@ -604,9 +625,12 @@ struct MeteorScorer::Impl {
 
   std::string normalize(std::string_view line) const {
     switch (options.normalize) {
-      case MeteorNormalize::kNone: return std::string(line);
-      case MeteorNormalize::kLower: return text::java_lowercase(line);
-      case MeteorNormalize::kNorm: return text::java_lowercase(text::meteor_normalize(line, prefixes, true));
+      case MeteorNormalize::kNone:
+        return std::string(line);
+      case MeteorNormalize::kLower:
+        return text::java_lowercase(line);
+      case MeteorNormalize::kNorm:
+        return text::java_lowercase(text::meteor_normalize(line, prefixes, true));
       case MeteorNormalize::kNormNoPunct:
         return text::java_lowercase(text::meteor_normalize(line, prefixes, false));
     }
@@ -879,12 +903,16 @@ struct MeteorScorer::Impl {
       if (at[j] < 0) continue;
       const Match& mt = matches[at[j]];
       for (int k = 0; k < mt.match_length; ++k) {
-        if (info[w1[mt.match_start + k]].function) out.function_matches1[mt.module]++;
-        else out.content_matches1[mt.module]++;
+        if (info[w1[mt.match_start + k]].function)
+          out.function_matches1[mt.module]++;
+        else
+          out.content_matches1[mt.module]++;
       }
       for (int k = 0; k < mt.length; ++k) {
-        if (info[w2[mt.start + k]].function) out.function_matches2[mt.module]++;
-        else out.content_matches2[mt.module]++;
+        if (info[w2[mt.start + k]].function)
+          out.function_matches2[mt.module]++;
+        else
+          out.content_matches2[mt.module]++;
       }
     }
     // getCountAndChunks
@@ -1010,7 +1038,8 @@ MeteorScorer::MeteorScorer(const MeteorOptions& options) : impl_(std::make_uniqu
     std::string exceptions = resolve_resource(dir, "synonym/english.exceptions", "synonym module");
     im.synonyms.load(synsets, exceptions);
   }
-  if (im.use_para) im.paraphrase = MeteorParaphraseTable::load(find_paraphrase(dir, options.paraphrase_file, {}));
+  if (im.use_para)
+    im.paraphrase = MeteorParaphraseTable::load(find_paraphrase(dir, options.paraphrase_file, {}));
 }
 
 MeteorScorer::~MeteorScorer() = default;
@@ -1048,7 +1077,9 @@ MeteorResult MeteorScorer::score(const std::vector<std::string>& hyps,
   for (size_t L = 0; L < lines.size(); ++L) {
     std::string_view t = lines[L];
     size_t i = 0;
-    auto delim = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; };
+    auto delim = [](char c) {
+      return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
+    };
     while (i < t.size()) {
       while (i < t.size() && delim(t[i])) ++i;
       size_t j = i;
@@ -1121,7 +1152,8 @@ MeteorResult MeteorScorer::score(const std::vector<std::string>& hyps,
   return result;
 }
 
-MeteorStats MeteorScorer::segment(const std::string& hyp, const std::vector<std::string>& refs) const {
+MeteorStats MeteorScorer::segment(const std::string& hyp,
+                                  const std::vector<std::string>& refs) const {
   std::vector<std::vector<std::string>> streams;
   for (const auto& r : refs) streams.push_back({r});
   MeteorResult res = score({hyp}, streams);

@@ -22,22 +22,22 @@
 //   opt.normalize = MeteorNormalize::kNorm;            // the jar's -norm
 //   MeteorScorer scorer(opt);                          // loads the resources once
 //   MeteorResult r = scorer.score(hyps, {refs0, refs1});  // refs[k][i]: k-th ref of segment i
-//   r.score;             // "Final score" of `java -jar meteor-1.5.jar hyp ref -r 2 -l en -norm ...`
-//   r.segment_scores;    // the jar's "Segment i score"
-//   r.segments[i].to_string();  // the 23-number line of -stdio SCORE / -ssOut
+//   r.score;             // "Final score" of `java -jar meteor-1.5.jar hyp ref -r 2 -l en -norm
+//   ...` r.segment_scores;    // the jar's "Segment i score" r.segments[i].to_string();  // the
+//   23-number line of -stdio SCORE / -ssOut
 //
 // Options (jar flag in brackets):
-// | field           | default                   | meaning                                          |
+// | field           | default                   | meaning |
 // |-----------------|---------------------------|--------------------------------------------------|
-// | task            | "rank"                    | [-t] rank, adq, hter, li, tune: α β γ δ + weights |
-// | params          | empty = task's            | [-p] α β γ δ                                      |
-// | modules         | exact stem synonym para.  | [-m] matching stages, in order                    |
-// | weights         | empty = task's, by position| [-w] one per module (missing ones count 0)       |
-// | normalize       | kNone                     | [-lower] kLower, [-norm] kNorm, [-norm -noPunct]  |
-// | beam_size       | 40                        | [-x] beam of the alignment search                 |
-// | data_dir        | $UNIEVAL_METEOR_DATA      | METEOR resources: function/, synonym/, nonbreaking/|
-// | paraphrase_file | DIR/[data/]paraphrase-en.gz| [-a] paraphrase table (plain or gzip)            |
-// | threads         | 0 = all cores (max 8)     | segments are scored in parallel; output identical |
+// | task            | "rank"                    | [-t] rank, adq, hter, li, tune: α β γ δ + weights
+// | | params          | empty = task's            | [-p] α β γ δ | | modules         | exact stem
+// synonym para.  | [-m] matching stages, in order                    | | weights         | empty =
+// task's, by position| [-w] one per module (missing ones count 0)       | | normalize       | kNone
+// | [-lower] kLower, [-norm] kNorm, [-norm -noPunct]  | | beam_size       | 40 | [-x] beam of the
+// alignment search                 | | data_dir        | $UNIEVAL_METEOR_DATA      | METEOR
+// resources: function/, synonym/, nonbreaking/| | paraphrase_file | DIR/[data/]paraphrase-en.gz|
+// [-a] paraphrase table (plain or gzip)            | | threads         | 0 = all cores (max 8) |
+// segments are scored in parallel; output identical |
 //
 // English parameters (Constants.java): rank α=0.85 β=0.20 γ=0.60 δ=0.75, weights 1.0 0.6 0.8 0.6;
 // adq 0.75 1.40 0.45 0.70 / 1.0 1.0 0.6 0.8; hter 0.40 1.50 0.35 0.55 / 1.0 0.2 0.6 0.8;
@@ -78,16 +78,16 @@ enum class MeteorNormalize {
 };
 
 struct MeteorOptions {
-  std::string task = "rank";            // rank | adq | hter | li | tune (parameters and weights)
-  std::vector<double> params;           // α β γ δ; empty = the task's
+  std::string task = "rank";   // rank | adq | hter | li | tune (parameters and weights)
+  std::vector<double> params;  // α β γ δ; empty = the task's
   std::vector<MeteorModule> modules = {MeteorModule::kExact, MeteorModule::kStem,
                                        MeteorModule::kSynonym, MeteorModule::kParaphrase};
-  std::vector<double> weights;          // per module; empty = the task's (by position)
+  std::vector<double> weights;  // per module; empty = the task's (by position)
   MeteorNormalize normalize = MeteorNormalize::kNone;
-  int beam_size = 40;                   // the jar's -x
-  std::string data_dir;                 // resources; empty = $UNIEVAL_METEOR_DATA
-  std::string paraphrase_file;          // empty = DATA/paraphrase-en.gz or DATA/data/...
-  int threads = 0;                      // 0 = hardware threads (at most 8)
+  int beam_size = 40;           // the jar's -x
+  std::string data_dir;         // resources; empty = $UNIEVAL_METEOR_DATA
+  std::string paraphrase_file;  // empty = DATA/paraphrase-en.gz or DATA/data/...
+  int threads = 0;              // 0 = hardware threads (at most 8)
 
   // "meteor-1.5|en|norm|task:rank|p:0.85,0.2,0.6,0.75|m:exact,stem,synonym|w:1,0.6,0.8|beam:40"
   std::string signature() const;
@@ -119,10 +119,10 @@ struct MeteorStats {
 };
 
 struct MeteorResult {
-  double score = 0;                   // "Final score" (from the summed statistics)
-  MeteorStats total;                  // summed statistics with precision, recall, ... filled in
+  double score = 0;                    // "Final score" (from the summed statistics)
+  MeteorStats total;                   // summed statistics with precision, recall, ... filled in
   std::vector<double> segment_scores;  // per segment, best reference
-  std::vector<MeteorStats> segments;  // per segment statistics (best reference)
+  std::vector<MeteorStats> segments;   // per segment statistics (best reference)
 };
 
 class MeteorScorer {
@@ -144,8 +144,8 @@ class MeteorScorer {
   // The text as the jar scores it (normalisation and lowercasing per the options).
   std::string normalize(std::string_view line) const;
 
-  const std::array<double, 4>& params() const;   // α β γ δ in use
-  const std::vector<double>& weights() const;    // module weights in use
+  const std::array<double, 4>& params() const;  // α β γ δ in use
+  const std::vector<double>& weights() const;   // module weights in use
   const MeteorOptions& options() const;
 
  private:
@@ -164,7 +164,7 @@ class MeteorParaphraseTable {
  public:
   static MeteorParaphraseTable parse(std::string_view text, const std::string& source_name);
   static MeteorParaphraseTable load(const std::string& path);  // plain or gzip
-  int translate(std::string_view word) const;                   // vocabulary id, -1 if unknown
+  int translate(std::string_view word) const;                  // vocabulary id, -1 if unknown
   // Paths from words[start]: {length, paraphrase index} pairs, shortest first (getPaths).
   std::vector<std::pair<int, int>> paths(const std::vector<int>& words, size_t start) const;
   const std::vector<int>& paraphrase(int index) const;
@@ -195,6 +195,7 @@ struct MeteorResourceFlags {
 // function words, nonbreaking prefixes (-norm), synonyms (synonym module), the paraphrase table
 // (paraphrase module). InputError naming the missing file and the flags to set; returns the
 // directory. MeteorScorer applies the same checks (with the default flags) before loading.
-std::string check_meteor_resources(const MeteorOptions& options, const MeteorResourceFlags& flags = {});
+std::string check_meteor_resources(const MeteorOptions& options,
+                                   const MeteorResourceFlags& flags = {});
 
 }  // namespace unieval::metrics

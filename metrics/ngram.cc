@@ -78,8 +78,8 @@ void NgramClipper::run(IdSpan hyp, const std::vector<IdSpan>& refs, int max_orde
     uint32_t* prev = hyp_prev_.data();
     uint32_t distinct = 0;
     for (size_t i = 0; i < count; ++i) {
-      uint64_t key = n == 1 ? hyp.data[i]
-                            : (static_cast<uint64_t>(prev[i]) << 32) | hyp.data[i + n - 1];
+      uint64_t key =
+          n == 1 ? hyp.data[i] : (static_cast<uint64_t>(prev[i]) << 32) | hyp.data[i + n - 1];
       uint32_t id = insert(key);
       if (id == distinct) {
         g[id].start = static_cast<uint32_t>(i);

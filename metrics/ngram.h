@@ -95,9 +95,9 @@ class NgramClipper {
     return static_cast<size_t>((key * 0x9E3779B97F4A7C15ULL) >> shift_) & mask_;
   }
   size_t used_ = 0;
-  std::vector<uint32_t> hyp_prev_;                 // per-position id of the previous order
-  std::vector<std::vector<uint32_t>> ref_prev_;    // same for each reference
-  std::vector<uint32_t> ref_cnt_;                  // count of each hyp n-gram in current ref
+  std::vector<uint32_t> hyp_prev_;               // per-position id of the previous order
+  std::vector<std::vector<uint32_t>> ref_prev_;  // same for each reference
+  std::vector<uint32_t> ref_cnt_;                // count of each hyp n-gram in current ref
   std::vector<uint32_t> touched_;
 };
 

@@ -9,10 +9,10 @@
 // addressing over flat arrays, so counting 500,000 n-grams costs no allocation per n-gram
 // (the node-based std::unordered_map spent most of its time in malloc and page faults).
 //
-//   TokenInterner tok;  std::vector<uint32_t> ids, starts;     // segment s: ids[starts[s]..starts[s+1])
-//   NgramLevels lv(ids, starts);                                // order 1 = the token ids
-//   while (lv.order() < 4) lv.next();                           // lv.ids()[p]: id of the n-gram at p
-//   lv.types();                                                 // distinct n-grams of this order
+//   TokenInterner tok;  std::vector<uint32_t> ids, starts;     // segment s:
+//   ids[starts[s]..starts[s+1]) NgramLevels lv(ids, starts);                                //
+//   order 1 = the token ids while (lv.order() < 4) lv.next();                           //
+//   lv.ids()[p]: id of the n-gram at p lv.types(); // distinct n-grams of this order
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -32,8 +32,10 @@ class PairIdTable {
   void reset(size_t max_keys) {
     size_t cap = 16;
     while (cap < max_keys * 2) cap *= 2;
-    if (slots_.size() != cap) slots_.assign(cap, Slot{0, kEmpty});
-    else std::fill(slots_.begin(), slots_.end(), Slot{0, kEmpty});
+    if (slots_.size() != cap)
+      slots_.assign(cap, Slot{0, kEmpty});
+    else
+      std::fill(slots_.begin(), slots_.end(), Slot{0, kEmpty});
     size_ = 0;
   }
   uint32_t intern(uint64_t key) {
@@ -51,7 +53,9 @@ class PairIdTable {
   size_t size() const { return size_; }
   // Starts loading the slot where `key` would be probed first (the table is larger than the
   // caches; the counting loops prefetch a few positions ahead).
-  void prefetch(uint64_t key) const { __builtin_prefetch(&slots_[mix64(key) & (slots_.size() - 1)]); }
+  void prefetch(uint64_t key) const {
+    __builtin_prefetch(&slots_[mix64(key) & (slots_.size() - 1)]);
+  }
 
  private:
   static constexpr uint32_t kEmpty = 0xFFFFFFFFu;
@@ -70,8 +74,10 @@ class PackedPairIdTable {
   void reset(size_t max_keys, int id_bits) {
     size_t cap = 16;
     while (cap < max_keys * 2) cap *= 2;
-    if (slots_.size() != cap) slots_.assign(cap, 0);
-    else std::fill(slots_.begin(), slots_.end(), 0);
+    if (slots_.size() != cap)
+      slots_.assign(cap, 0);
+    else
+      std::fill(slots_.begin(), slots_.end(), 0);
     id_bits_ = id_bits;
     size_ = 0;
   }
@@ -88,7 +94,9 @@ class PackedPairIdTable {
     }
   }
   size_t size() const { return size_; }
-  void prefetch(uint64_t key) const { __builtin_prefetch(&slots_[mix64(key) & (slots_.size() - 1)]); }
+  void prefetch(uint64_t key) const {
+    __builtin_prefetch(&slots_[mix64(key) & (slots_.size() - 1)]);
+  }
 
  private:
   core::HugeVector<uint64_t> slots_;
@@ -111,10 +119,14 @@ class NgramLevels {
  public:
   // ids: the token ids of all segments back to back; starts: segment boundaries (size segs+1).
   // allow_packed = false forces the 128-bit-slot table (tests compare the two).
-  NgramLevels(core::HugeVector<uint32_t> token_ids, std::vector<uint32_t> starts, size_t n_token_types,
-              bool allow_packed = true)
-      : tok_(std::move(token_ids)), starts_(std::move(starts)), cur_(tok_), types_(n_token_types),
-        vocab_(n_token_types), allow_packed_(allow_packed) {}
+  NgramLevels(core::HugeVector<uint32_t> token_ids, std::vector<uint32_t> starts,
+              size_t n_token_types, bool allow_packed = true)
+      : tok_(std::move(token_ids)),
+        starts_(std::move(starts)),
+        cur_(tok_),
+        types_(n_token_types),
+        vocab_(n_token_types),
+        allow_packed_(allow_packed) {}
 
   int order() const { return order_; }
   const core::HugeVector<uint32_t>& ids() const { return cur_; }
@@ -132,7 +144,8 @@ class NgramLevels {
     }
     // Key = (id of the (n-1)-gram, id of the last token): prefix ids < types_, token ids
     // < vocab_, new ids < positions.
-    const int tok_bits = bits_for(vocab_), prefix_bits = bits_for(types_), id_bits = bits_for(positions + 1);
+    const int tok_bits = bits_for(vocab_), prefix_bits = bits_for(types_),
+              id_bits = bits_for(positions + 1);
     if (allow_packed_ && tok_bits + prefix_bits + id_bits <= 64) {
       packed_.reset(positions, id_bits);
       assign_ids(packed_, tok_bits);
@@ -157,8 +170,11 @@ class NgramLevels {
 
   template <class Table>
   void assign_ids(Table& table, int tok_shift) {
-    const size_t last = tok_.size() - std::min<size_t>(tok_.size(), order_ - 1);  // positions with a key
-    auto key = [&](size_t p) { return (static_cast<uint64_t>(cur_[p]) << tok_shift) | tok_[p + order_ - 1]; };
+    const size_t last =
+        tok_.size() - std::min<size_t>(tok_.size(), order_ - 1);  // positions with a key
+    auto key = [&](size_t p) {
+      return (static_cast<uint64_t>(cur_[p]) << tok_shift) | tok_[p + order_ - 1];
+    };
     constexpr size_t kAhead = 16;
     for (size_t s = 0; s + 1 < starts_.size(); ++s) {
       size_t b = starts_[s], e = starts_[s + 1];

@@ -6,8 +6,8 @@
 #include <cmath>
 #include <tuple>
 
-#include "metrics/bleu_internal.h"
 #include "core/error.h"
+#include "metrics/bleu_internal.h"
 #include "metrics/ngram.h"
 
 namespace unieval::metrics {
@@ -35,7 +35,9 @@ class GlobalNgrams {
     return s.gid;
   }
   // Registers the key with no occurrence (or returns its gid).
-  uint32_t insert(uint64_t key, uint32_t prefix, bool flag) { return slot_for(key, prefix, flag).gid; }
+  uint32_t insert(uint64_t key, uint32_t prefix, bool flag) {
+    return slot_for(key, prefix, flag).gid;
+  }
   // Adds one occurrence of a registered key: its gid, or 0 (nothing counted) when absent.
   uint32_t bump(uint64_t key) {
     Slot& s = slots_[probe(key)];
@@ -116,7 +118,8 @@ struct IdLines {
 };
 
 // gid of every hypothesis n-gram: gids[n-1][pos] (0 when the n-gram is not in the references).
-void hyp_gids(IdSpan h, int max_n, const GlobalNgrams& g, std::vector<std::vector<uint32_t>>& gids) {
+void hyp_gids(IdSpan h, int max_n, const GlobalNgrams& g,
+              std::vector<std::vector<uint32_t>>& gids) {
   gids.resize(max_n);
   for (int n = 1; n <= max_n; ++n) {
     auto& cur = gids[n - 1];
@@ -467,8 +470,9 @@ NltkNistScore nltk_corpus_nist(const std::vector<std::vector<std::string>>& hyps
     }
   }
   if (zero_div)
-    out.warning = "NLTK corpus_nist raises ZeroDivisionError here (an order without hypothesis "
-                  "n-grams, or no reference words); such orders count 0";
+    out.warning =
+        "NLTK corpus_nist raises ZeroDivisionError here (an order without hypothesis "
+        "n-grams, or no reference words); such orders count 0";
   out.score = nist_precision * lp;
   return out;
 }

@@ -43,8 +43,8 @@ namespace unieval::metrics {
 
 struct NistOptions {
   text::MtevalTokenization tokenization = text::MtevalTokenization::kV14c;  // scorer version
-  bool preserve_case = false;  // mteval -c
-  bool dstc7_writer = true;    // DSTC7 _write_xml substitutions ("__empty__", '&', '<')
+  bool preserve_case = false;                                               // mteval -c
+  bool dstc7_writer = true;  // DSTC7 _write_xml substitutions ("__empty__", '&', '<')
 };
 
 struct NistScore {
@@ -55,7 +55,8 @@ struct NistScore {
 
 // refs[k][i]: k-th reference of segment i.
 NistScore mteval_nist(const std::vector<std::string>& hyps,
-                      const std::vector<std::vector<std::string>>& refs, const NistOptions& opts = {});
+                      const std::vector<std::vector<std::string>>& refs,
+                      const NistOptions& opts = {});
 
 // NLTK 3.8 nltk.translate.nist_score.corpus_nist(list_of_references, hypotheses, n) over
 // str.split() tokens: no normalisation, per-reference (not max-over-references) clipping, the

@@ -47,15 +47,16 @@ OptionSpec uint64_option(const std::string& name, std::optional<unsigned long lo
                          const std::string& help, const std::string& sig) {
   return make(name, OptionType::kUInt64, opt_value(def), help, sig);
 }
-OptionSpec double_option(const std::string& name, std::optional<double> def, const std::string& help,
-                         const std::string& sig) {
+OptionSpec double_option(const std::string& name, std::optional<double> def,
+                         const std::string& help, const std::string& sig) {
   return make(name, OptionType::kDouble, opt_value(def), help, sig);
 }
 OptionSpec string_option(const std::string& name, std::optional<std::string> def,
                          const std::string& help, const std::string& sig) {
   return make(name, OptionType::kString, opt_value(def), help, sig);
 }
-OptionSpec string_list_option(const std::string& name, const std::string& help, const std::string& sig) {
+OptionSpec string_list_option(const std::string& name, const std::string& help,
+                              const std::string& sig) {
   return make(name, OptionType::kStringList, std::nullopt, help, sig);
 }
 
@@ -67,8 +68,10 @@ void OptionValues::set(const std::string& name, OptionValue value, bool defaulte
 
 void OptionValues::set_defaults(const std::vector<OptionSpec>& specs) {
   for (const auto& s : specs) {
-    if (s.type == OptionType::kFlag) set(s.name, false, true);
-    else if (s.default_value) set(s.name, *s.default_value, true);
+    if (s.type == OptionType::kFlag)
+      set(s.name, false, true);
+    else if (s.default_value)
+      set(s.name, *s.default_value, true);
   }
 }
 
@@ -89,7 +92,9 @@ bool OptionValues::flag(const std::string& name) const {
   auto it = values_.find(name);
   return it != values_.end() && std::get<bool>(it->second.first);
 }
-const std::string& OptionValues::str(const std::string& name) const { return std::get<std::string>(at(name)); }
+const std::string& OptionValues::str(const std::string& name) const {
+  return std::get<std::string>(at(name));
+}
 int OptionValues::integer(const std::string& name) const { return std::get<int>(at(name)); }
 long OptionValues::long_integer(const std::string& name) const { return std::get<long>(at(name)); }
 unsigned long long OptionValues::uint64(const std::string& name) const {
@@ -103,7 +108,8 @@ const std::vector<std::string>& OptionValues::list(const std::string& name) cons
 // ---- ScoreContext ---------------------------------------------------------------------------
 
 std::string ScoreContext::hyp_path() const {
-  if (!values.count("hyp")) throw InputError("--hyp FILE is required for --metric " + values.str("metric"));
+  if (!values.count("hyp"))
+    throw InputError("--hyp FILE is required for --metric " + values.str("metric"));
   return values.str("hyp");
 }
 
@@ -138,7 +144,8 @@ const std::vector<std::vector<std::string>>& ScoreContext::segment_refs() const 
   if (seg_refs_) return *seg_refs_;
   if (!by_segment_) {
     const auto& streams = corpus().refs;
-    auto out = std::make_unique<std::vector<std::vector<std::string>>>(streams.empty() ? 0 : streams[0].size());
+    auto out = std::make_unique<std::vector<std::vector<std::string>>>(
+        streams.empty() ? 0 : streams[0].size());
     for (const auto& s : streams)
       for (size_t i = 0; i < s.size() && i < out->size(); ++i) (*out)[i].push_back(s[i]);
     by_segment_ = std::move(out);
@@ -150,7 +157,8 @@ const std::vector<std::string>& ScoreContext::hyps() const {
   if (corpus_) return corpus_->hyps;
   if (seg_hyps_) return *seg_hyps_;
   if (read_) return read_->hyps;
-  if (!read_hyps_) read_hyps_ = std::make_unique<std::vector<std::string>>(core::read_lines(hyp_path()));
+  if (!read_hyps_)
+    read_hyps_ = std::make_unique<std::vector<std::string>>(core::read_lines(hyp_path()));
   return *read_hyps_;
 }
 
@@ -165,7 +173,8 @@ void ScoreContext::set_resampling(size_t n, std::vector<std::string> names, Scor
   resample_ = std::move(fn);
 }
 
-void ScoreContext::set_segments(std::vector<std::string> names, std::vector<std::vector<double>> rows) {
+void ScoreContext::set_segments(std::vector<std::string> names,
+                                std::vector<std::vector<double>> rows) {
   segment_names_ = std::move(names);
   segments_ = std::move(rows);
 }
@@ -178,16 +187,21 @@ std::string ScoreContext::human_lines(const nlohmann::ordered_json& j, const std
   std::string out;
   for (auto it = j.begin(); it != j.end(); ++it) {
     std::string k = prefix.empty() ? it.key() : prefix + "." + it.key();
-    if (it->is_object()) out += human_lines(*it, k);
-    else if (it->is_string()) out += k + " = " + it->get<std::string>() + "\n";
-    else out += k + " = " + it->dump() + "\n";
+    if (it->is_object())
+      out += human_lines(*it, k);
+    else if (it->is_string())
+      out += k + " = " + it->get<std::string>() + "\n";
+    else
+      out += k + " = " + it->dump() + "\n";
   }
   return out;
 }
 
 void ScoreContext::emit(const nlohmann::ordered_json& j) {
-  if (json()) emit_json(j);
-  else out_ += human_lines(j);
+  if (json())
+    emit_json(j);
+  else
+    out_ += human_lines(j);
 }
 
 // ---- option text lists ---------------------------------------------------------------------
@@ -247,7 +261,8 @@ const std::vector<OptionSpec>& common_option_specs() {
     std::vector<OptionSpec> c;
     c.push_back(string_option("metric", std::nullopt, "Metric to compute (list below)."));
     c.back().required = true;
-    c.push_back(string_option("hyp", std::nullopt, "System output: UTF-8, one segment per line (.gz ok)."));
+    c.push_back(
+        string_option("hyp", std::nullopt, "System output: UTF-8, one segment per line (.gz ok)."));
     c.push_back(string_list_option(
         "ref",
         "Reference file, one segment per line; repeat for several references (sacreBLEU "
@@ -286,10 +301,12 @@ OptionValues call_values(const MetricCall& call) {
     const OptionSpec* spec = nullptr;
     for (const auto& s : m->options)
       if (s.name == name) spec = &s;
-    if (!spec) throw std::logic_error("metric call: --metric " + call.metric + " has no option --" + name);
+    if (!spec)
+      throw std::logic_error("metric call: --metric " + call.metric + " has no option --" + name);
     size_t want = static_cast<size_t>(spec->type);  // OptionType and OptionValue share their order
     if (value.index() != want)
-      throw std::logic_error("metric call: --" + name + " of --metric " + call.metric + " has another type");
+      throw std::logic_error("metric call: --" + name + " of --metric " + call.metric +
+                             " has another type");
     v.set(name, value);
   }
   return v;
@@ -331,7 +348,8 @@ MetricRun run_with(const MetricCall& call, const std::function<void(ScoreContext
 
 MetricRun run_metric(const MetricCall& call, const core::Corpus& corpus, const ResourceHints& hints,
                      bool resampling) {
-  return run_with(call, [&](ScoreContext& sc) { sc.set_corpus(&corpus); }, hints, resampling);
+  return run_with(
+      call, [&](ScoreContext& sc) { sc.set_corpus(&corpus); }, hints, resampling);
 }
 
 MetricRun run_metric(const MetricCall& call, const std::vector<std::string>& hyps,
@@ -340,7 +358,8 @@ MetricRun run_metric(const MetricCall& call, const std::vector<std::string>& hyp
   if (refs.size() != hyps.size())
     throw std::logic_error("run_metric: " + std::to_string(refs.size()) + " reference sets for " +
                            std::to_string(hyps.size()) + " segments");
-  return run_with(call, [&](ScoreContext& sc) { sc.set_segments_input(&hyps, &refs); }, hints, resampling);
+  return run_with(
+      call, [&](ScoreContext& sc) { sc.set_segments_input(&hyps, &refs); }, hints, resampling);
 }
 
 // ---- markdown -------------------------------------------------------------------------------
@@ -373,9 +392,12 @@ std::string default_text(const OptionSpec& s) {
 std::string escape_cell(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '|') out += "\\|";
-    else if (c == '\n') out += ' ';
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else if (c == '\n')
+      out += ' ';
+    else
+      out += c;
   }
   return out;
 }
@@ -390,7 +412,8 @@ std::string options_markdown(const std::vector<OptionSpec>& specs) {
     name += "`";
     if (s.short_name) name += " (`-" + std::string(1, s.short_name) + "`)";
     out += "| " + name + " | " + default_text(s) + " | " +
-           (s.signature_key.empty() ? "" : "`" + s.signature_key + "`") + " | " + escape_cell(s.help) + " |\n";
+           (s.signature_key.empty() ? "" : "`" + s.signature_key + "`") + " | " +
+           escape_cell(s.help) + " |\n";
   }
   return out;
 }
@@ -409,7 +432,8 @@ std::string registry_markdown() {
       if ((o.section.empty() ? o.name : o.section) == section)
         names += std::string(names.empty() ? "" : ", ") + "`" + o.name + "`";
     out += "\n#### --metric " + names + "\n\n";
-    out += m.options.empty() ? std::string("No options of its own.\n") : options_markdown(m.options);
+    out +=
+        m.options.empty() ? std::string("No options of its own.\n") : options_markdown(m.options);
   }
   return out;
 }
@@ -417,8 +441,8 @@ std::string registry_markdown() {
 // ---- resampling -----------------------------------------------------------------------------
 
 std::vector<OptionSpec> bootstrap_option_specs(const std::string& other_what) {
-  return {int_option("bootstrap", 0, "Bootstrap resamples for confidence intervals (0 = off; e.g. 1000).",
-                     "bs"),
+  return {int_option("bootstrap", 0,
+                     "Bootstrap resamples for confidence intervals (0 = off; e.g. 1000).", "bs"),
           uint64_option("seed", 12345ULL, "Bootstrap random seed.", "seed"),
           double_option("confidence", 0.95, "Bootstrap CI coverage.", "ci"),
           string_option("paired-bootstrap", std::nullopt, other_what)};
@@ -442,13 +466,16 @@ nlohmann::ordered_json num(double v) {
 }  // namespace
 
 void add_resampling(nlohmann::ordered_json& j, const OptionValues& values, size_t n,
-                    const std::vector<std::string>& names, const ScoreFn& sys, const ScoreFn* base) {
+                    const std::vector<std::string>& names, const ScoreFn& sys,
+                    const ScoreFn* base) {
   BootstrapOptions o = bootstrap_options(values);
   if (values.integer("bootstrap") > 0) {
     auto ci = bootstrap_ci(n, sys, o);
     nlohmann::ordered_json b;
     for (size_t k = 0; k < names.size(); ++k)
-      b[names[k]] = {{"mean", num(ci[k].mean)}, {"stddev", num(ci[k].stddev)}, {"low", num(ci[k].low)},
+      b[names[k]] = {{"mean", num(ci[k].mean)},
+                     {"stddev", num(ci[k].stddev)},
+                     {"low", num(ci[k].low)},
                      {"high", num(ci[k].high)}};
     b["signature"] = o.signature();
     j["bootstrap"] = b;
@@ -457,8 +484,10 @@ void add_resampling(nlohmann::ordered_json& j, const OptionValues& values, size_
     auto pb = paired_bootstrap(n, sys, *base, o);
     nlohmann::ordered_json b;
     for (size_t k = 0; k < names.size(); ++k)
-      b[names[k]] = {{"system", num(pb[k].system)}, {"baseline", num(pb[k].baseline)},
-                     {"delta", num(pb[k].delta)}, {"p_value", num(pb[k].p_value)}};
+      b[names[k]] = {{"system", num(pb[k].system)},
+                     {"baseline", num(pb[k].baseline)},
+                     {"delta", num(pb[k].delta)},
+                     {"p_value", num(pb[k].p_value)}};
     b["signature"] = o.signature();
     j["paired_bootstrap"] = b;
   }

@@ -34,12 +34,13 @@
 //   bootstrap_ci(r.items, r.resample, o);  // Bleu_1..4 CIs
 //
 // Language resources (one policy, the same in `score`, `eval` and `run`): a resource directory is
-// taken from its flag (--rouge-data, --meteor-data; `eval --option rouge_data=... / meteor_data=...`),
-// else from its environment variable (UNIEVAL_ROUGE_DATA, UNIEVAL_METEOR_DATA); when a metric that
-// needs it is asked for and neither names it, scoring stops with an InputError saying which flag or
-// variable to set and which option scores without it (MetricSpec::check, check_metric_resources();
-// the caller's spelling of the flags comes from ResourceHints). `eval` and `run` leave a metric
-// out only when the user asks (`--skip-metric NAME`), and say so in the result's notes.
+// taken from its flag (--rouge-data, --meteor-data; `eval --option rouge_data=... /
+// meteor_data=...`), else from its environment variable (UNIEVAL_ROUGE_DATA, UNIEVAL_METEOR_DATA);
+// when a metric that needs it is asked for and neither names it, scoring stops with an InputError
+// saying which flag or variable to set and which option scores without it (MetricSpec::check,
+// check_metric_resources(); the caller's spelling of the flags comes from ResourceHints). `eval`
+// and `run` leave a metric out only when the user asks (`--skip-metric NAME`), and say so in the
+// result's notes.
 //
 // Option types (OptionType) and how they parse:
 //   | type         | command line          | value                                          |
@@ -65,8 +66,8 @@ namespace unieval::metrics {
 
 enum class OptionType { kFlag, kInt, kLong, kUInt64, kDouble, kString, kStringList };
 
-using OptionValue =
-    std::variant<bool, int, long, unsigned long long, double, std::string, std::vector<std::string>>;
+using OptionValue = std::variant<bool, int, long, unsigned long long, double, std::string,
+                                 std::vector<std::string>>;
 
 struct OptionSpec {
   std::string name;                          // long flag without "--" ("max-order")
@@ -87,8 +88,8 @@ OptionSpec long_option(const std::string& name, std::optional<long> def, const s
                        const std::string& signature_key = "");
 OptionSpec uint64_option(const std::string& name, std::optional<unsigned long long> def,
                          const std::string& help, const std::string& signature_key = "");
-OptionSpec double_option(const std::string& name, std::optional<double> def, const std::string& help,
-                         const std::string& signature_key = "");
+OptionSpec double_option(const std::string& name, std::optional<double> def,
+                         const std::string& help, const std::string& signature_key = "");
 OptionSpec string_option(const std::string& name, std::optional<std::string> def,
                          const std::string& help, const std::string& signature_key = "");
 OptionSpec string_list_option(const std::string& name, const std::string& help,
@@ -112,7 +113,7 @@ class OptionValues {
   const std::vector<std::string>& list(const std::string& name) const;
 
  private:
-  const OptionValue& at(const std::string& name) const;  // std::logic_error when absent
+  const OptionValue& at(const std::string& name) const;         // std::logic_error when absent
   std::map<std::string, std::pair<OptionValue, bool>> values_;  // name -> (value, defaulted)
 };
 
@@ -142,10 +143,11 @@ class ScoreContext {
   const core::Corpus& corpus() const;
   const std::vector<std::string>& hyps() const;
   const std::vector<std::vector<std::string>>& segment_refs() const;
-  bool in_memory() const { return corpus_ || seg_hyps_; }  // a library call's corpus
+  bool in_memory() const { return corpus_ || seg_hyps_; }          // a library call's corpus
   bool per_segment_input() const { return seg_refs_ != nullptr; }  // references given per segment
   void set_corpus(const core::Corpus* c) { corpus_ = c; }
-  void set_segments_input(const std::vector<std::string>* hyps, const std::vector<std::vector<std::string>>* refs) {
+  void set_segments_input(const std::vector<std::string>* hyps,
+                          const std::vector<std::vector<std::string>>* refs) {
     seg_hyps_ = hyps;
     seg_refs_ = refs;
   }
@@ -157,8 +159,10 @@ class ScoreContext {
   // The one serialiser: a JSON object on one line (non-UTF-8 bytes replaced, as nlohmann's
   // error_handler_t::replace). A library call also keeps the objects (emitted()).
   void emit_json(const nlohmann::ordered_json& j) {
-    if (capture_) emitted_.push_back(j);
-    else out_ += json_line(j);
+    if (capture_)
+      emitted_.push_back(j);
+    else
+      out_ += json_line(j);
   }
   void set_capture(bool on) { capture_ = on; }
   const std::vector<nlohmann::ordered_json>& emitted() const { return emitted_; }
@@ -177,10 +181,13 @@ class ScoreContext {
   const ScoreFn& resample() const { return resample_; }
   const std::vector<std::string>& segment_names() const { return segment_names_; }
   std::vector<std::vector<double>>& segments() { return segments_; }
-  // With --json one JSON line, else one "key = value" line per scalar (nested objects joined by '.').
+  // With --json one JSON line, else one "key = value" line per scalar (nested objects joined by
+  // '.').
   void emit(const nlohmann::ordered_json& j);
   void print(const std::string& text) { out_ += text; }  // human report text
-  void warn(const std::string& message) const { if (warn_) warn_(message); }
+  void warn(const std::string& message) const {
+    if (warn_) warn_(message);
+  }
   const std::string& output() const { return out_; }  // what the run prints on stdout
 
   static std::string json_line(const nlohmann::ordered_json& j);
@@ -207,11 +214,11 @@ class ScoreContext {
 };
 
 struct MetricSpec {
-  std::string name;                       // the --metric value
-  std::string summary;                    // one line for `unieval score --help`
-  std::vector<OptionSpec> options;        // the metric's own options (its --help section)
+  std::string name;                        // the --metric value
+  std::string summary;                     // one line for `unieval score --help`
+  std::vector<OptionSpec> options;         // the metric's own options (its --help section)
   std::function<void(ScoreContext&)> run;  // scores and emits
-  std::string section;                    // options section title; metrics sharing it share flags
+  std::string section;                     // options section title; metrics sharing it share flags
   // Resource check without scoring (InputError naming what to set); empty = needs no resources.
   std::function<void(const ScoreContext&)> check;
 };
@@ -244,10 +251,10 @@ struct MetricCall {
 struct MetricRun {
   std::vector<nlohmann::ordered_json> objects;  // the emitted JSON objects (`score --json` lines)
   std::vector<std::string> warnings;
-  size_t items = 0;                             // resampling items (segments); 0 = not decomposable
-  std::vector<std::string> value_names;         // what `resample` returns
-  ScoreFn resample;                             // values on a resample of the items
-  std::vector<std::string> segment_names;       // per-segment values, where the metric has them
+  size_t items = 0;                        // resampling items (segments); 0 = not decomposable
+  std::vector<std::string> value_names;    // what `resample` returns
+  ScoreFn resample;                        // values on a resample of the items
+  std::vector<std::string> segment_names;  // per-segment values, where the metric has them
   std::vector<std::vector<double>> segments;
 };
 
@@ -257,12 +264,12 @@ OptionValues call_values(const MetricCall& call);
 void check_metric_resources(const MetricCall& call, const ResourceHints& hints = {});
 // The same with references given per segment (refs[i]: one or more references of hyps[i]).
 MetricRun run_metric(const MetricCall& call, const std::vector<std::string>& hyps,
-                     const std::vector<std::vector<std::string>>& refs, const ResourceHints& hints = {},
-                     bool resampling = false);
+                     const std::vector<std::vector<std::string>>& refs,
+                     const ResourceHints& hints = {}, bool resampling = false);
 // Scores `corpus` (segments in hyps, reference streams in refs) through the registry; with
 // `resampling`, a decomposable metric also returns its resampling function.
-MetricRun run_metric(const MetricCall& call, const core::Corpus& corpus, const ResourceHints& hints = {},
-                     bool resampling = false);
+MetricRun run_metric(const MetricCall& call, const core::Corpus& corpus,
+                     const ResourceHints& hints = {}, bool resampling = false);
 
 // The README table of one options section (the specs of the first metric with that section):
 // | option | default | signature | meaning |
@@ -284,10 +291,10 @@ std::vector<double> parse_double_list(const std::string& text, const std::string
 std::vector<int> parse_int_list(const std::string& text, const std::string& option);
 
 // The metric families (metrics/family_*.cc).
-void register_bleu_metrics(MetricRegistry& reg);    // bleu, chrf, chrf++, ter, bleu-multi, bleu-nltk,
-                                                    // bleu-plato, bleu-coco, nist, nist-nltk
+void register_bleu_metrics(MetricRegistry& reg);  // bleu, chrf, chrf++, ter, bleu-multi, bleu-nltk,
+                                                  // bleu-plato, bleu-coco, nist, nist-nltk
 void register_rouge_metrics(MetricRegistry& reg);   // rouge, rouge-l-coco
 void register_meteor_metrics(MetricRegistry& reg);  // meteor
-void register_qa_metrics(MetricRegistry& reg);      // squad, coqa, glue, glue-score, distinct, entropy
+void register_qa_metrics(MetricRegistry& reg);  // squad, coqa, glue, glue-score, distinct, entropy
 
 }  // namespace unieval::metrics

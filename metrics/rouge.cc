@@ -30,7 +30,8 @@ RougeResources RougeResources::load(const std::string& dir, bool require_excepti
   RougeResources r;
   fs::path base(dir);
   // Accept the data directory itself or a ROUGE-1.5.5 release directory holding data/.
-  if (!fs::exists(base / "WordNet-2.0-Exceptions") && fs::exists(base / "data" / "WordNet-2.0-Exceptions"))
+  if (!fs::exists(base / "WordNet-2.0-Exceptions") &&
+      fs::exists(base / "data" / "WordNet-2.0-Exceptions"))
     base /= "data";
   r.data_dir = base.string();
   fs::path exc = base / "WordNet-2.0-Exceptions";
@@ -38,9 +39,10 @@ RougeResources RougeResources::load(const std::string& dir, bool require_excepti
     r.exceptions = text::WordNetExceptions::load_dir(exc.string());
     r.has_exceptions = true;
   } else if (require_exceptions) {
-    throw InputError(exc.string(), 0,
-                     "WordNet 2.0 exception lists (adj.exc, adv.exc, noun.exc, verb.exc) not found; "
-                     "--rouge-data must name the ROUGE-1.5.5 data directory");
+    throw InputError(
+        exc.string(), 0,
+        "WordNet 2.0 exception lists (adj.exc, adv.exc, noun.exc, verb.exc) not found; "
+        "--rouge-data must name the ROUGE-1.5.5 data directory");
   }
   fs::path stop = base / "smart_common_words.txt";
   if (fs::exists(stop)) {
@@ -80,13 +82,16 @@ RougeResources find_rouge_resources(const std::string& flag_value, const Rouge15
   bool need_exc = opt.stem && opt.use_exceptions;
   if (dir.empty()) {
     if (need_exc)
-      throw InputError(
-          "-m needs ROUGE-1.5.5's WordNet 2.0 exception lists: pass " + flags.data + " (or set "
-          "UNIEVAL_ROUGE_DATA) to the ROUGE-1.5.5 data directory that holds "
-          "WordNet-2.0-Exceptions/{adj,adv,noun,verb}.exc; " + flags.no_exceptions + " stems without "
-          "them (a different number from the original ROUGE-1.5.5)");
+      throw InputError("-m needs ROUGE-1.5.5's WordNet 2.0 exception lists: pass " + flags.data +
+                       " (or set "
+                       "UNIEVAL_ROUGE_DATA) to the ROUGE-1.5.5 data directory that holds "
+                       "WordNet-2.0-Exceptions/{adj,adv,noun,verb}.exc; " +
+                       flags.no_exceptions +
+                       " stems without "
+                       "them (a different number from the original ROUGE-1.5.5)");
     if (opt.remove_stopwords)
-      throw InputError("-s needs smart_common_words.txt: pass " + flags.data + " or set UNIEVAL_ROUGE_DATA");
+      throw InputError("-s needs smart_common_words.txt: pass " + flags.data +
+                       " or set UNIEVAL_ROUGE_DATA");
     return {};
   }
   if (!fs::is_directory(dir)) throw InputError(dir, 0, "--rouge-data: not a directory");
@@ -106,7 +111,8 @@ void Rouge155Options::validate() const {
   if (!wlcs_weight.empty()) {
     char* end = nullptr;
     double w = std::strtod(wlcs_weight.c_str(), &end);
-    if (*end != '\0' || !(w > 0)) throw InputError("-w: ROUGE-W weight factor must be a number > 0");
+    if (*end != '\0' || !(w > 0))
+      throw InputError("-w: ROUGE-W weight factor must be a number > 0");
   }
   if (!skip_distance.empty()) {
     char* end = nullptr;
@@ -130,10 +136,14 @@ std::string num_text(double v) {
 
 std::string Rouge155Options::signature(const RougeResources& res) const {
   std::ostringstream s;
-  s << "rouge155|n:" << max_n << "|l:" << (lcs ? 1 : 0) << "|w:" << (wlcs_weight.empty() ? "-" : wlcs_weight)
-    << "|s:" << (skip_distance.empty() ? "-" : skip_distance)
-    << "|u:" << (skip_both ? "U" : skip_unigram ? "1" : "0") << "|m:" << (stem ? 1 : 0)
-    << "|exc:" << (stem ? (use_exceptions ? res.exceptions_tag() : std::string("none")) : std::string("-"))
+  s << "rouge155|n:" << max_n << "|l:" << (lcs ? 1 : 0)
+    << "|w:" << (wlcs_weight.empty() ? "-" : wlcs_weight)
+    << "|s:" << (skip_distance.empty() ? "-" : skip_distance) << "|u:"
+    << (skip_both      ? "U"
+        : skip_unigram ? "1"
+                       : "0")
+    << "|m:" << (stem ? 1 : 0) << "|exc:"
+    << (stem ? (use_exceptions ? res.exceptions_tag() : std::string("none")) : std::string("-"))
     << "|stop:" << (remove_stopwords ? 1 : 0) << "|len:" << length_limit << "|byte:" << byte_limit
     << "|f:" << formula << "|p:" << num_text(alpha) << "|c:" << num_text(confidence)
     << "|r:" << resamples << "|v:1.5.5";
@@ -210,14 +220,14 @@ class RougeVocabulary {
 
   const Rouge155Options& opt_;
   const RougeResources& res_;
-  TokenInterner raw_;                // raw tokens, each mapped once ...
-  std::vector<uint32_t> raw_ids_;    // ... to its word id (or kDropped), by raw id
-  TokenInterner words_;              // words after stemming: the ids n-grams are made of
+  TokenInterner raw_;              // raw tokens, each mapped once ...
+  std::vector<uint32_t> raw_ids_;  // ... to its word id (or kDropped), by raw id
+  TokenInterner words_;            // words after stemming: the ids n-grams are made of
 };
 
 // A summary as the scoring routines see it.
 struct Prepared {
-  std::vector<uint32_t> tokens;                 // n-gram path (readText + createNGram)
+  std::vector<uint32_t> tokens;                  // n-gram path (readText + createNGram)
   std::vector<std::vector<uint32_t>> sentences;  // LCS path (readText_LCS + tokenizeText_LCS)
 };
 
@@ -440,8 +450,8 @@ struct Scratch {
   std::vector<char> in_model, in_peer;  // token presence, indexed by token id
   std::vector<long> pos;
   Grams peer_grams, model_grams;
-  std::vector<uint32_t> local;              // token id -> local id + 1 (tokens on both sides)
-  std::vector<int> cm, cp, um, up;          // pair / unigram counts over local ids
+  std::vector<uint32_t> local;      // token id -> local id + 1 (tokens on both sides)
+  std::vector<int> cm, cp, um, up;  // pair / unigram counts over local ids
   std::vector<std::pair<long, uint32_t>> mpos, ppos;  // (position, local id)
 };
 
@@ -519,8 +529,10 @@ void mark_lcs(const std::vector<uint32_t>& r, const std::vector<uint32_t>& p, Sc
     int* row = c + i * w;
     const int* up = c + (i - 1) * w;
     for (size_t j = 1; j <= n; ++j) {
-      if (ri == p[j - 1]) row[j] = up[j - 1] + 1;
-      else row[j] = up[j] >= row[j - 1] ? up[j] : row[j - 1];
+      if (ri == p[j - 1])
+        row[j] = up[j - 1] + 1;
+      else
+        row[j] = up[j] >= row[j - 1] ? up[j] : row[j - 1];
     }
   }
   size_t i = m, j = n;
@@ -584,9 +596,9 @@ void clear_budget(std::vector<int>& budget, const std::vector<uint32_t>& tokens)
 }
 
 // computeLCSScore (weighted = false) / computeWLCSScore (weighted = true).
-RougePRF lcs_score(const Prepared& peer, const std::vector<Prepared>& models, const Rouge155Options& opt,
-                   bool weighted, double weight, const std::vector<double>& pw, Scratch& s,
-                   size_t instance) {
+RougePRF lcs_score(const Prepared& peer, const std::vector<Prepared>& models,
+                   const Rouge155Options& opt, bool weighted, double weight,
+                   const std::vector<double>& pw, Scratch& s, size_t instance) {
   double total_hit = 0, total_count = 0, total_count_p = 0, best = -1;
   const double peer_count = static_cast<double>(peer.tokens.size());
   for (size_t mi = 0; mi < models.size(); ++mi) {
@@ -596,10 +608,13 @@ RougePRF lcs_score(const Prepared& peer, const std::vector<Prepared>& models, co
     double hit = 0, base = 0;
     for (const auto& r : model.sentences) {
       s.mask.assign(r.size(), 0);
-      base += weighted ? std::pow(static_cast<double>(r.size()), weight) : static_cast<double>(r.size());
+      base += weighted ? std::pow(static_cast<double>(r.size()), weight)
+                       : static_cast<double>(r.size());
       for (const auto& p : peer.sentences) {
-        if (weighted) mark_wlcs(r, p, pw, s);
-        else mark_lcs(r, p, s);
+        if (weighted)
+          mark_wlcs(r, p, pw, s);
+        else
+          mark_lcs(r, p, s);
       }
       int hit_len = 0;
       for (size_t j = 0; j < r.size(); ++j) {
@@ -713,9 +728,12 @@ void compute_averages(std::vector<Rouge155Variant*>& variants, const Rouge155Opt
   auto run = [&](size_t from, size_t to) {
     for (size_t g = 0; g < nv; g += 3) {
       size_t cnt = std::min<size_t>(3, nv - g);
-      if (cnt == 3) bootstrap_group<9>(vals.data(), n, nv, g, from, to, samples.data());
-      else if (cnt == 2) bootstrap_group<6>(vals.data(), n, nv, g, from, to, samples.data());
-      else bootstrap_group<3>(vals.data(), n, nv, g, from, to, samples.data());
+      if (cnt == 3)
+        bootstrap_group<9>(vals.data(), n, nv, g, from, to, samples.data());
+      else if (cnt == 2)
+        bootstrap_group<6>(vals.data(), n, nv, g, from, to, samples.data());
+      else
+        bootstrap_group<3>(vals.data(), n, nv, g, from, to, samples.data());
     }
   };
   core::parallel_ranges(R, opt.threads, run, 1);
@@ -734,13 +752,21 @@ void compute_averages(std::vector<Rouge155Variant*>& variants, const Rouge155Opt
       std::sort(sorted.begin(), sorted.end());
       double sum = 0;
       for (double x : sorted) sum += x;
-      auto at = [&](long idx) { return idx >= 0 && idx < static_cast<long>(R) ? sorted[idx] : 0.0; };
+      auto at = [&](long idx) {
+        return idx >= 0 && idx < static_cast<long>(R) ? sorted[idx] : 0.0;
+      };
       double avg = round5(sum / dR);
       double lo = round5(at(ci_la) + (at(ci_la + 1) - at(ci_la)) * ci_r);
       double hi = round5(at(ci_ua) + (at(ci_ua + 1) - at(ci_ua)) * ci_r);
-      double* a = q == 0 ? &variants[v]->average.r : q == 1 ? &variants[v]->average.p : &variants[v]->average.f;
-      double* l = q == 0 ? &variants[v]->ci_low.r : q == 1 ? &variants[v]->ci_low.p : &variants[v]->ci_low.f;
-      double* h = q == 0 ? &variants[v]->ci_high.r : q == 1 ? &variants[v]->ci_high.p : &variants[v]->ci_high.f;
+      double* a = q == 0   ? &variants[v]->average.r
+                  : q == 1 ? &variants[v]->average.p
+                           : &variants[v]->average.f;
+      double* l = q == 0   ? &variants[v]->ci_low.r
+                  : q == 1 ? &variants[v]->ci_low.p
+                           : &variants[v]->ci_low.f;
+      double* h = q == 0   ? &variants[v]->ci_high.r
+                  : q == 1 ? &variants[v]->ci_high.p
+                           : &variants[v]->ci_high.f;
       *a = avg;
       *l = lo;
       *h = hi;
@@ -758,11 +784,13 @@ Rouge155Result rouge155(const std::vector<RougeInstance>& corpus, const Rouge155
                         const RougeResources& res) {
   opt.validate();
   if (opt.stem && opt.use_exceptions && !res.has_exceptions)
-    throw InputError("-m needs the WordNet 2.0 exception lists of ROUGE-1.5.5 (pass --rouge-data DIR "
-                     "or set UNIEVAL_ROUGE_DATA to the ROUGE-1.5.5 data directory; "
-                     "--no-wordnet-exceptions stems without them)");
+    throw InputError(
+        "-m needs the WordNet 2.0 exception lists of ROUGE-1.5.5 (pass --rouge-data DIR "
+        "or set UNIEVAL_ROUGE_DATA to the ROUGE-1.5.5 data directory; "
+        "--no-wordnet-exceptions stems without them)");
   if (opt.remove_stopwords && !res.has_stopwords)
-    throw InputError("-s needs smart_common_words.txt (pass --rouge-data DIR or set UNIEVAL_ROUGE_DATA)");
+    throw InputError(
+        "-s needs smart_common_words.txt (pass --rouge-data DIR or set UNIEVAL_ROUGE_DATA)");
 
   const size_t n = corpus.size();
   RougeVocabulary vocab(opt, res);
@@ -845,9 +873,10 @@ Rouge155Result rouge155(const std::vector<RougeInstance>& corpus, const Rouge155
           per_model.clear();
           for (const auto& m : models[i]) {
             make_ngrams(m.tokens, sp.n, s.model_grams);
-            per_model.push_back({static_cast<double>(rouge_detail::clipped_hits(s.model_grams, s.peer_grams)),
-                                 static_cast<double>(s.model_grams.keys.size()),
-                                 static_cast<double>(s.peer_grams.keys.size())});
+            per_model.push_back(
+                {static_cast<double>(rouge_detail::clipped_hits(s.model_grams, s.peer_grams)),
+                 static_cast<double>(s.model_grams.keys.size()),
+                 static_cast<double>(s.peer_grams.keys.size())});
           }
           score = combine_counts(per_model, opt);
         } else if (sp.kind == kS) {
@@ -896,8 +925,8 @@ std::string rouge155_report(const Rouge155Result& result, const Rouge155Options&
       out += ".............................................\n";
       for (size_t i = 0; i < v.instances.size(); ++i) {
         const RougePRF& s = v.instances[i];
-        std::snprintf(buf, sizeof(buf), "%s %s Eval %zu.%s R:%7.5f P:%7.5f F:%7.5f\n", peer_id.c_str(),
-                      v.name.c_str(), i + 1, peer_id.c_str(), s.r, s.p, s.f);
+        std::snprintf(buf, sizeof(buf), "%s %s Eval %zu.%s R:%7.5f P:%7.5f F:%7.5f\n",
+                      peer_id.c_str(), v.name.c_str(), i + 1, peer_id.c_str(), s.r, s.p, s.f);
         out += buf;
       }
     }

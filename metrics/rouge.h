@@ -36,9 +36,9 @@
 // | skip_unigram     | -u    | false   | SU instead of S                                          |
 // | skip_both        | -U    | false   | S and SU                                                 |
 // | stem             | -m    | false   | exceptions + Porter on tokens longer than 3              |
-// | use_exceptions   |       | true    | false = stem without WordNet exceptions (explicit opt-out)|
-// | remove_stopwords | -s    | false   | drop smart_common_words.txt tokens                       |
-// | length_limit     | -l N  | 0       | first N words of every summary (peer and models)         |
+// | use_exceptions   |       | true    | false = stem without WordNet exceptions (explicit
+// opt-out)| | remove_stopwords | -s    | false   | drop smart_common_words.txt tokens | |
+// length_limit     | -l N  | 0       | first N words of every summary (peer and models)         |
 // | byte_limit       | -b N  | 0       | first N bytes of every summary                           |
 // | formula          | -f    | 'A'     | A = model average, B = best model                        |
 // | alpha            | -p    | 0.5     | F = PR / ((1-alpha)P + alpha R)                          |
@@ -58,11 +58,11 @@ namespace unieval::metrics {
 
 // The ROUGE-1.5.5 data files: WordNet-2.0-Exceptions/*.exc and smart_common_words.txt.
 struct RougeResources {
-  text::WordNetExceptions exceptions;       // empty when not loaded
+  text::WordNetExceptions exceptions;         // empty when not loaded
   std::unordered_set<std::string> stopwords;  // empty when not loaded
   bool has_exceptions = false;
   bool has_stopwords = false;
-  std::string data_dir;                     // where they came from ("" = nothing loaded)
+  std::string data_dir;  // where they came from ("" = nothing loaded)
 
   // Loads DIR/WordNet-2.0-Exceptions/{adj,adv,noun,verb}.exc and DIR/smart_common_words.txt,
   // whichever exist (DIR may also be the exceptions directory's parent's parent "ROUGE-1.5.5",
@@ -160,8 +160,8 @@ double round5(double x);
 // the flag, the variable and (for -m) the option that stems without the exceptions. Nothing falls
 // back silently to other numbers. The names in the messages come from `flags`.
 struct RougeResourceFlags {
-  std::string data = "--rouge-data DIR";                    // how the caller names the directory
-  std::string no_exceptions = "--no-wordnet-exceptions";    // how it asks for -m without them
+  std::string data = "--rouge-data DIR";                  // how the caller names the directory
+  std::string no_exceptions = "--no-wordnet-exceptions";  // how it asks for -m without them
 };
 RougeResources find_rouge_resources(const std::string& flag_value, const Rouge155Options& opt,
                                     const RougeResourceFlags& flags = {});

@@ -1,11 +1,11 @@
 // Follows the structure of coco-caption's rouge.py (BSD-2-Clause): `my_lcs`, `Rouge.calc_score`,
 // `Rouge.compute_score`, ported by reading its source, no code copied; see THIRD_PARTY_NOTICES.md.
-#include "core/numpy_sum.h"
 #include "metrics/rouge_coco.h"
 
 #include <algorithm>
 
 #include "core/error.h"
+#include "core/numpy_sum.h"
 
 namespace unieval::metrics {
 
@@ -35,15 +35,16 @@ size_t lcs_length(const std::vector<std::string>& a, const std::vector<std::stri
   return prev[b.size()];
 }
 
-
 }  // namespace
 
 double coco_rouge_mean(const std::vector<double>& values) {
   if (values.empty()) return 0.0;
-  return core::numpy_pairwise_sum(values.data(), values.size()) / static_cast<double>(values.size());
+  return core::numpy_pairwise_sum(values.data(), values.size()) /
+         static_cast<double>(values.size());
 }
 
-double coco_rouge_l(const std::string& candidate, const std::vector<std::string>& refs, double beta) {
+double coco_rouge_l(const std::string& candidate, const std::vector<std::string>& refs,
+                    double beta) {
   if (refs.empty()) throw InputError("coco ROUGE-L needs at least one reference");
   auto cand = split_space(candidate);
   double prec_max = 0, rec_max = 0;
@@ -61,7 +62,8 @@ double coco_rouge_l(const std::string& candidate, const std::vector<std::string>
 }
 
 CocoRougeLResult coco_rouge_l_corpus(const std::vector<std::string>& candidates,
-                                     const std::vector<std::vector<std::string>>& refs, double beta) {
+                                     const std::vector<std::vector<std::string>>& refs,
+                                     double beta) {
   CocoRougeLResult out;
   for (size_t i = 0; i < candidates.size(); ++i) {
     std::vector<std::string> r;

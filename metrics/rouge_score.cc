@@ -6,8 +6,8 @@
 
 #include <algorithm>
 #include <map>
-#include <unordered_map>
 #include <sstream>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "core/utf8.h"
@@ -61,9 +61,12 @@ class Scorer {
   std::vector<RougeScoreValue> score(const Tokenized& target, const Tokenized& pred) {
     std::vector<RougeScoreValue> out;
     for (size_t k = 0; k < opt_.types.size(); ++k) {
-      if (orders_[k]) out.push_back(score_ngrams(target.all, pred.all, orders_[k]));
-      else if (opt_.types[k] == "rougeL") out.push_back(score_lcs(target.all, pred.all));
-      else out.push_back(summary_level_lcs(target.sentences, pred.sentences));
+      if (orders_[k])
+        out.push_back(score_ngrams(target.all, pred.all, orders_[k]));
+      else if (opt_.types[k] == "rougeL")
+        out.push_back(score_lcs(target.all, pred.all));
+      else
+        out.push_back(summary_level_lcs(target.sentences, pred.sentences));
     }
     return out;
   }
@@ -89,8 +92,10 @@ class Scorer {
       unsigned char c = static_cast<unsigned char>(sentence[i]);
       if (c < 0x80) {
         if (c >= 'A' && c <= 'Z') c = static_cast<unsigned char>(c - 'A' + 'a');
-        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) tok.push_back(static_cast<char>(c));
-        else flush();
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'))
+          tok.push_back(static_cast<char>(c));
+        else
+          flush();
         ++i;
         continue;
       }
@@ -114,8 +119,10 @@ class Scorer {
     rouge_detail::make_ngrams(pred, n, pg_);
     long inter = rouge_detail::clipped_hits(tg_, pg_);
     RougeScoreValue v;
-    v.precision = static_cast<double>(inter) / std::max<double>(static_cast<double>(pg_.keys.size()), 1);
-    v.recall = static_cast<double>(inter) / std::max<double>(static_cast<double>(tg_.keys.size()), 1);
+    v.precision =
+        static_cast<double>(inter) / std::max<double>(static_cast<double>(pg_.keys.size()), 1);
+    v.recall =
+        static_cast<double>(inter) / std::max<double>(static_cast<double>(tg_.keys.size()), 1);
     v.fmeasure = fmeasure(v.precision, v.recall);
     return v;
   }
@@ -163,7 +170,8 @@ class Scorer {
     }
   }
 
-  RougeScoreValue summary_level_lcs(const std::vector<Ids>& ref_sents, const std::vector<Ids>& can_sents) {
+  RougeScoreValue summary_level_lcs(const std::vector<Ids>& ref_sents,
+                                    const std::vector<Ids>& can_sents) {
     RougeScoreValue v;
     if (ref_sents.empty() || can_sents.empty()) return v;
     size_t m = 0, n = 0;
@@ -235,7 +243,8 @@ void RougeScoreOptions::validate() const {
   if (types.empty()) throw InputError("--rouge-types: at least one type is needed");
   for (const auto& t : types)
     if (!ngram_order(t) && t != "rougeL" && t != "rougeLsum")
-      throw InputError("--rouge-types: unknown rouge type '" + t + "' (rouge1..rouge9, rougeL, rougeLsum)");
+      throw InputError("--rouge-types: unknown rouge type '" + t +
+                       "' (rouge1..rouge9, rougeL, rougeLsum)");
 }
 
 std::string RougeScoreOptions::signature() const {
@@ -246,7 +255,8 @@ std::string RougeScoreOptions::signature() const {
   return s.str();
 }
 
-std::vector<RougeScoreValue> rouge_score_pair(const std::string& target, const std::string& prediction,
+std::vector<RougeScoreValue> rouge_score_pair(const std::string& target,
+                                              const std::string& prediction,
                                               const RougeScoreOptions& opt) {
   opt.validate();
   Scorer scorer(opt);
@@ -278,7 +288,8 @@ std::vector<RougeScoreValue> rouge_score_batch(const std::vector<std::vector<std
   out.reserve(predictions.size() * opt.types.size());
   std::vector<Tokenized> t;
   for (size_t i = 0; i < predictions.size(); ++i) {
-    if (targets[i].empty()) throw InputError("rouge-score: pair " + std::to_string(i) + " has no target");
+    if (targets[i].empty())
+      throw InputError("rouge-score: pair " + std::to_string(i) + " has no target");
     t.clear();
     for (const auto& x : targets[i]) t.push_back(scorer.tokenize(x));
     const std::vector<RougeScoreValue> v = best_of(scorer, t, scorer.tokenize(predictions[i]));

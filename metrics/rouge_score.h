@@ -24,7 +24,7 @@ namespace unieval::metrics {
 
 struct RougeScoreOptions {
   std::vector<std::string> types = {"rouge1", "rouge2", "rougeL", "rougeLsum"};  // rouge types
-  bool stem = false;                                                            // use_stemmer
+  bool stem = false;                                                             // use_stemmer
   void validate() const;  // unknown type -> InputError
   // rouge-score|types:rouge1,rouge2,rougeL,rougeLsum|stem:1|agg:mean|v:0.1.2
   std::string signature() const;
@@ -35,7 +35,8 @@ struct RougeScoreValue {
 };
 
 // RougeScorer.score(target, prediction): one value per opt.types entry.
-std::vector<RougeScoreValue> rouge_score_pair(const std::string& target, const std::string& prediction,
+std::vector<RougeScoreValue> rouge_score_pair(const std::string& target,
+                                              const std::string& prediction,
                                               const RougeScoreOptions& opt);
 // RougeScorer.score_multi(targets, prediction): per type the target with the highest F.
 std::vector<RougeScoreValue> rouge_score_multi(const std::vector<std::string>& targets,
@@ -50,7 +51,7 @@ std::vector<RougeScoreValue> rouge_score_batch(const std::vector<std::vector<std
                                                const RougeScoreOptions& opt);
 
 struct RougeScoreCorpus {
-  std::vector<RougeScoreValue> mean;                  // per type
+  std::vector<RougeScoreValue> mean;                   // per type
   std::vector<std::vector<RougeScoreValue>> per_pair;  // [pair][type]
 };
 // refs[k][i] = k-th reference of prediction i (several -> score_multi).

@@ -69,7 +69,8 @@ size_t common_count(const std::vector<Tok>& a, const std::vector<Tok>& b) {
 // compute_f1 / f1_score on token lists (std::string or std::string_view).
 template <class Tok>
 double token_f1(const std::vector<Tok>& pred_toks, const std::vector<Tok>& gold_toks, bool v2) {
-  if (v2 && (pred_toks.empty() || gold_toks.empty())) return pred_toks.size() == gold_toks.size() ? 1 : 0;
+  if (v2 && (pred_toks.empty() || gold_toks.empty()))
+    return pred_toks.size() == gold_toks.size() ? 1 : 0;
   size_t same = common_count(pred_toks, gold_toks);
   if (same == 0) return 0;
   double precision = 1.0 * static_cast<double>(same) / static_cast<double>(pred_toks.size());
@@ -112,7 +113,8 @@ bool squad_v1_exact_match(std::string_view prediction, std::string_view ground_t
 }
 
 double squad_v1_f1(std::string_view prediction, std::string_view ground_truth) {
-  return squad_token_f1(text::squad_answer_tokens(prediction), text::squad_answer_tokens(ground_truth), false);
+  return squad_token_f1(text::squad_answer_tokens(prediction),
+                        text::squad_answer_tokens(ground_truth), false);
 }
 
 int squad_v2_compute_exact(std::string_view a_gold, std::string_view a_pred) {
@@ -138,7 +140,8 @@ SquadDataset squad_dataset_of(core::JsonDocument&& doc, const std::string& sourc
   SquadDataset ds;
   ds.source = source;
   if (!root.is_object()) root.fail("a SQuAD data file must be a JSON object with a 'data' list");
-  if (core::JsonValue v = root.find("version"); v.valid() && v.is_string()) ds.version = v.as_string();
+  if (core::JsonValue v = root.find("version"); v.valid() && v.is_string())
+    ds.version = v.as_string();
   size_t n_questions = 0;
   for (core::JsonValue article : root["data"].array_items("'data'"))
     for (core::JsonValue para : article["paragraphs"].array_items("'paragraphs'"))
@@ -202,8 +205,10 @@ bool squad_dataset_fast(core::HugeVector<char>& text, SquadDataset& ds) {
       if (is(key, "version")) {
         once(seen_version);
         has_version = c.peek() == '"';  // root.find("version") is used when it is a string
-        if (has_version) version = c.string();
-        else c.skip();
+        if (has_version)
+          version = c.string();
+        else
+          c.skip();
         continue;
       }
       if (!wanted(key, "data", seen_data)) continue;
@@ -301,7 +306,9 @@ SquadPredictions squad_predictions_of(core::JsonDocument&& doc, const std::strin
 
 // A value of a flat object as the reader keeps it: a string decoded (after the scan), a number
 // as is.
-std::string_view value_of(char* text, core::JsonCursor::Span s) { return core::JsonCursor::decode(text, s); }
+std::string_view value_of(char* text, core::JsonCursor::Span s) {
+  return core::JsonCursor::decode(text, s);
+}
 double value_of(char*, double v) { return v; }
 
 // squad_predictions_of / squad_na_probs_of with a core::JsonCursor (see squad_dataset_fast): a JSON
@@ -360,7 +367,8 @@ bool squad_na_probs_fast(core::HugeVector<char>& text, SquadNaProbs& p) {
 
 // A reader from checked text: the cursor's scan (fast(text, result)), else the document's.
 template <class Result, class Fast, class OfDocument>
-Result read_squad_file(core::HugeVector<char> text, const std::string& source, Fast&& fast, OfDocument&& of_document) {
+Result read_squad_file(core::HugeVector<char> text, const std::string& source, Fast&& fast,
+                       OfDocument&& of_document) {
   Result r;
   r.source = source;
   if (fast(text, r)) {
@@ -373,36 +381,43 @@ Result read_squad_file(core::HugeVector<char> text, const std::string& source, F
 // The dataset from checked text (core::JsonDocument::check_text): the cursor's scan, else the
 // document's.
 SquadDataset squad_dataset_of_text(core::HugeVector<char> text, const std::string& source) {
-  return read_squad_file<SquadDataset>(std::move(text), source, squad_dataset_fast, squad_dataset_of);
+  return read_squad_file<SquadDataset>(std::move(text), source, squad_dataset_fast,
+                                       squad_dataset_of);
 }
 
 SquadPredictions squad_predictions_of_text(core::HugeVector<char> text, const std::string& source) {
-  return read_squad_file<SquadPredictions>(std::move(text), source, squad_predictions_fast, squad_predictions_of);
+  return read_squad_file<SquadPredictions>(std::move(text), source, squad_predictions_fast,
+                                           squad_predictions_of);
 }
 
 SquadNaProbs squad_na_probs_of_text(core::HugeVector<char> text, const std::string& source) {
-  return read_squad_file<SquadNaProbs>(std::move(text), source, squad_na_probs_fast, squad_na_probs_of);
+  return read_squad_file<SquadNaProbs>(std::move(text), source, squad_na_probs_fast,
+                                       squad_na_probs_of);
 }
 
 }  // namespace
 
 SquadDataset parse_squad_dataset(std::string text, const std::string& source) {
-  return squad_dataset_of_text(core::JsonDocument::check_text(core::HugeVector<char>(text.begin(), text.end()), source),
-                               source);
+  return squad_dataset_of_text(
+      core::JsonDocument::check_text(core::HugeVector<char>(text.begin(), text.end()), source),
+      source);
 }
 SquadPredictions parse_squad_predictions(std::string text, const std::string& source) {
   return squad_predictions_of_text(
-      core::JsonDocument::check_text(core::HugeVector<char>(text.begin(), text.end()), source), source);
+      core::JsonDocument::check_text(core::HugeVector<char>(text.begin(), text.end()), source),
+      source);
 }
 SquadDataset parse_squad_dataset_with_document(std::string text, const std::string& source) {
   return squad_dataset_of(core::JsonDocument::parse(std::move(text), source), source);
 }
-SquadPredictions parse_squad_predictions_with_document(std::string text, const std::string& source) {
+SquadPredictions parse_squad_predictions_with_document(std::string text,
+                                                       const std::string& source) {
   return squad_predictions_of(core::JsonDocument::parse(std::move(text), source), source);
 }
 SquadNaProbs parse_squad_na_probs(std::string text, const std::string& source) {
-  return squad_na_probs_of_text(core::JsonDocument::check_text(core::HugeVector<char>(text.begin(), text.end()), source),
-                                source);
+  return squad_na_probs_of_text(
+      core::JsonDocument::check_text(core::HugeVector<char>(text.begin(), text.end()), source),
+      source);
 }
 SquadNaProbs parse_squad_na_probs_with_document(std::string text, const std::string& source) {
   return squad_na_probs_of(core::JsonDocument::parse(std::move(text), source), source);
@@ -515,8 +530,9 @@ double mean100(const core::HugeVector<double>& v, const core::HugeVector<size_t>
 
 // evaluate-v2.0.py find_best_thresh(preds, scores, na_probs, qid_to_has_ans).
 void find_best_thresh(const core::HugeVector<V2Item>& items, const core::HugeVector<char>& scored,
-                      const core::HugeVector<const std::string_view*>& pred_of, const core::HugeVector<double>& raw,
-                      const SquadNaProbs& na, const core::HugeVector<size_t>& order,
+                      const core::HugeVector<const std::string_view*>& pred_of,
+                      const core::HugeVector<double>& raw, const SquadNaProbs& na,
+                      const core::HugeVector<size_t>& order,
                       const core::HugeVector<size_t>& item_of, long n_scored, double& best_out,
                       double& thresh_out) {
   double num_no_ans = 0;
@@ -616,8 +632,9 @@ SquadResult evaluate_v2(const SquadDataset& data, const SquadPredictions& preds,
       if (k != SquadIdIndex::npos) {
         prob = na->probs[k];
       } else if (pred_of[i]) {
-        throw InputError(na->source, 0, "no na_prob for question '" + std::string(items[i].q->id) +
-                                            "' (evaluate-v2.0.py: KeyError)");
+        throw InputError(na->source, 0,
+                         "no na_prob for question '" + std::string(items[i].q->id) +
+                             "' (evaluate-v2.0.py: KeyError)");
       }
     }
     bool pred_na = pred_of[i] && prob > opts.na_prob_thresh;

@@ -38,13 +38,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/huge_pages.h"
 #include "metrics/ngram_ids.h"
@@ -74,10 +73,10 @@ double squad_token_f1(const std::vector<std::string_view>& pred_toks,
 enum class SquadVersion { kAuto, kV1_1, kV2_0 };
 
 struct SquadQuestion {
-  std::string_view id;          // qa['id'] (a view into SquadDataset::text)
-  uint32_t first_answer = 0;    // qa['answers'][*]['text'] are answer_texts[first_answer ..
-  uint32_t n_answers = 0;       //   first_answer + n_answers), file order, duplicates kept
-  long line = 0;                // line of the question in the data file (for messages)
+  std::string_view id;        // qa['id'] (a view into SquadDataset::text)
+  uint32_t first_answer = 0;  // qa['answers'][*]['text'] are answer_texts[first_answer ..
+  uint32_t n_answers = 0;     //   first_answer + n_answers), file order, duplicates kept
+  long line = 0;              // line of the question in the data file (for messages)
 };
 
 // A contiguous run of answer texts (SquadDataset::answers).
@@ -93,11 +92,11 @@ struct SquadAnswers {
 // The views (ids, answers) point into `text`, the data file's decoded text, which copies of the
 // dataset share: nothing is copied per question.
 struct SquadDataset {
-  std::string version;       // the file's "version" string ("" when absent)
-  bool has_is_impossible = false;  // some question carries an "is_impossible" key
+  std::string version;                        // the file's "version" string ("" when absent)
+  bool has_is_impossible = false;             // some question carries an "is_impossible" key
   core::HugeVector<SquadQuestion> questions;  // article / paragraph / qa order
   core::HugeVector<std::string_view> answer_texts;
-  std::string source;        // file name (messages)
+  std::string source;  // file name (messages)
   std::shared_ptr<const core::HugeVector<char>> text;
   SquadAnswers answers(const SquadQuestion& q) const {
     const std::string_view* b = answer_texts.data() + q.first_answer;
@@ -124,7 +123,8 @@ class SquadIdIndex {
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       const Slot& s = slots_[i];
       if (s.pos == 0) return npos;
-      if (s.hash == static_cast<uint32_t>(h >> 32) && std::string_view(id_at(s.pos - 1)) == id) return s.pos - 1;
+      if (s.hash == static_cast<uint32_t>(h >> 32) && std::string_view(id_at(s.pos - 1)) == id)
+        return s.pos - 1;
     }
   }
   // Records id at position pos (not present before).
@@ -155,7 +155,8 @@ class SquadIdIndex {
     size_t mask = slots_.size() - 1;
     size_t i = h & mask;
     while (slots_[i].pos != 0) i = (i + 1) & mask;
-    slots_[i] = Slot{static_cast<uint32_t>(pos + 1), static_cast<uint32_t>(h >> 32), static_cast<uint32_t>(h)};
+    slots_[i] = Slot{static_cast<uint32_t>(pos + 1), static_cast<uint32_t>(h >> 32),
+                     static_cast<uint32_t>(h)};
   }
   void rehash(size_t want, std::nullptr_t) {
     size_t cap = 16;
@@ -175,7 +176,7 @@ class SquadIdIndex {
 struct SquadPredictions {
   core::HugeVector<std::string_view> ids;      // views into text
   core::HugeVector<std::string_view> answers;  // views into text
-  SquadIdIndex index;  // id -> position in ids
+  SquadIdIndex index;                          // id -> position in ids
   std::string source;
   std::shared_ptr<const core::HugeVector<char>> text;  // the file's decoded text
   const std::string_view* find(std::string_view id) const {

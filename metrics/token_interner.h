@@ -44,7 +44,8 @@ inline uint64_t mix64(uint64_t x) {  // murmur3 fmix64
 // Up to 8 bytes as a little-endian word (a loop, not a memcpy call of variable size).
 inline uint64_t load_short(const char* p, size_t n) {
   uint64_t w = 0;
-  for (size_t k = 0; k < n; ++k) w |= static_cast<uint64_t>(static_cast<unsigned char>(p[k])) << (8 * k);
+  for (size_t k = 0; k < n; ++k)
+    w |= static_cast<uint64_t>(static_cast<unsigned char>(p[k])) << (8 * k);
   return w;
 }
 
@@ -121,7 +122,8 @@ class TokenInterner {
   static constexpr size_t kBlock = size_t{1} << 16;
   static bool same(std::string_view a, std::string_view b) {
     if (a.size() != b.size()) return false;
-    if (a.size() <= 8) return internal::load_short(a.data(), a.size()) == internal::load_short(b.data(), b.size());
+    if (a.size() <= 8)
+      return internal::load_short(a.data(), a.size()) == internal::load_short(b.data(), b.size());
     return std::memcmp(a.data(), b.data(), a.size()) == 0;
   }
   template <class Tokens>

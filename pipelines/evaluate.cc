@@ -27,7 +27,8 @@ results::ConfidenceInterval bootstrap_mean_ci(const std::vector<double>& values,
   o.seed = seed;
   o.confidence = level;
   o.draw = metrics::BootstrapDraw::kUniformInt;
-  metrics::BootstrapInterval b = metrics::bootstrap_ci(values.size(), metrics::mean_score_fn(values, scale), o)[0];
+  metrics::BootstrapInterval b =
+      metrics::bootstrap_ci(values.size(), metrics::mean_score_fn(values, scale), o)[0];
   ci.low = b.low;
   ci.high = b.high;
   return ci;
@@ -60,7 +61,8 @@ std::string pred_stem(const std::string& pred) {
   std::string stem = std::filesystem::path(pred).filename().string();
   for (const char* ext : {".gz", ".json", ".txt", ".jsonl", ".tsv", ".hypo"}) {
     std::string e = ext;
-    if (stem.size() > e.size() && stem.compare(stem.size() - e.size(), e.size(), e) == 0) stem.resize(stem.size() - e.size());
+    if (stem.size() > e.size() && stem.compare(stem.size() - e.size(), e.size(), e) == 0)
+      stem.resize(stem.size() - e.size());
   }
   return stem;
 }
@@ -98,12 +100,14 @@ nlohmann::ordered_json paired_tests(const tasks::EvalRequest& req, const tasks::
     auto ib = b.mean_decomposable.find(s.name);
     if (ia != a.mean_decomposable.end() && ib != b.mean_decomposable.end() && !ia->second.empty()) {
       if (ia->second.size() != ib->second.size())
-        throw InputError(baseline_pred, 0, "the baseline has " + std::to_string(ib->second.size()) +
-                                                 " examples of '" + s.name + "', the system " +
-                                                 std::to_string(ia->second.size()) + ": not the same examples");
+        throw InputError(baseline_pred, 0,
+                         "the baseline has " + std::to_string(ib->second.size()) +
+                             " examples of '" + s.name + "', the system " +
+                             std::to_string(ia->second.size()) + ": not the same examples");
       const double scale = s.unit == "percent" ? 100.0 : 1.0;
-      add(s.name, metrics::paired_bootstrap(ia->second.size(), metrics::mean_score_fn(ia->second, scale),
-                                            metrics::mean_score_fn(ib->second, scale), o)[0]);
+      add(s.name,
+          metrics::paired_bootstrap(ia->second.size(), metrics::mean_score_fn(ia->second, scale),
+                                    metrics::mean_score_fn(ib->second, scale), o)[0]);
       continue;
     }
     for (size_t k = 0; k < a.resampled.size() && k < b.resampled.size(); ++k) {
@@ -112,9 +116,10 @@ nlohmann::ordered_json paired_tests(const tasks::EvalRequest& req, const tasks::
       auto it = ra.scores.find(s.name);
       if (it == ra.scores.end() || ra.items == 0) continue;
       if (ra.items != rb.items || !rb.scores.count(s.name))
-        throw InputError(baseline_pred, 0, "the baseline's '" + s.name + "' is over " + std::to_string(rb.items) +
-                                                 " items, the system's over " + std::to_string(ra.items) +
-                                                 ": not the same examples");
+        throw InputError(baseline_pred, 0,
+                         "the baseline's '" + s.name + "' is over " + std::to_string(rb.items) +
+                             " items, the system's over " + std::to_string(ra.items) +
+                             ": not the same examples");
       add(s.name, metrics::paired_bootstrap(ra.items, ra.fn, rb.fn, o)[it->second]);
       break;
     }
@@ -129,10 +134,12 @@ nlohmann::ordered_json paired_object(const tasks::EvalRequest& req, const tasks:
   nlohmann::ordered_json p;
   p["baseline"] = name;
   p["baseline_pred"] = baseline_pred;
-  p["baseline_sha256"] = std::filesystem::is_regular_file(baseline_pred) ? results::sha256_file(baseline_pred) : "";
+  p["baseline_sha256"] =
+      std::filesystem::is_regular_file(baseline_pred) ? results::sha256_file(baseline_pred) : "";
   p["resamples"] = req.bootstrap;
   p["seed"] = req.seed;
-  p["method"] = "paired bootstrap (Koehn 2004, sacreBLEU's p-value), the same resamples for both systems";
+  p["method"] =
+      "paired bootstrap (Koehn 2004, sacreBLEU's p-value), the same resamples for both systems";
   p["scores"] = paired_tests(req, a, b, baseline_pred);
   return p;
 }
@@ -144,12 +151,14 @@ void check_eval_resources(const tasks::EvalRequest& req) {
   std::vector<tasks::TaskMetric> set;
   if (task.metrics) set = task.metrics(req);
   for (const auto& name : req.skip_metrics) {
-    bool known = std::any_of(set.begin(), set.end(), [&](const tasks::TaskMetric& m) { return m.call.metric == name; });
+    bool known = std::any_of(set.begin(), set.end(),
+                             [&](const tasks::TaskMetric& m) { return m.call.metric == name; });
     if (!known) {
       std::string names;
       for (const auto& m : set) names += " " + m.call.metric;
-      throw InputError("--skip-metric " + name + ": task '" + req.task + "' scores no such metric" +
-                       (names.empty() ? " (its official evaluator is one piece)" : "; its metrics:" + names));
+      throw InputError(
+          "--skip-metric " + name + ": task '" + req.task + "' scores no such metric" +
+          (names.empty() ? " (its official evaluator is one piece)" : "; its metrics:" + names));
     }
   }
   for (const auto& m : set)
@@ -161,13 +170,17 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
   const tasks::TaskAdapter* task = &checked_task(req);
   if (req.data.empty()) throw InputError("--data PATH is required");
   if (req.pred.empty()) throw InputError("--pred FILE is required");
-  if (!std::filesystem::exists(req.data)) throw InputError(req.data, 0, "no such file or directory");
-  if (!std::filesystem::exists(req.pred)) throw InputError(req.pred, 0, "no such file or directory");
+  if (!std::filesystem::exists(req.data))
+    throw InputError(req.data, 0, "no such file or directory");
+  if (!std::filesystem::exists(req.pred))
+    throw InputError(req.pred, 0, "no such file or directory");
   if (req.bootstrap < 0) throw InputError("--bootstrap must be >= 0");
   if (!(req.ci_level > 0 && req.ci_level < 1)) throw InputError("--ci-level must be in (0, 1)");
   if (!req.paired_pred.empty()) {
-    if (req.bootstrap <= 0) throw InputError("--paired-pred needs --bootstrap N (the resamples of the paired test)");
-    if (!std::filesystem::exists(req.paired_pred)) throw InputError(req.paired_pred, 0, "no such file or directory");
+    if (req.bootstrap <= 0)
+      throw InputError("--paired-pred needs --bootstrap N (the resamples of the paired test)");
+    if (!std::filesystem::exists(req.paired_pred))
+      throw InputError(req.paired_pred, 0, "no such file or directory");
   }
 
   check_eval_resources(req);
@@ -217,11 +230,13 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
     base.pred = req.paired_pred;
     const tasks::TaskOutput b = task->run(base);
     r.extra["paired_bootstrap"] = paired_object(
-        req, out, b, req.paired_system.empty() ? pred_stem(req.paired_pred) : req.paired_system, req.paired_pred);
+        req, out, b, req.paired_system.empty() ? pred_stem(req.paired_pred) : req.paired_system,
+        req.paired_pred);
   }
   // Generation tasks: what the outputs look like (tasks/diagnostics.h), warnings in the notes.
   if (!out.hypotheses.empty()) {
-    const tasks::OutputDiagnostics d = tasks::diagnose_outputs(out.hypotheses, out.first_references);
+    const tasks::OutputDiagnostics d =
+        tasks::diagnose_outputs(out.hypotheses, out.first_references);
     r.extra["diagnostics"] = tasks::to_json(d);
     for (const auto& w : tasks::diagnostic_warnings(d)) r.notes.push_back(w);
   }
@@ -238,7 +253,8 @@ results::RunResult evaluate(const tasks::EvalRequest& req) {
   return r;
 }
 
-nlohmann::ordered_json evaluate_baselines(const tasks::EvalRequest& req, const std::vector<BaselinePred>& baselines) {
+nlohmann::ordered_json evaluate_baselines(const tasks::EvalRequest& req,
+                                          const std::vector<BaselinePred>& baselines) {
   const tasks::TaskAdapter& task = checked_task(req);
   if (req.bootstrap < 0) throw InputError("--bootstrap must be >= 0");
   for (const std::string& f : {req.data, req.pred})
@@ -277,15 +293,18 @@ std::vector<std::string> baseline_warnings(const results::RunResult& r) {
       const std::string name = t.value("score", std::string());
       const results::Score* s = r.score(name);
       const bool higher = !s || s->higher_is_better;
-      const double delta = t.contains("delta") && t["delta"].is_number() ? t["delta"].get<double>() : 0.0;
-      const double pv = t.contains("p_value") && t["p_value"].is_number() ? t["p_value"].get<double>() : 1.0;
+      const double delta =
+          t.contains("delta") && t["delta"].is_number() ? t["delta"].get<double>() : 0.0;
+      const double pv =
+          t.contains("p_value") && t["p_value"].is_number() ? t["p_value"].get<double>() : 1.0;
       if ((higher ? delta > 0 : delta < 0) && pv < kBaselineAlpha) continue;
       char buf[160];
       std::snprintf(buf, sizeof buf, "%s (delta %+.4g, p = %.3f)", name.c_str(), delta, pv);
       lost += (lost.empty() ? "" : ", ") + std::string(buf);
     }
     if (!lost.empty())
-      out.push_back("the system does not beat baseline '" + b.value("name", std::string()) + "' at p < 0.05 on " + lost);
+      out.push_back("the system does not beat baseline '" + b.value("name", std::string()) +
+                    "' at p < 0.05 on " + lost);
   }
   return out;
 }
@@ -293,7 +312,8 @@ std::vector<std::string> baseline_warnings(const results::RunResult& r) {
 std::vector<std::string> result_warnings(const results::RunResult& r) {
   std::vector<std::string> out;
   if (r.extra.contains("diagnostics"))
-    out = tasks::diagnostic_warnings(tasks::diagnostics_from_json(nlohmann::json::parse(r.extra["diagnostics"].dump())));
+    out = tasks::diagnostic_warnings(
+        tasks::diagnostics_from_json(nlohmann::json::parse(r.extra["diagnostics"].dump())));
   for (auto& w : baseline_warnings(r)) out.push_back(std::move(w));
   return out;
 }

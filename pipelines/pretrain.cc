@@ -7,12 +7,12 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "models/decoding/vocab_limit.h"
 #include "models/dist/distributed.h"
-#include "models/training/pretrain_shard.h"
 #include "models/tokenizer/wordpiece.h"
+#include "models/training/pretrain_shard.h"
 #include "models/training/train_loop.h"
 #include "models/training/trainer.h"
-#include "models/decoding/vocab_limit.h"
 
 namespace unieval::pipelines {
 
@@ -30,12 +30,15 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
 
   BertConfig cfg;
   std::string vocab_path;
-  std::string config_path = opts.config_path.empty() ? "model config" : opts.config_path;  // for errors
+  std::string config_path =
+      opts.config_path.empty() ? "model config" : opts.config_path;  // for errors
   if (opts.resume) {
-    if (!run.has_checkpoint()) throw InputError(opts.out_dir, 0, "--resume: the run has no checkpoint yet");
+    if (!run.has_checkpoint())
+      throw InputError(opts.out_dir, 0, "--resume: the run has no checkpoint yet");
     const auto info = run.run_info();
     if (info.value("kind", std::string()) != "unilm-pretrain")
-      throw InputError(run.file("run.json"), 0, "not a pre-training run (kind is not unilm-pretrain)");
+      throw InputError(run.file("run.json"), 0,
+                       "not a pre-training run (kind is not unilm-pretrain)");
     opts.train = PretrainOptions{};
     opts.train.update_from_json(info.at("train"), run.file("run.json"));
     opts.train.stop_after = in.train.stop_after;
@@ -48,7 +51,8 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
     vocab_path = run.file("vocab.txt");
   } else {
     if (run.has_checkpoint())
-      throw InputError(opts.out_dir, 0, "already holds a checkpoint: use --resume to continue it or another --out");
+      throw InputError(opts.out_dir, 0,
+                       "already holds a checkpoint: use --resume to continue it or another --out");
     if (opts.corpus.empty()) throw InputError("--corpus is required (one or more text files)");
     if (!opts.config) throw InputError("--model-config (a config.json) is required");
     if (opts.vocab.empty()) throw InputError("--vocab is required");
@@ -64,7 +68,8 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
   opts.train.validate();
   check_accum_covers_ranks(opts.train.accum);  // before anything is written
   const std::string vocab_text = core::read_file(vocab_path);
-  WordPieceTokenizer tok = WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(opts.lowercase));
+  WordPieceTokenizer tok =
+      WordPieceTokenizer::from_file(vocab_path, TokenizerOptions::bert(opts.lowercase));
   const SpecialIds ids = special_ids(tok.vocab(), vocab_path);
   check_vocab_fits(ids.vocab_size, vocab_path, cfg.vocab_size, config_path);
   const auto cycle = objective_cycle(opts.train.objectives);
@@ -72,12 +77,13 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
   if (need_types > cfg.type_vocab_size)
     throw InputError(config_path, 0,
                      "type_vocab_size is " + std::to_string(cfg.type_vocab_size) + " but the '" +
-                         opts.train.data.segments + "' segment ids of --objectives " + opts.train.objectives +
-                         " need type_vocab_size >= " + std::to_string(need_types) +
-                         ": UniLM v1 uses 6; or pass --segments bert");
+                         opts.train.data.segments + "' segment ids of --objectives " +
+                         opts.train.objectives + " need type_vocab_size >= " +
+                         std::to_string(need_types) + ": UniLM v1 uses 6; or pass --segments bert");
   if (opts.train.data.max_len > cfg.max_position_embeddings)
     throw InputError(config_path, 0,
-                     "--max-len " + std::to_string(opts.train.data.max_len) + " exceeds max_position_embeddings " +
+                     "--max-len " + std::to_string(opts.train.data.max_len) +
+                         " exceeds max_position_embeddings " +
                          std::to_string(cfg.max_position_embeddings));
 
   // The shard: reuse when it was built from the same files, vocabulary and casing.
@@ -90,17 +96,21 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
     } catch (const InputError&) {
       reuse = false;
     }
-    if (!reuse && writer) std::cerr << "shard " << opts.shard << " was built from other inputs: rebuilding it\n";
+    if (!reuse && writer)
+      std::cerr << "shard " << opts.shard << " was built from other inputs: rebuilding it\n";
   }
   if (!reuse && writer) {  // rank 0 builds it; the others wait at the barrier below
     const auto t0 = std::chrono::steady_clock::now();
     ShardBuildOptions b;
     b.lowercase = opts.lowercase;
-    b.threads = rt.threads > 0 ? rt.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    b.threads = rt.threads > 0
+                    ? rt.threads
+                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     b.progress = opts.train.progress;
     build_shard(opts.corpus, tok, vocab_text, opts.shard, b);
     result.shard_built = true;
-    result.shard_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    result.shard_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
   if (group) group->barrier();
   TokenShard shard = TokenShard::open(opts.shard);

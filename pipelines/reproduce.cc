@@ -11,10 +11,10 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "pipelines/evaluate.h"
 #include "results/html_report.h"
 #include "results/run_result.h"
 #include "tasks/dstc7.h"
-#include "pipelines/evaluate.h"
 #include "tasks/metric_set.h"
 #include "tasks/presets.h"
 #include "tasks/task.h"
@@ -25,11 +25,16 @@ namespace fs = std::filesystem;
 
 const char* to_string(CellStatus s) {
   switch (s) {
-    case CellStatus::kPublishedOnly: return "published only";
-    case CellStatus::kMatch: return "match";
-    case CellStatus::kMismatch: return "MISMATCH";
-    case CellStatus::kOursOnly: return "ours only (published not legible)";
-    case CellStatus::kNotComputed: return "not computed";
+    case CellStatus::kPublishedOnly:
+      return "published only";
+    case CellStatus::kMatch:
+      return "match";
+    case CellStatus::kMismatch:
+      return "MISMATCH";
+    case CellStatus::kOursOnly:
+      return "ours only (published not legible)";
+    case CellStatus::kNotComputed:
+      return "not computed";
   }
   return "?";
 }
@@ -51,11 +56,16 @@ std::string slug(const std::string& label) {
 
 long split_size(const std::string& task, const std::string& split) {
   static const std::map<std::pair<std::string, std::string>, long> kSizes = {
-      {{"squad-qg", "test"}, 11877},         {{"squad-qg", "dev"}, 10570},
-      {{"squad-qg-reversed", "test"}, 10570}, {{"squad-qg-reversed", "dev"}, 11877},
-      {{"cnndm", "test"}, 11490},            {{"gigaword", "test"}, 1951},
-      {{"coqa-gen", "dev"}, 7983},           {{"dstc7", "test"}, 2208},
-      {{"personachat", "valid"}, 7801},      {{"personachat", "test"}, 7801}};
+      {{"squad-qg", "test"}, 11877},
+      {{"squad-qg", "dev"}, 10570},
+      {{"squad-qg-reversed", "test"}, 10570},
+      {{"squad-qg-reversed", "dev"}, 11877},
+      {{"cnndm", "test"}, 11490},
+      {{"gigaword", "test"}, 1951},
+      {{"coqa-gen", "dev"}, 7983},
+      {{"dstc7", "test"}, 2208},
+      {{"personachat", "valid"}, 7801},
+      {{"personachat", "test"}, 7801}};
   auto it = kSizes.find({task, split});
   return it == kSizes.end() ? 0 : it->second;
 }
@@ -69,7 +79,8 @@ std::string default_data_dir() {
 
 namespace {
 
-// Our numbers for one row: score name -> value in unieval units (by task), and where they came from.
+// Our numbers for one row: score name -> value in unieval units (by task), and where they came
+// from.
 struct RowScores {
   std::string source;
   std::vector<results::RunResult> runs;  // matched to cells by task + metric
@@ -86,9 +97,11 @@ std::string squash(const std::string& s) {
 
 bool task_matches(const results::RunResult& r, const results::PaperCell& c) {
   if (r.task == c.task) return true;
-  if (r.task == c.task + "-reversed") return true;  // squad-qg-reversed in a squad-qg table's reversed block
+  if (r.task == c.task + "-reversed")
+    return true;  // squad-qg-reversed in a squad-qg table's reversed block
   // squad tables: "squad-v2" cells accept the resolved adapter keys.
-  // Multi-task tables (glue, nli, ...): the run's task minus its family prefix must name the column.
+  // Multi-task tables (glue, nli, ...): the run's task minus its family prefix must name the
+  // column.
   auto dash = r.task.find('-');
   std::string family = dash == std::string::npos ? r.task : r.task.substr(0, dash);
   std::string rest = dash == std::string::npos ? r.task : r.task.substr(dash + 1);
@@ -109,7 +122,8 @@ std::optional<double> find_ours(const RowScores& rs, const results::PaperCell& c
         auto dash = r.task.find('-');
         std::string rest = dash == std::string::npos ? r.task : r.task.substr(dash + 1);
         std::string col = squash(c.column);
-        if (!(r.task == c.task || r.task == c.task + "-reversed" || squash(r.task) == col || squash(rest) == col))
+        if (!(r.task == c.task || r.task == c.task + "-reversed" || squash(r.task) == col ||
+              squash(rest) == col))
           continue;
       } else if (!task_matches(r, c)) {
         continue;
@@ -124,7 +138,9 @@ std::optional<double> find_ours(const RowScores& rs, const results::PaperCell& c
 struct Recipe {
   std::string paper, table, system;
   std::string description;
-  std::function<std::optional<RowScores>(const std::string& data_dir, std::vector<std::string>& notes)> run;
+  std::function<std::optional<RowScores>(const std::string& data_dir,
+                                         std::vector<std::string>& notes)>
+      run;
 };
 
 // A table scores every cell it can: a metric of the task's set whose resources are missing
@@ -147,7 +163,8 @@ results::RunResult evaluate_cells(tasks::EvalRequest req) {
   return r;
 }
 
-std::optional<RowScores> from_eval(const std::string& task, const std::vector<std::string>& data_rel,
+std::optional<RowScores> from_eval(const std::string& task,
+                                   const std::vector<std::string>& data_rel,
                                    const std::string& pred_rel, const std::string& data_dir,
                                    const std::string& what, std::vector<std::string>& notes) {
   if (data_dir.empty()) return std::nullopt;
@@ -168,7 +185,8 @@ std::optional<RowScores> from_eval(const std::string& task, const std::vector<st
   req.pred = pred.string();
   RowScores rs;
   rs.runs.push_back(evaluate_cells(req));
-  rs.source = what + ": unieval eval --task " + task + " --data " + data + " --pred " + pred.string();
+  rs.source =
+      what + ": unieval eval --task " + task + " --data " + data + " --pred " + pred.string();
   return rs;
 }
 
@@ -188,7 +206,8 @@ std::optional<RowScores> from_sheet(const std::string& row, const std::string& d
   r.split = "test";
   r.system = row;
   r.metrics.push_back({"dstc7-sheet", "dstc7-organisers-score-sheet", {}});
-  for (const auto& [k, v] : it->second) r.scores.push_back({k, v, "dstc7-sheet", "raw", true, std::nullopt});
+  for (const auto& [k, v] : it->second)
+    r.scores.push_back({k, v, "dstc7-sheet", "raw", true, std::nullopt});
   RowScores rs;
   rs.runs.push_back(r);
   rs.source = "DSTC7 organisers' score sheet, row '" + row + "' (" + sheet.string() + ")";
@@ -200,12 +219,16 @@ const std::vector<Recipe>& recipes() {
   static const std::vector<Recipe> kRecipes = {
       {"unilm", "5", "BERT_LARGE", "published BERT-large SQuAD 2.0 dev predictions",
        [](const std::string& d, std::vector<std::string>& n) {
-         return from_eval("squad-v2", {"squad/dev-v2.0.json", "squad/dev-v2.0.json.gz", "squad/dev-v2.0.reconstructed.json.gz"},
+         return from_eval("squad-v2",
+                          {"squad/dev-v2.0.json", "squad/dev-v2.0.json.gz",
+                           "squad/dev-v2.0.reconstructed.json.gz"},
                           "squad/predictions/v2.0-dev.bert-large-single.json.gz", d,
                           "published BERT-large (single) SQuAD 2.0 dev predictions", n);
        }},
       {"unilm", "10", "Best System in DSTC7 Shared Task", "DSTC7 score sheet row TeamB-Primary",
-       [](const std::string& d, std::vector<std::string>& n) { return from_sheet("TeamB-Primary", d, n); }},
+       [](const std::string& d, std::vector<std::string>& n) {
+         return from_sheet("TeamB-Primary", d, n);
+       }},
       {"unilm", "10", "Human Performance", "DSTC7 score sheet row Human",
        [](const std::string& d, std::vector<std::string>& n) { return from_sheet("Human", d, n); }},
   };
@@ -215,7 +238,9 @@ const std::vector<Recipe>& recipes() {
 // The dataset a table's task reads, under the data root (for --outputs system files).
 std::string find_data(const std::string& task, const std::string& data_dir) {
   static const std::map<std::string, std::vector<std::string>> kCandidates = {
-      {"squad-v2", {"squad/dev-v2.0.json", "squad/dev-v2.0.json.gz", "squad/dev-v2.0.reconstructed.json.gz", "dev-v2.0.json"}},
+      {"squad-v2",
+       {"squad/dev-v2.0.json", "squad/dev-v2.0.json.gz", "squad/dev-v2.0.reconstructed.json.gz",
+        "dev-v2.0.json"}},
       {"squad-v1.1", {"squad/dev-v1.1.json", "squad/dev-v1.1.json.gz", "dev-v1.1.json"}},
       {"dstc7", {"dstc7/test.refs", "test.refs", "dstc7/test.2k.keys.txt.gz"}},
       {"squad-qg", {"squad_qg", "squad-qg"}},
@@ -232,14 +257,18 @@ std::string find_data(const std::string& task, const std::string& data_dir) {
 // result files alike): InputError naming path when they differ. The metric settings of a result
 // file are the adapter options `unieval eval` recorded ("eval_options"; none = the defaults),
 // allowed when they are resource paths or the paper preset's own evaluation options.
-void check_result_fits(const results::PaperTable& t, const results::RunResult& r, const std::string& path) {
+void check_result_fits(const results::PaperTable& t, const results::RunResult& r,
+                       const std::string& path) {
   if (!t.split.empty() && !r.split.empty() && r.split != t.split)
     throw InputError(path, 0, "split " + r.split + " differs from the table's (" + t.split + ")");
-  if (r.extra.contains("run")) return;  // place_run checks a run's size and settings from its request
+  if (r.extra.contains("run"))
+    return;  // place_run checks a run's size and settings from its request
   const long want = split_size(r.task, r.split);
   if (want > 0 && r.examples != want)
-    throw InputError(path, 0, "scored " + std::to_string(r.examples) + " examples of " + r.split +
-                                  "; the table's cells are on the full split (" + std::to_string(want) + ")");
+    throw InputError(path, 0,
+                     "scored " + std::to_string(r.examples) + " examples of " + r.split +
+                         "; the table's cells are on the full split (" + std::to_string(want) +
+                         ")");
   std::map<std::string, std::string> preset_opts;
   for (const auto& p : tasks::presets())
     if (p.task == r.task) {
@@ -252,14 +281,16 @@ void check_result_fits(const results::PaperTable& t, const results::RunResult& r
       const std::string value = v.is_string() ? v.get<std::string>() : v.dump();
       auto it = preset_opts.find(k);
       if (it != preset_opts.end() && it->second == value) continue;
-      throw InputError(path, 0, "metric settings differ from the paper's: --option " + k + "=" + value);
+      throw InputError(path, 0,
+                       "metric settings differ from the paper's: --option " + k + "=" + value);
     }
 }
 
 // A result file given for a row must fill at least one of its cells: one of another task, or
 // without any of the row's metrics, used to leave the row "not computed" and exit 0 in silence.
-void check_result_fills_row(const results::PaperTable& t, const std::string& block, const std::string& system,
-                            const results::RunResult& r, const std::string& path) {
+void check_result_fills_row(const results::PaperTable& t, const std::string& block,
+                            const std::string& system, const results::RunResult& r,
+                            const std::string& path) {
   RowScores one;
   one.runs.push_back(r);
   std::set<std::string> wanted;
@@ -272,9 +303,10 @@ void check_result_fills_row(const results::PaperTable& t, const std::string& blo
   std::string have, want;
   for (const auto& s : r.scores) have += (have.empty() ? "" : ", ") + s.name;
   for (const auto& w : wanted) want += (want.empty() ? "" : ", ") + w;
-  throw InputError(path, 0, "fills no cell of row '" + system + "' of " + t.paper + " table " + t.table +
-                                ": it is task " + (r.task.empty() ? std::string("(none)") : r.task) +
-                                " with scores [" + have + "], the row needs one of: " + want);
+  throw InputError(path, 0,
+                   "fills no cell of row '" + system + "' of " + t.paper + " table " + t.table +
+                       ": it is task " + (r.task.empty() ? std::string("(none)") : r.task) +
+                       " with scores [" + have + "], the row needs one of: " + want);
 }
 
 std::optional<RowScores> from_outputs(const results::PaperTable& t, const std::string& block,
@@ -320,13 +352,16 @@ std::optional<RowScores> from_outputs(const results::PaperTable& t, const std::s
       // The QG tables' second block is the reversed dev-test split: its own adapter.
       if (task == "squad-qg" && slug(block).rfind("reversed", 0) == 0) task = "squad-qg-reversed";
       if (!tasks::find_task(task))
-        throw InputError(pred.string(), 0, "table " + t.paper + "/" + t.table + " is about task '" + t.task +
-                                                "', which has no adapter in this build; evaluate it yourself and give " +
-                                                name + ".result.json");
+        throw InputError(
+            pred.string(), 0,
+            "table " + t.paper + "/" + t.table + " is about task '" + t.task +
+                "', which has no adapter in this build; evaluate it yourself and give " + name +
+                ".result.json");
       std::string data = find_data(task, data_dir);
       if (data.empty())
-        throw InputError(pred.string(), 0, "no dataset for task '" + task + "' under --data " +
-                                               (data_dir.empty() ? std::string("(none given)") : data_dir));
+        throw InputError(pred.string(), 0,
+                         "no dataset for task '" + task + "' under --data " +
+                             (data_dir.empty() ? std::string("(none given)") : data_dir));
       tasks::EvalRequest req;
       req.task = task;
       req.data = data;
@@ -341,8 +376,9 @@ std::optional<RowScores> from_outputs(const results::PaperTable& t, const std::s
   return std::nullopt;
 }
 
-ReproducedRow fill_row(const results::PaperTable& t, const std::string& block, const std::string& system,
-                       const std::optional<RowScores>& rs, Reproduction& out) {
+ReproducedRow fill_row(const results::PaperTable& t, const std::string& block,
+                       const std::string& system, const std::optional<RowScores>& rs,
+                       Reproduction& out) {
   ReproducedRow row;
   row.block = block;
   row.system = system;
@@ -383,7 +419,8 @@ void dstc7_constant_check(const std::string& data_dir, Reproduction& out) {
   fs::path keys = d / "test.2k.keys.txt.gz", sub = d / "constant-baseline.test.convos.txt.gz",
            sheet = d / "dstc7-task2-automatic-scores.tsv";
   if (!fs::exists(keys) || !fs::exists(sub) || !fs::exists(sheet)) {
-    out.notes.push_back("DSTC7 constant-baseline check skipped: material absent under " + d.string());
+    out.notes.push_back("DSTC7 constant-baseline check skipped: material absent under " +
+                        d.string());
     return;
   }
   tasks::EvalRequest req;
@@ -395,8 +432,10 @@ void dstc7_constant_check(const std::string& data_dir, Reproduction& out) {
   const auto& row = s.at("Baseline (constant)");
   ReproducedRow r;
   r.system = "Baseline (constant)";
-  r.source = "sheet vs unieval eval --task dstc7 --data " + keys.string() + " --pred " + sub.string();
-  for (const char* k : {"entropy1", "entropy2", "entropy3", "entropy4", "div1", "div2", "avg_len"}) {
+  r.source =
+      "sheet vs unieval eval --task dstc7 --data " + keys.string() + " --pred " + sub.string();
+  for (const char* k :
+       {"entropy1", "entropy2", "entropy3", "entropy4", "div1", "div2", "avg_len"}) {
     ReproducedCell c;
     c.column = k;
     c.metric = k;
@@ -431,26 +470,35 @@ void dstc7_constant_check(const std::string& data_dir, Reproduction& out) {
 namespace {
 
 // A `unieval run` result checked against the table and placed in its row: (block, system).
-std::pair<std::string, std::string> place_run(const results::PaperTable& t, const results::RunResult& r,
+std::pair<std::string, std::string> place_run(const results::PaperTable& t,
+                                              const results::RunResult& r,
                                               const std::string& path) {
   if (!r.extra.contains("run") || !r.extra["run"].contains("request")) {
-    // A result file of `unieval eval`: its task, split, size and settings, then its row by --system.
-    const bool reversed = r.task.size() > 9 && r.task.compare(r.task.size() - 9, 9, "-reversed") == 0;
+    // A result file of `unieval eval`: its task, split, size and settings, then its row by
+    // --system.
+    const bool reversed =
+        r.task.size() > 9 && r.task.compare(r.task.size() - 9, 9, "-reversed") == 0;
     const std::string base_task = reversed ? r.task.substr(0, r.task.size() - 9) : r.task;
     if (base_task != t.task)
-      throw InputError(path, 0, "task " + r.task + " does not belong in " + t.paper + " table " + t.table + " (" + t.task + ")");
+      throw InputError(path, 0,
+                       "task " + r.task + " does not belong in " + t.paper + " table " + t.table +
+                           " (" + t.task + ")");
     if (r.split != t.split)
-      throw InputError(path, 0, "split " + (r.split.empty() ? std::string("(none)") : r.split) +
-                                    " differs from the table's (" + t.split + ")");
+      throw InputError(path, 0,
+                       "split " + (r.split.empty() ? std::string("(none)") : r.split) +
+                           " differs from the table's (" + t.split + ")");
     check_result_fits(t, r, path);
     for (const auto& [block, system] : t.row_keys())
-      if ((slug(block).find("reversed") != std::string::npos) == reversed && slug(system) == slug(r.system))
+      if ((slug(block).find("reversed") != std::string::npos) == reversed &&
+          slug(system) == slug(r.system))
         return {block, system};
     for (const auto& [block, system] : t.row_keys())
-      if ((slug(block).find("reversed") != std::string::npos) == reversed && slug(system) == slug(t.paper))
+      if ((slug(block).find("reversed") != std::string::npos) == reversed &&
+          slug(system) == slug(t.paper))
         return {block, system};
-    throw InputError(path, 0, "no row of " + t.paper + " table " + t.table + " for system '" + r.system +
-                                  "' (name the row with `unieval eval --system`)");
+    throw InputError(path, 0,
+                     "no row of " + t.paper + " table " + t.table + " for system '" + r.system +
+                         "' (name the row with `unieval eval --system`)");
   }
   const auto& run = r.extra["run"];
   const auto& req = run["request"];
@@ -458,26 +506,33 @@ std::pair<std::string, std::string> place_run(const results::PaperTable& t, cons
   const bool reversed = task.size() > 9 && task.compare(task.size() - 9, 9, "-reversed") == 0;
   const std::string base_task = reversed ? task.substr(0, task.size() - 9) : task;
   if (base_task != t.task)
-    throw InputError(path, 0, "task " + task + " does not belong in " + t.paper + " table " + t.table + " (" + t.task + ")");
+    throw InputError(path, 0,
+                     "task " + task + " does not belong in " + t.paper + " table " + t.table +
+                         " (" + t.task + ")");
   if (r.split != t.split)
     throw InputError(path, 0, "split " + r.split + " differs from the table's (" + t.split + ")");
   const long want = split_size(task, r.split);
   const long eval_limit = req.value("eval_limit", 0L);
   const long have = run.value("eval_examples", 0L);
   if (eval_limit > 0 || (want > 0 && have != want))
-    throw InputError(path, 0, "scored " + std::to_string(have) + " examples of " + r.split + " (--eval-limit " +
-                                  std::to_string(eval_limit) + "); the table's cells are on the full split" +
-                                  (want > 0 ? " (" + std::to_string(want) + ")" : std::string()));
+    throw InputError(path, 0,
+                     "scored " + std::to_string(have) + " examples of " + r.split +
+                         " (--eval-limit " + std::to_string(eval_limit) +
+                         "); the table's cells are on the full split" +
+                         (want > 0 ? " (" + std::to_string(want) + ")" : std::string()));
   // Metric settings: only resource paths and the preset's own evaluation options.
   std::map<std::string, std::string> preset_opts;
   if (run.contains("preset_eval_options"))
-    for (const auto& [k, v] : run["preset_eval_options"].items()) preset_opts[k] = v.get<std::string>();
+    for (const auto& [k, v] : run["preset_eval_options"].items())
+      preset_opts[k] = v.get<std::string>();
   if (req.contains("eval_options"))
     for (const auto& [k, v] : req["eval_options"].items()) {
       if (k == "meteor_data" || k == "rouge_data") continue;
       auto it = preset_opts.find(k);
       if (it != preset_opts.end() && it->second == v.get<std::string>()) continue;
-      throw InputError(path, 0, "metric settings differ from the paper's: --option " + k + "=" + v.get<std::string>());
+      throw InputError(
+          path, 0,
+          "metric settings differ from the paper's: --option " + k + "=" + v.get<std::string>());
     }
   // The row: the run's system label, else the paper's own row, in the block of its task.
   // Blocks: the reversed QG split; Gigaword's 10K-training-examples block (a run with
@@ -494,8 +549,9 @@ std::pair<std::string, std::string> place_run(const results::PaperTable& t, cons
     if (block_ok(block) && slug(system) == slug(r.system)) return {block, system};
   for (const auto& [block, system] : t.row_keys())
     if (block_ok(block) && slug(system) == slug(t.paper)) return {block, system};
-  throw InputError(path, 0, "no row of " + t.paper + " table " + t.table + " for system '" + r.system +
-                                "' (give the row label with `unieval run --system`)");
+  throw InputError(path, 0,
+                   "no row of " + t.paper + " table " + t.table + " for system '" + r.system +
+                       "' (give the row label with `unieval run --system`)");
 }
 
 }  // namespace
@@ -507,8 +563,10 @@ Reproduction reproduce(const ReproduceOptions& opts) {
     std::string known;
     for (const auto& x : tables)
       if (x.paper == opts.paper) known += " " + x.table;
-    if (known.empty()) throw InputError("--paper: unknown paper '" + opts.paper + "' (unilm, ernie-gen, gpt)");
-    throw InputError("--table: " + opts.paper + " has no results table '" + opts.table + "'; tables:" + known);
+    if (known.empty())
+      throw InputError("--paper: unknown paper '" + opts.paper + "' (unilm, ernie-gen, gpt)");
+    throw InputError("--table: " + opts.paper + " has no results table '" + opts.table +
+                     "'; tables:" + known);
   }
   if (!opts.outputs_dir.empty() && !fs::is_directory(opts.outputs_dir))
     throw InputError(opts.outputs_dir, 0, "--outputs: not a directory");
@@ -520,11 +578,13 @@ Reproduction reproduce(const ReproduceOptions& opts) {
   std::map<std::pair<std::string, std::string>, RowScores> from_runs;
   for (const auto& run : opts.runs) {
     const fs::path result = fs::is_directory(run) ? fs::path(run) / "result.json" : fs::path(run);
-    if (!fs::exists(result)) throw InputError(run, 0, "no result.json (an unfinished or foreign run directory)");
+    if (!fs::exists(result))
+      throw InputError(run, 0, "no result.json (an unfinished or foreign run directory)");
     results::RunResult r = results::read_run_result(result.string());
     auto key = place_run(*t, r, result.string());
     if (from_runs.count(key))
-      throw InputError(result.string(), 0, "a second run for row '" + key.second + "' (" + from_runs[key].source + ")");
+      throw InputError(result.string(), 0,
+                       "a second run for row '" + key.second + "' (" + from_runs[key].source + ")");
     RowScores rs;
     rs.source = "unieval run " + result.string();
     rs.runs.push_back(std::move(r));
@@ -545,7 +605,8 @@ Reproduction reproduce(const ReproduceOptions& opts) {
     out.rows.push_back(fill_row(*t, block, system, rs, out));
   }
   if (t->paper == "unilm" && t->table == "10") dstc7_constant_check(data_dir, out);
-  if (data_dir.empty()) out.notes.push_back("no data folder (--data DIR or $UNIEVAL_DATA): built-in recipes skipped");
+  if (data_dir.empty())
+    out.notes.push_back("no data folder (--data DIR or $UNIEVAL_DATA): built-in recipes skipped");
   return out;
 }
 
@@ -563,8 +624,9 @@ int decimals_of(const std::string& display, int def) {
   return dot == std::string::npos ? 0 : static_cast<int>(display.size() - dot - 1);
 }
 
-results::Grid grid_of(const std::vector<ReproducedRow>& rows, const std::vector<std::string>& columns,
-                      bool has_blocks, int extra_decimals) {
+results::Grid grid_of(const std::vector<ReproducedRow>& rows,
+                      const std::vector<std::string>& columns, bool has_blocks,
+                      int extra_decimals) {
   results::Grid g;
   if (has_blocks) g.header.push_back("block");
   g.header.push_back("system");
@@ -621,25 +683,30 @@ results::Grid grid_of(const std::vector<ReproducedRow>& rows, const std::vector<
 
 std::string render_reproduction(const Reproduction& r, results::TableFormat format) {
   const auto& t = r.table;
-  bool has_blocks = std::any_of(r.rows.begin(), r.rows.end(), [](const auto& x) { return !x.block.empty(); });
+  bool has_blocks =
+      std::any_of(r.rows.begin(), r.rows.end(), [](const auto& x) { return !x.block.empty(); });
   results::Grid g = grid_of(r.rows, t.columns, has_blocks, 2);
   g.caption = t.paper + " Table " + t.table + ": " + t.caption;
   bool any_published_only = false;
   for (const auto& row : r.rows) any_published_only |= row.source.empty();
-  if (any_published_only) g.footer.push_back("† published value only: no system outputs for this row (--outputs DIR)");
+  if (any_published_only)
+    g.footer.push_back("† published value only: no system outputs for this row (--outputs DIR)");
   for (const auto& row : r.rows)
     if (!row.source.empty())
-      g.footer.push_back(std::string(row.quoted ? "quoted (not recomputed) for " : "ours for ") + row.system + ": " +
-                         row.source);
-  g.footer.push_back("✓ within half a unit of the last printed digit, ✗ beyond it; ours in the printed unit (x scale)");
+      g.footer.push_back(std::string(row.quoted ? "quoted (not recomputed) for " : "ours for ") +
+                         row.system + ": " + row.source);
+  g.footer.push_back(
+      "✓ within half a unit of the last printed digit, ✗ beyond it; ours in the printed unit (x "
+      "scale)");
   for (const auto& n : r.notes) g.footer.push_back("note: " + n);
   int mism = 0;
   for (const auto& rows : {&r.rows, &r.checks})
     for (const auto& row : *rows)
       for (const auto& c : row.cells) mism += c.status == CellStatus::kMismatch;
-  g.footer.push_back("result: " + std::to_string(r.reproduced_cells) + " cell(s) reproduced, " +
-                     (r.quoted_cells ? std::to_string(r.quoted_cells) + " quoted from a published sheet, " : "") +
-                     std::to_string(mism) + " beyond tolerance" + (r.mismatch ? " (exit 1)" : ""));
+  g.footer.push_back(
+      "result: " + std::to_string(r.reproduced_cells) + " cell(s) reproduced, " +
+      (r.quoted_cells ? std::to_string(r.quoted_cells) + " quoted from a published sheet, " : "") +
+      std::to_string(mism) + " beyond tolerance" + (r.mismatch ? " (exit 1)" : ""));
   std::string out = results::render_grid(g, format);
   if (!r.checks.empty()) {
     std::vector<std::string> cols;
@@ -651,7 +718,8 @@ std::string render_reproduction(const Reproduction& r, results::TableFormat form
     out += "\n" + results::render_grid(cg, format);
   }
   if (format == results::TableFormat::kHtml)
-    out = results::html_page(t.paper + " Table " + t.table + " reproduced", "<h1>" + results::html_escape(g.caption) + "</h1>\n" + out);
+    out = results::html_page(t.paper + " Table " + t.table + " reproduced",
+                             "<h1>" + results::html_escape(g.caption) + "</h1>\n" + out);
   return out;
 }
 

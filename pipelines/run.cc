@@ -8,12 +8,12 @@
 
 #include "core/error.h"
 #include "core/io.h"
-#include "models/io/checkpoint.h"
-#include "models/nn/config.h"
-#include "models/io/run_dir.h"
-#include "models/training/seq2seq_data.h"
-#include "models/tokenizer/wordpiece.h"
 #include "models/decoding/vocab_limit.h"
+#include "models/io/checkpoint.h"
+#include "models/io/run_dir.h"
+#include "models/nn/config.h"
+#include "models/tokenizer/wordpiece.h"
+#include "models/training/seq2seq_data.h"
 #include "pipelines/evaluate.h"
 #include "pipelines/presets.h"
 #include "pipelines/run_common.h"
@@ -74,15 +74,16 @@ void count_wordpieces(const RunOptions& o, tasks::Seq2SeqReadOptions& ro) {
 // The generation baselines (pipelines/run.h, stage 4): "constant" and "copy-source", written in
 // the task's prediction format under RUN/baselines/NAME/ (the model's file name) and scored with
 // the model's request; the result's "baselines".
-ojson generation_baselines(const tasks::Seq2SeqSplit& eval, const fs::path& run, const tasks::EvalRequest& model,
-                           uint64_t seed) {
+ojson generation_baselines(const tasks::Seq2SeqSplit& eval, const fs::path& run,
+                           const tasks::EvalRequest& model, uint64_t seed) {
   const std::vector<std::string> targets = core::read_lines((run / "data" / "train.tgt").string());
   // The most frequent target: the diagnostics' most_common (exact strings, ties: first to occur).
   const tasks::OutputDiagnostics freq = tasks::diagnose_outputs(targets, {});
   std::vector<int64_t> lengths;
   for (const auto& t : targets) {
     int64_t n = 0;
-    for (const auto& w : tasks::whitespace_words(t)) n += w != "[X_SEP]";  // cnndm's separator is no word
+    for (const auto& w : tasks::whitespace_words(t))
+      n += w != "[X_SEP]";  // cnndm's separator is no word
     lengths.push_back(n);
   }
   const int64_t n_words = rounded_median(lengths);
@@ -91,23 +92,27 @@ ojson generation_baselines(const tasks::Seq2SeqSplit& eval, const fs::path& run,
     constant.push_back(tasks::postprocess_hypothesis(eval.task, freq.most_common));
     const std::vector<std::string> w = tasks::whitespace_words(src);
     std::string first;
-    for (size_t i = 0; i < w.size() && static_cast<int64_t>(i) < n_words; ++i) first += (i ? " " : "") + w[i];
+    for (size_t i = 0; i < w.size() && static_cast<int64_t>(i) < n_words; ++i)
+      first += (i ? " " : "") + w[i];
     copy.push_back(tasks::postprocess_hypothesis(eval.task, first));
   }
   const std::string file = fs::path(model.pred).filename().string();
   std::vector<BaselinePred> list;
-  auto add = [&](const std::string& name, const std::string& description, const std::vector<std::string>& hyps) {
+  auto add = [&](const std::string& name, const std::string& description,
+                 const std::vector<std::string>& hyps) {
     const fs::path dir = run / "baselines" / name;
     fs::create_directories(dir);
     tasks::write_predictions(eval, hyps, (dir / file).string());
     list.push_back({name, description, (dir / file).string(), std::nullopt});
   };
   add("constant",
-      "the most frequent target of the training split (" + std::to_string(freq.most_common_count) + " of " +
-          std::to_string(targets.size()) + " training targets; ties: the first to occur), for every example",
+      "the most frequent target of the training split (" + std::to_string(freq.most_common_count) +
+          " of " + std::to_string(targets.size()) +
+          " training targets; ties: the first to occur), for every example",
       constant);
   add("copy-source",
-      "the first " + std::to_string(n_words) + " whitespace words of each source (the median word count of the " +
+      "the first " + std::to_string(n_words) +
+          " whitespace words of each source (the median word count of the " +
           "training targets, rounded)",
       copy);
   tasks::EvalRequest req = model;
@@ -130,12 +135,14 @@ void apply_preset(RunOptions& o, const std::string& name) {
   const bool understanding = task && task->family != tasks::RunFamily::kGeneration;
   if (!p->seq2seq) {
     if (!understanding)
-      throw InputError("--preset " + p->name + " is an NLU recipe; --task " + o.task + " is a generation task");
+      throw InputError("--preset " + p->name + " is an NLU recipe; --task " + o.task +
+                       " is a generation task");
     apply_nlu_preset(o, *p);
     return;
   }
   if (understanding)
-    throw InputError("--preset " + p->name + " is a generation recipe; --task " + o.task + " is an understanding task");
+    throw InputError("--preset " + p->name + " is a generation recipe; --task " + o.task +
+                     " is an understanding task");
   const ModelPreset m = resolve_preset(*p);
   o.preset = p->name;
   o.finetune = m.train;
@@ -173,8 +180,10 @@ ojson run_request(const RunOptions& o) {
   ojson eo = ojson::object();
   for (const auto& [k, v] : o.eval_options) eo[k] = v;
   j["eval_options"] = eo;
-  if (!o.skip_metrics.empty()) j["skip_metrics"] = o.skip_metrics;  // (absent: older runs' requests stay equal)
-  if (!o.baselines) j["baselines"] = false;  // --no-baselines (absent = on: older runs' requests stay equal)
+  if (!o.skip_metrics.empty())
+    j["skip_metrics"] = o.skip_metrics;  // (absent: older runs' requests stay equal)
+  if (!o.baselines)
+    j["baselines"] = false;  // --no-baselines (absent = on: older runs' requests stay equal)
   // Only when given, so that the request of a RUN started without it stays the same.
   if (o.segment_ids) j["segment_ids"] = {o.segment_ids->first, o.segment_ids->second};
   return j;
@@ -403,8 +412,10 @@ RunOutcome run_task(const RunOptions& in) {
   const tasks::TaskSpec& task = tasks::run_task_spec(o.task);
   // UniLM's --tokenized_input: WordPiece lines for the generation tasks only (no silent no-op).
   if (o.tokenized_input && (o.arch == "gpt" || task.family != tasks::RunFamily::kGeneration))
-    throw InputError("--tokenized-input is for the UniLM/ERNIE-GEN generation tasks (WordPiece lines), not --task " +
-                     o.task + (o.arch == "gpt" ? " with --arch gpt" : ""));
+    throw InputError(
+        "--tokenized-input is for the UniLM/ERNIE-GEN generation tasks (WordPiece lines), not "
+        "--task " +
+        o.task + (o.arch == "gpt" ? " with --arch gpt" : ""));
   if (o.arch == "gpt") return run_gpt_task(in);
   if (!o.arch.empty() && o.arch != "unilm" && o.arch != "bert" && o.arch != "ernie-gen")
     throw InputError("--arch " + o.arch + ": expected gpt, ernie-gen, or unilm/bert (the default)");

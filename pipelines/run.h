@@ -17,7 +17,8 @@
 //              vocabulary vs model) before RUN is written.
 //   2. train   pipelines::finetune into RUN (run.json, checkpoint/, log.jsonl); with a dev split,
 //              the dev loss every dev_every steps, RUN/best = the best-dev-loss weights, optional
-//              early stopping (models/training/trainer.h); a checkpoint that is not finished is resumed.
+//              early stopping (models/training/trainer.h); a checkpoint that is not finished is
+//              resumed.
 //   3. decode  pipelines::decode of RUN/data/eval.src with RUN/best (else RUN/checkpoint), the
 //              preset's decoding, WordPiece pieces glued without HF clean-up → RUN/eval/hyp.txt
 //              (resumable through hyp.txt.partial).
@@ -70,11 +71,11 @@
 // | nlu              |         | understanding tasks: featurisation, answers (nlu_options.h)    |
 // | arch             | ""      | "gpt": GPT fine-tuning / zero-shot (pipelines/run_gpt.h);       |
 // |                  |         | "ernie-gen": ERNIE-GEN multi-flow fine-tuning + infilling       |
-// |                  |         | decoding (models/training/ernie_gen.h); "" / "unilm" / "bert": UniLM     |
-// | lm_coef          | 0.5     | GPT: λ of the auxiliary LM loss (0 = off)                       |
-// | zero_shot        | false   | GPT: the §5 heuristics instead of fine-tuning                   |
-// | baselines        | true    | score the suite's baselines after the model (below); false =    |
-// |                  |         | --no-baselines, request.json "baselines": false (absent = on)   |
+// |                  |         | decoding (models/training/ernie_gen.h); "" / "unilm" / "bert":
+// UniLM     | | lm_coef          | 0.5     | GPT: λ of the auxiliary LM loss (0 = off) | |
+// zero_shot        | false   | GPT: the §5 heuristics instead of fine-tuning                   | |
+// baselines        | true    | score the suite's baselines after the model (below); false =    | |
+// |         | --no-baselines, request.json "baselines": false (absent = on)   |
 //
 // Data parallel (`--nproc N` or WORLD_SIZE; pipelines/run_common.h RunRanks): every rank reads and
 // checks the data, rank 0 writes RUN; training is split across the ranks (a step's --accum
@@ -90,11 +91,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-#include <vector>
 #include <utility>
+#include <vector>
 
-#include "models/nn/device.h"
 #include "models/decoding/search.h"
+#include "models/nn/device.h"
 #include "models/training/trainer.h"
 #include "pipelines/nlu_options.h"
 #include "results/run_result.h"
@@ -102,51 +103,52 @@
 namespace unieval::pipelines {
 
 struct RunOptions {
-  std::string task;                          // task key
-  std::string data;                          // dataset folder/file in its distributed format
-  std::string out;                           // the run directory
-  std::string model;                         // checkpoint directory ("" with model_config)
-  std::string model_config;                  // config.json to train from scratch
-  std::string vocab;                         // vocab.txt ("" = the checkpoint's)
-  std::string preset;                        // "" = default_preset(task)
-  std::string train_split = "train";         // fine-tuning split
-  std::string dev_split = "auto";            // dev-loss split (auto / none / a name)
-  std::string eval_split;                     // decoded and scored split ("" = the task's)
-  int64_t train_limit = 0;                   // > 0: first N training examples
-  int64_t dev_limit = 0;                     // > 0: first N dev examples
-  int64_t eval_limit = 0;                    // > 0: first N eval examples
-  int max_src_words = 0;                     // reader source budget (0 = task default)
-  bool lowercase = true;                     // uncased tokenizer
-  bool tokenized_input = false;              // seq2seq: lines are WordPiece pieces joined by spaces
-                                             // (UniLM --tokenized_input); in request.json when set
-  models::TrainOptions finetune;             // preset + overrides
-  models::SearchOptions search;              // preset + overrides
-  std::optional<double> dropout;             // model dropout (preset / override)
-  models::DeviceOptions device;              // device, threads (not part of the request)
-  std::string backend;                       // process group with WORLD_SIZE > 1 ("" = auto; not
-                                             // part of the request: a run resumes with any N)
-  int64_t decode_batch = 32;                 // decode batch size
-  std::string system;                        // row label ("" = derived)
+  std::string task;                   // task key
+  std::string data;                   // dataset folder/file in its distributed format
+  std::string out;                    // the run directory
+  std::string model;                  // checkpoint directory ("" with model_config)
+  std::string model_config;           // config.json to train from scratch
+  std::string vocab;                  // vocab.txt ("" = the checkpoint's)
+  std::string preset;                 // "" = default_preset(task)
+  std::string train_split = "train";  // fine-tuning split
+  std::string dev_split = "auto";     // dev-loss split (auto / none / a name)
+  std::string eval_split;             // decoded and scored split ("" = the task's)
+  int64_t train_limit = 0;            // > 0: first N training examples
+  int64_t dev_limit = 0;              // > 0: first N dev examples
+  int64_t eval_limit = 0;             // > 0: first N eval examples
+  int max_src_words = 0;              // reader source budget (0 = task default)
+  bool lowercase = true;              // uncased tokenizer
+  bool tokenized_input = false;       // seq2seq: lines are WordPiece pieces joined by spaces
+                                      // (UniLM --tokenized_input); in request.json when set
+  models::TrainOptions finetune;      // preset + overrides
+  models::SearchOptions search;       // preset + overrides
+  std::optional<double> dropout;      // model dropout (preset / override)
+  models::DeviceOptions device;       // device, threads (not part of the request)
+  std::string backend;                // process group with WORLD_SIZE > 1 ("" = auto; not
+                                      // part of the request: a run resumes with any N)
+  int64_t decode_batch = 32;          // decode batch size
+  std::string system;                 // row label ("" = derived)
   std::map<std::string, std::string> eval_options;  // adapter options
-  std::vector<std::string> skip_metrics;     // metrics of the task's set left out on request
-  int64_t stop_after = 0;                    // stop training after N steps of this call
-  std::optional<std::pair<int64_t, int64_t>> segment_ids;  // source/target segment ids (unset: the
-                                             // checkpoint family's); in request.json when set
-  bool progress = true;                      // progress on stderr
-  NluRunOptions nlu;                         // understanding tasks (pipelines/run_nlu.h)
-  std::string arch;                          // "" (the preset's / checkpoint's), "unilm", "ernie-gen"
-                                             // or "gpt" (run_gpt.h)
-  double lm_coef = 0.5;                      // GPT: auxiliary LM weight λ (GPT §3.2 eq. 3)
-  bool zero_shot = false;                    // GPT: §5 zero-shot heuristics, no training
-  bool baselines = true;                     // score the suite's baselines after the model
-                                             // (--no-baselines; request.json "baselines": false)
+  std::vector<std::string> skip_metrics;            // metrics of the task's set left out on request
+  int64_t stop_after = 0;                           // stop training after N steps of this call
+  std::optional<std::pair<int64_t, int64_t>>
+      segment_ids;         // source/target segment ids (unset: the
+                           // checkpoint family's); in request.json when set
+  bool progress = true;    // progress on stderr
+  NluRunOptions nlu;       // understanding tasks (pipelines/run_nlu.h)
+  std::string arch;        // "" (the preset's / checkpoint's), "unilm", "ernie-gen"
+                           // or "gpt" (run_gpt.h)
+  double lm_coef = 0.5;    // GPT: auxiliary LM weight λ (GPT §3.2 eq. 3)
+  bool zero_shot = false;  // GPT: §5 zero-shot heuristics, no training
+  bool baselines = true;   // score the suite's baselines after the model
+                           // (--no-baselines; request.json "baselines": false)
 };
 
 struct RunOutcome {
-  results::RunResult result;   // RUN/result.json
-  bool finished = false;       // false: stopped by stop_after (re-run to continue)
-  bool reused = false;         // the run was already finished: result.json read back
-  std::string stage;           // the last stage run: data, train, decode, score
+  results::RunResult result;  // RUN/result.json
+  bool finished = false;      // false: stopped by stop_after (re-run to continue)
+  bool reused = false;        // the run was already finished: result.json read back
+  std::string stage;          // the last stage run: data, train, decode, score
 };
 
 // The paper preset a task uses by default: its name, or "" when none.

@@ -60,16 +60,21 @@ int64_t rounded_median(std::vector<int64_t> counts) {
   return static_cast<int64_t>(std::llround(double(counts[m - 1] + counts[m]) / 2.0));
 }
 
-std::string abs_path(const std::string& p) { return p.empty() ? p : fs::absolute(p).lexically_normal().string(); }
+std::string abs_path(const std::string& p) {
+  return p.empty() ? p : fs::absolute(p).lexically_normal().string();
+}
 
 void check_run_sources(const RunOptions& o) {
   if (o.data.empty()) throw InputError("--data is required");
   if (o.out.empty()) throw InputError("--out (the run directory) is required");
-  if (o.model.empty() == o.model_config.empty()) throw InputError("give exactly one of --model CKPT and --model-config CONFIG.json");
-  if (!o.model_config.empty() && o.vocab.empty()) throw InputError("--model-config needs --vocab VOCAB.txt");
+  if (o.model.empty() == o.model_config.empty())
+    throw InputError("give exactly one of --model CKPT and --model-config CONFIG.json");
+  if (!o.model_config.empty() && o.vocab.empty())
+    throw InputError("--model-config needs --vocab VOCAB.txt");
 }
 
-std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& path) {
+std::string first_difference(const nlohmann::json& a, const nlohmann::json& b,
+                             const std::string& path) {
   if (a.is_object() && b.is_object()) {
     for (auto it = a.begin(); it != a.end(); ++it) {
       if (!b.contains(it.key())) return path + it.key();
@@ -105,8 +110,9 @@ std::optional<RunOutcome> open_run_dir(const fs::path& run, const nlohmann::orde
     }
     const std::string diff = first_difference(nlohmann::json::parse(request.dump()), before);
     if (!diff.empty())
-      throw InputError(request_path, 0, "RUN was started with other options (first difference: " + diff +
-                                            "); use another --out or the same options");
+      throw InputError(request_path, 0,
+                       "RUN was started with other options (first difference: " + diff +
+                           "); use another --out or the same options");
     if (!fs::exists(result_path)) return std::nullopt;
     RunOutcome outcome;
     outcome.result = results::read_run_result(result_path);
@@ -115,33 +121,44 @@ std::optional<RunOutcome> open_run_dir(const fs::path& run, const nlohmann::orde
     outcome.stage = "score";
     return outcome;
   }
-  if (fs::exists(run) && !fs::is_directory(run)) throw InputError(run.string(), 0, "exists and is not a directory");
+  if (fs::exists(run) && !fs::is_directory(run))
+    throw InputError(run.string(), 0, "exists and is not a directory");
   if (fs::exists(run) && !fs::is_empty(run))
-    throw InputError(run.string(), 0, "is not empty and holds no request.json (not a `unieval run` directory)");
+    throw InputError(run.string(), 0,
+                     "is not empty and holds no request.json (not a `unieval run` directory)");
   return std::nullopt;
 }
 
 }  // namespace
 
-std::optional<RunOutcome> open_run(const fs::path& run, const nlohmann::ordered_json& request, const RunRanks& ranks) {
+std::optional<RunOutcome> open_run(const fs::path& run, const nlohmann::ordered_json& request,
+                                   const RunRanks& ranks) {
   auto outcome = open_run_dir(run, request);
   ranks.sync();
   return outcome;
 }
 
 void add_split_notes(results::RunResult& r, const RunOptions& o, const std::string& trained) {
-  const tasks::SplitSpec ts = tasks::parse_split_spec(o.train_split), es = tasks::parse_split_spec(o.eval_split);
+  const tasks::SplitSpec ts = tasks::parse_split_spec(o.train_split),
+                         es = tasks::parse_split_spec(o.eval_split);
   if (ts.name == es.name) {
-    if (ts.sliced() && es.sliced()) r.notes.push_back("train and eval are slices of the same split (" + o.train_split + ", " + o.eval_split + ")");
-    else r.notes.push_back(trained + " and evaluated on the same split (" + es.name + ")");
+    if (ts.sliced() && es.sliced())
+      r.notes.push_back("train and eval are slices of the same split (" + o.train_split + ", " +
+                        o.eval_split + ")");
+    else
+      r.notes.push_back(trained + " and evaluated on the same split (" + es.name + ")");
   }
-  if (o.eval_limit > 0) r.notes.push_back("eval split limited to its first " + std::to_string(o.eval_limit) + " examples");
+  if (o.eval_limit > 0)
+    r.notes.push_back("eval split limited to its first " + std::to_string(o.eval_limit) +
+                      " examples");
 }
 
-RunOutcome finish_run(results::RunResult r, const nlohmann::ordered_json& info, const std::string& result_path,
+RunOutcome finish_run(results::RunResult r, const nlohmann::ordered_json& info,
+                      const std::string& result_path,
                       std::chrono::steady_clock::time_point t_start) {
   r.extra["run"] = info;
-  r.timings.total_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  r.timings.total_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
   results::write_run_result(result_path, r);
   RunOutcome outcome;
   outcome.result = results::read_run_result(result_path);
@@ -150,8 +167,9 @@ RunOutcome finish_run(results::RunResult r, const nlohmann::ordered_json& info, 
   return outcome;
 }
 
-results::RunResult score_predictions(const std::string& task, const std::string& gold, const std::string& pred,
-                                     const std::string& split, const std::map<std::string, std::string>& options,
+results::RunResult score_predictions(const std::string& task, const std::string& gold,
+                                     const std::string& pred, const std::string& split,
+                                     const std::map<std::string, std::string>& options,
                                      const std::string& system) {
   tasks::EvalRequest req;
   req.task = task;

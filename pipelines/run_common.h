@@ -49,13 +49,14 @@ std::string abs_path(const std::string& p);
 void check_run_sources(const RunOptions& o);
 
 // The first key path where a and b differ ("a.b"), "" when they are equal.
-std::string first_difference(const nlohmann::json& a, const nlohmann::json& b, const std::string& path = "");
+std::string first_difference(const nlohmann::json& a, const nlohmann::json& b,
+                             const std::string& path = "");
 
-// The ranks of a data-parallel run (`--nproc N`, or WORLD_SIZE from a launcher; models/dist/distributed.h).
-// Every rank reads and checks the same inputs; rank 0 alone writes RUN; the others wait at sync()
-// wherever they next read what rank 0 wrote. The fine-tuning step is split across the ranks,
-// decoding is sharded (pipelines/seq2seq.h), and prediction and scoring are rank 0's. In one process
-// there is no group, writer() is true and sync() does nothing.
+// The ranks of a data-parallel run (`--nproc N`, or WORLD_SIZE from a launcher;
+// models/dist/distributed.h). Every rank reads and checks the same inputs; rank 0 alone writes RUN;
+// the others wait at sync() wherever they next read what rank 0 wrote. The fine-tuning step is
+// split across the ranks, decoding is sharded (pipelines/seq2seq.h), and prediction and scoring are
+// rank 0's. In one process there is no group, writer() is true and sync() does nothing.
 struct RunRanks {
   models::dist::ProcessGroup* group = nullptr;
   bool writer() const { return !group || group->rank() == 0; }
@@ -70,21 +71,24 @@ RunRanks join_run_ranks(const RunOptions& o);
 // (InputError naming the first difference); when it also holds result.json, that finished outcome
 // is returned (reused). Otherwise RUN must be absent or an empty directory; nullopt: go on. Every
 // rank opens RUN before any of them goes on to write it (ranks.sync()).
-std::optional<RunOutcome> open_run(const std::filesystem::path& run, const nlohmann::ordered_json& request,
-                                   const RunRanks& ranks);
+std::optional<RunOutcome> open_run(const std::filesystem::path& run,
+                                   const nlohmann::ordered_json& request, const RunRanks& ranks);
 
 // The notes every understanding run adds to its result: train and eval from one split (sliced or
 // not; `trained` names what was done on it), an eval limit.
-void add_split_notes(results::RunResult& r, const RunOptions& o, const std::string& trained = "trained");
+void add_split_notes(results::RunResult& r, const RunOptions& o,
+                     const std::string& trained = "trained");
 
 // The last step of a run: r.extra["run"] = info, the total time since t_start, RUN/result.json
 // written atomically and read back into a finished outcome.
-RunOutcome finish_run(results::RunResult r, const nlohmann::ordered_json& info, const std::string& result_path,
+RunOutcome finish_run(results::RunResult r, const nlohmann::ordered_json& info,
+                      const std::string& result_path,
                       std::chrono::steady_clock::time_point t_start);
 
 // Scores a prediction file with the task's `unieval eval` adapter (pipelines::evaluate).
-results::RunResult score_predictions(const std::string& task, const std::string& gold, const std::string& pred,
-                                     const std::string& split, const std::map<std::string, std::string>& options,
+results::RunResult score_predictions(const std::string& task, const std::string& gold,
+                                     const std::string& pred, const std::string& split,
+                                     const std::map<std::string, std::string>& options,
                                      const std::string& system);
 
 }  // namespace unieval::pipelines

@@ -12,11 +12,11 @@
 #include "core/error.h"
 #include "core/io.h"
 #include "models/io/checkpoint.h"
+#include "models/io/run_dir.h"
 #include "models/nn/device.h"
 #include "models/nn/gpt.h"
-#include "models/training/gpt_finetune.h"
-#include "models/io/run_dir.h"
 #include "models/tokenizer/bpe.h"
+#include "models/training/gpt_finetune.h"
 #include "pipelines/evaluate.h"
 #include "pipelines/run_common.h"
 #include "pipelines/run_driver.h"
@@ -35,7 +35,8 @@ using models::GptHead;
 
 void apply_gpt_preset(RunOptions& o, const tasks::Preset& p) {
   apply_nlu_preset(o, p);  // training options, max_seq_len, classifier_dropout, dropout
-  if (p.train.contains("lm_coef") && p.train.at("lm_coef").is_number()) o.lm_coef = p.train.at("lm_coef").get<double>();
+  if (p.train.contains("lm_coef") && p.train.at("lm_coef").is_number())
+    o.lm_coef = p.train.at("lm_coef").get<double>();
 }
 
 bool is_gpt_run_task(const std::string& task) {
@@ -54,13 +55,15 @@ std::vector<int32_t> bpe_ids(const models::BpeTokenizer& tok, const std::string&
 using Form = tasks::GptForm;  // GPT Figure 1's input transformation of a task (tasks/task_spec.h)
 
 // Figure 1's transformations of a non-GLUE example.
-GptFeature task_feature(const tasks::GptTaskExample& e, Form form, const models::BpeTokenizer& tok, int max_len) {
+GptFeature task_feature(const tasks::GptTaskExample& e, Form form, const models::BpeTokenizer& tok,
+                        int max_len) {
   auto ids = [&](const std::string& t) { return bpe_ids(tok, t); };
   GptFeature f;
   f.label = e.label;
   const size_t budget = static_cast<size_t>(std::max(0, max_len - 3));
   if (form == Form::kPair) {
-    std::vector<int32_t> a = ids(e.texts.at(0)), b = ids(e.texts.size() > 1 ? e.texts[1] : std::string());
+    std::vector<int32_t> a = ids(e.texts.at(0)),
+                         b = ids(e.texts.size() > 1 ? e.texts[1] : std::string());
     while (a.size() + b.size() > budget) (a.size() > b.size() ? a : b).pop_back();
     std::vector<int32_t> s = {tok.start_id()};
     s.insert(s.end(), a.begin(), a.end());
@@ -72,13 +75,17 @@ GptFeature task_feature(const tasks::GptTaskExample& e, Form form, const models:
   }
   // Multiple choice: [start] context [delim] answer_k [extract]; the document (texts[0]) is cut at
   // its end first, then the answer, so that the question (texts[1]) is kept.
-  std::vector<int32_t> doc = ids(e.texts.at(0)), q = e.texts.size() > 1 ? ids(e.texts[1]) : std::vector<int32_t>{};
+  std::vector<int32_t> doc = ids(e.texts.at(0)),
+                       q = e.texts.size() > 1 ? ids(e.texts[1]) : std::vector<int32_t>{};
   for (const auto& choice : e.choices) {
     std::vector<int32_t> d = doc, a = ids(choice), qq = q;
     while (d.size() + qq.size() + a.size() > budget) {
-      if (!d.empty()) d.pop_back();
-      else if (a.size() > qq.size()) a.pop_back();
-      else qq.pop_back();
+      if (!d.empty())
+        d.pop_back();
+      else if (a.size() > qq.size())
+        a.pop_back();
+      else
+        qq.pop_back();
     }
     std::vector<int32_t> s = {tok.start_id()};
     s.insert(s.end(), d.begin(), d.end());
@@ -101,9 +108,10 @@ struct Split {
 };
 
 // Figure 1's transformations of a GLUE row; texts cut longest-first so that every sequence fits.
-GptFeature glue_feature(const tasks::GlueRow& r, Form form, const models::BpeTokenizer& tok, int max_len,
-                        bool regression) {
-  std::vector<int32_t> a = bpe_ids(tok, r.a), b = form == Form::kSingle ? std::vector<int32_t>{} : bpe_ids(tok, r.b);
+GptFeature glue_feature(const tasks::GlueRow& r, Form form, const models::BpeTokenizer& tok,
+                        int max_len, bool regression) {
+  std::vector<int32_t> a = bpe_ids(tok, r.a),
+                       b = form == Form::kSingle ? std::vector<int32_t>{} : bpe_ids(tok, r.b);
   const size_t budget = static_cast<size_t>(std::max(0, max_len - (form == Form::kSingle ? 2 : 3)));
   while (a.size() + b.size() > budget) (a.size() > b.size() ? a : b).pop_back();
   auto seq = [&](const std::vector<int32_t>& x, const std::vector<int32_t>* y) {
@@ -117,23 +125,30 @@ GptFeature glue_feature(const tasks::GlueRow& r, Form form, const models::BpeTok
     return s;
   };
   GptFeature f;
-  if (form == Form::kSingle) f.seqs.push_back(seq(a, nullptr));
-  else f.seqs.push_back(seq(a, &b));
+  if (form == Form::kSingle)
+    f.seqs.push_back(seq(a, nullptr));
+  else
+    f.seqs.push_back(seq(a, &b));
   if (form == Form::kSimilarity) f.seqs.push_back(seq(b, &a));
-  if (regression) f.target = static_cast<float>(r.label);
-  else f.label = static_cast<int64_t>(r.label);
+  if (regression)
+    f.target = static_cast<float>(r.label);
+  else
+    f.label = static_cast<int64_t>(r.label);
   return f;
 }
-
 
 // Matthews correlation of binary predictions (CoLA's metric), for the zero-shot threshold.
 double mcc(const std::vector<int>& gold, const std::vector<int>& pred) {
   double tp = 0, tn = 0, fp = 0, fn = 0;
   for (size_t i = 0; i < gold.size(); ++i) {
-    if (pred[i] && gold[i]) ++tp;
-    else if (pred[i]) ++fp;
-    else if (gold[i]) ++fn;
-    else ++tn;
+    if (pred[i] && gold[i])
+      ++tp;
+    else if (pred[i])
+      ++fp;
+    else if (gold[i])
+      ++fn;
+    else
+      ++tn;
   }
   const double d = std::sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn));
   return d > 0 ? (tp * tn - fp * fn) / d : 0.0;
@@ -156,8 +171,8 @@ double best_threshold(const std::vector<double>& scores, const std::vector<int>&
   return best_t;
 }
 
-std::vector<double> cola_scores(models::GptModel& model, const models::BpeTokenizer& tok, const tasks::GlueSplit& s,
-                                int max_len) {
+std::vector<double> cola_scores(models::GptModel& model, const models::BpeTokenizer& tok,
+                                const tasks::GlueSplit& s, int max_len) {
   std::vector<std::vector<int32_t>> seqs;
   std::vector<int64_t> from;
   for (const auto& r : s.rows) {

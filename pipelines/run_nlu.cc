@@ -14,14 +14,14 @@
 #include "core/io.h"
 #include "core/utf8.h"
 #include "metrics/glue.h"
+#include "models/decoding/vocab_limit.h"
 #include "models/io/checkpoint.h"
+#include "models/io/run_dir.h"
 #include "models/nn/config.h"
 #include "models/nn/device.h"
-#include "models/training/nlu.h"
-#include "models/io/run_dir.h"
-#include "models/training/seq2seq_data.h"
 #include "models/tokenizer/wordpiece.h"
-#include "models/decoding/vocab_limit.h"
+#include "models/training/nlu.h"
+#include "models/training/seq2seq_data.h"
 #include "pipelines/evaluate.h"
 #include "pipelines/presets.h"
 #include "pipelines/run_common.h"
@@ -95,12 +95,15 @@ std::vector<int32_t> encode(const models::WordPieceTokenizer& tok, const std::st
 
 // ---- GLUE features ----
 
-std::vector<NluFeature> glue_features(const tasks::GlueSplit& s, const models::WordPieceTokenizer& tok,
+std::vector<NluFeature> glue_features(const tasks::GlueSplit& s,
+                                      const models::WordPieceTokenizer& tok,
                                       const models::SpecialIds& sp, int max_len, bool need_labels) {
   std::vector<NluFeature> out;
   out.reserve(s.rows.size());
   for (const auto& r : s.rows) {
-    if (need_labels && !r.has_label) throw InputError(s.file, r.line, "row without a label (a test split cannot be trained on or scored)");
+    if (need_labels && !r.has_label)
+      throw InputError(s.file, r.line,
+                       "row without a label (a test split cannot be trained on or scored)");
     std::vector<int32_t> a = encode(tok, r.a), b = encode(tok, r.b);
     const bool pair = s.pair;
     const size_t budget = static_cast<size_t>(std::max(0, max_len - (pair ? 3 : 2)));
@@ -115,8 +118,10 @@ std::vector<NluFeature> glue_features(const tasks::GlueSplit& s, const models::W
       f.ids.push_back(static_cast<int32_t>(sp.sep));
       f.types.resize(f.ids.size(), 1);
     }
-    if (s.regression()) f.target = static_cast<float>(r.label);
-    else f.label = static_cast<int64_t>(r.label);
+    if (s.regression())
+      f.target = static_cast<float>(r.label);
+    else
+      f.label = static_cast<int64_t>(r.label);
     out.push_back(std::move(f));
   }
   return out;
@@ -147,18 +152,18 @@ TokDoc tokenize_doc(const models::WordPieceTokenizer& tok, const std::vector<std
 struct QaItem {
   std::string question;
   size_t doc = 0;
-  bool impossible = false;     // target the [CLS] span
+  bool impossible = false;  // target the [CLS] span
   int64_t start_word = 0, end_word = 0;
-  std::string answer_text;     // for _improve_answer_span ("" = keep the word span)
-  int64_t label = 0;           // answer class (CoQA)
-  bool trainable = true;       // false: skipped for training (answer not found at its offsets)
+  std::string answer_text;  // for _improve_answer_span ("" = keep the word span)
+  int64_t label = 0;        // answer class (CoQA)
+  bool trainable = true;    // false: skipped for training (answer not found at its offsets)
 };
 
 struct WindowMeta {
   size_t item = 0;
-  int64_t doc_offset = 0;           // position of the window's first document token
-  int64_t doc_start = 0;            // index of that token in the document
-  std::vector<char> max_context;    // per window token
+  int64_t doc_offset = 0;         // position of the window's first document token
+  int64_t doc_start = 0;          // index of that token in the document
+  std::vector<char> max_context;  // per window token
 };
 
 struct QaFeatures {
@@ -167,16 +172,18 @@ struct QaFeatures {
 };
 
 QaFeatures qa_features(const std::vector<QaItem>& items, const std::vector<TokDoc>& docs,
-                       const models::WordPieceTokenizer& tok, const models::SpecialIds& sp, const NluRunOptions& no,
-                       bool training, bool keep_last_query) {
+                       const models::WordPieceTokenizer& tok, const models::SpecialIds& sp,
+                       const NluRunOptions& no, bool training, bool keep_last_query) {
   QaFeatures out;
   for (size_t it = 0; it < items.size(); ++it) {
     const QaItem& item = items[it];
     if (training && !item.trainable) continue;
     std::vector<int32_t> q = encode(tok, item.question);
     if (static_cast<int>(q.size()) > no.max_query_len) {
-      if (keep_last_query) q.erase(q.begin(), q.end() - no.max_query_len);
-      else q.resize(no.max_query_len);
+      if (keep_last_query)
+        q.erase(q.begin(), q.end() - no.max_query_len);
+      else
+        q.resize(no.max_query_len);
     }
     const TokDoc& d = docs[item.doc];
     const int64_t n = static_cast<int64_t>(d.ids.size());
@@ -190,7 +197,8 @@ QaFeatures qa_features(const std::vector<QaItem>& items, const std::vector<TokDo
         bool found = false;
         for (int64_t a = tok_s; a <= tok_e && !found; ++a)
           for (int64_t b = tok_e; b >= a && !found; --b)
-            if (b - a + 1 == static_cast<int64_t>(at.size()) && std::equal(at.begin(), at.end(), d.ids.begin() + a)) {
+            if (b - a + 1 == static_cast<int64_t>(at.size()) &&
+                std::equal(at.begin(), at.end(), d.ids.begin() + a)) {
               tok_s = a;
               tok_e = b;
               found = true;
@@ -198,8 +206,10 @@ QaFeatures qa_features(const std::vector<QaItem>& items, const std::vector<TokDo
       }
     }
     const int64_t max_doc = no.max_seq_len - static_cast<int64_t>(q.size()) - 3;
-    if (max_doc < 1) throw InputError("--max-seq-len " + std::to_string(no.max_seq_len) + " leaves no room for the document after a " +
-                                      std::to_string(q.size()) + "-token question");
+    if (max_doc < 1)
+      throw InputError("--max-seq-len " + std::to_string(no.max_seq_len) +
+                       " leaves no room for the document after a " + std::to_string(q.size()) +
+                       "-token question");
     std::vector<std::pair<int64_t, int64_t>> spans;  // (start, length)
     for (int64_t start = 0;;) {
       const int64_t len = std::min(max_doc, n - start);
@@ -271,13 +281,17 @@ std::vector<QaAnswer> decode_qa(const std::vector<QaItem>& items, const QaFeatur
       double mx = *std::max_element(p.logits.begin(), p.logits.end()), z = 0;
       for (float l : p.logits) z += std::exp(double(l) - mx);
       if (a.class_prob.empty()) a.class_prob.assign(p.logits.size(), 0.0);
-      for (size_t c = 0; c < p.logits.size(); ++c) a.class_prob[c] += std::exp(double(p.logits[c]) - mx) / z;
+      for (size_t c = 0; c < p.logits.size(); ++c)
+        a.class_prob[c] += std::exp(double(p.logits[c]) - mx) / z;
     }
     std::vector<char> allowed_end(p.start.size(), 0);
-    for (size_t i = static_cast<size_t>(m.doc_offset); i + 1 < p.start.size(); ++i) allowed_end[i] = 1;
+    for (size_t i = static_cast<size_t>(m.doc_offset); i + 1 < p.start.size(); ++i)
+      allowed_end[i] = 1;
     std::vector<char> allowed_start = allowed_end;
-    for (size_t i = 0; i < allowed_start.size(); ++i) allowed_start[i] = allowed_start[i] && m.max_context[i];
-    auto c = models::best_spans(p.start, p.end, allowed_start, allowed_end, no.n_best, no.max_answer_len);
+    for (size_t i = 0; i < allowed_start.size(); ++i)
+      allowed_start[i] = allowed_start[i] && m.max_context[i];
+    auto c = models::best_spans(p.start, p.end, allowed_start, allowed_end, no.n_best,
+                                no.max_answer_len);
     if (!c.empty() && c.front().score > a.best_score) {
       a.best_score = c.front().score;
       // Window positions -> document tokens (words: span_words).
@@ -310,13 +324,16 @@ std::string bert_final_text(const std::string& pred_text, const std::string& ori
   };
   std::string basic;
   for (const auto& t : tok.basic_tokenize(orig_text)) basic += (basic.empty() ? "" : " ") + t;
-  const std::u32string tok_text = code_points(basic), pred = code_points(pred_text), orig = code_points(orig_text);
+  const std::u32string tok_text = code_points(basic), pred = code_points(pred_text),
+                       orig = code_points(orig_text);
   const size_t start = tok_text.find(pred);
   if (pred.empty() || start == std::u32string::npos) return orig_text;
   const size_t end = start + pred.size() - 1;
   std::vector<size_t> orig_ns_to_s, tok_ns_to_s;
-  const std::u32string orig_ns = strip_spaces(orig, orig_ns_to_s), tok_ns = strip_spaces(tok_text, tok_ns_to_s);
-  if (orig_ns.size() != tok_ns.size()) return orig_text;  // lower-casing / accent stripping changed lengths
+  const std::u32string orig_ns = strip_spaces(orig, orig_ns_to_s),
+                       tok_ns = strip_spaces(tok_text, tok_ns_to_s);
+  if (orig_ns.size() != tok_ns.size())
+    return orig_text;  // lower-casing / accent stripping changed lengths
   std::map<size_t, size_t> tok_s_to_ns;
   for (size_t i = 0; i < tok_ns_to_s.size(); ++i) tok_s_to_ns[tok_ns_to_s[i]] = i;
   auto it_s = tok_s_to_ns.find(start), it_e = tok_s_to_ns.find(end);
@@ -342,8 +359,10 @@ std::string bert_pred_text(const std::vector<std::string>& pieces) {
   auto replace_all = [](std::string& s, const std::string& from) {
     std::string out;
     for (size_t i = 0; i < s.size();) {
-      if (s.compare(i, from.size(), from) == 0) i += from.size();
-      else out.push_back(s[i++]);
+      if (s.compare(i, from.size(), from) == 0)
+        i += from.size();
+      else
+        out.push_back(s[i++]);
     }
     s.swap(out);
   };
@@ -366,7 +385,8 @@ std::string span_words(const QaAnswer& a, const TokDoc& d, const std::vector<std
   std::string s;
   for (int64_t w = ws; w <= we; ++w) s += (s.empty() ? "" : " ") + words[w];
   std::vector<std::string> pieces;
-  for (int64_t t = a.tok_start; t <= a.tok_end; ++t) pieces.push_back(tok.vocab().token(d.ids.at(t)));
+  for (int64_t t = a.tok_start; t <= a.tok_end; ++t)
+    pieces.push_back(tok.vocab().token(d.ids.at(t)));
   return bert_final_text(bert_pred_text(pieces), s, tok);
 }
 
@@ -378,20 +398,26 @@ struct NluData {
   std::optional<tasks::CoqaSplit> coqa;
   std::string file() const { return glue ? glue->file : squad ? squad->file : coqa->file; }
   std::string reader() const { return glue ? glue->reader : squad ? squad->reader : coqa->reader; }
-  size_t size() const { return glue ? glue->rows.size() : squad ? squad->questions.size() : coqa->turns.size(); }
+  size_t size() const {
+    return glue ? glue->rows.size() : squad ? squad->questions.size() : coqa->turns.size();
+  }
   std::string gold_text() const {
     return glue ? tasks::glue_gold_text(*glue) : squad ? squad->gold_json : coqa->gold_json;
   }
   std::string gold_name() const { return glue ? "gold.tsv" : "gold.json"; }
 };
 
-NluData read_nlu(const std::string& task, const std::string& data, const std::string& split, const NluRunOptions& no) {
+NluData read_nlu(const std::string& task, const std::string& data, const std::string& split,
+                 const NluRunOptions& no) {
   NluData d;
   d.kind = task_shape(task).kind;
   const tasks::SplitSpec spec = tasks::parse_split_spec(split);
-  if (d.kind == Kind::kGlue) d.glue = tasks::read_glue_split(task, data, spec);
-  else if (d.kind == Kind::kSquad) d.squad = tasks::read_squad_split(task, data, spec);
-  else d.coqa = tasks::read_coqa_split(data, spec, no.history_turns);
+  if (d.kind == Kind::kGlue)
+    d.glue = tasks::read_glue_split(task, data, spec);
+  else if (d.kind == Kind::kSquad)
+    d.squad = tasks::read_squad_split(task, data, spec);
+  else
+    d.coqa = tasks::read_coqa_split(data, spec, no.history_turns);
   return d;
 }
 
@@ -452,15 +478,14 @@ struct Model {
   std::string weights;  // checkpoint weights ("" = from scratch)
 };
 
-
 // SQuAD predictions of one split: best-span answers, score diffs.
 struct SquadPreds {
   std::vector<std::pair<std::string, std::string>> answers;  // best non-null span per question
   std::vector<std::pair<std::string, double>> diffs;         // null score - best span score
 };
 
-SquadPreds squad_preds(const QaSplit& q, const std::vector<QaAnswer>& ans, const models::WordPieceTokenizer& tok,
-                       const std::string& task) {
+SquadPreds squad_preds(const QaSplit& q, const std::vector<QaAnswer>& ans,
+                       const models::WordPieceTokenizer& tok, const std::string& task) {
   SquadPreds s;
   const SquadNoSpan none = squad_no_span(task);
   for (size_t i = 0; i < q.items.size(); ++i) {
@@ -469,7 +494,8 @@ SquadPreds squad_preds(const QaSplit& q, const std::vector<QaAnswer>& ans, const
       s.diffs.emplace_back(q.ids[i], none.score_diff);
       continue;
     }
-    const std::string text = span_words(ans[i], q.docs[q.items[i].doc], (*q.contexts)[q.items[i].doc].words, tok);
+    const std::string text =
+        span_words(ans[i], q.docs[q.items[i].doc], (*q.contexts)[q.items[i].doc].words, tok);
     s.answers.emplace_back(q.ids[i], text);
     s.diffs.emplace_back(q.ids[i], ans[i].null_score - ans[i].best_score);
   }
@@ -479,7 +505,8 @@ SquadPreds squad_preds(const QaSplit& q, const std::vector<QaAnswer>& ans, const
 // The first `n` words of a context, joined by one space.
 std::string first_words(const std::vector<std::string>& words, int64_t n) {
   std::string s;
-  for (size_t i = 0; i < words.size() && static_cast<int64_t>(i) < n; ++i) s += (i ? " " : "") + words[i];
+  for (size_t i = 0; i < words.size() && static_cast<int64_t>(i) < n; ++i)
+    s += (i ? " " : "") + words[i];
   return s;
 }
 
@@ -488,7 +515,8 @@ std::string first_words(const std::vector<std::string>& words, int64_t n) {
 // first to occur; STS-B: the mean training score), SQuAD/CoQA "first-window" (the first L words of
 // each question's context, L = the median word count of the training answers; squad-v2: never
 // no-answer, scored without the model's na_prob file).
-std::vector<BaselinePred> nlu_baselines(const NluData& train, const NluData& eval, const fs::path& run,
+std::vector<BaselinePred> nlu_baselines(const NluData& train, const NluData& eval,
+                                        const fs::path& run,
                                         const std::map<std::string, std::string>& model_options) {
   std::vector<BaselinePred> out;
   auto write = [&](const std::string& name, const std::string& file, const std::string& text) {
@@ -502,7 +530,8 @@ std::vector<BaselinePred> nlu_baselines(const NluData& train, const NluData& eva
     const double value = g.value;
     const std::string& description = g.description;
     const std::vector<double> p(eval.glue->rows.size(), value);
-    out.push_back({"majority", description, write("majority", "pred.tsv", tasks::glue_predictions_text(*eval.glue, p)),
+    out.push_back({"majority", description,
+                   write("majority", "pred.tsv", tasks::glue_predictions_text(*eval.glue, p)),
                    std::nullopt});
     return out;
   }
@@ -512,7 +541,8 @@ std::vector<BaselinePred> nlu_baselines(const NluData& train, const NluData& eva
       if (!q.impossible && !q.answers.empty())
         lengths.push_back(static_cast<int64_t>(tasks::whitespace_words(q.answers[0].text).size()));
   } else {
-    for (const auto& t : train.coqa->turns) lengths.push_back(static_cast<int64_t>(tasks::whitespace_words(t.answer).size()));
+    for (const auto& t : train.coqa->turns)
+      lengths.push_back(static_cast<int64_t>(tasks::whitespace_words(t.answer).size()));
   }
   const int64_t l = std::max<int64_t>(1, rounded_median(lengths));
   const std::string description =
@@ -523,18 +553,21 @@ std::vector<BaselinePred> nlu_baselines(const NluData& train, const NluData& eva
   std::string text;
   if (eval.squad) {
     std::vector<std::pair<std::string, std::string>> answers;
-    for (const auto& q : eval.squad->questions) answers.emplace_back(q.id, first_words(eval.squad->contexts[q.context].words, l));
+    for (const auto& q : eval.squad->questions)
+      answers.emplace_back(q.id, first_words(eval.squad->contexts[q.context].words, l));
     text = tasks::squad_predictions_json(answers);
   } else {
     std::vector<std::string> answers;
-    for (const auto& t : eval.coqa->turns) answers.push_back(first_words(eval.coqa->stories[t.story].words, l));
+    for (const auto& t : eval.coqa->turns)
+      answers.push_back(first_words(eval.coqa->stories[t.story].words, l));
     text = tasks::coqa_predictions_json(eval.coqa->turns, answers);
   }
   // The model's squad-v2 no-answer probabilities and threshold are not the baseline's.
   std::map<std::string, std::string> options = model_options;
   options.erase("na_prob_file");
   options.erase("na_prob_thresh");
-  out.push_back({"first-window", description, write("first-window", "predictions.json", text), options});
+  out.push_back(
+      {"first-window", description, write("first-window", "predictions.json", text), options});
   return out;
 }
 
@@ -773,7 +806,9 @@ class NluStages : public RunStages {
     for (const auto& x : eval_preds_) {
       if (shape_.head == NluHead::kRegress)
         p.push_back(x.logits.at(0));
-      else p.push_back(static_cast<double>(std::max_element(x.logits.begin(), x.logits.end()) - x.logits.begin()));
+      else
+        p.push_back(static_cast<double>(std::max_element(x.logits.begin(), x.logits.end()) -
+                                        x.logits.begin()));
     }
     pred_path_ = (paths.eval / "pred.tsv").string();
     core::write_file_atomic(pred_path_, tasks::glue_predictions_text(*eval_.glue, p));
@@ -787,7 +822,8 @@ class NluStages : public RunStages {
     std::vector<std::string> texts;
     for (size_t i = 0; i < ans.size(); ++i) {
       const auto& cp = ans[i].class_prob;
-      const size_t cls = cp.empty() ? 0 : static_cast<size_t>(std::max_element(cp.begin(), cp.end()) - cp.begin());
+      const size_t cls =
+          cp.empty() ? 0 : static_cast<size_t>(std::max_element(cp.begin(), cp.end()) - cp.begin());
       if (cls != 0) {
         texts.push_back(tasks::coqa_answer_text(static_cast<tasks::CoqaAnswerKind>(cls)));
       } else {

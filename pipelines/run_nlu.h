@@ -79,8 +79,8 @@ std::string bert_pred_text(const std::vector<std::string>& pieces);
 // best_f1_thresh search can pick from real spans, so the question stays no-answer).
 inline constexpr double kSquadNoSpanScoreDiff = 1e6;
 struct SquadNoSpan {
-  std::string text;        // the predicted text
-  double score_diff = 0;   // null score - best span score (squad-v2's na_prob)
+  std::string text;       // the predicted text
+  double score_diff = 0;  // null score - best span score (squad-v2's na_prob)
 };
 SquadNoSpan squad_no_span(const std::string& task);
 

@@ -13,19 +13,19 @@
 #include <sstream>
 #include <tuple>
 
-#include "metrics/bleu.h"
 #include "core/error.h"
 #include "core/fs.h"
 #include "core/io.h"
+#include "metrics/bleu.h"
 #include "metrics/squad.h"
-#include "models/io/checkpoint.h"
-#include "models/dist/distributed.h"
-#include "models/io/run_dir.h"
 #include "models/decoding/search_unilm.h"
-#include "models/tokenizer/wordpiece.h"
-#include "models/tokenizer/vocab_subset.h"
-#include "models/training/train_loop.h"
 #include "models/decoding/vocab_limit.h"
+#include "models/dist/distributed.h"
+#include "models/io/checkpoint.h"
+#include "models/io/run_dir.h"
+#include "models/tokenizer/vocab_subset.h"
+#include "models/tokenizer/wordpiece.h"
+#include "models/training/train_loop.h"
 
 namespace unieval::pipelines {
 
@@ -41,7 +41,8 @@ LowercaseDecision decide_lowercase(std::optional<bool> flag, const std::string& 
   std::string config_file, vocab_file = vocab_path;
   std::error_code ec;
   if (!checkpoint.empty()) {
-    fs::path dir = fs::is_regular_file(checkpoint, ec) ? fs::path(checkpoint).parent_path() : fs::path(checkpoint);
+    fs::path dir = fs::is_regular_file(checkpoint, ec) ? fs::path(checkpoint).parent_path()
+                                                       : fs::path(checkpoint);
     if (dir.empty()) dir = ".";
     const fs::path tc = dir / "tokenizer_config.json";
     if (fs::exists(tc, ec)) {
@@ -52,18 +53,21 @@ LowercaseDecision decide_lowercase(std::optional<bool> flag, const std::string& 
         throw InputError(tc.string(), 0, std::string("not JSON: ") + e.what());
       }
       if (j.is_object() && j.contains("do_lower_case")) {
-        if (!j["do_lower_case"].is_boolean()) throw InputError(tc.string(), 0, "do_lower_case is not true/false");
+        if (!j["do_lower_case"].is_boolean())
+          throw InputError(tc.string(), 0, "do_lower_case is not true/false");
         config_says = j["do_lower_case"].get<bool>();
         config_file = tc.string();
       }
     }
-    if (vocab_file.empty() && fs::exists(dir / "vocab.txt", ec)) vocab_file = (dir / "vocab.txt").string();
+    if (vocab_file.empty() && fs::exists(dir / "vocab.txt", ec))
+      vocab_file = (dir / "vocab.txt").string();
   }
   // A WordPiece vocab.txt only: a GPT BPE folder (--vocab DIR) says nothing about casing here.
   if (!vocab_file.empty() && fs::is_regular_file(vocab_file, ec))
     vocab_says = !vocab_is_cased(Vocab::from_file(vocab_file));
   auto vocab_words = [&](bool lower) {
-    return "the vocabulary " + vocab_file + (lower ? " (no upper-case pieces: uncased)" : " (upper-case pieces: cased)");
+    return "the vocabulary " + vocab_file +
+           (lower ? " (no upper-case pieces: uncased)" : " (upper-case pieces: cased)");
   };
   std::optional<bool> model_says;
   std::string model_source;
@@ -71,8 +75,8 @@ LowercaseDecision decide_lowercase(std::optional<bool> flag, const std::string& 
     model_says = config_says;
     model_source = config_file + " do_lower_case " + (*config_says ? "true" : "false");
     if (vocab_says && *vocab_says != *config_says)
-      d.warnings.push_back(model_source + " contradicts " + vocab_words(*vocab_says) + "; " + config_file +
-                           " decides");
+      d.warnings.push_back(model_source + " contradicts " + vocab_words(*vocab_says) + "; " +
+                           config_file + " decides");
   } else if (vocab_says) {
     model_says = vocab_says;
     model_source = vocab_words(*vocab_says);
@@ -81,7 +85,8 @@ LowercaseDecision decide_lowercase(std::optional<bool> flag, const std::string& 
     d.lowercase = *flag;
     d.source = *flag ? "--lowercase" : "--no-lowercase";
     if (model_says && *model_says != *flag)
-      d.warnings.push_back(d.source + " contradicts " + model_source + "; " + d.source + " decides");
+      d.warnings.push_back(d.source + " contradicts " + model_source + "; " + d.source +
+                           " decides");
   } else if (model_says) {
     d.lowercase = *model_says;
     d.source = model_source;
@@ -116,7 +121,8 @@ std::vector<int64_t> pretokenized_ids(const Vocab& vocab, const std::string& lin
 
 namespace {
 
-std::vector<int64_t> encode_ids64(const WordPieceTokenizer& tok, const std::string& text, bool tokenized_input) {
+std::vector<int64_t> encode_ids64(const WordPieceTokenizer& tok, const std::string& text,
+                                  bool tokenized_input) {
   if (tokenized_input) return pretokenized_ids(tok.vocab(), text);
   std::vector<int32_t> ids;
   tok.encode_ids(text, &ids);
@@ -124,16 +130,17 @@ std::vector<int64_t> encode_ids64(const WordPieceTokenizer& tok, const std::stri
 }
 
 // DATA/<split>.src and .tgt (tgt optional when need_tgt is false).
-void read_split(const std::string& data_dir, const std::string& split, bool need_tgt, std::vector<std::string>& src,
-                std::vector<std::string>& tgt) {
+void read_split(const std::string& data_dir, const std::string& split, bool need_tgt,
+                std::vector<std::string>& src, std::vector<std::string>& tgt) {
   const std::string sp = (fs::path(data_dir) / (split + ".src")).string();
   const std::string tp = (fs::path(data_dir) / (split + ".tgt")).string();
   src = core::read_lines(sp);
   if (need_tgt || fs::exists(tp)) {
     tgt = core::read_lines(tp);
     if (tgt.size() != src.size())
-      throw InputError(tp, 0, "has " + std::to_string(tgt.size()) + " lines but " + sp + " has " +
-                                  std::to_string(src.size()));
+      throw InputError(tp, 0,
+                       "has " + std::to_string(tgt.size()) + " lines but " + sp + " has " +
+                           std::to_string(src.size()));
   }
 }
 
@@ -143,14 +150,15 @@ void read_split(const std::string& data_dir, const std::string& split, bool need
 // [unused1] "[X_SEP]" (its extra_map), so a vocabulary without [X_SEP] gives [unused1]. A word
 // that the vocabulary lacks is an InputError (UniLM's lookup fails on it too).
 static std::vector<int64_t> ignore_ids(const Vocab& vocab, const std::vector<std::string>& words,
-                                const std::string& vocab_path) {
+                                       const std::string& vocab_path) {
   std::vector<int64_t> out;
   for (std::string w : words) {
     if (w.size() >= 2 && w.front() == '[' && w.back() == ']')
       for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     int32_t id = vocab.id(w);
     if (id < 0 && w == "[X_SEP]") id = vocab.id("[unused1]");
-    if (id < 0) throw InputError(vocab_path, 0, "has no entry for the n-gram ignore word '" + w + "'");
+    if (id < 0)
+      throw InputError(vocab_path, 0, "has no entry for the n-gram ignore word '" + w + "'");
     out.push_back(id);
   }
   return out;
@@ -158,8 +166,9 @@ static std::vector<int64_t> ignore_ids(const Vocab& vocab, const std::vector<std
 
 // SearchOptions::not_predict_words as ids: "@special" = every bracketed entry but [SEP] (the end
 // token); another word must be an entry (bracketed ones matched in upper case).
-static std::vector<int64_t> not_predict_ids(const Vocab& vocab, const std::vector<std::string>& words,
-                                     int64_t eos, const std::string& vocab_path) {
+static std::vector<int64_t> not_predict_ids(const Vocab& vocab,
+                                            const std::vector<std::string>& words, int64_t eos,
+                                            const std::string& vocab_path) {
   std::vector<int64_t> out;
   for (std::string w : words) {
     if (w == "@special") {
@@ -172,8 +181,11 @@ static std::vector<int64_t> not_predict_ids(const Vocab& vocab, const std::vecto
     if (w.size() >= 2 && w.front() == '[' && w.back() == ']')
       for (char& c : w) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     const int32_t id = vocab.id(w);
-    if (id < 0) throw InputError(vocab_path, 0, "has no entry for the not-predict word '" + w + "'");
-    if (id == eos) throw InputError("--not-predict: '" + w + "' is the end token; banning it would never end a hypothesis");
+    if (id < 0)
+      throw InputError(vocab_path, 0, "has no entry for the not-predict word '" + w + "'");
+    if (id == eos)
+      throw InputError("--not-predict: '" + w +
+                       "' is the end token; banning it would never end a hypothesis");
     out.push_back(id);
   }
   std::sort(out.begin(), out.end());
@@ -181,16 +193,19 @@ static std::vector<int64_t> not_predict_ids(const Vocab& vocab, const std::vecto
   return out;
 }
 
-void resolve_decode_words(const Vocab& vocab, const std::string& vocab_path, int64_t eos, SearchOptions& search) {
+void resolve_decode_words(const Vocab& vocab, const std::string& vocab_path, int64_t eos,
+                          SearchOptions& search) {
   search.ngram_ignore = ignore_ids(vocab, search.ngram_ignore_words, vocab_path);
   search.not_predict = not_predict_ids(vocab, search.not_predict_words, eos, vocab_path);
 }
 
-// (pipelines/seq2seq.h) The generation keys of a checkpoint's config.json (ours; written by ERNIE-GEN pre-training, and
-// by hand into converted releases): "unieval_arch": "unilm" | "ernie-gen" sets train.arch unless
-// the caller chose one (arch_given); for ernie-gen, "unieval_target_bos": true opens the target
-// stream with [CLS] (models/training/seq2seq_data.h target_bos).
-void apply_config_generation_keys(const std::string& config_path, bool arch_given, TrainOptions& train) {
+// (pipelines/seq2seq.h) The generation keys of a checkpoint's config.json (ours; written by
+// ERNIE-GEN pre-training, and by hand into converted releases): "unieval_arch": "unilm" |
+// "ernie-gen" sets train.arch unless the caller chose one (arch_given); for ernie-gen,
+// "unieval_target_bos": true opens the target stream with [CLS] (models/training/seq2seq_data.h
+// target_bos).
+void apply_config_generation_keys(const std::string& config_path, bool arch_given,
+                                  TrainOptions& train) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(core::read_file(config_path));
@@ -211,23 +226,29 @@ void apply_config_generation_keys(const std::string& config_path, bool arch_give
   }
 }
 
-
 // ---- finetune --------------------------------------------------------------------------------
 
-std::vector<Seq2SeqExample> training_examples(const WordPieceTokenizer& tok, const std::vector<std::string>& src,
-                                              const std::vector<std::string>& tgt, const Seq2SeqDataOptions& data,
-                                              int64_t max_position_embeddings, bool tokenized_input) {
+std::vector<Seq2SeqExample> training_examples(const WordPieceTokenizer& tok,
+                                              const std::vector<std::string>& src,
+                                              const std::vector<std::string>& tgt,
+                                              const Seq2SeqDataOptions& data,
+                                              int64_t max_position_embeddings,
+                                              bool tokenized_input) {
   // (ERNIE-GEN's [CLS]-opened target takes one position more.)
   const int64_t max_positions = max_position_embeddings - (data.target_bos ? 1 : 0);
   std::vector<Seq2SeqExample> examples;
   examples.reserve(src.size());
   for (size_t i = 0; i < src.size(); ++i) {
-    Seq2SeqExample ex = truncate({encode_ids64(tok, src[i], tokenized_input), encode_ids64(tok, tgt.at(i), tokenized_input)}, data);
+    Seq2SeqExample ex = truncate(
+        {encode_ids64(tok, src[i], tokenized_input), encode_ids64(tok, tgt.at(i), tokenized_input)},
+        data);
     if (packed_length(ex) > max_positions) {
       // Keep the target, shorten the source to fit the position table.
-      const int64_t room = std::max<int64_t>(0, max_positions - 3 - static_cast<int64_t>(ex.tgt.size()));
+      const int64_t room =
+          std::max<int64_t>(0, max_positions - 3 - static_cast<int64_t>(ex.tgt.size()));
       if (static_cast<int64_t>(ex.src.size()) > room) ex.src.resize(room);
-      if (packed_length(ex) > max_positions) ex.tgt.resize(std::max<int64_t>(0, max_positions - 3 - ex.src.size()));
+      if (packed_length(ex) > max_positions)
+        ex.tgt.resize(std::max<int64_t>(0, max_positions - 3 - ex.src.size()));
     }
     examples.push_back(std::move(ex));
   }
@@ -235,31 +256,35 @@ std::vector<Seq2SeqExample> training_examples(const WordPieceTokenizer& tok, con
 }
 
 std::vector<int64_t> decode_source(const WordPieceTokenizer& tok, const std::string& text,
-                                   const Seq2SeqDataOptions& data, int64_t max_position_embeddings, int max_len,
-                                   bool tokenized_input) {
+                                   const Seq2SeqDataOptions& data, int64_t max_position_embeddings,
+                                   int max_len, bool tokenized_input) {
   auto s = encode_ids64(tok, text, tokenized_input);
   const int64_t room = std::max<int64_t>(
-      1, std::min<int64_t>(data.max_src_len, max_position_embeddings - 2 - (data.target_bos ? 1 : 0) - max_len));
+      1, std::min<int64_t>(data.max_src_len,
+                           max_position_embeddings - 2 - (data.target_bos ? 1 : 0) - max_len));
   if (static_cast<int64_t>(s.size()) > room) s.resize(room);
   return s;
 }
 
-DecodeSetup decode_setup(const std::string& run_dir, const std::string& checkpoint, const std::string& arch,
+DecodeSetup decode_setup(const std::string& run_dir, const std::string& checkpoint,
+                         const std::string& arch,
                          const std::optional<std::pair<int64_t, int64_t>>& segment_ids) {
   RunDir run(run_dir);
   const auto info = run.run_info();
   DecodeSetup d;
   d.checkpoint = checkpoint.empty() ? run.checkpoint_dir() : checkpoint;
   const fs::path ckpt(d.checkpoint);
-  if (!fs::exists(ckpt / kRunWeightsFile)) throw InputError(ckpt.string(), 0, "has no checkpoint to decode with");
+  if (!fs::exists(ckpt / kRunWeightsFile))
+    throw InputError(ckpt.string(), 0, "has no checkpoint to decode with");
   d.config_path = (ckpt / "config.json").string();
   d.cfg = BertConfig::from_json_file(d.config_path);
   d.vocab_path = (ckpt / "vocab.txt").string();
-  d.tok = std::make_shared<WordPieceTokenizer>(
-      WordPieceTokenizer::from_file(d.vocab_path, TokenizerOptions::bert(info.value("lowercase", true))));
+  d.tok = std::make_shared<WordPieceTokenizer>(WordPieceTokenizer::from_file(
+      d.vocab_path, TokenizerOptions::bert(info.value("lowercase", true))));
   // Before any output: the mask of decode keeps decoding inside a SMALLER vocabulary, a larger one
   // has ids past the embedding table.
-  check_vocab_fits(static_cast<int64_t>(d.tok->vocab().size()), d.vocab_path, d.cfg.vocab_size, d.config_path);
+  check_vocab_fits(static_cast<int64_t>(d.tok->vocab().size()), d.vocab_path, d.cfg.vocab_size,
+                   d.config_path);
   d.ids = special_ids(d.tok->vocab(), d.vocab_path);
   d.train.update_from_json(info.at("train"), run.file("run.json"));
   if (!arch.empty()) {
@@ -269,8 +294,9 @@ DecodeSetup decode_setup(const std::string& run_dir, const std::string& checkpoi
   // ERNIE-GEN runs decode by infilling ([ATTN] at the next position), UniLM runs with [MASK].
   d.query_token = d.train.arch == "ernie-gen" ? d.ids.attn : d.ids.mask;
   if (segment_ids) std::tie(d.train.data.source_type, d.train.data.target_type) = *segment_ids;
-  if (d.train.data.source_type >= d.cfg.type_vocab_size || d.train.data.target_type >= d.cfg.type_vocab_size ||
-      d.train.data.source_type < 0 || d.train.data.target_type < 0)
+  if (d.train.data.source_type >= d.cfg.type_vocab_size ||
+      d.train.data.target_type >= d.cfg.type_vocab_size || d.train.data.source_type < 0 ||
+      d.train.data.target_type < 0)
     throw InputError("segment ids " + std::to_string(d.train.data.source_type) + "," +
                      std::to_string(d.train.data.target_type) + " need type_vocab_size > " +
                      std::to_string(std::max(d.train.data.source_type, d.train.data.target_type)));
@@ -295,19 +321,22 @@ DecodeSetup decode_setup_model(const std::string& model, const std::string& arch
     if (dist::rank() == 0) std::cerr << "warning: " << w << "\n";
   d.tok = std::make_shared<WordPieceTokenizer>(
       WordPieceTokenizer::from_file(d.vocab_path, TokenizerOptions::bert(lc.lowercase)));
-  check_vocab_fits(static_cast<int64_t>(d.tok->vocab().size()), d.vocab_path, d.cfg.vocab_size, d.config_path);
+  check_vocab_fits(static_cast<int64_t>(d.tok->vocab().size()), d.vocab_path, d.cfg.vocab_size,
+                   d.config_path);
   d.ids = special_ids(d.tok->vocab(), d.vocab_path);
   d.train = train;
   if (!arch.empty()) d.train.arch = arch;
-  // arch: the flag, else the preset's (train.arch set), else config.json's unieval_arch, else unilm.
+  // arch: the flag, else the preset's (train.arch set), else config.json's unieval_arch, else
+  // unilm.
   apply_config_generation_keys(files.config, !d.train.arch.empty(), d.train);
   if (d.train.arch.empty()) d.train.arch = "unilm";
   d.train.validate();
   d.query_token = d.train.arch == "ernie-gen" ? d.ids.attn : d.ids.mask;
   std::tie(d.train.data.source_type, d.train.data.target_type) =
       segment_ids ? *segment_ids : d.cfg.seq2seq_segment_ids();
-  if (d.train.data.source_type >= d.cfg.type_vocab_size || d.train.data.target_type >= d.cfg.type_vocab_size ||
-      d.train.data.source_type < 0 || d.train.data.target_type < 0)
+  if (d.train.data.source_type >= d.cfg.type_vocab_size ||
+      d.train.data.target_type >= d.cfg.type_vocab_size || d.train.data.source_type < 0 ||
+      d.train.data.target_type < 0)
     throw InputError("segment ids " + std::to_string(d.train.data.source_type) + "," +
                      std::to_string(d.train.data.target_type) + " need type_vocab_size > " +
                      std::to_string(std::max(d.train.data.source_type, d.train.data.target_type)));
@@ -322,7 +351,8 @@ UnilmModel load_decode_model(const DecodeSetup& setup, const torch::Device& devi
     // A checkpoint as released or as run_seq2seq.py saves it: BERT names, the MLM head needed.
     model->init_weights();
     const LoadReport report = load_weights(*model, setup.weights);
-    if (report.loaded == 0) throw InputError(setup.weights, 0, "no parameter of the model was found in the checkpoint");
+    if (report.loaded == 0)
+      throw InputError(setup.weights, 0, "no parameter of the model was found in the checkpoint");
     for (const auto& k : report.missing_keys)
       if (k.rfind("cls.", 0) == 0)
         throw InputError(setup.weights, 0, "has no masked-LM head (" + k + "): it cannot generate");
@@ -343,7 +373,7 @@ namespace {
 // Where a fine-tuning run's model comes from.
 struct FinetuneModelFiles {
   BertConfig cfg;
-  std::string config_path;   // where cfg came from, for errors
+  std::string config_path;  // where cfg came from, for errors
   std::string vocab_path;
   std::string weights_path;  // pretrained weights ("" = from scratch, or a resumed run)
 };
@@ -445,7 +475,8 @@ FinetuneExamples finetune_examples(const FinetuneOptions& opts, const WordPieceT
   auto tokenise = [&](const std::string& split, int64_t limit, bool required) {
     std::vector<std::string> src, tgt;
     read_pairs(opts.data_dir, split, limit, required, src, tgt);
-    return training_examples(tok, src, tgt, opts.train.data, cfg.max_position_embeddings, opts.tokenized_input);
+    return training_examples(tok, src, tgt, opts.train.data, cfg.max_position_embeddings,
+                             opts.tokenized_input);
   };
   FinetuneExamples e;
   e.train = tokenise("train", opts.limit, true);
@@ -553,14 +584,16 @@ void warn_official_greedy(const SearchOptions& s) {
   if (ignored.empty() || dist::rank() != 0) return;
   std::string list;
   for (const auto& x : ignored) list += (list.empty() ? "" : ", ") + x;
-  std::cerr << "warning: --search unilm --beam 1 decodes as decode_seq2seq.py's greedy path, which ignores "
+  std::cerr << "warning: --search unilm --beam 1 decodes as decode_seq2seq.py's greedy path, which "
+               "ignores "
             << list << "; use --search exact to apply them\n";
 }
 
 SearchOptions run_search_defaults(const std::string& run_dir) {
   RunDir run(run_dir);
   auto info = run.run_info();
-  return search_from_json(info.contains("decode") ? info["decode"] : nlohmann::json(), run.file("run.json") + " decode");
+  return search_from_json(info.contains("decode") ? info["decode"] : nlohmann::json(),
+                          run.file("run.json") + " decode");
 }
 
 namespace {
@@ -598,7 +631,8 @@ ojson partial_meta(const DecodeOptions& opts, const DecodeSetup& setup, const st
   if (tokenized_input) meta["tokenized_input"] = true;
   if (opts.segment_ids) meta["segment_ids"] = {train.data.source_type, train.data.target_type};
   if (train.arch != "unilm") meta["arch"] = train.arch;
-  if (world > 1) meta["shard"] = {{"rank", rank}, {"world_size", world}, {"batch_size", opts.batch_size}};
+  if (world > 1)
+    meta["shard"] = {{"rank", rank}, {"world_size", world}, {"batch_size", opts.batch_size}};
   for (const char* state : {"trainer_state.json", "best.json"})
     if (fs::exists(ckpt / state))
       meta["checkpoint_state"] = nlohmann::json::parse(core::read_file((ckpt / state).string()));
@@ -615,14 +649,16 @@ std::vector<std::string> resume_partial(const std::string& partial, const std::s
   if (fs::exists(partial) && fs::exists(meta_path)) {
     bool same = false;
     try {
-      same = nlohmann::json::parse(core::read_file(meta_path)) == nlohmann::json::parse(meta.dump());
+      same =
+          nlohmann::json::parse(core::read_file(meta_path)) == nlohmann::json::parse(meta.dump());
     } catch (const nlohmann::json::exception&) {
       same = false;
     }
     if (same) {
       std::string text = core::read_file(partial);
       const size_t end = text.rfind('\n');
-      text = end == std::string::npos ? std::string() : text.substr(0, end + 1);  // complete lines only
+      text = end == std::string::npos ? std::string()
+                                      : text.substr(0, end + 1);  // complete lines only
       done = core::split_lines(text, partial);
       if (static_cast<int64_t>(done.size()) > n_mine) done.clear();
       // A shard resumes at a batch boundary, so its batches stay those of one process.

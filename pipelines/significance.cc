@@ -98,8 +98,9 @@ std::vector<results::PairedTest> paired_significance(const std::vector<results::
         t.better = best->system;
         t.worse = r->system;
         t.p_value = pb.at(0).p_value;
-        t.method = "paired bootstrap of the per-example mean (metrics/bootstrap.h), " + std::to_string(bo.resamples) +
-                   " resamples, seed " + std::to_string(bo.seed) + ", " + std::to_string(a.size()) + " examples";
+        t.method = "paired bootstrap of the per-example mean (metrics/bootstrap.h), " +
+                   std::to_string(bo.resamples) + " resamples, seed " + std::to_string(bo.seed) +
+                   ", " + std::to_string(a.size()) + " examples";
         tests.push_back(t);
         tested = true;
       }
@@ -108,9 +109,10 @@ std::vector<results::PairedTest> paired_significance(const std::vector<results::
     if (notes && !untested.empty()) {
       std::string list;
       for (const auto& n : untested) list += (list.empty() ? "" : ", ") + n;
-      notes->push_back(where + ": no significance test for " + list +
-                       " (needs per-example scores of the same examples in the results whose mean is the score; "
-                       "`unieval eval --per-example`)");
+      notes->push_back(
+          where + ": no significance test for " + list +
+          " (needs per-example scores of the same examples in the results whose mean is the score; "
+          "`unieval eval --per-example`)");
     }
   }
   return tests;

@@ -10,20 +10,28 @@ namespace unieval::results {
 
 const char* to_string(CompareStatus s) {
   switch (s) {
-    case CompareStatus::kSame: return "same";
-    case CompareStatus::kImproved: return "improved";
-    case CompareStatus::kWithinTolerance: return "within tolerance";
-    case CompareStatus::kWithinInterval: return "within interval";
-    case CompareStatus::kRegression: return "REGRESSION";
-    case CompareStatus::kMissing: return "MISSING";
-    case CompareStatus::kNew: return "new";
+    case CompareStatus::kSame:
+      return "same";
+    case CompareStatus::kImproved:
+      return "improved";
+    case CompareStatus::kWithinTolerance:
+      return "within tolerance";
+    case CompareStatus::kWithinInterval:
+      return "within interval";
+    case CompareStatus::kRegression:
+      return "REGRESSION";
+    case CompareStatus::kMissing:
+      return "MISSING";
+    case CompareStatus::kNew:
+      return "new";
   }
   return "?";
 }
 
 std::map<std::string, double> parse_tolerances(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object())
-    throw InputError(source, 0, "tolerances must be a JSON object {\"score\": allowed worsening, \"*\": ...}");
+    throw InputError(source, 0,
+                     "tolerances must be a JSON object {\"score\": allowed worsening, \"*\": ...}");
   std::map<std::string, double> out;
   for (const auto& [k, v] : j.items()) {
     if (!v.is_number() || !(v.get<double>() >= 0))
@@ -36,12 +44,15 @@ std::map<std::string, double> parse_tolerances(const nlohmann::json& j, const st
 Comparison compare_runs(const RunResult& base, const RunResult& cur, const CompareOptions& opts) {
   std::map<std::string, double> file_tol;
   if (base.extra.contains("tolerances"))
-    file_tol = parse_tolerances(nlohmann::json::parse(base.extra["tolerances"].dump()), "baseline \"tolerances\"");
-  for (const std::map<std::string, double>* tols : {&opts.tolerance, static_cast<const std::map<std::string, double>*>(&file_tol)})
+    file_tol = parse_tolerances(nlohmann::json::parse(base.extra["tolerances"].dump()),
+                                "baseline \"tolerances\"");
+  for (const std::map<std::string, double>* tols :
+       {&opts.tolerance, static_cast<const std::map<std::string, double>*>(&file_tol)})
     for (const auto& [name, tol] : *tols) {
       if (name == "*") continue;
       if (!base.score(name) && !cur.score(name))
-        throw InputError("tolerance " + name + "=...: neither result has a score named '" + name + "'");
+        throw InputError("tolerance " + name + "=...: neither result has a score named '" + name +
+                         "'");
       if (!(tol >= 0)) throw InputError("tolerance " + name + ": must be >= 0");
     }
   Comparison c;
@@ -50,29 +61,34 @@ Comparison compare_runs(const RunResult& base, const RunResult& cur, const Compa
   if (base.split != cur.split)
     c.incompatibilities.push_back("split differs: '" + base.split + "' vs '" + cur.split + "'");
   if (base.examples != cur.examples)
-    c.incompatibilities.push_back("example count differs: " + std::to_string(base.examples) + " vs " +
-                                  std::to_string(cur.examples) + " (a subset or another set is not the same evaluation)");
+    c.incompatibilities.push_back("example count differs: " + std::to_string(base.examples) +
+                                  " vs " + std::to_string(cur.examples) +
+                                  " (a subset or another set is not the same evaluation)");
   if (base.data_sha256.empty() || cur.data_sha256.empty()) {
     std::string who = base.data_sha256.empty() && cur.data_sha256.empty() ? "neither result records"
-                      : base.data_sha256.empty()                             ? "the baseline does not record"
-                                                                             : "the current result does not record";
+                      : base.data_sha256.empty() ? "the baseline does not record"
+                                                 : "the current result does not record";
     c.incompatibilities.push_back("data identity unknown: " + who +
-                                  " data.sha256 (write results with `unieval eval`/`unieval run`, which hash files and folders)");
+                                  " data.sha256 (write results with `unieval eval`/`unieval run`, "
+                                  "which hash files and folders)");
   } else if (base.data_sha256 != cur.data_sha256) {
-    c.incompatibilities.push_back("data differs: sha256 " + base.data_sha256.substr(0, 12) + "… (" + base.data_path +
-                                  ") vs " + cur.data_sha256.substr(0, 12) + "… (" + cur.data_path + ")");
+    c.incompatibilities.push_back("data differs: sha256 " + base.data_sha256.substr(0, 12) + "… (" +
+                                  base.data_path + ") vs " + cur.data_sha256.substr(0, 12) + "… (" +
+                                  cur.data_path + ")");
   }
   for (const auto& m : base.metrics) {
     const MetricSignature* o = cur.metric(m.id);
     if (!o)
-      c.incompatibilities.push_back("metric '" + m.id + "' (" + m.signature + ") is not in the current result");
+      c.incompatibilities.push_back("metric '" + m.id + "' (" + m.signature +
+                                    ") is not in the current result");
     else if (o->signature != m.signature)
       c.incompatibilities.push_back("metric '" + m.id + "' signature differs: '" + m.signature +
                                     "' vs '" + o->signature + "'");
   }
   for (const auto& m : cur.metrics)
     if (!base.metric(m.id))
-      c.incompatibilities.push_back("metric '" + m.id + "' (" + m.signature + ") is not in the baseline");
+      c.incompatibilities.push_back("metric '" + m.id + "' (" + m.signature +
+                                    ") is not in the baseline");
   c.compatible = c.incompatibilities.empty();
   for (const auto& s : base.scores) {
     CompareRow row;
@@ -84,7 +100,8 @@ Comparison compare_runs(const RunResult& base, const RunResult& cur, const Compa
     bool found = false;
     using Source = std::pair<const std::map<std::string, double>*, const char*>;
     for (const std::string& key : {s.name, std::string("*")}) {
-      for (const Source& src : {Source(&opts.tolerance, "--tolerance"), Source(&file_tol, "baseline file")}) {
+      for (const Source& src :
+           {Source(&opts.tolerance, "--tolerance"), Source(&file_tol, "baseline file")}) {
         const char* from = src.second;
         auto it = src.first->find(key);
         if (found || it == src.first->end()) continue;
@@ -106,7 +123,8 @@ Comparison compare_runs(const RunResult& base, const RunResult& cur, const Compa
     row.diff = o->value - s.value;
     if (opts.by_ci) {
       const ConfidenceInterval* ci = s.ci ? &*s.ci : o->ci ? &*o->ci : nullptr;
-      row.interval = ci ? "[" + format_value(ci->low, s.unit, 4) + ", " + format_value(ci->high, s.unit, 4) + "]"
+      row.interval = ci ? "[" + format_value(ci->low, s.unit, 4) + ", " +
+                              format_value(ci->high, s.unit, 4) + "]"
                         : "no interval in either result: judged by tolerance";
     }
     double worse = s.higher_is_better ? -row.diff : row.diff;
@@ -153,7 +171,8 @@ std::string render_comparison(const Comparison& c, const RunResult& base, const 
   g.caption = base.task + (base.split.empty() ? "" : " (" + base.split + ")") + ": " +
               (base.system.empty() ? "baseline" : base.system) + " → " +
               (cur.system.empty() ? "current" : cur.system);
-  bool intervals = std::any_of(c.rows.begin(), c.rows.end(), [](const CompareRow& r) { return !r.interval.empty(); });
+  bool intervals = std::any_of(c.rows.begin(), c.rows.end(),
+                               [](const CompareRow& r) { return !r.interval.empty(); });
   g.header = {"score", "baseline", "current", "diff", "tolerance", "status"};
   g.numeric = {false, true, true, true, true, false};
   if (intervals) {
@@ -161,10 +180,14 @@ std::string render_comparison(const Comparison& c, const RunResult& base, const 
     g.numeric.push_back(false);
   }
   for (const auto& r : c.rows) {
-    auto f = [&](double v) { return std::isnan(v) ? std::string("–") : format_value(v, r.unit, 4); };
-    std::string diff = std::isnan(r.diff) ? "–" : (r.diff > 0 ? "+" : "") + format_value(r.diff, r.unit, 4);
+    auto f = [&](double v) {
+      return std::isnan(v) ? std::string("–") : format_value(v, r.unit, 4);
+    };
+    std::string diff =
+        std::isnan(r.diff) ? "–" : (r.diff > 0 ? "+" : "") + format_value(r.diff, r.unit, 4);
     g.rows.push_back({r.name, f(r.baseline), f(r.current), diff,
-                      format_value(r.tolerance, r.unit, 4) + (r.tolerance_from == "default" ? "" : " (" + r.tolerance_from + ")"),
+                      format_value(r.tolerance, r.unit, 4) +
+                          (r.tolerance_from == "default" ? "" : " (" + r.tolerance_from + ")"),
                       to_string(r.status)});
     if (intervals) g.rows.back().push_back(r.interval);
     bool bad = r.status == CompareStatus::kRegression || r.status == CompareStatus::kMissing;

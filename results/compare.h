@@ -2,8 +2,9 @@
 // Regression gate over two RunResults (`unieval compare BASELINE.json CURRENT.json`).
 //
 //   Comparison c = compare_runs(base, cur, {{{"f1", 0.1}}});
-//   if (!c.compatible) ...          // exit 2: not the same evaluation (reasons in incompatibilities)
-//   else if (c.regression) ...      // exit 1: a score got worse by more than its tolerance
+//   if (!c.compatible) ...          // exit 2: not the same evaluation (reasons in
+//   incompatibilities) else if (c.regression) ...      // exit 1: a score got worse by more than
+//   its tolerance
 //
 // Compatibility (never silently compare different things; every check that fails is listed):
 //   task          equal
@@ -50,14 +51,22 @@ struct CompareOptions {
   bool by_ci = false;                       // judge a drop by the bootstrap interval
 };
 
-enum class CompareStatus { kSame, kImproved, kWithinTolerance, kWithinInterval, kRegression, kMissing, kNew };
+enum class CompareStatus {
+  kSame,
+  kImproved,
+  kWithinTolerance,
+  kWithinInterval,
+  kRegression,
+  kMissing,
+  kNew
+};
 const char* to_string(CompareStatus s);
 
 struct CompareRow {
-  std::string name;      // score name
+  std::string name;  // score name
   std::string unit;
   double baseline = 0, current = 0;
-  double diff = 0;       // current - baseline
+  double diff = 0;  // current - baseline
   double tolerance = 0;
   std::string tolerance_from;  // "--tolerance", "baseline file", "default"
   std::string interval;        // the interval judged by (by_ci), or why none

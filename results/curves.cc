@@ -36,11 +36,13 @@ std::vector<double> ticks(double lo, double hi) {
       step = m * mag;
       break;
     }
-  for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) out.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
+  for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step)
+    out.push_back(std::fabs(t) < step * 1e-9 ? 0 : t);
   return out;
 }
 
-const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
+                         "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
 }  // namespace
 
@@ -48,16 +50,20 @@ std::vector<CurveSeries> read_training_log(const std::string& path) {
   const std::string text = core::read_file(path);
   std::vector<std::string> order;  // series names in first-seen order
   std::map<std::string, CurveSeries> by_name;
-  auto add = [&](const std::string& panel, const std::string& name, double step, const nlohmann::json& v, long line) {
-    if (!v.is_number() && !v.is_null()) throw InputError(path, line, "\"" + name + "\" must be a number");
+  auto add = [&](const std::string& panel, const std::string& name, double step,
+                 const nlohmann::json& v, long line) {
+    if (!v.is_number() && !v.is_null())
+      throw InputError(path, line, "\"" + name + "\" must be a number");
     auto it = by_name.find(name);
     if (it == by_name.end()) {
       order.push_back(name);
       it = by_name.emplace(name, CurveSeries{panel, name, {}, 0}).first;
     }
     double x = v.is_null() ? std::nan("") : v.get<double>();
-    if (std::isfinite(x)) it->second.points.push_back({step, x});
-    else ++it->second.skipped;
+    if (std::isfinite(x))
+      it->second.points.push_back({step, x});
+    else
+      ++it->second.skipped;
   };
   bool several = false;  // several training objectives (pre-training)
   std::vector<nlohmann::json> lines;
@@ -69,11 +75,13 @@ std::vector<CurveSeries> read_training_log(const std::string& path) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(s);
-    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number that overflows
+    } catch (const nlohmann::json::exception&
+                 e) {  // parse_error, and out_of_range for a number that overflows
       throw InputError(path, n, std::string("not JSON: ") + e.what());
     }
     if (!j.is_object()) throw InputError(path, n, "a log line must be a JSON object");
-    if (!j.contains("step") || !j["step"].is_number()) throw InputError(path, n, "no numeric \"step\"");
+    if (!j.contains("step") || !j["step"].is_number())
+      throw InputError(path, n, "no numeric \"step\"");
     int objectives = 0;
     for (const auto& [k, v] : j.items()) objectives += k.rfind("loss_", 0) == 0;
     several |= objectives + (j.contains("nsp") ? 1 : 0) > 1;
@@ -102,8 +110,10 @@ std::vector<CurveSeries> read_training_log(const std::string& path) {
       const double total = seen ? j["tokens_seen"].get<double>() : 0;
       if (have_prev && elapsed > prev_elapsed && step > prev_step) {
         double tokens = 0;
-        if (seen) tokens = total - prev_seen;
-        else if (j.contains("tokens") && j["tokens"].is_number()) tokens = j["tokens"].get<double>() * (step - prev_step);
+        if (seen)
+          tokens = total - prev_seen;
+        else if (j.contains("tokens") && j["tokens"].is_number())
+          tokens = j["tokens"].get<double>() * (step - prev_step);
         if (tokens > 0) add("tokens/s", "tokens/s", step, tokens / (elapsed - prev_elapsed), n);
       }
       have_prev = true;
@@ -123,16 +133,20 @@ std::string render_curves_svg(const std::vector<CurveSeries>& series, const std:
   const double width = 760, panel_h = 230, top = 44, left = 78, right = 170, gap = 40;
   std::vector<std::string> shown;
   for (const auto& p : panels)
-    if (std::any_of(series.begin(), series.end(), [&](const CurveSeries& s) { return s.panel == p && !s.points.empty(); }))
+    if (std::any_of(series.begin(), series.end(),
+                    [&](const CurveSeries& s) { return s.panel == p && !s.points.empty(); }))
       shown.push_back(p);
   const double height = top + shown.size() * (panel_h + gap) + 10;
   std::ostringstream os;
   os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-     << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" << width << "\" height=\"" << num(height)
-     << "\" viewBox=\"0 0 " << width << " " << num(height) << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
+     << "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"" << width
+     << "\" height=\"" << num(height) << "\" viewBox=\"0 0 " << width << " " << num(height)
+     << "\" font-family=\"sans-serif\" font-size=\"11\">\n"
      << "<title>" << xml_escape(title) << "</title>\n"
-     << "<rect x=\"0\" y=\"0\" width=\"" << width << "\" height=\"" << num(height) << "\" fill=\"#ffffff\"/>\n"
-     << "<text x=\"" << left << "\" y=\"24\" font-size=\"15\" font-weight=\"bold\">" << xml_escape(title) << "</text>\n";
+     << "<rect x=\"0\" y=\"0\" width=\"" << width << "\" height=\"" << num(height)
+     << "\" fill=\"#ffffff\"/>\n"
+     << "<text x=\"" << left << "\" y=\"24\" font-size=\"15\" font-weight=\"bold\">"
+     << xml_escape(title) << "</text>\n";
   if (shown.empty())
     os << "<text x=\"" << left << "\" y=\"60\">no training log lines to draw</text>\n";
   double y0 = top;
@@ -164,31 +178,37 @@ std::string render_curves_svg(const std::vector<CurveSeries>& series, const std:
     auto X = [&](double x) { return left + (x - xmin) / (xmax - xmin) * pw; };
     auto Y = [&](double y) { return y0 + 10 + ph - (y - ymin) / (ymax - ymin) * ph; };
     os << "<g class=\"panel\" data-panel=\"" << xml_escape(panel) << "\">\n"
-       << "<text x=\"" << left << "\" y=\"" << num(y0 + 4) << "\" font-weight=\"bold\">" << xml_escape(panel) << "</text>\n"
-       << "<rect x=\"" << left << "\" y=\"" << num(y0 + 10) << "\" width=\"" << pw << "\" height=\"" << ph
-       << "\" fill=\"none\" stroke=\"#888888\"/>\n";
+       << "<text x=\"" << left << "\" y=\"" << num(y0 + 4) << "\" font-weight=\"bold\">"
+       << xml_escape(panel) << "</text>\n"
+       << "<rect x=\"" << left << "\" y=\"" << num(y0 + 10) << "\" width=\"" << pw << "\" height=\""
+       << ph << "\" fill=\"none\" stroke=\"#888888\"/>\n";
     for (double t : ticks(ymin, ymax)) {
-      os << "<line x1=\"" << left << "\" x2=\"" << num(left + pw) << "\" y1=\"" << num(Y(t)) << "\" y2=\"" << num(Y(t))
-         << "\" stroke=\"#e4e4e4\"/>\n<text x=\"" << num(left - 6) << "\" y=\"" << num(Y(t) + 4)
-         << "\" text-anchor=\"end\">" << num(t, 4) << "</text>\n";
+      os << "<line x1=\"" << left << "\" x2=\"" << num(left + pw) << "\" y1=\"" << num(Y(t))
+         << "\" y2=\"" << num(Y(t)) << "\" stroke=\"#e4e4e4\"/>\n<text x=\"" << num(left - 6)
+         << "\" y=\"" << num(Y(t) + 4) << "\" text-anchor=\"end\">" << num(t, 4) << "</text>\n";
     }
     for (double t : ticks(xmin, xmax))
-      os << "<text x=\"" << num(X(t)) << "\" y=\"" << num(y0 + 10 + ph + 14) << "\" text-anchor=\"middle\">" << num(t, 7)
-         << "</text>\n";
-    os << "<text x=\"" << num(left + pw / 2) << "\" y=\"" << num(y0 + 10 + ph + 27) << "\" text-anchor=\"middle\" fill=\"#555555\">step</text>\n";
+      os << "<text x=\"" << num(X(t)) << "\" y=\"" << num(y0 + 10 + ph + 14)
+         << "\" text-anchor=\"middle\">" << num(t, 7) << "</text>\n";
+    os << "<text x=\"" << num(left + pw / 2) << "\" y=\"" << num(y0 + 10 + ph + 27)
+       << "\" text-anchor=\"middle\" fill=\"#555555\">step</text>\n";
     double ly = y0 + 22;
     for (const auto* s : in) {
       const char* c = kColors[color++ % (sizeof kColors / sizeof kColors[0])];
       std::ostringstream d;
       for (size_t i = 0; i < s->points.size(); ++i)
-        d << (i ? " L" : "M") << num(X(s->points[i].first), 7) << "," << num(Y(s->points[i].second), 7);
+        d << (i ? " L" : "M") << num(X(s->points[i].first), 7) << ","
+          << num(Y(s->points[i].second), 7);
       if (s->points.size() == 1) d << " h0.01";  // a single point still draws a dot (round cap)
-      os << "<path data-series=\"" << xml_escape(s->name) << "\" d=\"" << d.str() << "\" fill=\"none\" stroke=\"" << c
+      os << "<path data-series=\"" << xml_escape(s->name) << "\" d=\"" << d.str()
+         << "\" fill=\"none\" stroke=\"" << c
          << "\" stroke-width=\"1.6\" stroke-linejoin=\"round\" stroke-linecap=\"round\"/>\n";
-      os << "<line x1=\"" << num(left + pw + 12) << "\" x2=\"" << num(left + pw + 30) << "\" y1=\"" << num(ly) << "\" y2=\""
-         << num(ly) << "\" stroke=\"" << c << "\" stroke-width=\"2\"/>\n<text x=\"" << num(left + pw + 35) << "\" y=\""
-         << num(ly + 4) << "\">" << xml_escape(s->name) << " (" << s->points.size() << " pts"
-         << (s->skipped ? ", " + std::to_string(s->skipped) + " non-finite left out" : "") << ")</text>\n";
+      os << "<line x1=\"" << num(left + pw + 12) << "\" x2=\"" << num(left + pw + 30) << "\" y1=\""
+         << num(ly) << "\" y2=\"" << num(ly) << "\" stroke=\"" << c
+         << "\" stroke-width=\"2\"/>\n<text x=\"" << num(left + pw + 35) << "\" y=\"" << num(ly + 4)
+         << "\">" << xml_escape(s->name) << " (" << s->points.size() << " pts"
+         << (s->skipped ? ", " + std::to_string(s->skipped) + " non-finite left out" : "")
+         << ")</text>\n";
       ly += 16;
     }
     os << "</g>\n";

@@ -11,10 +11,11 @@ struct TaskCol {
   const char* key;   // result task key
   const char* name;  // column
 };
-const TaskCol kTasks[] = {{"glue-cola", "CoLA"}, {"glue-sst2", "SST-2"}, {"glue-mrpc", "MRPC"},
-                          {"glue-stsb", "STS-B"}, {"glue-qqp", "QQP"},   {"glue-mnli", "MNLI-m"},
-                          {"glue-mnli-mm", "MNLI-mm"}, {"glue-qnli", "QNLI"}, {"glue-rte", "RTE"},
-                          {"glue-wnli", "WNLI"}};
+const TaskCol kTasks[] = {{"glue-cola", "CoLA"},       {"glue-sst2", "SST-2"},
+                          {"glue-mrpc", "MRPC"},       {"glue-stsb", "STS-B"},
+                          {"glue-qqp", "QQP"},         {"glue-mnli", "MNLI-m"},
+                          {"glue-mnli-mm", "MNLI-mm"}, {"glue-qnli", "QNLI"},
+                          {"glue-rte", "RTE"},         {"glue-wnli", "WNLI"}};
 
 // The task's GLUE number (fraction), NaN when its scores are missing.
 double task_value(const RunResult& r, const std::string& key) {
@@ -49,13 +50,17 @@ std::vector<RunResult> glue_average_rows(const std::vector<RunResult>& runs) {
     row.task = "glue-average";
     row.system = k.first;
     row.split = k.second;
-    row.metrics.push_back({"glue-average", "glue-average|per-task:glue-leaderboard|mnli:mean(m,mm)|ax:excluded|x100", {}});
+    row.metrics.push_back(
+        {"glue-average",
+         "glue-average|per-task:glue-leaderboard|mnli:mean(m,mm)|ax:excluded|x100",
+         {}});
     double sum = 0;
     int n = 0;
     for (const auto& t : kTasks) {
       auto it = v.find(t.key);
       if (it == v.end() || std::isnan(it->second)) continue;
-      row.scores.push_back({t.name, it->second * 100, "glue-average", "percent", true, std::nullopt});
+      row.scores.push_back(
+          {t.name, it->second * 100, "glue-average", "percent", true, std::nullopt});
     }
     for (const auto& t : kTasks) {
       const std::string key = t.key;

@@ -45,7 +45,8 @@ std::string str(const json& j, const char* key, const std::string& where, long l
     if (required) throw InputError(where, line, std::string("missing field '") + key + "'");
     return "";
   }
-  if (!it->is_string()) throw InputError(where, line, std::string("field '") + key + "' must be a string");
+  if (!it->is_string())
+    throw InputError(where, line, std::string("field '") + key + "' must be a string");
   return it->get<std::string>();
 }
 
@@ -150,20 +151,24 @@ std::vector<PaperTable> load_paper_tables(const std::string& dir) {
       if (j["value"].is_number()) {
         c.value = j["value"].get<double>();
         if (std::abs(std::stod(c.display) - *c.value) > 1e-12)
-          throw InputError(src.name, ln, "value does not match the printed display '" + c.display + "'");
+          throw InputError(src.name, ln,
+                           "value does not match the printed display '" + c.display + "'");
       } else if (!j["value"].is_null()) {
         throw InputError(src.name, ln, "'value' must be a number or null");
       } else if (c.note.empty()) {
         throw InputError(src.name, ln, "a cell without a value needs a note saying why");
       }
-      if (c.paper != paper) throw InputError(src.name, ln, "cell of paper '" + c.paper + "' in " + paper + ".jsonl");
+      if (c.paper != paper)
+        throw InputError(src.name, ln, "cell of paper '" + c.paper + "' in " + paper + ".jsonl");
       auto it = index.find({c.paper, c.table});
       if (it == index.end())
         throw InputError(src.name, ln, "table " + c.table + " is not listed in tables.json");
       auto& t = tables[it->second];
       bool known_column = false;
       for (const auto& col : t.columns) known_column |= (col == c.column);
-      if (!known_column) throw InputError(src.name, ln, "column '" + c.column + "' is not a column of table " + c.table);
+      if (!known_column)
+        throw InputError(src.name, ln,
+                         "column '" + c.column + "' is not a column of table " + c.table);
       if (t.cell(c.block, c.system, c.column))
         throw InputError(src.name, ln, "duplicate cell " + c.system + " / " + c.column);
       t.cells.push_back(std::move(c));
@@ -174,13 +179,14 @@ std::vector<PaperTable> load_paper_tables(const std::string& dir) {
   for (const auto& t : tables) {
     auto rows = t.row_keys();
     if (static_cast<int>(rows.size()) != t.rows)
-      throw InputError(meta.name, 0, "table " + t.paper + " " + t.table + " has " +
-                                         std::to_string(rows.size()) + " rows of cells, tables.json says " +
-                                         std::to_string(t.rows));
+      throw InputError(meta.name, 0,
+                       "table " + t.paper + " " + t.table + " has " + std::to_string(rows.size()) +
+                           " rows of cells, tables.json says " + std::to_string(t.rows));
     if (t.cells.size() != rows.size() * t.columns.size())
-      throw InputError(meta.name, 0, "table " + t.paper + " " + t.table + " is missing cells (" +
-                                         std::to_string(t.cells.size()) + " of " +
-                                         std::to_string(rows.size() * t.columns.size()) + ")");
+      throw InputError(meta.name, 0,
+                       "table " + t.paper + " " + t.table + " is missing cells (" +
+                           std::to_string(t.cells.size()) + " of " +
+                           std::to_string(rows.size() * t.columns.size()) + ")");
   }
   return tables;
 }

@@ -26,20 +26,20 @@
 namespace unieval::results {
 
 struct PaperCell {
-  std::string paper;    // "unilm", "gpt", "ernie-gen"
-  std::string table;    // "5"
-  std::string block;    // row group as printed ("10K Training Examples"), "" when none
-  std::string system;   // row label as printed ("BERT_LARGE")
-  std::string task;     // task key ("squad-v2", "cnndm", "dstc7", ...)
-  std::string split;    // "dev" / "test"
-  std::string column;   // column header as printed ("F1", "RG-L", "MNLI-m")
-  std::string metric;   // canonical metric key ("f1", "rougeL_f", "bleu4", ...)
-  double scale = 1;     // printed = unieval value x scale
-  std::string unit;     // "percent", "fraction", "raw", "nats", "tokens", "text"
+  std::string paper;   // "unilm", "gpt", "ernie-gen"
+  std::string table;   // "5"
+  std::string block;   // row group as printed ("10K Training Examples"), "" when none
+  std::string system;  // row label as printed ("BERT_LARGE")
+  std::string task;    // task key ("squad-v2", "cnndm", "dstc7", ...)
+  std::string split;   // "dev" / "test"
+  std::string column;  // column header as printed ("F1", "RG-L", "MNLI-m")
+  std::string metric;  // canonical metric key ("f1", "rougeL_f", "bleu4", ...)
+  double scale = 1;    // printed = unieval value x scale
+  std::string unit;    // "percent", "fraction", "raw", "nats", "tokens", "text"
   std::optional<double> value;
-  std::string display;  // as printed
-  std::string note;     // why a value is missing, or provenance remarks
-  long source_line = 0; // line in the .jsonl file
+  std::string display;   // as printed
+  std::string note;      // why a value is missing, or provenance remarks
+  long source_line = 0;  // line in the .jsonl file
 
   // Half a unit in the last printed digit (0.005 for "81.75", 0.05 for "81.8"); 0 if no value.
   double tolerance() const;

@@ -24,8 +24,10 @@ namespace {
 std::string md_escape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '|') out += "\\|";
-    else out += c;
+    if (c == '|')
+      out += "\\|";
+    else
+      out += c;
   }
   return out;
 }
@@ -34,8 +36,10 @@ std::string csv_escape(const std::string& s) {
   if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
   std::string out = "\"";
   for (char c : s) {
-    if (c == '"') out += "\"\"";
-    else out += c;
+    if (c == '"')
+      out += "\"\"";
+    else
+      out += c;
   }
   return out + "\"";
 }
@@ -55,12 +59,20 @@ bool is_numeric(const Grid& g, size_t c) { return c < g.numeric.size() && g.nume
 }  // namespace
 
 std::string latex_escape(const std::string& s) {
-  static const std::pair<const char*, const char*> kUnicode[] = {
-      {"\u2713", "\\checkmark{}"}, {"\u2717", "$\\times$"},     {"\u00d7", "$\\times$"},
-      {"\u2191", "$\\uparrow$"},   {"\u2193", "$\\downarrow$"}, {"\u2192", "$\\rightarrow$"},
-      {"\u2013", "--"},             {"\u2014", "---"},           {"\u2020", "\\dag{}"},
-      {"\u2026", "\\ldots{}"},     {"\u00a0", "~"},             {"\u0394", "$\\Delta$"},
-      {"\u00b1", "$\\pm$"},        {"\u2212", "$-$"}};
+  static const std::pair<const char*, const char*> kUnicode[] = {{"\u2713", "\\checkmark{}"},
+                                                                 {"\u2717", "$\\times$"},
+                                                                 {"\u00d7", "$\\times$"},
+                                                                 {"\u2191", "$\\uparrow$"},
+                                                                 {"\u2193", "$\\downarrow$"},
+                                                                 {"\u2192", "$\\rightarrow$"},
+                                                                 {"\u2013", "--"},
+                                                                 {"\u2014", "---"},
+                                                                 {"\u2020", "\\dag{}"},
+                                                                 {"\u2026", "\\ldots{}"},
+                                                                 {"\u00a0", "~"},
+                                                                 {"\u0394", "$\\Delta$"},
+                                                                 {"\u00b1", "$\\pm$"},
+                                                                 {"\u2212", "$-$"}};
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
     char c = s[i];
@@ -79,17 +91,36 @@ std::string latex_escape(const std::string& s) {
       continue;
     }
     switch (c) {
-      case '&': case '%': case '$': case '#': case '_': case '{': case '}':
+      case '&':
+      case '%':
+      case '$':
+      case '#':
+      case '_':
+      case '{':
+      case '}':
         out += '\\';
         out += c;
         break;
-      case '~': out += "\\textasciitilde{}"; break;
-      case '^': out += "\\textasciicircum{}"; break;
-      case '\\': out += "\\textbackslash{}"; break;
-      case '<': out += "\\textless{}"; break;
-      case '>': out += "\\textgreater{}"; break;
-      case '|': out += "\\textbar{}"; break;
-      default: out += c;
+      case '~':
+        out += "\\textasciitilde{}";
+        break;
+      case '^':
+        out += "\\textasciicircum{}";
+        break;
+      case '\\':
+        out += "\\textbackslash{}";
+        break;
+      case '<':
+        out += "\\textless{}";
+        break;
+      case '>':
+        out += "\\textgreater{}";
+        break;
+      case '|':
+        out += "\\textbar{}";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -126,7 +157,9 @@ std::string render_grid(const Grid& g, TableFormat format) {
       line(cells[0]);
       os << "|";
       for (size_t c = 0; c < ncol; ++c)
-        os << (is_numeric(g, c) ? " " + std::string(width[c] - 1, '-') + ":" : " " + std::string(width[c], '-')) << " |";
+        os << (is_numeric(g, c) ? " " + std::string(width[c] - 1, '-') + ":"
+                                : " " + std::string(width[c], '-'))
+           << " |";
       os << "\n";
       for (size_t r = 1; r < cells.size(); ++r) line(cells[r]);
       if (!g.footer.empty()) {
@@ -163,7 +196,8 @@ std::string render_grid(const Grid& g, TableFormat format) {
       if (!g.caption.empty()) os << "<caption>" << html_escape(g.caption) << "</caption>\n";
       os << "<thead><tr>";
       for (size_t c = 0; c < ncol; ++c)
-        os << (is_numeric(g, c) ? "<th class=\"num\">" : "<th>") << html_escape(g.header[c]) << "</th>";
+        os << (is_numeric(g, c) ? "<th class=\"num\">" : "<th>") << html_escape(g.header[c])
+           << "</th>";
       os << "</tr></thead>\n<tbody>\n";
       for (size_t r = 0; r < g.rows.size(); ++r) {
         os << "<tr>";
@@ -188,7 +222,8 @@ std::string render_grid(const Grid& g, TableFormat format) {
       for (size_t c = 0; c < ncol; ++c) os << (c ? "," : "") << csv_escape(g.header[c]);
       os << "\n";
       for (const auto& row : g.rows) {
-        for (size_t c = 0; c < ncol; ++c) os << (c ? "," : "") << csv_escape(c < row.size() ? row[c] : "");
+        for (size_t c = 0; c < ncol; ++c)
+          os << (c ? "," : "") << csv_escape(c < row.size() ? row[c] : "");
         os << "\n";
       }
       for (const auto& f : g.footer) os << "# " << f << "\n";
@@ -201,10 +236,14 @@ std::string render_grid(const Grid& g, TableFormat format) {
 std::string format_value(double v, const std::string& unit, int decimals) {
   if (std::isnan(v)) return "nan";
   if (decimals < 0) {
-    if (unit == "percent") decimals = 2;
-    else if (unit == "tokens") decimals = 3;
-    else if (unit == "count") decimals = 0;
-    else decimals = 4;
+    if (unit == "percent")
+      decimals = 2;
+    else if (unit == "tokens")
+      decimals = 3;
+    else if (unit == "count")
+      decimals = 0;
+    else
+      decimals = 4;
   }
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
@@ -230,12 +269,13 @@ std::string render_leaderboard(const std::vector<RunResult>& runs, const TableOp
     for (const auto* r : members) {
       for (const auto& m : r->metrics) {
         auto it = std::find_if(sigs.begin(), sigs.end(), [&](auto& p) { return p.first == m.id; });
-        if (it == sigs.end()) sigs.push_back({m.id, m.signature});
+        if (it == sigs.end())
+          sigs.push_back({m.id, m.signature});
         else if (it->second != m.signature)
-          throw InputError("result of system '" + r->system + "': metric '" + m.id + "' has signature '" + m.signature +
-                               "' here but '" + it->second +
-                               "' in an earlier result: scores under different options are not "
-                               "put side by side");
+          throw InputError("result of system '" + r->system + "': metric '" + m.id +
+                           "' has signature '" + m.signature + "' here but '" + it->second +
+                           "' in an earlier result: scores under different options are not "
+                           "put side by side");
       }
     }
     // Columns: union of score names in first-seen order.
@@ -250,7 +290,8 @@ std::string render_leaderboard(const std::vector<RunResult>& runs, const TableOp
           cols.push_back({s.name, s.unit, s.metric, s.higher_is_better});
     size_t sort_col = 0;
     if (!opts.sort_by.empty()) {
-      auto it = std::find_if(cols.begin(), cols.end(), [&](const Col& c) { return c.name == opts.sort_by; });
+      auto it = std::find_if(cols.begin(), cols.end(),
+                             [&](const Col& c) { return c.name == opts.sort_by; });
       if (it == cols.end())
         throw InputError("--sort-by: no score named '" + opts.sort_by + "' in the results");
       sort_col = static_cast<size_t>(it - cols.begin());
@@ -267,7 +308,8 @@ std::string render_leaderboard(const std::vector<RunResult>& runs, const TableOp
       });
     }
     Grid g;
-    g.caption = groups[gi].first + (groups[gi].second.empty() ? "" : " (" + groups[gi].second + ")");
+    g.caption =
+        groups[gi].first + (groups[gi].second.empty() ? "" : " (" + groups[gi].second + ")");
     g.header.push_back("system");
     g.numeric.push_back(false);
     for (const auto& c : cols) {
@@ -329,10 +371,12 @@ std::string render_summary(const RunResult& r) {
   size_t w = 4;
   for (const auto& s : r.scores) w = std::max(w, s.name.size());
   for (const auto& s : r.scores) {
-    os << "  " << s.name << std::string(w - s.name.size() + 2, ' ') << format_value(s.value, s.unit, 6);
+    os << "  " << s.name << std::string(w - s.name.size() + 2, ' ')
+       << format_value(s.value, s.unit, 6);
     if (s.ci)
-      os << "  [" << format_value(s.ci->low, s.unit, 6) << ", " << format_value(s.ci->high, s.unit, 6)
-         << "] " << s.ci->level * 100 << "% " << s.ci->method;
+      os << "  [" << format_value(s.ci->low, s.unit, 6) << ", "
+         << format_value(s.ci->high, s.unit, 6) << "] " << s.ci->level * 100 << "% "
+         << s.ci->method;
     os << "\n";
   }
   for (const auto& m : r.metrics) os << "signature " << m.id << ": " << m.signature << "\n";
@@ -341,7 +385,8 @@ std::string render_summary(const RunResult& r) {
 }
 
 std::string render_run_table(const RunResult& r, const TableOptions& opts) {
-  const bool have = r.extra.contains("baselines") && r.extra["baselines"].is_array() && !r.extra["baselines"].empty();
+  const bool have = r.extra.contains("baselines") && r.extra["baselines"].is_array() &&
+                    !r.extra["baselines"].empty();
   if (!have || opts.format == TableFormat::kHtml) return render_leaderboard({r}, opts);
   Grid g;
   g.caption = r.task + (r.split.empty() ? "" : " (" + r.split + ")");
@@ -357,7 +402,8 @@ std::string render_run_table(const RunResult& r, const TableOptions& opts) {
   for (const auto& s : r.scores) {
     std::string v = format_value(s.value, s.unit, opts.decimals);
     if (s.ci)
-      v += " [" + format_value(s.ci->low, s.unit, opts.decimals) + ", " + format_value(s.ci->high, s.unit, opts.decimals) + "]";
+      v += " [" + format_value(s.ci->low, s.unit, opts.decimals) + ", " +
+           format_value(s.ci->high, s.unit, opts.decimals) + "]";
     row.push_back(v);
   }
   row.push_back("");
@@ -373,20 +419,24 @@ std::string render_run_table(const RunResult& r, const TableOptions& opts) {
         continue;
       }
       const auto& v = b["summary"][s.name];
-      row.push_back(v.is_number() ? format_value(v.get<double>(), s.unit, opts.decimals) : std::string("nan"));
+      row.push_back(v.is_number() ? format_value(v.get<double>(), s.unit, opts.decimals)
+                                  : std::string("nan"));
     }
     std::string p;
     if (b.contains("paired_bootstrap") && b["paired_bootstrap"].contains("scores")) {
       const auto& pb = b["paired_bootstrap"];
       for (const auto& t : pb["scores"]) {
         char buf[96];
-        const double pv = t.contains("p_value") && t["p_value"].is_number() ? t["p_value"].get<double>() : std::nan("");
+        const double pv = t.contains("p_value") && t["p_value"].is_number()
+                              ? t["p_value"].get<double>()
+                              : std::nan("");
         std::snprintf(buf, sizeof buf, "%s %.4f", t.value("score", std::string()).c_str(), pv);
         p += (p.empty() ? "" : ", ") + std::string(buf);
       }
       if (test.empty())
-        test = "p: paired bootstrap of the run against each baseline (" + std::to_string(pb.value("resamples", 0)) +
-               " resamples, seed " + std::to_string(pb.value("seed", 0ULL)) + "; two-sided), on every score that has one";
+        test = "p: paired bootstrap of the run against each baseline (" +
+               std::to_string(pb.value("resamples", 0)) + " resamples, seed " +
+               std::to_string(pb.value("seed", 0ULL)) + "; two-sided), on every score that has one";
     }
     row.push_back(p.empty() ? "–" : p);
     g.rows.push_back(row);

@@ -34,7 +34,8 @@ enum class TableFormat { kMarkdown, kLatex, kHtml, kCsv };
 // "md"/"markdown", "latex"/"tex", "html", "csv"; InputError otherwise.
 TableFormat parse_table_format(const std::string& name);
 
-// A plain grid of strings, rendered in any TableFormat (used by leaderboards, compare and reproduce).
+// A plain grid of strings, rendered in any TableFormat (used by leaderboards, compare and
+// reproduce).
 struct Grid {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
@@ -56,7 +57,8 @@ struct PairedTest {
   std::string task, split, score;
   std::string better, worse;  // system names (better = the column's best)
   double p_value = 1;
-  std::string method;         // "paired bootstrap of the per-example mean, 1000 resamples, seed 12345, 11873 examples"
+  std::string method;  // "paired bootstrap of the per-example mean, 1000 resamples, seed 12345,
+                       // 11873 examples"
 };
 
 struct TableOptions {
@@ -64,11 +66,11 @@ struct TableOptions {
   std::string sort_by;                          // score to sort by; "" = first column
   int decimals = -1;                            // -1 = by unit
   // HTML only (results/html_report.h):
-  std::vector<PairedTest> tests;                // significance marks
-  std::vector<std::string> notes;               // page notes (e.g. why a score has no test)
-  std::vector<std::string> sources;             // per run: the file it was read from ("" unknown)
-  bool paper_rows = true;                       // add the papers' rows of the same task/split
-  double alpha = 0.05;                          // significance level of the marks
+  std::vector<PairedTest> tests;     // significance marks
+  std::vector<std::string> notes;    // page notes (e.g. why a score has no test)
+  std::vector<std::string> sources;  // per run: the file it was read from ("" unknown)
+  bool paper_rows = true;            // add the papers' rows of the same task/split
+  double alpha = 0.05;               // significance level of the marks
 };
 
 std::string render_leaderboard(const std::vector<RunResult>& runs, const TableOptions& opts);

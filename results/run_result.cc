@@ -75,8 +75,8 @@ class Reader {
     if (!v.is_string()) fail(path + key, "must be a string");
     return v.get<std::string>();
   }
-  double num(const json& j, const std::string& key, const std::string& path,
-             bool required = false, double def = 0) const {
+  double num(const json& j, const std::string& key, const std::string& path, bool required = false,
+             double def = 0) const {
     bool present;
     const json& v = get(j, key, path, required, &present);
     if (!present) return def;
@@ -143,12 +143,14 @@ ordered_json to_json(const RunResult& r) {
   j["metrics"] = metrics;
   ordered_json scores = ordered_json::array();
   for (const auto& s : r.scores) {
-    ordered_json o = {{"name", s.name},         {"value", s.value}, {"metric", s.metric},
-                      {"unit", s.unit},         {"higher_is_better", s.higher_is_better}};
+    ordered_json o = {{"name", s.name},
+                      {"value", s.value},
+                      {"metric", s.metric},
+                      {"unit", s.unit},
+                      {"higher_is_better", s.higher_is_better}};
     if (s.ci) {
-      o["ci"] = {{"low", s.ci->low},       {"high", s.ci->high},
-                 {"level", s.ci->level},   {"method", s.ci->method},
-                 {"resamples", s.ci->resamples}, {"seed", s.ci->seed}};
+      o["ci"] = {{"low", s.ci->low},       {"high", s.ci->high},           {"level", s.ci->level},
+                 {"method", s.ci->method}, {"resamples", s.ci->resamples}, {"seed", s.ci->seed}};
     }
     scores.push_back(o);
   }
@@ -166,9 +168,8 @@ ordered_json to_json(const RunResult& r) {
     }
     j["per_example"] = ex;
   }
-  j["timings"] = {{"load_s", r.timings.load_s},
-                  {"score_s", r.timings.score_s},
-                  {"total_s", r.timings.total_s}};
+  j["timings"] = {
+      {"load_s", r.timings.load_s}, {"score_s", r.timings.score_s}, {"total_s", r.timings.total_s}};
   j["machine"] = {{"hostname", r.machine.hostname},
                   {"os", r.machine.os},
                   {"cpu", r.machine.cpu},
@@ -229,8 +230,10 @@ RunResult run_result_from_json(const json& j, const std::string& source) {
     Score sc;
     sc.name = rd.str(s, "name", path, true);
     // NaN (e.g. Pearson of constant input) is written as null by JSON.
-    if (s.contains("value") && s["value"].is_null()) sc.value = std::nan("");
-    else sc.value = rd.num(s, "value", path, true);
+    if (s.contains("value") && s["value"].is_null())
+      sc.value = std::nan("");
+    else
+      sc.value = rd.num(s, "value", path, true);
     sc.metric = rd.str(s, "metric", path, true);
     if (!r.metric(sc.metric))
       rd.fail(path + "metric", "'" + sc.metric + "' is not one of metrics[].id");
@@ -288,10 +291,10 @@ RunResult run_result_from_json(const json& j, const std::string& source) {
       r.notes.push_back(n.get<std::string>());
     }
   }
-  static const char* kKnown[] = {"$schema", "schema_version", "tool",        "created",
-                                 "task",    "split",          "system",      "data",
-                                 "predictions", "metrics",    "scores",      "per_example",
-                                 "timings", "machine",        "notes",       "summary"};
+  static const char* kKnown[] = {"$schema",     "schema_version", "tool",   "created",
+                                 "task",        "split",          "system", "data",
+                                 "predictions", "metrics",        "scores", "per_example",
+                                 "timings",     "machine",        "notes",  "summary"};
   for (const auto& [k, v] : j.items()) {
     bool known = false;
     for (const char* kk : kKnown) known |= (k == kk);
@@ -318,7 +321,8 @@ RunResult read_run_result(const std::string& path) {
 }
 
 void write_run_result(const std::string& path, const RunResult& r) {
-  core::write_file_atomic(path, to_json(r).dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n");
+  core::write_file_atomic(
+      path, to_json(r).dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n");
 }
 
 }  // namespace unieval::results

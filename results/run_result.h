@@ -11,7 +11,8 @@
 //   r.metrics.push_back({"squad-v2", "squad-v2|official:evaluate-v2.0.py|na_prob_thresh:1.0", {}});
 //   r.scores.push_back({"exact", 78.742, "squad-v2", "percent", true, std::nullopt});
 //   write_run_result("out.json", r);                 // atomic: temp file + rename
-//   RunResult back = read_run_result("out.json");    // InputError naming file and field on bad input
+//   RunResult back = read_run_result("out.json");    // InputError naming file and field on bad
+//   input
 //
 // Versioning: `schema_version` is 1. A reader accepts files whose major version it knows and
 // rejects newer ones with a clear message; fields it does not know are kept in `extra`.
@@ -39,18 +40,18 @@ struct ConfidenceInterval {
 // The identity of a metric computation: two scores are comparable only when their metric
 // signatures are equal (same implementation, same options).
 struct MetricSignature {
-  std::string id;            // metric family key used by Score::metric ("squad-v2", "rouge-1.5.5")
-  std::string signature;     // canonical one-line signature ("squad-v2|script:evaluate-v2.0.py|...")
+  std::string id;         // metric family key used by Score::metric ("squad-v2", "rouge-1.5.5")
+  std::string signature;  // canonical one-line signature ("squad-v2|script:evaluate-v2.0.py|...")
   nlohmann::ordered_json options = nlohmann::ordered_json::object();  // the options struct as JSON
 };
 
 // One number of the run.
 struct Score {
-  std::string name;               // score key ("exact", "f1", "rouge1_f", "bleu4", "nist4", ...)
-  double value = 0;               // in the unit the official script prints (see unit)
-  std::string metric;             // MetricSignature::id it was computed by
-  std::string unit = "raw";       // "percent", "fraction", "raw", "nats", "tokens", "count"
-  bool higher_is_better = true;   // direction used by table (best marks) and compare (regressions)
+  std::string name;              // score key ("exact", "f1", "rouge1_f", "bleu4", "nist4", ...)
+  double value = 0;              // in the unit the official script prints (see unit)
+  std::string metric;            // MetricSignature::id it was computed by
+  std::string unit = "raw";      // "percent", "fraction", "raw", "nats", "tokens", "count"
+  bool higher_is_better = true;  // direction used by table (best marks) and compare (regressions)
   std::optional<ConfidenceInterval> ci;
 };
 
@@ -73,19 +74,19 @@ struct Machine {
 
 struct RunResult {
   int schema_version = kRunResultSchemaVersion;
-  std::string tool_version;   // unieval version ("0.1.0")
-  std::string tool_commit;    // git commit the binary was built from
-  std::string created;        // UTC time, ISO 8601 ("2026-11-22T04:00:00Z")
-  std::string task;           // task key ("squad-v2", "dstc7", "glue-sst2", ...)
-  std::string split;          // "dev", "test", ... ("" when unknown)
-  std::string system;         // system name (row label in tables)
-  std::string data_path;      // the dataset as given
-  std::string data_sha256;    // sha256_path(): the file's bytes, or a folder's files ("" = unknown)
-  long examples = 0;          // number of examples scored
-  std::string pred_path;      // the system output as given
-  std::string pred_sha256;    // sha256 of the prediction file's bytes
+  std::string tool_version;  // unieval version ("0.1.0")
+  std::string tool_commit;   // git commit the binary was built from
+  std::string created;       // UTC time, ISO 8601 ("2026-11-22T04:00:00Z")
+  std::string task;          // task key ("squad-v2", "dstc7", "glue-sst2", ...)
+  std::string split;         // "dev", "test", ... ("" when unknown)
+  std::string system;        // system name (row label in tables)
+  std::string data_path;     // the dataset as given
+  std::string data_sha256;   // sha256_path(): the file's bytes, or a folder's files ("" = unknown)
+  long examples = 0;         // number of examples scored
+  std::string pred_path;     // the system output as given
+  std::string pred_sha256;   // sha256 of the prediction file's bytes
   std::vector<MetricSignature> metrics;
-  std::vector<Score> scores;  // in the task's official order
+  std::vector<Score> scores;               // in the task's official order
   std::vector<ExampleScores> per_example;  // optional
   Timings timings;
   Machine machine;
@@ -100,10 +101,12 @@ struct RunResult {
 void stamp_provenance(RunResult& r);
 
 nlohmann::ordered_json to_json(const RunResult& r);
-// Validates against the v1 schema's required fields and types; InputError(source, 0, "field: problem").
+// Validates against the v1 schema's required fields and types; InputError(source, 0, "field:
+// problem").
 RunResult run_result_from_json(const nlohmann::json& j, const std::string& source);
 
-// Reads a RunResult file; InputError naming the file on unreadable, malformed or incompatible input.
+// Reads a RunResult file; InputError naming the file on unreadable, malformed or incompatible
+// input.
 RunResult read_run_result(const std::string& path);
 // Writes atomically (temp file + rename); "-" writes to stdout.
 void write_run_result(const std::string& path, const RunResult& r);

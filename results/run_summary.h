@@ -13,7 +13,8 @@
 //
 //   auto s = make_run_summary("finetune", "runs/qg", true, {{"steps", 100}, ...});
 //   write_run_summary("runs/qg/summary.json", s);
-//   validate_run_summary(nlohmann::json::parse(text), "summary.json");  // InputError naming the field
+//   validate_run_summary(nlohmann::json::parse(text), "summary.json");  // InputError naming the
+//   field
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -22,8 +23,8 @@ namespace unieval::results {
 constexpr const char* kRunSummarySchemaId = "https://unieval.dev/schema/run_summary/v1";
 
 // command: "finetune" | "pretrain" | "decode"; finished: the run reached its end (else "stopped").
-nlohmann::ordered_json make_run_summary(const std::string& command, const std::string& run, bool finished,
-                                        const nlohmann::ordered_json& summary);
+nlohmann::ordered_json make_run_summary(const std::string& command, const std::string& run,
+                                        bool finished, const nlohmann::ordered_json& summary);
 void write_run_summary(const std::string& path, const nlohmann::ordered_json& s);
 // Checks the schema's required fields, types, the command's required summary fields and that no
 // top-level field is undocumented; InputError(source, 0, "field: problem").

@@ -3,8 +3,8 @@
 #include <chrono>
 #include <set>
 
-#include "metrics/coqa.h"
 #include "core/error.h"
+#include "metrics/coqa.h"
 #include "tasks/registry.h"
 
 namespace unieval::tasks {
@@ -22,8 +22,9 @@ TaskOutput run_coqa(const EvalRequest& req, const std::string& key) {
   for (const auto& t : data.turns) known.insert({t.story_id, t.turn_id});
   for (const auto& [k, v] : preds.answers)
     if (!known.count(k))
-      throw InputError(req.pred, 0, "prediction for id " + k.first + " turn " + std::to_string(k.second) +
-                                        " which is not in " + req.data);
+      throw InputError(req.pred, 0,
+                       "prediction for id " + k.first + " turn " + std::to_string(k.second) +
+                           " which is not in " + req.data);
   auto t1 = Clock::now();
   metrics::CoqaResult res = metrics::evaluate_coqa(data, preds);
   TaskOutput out;
@@ -59,8 +60,9 @@ TaskOutput run_coqa(const EvalRequest& req, const std::string& key) {
     }
   }
   if (!res.missing.empty())
-    r.notes.push_back(std::to_string(res.missing.size()) + " turn(s) without a prediction scored 0 (first: " +
-                      res.missing.front() + ")");
+    r.notes.push_back(std::to_string(res.missing.size()) +
+                      " turn(s) without a prediction scored 0 (first: " + res.missing.front() +
+                      ")");
   for (const auto& w : data.warnings) r.notes.push_back(w);
   r.extra["official"] = res.to_json(true);
   r.timings.load_s = std::chrono::duration<double>(t1 - t0).count();

@@ -9,7 +9,9 @@ namespace unieval::tasks {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'; }
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
 
 std::string percent(int64_t part, int64_t whole) {
   char buf[32];
@@ -58,10 +60,11 @@ bool has_repeated_run(const std::vector<std::string>& words) {
   return false;
 }
 
-OutputDiagnostics diagnose_outputs(const std::vector<std::string>& hyps, const std::vector<std::string>& first_refs) {
+OutputDiagnostics diagnose_outputs(const std::vector<std::string>& hyps,
+                                   const std::vector<std::string>& first_refs) {
   if (!first_refs.empty() && first_refs.size() != hyps.size())
-    throw std::invalid_argument("diagnose_outputs: " + std::to_string(first_refs.size()) + " references for " +
-                                std::to_string(hyps.size()) + " hypotheses");
+    throw std::invalid_argument("diagnose_outputs: " + std::to_string(first_refs.size()) +
+                                " references for " + std::to_string(hyps.size()) + " hypotheses");
   OutputDiagnostics d;
   d.hypotheses = static_cast<int64_t>(hyps.size());
   std::unordered_map<std::string, int64_t> counts;
@@ -102,12 +105,13 @@ std::vector<std::string> diagnostic_warnings(const OutputDiagnostics& d) {
     w.push_back(std::to_string(d.repeated) + of + percent(d.repeated, d.hypotheses) +
                 ") repeat a word 3 or more times in a row (more than 5%)");
   if (d.length_ratio && (*d.length_ratio < kMinLengthRatio || *d.length_ratio > kMaxLengthRatio))
-    w.push_back("hypotheses are " + fixed(*d.length_ratio, 2) + " times as long as the references (" +
-                fixed(d.mean_hyp_words, 1) + " vs " + fixed(d.mean_ref_words, 1) +
-                " words on average; outside 0.5-2)");
+    w.push_back("hypotheses are " + fixed(*d.length_ratio, 2) +
+                " times as long as the references (" + fixed(d.mean_hyp_words, 1) + " vs " +
+                fixed(d.mean_ref_words, 1) + " words on average; outside 0.5-2)");
   if (d.most_common_count > 1 && double(d.most_common_count) / n > kMaxMostCommonFraction)
-    w.push_back("one hypothesis, " + quoted(d.most_common) + ", makes up " + std::to_string(d.most_common_count) +
-                of + percent(d.most_common_count, d.hypotheses) + "; more than 20%)");
+    w.push_back("one hypothesis, " + quoted(d.most_common) + ", makes up " +
+                std::to_string(d.most_common_count) + of +
+                percent(d.most_common_count, d.hypotheses) + "; more than 20%)");
   return w;
 }
 
@@ -120,15 +124,20 @@ nlohmann::ordered_json to_json(const OutputDiagnostics& d) {
   j["most_common"] = {{"text", d.most_common}, {"count", d.most_common_count}};
   j["mean_hyp_words"] = d.mean_hyp_words;
   j["mean_ref_words"] = d.mean_ref_words;
-  j["length_ratio"] = d.length_ratio ? nlohmann::ordered_json(*d.length_ratio) : nlohmann::ordered_json();
+  j["length_ratio"] =
+      d.length_ratio ? nlohmann::ordered_json(*d.length_ratio) : nlohmann::ordered_json();
   return j;
 }
 
 OutputDiagnostics diagnostics_from_json(const nlohmann::json& j) {
   OutputDiagnostics d;
   if (!j.is_object()) return d;
-  auto integer = [&](const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<int64_t>() : int64_t{0}; };
-  auto number = [&](const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0; };
+  auto integer = [&](const char* k) {
+    return j.contains(k) && j[k].is_number() ? j[k].get<int64_t>() : int64_t{0};
+  };
+  auto number = [&](const char* k) {
+    return j.contains(k) && j[k].is_number() ? j[k].get<double>() : 0.0;
+  };
   d.hypotheses = integer("hypotheses");
   d.empty = integer("empty");
   d.repeated = integer("repeated");
@@ -136,25 +145,29 @@ OutputDiagnostics diagnostics_from_json(const nlohmann::json& j) {
   if (j.contains("most_common") && j["most_common"].is_object()) {
     const auto& m = j["most_common"];
     if (m.contains("text") && m["text"].is_string()) d.most_common = m["text"].get<std::string>();
-    if (m.contains("count") && m["count"].is_number()) d.most_common_count = m["count"].get<int64_t>();
+    if (m.contains("count") && m["count"].is_number())
+      d.most_common_count = m["count"].get<int64_t>();
   }
   d.mean_hyp_words = number("mean_hyp_words");
   d.mean_ref_words = number("mean_ref_words");
-  if (j.contains("length_ratio") && j["length_ratio"].is_number()) d.length_ratio = j["length_ratio"].get<double>();
+  if (j.contains("length_ratio") && j["length_ratio"].is_number())
+    d.length_ratio = j["length_ratio"].get<double>();
   return d;
 }
 
 std::string render_diagnostics(const OutputDiagnostics& d) {
-  std::string s = "diagnostics: " + std::to_string(d.hypotheses) + " hypotheses, " + std::to_string(d.empty) +
-                  " empty, " + std::to_string(d.repeated) + " with a word 3+ times in a row, " +
-                  std::to_string(d.distinct) + " distinct\n";
+  std::string s = "diagnostics: " + std::to_string(d.hypotheses) + " hypotheses, " +
+                  std::to_string(d.empty) + " empty, " + std::to_string(d.repeated) +
+                  " with a word 3+ times in a row, " + std::to_string(d.distinct) + " distinct\n";
   s += "  most common (" + std::to_string(d.most_common_count) + "x, " +
        percent(d.most_common_count, d.hypotheses) + "): " + quoted(d.most_common) + "\n";
   s += "  words per hypothesis " + fixed(d.mean_hyp_words, 2);
   if (d.length_ratio)
-    s += ", per reference " + fixed(d.mean_ref_words, 2) + " (first reference), length ratio " + fixed(*d.length_ratio, 3);
+    s += ", per reference " + fixed(d.mean_ref_words, 2) + " (first reference), length ratio " +
+         fixed(*d.length_ratio, 3);
   else
-    s += d.mean_ref_words > 0 ? ", per reference " + fixed(d.mean_ref_words, 2) : std::string(", no references");
+    s += d.mean_ref_words > 0 ? ", per reference " + fixed(d.mean_ref_words, 2)
+                              : std::string(", no references");
   s += "\n";
   return s;
 }

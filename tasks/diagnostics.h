@@ -16,18 +16,18 @@
 // str.split() on ASCII text); a multi-sentence hypothesis (cnndm's lines joined by '\n') is
 // one hypothesis.
 //
-// | field (JSON name)  | meaning                                                                   |
+// | field (JSON name)  | meaning |
 // |--------------------|---------------------------------------------------------------------------|
-// | hypotheses         | number of hypotheses                                                      |
-// | empty              | hypotheses that are empty or whitespace only                              |
-// | repeated           | hypotheses in which some word occurs 3 or more times in a row             |
-// | distinct           | number of distinct hypothesis strings (exact bytes)                       |
-// | most_common        | {"text", "count"}: the most frequent hypothesis string (ties: the one     |
-// |                    | that occurs first) and how often it occurs                                |
-// | mean_hyp_words     | mean words per hypothesis (empty ones count 0)                            |
-// | mean_ref_words     | mean words per reference; with several references per hypothesis, over    |
-// |                    | the FIRST reference of each (0 when the task scores without references)   |
-// | length_ratio       | mean_hyp_words / mean_ref_words (null without references or when 0)       |
+// | hypotheses         | number of hypotheses | | empty              | hypotheses that are empty or
+// whitespace only                              | | repeated           | hypotheses in which some
+// word occurs 3 or more times in a row             | | distinct           | number of distinct
+// hypothesis strings (exact bytes)                       | | most_common        | {"text",
+// "count"}: the most frequent hypothesis string (ties: the one     | |                    | that
+// occurs first) and how often it occurs                                | | mean_hyp_words     |
+// mean words per hypothesis (empty ones count 0)                            | | mean_ref_words |
+// mean words per reference; with several references per hypothesis, over    | | | the FIRST
+// reference of each (0 when the task scores without references)   | | length_ratio       |
+// mean_hyp_words / mean_ref_words (null without references or when 0)       |
 //
 // Warnings (diagnostic_warnings), each one line:
 //   more than 1% of the hypotheses empty; more than 5% repeated; length_ratio below 0.5 or
@@ -42,15 +42,15 @@
 namespace unieval::tasks {
 
 struct OutputDiagnostics {
-  int64_t hypotheses = 0;               // number of hypotheses
-  int64_t empty = 0;                    // empty or whitespace only
-  int64_t repeated = 0;                 // some word 3+ times in a row
-  int64_t distinct = 0;                 // distinct hypothesis strings
-  std::string most_common;              // the most frequent hypothesis (ties: first to occur)
-  int64_t most_common_count = 0;        // its count
-  double mean_hyp_words = 0;            // mean words per hypothesis
-  double mean_ref_words = 0;            // mean words of the first reference (0: none)
-  std::optional<double> length_ratio;   // mean_hyp_words / mean_ref_words (unset: no references)
+  int64_t hypotheses = 0;              // number of hypotheses
+  int64_t empty = 0;                   // empty or whitespace only
+  int64_t repeated = 0;                // some word 3+ times in a row
+  int64_t distinct = 0;                // distinct hypothesis strings
+  std::string most_common;             // the most frequent hypothesis (ties: first to occur)
+  int64_t most_common_count = 0;       // its count
+  double mean_hyp_words = 0;           // mean words per hypothesis
+  double mean_ref_words = 0;           // mean words of the first reference (0: none)
+  std::optional<double> length_ratio;  // mean_hyp_words / mean_ref_words (unset: no references)
 };
 
 // The thresholds of diagnostic_warnings().
@@ -64,7 +64,8 @@ constexpr int kRepeatRun = 3;  // a word this many times in a row makes a hypoth
 // Diagnostics of `hyps` against `first_refs` (the first reference of each hypothesis, aligned
 // with hyps; empty = the task scores without references). std::invalid_argument when first_refs
 // is neither empty nor as long as hyps (a programmer error of the adapter).
-OutputDiagnostics diagnose_outputs(const std::vector<std::string>& hyps, const std::vector<std::string>& first_refs);
+OutputDiagnostics diagnose_outputs(const std::vector<std::string>& hyps,
+                                   const std::vector<std::string>& first_refs);
 
 // Whitespace words of a text (the unit of every count above).
 std::vector<std::string> whitespace_words(const std::string& text);

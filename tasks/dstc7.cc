@@ -79,25 +79,29 @@ Dstc7Settings dstc7_settings(const EvalRequest& req) {
   st.vshuman = parse_int("vshuman", option(req, "vshuman", "1"));
   if (st.n_refs < 1) throw InputError("--option n_refs: must be >= 1");
   st.keys_path = option(req, "keys", "");
-  if (req.data.empty()) {  // a check before the data exists (`unieval run`): the set with references
+  if (req.data
+          .empty()) {  // a check before the data exists (`unieval run`): the set with references
     st.refs_path = "(references)";
     return st;
   }
   fs::path data(req.data);
   if (fs::is_directory(data)) {
-    st.refs_path = first_existing({data / "test.refs", data / "test.refs.gz", data / "test.refs.txt"});
+    st.refs_path =
+        first_existing({data / "test.refs", data / "test.refs.gz", data / "test.refs.txt"});
     if (st.keys_path.empty())
       st.keys_path = first_existing({data / "keys" / "test.2k.txt", data / "test.2k.txt",
                                      data / "test.2k.keys.txt.gz", data / "test.2k.keys.txt"});
-    if (st.keys_path.empty()) throw InputError(req.data, 0, "no keys file (keys/test.2k.txt) in this folder; give --option keys=FILE");
+    if (st.keys_path.empty())
+      throw InputError(req.data, 0,
+                       "no keys file (keys/test.2k.txt) in this folder; give --option keys=FILE");
   } else {
     auto lines = core::read_lines(req.data);
     bool is_refs = !lines.empty() && lines[0].find('\t') != std::string::npos;
     if (is_refs) {
       st.refs_path = req.data;
       if (st.keys_path.empty())
-        st.keys_path = first_existing({data.parent_path() / "keys" / "test.2k.txt",
-                                       data.parent_path() / "test.2k.txt"});
+        st.keys_path = first_existing(
+            {data.parent_path() / "keys" / "test.2k.txt", data.parent_path() / "test.2k.txt"});
       if (st.keys_path.empty())
         throw InputError(req.data, 0, "a refs file needs the key list: --option keys=test.2k.txt");
     } else {
@@ -118,19 +122,25 @@ std::vector<TaskMetric> dstc7_metric_set(const EvalRequest& req, const Dstc7Sett
     TaskMetric nist;  // mteval-v14c, lowercased, DSTC7 XML writer (the registry's defaults)
     nist.id = "mteval";
     nist.call = {"nist", {}};
-    nist.signature = "mteval-v14c|nist+bleu|refs:" + std::to_string(st.n_refs) + "|vshuman:" +
-                     std::to_string(st.vshuman) + "|tok:" + tok + "|dstc7-writer";
-    nist.options = {{"script", "mteval-v14c.pl"}, {"n_refs", st.n_refs}, {"vshuman", st.vshuman}, {"clean", st.clean}};
+    nist.signature = "mteval-v14c|nist+bleu|refs:" + std::to_string(st.n_refs) +
+                     "|vshuman:" + std::to_string(st.vshuman) + "|tok:" + tok + "|dstc7-writer";
+    nist.options = {{"script", "mteval-v14c.pl"},
+                    {"n_refs", st.n_refs},
+                    {"vshuman", st.vshuman},
+                    {"clean", st.clean}};
     for (int n = 1; n <= 4; ++n)
-      nist.scores.push_back({"nist" + std::to_string(n), "/nist_cum/" + std::to_string(n - 1), "raw", ""});
+      nist.scores.push_back(
+          {"nist" + std::to_string(n), "/nist_cum/" + std::to_string(n - 1), "raw", ""});
     for (int n = 1; n <= 4; ++n)
-      nist.scores.push_back({"bleu" + std::to_string(n), "/bleu_cum/" + std::to_string(n - 1), "fraction", ""});
+      nist.scores.push_back(
+          {"bleu" + std::to_string(n), "/bleu_cum/" + std::to_string(n - 1), "fraction", ""});
     out.push_back(nist);
 
     TaskMetric meteor;  // meteor-1.5 -r n_refs -l en -norm
     meteor.id = "meteor";
     meteor.call = {"meteor", {{"norm", true}}};
-    if (req.options.count("meteor_data")) meteor.call.options.push_back({"meteor-data", req.options.at("meteor_data")});
+    if (req.options.count("meteor_data"))
+      meteor.call.options.push_back({"meteor-data", req.options.at("meteor_data")});
     meteor.signature_suffix = "|tok:" + tok;
     meteor.options = {{"normalize", "-norm"}, {"refs", st.n_refs}};
     if (req.options.count("meteor_modules")) {
@@ -138,9 +148,11 @@ std::vector<TaskMetric> dstc7_metric_set(const EvalRequest& req, const Dstc7Sett
       meteor.options["modules"] = req.options.at("meteor_modules");
     }
     meteor.scores = {{"meteor", "/score", "fraction", ""}};
-    meteor.hints.options = {{"meteor-data", "--option meteor_data=DIR"},
-                            {"modules", "--option meteor_modules=exact,stem,synonym"},
-                            {"paraphrase", "DIR/paraphrase-en.gz (DIR = --option meteor_data or $UNIEVAL_METEOR_DATA)"}};
+    meteor.hints.options = {
+        {"meteor-data", "--option meteor_data=DIR"},
+        {"modules", "--option meteor_modules=exact,stem,synonym"},
+        {"paraphrase",
+         "DIR/paraphrase-en.gz (DIR = --option meteor_data or $UNIEVAL_METEOR_DATA)"}};
     out.push_back(meteor);
   }
   TaskMetric entropy;  // hypotheses already cleaned when clean
@@ -149,7 +161,8 @@ std::vector<TaskMetric> dstc7_metric_set(const EvalRequest& req, const Dstc7Sett
   entropy.signature_suffix = "|tok:" + tok;
   entropy.options = {{"orders", std::vector<int>{1, 2, 3, 4}}, {"clean", st.clean}};
   for (int n = 1; n <= 4; ++n)
-    entropy.scores.push_back({"entropy" + std::to_string(n), "/entropy_" + std::to_string(n), "nats", ""});
+    entropy.scores.push_back(
+        {"entropy" + std::to_string(n), "/entropy_" + std::to_string(n), "nats", ""});
   out.push_back(entropy);
 
   TaskMetric div;
@@ -162,7 +175,9 @@ std::vector<TaskMetric> dstc7_metric_set(const EvalRequest& req, const Dstc7Sett
   return out;
 }
 
-std::vector<TaskMetric> dstc7_metrics(const EvalRequest& req) { return dstc7_metric_set(req, dstc7_settings(req)); }
+std::vector<TaskMetric> dstc7_metrics(const EvalRequest& req) {
+  return dstc7_metric_set(req, dstc7_settings(req));
+}
 
 TaskOutput run_dstc7(const EvalRequest& req) {
   auto t0 = Clock::now();
@@ -186,16 +201,19 @@ TaskOutput run_dstc7(const EvalRequest& req) {
       auto c = split_tabs(lines[i]);
       if (!wanted.count(c[0])) continue;
       if (c.size() < 2)
-        throw InputError(refs_path, static_cast<long>(i + 1), "expected 'hash<TAB>score|text...' (no reference column)");
+        throw InputError(refs_path, static_cast<long>(i + 1),
+                         "expected 'hash<TAB>score|text...' (no reference column)");
       std::vector<std::string> texts;
       for (size_t k = 1; k < c.size(); ++k) {
         auto bar = c[k].find('|');
         if (bar == std::string::npos)
-          throw InputError(refs_path, static_cast<long>(i + 1),
-                           "reference column " + std::to_string(k + 1) + " has no 'score|text' separator '|'");
+          throw InputError(
+              refs_path, static_cast<long>(i + 1),
+              "reference column " + std::to_string(k + 1) + " has no 'score|text' separator '|'");
         // Python's split('|')[1]: the text up to the next '|'.
         auto next = c[k].find('|', bar + 1);
-        texts.push_back(c[k].substr(bar + 1, next == std::string::npos ? std::string::npos : next - bar - 1));
+        texts.push_back(
+            c[k].substr(bar + 1, next == std::string::npos ? std::string::npos : next - bar - 1));
       }
       cells[c[0]] = std::move(texts);
     }
@@ -207,7 +225,8 @@ TaskOutput run_dstc7(const EvalRequest& req) {
       for (int i = 0; i < n_refs; ++i) {
         size_t idx = static_cast<size_t>(i) % r.size();
         if (static_cast<int>(idx) == vshuman) idx = (idx + 1) % r.size();
-        refs[static_cast<size_t>(i)].push_back(clean ? metrics::text::dstc7_clean_str(r[idx]) : r[idx]);
+        refs[static_cast<size_t>(i)].push_back(clean ? metrics::text::dstc7_clean_str(r[idx])
+                                                     : r[idx]);
       }
     }
   }
@@ -234,10 +253,13 @@ TaskOutput run_dstc7(const EvalRequest& req) {
   for (const TaskMetric& m : dstc7_metric_set(req, st)) {
     if (m.call.metric == "entropy") {
       if (refs.empty())
-        res.notes.push_back("reference-free run (--data is a key list): NIST, BLEU and METEOR need the "
-                            "official multi-reference test.refs");
+        res.notes.push_back(
+            "reference-free run (--data is a key list): NIST, BLEU and METEOR need the "
+            "official multi-reference test.refs");
       if (dropped_final)
-        res.notes.push_back("final hypothesis is empty: dropped for entropy/div/avg_len as DSTC7's file round trip does");
+        res.notes.push_back(
+            "final hypothesis is empty: dropped for entropy/div/avg_len as DSTC7's file round trip "
+            "does");
     }
     if (skipped(req, m)) {
       res.notes.push_back(skip_note(m));
@@ -255,15 +277,21 @@ TaskOutput run_dstc7(const EvalRequest& req) {
       const auto& j = mr.objects.front();
       for (int n : {1, 2}) {
         const auto& v = j.at("div_" + std::to_string(n));
-        if (!v.is_null()) res.scores.push_back({"div" + std::to_string(n), v.get<double>(), "diversity", "fraction", true, std::nullopt});
-        else res.notes.push_back("div" + std::to_string(n) + " undefined: no n-gram (official: ZeroDivisionError)");
+        if (!v.is_null())
+          res.scores.push_back({"div" + std::to_string(n), v.get<double>(), "diversity", "fraction",
+                                true, std::nullopt});
+        else
+          res.notes.push_back("div" + std::to_string(n) +
+                              " undefined: no n-gram (official: ZeroDivisionError)");
       }
       if (!j.at("avg_len").is_null())
-        res.scores.push_back({"avg_len", j.at("avg_len").get<double>(), "diversity", "tokens", true, std::nullopt});
+        res.scores.push_back(
+            {"avg_len", j.at("avg_len").get<double>(), "diversity", "tokens", true, std::nullopt});
     }
   }
   if (hyp.duplicates)
-    res.notes.push_back(std::to_string(hyp.duplicates) + " repeated hash(es) in the submission: last line kept (as dstc.py)");
+    res.notes.push_back(std::to_string(hyp.duplicates) +
+                        " repeated hash(es) in the submission: last line kept (as dstc.py)");
   res.timings.load_s = load_s;
   res.timings.score_s = seconds_since(t1);
   return out;
@@ -279,14 +307,16 @@ std::vector<std::string> read_dstc7_keys(const std::string& path) {
     const auto& k = lines[i];
     if (k.empty()) throw InputError(path, static_cast<long>(i + 1), "empty line in the key list");
     if (k.find('\t') != std::string::npos)
-      throw InputError(path, static_cast<long>(i + 1), "a key list has one hash per line (found a tab)");
+      throw InputError(path, static_cast<long>(i + 1),
+                       "a key list has one hash per line (found a tab)");
     if (seen.insert(k).second) keys.push_back(k);
   }
   if (keys.empty()) throw InputError(path, 0, "no keys");
   return keys;
 }
 
-Dstc7Hypotheses read_dstc7_submission(const std::string& path, const std::vector<std::string>& keys) {
+Dstc7Hypotheses read_dstc7_submission(const std::string& path,
+                                      const std::vector<std::string>& keys) {
   std::unordered_set<std::string> wanted(keys.begin(), keys.end());
   std::map<std::string, std::string> cells;  // sorted by key, as dstc.py's sorted(keys)
   Dstc7Hypotheses out;
@@ -304,8 +334,9 @@ Dstc7Hypotheses read_dstc7_submission(const std::string& path, const std::vector
   for (const auto& k : keys)
     if (!cells.count(k)) missing.push_back(k);
   if (!missing.empty())
-    throw InputError(path, 0, std::to_string(missing.size()) + " of " + std::to_string(keys.size()) +
-                                  " test keys have no response (first: " + missing.front() + ")");
+    throw InputError(path, 0,
+                     std::to_string(missing.size()) + " of " + std::to_string(keys.size()) +
+                         " test keys have no response (first: " + missing.front() + ")");
   for (auto& [k, v] : cells) {
     out.keys.push_back(k);
     out.hyps.push_back(std::move(v));
@@ -324,8 +355,9 @@ Dstc7ScoreSheet read_dstc7_score_sheet(const std::string& path) {
     if (lines[i].empty()) continue;
     auto c = split_tabs(lines[i]);
     if (c.size() != header.size())
-      throw InputError(path, static_cast<long>(i + 1), "expected " + std::to_string(header.size()) +
-                                                           " columns, found " + std::to_string(c.size()));
+      throw InputError(path, static_cast<long>(i + 1),
+                       "expected " + std::to_string(header.size()) + " columns, found " +
+                           std::to_string(c.size()));
     auto& row = sheet[c[0]];
     for (size_t k = 1; k < c.size(); ++k) {
       try {
@@ -333,7 +365,8 @@ Dstc7ScoreSheet read_dstc7_score_sheet(const std::string& path) {
         row[header[k]] = std::stod(c[k], &used);
         if (used != c[k].size()) throw std::invalid_argument(c[k]);
       } catch (const std::exception&) {
-        throw InputError(path, static_cast<long>(i + 1), "column " + header[k] + ": '" + c[k] + "' is not a number");
+        throw InputError(path, static_cast<long>(i + 1),
+                         "column " + header[k] + ": '" + c[k] + "' is not a number");
       }
     }
   }
@@ -343,10 +376,15 @@ Dstc7ScoreSheet read_dstc7_score_sheet(const std::string& path) {
 std::vector<TaskAdapter> dstc7_adapters() {
   TaskInfo i;
   i.name = "dstc7";
-  i.summary = "DSTC7 task 2 response generation (dstc.py: NIST, BLEU, METEOR, entropy, div, length)";
-  i.data_format = "test.refs (hash<TAB>score|text...) with keys, a folder holding both, or a key list alone (reference-free)";
+  i.summary =
+      "DSTC7 task 2 response generation (dstc.py: NIST, BLEU, METEOR, entropy, div, length)";
+  i.data_format =
+      "test.refs (hash<TAB>score|text...) with keys, a folder holding both, or a key list alone "
+      "(reference-free)";
   i.pred_format = "submission: hash<TAB>...<TAB>response per line (.gz ok)";
-  i.metrics = "nist1-4, bleu1-4 (mteval-v14c), meteor (1.5 -norm), entropy1-4, div1-2, avg_len (metrics.py)";
+  i.metrics =
+      "nist1-4, bleu1-4 (mteval-v14c), meteor (1.5 -norm), entropy1-4, div1-2, avg_len "
+      "(metrics.py)";
   i.default_split = "test";
   i.options = {{"keys", "hash list (default: keys/test.2k.txt beside the refs)"},
                {"clean", "dstc.py --clean: DSTC7 clean_str (default true)"},

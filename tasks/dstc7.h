@@ -5,7 +5,8 @@
 // see docs/metrics/bleu_nist_meteor.md §6). This is UniLM Table 10's metric set.
 //
 //   unieval eval --task dstc7 --data test.refs --option keys=test.2k.txt --pred submission.txt
-//   unieval eval --task dstc7 --data test.2k.keys.txt.gz --pred constant-baseline.test.convos.txt.gz
+//   unieval eval --task dstc7 --data test.2k.keys.txt.gz --pred
+//   constant-baseline.test.convos.txt.gz
 //     (reference-free: only Entropy-1..4, Div-1/2 and avg length; the official test.refs is not
 //      redistributable)
 //
@@ -59,7 +60,8 @@ struct Dstc7Hypotheses {
   int duplicates = 0;             // repeated keys (last line kept)
 };
 // Missing keys are an InputError naming the first missing hash.
-Dstc7Hypotheses read_dstc7_submission(const std::string& path, const std::vector<std::string>& keys);
+Dstc7Hypotheses read_dstc7_submission(const std::string& path,
+                                      const std::vector<std::string>& keys);
 std::vector<std::string> read_dstc7_keys(const std::string& path);
 
 }  // namespace unieval::tasks

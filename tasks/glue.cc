@@ -18,8 +18,9 @@ TaskOutput run_glue(const EvalRequest& req, metrics::GlueTask task) {
   std::vector<double> gold = metrics::read_glue_labels(req.data, task);
   std::vector<double> pred = metrics::read_glue_labels(req.pred, task);
   if (gold.size() != pred.size())
-    throw InputError(req.pred, 0, std::to_string(pred.size()) + " predictions for " + std::to_string(gold.size()) +
-                                      " examples in " + req.data);
+    throw InputError(req.pred, 0,
+                     std::to_string(pred.size()) + " predictions for " +
+                         std::to_string(gold.size()) + " examples in " + req.data);
   auto t1 = Clock::now();
   metrics::GlueResult g = metrics::glue_compute_metrics(task, gold, pred);
   TaskOutput out;
@@ -37,9 +38,12 @@ TaskOutput run_glue(const EvalRequest& req, metrics::GlueTask task) {
   add("mcc", g.matthews_corrcoef);
   // Pearson/Spearman NaN on constant input is reported as NaN (null in JSON), not dropped.
   if (task == metrics::GlueTask::kStsb) {
-    r.scores.push_back({"pearson", g.pearson.value_or(std::nan("")), "glue", "fraction", true, std::nullopt});
-    r.scores.push_back({"spearman", g.spearmanr.value_or(std::nan("")), "glue", "fraction", true, std::nullopt});
-    r.scores.push_back({"corr", g.corr.value_or(std::nan("")), "glue", "fraction", true, std::nullopt});
+    r.scores.push_back(
+        {"pearson", g.pearson.value_or(std::nan("")), "glue", "fraction", true, std::nullopt});
+    r.scores.push_back(
+        {"spearman", g.spearmanr.value_or(std::nan("")), "glue", "fraction", true, std::nullopt});
+    r.scores.push_back(
+        {"corr", g.corr.value_or(std::nan("")), "glue", "fraction", true, std::nullopt});
   }
   for (const auto& w : g.warnings) r.notes.push_back(w);
   if (g.accuracy) {
@@ -57,9 +61,9 @@ TaskOutput run_glue(const EvalRequest& req, metrics::GlueTask task) {
 std::vector<TaskAdapter> glue_adapters() {
   using metrics::GlueTask;
   std::vector<TaskAdapter> out;
-  for (GlueTask t : {GlueTask::kCola, GlueTask::kSst2, GlueTask::kMrpc, GlueTask::kStsb, GlueTask::kQqp,
-                     GlueTask::kMnli, GlueTask::kMnliMm, GlueTask::kQnli, GlueTask::kRte, GlueTask::kWnli,
-                     GlueTask::kAx}) {
+  for (GlueTask t : {GlueTask::kCola, GlueTask::kSst2, GlueTask::kMrpc, GlueTask::kStsb,
+                     GlueTask::kQqp, GlueTask::kMnli, GlueTask::kMnliMm, GlueTask::kQnli,
+                     GlueTask::kRte, GlueTask::kWnli, GlueTask::kAx}) {
     TaskInfo i;
     i.name = std::string("glue-") + metrics::glue_task_name(t);
     i.summary = std::string("GLUE ") + metrics::glue_task_name(t) + " (HF glue_compute_metrics)";

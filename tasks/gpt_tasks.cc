@@ -27,25 +27,34 @@ struct Prediction {
   long line = 0;
 };
 
-std::vector<Prediction> read_predictions(const std::string& path, const Canon& canon, const std::string& expected) {
+std::vector<Prediction> read_predictions(const std::string& path, const Canon& canon,
+                                         const std::string& expected) {
   std::string text = core::read_file(path);
   std::vector<Prediction> out;
   auto bad_label = [&](long line, const std::string& label) {
-    return InputError(path, line, "'" + label + "' is not a label of this task (expected " + expected + ")");
+    return InputError(path, line,
+                      "'" + label + "' is not a label of this task (expected " + expected + ")");
   };
   size_t first = text.find_first_not_of(" \t\r\n");
   if (first != std::string::npos && text[first] == '{') {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number that overflows
+    } catch (const nlohmann::json::exception&
+                 e) {  // parse_error, and out_of_range for a number that overflows
       throw InputError(path, 0, std::string("invalid JSON: ") + e.what());
     }
     for (auto it = j.begin(); it != j.end(); ++it) {
-      std::string v = it->is_string() ? it->get<std::string>() : it->is_number_integer() ? std::to_string(it->get<long>()) : "";
-      if (v.empty()) throw InputError(path, 0, "id '" + it.key() + "': expected a string or integer label");
+      std::string v = it->is_string()           ? it->get<std::string>()
+                      : it->is_number_integer() ? std::to_string(it->get<long>())
+                                                : "";
+      if (v.empty())
+        throw InputError(path, 0, "id '" + it.key() + "': expected a string or integer label");
       auto c = canon(trim(v));
-      if (!c) throw InputError(path, 0, "id '" + it.key() + "': '" + v + "' is not a label of this task (expected " + expected + ")");
+      if (!c)
+        throw InputError(path, 0,
+                         "id '" + it.key() + "': '" + v +
+                             "' is not a label of this task (expected " + expected + ")");
       out.push_back({it.key(), *c, 0});
     }
     return out;
@@ -67,7 +76,9 @@ std::vector<Prediction> read_predictions(const std::string& path, const Canon& c
     }
     char sep = lines[i].find('\t') != std::string::npos ? '\t' : ',';
     std::vector<std::string> f = split_char(lines[i], sep);
-    if (f.size() != 2) throw InputError(path, ln, "expected 'id<TAB>label' (2 fields), found " + std::to_string(f.size()));
+    if (f.size() != 2)
+      throw InputError(path, ln,
+                       "expected 'id<TAB>label' (2 fields), found " + std::to_string(f.size()));
     std::string id = trim(f[0]), label = trim(f[1]);
     auto c = canon(label);
     if (!c) {
@@ -82,8 +93,9 @@ std::vector<Prediction> read_predictions(const std::string& path, const Canon& c
 }
 
 // Aligns predictions with examples and scores them.
-TaskOutput score_accuracy(const EvalRequest& req, const std::string& task, const std::vector<Example>& all,
-                          const Canon& canon, const std::string& expected, Clock::time_point t0,
+TaskOutput score_accuracy(const EvalRequest& req, const std::string& task,
+                          const std::vector<Example>& all, const Canon& canon,
+                          const std::string& expected, Clock::time_point t0,
                           const std::string& unscored_what = "no gold label") {
   std::vector<Prediction> preds = read_predictions(req.pred, canon, expected);
   std::vector<size_t> scored;
@@ -98,9 +110,11 @@ TaskOutput score_accuracy(const EvalRequest& req, const std::string& task, const
       for (size_t k = 0; k < all.size(); ++k) label[k] = preds[k].label;
     } else {
       std::string counts = std::to_string(scored.size());
-      if (scored.size() != all.size()) counts += " (or " + std::to_string(all.size()) + " with the unscored ones)";
-      throw InputError(req.pred, 0, std::to_string(preds.size()) + " predictions for " + counts +
-                                        " examples in " + req.data);
+      if (scored.size() != all.size())
+        counts += " (or " + std::to_string(all.size()) + " with the unscored ones)";
+      throw InputError(
+          req.pred, 0,
+          std::to_string(preds.size()) + " predictions for " + counts + " examples in " + req.data);
     }
   } else {
     std::unordered_map<std::string, size_t> index;
@@ -108,18 +122,22 @@ TaskOutput score_accuracy(const EvalRequest& req, const std::string& task, const
     std::unordered_map<std::string, long> seen;
     for (const auto& p : preds) {
       auto it = index.find(p.id);
-      if (it == index.end()) throw InputError(req.pred, p.line, "id '" + p.id + "' is not in " + req.data);
+      if (it == index.end())
+        throw InputError(req.pred, p.line, "id '" + p.id + "' is not in " + req.data);
       auto [s, fresh] = seen.emplace(p.id, p.line);
       if (!fresh)
-        throw InputError(req.pred, p.line, "id '" + p.id + "' predicted twice (first on line " + std::to_string(s->second) + ")");
+        throw InputError(
+            req.pred, p.line,
+            "id '" + p.id + "' predicted twice (first on line " + std::to_string(s->second) + ")");
       label[it->second] = p.label;
     }
     std::vector<std::string> missing;
     for (size_t i : scored)
       if (label[i].empty()) missing.push_back(all[i].id);
     if (!missing.empty())
-      throw InputError(req.pred, 0, std::to_string(missing.size()) + " example(s) without a prediction (first: " +
-                                        missing.front() + ")");
+      throw InputError(req.pred, 0,
+                       std::to_string(missing.size()) +
+                           " example(s) without a prediction (first: " + missing.front() + ")");
   }
   auto t1 = Clock::now();
   TaskOutput out;
@@ -144,13 +162,16 @@ TaskOutput score_accuracy(const EvalRequest& req, const std::string& task, const
   }
   double sum = 0;
   for (double c : correct) sum += c;
-  r.scores.push_back({"accuracy", sum / static_cast<double>(correct.size()), "accuracy", "fraction", true, std::nullopt});
+  r.scores.push_back({"accuracy", sum / static_cast<double>(correct.size()), "accuracy", "fraction",
+                      true, std::nullopt});
   out.mean_decomposable["accuracy"] = correct;
   if (by_group.size() > 1)
     for (const auto& [g, ct] : by_group)
-      r.scores.push_back({"accuracy_" + g, ct.first / ct.second, "accuracy", "fraction", true, std::nullopt});
+      r.scores.push_back(
+          {"accuracy_" + g, ct.first / ct.second, "accuracy", "fraction", true, std::nullopt});
   if (scored.size() != all.size())
-    r.notes.push_back(std::to_string(all.size() - scored.size()) + " example(s) in the data not scored (" + unscored_what + ")");
+    r.notes.push_back(std::to_string(all.size() - scored.size()) +
+                      " example(s) in the data not scored (" + unscored_what + ")");
   r.timings.load_s = std::chrono::duration<double>(t1 - t0).count();
   r.timings.score_s = std::chrono::duration<double>(Clock::now() - t1).count();
   return out;
@@ -158,12 +179,14 @@ TaskOutput score_accuracy(const EvalRequest& req, const std::string& task, const
 
 // ---- SNLI ---------------------------------------------------------------------------------
 
-TaskInfo info(const std::string& name, const std::string& summary, const std::string& data, const std::string& labels) {
+TaskInfo info(const std::string& name, const std::string& summary, const std::string& data,
+              const std::string& labels) {
   TaskInfo i;
   i.name = name;
   i.summary = summary;
   i.data_format = data;
-  i.pred_format = "one label per line (" + labels + "), id<TAB>label lines, or a JSON object {id: label}";
+  i.pred_format =
+      "one label per line (" + labels + "), id<TAB>label lines, or a JSON object {id: label}";
   i.metrics = "accuracy (GPT Tables 2/3)";
   i.default_split = "test";
   return i;
@@ -173,41 +196,51 @@ TaskInfo info(const std::string& name, const std::string& summary, const std::st
 
 std::vector<TaskAdapter> gpt_tasks_adapters() {
   std::vector<TaskAdapter> out;
-  out.push_back({info("snli", "SNLI natural language inference (accuracy; gold '-' pairs not scored)",
-                      "snli_1.0_{dev,test}.jsonl or .txt (gold_label, pairID)", "entailment/neutral/contradiction or 0/1/2"),
+  out.push_back(
+      {info("snli", "SNLI natural language inference (accuracy; gold '-' pairs not scored)",
+            "snli_1.0_{dev,test}.jsonl or .txt (gold_label, pairID)",
+            "entailment/neutral/contradiction or 0/1/2"),
+       [](const EvalRequest& r) {
+         auto t0 = Clock::now();
+         return score_accuracy(r, "snli", read_snli(r.data), snli_label,
+                               "entailment, neutral, contradiction", t0);
+       }});
+  out.push_back({info("scitail", "SciTail entailment (accuracy)",
+                      "scitail_1.0_{dev,test}.tsv (premise, hypothesis, label)", "entails/neutral"),
                  [](const EvalRequest& r) {
                    auto t0 = Clock::now();
-                   return score_accuracy(r, "snli", read_snli(r.data), snli_label, "entailment, neutral, contradiction", t0);
+                   return score_accuracy(r, "scitail", read_scitail(r.data), scitail_label,
+                                         "entails, neutral", t0);
                  }});
-  out.push_back({info("scitail", "SciTail entailment (accuracy)", "scitail_1.0_{dev,test}.tsv (premise, hypothesis, label)",
-                      "entails/neutral"),
-                 [](const EvalRequest& r) {
-                   auto t0 = Clock::now();
-                   return score_accuracy(r, "scitail", read_scitail(r.data), scitail_label, "entails, neutral", t0);
-                 }});
-  for (const auto& [key, level] : std::vector<std::pair<std::string, std::string>>{{"race", ""}, {"race-m", "middle"}, {"race-h", "high"}}) {
+  for (const auto& [key, level] : std::vector<std::pair<std::string, std::string>>{
+           {"race", ""}, {"race-m", "middle"}, {"race-h", "high"}}) {
     std::string what = level.empty() ? "RACE reading comprehension (accuracy; + middle/high)"
                                      : "RACE " + level + "-school questions (accuracy)";
     std::string k = key, lv = level;
-    out.push_back({info(key, what, "RACE folder (RACE/test[/high|/middle]) or one article JSON file", "A-D or 0-3"),
-                   [k, lv](const EvalRequest& r) {
-                     auto t0 = Clock::now();
-                     auto all = read_race(r.data, lv);
-                     return score_accuracy(r, k, all, race_label, "A, B, C, D", t0, "the other school level");
-                   }});
+    out.push_back(
+        {info(key, what, "RACE folder (RACE/test[/high|/middle]) or one article JSON file",
+              "A-D or 0-3"),
+         [k, lv](const EvalRequest& r) {
+           auto t0 = Clock::now();
+           auto all = read_race(r.data, lv);
+           return score_accuracy(r, k, all, race_label, "A, B, C, D", t0, "the other school level");
+         }});
   }
-  out.push_back({info("story-cloze", "Story Cloze Test (accuracy)", "cloze_test_{val,test}__spring2016 CSV (InputStoryid, AnswerRightEnding)",
-                      "1/2"),
-                 [](const EvalRequest& r) {
-                   auto t0 = Clock::now();
-                   return score_accuracy(r, "story-cloze", read_story_cloze(r.data), cloze_label, "1, 2", t0);
-                 }});
-  out.push_back({info("dprd", "Definite Pronoun Resolution (Winograd schemas; accuracy; GPT §5 zero-shot)",
-                      "DPRD train.c.txt / test.c.txt (4-line blocks: sentence, pronoun, candidates, answer)", "0/1: the candidate"),
-                 [](const EvalRequest& r) {
-                   auto t0 = Clock::now();
-                   return score_accuracy(r, "dprd", read_dprd(r.data), dprd_label, "0, 1", t0);
-                 }});
+  out.push_back(
+      {info("story-cloze", "Story Cloze Test (accuracy)",
+            "cloze_test_{val,test}__spring2016 CSV (InputStoryid, AnswerRightEnding)", "1/2"),
+       [](const EvalRequest& r) {
+         auto t0 = Clock::now();
+         return score_accuracy(r, "story-cloze", read_story_cloze(r.data), cloze_label, "1, 2", t0);
+       }});
+  out.push_back(
+      {info("dprd", "Definite Pronoun Resolution (Winograd schemas; accuracy; GPT §5 zero-shot)",
+            "DPRD train.c.txt / test.c.txt (4-line blocks: sentence, pronoun, candidates, answer)",
+            "0/1: the candidate"),
+       [](const EvalRequest& r) {
+         auto t0 = Clock::now();
+         return score_accuracy(r, "dprd", read_dprd(r.data), dprd_label, "0, 1", t0);
+       }});
   return out;
 }
 

@@ -32,10 +32,12 @@ metrics::MetricRun add(TaskOutput& out, const TaskMetric& m, metrics::MetricRun 
       ci->low = json_number(j.at(ptr(f.ci + "/0")));
       ci->high = json_number(j.at(ptr(f.ci + "/1")));
     }
-    out.result.scores.push_back({f.name, json_number(j.at(ptr(f.pointer))), m.id, f.unit, true, ci});
+    out.result.scores.push_back(
+        {f.name, json_number(j.at(ptr(f.pointer))), m.id, f.unit, true, ci});
     if (f.resample.empty() || !run.resample) continue;
     auto it = std::find(run.value_names.begin(), run.value_names.end(), f.resample);
-    if (it != run.value_names.end()) rs.scores[f.name] = static_cast<size_t>(it - run.value_names.begin());
+    if (it != run.value_names.end())
+      rs.scores[f.name] = static_cast<size_t>(it - run.value_names.begin());
   }
   if (!rs.scores.empty()) out.resampled.push_back(std::move(rs));
   return run;
@@ -44,7 +46,8 @@ metrics::MetricRun add(TaskOutput& out, const TaskMetric& m, metrics::MetricRun 
 }  // namespace
 
 bool skipped(const EvalRequest& req, const TaskMetric& m) {
-  return std::find(req.skip_metrics.begin(), req.skip_metrics.end(), m.call.metric) != req.skip_metrics.end();
+  return std::find(req.skip_metrics.begin(), req.skip_metrics.end(), m.call.metric) !=
+         req.skip_metrics.end();
 }
 
 std::string skip_note(const TaskMetric& m) {
@@ -52,16 +55,20 @@ std::string skip_note(const TaskMetric& m) {
          "): not the task's complete official metric set";
 }
 
-void check_task_metric(const TaskMetric& m) { metrics::check_metric_resources(m.call, hints_of(m)); }
-
-metrics::MetricRun score_task_metric(TaskOutput& out, const TaskMetric& m, const std::vector<std::string>& hyps,
-                                     const std::vector<std::vector<std::string>>& refs_by_segment,
-                                     const EvalRequest& req) {
-  return add(out, m, metrics::run_metric(m.call, hyps, refs_by_segment, hints_of(m), req.bootstrap > 0));
+void check_task_metric(const TaskMetric& m) {
+  metrics::check_metric_resources(m.call, hints_of(m));
 }
 
-metrics::MetricRun score_task_metric(TaskOutput& out, const TaskMetric& m, const core::Corpus& corpus,
+metrics::MetricRun score_task_metric(TaskOutput& out, const TaskMetric& m,
+                                     const std::vector<std::string>& hyps,
+                                     const std::vector<std::vector<std::string>>& refs_by_segment,
                                      const EvalRequest& req) {
+  return add(out, m,
+             metrics::run_metric(m.call, hyps, refs_by_segment, hints_of(m), req.bootstrap > 0));
+}
+
+metrics::MetricRun score_task_metric(TaskOutput& out, const TaskMetric& m,
+                                     const core::Corpus& corpus, const EvalRequest& req) {
   return add(out, m, metrics::run_metric(m.call, corpus, hints_of(m), req.bootstrap > 0));
 }
 

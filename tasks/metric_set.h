@@ -40,11 +40,12 @@ void check_task_metric(const TaskMetric& m);
 // Scores m on hyps / per-segment references (or reference streams), appends its signature and
 // scores to out.result and its resampling to out.resampled (when req.bootstrap > 0); returns the
 // protocol's MetricRun (warnings, per-segment values).
-metrics::MetricRun score_task_metric(TaskOutput& out, const TaskMetric& m, const std::vector<std::string>& hyps,
+metrics::MetricRun score_task_metric(TaskOutput& out, const TaskMetric& m,
+                                     const std::vector<std::string>& hyps,
                                      const std::vector<std::vector<std::string>>& refs_by_segment,
                                      const EvalRequest& req);
-metrics::MetricRun score_task_metric(TaskOutput& out, const TaskMetric& m, const core::Corpus& corpus,
-                                     const EvalRequest& req);
+metrics::MetricRun score_task_metric(TaskOutput& out, const TaskMetric& m,
+                                     const core::Corpus& corpus, const EvalRequest& req);
 
 // A number of a metric's JSON (null -> NaN, "NaN" / "Infinity" / "-Infinity" strings as numbers).
 double json_number(const nlohmann::ordered_json& v);

@@ -9,8 +9,8 @@
 #include <set>
 
 #include "core/error.h"
-#include "core/py_string.h"
 #include "core/io.h"
+#include "core/py_string.h"
 #include "core/utf8.h"
 #include "metrics/glue.h"
 
@@ -69,9 +69,9 @@ std::pair<size_t, size_t> slice_range(const SplitSpec& s, size_t n) {
 }
 
 const std::vector<std::string>& nlu_task_names() {
-  static const std::vector<std::string> k = {"glue-cola", "glue-sst2", "glue-mrpc", "glue-stsb", "glue-qqp",
-                                             "glue-mnli", "glue-mnli-mm", "glue-qnli", "glue-rte", "glue-wnli",
-                                             "squad-v1.1", "squad-v2", "coqa"};
+  static const std::vector<std::string> k = {
+      "glue-cola", "glue-sst2", "glue-mrpc", "glue-stsb",  "glue-qqp", "glue-mnli", "glue-mnli-mm",
+      "glue-qnli", "glue-rte",  "glue-wnli", "squad-v1.1", "squad-v2", "coqa"};
   return k;
 }
 
@@ -100,7 +100,8 @@ std::string glob_first(const fs::path& dir, const std::string& prefix, const std
   std::vector<std::string> hits;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     std::string n = e.path().filename().string();
-    std::string m = n.size() > 3 && n.compare(n.size() - 3, 3, ".gz") == 0 ? n.substr(0, n.size() - 3) : n;
+    std::string m =
+        n.size() > 3 && n.compare(n.size() - 3, 3, ".gz") == 0 ? n.substr(0, n.size() - 3) : n;
     if (m.size() >= prefix.size() + suffix.size() && m.compare(0, prefix.size(), prefix) == 0 &&
         m.compare(m.size() - suffix.size(), suffix.size(), suffix) == 0 && e.is_regular_file())
       hits.push_back(e.path().string());
@@ -144,9 +145,12 @@ std::string collapse_ws(const std::string& s) {
 
 // ---- words -----------------------------------------------------------------------------------
 
-bool is_squad_whitespace(char32_t c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == 0x202F; }
+bool is_squad_whitespace(char32_t c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == 0x202F;
+}
 
-void split_words(const std::string& text, std::vector<std::string>& words, std::vector<int64_t>& char_to_word) {
+void split_words(const std::string& text, std::vector<std::string>& words,
+                 std::vector<int64_t>& char_to_word) {
   words.clear();
   char_to_word.clear();
   bool prev_ws = true;
@@ -167,7 +171,8 @@ void split_words(const std::string& text, std::vector<std::string>& words, std::
 
 // ---- GLUE ------------------------------------------------------------------------------------
 
-GlueSplit read_glue_split(const std::string& task, const std::string& data, const SplitSpec& split) {
+GlueSplit read_glue_split(const std::string& task, const std::string& data,
+                          const SplitSpec& split) {
   if (task.rfind("glue-", 0) != 0) throw InputError("not a GLUE task: " + task);
   const metrics::GlueTask gt = metrics::parse_glue_task(task.substr(5));
   GlueSplit g;
@@ -176,8 +181,10 @@ GlueSplit read_glue_split(const std::string& task, const std::string& data, cons
   // File.
   std::string s = split.name;
   std::vector<std::string> names = {s};
-  if (gt == metrics::GlueTask::kMnli && (s == "dev" || s == "test")) names.insert(names.begin(), s + "_matched");
-  if (gt == metrics::GlueTask::kMnliMm && (s == "dev" || s == "test")) names.insert(names.begin(), s + "_mismatched");
+  if (gt == metrics::GlueTask::kMnli && (s == "dev" || s == "test"))
+    names.insert(names.begin(), s + "_matched");
+  if (gt == metrics::GlueTask::kMnliMm && (s == "dev" || s == "test"))
+    names.insert(names.begin(), s + "_mismatched");
   const fs::path dir(data);
   std::string file;
   std::error_code ec;
@@ -190,12 +197,15 @@ GlueSplit read_glue_split(const std::string& task, const std::string& data, cons
     for (const auto& n : names) {
       if (!file.empty()) break;
       file = first_existing({p.parent_path() / (p.filename().string() + "." + n + ".tsv")});
-      if (file.empty()) file = glob_first(p.parent_path(), p.filename().string() + "." + n + ".", ".tsv");
+      if (file.empty())
+        file = glob_first(p.parent_path(), p.filename().string() + "." + n + ".", ".tsv");
     }
   }
   if (file.empty())
-    throw InputError(data, 0, "no " + task + " split '" + s + "' (looked for " + names.front() + ".tsv[.gz] in it and " +
-                                  fs::path(data).filename().string() + "." + names.front() + "[.*].tsv[.gz] beside it)");
+    throw InputError(data, 0,
+                     "no " + task + " split '" + s + "' (looked for " + names.front() +
+                         ".tsv[.gz] in it and " + fs::path(data).filename().string() + "." +
+                         names.front() + "[.*].tsv[.gz] beside it)");
   g.file = file;
   std::vector<std::string> lines = core::read_lines(file);
   while (!lines.empty() && trim(lines.back()).empty()) lines.pop_back();
@@ -223,15 +233,18 @@ GlueSplit read_glue_split(const std::string& task, const std::string& data, cons
     cb = find({"sentence2", "#2 String", "question2", "hypothesis", "sentence"}, ca);
     cl = find({"label", "gold_label", "Label", "Quality", "is_duplicate", "score"}, -1);
     ci = find({"index", "idx", "id"}, -1);
-    if (ca < 0) throw InputError(file, 1, "cannot find the text column(s) of " + task + " in the header");
+    if (ca < 0)
+      throw InputError(file, 1, "cannot find the text column(s) of " + task + " in the header");
     g.header = lines[0];
   }
   const bool pair_task = gt != metrics::GlueTask::kCola && gt != metrics::GlueTask::kSst2;
   g.pair = pair_task;
   if (!pair_task) cb = -1;  // single-sentence tasks: never a second text column
-  if (pair_task && cb < 0) throw InputError(file, 1, task + " is a sentence-pair task but the header has no second text column");
-  g.reader = "GLUE TSV " + fs::path(file).filename().string() + (cola_raw ? " (CoLA, no header)" : "") +
-             (cl < 0 ? " (no labels)" : "");
+  if (pair_task && cb < 0)
+    throw InputError(file, 1,
+                     task + " is a sentence-pair task but the header has no second text column");
+  g.reader = "GLUE TSV " + fs::path(file).filename().string() +
+             (cola_raw ? " (CoLA, no header)" : "") + (cl < 0 ? " (no labels)" : "");
   std::vector<GlueRow> rows;
   std::vector<std::string> raw;
   for (size_t ln = first; ln < lines.size(); ++ln) {
@@ -241,7 +254,9 @@ GlueSplit read_glue_split(const std::string& task, const std::string& data, cons
     std::vector<std::string> cols = split_tab(line);
     const int need = std::max({ca, cb, cl, ci});
     if (static_cast<int>(cols.size()) <= need)
-      throw InputError(file, lno, "has " + std::to_string(cols.size()) + " columns, expected at least " + std::to_string(need + 1));
+      throw InputError(file, lno,
+                       "has " + std::to_string(cols.size()) + " columns, expected at least " +
+                           std::to_string(need + 1));
     GlueRow r;
     r.line = lno;
     r.index = ci >= 0 ? trim(cols[ci]) : std::to_string(rows.size());
@@ -256,12 +271,15 @@ GlueSplit read_glue_split(const std::string& task, const std::string& data, cons
         char* end = nullptr;
         const double v = std::strtod(lab.c_str(), &end);
         const bool num = !lab.empty() && end && *end == '\0';
-        const bool ok = num && (g.regression() || (v == std::floor(v) && v >= 0 && v < double(g.labels.size())));
+        const bool ok = num && (g.regression() ||
+                                (v == std::floor(v) && v >= 0 && v < double(g.labels.size())));
         if (!ok) {
           std::string known;
           for (const auto& n : g.labels) known += (known.empty() ? "" : ", ") + n;
-          throw InputError(file, lno, "label '" + lab + "' is not a label of " + task +
-                                          (g.regression() ? " (expected a number)" : " (expected one of " + known + ")"));
+          throw InputError(
+              file, lno,
+              "label '" + lab + "' is not a label of " + task +
+                  (g.regression() ? " (expected a number)" : " (expected one of " + known + ")"));
         }
         r.label = v;
       }
@@ -284,7 +302,9 @@ std::string glue_gold_text(const GlueSplit& s) {
 }
 
 std::string glue_predictions_text(const GlueSplit& s, const std::vector<double>& p) {
-  if (p.size() != s.rows.size()) throw InputError("glue predictions: " + std::to_string(p.size()) + " for " + std::to_string(s.rows.size()) + " rows");
+  if (p.size() != s.rows.size())
+    throw InputError("glue predictions: " + std::to_string(p.size()) + " for " +
+                     std::to_string(s.rows.size()) + " rows");
   std::string out = "index\tprediction\n";
   for (size_t i = 0; i < p.size(); ++i) {
     std::string v;
@@ -302,7 +322,8 @@ std::string glue_predictions_text(const GlueSplit& s, const std::vector<double>&
 
 // ---- SQuAD -----------------------------------------------------------------------------------
 
-SquadSplit read_squad_split(const std::string& task, const std::string& data, const SplitSpec& split) {
+SquadSplit read_squad_split(const std::string& task, const std::string& data,
+                            const SplitSpec& split) {
   const bool v2 = task == "squad-v2";
   if (!v2 && task != "squad-v1.1") throw InputError("not a SQuAD task: " + task);
   const std::string ver = v2 ? "v2.0" : "v1.1";
@@ -314,8 +335,9 @@ SquadSplit read_squad_split(const std::string& task, const std::string& data, co
   if (file.empty()) file = glob_first(dir, split.name + "-" + ver + ".", ".json");
   if (file.empty()) file = first_existing({dir / (split.name + ".json")});
   if (file.empty())
-    throw InputError(data, 0, "no " + task + " split '" + split.name + "' (looked for " + split.name + "-" + ver +
-                                  "[.*].json[.gz] and " + split.name + ".json)");
+    throw InputError(data, 0,
+                     "no " + task + " split '" + split.name + "' (looked for " + split.name + "-" +
+                         ver + "[.*].json[.gz] and " + split.name + ".json)");
   SquadSplit s;
   s.task = task;
   s.file = file;
@@ -324,7 +346,9 @@ SquadSplit read_squad_split(const std::string& task, const std::string& data, co
   if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_array())
     throw InputError(file, 0, "not SQuAD JSON (no \"data\" array)");
   // All questions, then the slice; the gold subset keeps the article/paragraph structure.
-  struct Ref { size_t art, par, qa; };
+  struct Ref {
+    size_t art, par, qa;
+  };
   std::vector<SquadQuestion> all;
   std::vector<Ref> refs;
   const auto& arts = doc["data"];
@@ -333,7 +357,8 @@ SquadSplit read_squad_split(const std::string& task, const std::string& data, co
     const auto& pars = arts[a].value("paragraphs", json::array());
     for (size_t p = 0; p < pars.size(); ++p) {
       const auto& par = pars[p];
-      if (!par.contains("context") || !par["context"].is_string()) throw InputError(file, 0, "a paragraph without \"context\"");
+      if (!par.contains("context") || !par["context"].is_string())
+        throw InputError(file, 0, "a paragraph without \"context\"");
       const std::string context = par["context"].get<std::string>();
       SquadContext ctx;
       std::vector<int64_t> c2w;
@@ -345,22 +370,28 @@ SquadSplit read_squad_split(const std::string& task, const std::string& data, co
       for (size_t q = 0; q < qas.size(); ++q) {
         const auto& qa = qas[q];
         SquadQuestion sq;
-        if (!qa.contains("id") || !qa.contains("question")) throw InputError(file, 0, "a question without \"id\" or \"question\"");
+        if (!qa.contains("id") || !qa.contains("question"))
+          throw InputError(file, 0, "a question without \"id\" or \"question\"");
         sq.id = qa["id"].is_string() ? qa["id"].get<std::string>() : qa["id"].dump();
         sq.question = qa["question"].get<std::string>();
         sq.context = ctx_index;
         sq.impossible = qa.value("is_impossible", false);
         for (const auto& an : qa.value("answers", json::array())) {
-          if (!an.contains("text") || !an.contains("answer_start") || !an["answer_start"].is_number_integer())
-            throw InputError(file, 0, "question id " + sq.id + ": an answer without text / integer answer_start");
+          if (!an.contains("text") || !an.contains("answer_start") ||
+              !an["answer_start"].is_number_integer())
+            throw InputError(
+                file, 0,
+                "question id " + sq.id + ": an answer without text / integer answer_start");
           SquadAnswer x;
           x.text = an["text"].get<std::string>();
           x.start_char = an["answer_start"].get<int64_t>();
           const int64_t len = code_points(x.text);
           if (x.start_char < 0 || len == 0 || x.start_char + len > n_chars)
-            throw InputError(file, 0, "question id " + sq.id + ": answer offsets [" + std::to_string(x.start_char) + ", " +
-                                          std::to_string(x.start_char + len) + ") fall outside the context (" +
-                                          std::to_string(n_chars) + " characters)");
+            throw InputError(
+                file, 0,
+                "question id " + sq.id + ": answer offsets [" + std::to_string(x.start_char) +
+                    ", " + std::to_string(x.start_char + len) + ") fall outside the context (" +
+                    std::to_string(n_chars) + " characters)");
           x.start_word = c2w[x.start_char];
           x.end_word = c2w[x.start_char + len - 1];
           if (x.start_word < 0) x.start_word = 0;
@@ -372,7 +403,8 @@ SquadSplit read_squad_split(const std::string& task, const std::string& data, co
           sq.answers.push_back(std::move(x));
         }
         if (!sq.impossible && sq.answers.empty())
-          throw InputError(file, 0, "question id " + sq.id + " has no answer and is not marked is_impossible");
+          throw InputError(
+              file, 0, "question id " + sq.id + " has no answer and is not marked is_impossible");
         all.push_back(std::move(sq));
         refs.push_back({a, p, q});
       }
@@ -403,13 +435,16 @@ SquadSplit read_squad_split(const std::string& task, const std::string& data, co
       pars.push_back(par);
       last_par = static_cast<long>(r.par);
     }
-    pars.back()["qas"].push_back(ojson::parse(arts[r.art]["paragraphs"][r.par]["qas"][r.qa].dump()));
+    pars.back()["qas"].push_back(
+        ojson::parse(arts[r.art]["paragraphs"][r.par]["qas"][r.qa].dump()));
   }
   gold["data"] = data_out;
   s.gold_json = gold.dump();
-  s.reader = "SQuAD " + s.version + " JSON " + fs::path(file).filename().string() +
-             (split.sliced() ? " questions [" + std::to_string(b) + ", " + std::to_string(e) + ")" : "") +
-             (skipped ? "; " + std::to_string(skipped) + " answer(s) whose text is not at their offsets" : "");
+  s.reader =
+      "SQuAD " + s.version + " JSON " + fs::path(file).filename().string() +
+      (split.sliced() ? " questions [" + std::to_string(b) + ", " + std::to_string(e) + ")" : "") +
+      (skipped ? "; " + std::to_string(skipped) + " answer(s) whose text is not at their offsets"
+               : "");
   return s;
 }
 
@@ -417,10 +452,14 @@ SquadSplit read_squad_split(const std::string& task, const std::string& data, co
 
 const char* coqa_answer_text(CoqaAnswerKind k) {
   switch (k) {
-    case CoqaAnswerKind::kYes: return "yes";
-    case CoqaAnswerKind::kNo: return "no";
-    case CoqaAnswerKind::kUnknown: return "unknown";
-    default: return "";
+    case CoqaAnswerKind::kYes:
+      return "yes";
+    case CoqaAnswerKind::kNo:
+      return "no";
+    case CoqaAnswerKind::kUnknown:
+      return "unknown";
+    default:
+      return "";
   }
 }
 
@@ -441,31 +480,38 @@ CoqaSplit read_coqa_split(const std::string& data, const SplitSpec& split, int h
   std::string file;
   std::error_code ec;
   if (fs::is_regular_file(dir, ec)) file = data;
-  if (file.empty()) file = first_existing({dir / ("coqa-" + split.name + "-v1.0.json"), dir / (split.name + ".json")});
+  if (file.empty())
+    file =
+        first_existing({dir / ("coqa-" + split.name + "-v1.0.json"), dir / (split.name + ".json")});
   if (file.empty()) file = glob_first(dir, "coqa-" + split.name + "-", ".json");
   if (file.empty())
-    throw InputError(data, 0, "no coqa split '" + split.name + "' (looked for coqa-" + split.name + "-v1.0.json[.gz] and " +
-                                  split.name + ".json)");
+    throw InputError(data, 0,
+                     "no coqa split '" + split.name + "' (looked for coqa-" + split.name +
+                         "-v1.0.json[.gz] and " + split.name + ".json)");
   CoqaSplit s;
   s.file = file;
   const json doc = parse_json_file(file);
   if (!doc.is_object() || !doc.contains("data") || !doc["data"].is_array())
     throw InputError(file, 0, "not CoQA JSON (no \"data\" array)");
-  struct Ref { size_t story, turn; };
+  struct Ref {
+    size_t story, turn;
+  };
   std::vector<CoqaTurn> all;
   std::vector<Ref> refs;
   const auto& stories = doc["data"];
   for (size_t si = 0; si < stories.size(); ++si) {
     const auto& st = stories[si];
     const std::string sid = st.value("id", std::string());
-    if (!st.contains("story") || !st.contains("questions")) throw InputError(file, 0, "story " + sid + " without story/questions");
+    if (!st.contains("story") || !st.contains("questions"))
+      throw InputError(file, 0, "story " + sid + " without story/questions");
     const std::string story = st["story"].get<std::string>();
     SquadContext ctx;
     std::vector<int64_t> c2w;
     split_words(story, ctx.words, c2w);
     const int64_t n_chars = static_cast<int64_t>(c2w.size());
     std::vector<char> is_ws;
-    for (size_t i = 0; i < story.size();) is_ws.push_back(is_squad_whitespace(core::next_code_point(story, i)) ? 1 : 0);
+    for (size_t i = 0; i < story.size();)
+      is_ws.push_back(is_squad_whitespace(core::next_code_point(story, i)) ? 1 : 0);
     const size_t story_index = s.stories.size();
     const auto& qs = st["questions"];
     const json answers = st.value("answers", json::array());
@@ -478,24 +524,35 @@ CoqaSplit read_coqa_split(const std::string& data, const SplitSpec& split, int h
       const std::string id = "story " + sid + " turn " + std::to_string(turn.turn_id);
       if (t >= answers.size() || !answers[t].is_object() || !answers[t].contains("input_text") ||
           !answers[t]["input_text"].is_string())
-        throw InputError(file, 0, id + ": no answer (answers[" + std::to_string(t) + "] with input_text missing)");
+        throw InputError(
+            file, 0,
+            id + ": no answer (answers[" + std::to_string(t) + "] with input_text missing)");
       const auto& an = answers[t];
       turn.answer = an["input_text"].get<std::string>();
       const std::string q = qs[t].value("input_text", std::string());
       std::string full;
-      const size_t h0 = history.size() > static_cast<size_t>(std::max(0, history_turns)) ? history.size() - history_turns : 0;
-      for (size_t h = h0; h < history.size(); ++h) full += history[h].first + " " + history[h].second + " ";
+      const size_t h0 = history.size() > static_cast<size_t>(std::max(0, history_turns))
+                            ? history.size() - history_turns
+                            : 0;
+      for (size_t h = h0; h < history.size(); ++h)
+        full += history[h].first + " " + history[h].second + " ";
       turn.question = full + q;
       history.emplace_back(q, turn.answer);
-      const int64_t rs = an.value("span_start", int64_t{-1}), re = an.value("span_end", int64_t{-1});
+      const int64_t rs = an.value("span_start", int64_t{-1}),
+                    re = an.value("span_end", int64_t{-1});
       const std::string na = norm_word(turn.answer);
-      if (na == "unknown" || rs < 0) turn.kind = CoqaAnswerKind::kUnknown;
-      else if (na == "yes") turn.kind = CoqaAnswerKind::kYes;
-      else if (na == "no") turn.kind = CoqaAnswerKind::kNo;
+      if (na == "unknown" || rs < 0)
+        turn.kind = CoqaAnswerKind::kUnknown;
+      else if (na == "yes")
+        turn.kind = CoqaAnswerKind::kYes;
+      else if (na == "no")
+        turn.kind = CoqaAnswerKind::kNo;
       if (rs >= 0) {
         if (re <= rs || re > n_chars)
-          throw InputError(file, 0, id + ": rationale offsets [" + std::to_string(rs) + ", " + std::to_string(re) +
-                                        ") fall outside the story (" + std::to_string(n_chars) + " characters)");
+          throw InputError(file, 0,
+                           id + ": rationale offsets [" + std::to_string(rs) + ", " +
+                               std::to_string(re) + ") fall outside the story (" +
+                               std::to_string(n_chars) + " characters)");
         // Rationale words without surrounding whitespace.
         int64_t a = rs, z = re - 1;
         while (a < z && is_ws[a]) ++a;
@@ -525,7 +582,8 @@ CoqaSplit read_coqa_split(const std::string& data, const SplitSpec& split, int h
                 if (++seen[n] <= (gold.count(n) ? gold[n] : 0)) ++common;
               }
               if (common == 0 || np == 0) continue;
-              const double p = double(common) / np, r = double(common) / ng, f = 2 * p * r / (p + r);
+              const double p = double(common) / np, r = double(common) / ng,
+                           f = 2 * p * r / (p + r);
               if (f > best) {
                 best = f;
                 turn.start_word = i;
@@ -551,7 +609,8 @@ CoqaSplit read_coqa_split(const std::string& data, const SplitSpec& split, int h
   for (size_t i = b; i < e; ++i) keep[refs[i].story].insert(refs[i].turn);
   for (const auto& [si, kept] : keep) {
     ojson st = ojson::parse(stories[si].dump());
-    const std::set<size_t>& turns = kept;  // a lambda may not capture a structured binding (C++17; clang)
+    const std::set<size_t>& turns =
+        kept;  // a lambda may not capture a structured binding (C++17; clang)
     auto filter = [&](const ojson& arr) {
       ojson o = ojson::array();
       for (size_t t = 0; t < arr.size(); ++t)
@@ -561,19 +620,23 @@ CoqaSplit read_coqa_split(const std::string& data, const SplitSpec& split, int h
     st["questions"] = filter(st["questions"]);
     st["answers"] = filter(st["answers"]);
     if (st.contains("additional_answers") && st["additional_answers"].is_object())
-      for (auto it = st["additional_answers"].begin(); it != st["additional_answers"].end(); ++it) it.value() = filter(it.value());
+      for (auto it = st["additional_answers"].begin(); it != st["additional_answers"].end(); ++it)
+        it.value() = filter(it.value());
     out.push_back(st);
   }
   gold["data"] = out;
   s.gold_json = gold.dump();
-  s.reader = "CoQA JSON " + fs::path(file).filename().string() + ", history " + std::to_string(history_turns) +
-             " turn(s)" + (split.sliced() ? ", turns [" + std::to_string(b) + ", " + std::to_string(e) + ")" : "");
+  s.reader =
+      "CoQA JSON " + fs::path(file).filename().string() + ", history " +
+      std::to_string(history_turns) + " turn(s)" +
+      (split.sliced() ? ", turns [" + std::to_string(b) + ", " + std::to_string(e) + ")" : "");
   return s;
 }
 
 // ---- prediction files ------------------------------------------------------------------------
 
-std::string squad_predictions_json(const std::vector<std::pair<std::string, std::string>>& answers) {
+std::string squad_predictions_json(
+    const std::vector<std::pair<std::string, std::string>>& answers) {
   ojson j = ojson::object();
   for (const auto& [id, a] : answers) j[id] = a;
   return j.dump(2) + "\n";
@@ -585,10 +648,14 @@ std::string squad_na_probs_json(const std::vector<std::pair<std::string, double>
   return j.dump(2) + "\n";
 }
 
-std::string coqa_predictions_json(const std::vector<CoqaTurn>& turns, const std::vector<std::string>& answers) {
-  if (turns.size() != answers.size()) throw InputError("coqa predictions: " + std::to_string(answers.size()) + " answers for " + std::to_string(turns.size()) + " turns");
+std::string coqa_predictions_json(const std::vector<CoqaTurn>& turns,
+                                  const std::vector<std::string>& answers) {
+  if (turns.size() != answers.size())
+    throw InputError("coqa predictions: " + std::to_string(answers.size()) + " answers for " +
+                     std::to_string(turns.size()) + " turns");
   ojson j = ojson::array();
-  for (size_t i = 0; i < turns.size(); ++i) j.push_back({{"id", turns[i].story_id}, {"turn_id", turns[i].turn_id}, {"answer", answers[i]}});
+  for (size_t i = 0; i < turns.size(); ++i)
+    j.push_back({{"id", turns[i].story_id}, {"turn_id", turns[i].turn_id}, {"answer", answers[i]}});
   return j.dump(2) + "\n";
 }
 

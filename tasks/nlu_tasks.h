@@ -46,19 +46,18 @@
 // (the usual mapping of CoQA's free-form answers to extractive targets; the rationale itself when
 // no word overlaps). A turn without an answer is an InputError naming file, story id and turn.
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 namespace unieval::tasks {
 
 struct SplitSpec {
-  std::string name;               // split name (train, dev, ...)
-  std::optional<int64_t> begin;   // slice start (Python semantics)
-  std::optional<int64_t> end;     // slice end
-  std::string text;               // as given
+  std::string name;              // split name (train, dev, ...)
+  std::optional<int64_t> begin;  // slice start (Python semantics)
+  std::optional<int64_t> end;    // slice end
+  std::string text;              // as given
   bool sliced() const { return begin.has_value() || end.has_value(); }
 };
 // InputError on a malformed spec.
@@ -74,22 +73,22 @@ bool is_nlu_task(const std::string& task);
 // ---- GLUE ----
 
 struct GlueRow {
-  std::string index;     // the index/idx column, else the 0-based row number in the file
-  std::string a, b;      // text_a, text_b (b empty for single-sentence tasks)
-  double label = 0;      // class index or STS-B score
+  std::string index;  // the index/idx column, else the 0-based row number in the file
+  std::string a, b;   // text_a, text_b (b empty for single-sentence tasks)
+  double label = 0;   // class index or STS-B score
   bool has_label = false;
-  long line = 0;         // 1-based line in the file
+  long line = 0;  // 1-based line in the file
 };
 
 struct GlueSplit {
-  std::string task;                   // glue-sst2, ...
-  std::string file;                   // the file read
-  std::vector<std::string> labels;    // label names in index order (empty: regression)
-  std::vector<GlueRow> rows;          // after slicing
-  std::string header;                 // the header line ("" for CoLA)
-  std::vector<std::string> raw;       // the rows' lines as read (gold subset)
-  std::string reader;                 // one-line description
-  bool pair = false;                  // a sentence-pair layout (text_b column present)
+  std::string task;                 // glue-sst2, ...
+  std::string file;                 // the file read
+  std::vector<std::string> labels;  // label names in index order (empty: regression)
+  std::vector<GlueRow> rows;        // after slicing
+  std::string header;               // the header line ("" for CoLA)
+  std::vector<std::string> raw;     // the rows' lines as read (gold subset)
+  std::string reader;               // one-line description
+  bool pair = false;                // a sentence-pair layout (text_b column present)
   bool regression() const { return labels.empty(); }
 };
 GlueSplit read_glue_split(const std::string& task, const std::string& data, const SplitSpec& split);
@@ -102,18 +101,18 @@ std::string glue_predictions_text(const GlueSplit& s, const std::vector<double>&
 
 struct SquadAnswer {
   std::string text;
-  int64_t start_char = 0;     // code point offset in the context
+  int64_t start_char = 0;                // code point offset in the context
   int64_t start_word = 0, end_word = 0;  // BERT's orig start/end word positions
-  bool aligned = true;        // the context words at the offsets contain the text
+  bool aligned = true;                   // the context words at the offsets contain the text
 };
 struct SquadQuestion {
   std::string id, question;
-  size_t context = 0;                 // index into SquadSplit::contexts
-  bool impossible = false;            // v2.0 is_impossible
-  std::vector<SquadAnswer> answers;   // training target: answers[0] (BERT)
+  size_t context = 0;                // index into SquadSplit::contexts
+  bool impossible = false;           // v2.0 is_impossible
+  std::vector<SquadAnswer> answers;  // training target: answers[0] (BERT)
 };
 struct SquadContext {
-  std::vector<std::string> words;     // whitespace words (BERT doc_tokens)
+  std::vector<std::string> words;  // whitespace words (BERT doc_tokens)
 };
 struct SquadSplit {
   std::string task, file, version, reader;
@@ -121,7 +120,8 @@ struct SquadSplit {
   std::vector<SquadQuestion> questions;  // after slicing
   std::string gold_json;                 // the official JSON with only these questions
 };
-SquadSplit read_squad_split(const std::string& task, const std::string& data, const SplitSpec& split);
+SquadSplit read_squad_split(const std::string& task, const std::string& data,
+                            const SplitSpec& split);
 
 // ---- CoQA ----
 
@@ -131,9 +131,9 @@ const char* coqa_answer_text(CoqaAnswerKind k);  // "", "yes", "no", "unknown"
 struct CoqaTurn {
   std::string story_id;
   int64_t turn_id = 0;
-  size_t story = 0;                  // index into CoqaSplit::stories
-  std::string question;              // with history: "q1 a1 q2 a2 ... q"
-  std::string answer;                // the free-form answer (input_text)
+  size_t story = 0;      // index into CoqaSplit::stories
+  std::string question;  // with history: "q1 a1 q2 a2 ... q"
+  std::string answer;    // the free-form answer (input_text)
   CoqaAnswerKind kind = CoqaAnswerKind::kSpan;
   int64_t start_word = 0, end_word = 0;  // span target (kSpan; also the rationale for yes/no)
 };
@@ -148,11 +148,13 @@ CoqaSplit read_coqa_split(const std::string& data, const SplitSpec& split, int h
 // Official prediction files.
 std::string squad_predictions_json(const std::vector<std::pair<std::string, std::string>>& answers);
 std::string squad_na_probs_json(const std::vector<std::pair<std::string, double>>& probs);
-std::string coqa_predictions_json(const std::vector<CoqaTurn>& turns, const std::vector<std::string>& answers);
+std::string coqa_predictions_json(const std::vector<CoqaTurn>& turns,
+                                  const std::vector<std::string>& answers);
 
 // Word-level helpers shared with the featuriser: BERT's whitespace test and word split with the
 // code point -> word map.
 bool is_squad_whitespace(char32_t c);
-void split_words(const std::string& text, std::vector<std::string>& words, std::vector<int64_t>& char_to_word);
+void split_words(const std::string& text, std::vector<std::string>& words,
+                 std::vector<int64_t>& char_to_word);
 
 }  // namespace unieval::tasks

@@ -6,9 +6,9 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "core/py_string.h"
 #include "tasks/metric_set.h"
 #include "tasks/registry.h"
-#include "core/py_string.h"
 
 namespace unieval::tasks {
 
@@ -18,7 +18,8 @@ using Clock = std::chrono::steady_clock;
 
 bool clean_option(const EvalRequest& req) {
   std::string clean_opt = option(req, "clean", "true");
-  if (clean_opt != "true" && clean_opt != "false") throw InputError("--option clean: expected true or false");
+  if (clean_opt != "true" && clean_opt != "false")
+    throw InputError("--option clean: expected true or false");
   return clean_opt == "true";
 }
 
@@ -37,7 +38,8 @@ std::vector<TaskMetric> personachat_metrics(const EvalRequest& req) {
   dist.call = {"distinct", {{"flavour", std::string("ernie-gen")}}};
   dist.signature_suffix = std::string("|clean.py:") + (clean ? "1" : "0");
   dist.options = {{"flavour", "ernie-gen"}};
-  dist.scores = {{"distinct1", "/inter_dist_1", "fraction", ""}, {"distinct2", "/inter_dist_2", "fraction", ""}};
+  dist.scores = {{"distinct1", "/inter_dist_1", "fraction", ""},
+                 {"distinct2", "/inter_dist_2", "fraction", ""}};
   return {bleu, dist};
 }
 
@@ -48,8 +50,9 @@ TaskOutput run_personachat(const EvalRequest& req) {
   std::vector<std::string> refs = read_convai2_responses(req.data);
   std::vector<std::string> hyps = core::read_lines(req.pred);
   if (hyps.size() != refs.size())
-    throw InputError(req.pred, 0, std::to_string(hyps.size()) + " lines for " + std::to_string(refs.size()) +
-                                      " responses in " + req.data);
+    throw InputError(req.pred, 0,
+                     std::to_string(hyps.size()) + " lines for " + std::to_string(refs.size()) +
+                         " responses in " + req.data);
   if (clean)
     for (auto& h : hyps) h = ernie_gen_persona_clean(h);
   auto t1 = Clock::now();
@@ -78,8 +81,8 @@ TaskOutput run_personachat(const EvalRequest& req) {
 
 std::string ernie_gen_persona_clean(std::string line) {
   static const std::pair<const char*, const char*> kRules[] = {
-      {" - ", "-"}, {" ' ", "'"}, {" n't", "n't"}, {" 'm", "'m"}, {" do not", " don't"},
-      {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
+      {" - ", "-"},          {" ' ", "'"},  {" n't", "n't"}, {" 'm", "'m"},
+      {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
   for (const auto& [from, to] : kRules) core::py_replace_in(line, from, to);
   return line;
 }
@@ -92,14 +95,17 @@ std::vector<std::string> read_convai2_responses(const std::string& path) {
     if (l.empty()) continue;
     size_t sp = l.find(' ');
     if (sp == std::string::npos || sp == 0 || l.find_first_not_of("0123456789") != sp)
-      throw InputError(path, static_cast<long>(i + 1), "expected 'N text' (a turn number, a space, the text)");
+      throw InputError(path, static_cast<long>(i + 1),
+                       "expected 'N text' (a turn number, a space, the text)");
     std::string text = l.substr(sp + 1);
     if (text.rfind("your persona:", 0) == 0 || text.rfind("partner's persona:", 0) == 0) continue;
     size_t tab = text.find('\t');
     if (tab == std::string::npos)
-      throw InputError(path, static_cast<long>(i + 1), "dialogue line without a tab-separated response");
+      throw InputError(path, static_cast<long>(i + 1),
+                       "dialogue line without a tab-separated response");
     size_t end = text.find('\t', tab + 1);
-    out.push_back(text.substr(tab + 1, end == std::string::npos ? std::string::npos : end - tab - 1));
+    out.push_back(
+        text.substr(tab + 1, end == std::string::npos ? std::string::npos : end - tab - 1));
   }
   if (out.empty()) throw InputError(path, 0, "no dialogue turns");
   return out;

@@ -99,10 +99,14 @@ Preset ernie(const ErnieRecipe& r) {
   p.decode["max_len"] = r.decode_max_len;
   p.decode_source = "ERNIE-GEN Table 1 (beam size)";
   p.dropout = r.dropout;
-  p.unstated = {"warmup_ratio", "weight_decay", "max_src_len", "max_tgt_len", "decode.max_len", "max_grad_norm"};
-  p.note = "multi-flow fine-tuning (arch ernie-gen): the target noised at rho_f feeds the contextual flow, the "
-           "word-by-word [ATTN] flow predicts every target word (lambda 1.0 in fine-tuning, §3.3: no span flow); "
-           "decoded by infilling decoding";
+  p.unstated = {"warmup_ratio", "weight_decay",   "max_src_len",
+                "max_tgt_len",  "decode.max_len", "max_grad_norm"};
+  p.note =
+      "multi-flow fine-tuning (arch ernie-gen): the target noised at rho_f feeds the contextual "
+      "flow, the "
+      "word-by-word [ATTN] flow predicts every target word (lambda 1.0 in fine-tuning, §3.3: no "
+      "span flow); "
+      "decoded by infilling decoding";
   return p;
 }
 
@@ -127,12 +131,13 @@ void add_unilm_generation(std::vector<Preset>& v) {
                  "around '.' and [X_SEP]); UniLM's beam search, the hypothesis picked by "
                  "re-ranking its traces with alpha 1.0 as gen_seq_from_trace.py"});
     // microsoft/unilm unilm-v1/README.md CNN/DM decode: --max_tgt_length 128 --beam_size 5
-    // --forbid_duplicate_ngrams --forbid_ignore_word ".|[X_SEP]"; gen_seq_from_trace.py --alpha 1.0;
-    // cnndm/eval.py --trunc_len 70.
+    // --forbid_duplicate_ngrams --forbid_ignore_word ".|[X_SEP]"; gen_seq_from_trace.py
+    // --alpha 1.0; cnndm/eval.py --trunc_len 70.
     p.decode["length_penalty"] = 0.0;
     p.decode["algorithm"] = "unilm";
     p.decode["trace_alpha"] = 1.0;
-    // The published numbers came from the script as it runs ([SEP]/[PAD] swapped, simple_postprocess).
+    // The published numbers came from the script as it runs ([SEP]/[PAD] swapped,
+    // simple_postprocess).
     p.decode["trace_selection"] = "official";
     p.decode["ngram_ignore_words"] = {".", "[X_SEP]"};
     p.eval_options = {{"trunc_len", "70"}};
@@ -200,7 +205,8 @@ void add_unilm_generation(std::vector<Preset>& v) {
                .decode_max_len = 48,
                .unstated = {},
                .note = "input truncated to 464 tokens (a passage chunk containing the answer)"});
-    // microsoft/unilm unilm-v1/README.md QG decode: --max_tgt_length 48 --beam_size 1 --length_penalty 0.
+    // microsoft/unilm unilm-v1/README.md QG decode: --max_tgt_length 48 --beam_size 1
+    // --length_penalty 0.
     p.decode["length_penalty"] = 0.0;
     p.decode_source = "microsoft/unilm unilm-v1/README.md (question generation decode command)";
     v.push_back(p);
@@ -256,10 +262,12 @@ Preset glue(const std::string& name, const std::string& task, double task_dropou
 
 void add_glue(std::vector<Preset>& v) {
   v.push_back(glue("glue", "glue", 0.1));
-  for (const char* t : {"glue-cola", "glue-sst2", "glue-mrpc", "glue-stsb", "glue-qqp", "glue-mnli", "glue-mnli-mm",
-                        "glue-qnli", "glue-rte", "glue-wnli"}) {
+  for (const char* t : {"glue-cola", "glue-sst2", "glue-mrpc", "glue-stsb", "glue-qqp", "glue-mnli",
+                        "glue-mnli-mm", "glue-qnli", "glue-rte", "glue-wnli"}) {
     const std::string n = t;
-    const double d = n == "glue-mnli" || n == "glue-mnli-mm" ? 0.3 : n == "glue-cola" || n == "glue-sst2" ? 0.05 : 0.1;
+    const double d = n == "glue-mnli" || n == "glue-mnli-mm" ? 0.3
+                     : n == "glue-cola" || n == "glue-sst2"  ? 0.05
+                                                             : 0.1;
     v.push_back(glue(n, n, d));
   }
   {
@@ -267,11 +275,18 @@ void add_glue(std::vector<Preset>& v) {
     // 3 epochs, 64 tokens.
     Preset g = glue("glue-sst2-scratch", "glue-sst2", 0.1);
     g.source = "unieval from-scratch recipe (issue #36; not a paper's)";
-    g.train.update(nlohmann::ordered_json{{"optimizer", "adamw"}, {"lr", 5e-4}, {"weight_decay", 0.01}, {"epochs", 3},
-                                          {"batch_size", 64}, {"batch_tokens", 64 * 64}, {"max_seq_len", 64}});
+    g.train.update(nlohmann::ordered_json{{"optimizer", "adamw"},
+                                          {"lr", 5e-4},
+                                          {"weight_decay", 0.01},
+                                          {"epochs", 3},
+                                          {"batch_size", 64},
+                                          {"batch_tokens", 64 * 64},
+                                          {"max_seq_len", 64}});
     g.unstated = {"every value (a from-scratch recipe of this suite, not a paper's)"};
-    g.note = "model tasks/scratch/glue-sst2-scratch.config.json (4 layers x 256, 8,000 WordPiece entries: unieval "
-             "vocab --base bert-uncased-vocab.txt --corpus <the train.tsv sentences> --size 8000)";
+    g.note =
+        "model tasks/scratch/glue-sst2-scratch.config.json (4 layers x 256, 8,000 WordPiece "
+        "entries: unieval "
+        "vocab --base bert-uncased-vocab.txt --corpus <the train.tsv sentences> --size 8000)";
     v.push_back(std::move(g));
   }
 }
@@ -588,10 +603,12 @@ std::string presets_help() {
     auto num = [](const nlohmann::ordered_json& j, const char* key, double def) {
       return j.contains(key) ? j.at(key).get<double>() : def;
     };
-    std::snprintf(buf, sizeof buf, "%-12s %-26s lr %.1e, %lld ep, batch %lld, mask %.1f, beam %d%s", p.task.c_str(),
-                  p.source.c_str(), num(p.train, "lr", 0), static_cast<long long>(num(p.train, "epochs", 1)),
-                  static_cast<long long>(num(p.train, "batch_size", 0)), num(p.train, "mask_prob", 0.7),
-                  static_cast<int>(num(p.decode, "beam", 1)), p.seq2seq ? "" : " (NLU)");
+    std::snprintf(buf, sizeof buf, "%-12s %-26s lr %.1e, %lld ep, batch %lld, mask %.1f, beam %d%s",
+                  p.task.c_str(), p.source.c_str(), num(p.train, "lr", 0),
+                  static_cast<long long>(num(p.train, "epochs", 1)),
+                  static_cast<long long>(num(p.train, "batch_size", 0)),
+                  num(p.train, "mask_prob", 0.7), static_cast<int>(num(p.decode, "beam", 1)),
+                  p.seq2seq ? "" : " (NLU)");
     s += line + buf + "\n";
   }
   return s;

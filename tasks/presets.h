@@ -21,8 +21,9 @@
 //             --forbid_ignore_word ".|[X_SEP]" --need_score_traces, then gen_seq_from_trace.py
 //             --alpha 1.0 (the hypothesis picked by re-ranking the beam traces), eval.py
 //             --trunc_len 70
-// These become decode options: "algorithm": "unilm" (UniLM's own beam search, models/decoding/search.h
-// beam_search_unilm), "trace_alpha" (gen_seq_from_trace's re-ranking), "ngram_ignore_words"
+// These become decode options: "algorithm": "unilm" (UniLM's own beam search,
+// models/decoding/search.h beam_search_unilm), "trace_alpha" (gen_seq_from_trace's re-ranking),
+// "ngram_ignore_words"
 // (--forbid_ignore_word, resolved to ids with the run's vocabulary by the decode pipeline).
 //   squad-qg  --max_tgt_length 48  --beam_size 1 --length_penalty 0
 // The README gives no decode command for CoQA and DSTC7: those keep the paper's §3.2 / §3.4
@@ -30,9 +31,10 @@
 //
 // Mapping onto the trainer: "batch size" -> batch_size (examples per optimizer step, accum 1,
 // token budget batch_size x max_len); "maximum length" L with source limit S -> max_src_len S,
-// max_tgt_len L - S - 3; ERNIE-GEN presets train with "arch": "ernie-gen" (models/training/ernie_gen.h:
-// multi-flow attention, the noising rate rho_f -> noise_prob on the contextual flow's target,
-// lambda 1.0 as §3.3 gives for fine-tuning) and decode by infilling decoding.
+// max_tgt_len L - S - 3; ERNIE-GEN presets train with "arch": "ernie-gen"
+// (models/training/ernie_gen.h: multi-flow attention, the noising rate rho_f -> noise_prob on the
+// contextual flow's target, lambda 1.0 as §3.3 gives for fine-tuning) and decode by infilling
+// decoding.
 //
 //   const tasks::Preset* p = tasks::find_preset("gigaword");   // nullptr when unknown
 //   p->train["epochs"];  p->decode["beam"];  p->dropout;
@@ -59,17 +61,17 @@
 namespace unieval::tasks {
 
 struct Preset {
-  std::string name;                   // --preset value
-  std::string task;                   // task name (tasks/ adapters)
-  std::string source;                 // paper and section/table
-  bool seq2seq = true;                // false: an NLU recipe (GLUE, SQuAD, CoQA)
+  std::string name;     // --preset value
+  std::string task;     // task name (tasks/ adapters)
+  std::string source;   // paper and section/table
+  bool seq2seq = true;  // false: an NLU recipe (GLUE, SQuAD, CoQA)
   nlohmann::ordered_json train = nlohmann::ordered_json::object();   // TrainOptions keys
   nlohmann::ordered_json decode = nlohmann::ordered_json::object();  // search option keys
   std::optional<double> dropout;      // hidden/attention dropout (unset: the checkpoint's)
   std::vector<std::string> unstated;  // fields whose value the paper does not give (our choice)
   std::string note;                   // deviations / remarks
-  std::map<std::string, std::string> eval_options;     // eval adapter options of the paper's command
-  std::string decode_source;                           // where the decoding values come from
+  std::map<std::string, std::string> eval_options;  // eval adapter options of the paper's command
+  std::string decode_source;                        // where the decoding values come from
 };
 
 const std::vector<Preset>& presets();

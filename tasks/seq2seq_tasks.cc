@@ -71,10 +71,13 @@ void read_pair(const std::string& src_path, const std::string& tgt_path, Seq2Seq
   s.src = core::read_lines(src_path);
   s.tgt = core::read_lines(tgt_path);
   if (s.src.size() != s.tgt.size())
-    throw InputError(tgt_path, 0, "has " + std::to_string(s.tgt.size()) + " lines but " + src_path + " has " +
-                                      std::to_string(s.src.size()) + " (source and target must be line-aligned)");
+    throw InputError(tgt_path, 0,
+                     "has " + std::to_string(s.tgt.size()) + " lines but " + src_path + " has " +
+                         std::to_string(s.src.size()) +
+                         " (source and target must be line-aligned)");
   for (size_t i = 0; i < s.src.size(); ++i) {
-    if (py2_strip(s.src[i]).empty()) throw InputError(src_path, static_cast<long>(i + 1), "empty source line");
+    if (py2_strip(s.src[i]).empty())
+      throw InputError(src_path, static_cast<long>(i + 1), "empty source line");
     s.ids.push_back(std::to_string(i + 1));
   }
   s.files = {src_path, tgt_path};
@@ -85,19 +88,29 @@ void read_pair(const std::string& src_path, const std::string& tgt_path, Seq2Seq
 Seq2SeqSplit read_squad_qg(const std::string& data, const std::string& split, bool reversed) {
   Seq2SeqSplit s;
   std::string file_split = split;
-  if (reversed && split == "test") file_split = "dev";
-  else if (reversed && split == "dev") file_split = "test";
+  if (reversed && split == "test")
+    file_split = "dev";
+  else if (reversed && split == "dev")
+    file_split = "test";
   const fs::path dir(data);
-  if (!fs::is_directory(dir)) throw InputError(data, 0, "expected the nqg data/processed folder (src-S.txt, tgt-S.txt)");
-  std::string src = first_existing({dir / ("src-" + file_split + ".txt"), dir / ("src-" + file_split + ".txt.gz")});
+  if (!fs::is_directory(dir))
+    throw InputError(data, 0, "expected the nqg data/processed folder (src-S.txt, tgt-S.txt)");
+  std::string src = first_existing(
+      {dir / ("src-" + file_split + ".txt"), dir / ("src-" + file_split + ".txt.gz")});
   if (src.empty())
-    throw InputError(data, 0, "no src-" + file_split + ".txt (or .txt.gz) for split '" + split + "' in this folder");
-  std::string tgt = first_existing({dir / ("tgt-" + file_split + ".txt"), dir / ("tgt-" + file_split + ".txt.gz")});
-  if (tgt.empty()) throw InputError(data, 0, "no tgt-" + file_split + ".txt (or .txt.gz), the partner of " + src);
+    throw InputError(
+        data, 0,
+        "no src-" + file_split + ".txt (or .txt.gz) for split '" + split + "' in this folder");
+  std::string tgt = first_existing(
+      {dir / ("tgt-" + file_split + ".txt"), dir / ("tgt-" + file_split + ".txt.gz")});
+  if (tgt.empty())
+    throw InputError(data, 0, "no tgt-" + file_split + ".txt (or .txt.gz), the partner of " + src);
   read_pair(src, tgt, s);
   s.refs = s.tgt;
-  s.reader = std::string("nqg src-/tgt-") + file_split + (reversed ? " (reversed dev/test split)" : "") +
-             "; tokenised, lower-cased by nqg; PTB brackets and quotes mapped to characters for the model; "
+  s.reader = std::string("nqg src-/tgt-") + file_split +
+             (reversed ? " (reversed dev/test split)" : "") +
+             "; tokenised, lower-cased by nqg; PTB brackets and quotes mapped to characters for "
+             "the model; "
              "references as distributed";
   for (auto& t : s.src) t = unptb_brackets(t);
   for (auto& t : s.tgt) t = unptb_brackets(t);
@@ -107,7 +120,8 @@ Seq2SeqSplit read_squad_qg(const std::string& data, const std::string& split, bo
 // ---- cnndm / gigaword -----------------------------------------------------------------------
 
 // A .story file: article lines up to the first @highlight, then the highlights.
-void parse_story(const std::string& path, std::string& article, std::vector<std::string>& highlights) {
+void parse_story(const std::string& path, std::string& article,
+                 std::vector<std::string>& highlights) {
   auto lines = core::read_lines(path);
   bool in_highlights = false, next_is_highlight = false;
   std::vector<std::string> art;
@@ -131,20 +145,25 @@ void parse_story(const std::string& path, std::string& article, std::vector<std:
   article = join(art, 0, art.size());
 }
 
-Seq2SeqSplit read_summaries(const std::string& task, const std::string& data, const std::string& split) {
+Seq2SeqSplit read_summaries(const std::string& task, const std::string& data,
+                            const std::string& split) {
   Seq2SeqSplit s;
   const fs::path dir(data);
-  if (!fs::is_directory(dir)) throw InputError(data, 0, "expected a folder with " + split + ".src / " + split + ".tgt");
-  std::string src = first_existing({dir / (split + ".src"), dir / (split + ".src.txt"), dir / (split + ".src.gz"),
-                                    dir / (split + ".src.txt.gz")});
+  if (!fs::is_directory(dir))
+    throw InputError(data, 0, "expected a folder with " + split + ".src / " + split + ".tgt");
+  std::string src = first_existing({dir / (split + ".src"), dir / (split + ".src.txt"),
+                                    dir / (split + ".src.gz"), dir / (split + ".src.txt.gz")});
   if (!src.empty()) {
-    std::string tgt = first_existing({dir / (split + ".tgt"), dir / (split + ".tgt.txt"), dir / (split + ".tgt.gz"),
-                                      dir / (split + ".tgt.txt.gz")});
-    if (tgt.empty()) throw InputError(data, 0, "no " + split + ".tgt (or .tgt.txt), the partner of " + src);
+    std::string tgt = first_existing({dir / (split + ".tgt"), dir / (split + ".tgt.txt"),
+                                      dir / (split + ".tgt.gz"), dir / (split + ".tgt.txt.gz")});
+    if (tgt.empty())
+      throw InputError(data, 0, "no " + split + ".tgt (or .tgt.txt), the partner of " + src);
     read_pair(src, tgt, s);
-    s.reader = task == "cnndm" ? "UniLM line files " + split + ".src/.tgt; sentences of the summary split on "
+    s.reader = task == "cnndm" ? "UniLM line files " + split +
+                                     ".src/.tgt; sentences of the summary split on "
                                      "<S_SEP> [X_SEP] <q> ##SENT##; casing as distributed"
-                               : "UniLM org_data " + split + ".src.txt/.tgt.txt; as distributed (lower-cased, "
+                               : "UniLM org_data " + split +
+                                     ".src.txt/.tgt.txt; as distributed (lower-cased, "
                                      "digits '#', UNK)";
   } else if (task == "cnndm") {
     // Raw CNN/DM stories: SPLIT/*.story, or stories/*.story selected by SPLIT.list.
@@ -156,8 +175,9 @@ Seq2SeqSplit read_summaries(const std::string& task, const std::string& data, co
     } else {
       std::string list = first_existing({dir / (split + ".list"), dir / (split + ".txt")});
       if (list.empty())
-        throw InputError(data, 0, "no " + split + ".src/.tgt, no " + split + "/ folder of .story files and no " + split +
-                                      ".list in this folder");
+        throw InputError(data, 0,
+                         "no " + split + ".src/.tgt, no " + split +
+                             "/ folder of .story files and no " + split + ".list in this folder");
       auto names = core::read_lines(list);
       for (size_t i = 0; i < names.size(); ++i) {
         std::string n = py2_strip(names[i]);
@@ -178,10 +198,14 @@ Seq2SeqSplit read_summaries(const std::string& task, const std::string& data, co
       s.ids.push_back(fs::path(f).stem().string());
     }
     s.files = files;
-    s.reader = "raw CNN/DM .story files (article = lines before the first @highlight, summary = the highlights); "
-               "casing as distributed";
+    s.reader =
+        "raw CNN/DM .story files (article = lines before the first @highlight, summary = the "
+        "highlights); "
+        "casing as distributed";
   } else {
-    throw InputError(data, 0, "no " + split + ".src.txt / " + split + ".tgt.txt (UniLM org_data layout) in this folder");
+    throw InputError(
+        data, 0,
+        "no " + split + ".src.txt / " + split + ".tgt.txt (UniLM org_data layout) in this folder");
   }
   if (task == "cnndm") {
     s.refs.clear();
@@ -209,8 +233,10 @@ std::string coqa_file(const std::string& data, const std::string& split) {
   const fs::path p(data);
   if (!fs::is_directory(p)) return data;
   const std::string name = split == "train" ? "coqa-train-v1.0.json" : "coqa-dev-v1.0.json";
-  std::string f = first_existing({p / name, p / (name + ".gz"), p / (split + ".json"), p / (split + ".json.gz")});
-  if (f.empty()) throw InputError(data, 0, "no " + name + " (or " + split + ".json) for split '" + split + "'");
+  std::string f = first_existing(
+      {p / name, p / (name + ".gz"), p / (split + ".json"), p / (split + ".json.gz")});
+  if (f.empty())
+    throw InputError(data, 0, "no " + name + " (or " + split + ".json) for split '" + split + "'");
   return f;
 }
 
@@ -239,7 +265,8 @@ std::string best_chunk(const std::vector<std::string>& passage, const std::vecto
   size_t end = 0, used = 0, best_start = 0, best_end = 0;
   for (size_t start = 0; start < passage.size(); ++start) {
     if (end < start) end = start, used = 0, cur = 0;
-    while (end < passage.size() && used + len[end] <= budget) used += len[end], cur += hit[end], ++end;
+    while (end < passage.size() && used + len[end] <= budget)
+      used += len[end], cur += hit[end], ++end;
     if (cur > best) best = cur, best_start = start, best_end = end;
     if (end == passage.size()) break;  // later windows are suffixes of this one
     if (end > start) used -= len[start], cur -= hit[start];
@@ -248,16 +275,17 @@ std::string best_chunk(const std::vector<std::string>& passage, const std::vecto
 }
 
 // The last words of text whose lengths add up to at most budget.
-std::string tail_within(const std::string& text, const std::function<size_t(const std::string&)>& length,
-                        size_t budget) {
+std::string tail_within(const std::string& text,
+                        const std::function<size_t(const std::string&)>& length, size_t budget) {
   const auto w = words(text);
   size_t used = 0, begin = w.size();
   while (begin > 0 && used + length(w[begin - 1]) <= budget) used += length(w[--begin]);
   return join(w, begin, w.size());
 }
 
-Seq2SeqSplit read_coqa_gen(const std::string& data, const std::string& split, int budget_words, int64_t limit,
-                           std::function<size_t(const std::string&)> length, const std::string& unit) {
+Seq2SeqSplit read_coqa_gen(const std::string& data, const std::string& split, int budget_words,
+                           int64_t limit, std::function<size_t(const std::string&)> length,
+                           const std::string& unit) {
   if (!length) length = [](const std::string&) -> size_t { return 1; };
   Seq2SeqSplit s;
   const std::string path = coqa_file(data, split);
@@ -267,7 +295,8 @@ Seq2SeqSplit read_coqa_gen(const std::string& data, const std::string& split, in
   } catch (const nlohmann::json::exception& e) {
     throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
   }
-  if (!doc.contains("data") || !doc["data"].is_array()) throw InputError(path, 0, "no \"data\" array (CoQA JSON)");
+  if (!doc.contains("data") || !doc["data"].is_array())
+    throw InputError(path, 0, "no \"data\" array (CoQA JSON)");
   const size_t budget = budget_words > 0 ? budget_words : 470;
   nlohmann::json subset = doc;
   subset["data"] = nlohmann::json::array();
@@ -280,8 +309,9 @@ Seq2SeqSplit read_coqa_gen(const std::string& data, const std::string& split, in
     const auto& qs = story["questions"];
     const auto& as = story["answers"];
     if (qs.size() != as.size())
-      throw InputError(path, 0, "story " + id + ": " + std::to_string(qs.size()) + " questions but " +
-                                    std::to_string(as.size()) + " answers");
+      throw InputError(path, 0,
+                       "story " + id + ": " + std::to_string(qs.size()) + " questions but " +
+                           std::to_string(as.size()) + " answers");
     const auto passage = words(story["story"].get<std::string>());
     std::vector<size_t> plen(passage.size());
     for (size_t i = 0; i < passage.size(); ++i) plen[i] = length(passage[i]);
@@ -312,16 +342,20 @@ Seq2SeqSplit read_coqa_gen(const std::string& data, const std::string& split, in
     if (st.contains("additional_answers") && st["additional_answers"].is_object())
       for (auto& el : st["additional_answers"].items()) {
         auto& v = el.value();
-        if (v.is_array() && v.size() > turns) v = nlohmann::json(std::vector<nlohmann::json>(v.begin(), v.begin() + turns));
+        if (v.is_array() && v.size() > turns)
+          v = nlohmann::json(std::vector<nlohmann::json>(v.begin(), v.begin() + turns));
       }
     subset["data"].push_back(st);
   }
   if (s.src.empty()) throw InputError(path, 0, "no question in this file");
   s.files = {path};
   s.coqa_json = subset.dump();
-  s.reader = "CoQA JSON; source = conversation history (q/a turns, at most half the budget, last words kept) + "
-             "question + the passage window with the most word overlap with the question, " +
-             std::to_string(budget) + " " + unit + " in all (UniLM §3.2); target = free-form answer; casing kept";
+  s.reader =
+      "CoQA JSON; source = conversation history (q/a turns, at most half the budget, last words "
+      "kept) + "
+      "question + the passage window with the most word overlap with the question, " +
+      std::to_string(budget) + " " + unit +
+      " in all (UniLM §3.2); target = free-form answer; casing kept";
   return s;
 }
 
@@ -330,10 +364,15 @@ Seq2SeqSplit read_coqa_gen(const std::string& data, const std::string& split, in
 Seq2SeqSplit read_dstc7(const std::string& data, const std::string& split, int budget_words) {
   Seq2SeqSplit s;
   const fs::path dir(data);
-  if (!fs::is_directory(dir)) throw InputError(data, 0, "expected a folder with " + split + ".convos.txt and " + split + ".facts.txt");
-  std::string convos = first_existing({dir / (split + ".convos.txt"), dir / (split + ".convos.txt.gz")});
-  if (convos.empty()) throw InputError(data, 0, "no " + split + ".convos.txt (DSTC7 task 2) in this folder");
-  std::string facts_path = first_existing({dir / (split + ".facts.txt"), dir / (split + ".facts.txt.gz")});
+  if (!fs::is_directory(dir))
+    throw InputError(data, 0,
+                     "expected a folder with " + split + ".convos.txt and " + split + ".facts.txt");
+  std::string convos =
+      first_existing({dir / (split + ".convos.txt"), dir / (split + ".convos.txt.gz")});
+  if (convos.empty())
+    throw InputError(data, 0, "no " + split + ".convos.txt (DSTC7 task 2) in this folder");
+  std::string facts_path =
+      first_existing({dir / (split + ".facts.txt"), dir / (split + ".facts.txt.gz")});
   const size_t budget = budget_words > 0 ? budget_words : 469;
   std::unordered_map<std::string, std::string> facts;  // conversation id -> facts text
   if (!facts_path.empty()) {
@@ -343,9 +382,12 @@ Seq2SeqSplit read_dstc7(const std::string& data, const std::string& split, int b
       std::vector<std::string> c;
       size_t start = 0;
       for (size_t k = 0; k <= lines[i].size(); ++k)
-        if (k == lines[i].size() || lines[i][k] == '\t') c.push_back(lines[i].substr(start, k - start)), start = k + 1;
+        if (k == lines[i].size() || lines[i][k] == '\t')
+          c.push_back(lines[i].substr(start, k - start)), start = k + 1;
       if (c.size() < 5)
-        throw InputError(facts_path, static_cast<long>(i + 1), "expected 5 tab-separated columns (hash, subreddit, conversation id, domain, fact)");
+        throw InputError(
+            facts_path, static_cast<long>(i + 1),
+            "expected 5 tab-separated columns (hash, subreddit, conversation id, domain, fact)");
       std::string& f = facts[c[2]];
       if (words(f).size() < budget) f += (f.empty() ? "" : " ") + collapse_spaces(c[4]);
     }
@@ -356,13 +398,16 @@ Seq2SeqSplit read_dstc7(const std::string& data, const std::string& split, int b
     std::vector<std::string> c;
     size_t start = 0;
     for (size_t k = 0; k <= lines[i].size(); ++k)
-      if (k == lines[i].size() || lines[i][k] == '\t') c.push_back(lines[i].substr(start, k - start)), start = k + 1;
+      if (k == lines[i].size() || lines[i][k] == '\t')
+        c.push_back(lines[i].substr(start, k - start)), start = k + 1;
     if (c.size() < 6)
       throw InputError(convos, static_cast<long>(i + 1),
-                       "expected 6 tab-separated columns (hash, subreddit, conversation id, score, turns, response)");
+                       "expected 6 tab-separated columns (hash, subreddit, conversation id, score, "
+                       "turns, response)");
     std::string turns = c[4];
     for (const char* eos : {" EOS ", "EOS "})
-      for (size_t p; (p = turns.find(eos)) != std::string::npos;) turns.replace(p, std::string(eos).size(), " ");
+      for (size_t p; (p = turns.find(eos)) != std::string::npos;)
+        turns.replace(p, std::string(eos).size(), " ");
     std::string ctx = tail_words(collapse_spaces(turns), budget / 2);
     const size_t room = budget - std::min(budget, words(ctx).size());
     std::string f = facts.count(c[2]) ? facts[c[2]] : "";
@@ -374,7 +419,8 @@ Seq2SeqSplit read_dstc7(const std::string& data, const std::string& split, int b
   }
   s.files = {convos};
   if (!facts_path.empty()) s.files.push_back(facts_path);
-  s.reader = "DSTC7 task-2 convos (+ facts by conversation id); source = last " + std::to_string(budget / 2) +
+  s.reader = "DSTC7 task-2 convos (+ facts by conversation id); source = last " +
+             std::to_string(budget / 2) +
              " words of the context (EOS -> space) + the facts up to " + std::to_string(budget) +
              " words in all; target = response; casing kept";
   return s;
@@ -388,11 +434,15 @@ Seq2SeqSplit read_personachat(const std::string& data, const std::string& split,
   if (fs::is_directory(data)) {
     const std::string sp = split == "dev" ? "valid" : split;
     const fs::path d(data);
-    path = first_existing({d / (sp + "_self_original_no_cands.txt"), d / (sp + "_self_original_no_cands.txt.gz"),
-                           d / ("convai2_" + sp + "_self_original_no_cands.txt"),
-                           d / ("convai2_" + sp + "_self_original_no_cands.txt.gz"), d / (sp + "_self_original.txt"),
-                           d / (sp + "_self_original.txt.gz"), d / (sp + ".txt")});
-    if (path.empty()) throw InputError(data, 0, "no " + sp + "_self_original_no_cands.txt (ConvAI2 text) for split '" + split + "'");
+    path = first_existing(
+        {d / (sp + "_self_original_no_cands.txt"), d / (sp + "_self_original_no_cands.txt.gz"),
+         d / ("convai2_" + sp + "_self_original_no_cands.txt"),
+         d / ("convai2_" + sp + "_self_original_no_cands.txt.gz"), d / (sp + "_self_original.txt"),
+         d / (sp + "_self_original.txt.gz"), d / (sp + ".txt")});
+    if (path.empty())
+      throw InputError(
+          data, 0,
+          "no " + sp + "_self_original_no_cands.txt (ConvAI2 text) for split '" + split + "'");
   }
   const size_t budget = budget_words > 0 ? budget_words : 469;
   auto lines = core::read_lines(path);
@@ -402,7 +452,8 @@ Seq2SeqSplit read_personachat(const std::string& data, const std::string& split,
     if (py2_strip(l).empty()) continue;
     size_t sp = l.find(' ');
     if (sp == std::string::npos || sp == 0 || l.find_first_not_of("0123456789") != sp)
-      throw InputError(path, static_cast<long>(i + 1), "expected 'N text' (ConvAI2 line number first)");
+      throw InputError(path, static_cast<long>(i + 1),
+                       "expected 'N text' (ConvAI2 line number first)");
     const long n = std::stol(l.substr(0, sp));
     const std::string rest = l.substr(sp + 1);
     if (n == 1) persona.clear(), history.clear();
@@ -413,10 +464,12 @@ Seq2SeqSplit read_personachat(const std::string& data, const std::string& split,
     if (rest.rfind("partner's persona:", 0) == 0) continue;
     const size_t tab = rest.find('\t');
     if (tab == std::string::npos)
-      throw InputError(path, static_cast<long>(i + 1), "dialogue line without a tab-separated response");
+      throw InputError(path, static_cast<long>(i + 1),
+                       "dialogue line without a tab-separated response");
     const std::string utt = collapse_spaces(rest.substr(0, tab));
     size_t end = rest.find('\t', tab + 1);
-    const std::string resp = collapse_spaces(rest.substr(tab + 1, end == std::string::npos ? std::string::npos : end - tab - 1));
+    const std::string resp = collapse_spaces(
+        rest.substr(tab + 1, end == std::string::npos ? std::string::npos : end - tab - 1));
     history.push_back(utt);
     std::string p;
     for (const auto& x : persona) p += (p.empty() ? "" : " ") + x;
@@ -432,17 +485,19 @@ Seq2SeqSplit read_personachat(const std::string& data, const std::string& split,
   }
   if (s.src.empty()) throw InputError(path, 0, "no dialogue lines");
   s.files = {path};
-  s.reader = "ConvAI2 text; source = persona sentences + dialogue history (last words kept, " + std::to_string(budget) +
-             " words in all) ending with the partner's utterance; target = response; text as distributed "
-             "(lower-cased)";
+  s.reader =
+      "ConvAI2 text; source = persona sentences + dialogue history (last words kept, " +
+      std::to_string(budget) +
+      " words in all) ending with the partner's utterance; target = response; text as distributed "
+      "(lower-cased)";
   return s;
 }
 
 }  // namespace
 
 const std::vector<std::string>& seq2seq_task_names() {
-  static const std::vector<std::string> k = {"cnndm", "gigaword", "squad-qg", "squad-qg-reversed",
-                                             "coqa-gen", "dstc7", "personachat"};
+  static const std::vector<std::string> k = {
+      "cnndm", "gigaword", "squad-qg", "squad-qg-reversed", "coqa-gen", "dstc7", "personachat"};
   return k;
 }
 
@@ -453,9 +508,9 @@ bool is_seq2seq_task(const std::string& task) {
 
 std::string unptb_brackets(const std::string& text) {
   static const std::pair<const char*, const char*> kMap[] = {
-      {"-lrb-", "("}, {"-rrb-", ")"}, {"-lsb-", "["}, {"-rsb-", "]"}, {"-lcb-", "{"}, {"-rcb-", "}"},
-      {"-LRB-", "("}, {"-RRB-", ")"}, {"-LSB-", "["}, {"-RSB-", "]"}, {"-LCB-", "{"}, {"-RCB-", "}"},
-      {"``", "\""},   {"''", "\""}};
+      {"-lrb-", "("}, {"-rrb-", ")"}, {"-lsb-", "["}, {"-rsb-", "]"}, {"-lcb-", "{"},
+      {"-rcb-", "}"}, {"-LRB-", "("}, {"-RRB-", ")"}, {"-LSB-", "["}, {"-RSB-", "]"},
+      {"-LCB-", "{"}, {"-RCB-", "}"}, {"``", "\""},   {"''", "\""}};
   std::vector<std::string> toks;
   for (auto t : words(text)) {
     // PTB "do n't" -> "don't": BERT splits it as "don ' t", which fix_tokenization turns back
@@ -485,23 +540,30 @@ std::string join_summary_sentences(const std::vector<std::string>& sentences) {
   return out;
 }
 
-Seq2SeqSplit read_seq2seq_split(const std::string& task, const std::string& data, const std::string& split,
-                                const Seq2SeqReadOptions& opts) {
+Seq2SeqSplit read_seq2seq_split(const std::string& task, const std::string& data,
+                                const std::string& split, const Seq2SeqReadOptions& opts) {
   if (!is_seq2seq_task(task))
-    throw InputError("--task " + task + ": not a generation task (cnndm, gigaword, squad-qg, squad-qg-reversed, "
+    throw InputError("--task " + task +
+                     ": not a generation task (cnndm, gigaword, squad-qg, squad-qg-reversed, "
                      "coqa-gen, dstc7, personachat)");
   if (!fs::exists(data)) throw InputError(data, 0, "no such file or folder");
   Seq2SeqSplit s;
-  if (task == "squad-qg" || task == "squad-qg-reversed") s = read_squad_qg(data, split, task == "squad-qg-reversed");
-  else if (task == "cnndm" || task == "gigaword") s = read_summaries(task, data, split);
+  if (task == "squad-qg" || task == "squad-qg-reversed")
+    s = read_squad_qg(data, split, task == "squad-qg-reversed");
+  else if (task == "cnndm" || task == "gigaword")
+    s = read_summaries(task, data, split);
   else if (task == "coqa-gen")
     s = read_coqa_gen(data, split, opts.max_src_words, opts.limit, opts.length, opts.length_unit);
-  else if (task == "dstc7") s = read_dstc7(data, split, opts.max_src_words);
-  else s = read_personachat(data, split, opts.max_src_words);
+  else if (task == "dstc7")
+    s = read_dstc7(data, split, opts.max_src_words);
+  else
+    s = read_personachat(data, split, opts.max_src_words);
   s.task = task;
   s.split = split;
   apply_limit(s, opts.limit);
-  if (s.src.empty()) throw InputError(s.files.empty() ? data : s.files[0], 0, "split '" + split + "' has no examples");
+  if (s.src.empty())
+    throw InputError(s.files.empty() ? data : s.files[0], 0,
+                     "split '" + split + "' has no examples");
   return s;
 }
 
@@ -532,7 +594,8 @@ EvalFiles write_eval_files(const Seq2SeqSplit& s, const std::string& dir) {
     e.pred = (d / "pred.json").string();
   } else if (s.task == "dstc7") {
     std::string keys;
-    for (size_t i = 0; i < s.refs.size(); ++i) text += s.ids[i] + "\t1|" + s.refs[i] + "\n", keys += s.ids[i] + "\n";
+    for (size_t i = 0; i < s.refs.size(); ++i)
+      text += s.ids[i] + "\t1|" + s.refs[i] + "\n", keys += s.ids[i] + "\n";
     core::write_file_atomic((d / "test.refs").string(), text);
     core::write_file_atomic((d / "keys.txt").string(), keys);
     e.data = (d / "test.refs").string();
@@ -551,15 +614,20 @@ EvalFiles write_eval_files(const Seq2SeqSplit& s, const std::string& dir) {
   return e;
 }
 
-void write_predictions(const Seq2SeqSplit& s, const std::vector<std::string>& hyps, const std::string& path) {
+void write_predictions(const Seq2SeqSplit& s, const std::vector<std::string>& hyps,
+                       const std::string& path) {
   if (hyps.size() != s.src.size())
-    throw InputError(path, 0, std::to_string(hyps.size()) + " predictions for " + std::to_string(s.src.size()) + " examples");
+    throw InputError(path, 0,
+                     std::to_string(hyps.size()) + " predictions for " +
+                         std::to_string(s.src.size()) + " examples");
   std::string text;
   if (s.task == "coqa-gen") {
     nlohmann::json arr = nlohmann::json::array();
     for (size_t i = 0; i < hyps.size(); ++i) {
       const auto slash = s.ids[i].rfind('/');
-      arr.push_back({{"id", s.ids[i].substr(0, slash)}, {"turn_id", std::stoi(s.ids[i].substr(slash + 1))}, {"answer", hyps[i]}});
+      arr.push_back({{"id", s.ids[i].substr(0, slash)},
+                     {"turn_id", std::stoi(s.ids[i].substr(slash + 1))},
+                     {"answer", hyps[i]}});
     }
     text = arr.dump() + "\n";
   } else if (s.task == "dstc7") {
@@ -575,7 +643,8 @@ std::string postprocess_hypothesis(const std::string& task, const std::string& d
   if (task == "cnndm") {
     // An uncased vocabulary without [X_SEP] spells it "[ x _ sep ]".
     for (const char* spelled : {"[ x _ sep ]", "[ X _ SEP ]", "[x_sep]"})
-      for (size_t p; (p = s.find(spelled)) != std::string::npos;) s.replace(p, std::string(spelled).size(), "[X_SEP]");
+      for (size_t p; (p = s.find(spelled)) != std::string::npos;)
+        s.replace(p, std::string(spelled).size(), "[X_SEP]");
   }
   return s;
 }

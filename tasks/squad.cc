@@ -23,7 +23,8 @@ TaskOutput run_squad(const EvalRequest& req, metrics::SquadVersion forced) {
   metrics::SquadPredictions preds = metrics::load_squad_predictions(req.pred);
   std::unique_ptr<metrics::SquadNaProbs> na;
   std::string na_file = option(req, "na_prob_file", "");
-  if (!na_file.empty()) na = std::make_unique<metrics::SquadNaProbs>(metrics::load_squad_na_probs(na_file));
+  if (!na_file.empty())
+    na = std::make_unique<metrics::SquadNaProbs>(metrics::load_squad_na_probs(na_file));
   double load_s = seconds_since(t0);
 
   // Predictions for questions the data does not have: the official scripts ignore them, but
@@ -35,7 +36,8 @@ TaskOutput run_squad(const EvalRequest& req, metrics::SquadVersion forced) {
     if (!known.count(id)) unknown.push_back(id);
   if (!unknown.empty()) {
     std::string first;
-    for (size_t i = 0; i < unknown.size() && i < 3; ++i) first += (i ? ", " : "") + std::string(unknown[i]);
+    for (size_t i = 0; i < unknown.size() && i < 3; ++i)
+      first += (i ? ", " : "") + std::string(unknown[i]);
     throw InputError(req.pred, 0,
                      std::to_string(unknown.size()) + " prediction(s) for question ids not in " +
                          req.data + " (first: " + first + ")");
@@ -45,7 +47,8 @@ TaskOutput run_squad(const EvalRequest& req, metrics::SquadVersion forced) {
   opts.version = forced;
   opts.na_prob_thresh = option_double(req, "na_prob_thresh", 1.0);
   std::string am = option(req, "allow_missing", "false");
-  if (am != "true" && am != "false") throw InputError("--option allow_missing: expected true or false");
+  if (am != "true" && am != "false")
+    throw InputError("--option allow_missing: expected true or false");
   opts.allow_missing = am == "true";
   auto t1 = Clock::now();
   metrics::SquadResult res = metrics::evaluate_squad(data, preds, na.get(), opts);
@@ -100,8 +103,9 @@ TaskOutput run_squad(const EvalRequest& req, metrics::SquadVersion forced) {
                       std::to_string(res.has_ans_total) + ", NoAns_total " +
                       std::to_string(res.no_ans_total));
   if (!res.missing.empty())
-    r.notes.push_back(std::to_string(res.missing.size()) + " question(s) without a prediction scored 0 (first: " +
-                      res.missing.front() + ")");
+    r.notes.push_back(std::to_string(res.missing.size()) +
+                      " question(s) without a prediction scored 0 (first: " + res.missing.front() +
+                      ")");
   r.extra["official"] = res.to_json();
   for (size_t i = 0; i < res.item_ids.size(); ++i) {
     results::ExampleScores e;
@@ -121,11 +125,14 @@ TaskInfo squad_info(const std::string& name, const std::string& summary) {
   i.summary = summary;
   i.data_format = "official SQuAD JSON (dev-v1.1.json / dev-v2.0.json; .gz ok)";
   i.pred_format = "official prediction JSON {qid: answer}; \"\" = no answer";
-  i.metrics = "EM / F1 of the official evaluate-v1.1.py or evaluate-v2.0.py (HasAns/NoAns, best thresholds)";
+  i.metrics =
+      "EM / F1 of the official evaluate-v1.1.py or evaluate-v2.0.py (HasAns/NoAns, best "
+      "thresholds)";
   i.default_split = "dev";
-  i.options = {{"na_prob_file", "v2.0: JSON {qid: P(no answer)} (default none)"},
-               {"na_prob_thresh", "v2.0: no-answer threshold (default 1.0)"},
-               {"allow_missing", "v2.0: true = missing predictions score 0 (default false: error)"}};
+  i.options = {
+      {"na_prob_file", "v2.0: JSON {qid: P(no answer)} (default none)"},
+      {"na_prob_thresh", "v2.0: no-answer threshold (default 1.0)"},
+      {"allow_missing", "v2.0: true = missing predictions score 0 (default false: error)"}};
   return i;
 }
 

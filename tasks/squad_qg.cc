@@ -10,11 +10,11 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "core/py_string.h"
 #include "metrics/rouge_coco.h"
 #include "tasks/metric_set.h"
 #include "tasks/registry.h"
 #include "tasks/unilm_text.h"
-#include "core/py_string.h"
 
 namespace unieval::tasks {
 
@@ -24,7 +24,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string find_split_file(const fs::path& dir, const std::string& prefix, const std::string& split) {
+std::string find_split_file(const fs::path& dir, const std::string& prefix,
+                            const std::string& split) {
   for (const char* ext : {".txt", ".txt.gz"}) {
     fs::path p = dir / (prefix + split + ext);
     if (fs::exists(p)) return p.string();
@@ -33,7 +34,8 @@ std::string find_split_file(const fs::path& dir, const std::string& prefix, cons
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // The partner of a data file: src-X <-> tgt-X (nqg), X.pa.tok.txt <-> X.q.tok.txt (UniLM's
@@ -55,8 +57,10 @@ std::pair<std::string, std::string> resolve_files(const std::string& data, const
   fs::path p(data);
   if (fs::is_directory(p)) {
     std::string file_split = split;
-    if (reversed && split == "test") file_split = "dev";
-    else if (reversed && split == "dev") file_split = "test";
+    if (reversed && split == "test")
+      file_split = "dev";
+    else if (reversed && split == "dev")
+      file_split = "test";
     for (const char* ext : {".txt", ".txt.gz"})
       if (fs::exists(p / ("src-" + file_split + ext)))
         return {(p / ("src-" + file_split + ext)).string(), find_split_file(p, "tgt-", file_split)};
@@ -65,19 +69,25 @@ std::pair<std::string, std::string> resolve_files(const std::string& data, const
         fs::path pa = dir / (file_split + ".pa.tok.txt" + gz);
         if (!fs::exists(pa)) continue;
         fs::path q = dir / (file_split + ".q.tok.txt" + gz);
-        if (!fs::exists(q)) throw InputError(q.string(), 0, "no such file (the partner of " + pa.string() + ")");
+        if (!fs::exists(q))
+          throw InputError(q.string(), 0, "no such file (the partner of " + pa.string() + ")");
         return {pa.string(), q.string()};
       }
-    throw InputError(data, 0, "no src-" + file_split + ".txt (or .txt.gz; tgt-" + file_split + " beside it), nor " +
-                                  file_split + ".pa.tok.txt / .q.tok.txt, in this folder");
+    throw InputError(data, 0,
+                     "no src-" + file_split + ".txt (or .txt.gz; tgt-" + file_split +
+                         " beside it), nor " + file_split +
+                         ".pa.tok.txt / .q.tok.txt, in this folder");
   }
   bool is_src = false;
   std::string other = partner_name(p.filename().string(), &is_src);
   if (other.empty())
-    throw InputError(data, 0, "expected the nqg folder (src-/tgt-{dev,test}.txt) or a src-*/tgt-* (or *.pa.tok.txt / "
-                              "*.q.tok.txt) file");
+    throw InputError(
+        data, 0,
+        "expected the nqg folder (src-/tgt-{dev,test}.txt) or a src-*/tgt-* (or *.pa.tok.txt / "
+        "*.q.tok.txt) file");
   fs::path partner = p.parent_path() / other;
-  if (!fs::exists(partner)) throw InputError(partner.string(), 0, "no such file (the partner of " + data + ")");
+  if (!fs::exists(partner))
+    throw InputError(partner.string(), 0, "no such file (the partner of " + data + ")");
   return is_src ? std::make_pair(data, partner.string()) : std::make_pair(partner.string(), data);
 }
 
@@ -95,16 +105,21 @@ QgSettings qg_settings(const EvalRequest& req) {
     throw InputError("--option pipeline=" + pipeline + ": expected unilm or ernie-gen");
   q.ernie = pipeline == "ernie-gen";
   if (q.ernie && req.options.count("fix_tokenization"))
-    throw InputError("--option fix_tokenization: only with pipeline=unilm (ERNIE-GEN's script applies none)");
+    throw InputError(
+        "--option fix_tokenization: only with pipeline=unilm (ERNIE-GEN's script applies none)");
   q.fix = option(req, "fix_tokenization", q.ernie ? "false" : "true");
-  if (q.fix != "true" && q.fix != "false") throw InputError("--option fix_tokenization: expected true or false");
-  q.prep = q.ernie
-               ? std::string("|qg:ernie-gen-eval_on_unilm_tokenized_ref.py|group:source|pred:lower|ref:wordpiece+lower")
-               : std::string("|qg:nqg-eval.py|group:source|pred:") + (q.fix == "true" ? "fix_tokenization+lower" : "lower");
+  if (q.fix != "true" && q.fix != "false")
+    throw InputError("--option fix_tokenization: expected true or false");
+  q.prep = q.ernie ? std::string(
+                         "|qg:ernie-gen-eval_on_unilm_tokenized_ref.py|group:source|pred:lower|ref:"
+                         "wordpiece+lower")
+                   : std::string("|qg:nqg-eval.py|group:source|pred:") +
+                         (q.fix == "true" ? "fix_tokenization+lower" : "lower");
   return q;
 }
 
-// The official metric set of eval.py: coco BLEU-1..4, METEOR 1.5 -norm (coco wrapper), coco ROUGE-L.
+// The official metric set of eval.py: coco BLEU-1..4, METEOR 1.5 -norm (coco wrapper), coco
+// ROUGE-L.
 std::vector<TaskMetric> qg_metrics(const EvalRequest& req) {
   const QgSettings q = qg_settings(req);
   TaskMetric bleu;
@@ -121,13 +136,15 @@ std::vector<TaskMetric> qg_metrics(const EvalRequest& req) {
   const std::string mods = option(req, "meteor_modules", "exact,stem,synonym,paraphrase");
   meteor.id = "meteor";
   meteor.call = {"meteor", {{"modules", mods}, {"norm", true}}};
-  if (req.options.count("meteor_data")) meteor.call.options.push_back({"meteor-data", req.options.at("meteor_data")});
+  if (req.options.count("meteor_data"))
+    meteor.call.options.push_back({"meteor-data", req.options.at("meteor_data")});
   meteor.signature_suffix = "|stdio-coco" + q.prep;
   meteor.options = {{"normalize", "-norm"}, {"modules", mods}};
   meteor.scores = {{"meteor", "/score", "fraction", "score"}};
-  meteor.hints.options = {{"meteor-data", "--option meteor_data=DIR"},
-                          {"modules", "--option meteor_modules=exact,stem,synonym"},
-                          {"paraphrase", "DIR/paraphrase-en.gz (DIR = --option meteor_data or $UNIEVAL_METEOR_DATA)"}};
+  meteor.hints.options = {
+      {"meteor-data", "--option meteor_data=DIR"},
+      {"modules", "--option meteor_modules=exact,stem,synonym"},
+      {"paraphrase", "DIR/paraphrase-en.gz (DIR = --option meteor_data or $UNIEVAL_METEOR_DATA)"}};
 
   TaskMetric rouge;
   rouge.id = "rouge-l-coco";
@@ -154,11 +171,13 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   std::vector<std::string> tgt = read_lines_py_slice(tgt_path, &tgt_clip);
   std::vector<std::string> pred = read_lines_py_slice(req.pred, &pred_clip);
   if (tgt.size() != src.size())
-    throw InputError(tgt_path, 0, std::to_string(tgt.size()) + " questions for " + std::to_string(src.size()) +
-                                      " sentences in " + src_path);
+    throw InputError(tgt_path, 0,
+                     std::to_string(tgt.size()) + " questions for " + std::to_string(src.size()) +
+                         " sentences in " + src_path);
   if (pred.size() != src.size())
-    throw InputError(req.pred, 0, std::to_string(pred.size()) + " predictions for " + std::to_string(src.size()) +
-                                      " sentences in " + src_path);
+    throw InputError(req.pred, 0,
+                     std::to_string(pred.size()) + " predictions for " +
+                         std::to_string(src.size()) + " sentences in " + src_path);
   if (q.ernie) {
     // eval_on_unilm_tokenized_ref.py (Python 3 str): WordPiece pieces of the references glued and
     // lower-cased, predictions only stripped and lower-cased.
@@ -168,7 +187,8 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
   } else {
     for (auto& s : src) s = py2_lower(py2_strip(s));
     for (auto& t : tgt) t = py2_strip(t);
-    for (auto& h : pred) h = py2_lower(q.fix == "true" ? unilm_fix_tokenization(py2_strip(h)) : py2_strip(h));
+    for (auto& h : pred)
+      h = py2_lower(q.fix == "true" ? unilm_fix_tokenization(py2_strip(h)) : py2_strip(h));
   }
   QgGroups g = group_qg_by_source(src, tgt, pred);
   auto t1 = Clock::now();
@@ -194,9 +214,11 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
       // The coco wrapper's SCORE line: hypothesis without "|||", double spaces made single.
       std::vector<std::string> mh;
       mh.reserve(g.hyps.size());
-      for (const auto& h : g.hyps) mh.push_back(core::py_replace(core::py_replace(h, "|||", ""), "  ", " "));
+      for (const auto& h : g.hyps)
+        mh.push_back(core::py_replace(core::py_replace(h, "|||", ""), "  ", " "));
       metrics::MetricRun mr = score_task_metric(out, m, mh, g.refs, req);
-      for (const auto& v : mr.objects.front().at("segment_scores")) meteor_seg.push_back(json_number(v));
+      for (const auto& v : mr.objects.front().at("segment_scores"))
+        meteor_seg.push_back(json_number(v));
     } else {
       metrics::MetricRun mr = score_task_metric(out, m, g.hyps, g.refs, req);
       (m.call.metric == "bleu-coco" ? bleu_seg : rouge_seg) = std::move(mr.segments);
@@ -207,12 +229,15 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
                     " distinct source sentences (" + std::to_string(g.repeated_keys) +
                     " with several questions: multiple references, last prediction scored)");
   if (reversed)
-    r.notes.push_back("reversed dev-test split (Zhao et al. 2018): split '" + split + "' read from " + src_path);
+    r.notes.push_back("reversed dev-test split (Zhao et al. 2018): split '" + split +
+                      "' read from " + src_path);
   const std::vector<std::pair<bool, std::string>> clips = {
       {src_clip, src_path}, {tgt_clip, tgt_path}, {pred_clip, req.pred}};
   for (const auto& [clip, path] : clips)
     if (clip)
-      r.notes.push_back(path + ": last line has no newline; eval.py's line[:-1] drops its last character, and so did we");
+      r.notes.push_back(path +
+                        ": last line has no newline; eval.py's line[:-1] drops its last character, "
+                        "and so did we");
   // coco's ROUGE-L is the mean of the sentence scores: its CI and paired test resample them.
   if (!rouge_seg.empty()) {
     std::vector<double>& v = out.mean_decomposable["rougeL"];
@@ -234,16 +259,21 @@ TaskOutput run_squad_qg(const EvalRequest& req, bool reversed) {
 TaskInfo qg_info(bool reversed) {
   TaskInfo i;
   i.name = reversed ? "squad-qg-reversed" : "squad-qg";
-  i.summary = reversed ? "SQuAD QG, reversed dev-test split (Zhao et al. 2018: test = Du's dev files)"
-                       : "SQuAD question generation, Du et al. 2017 split (nqg/UniLM eval.py)";
-  i.data_format = "nqg data/processed folder (src-/tgt-{dev,test}.txt[.gz]), a src-*/tgt-* file, or UniLM qg_data *.pa.tok.txt/*.q.tok.txt";
+  i.summary = reversed
+                  ? "SQuAD QG, reversed dev-test split (Zhao et al. 2018: test = Du's dev files)"
+                  : "SQuAD question generation, Du et al. 2017 split (nqg/UniLM eval.py)";
+  i.data_format =
+      "nqg data/processed folder (src-/tgt-{dev,test}.txt[.gz]), a src-*/tgt-* file, or UniLM "
+      "qg_data *.pa.tok.txt/*.q.tok.txt";
   i.pred_format = "one question per line, aligned with src-/tgt- lines";
-  i.metrics = "bleu1-4 (coco), meteor (1.5 -norm, coco stdio), rougeL (coco); source-keyed references";
+  i.metrics =
+      "bleu1-4 (coco), meteor (1.5 -norm, coco stdio), rougeL (coco); source-keyed references";
   i.default_split = "test";
-  i.options = {{"meteor_data", "METEOR 1.5 resources folder (default $UNIEVAL_METEOR_DATA)"},
-               {"meteor_modules", "METEOR stages (default exact,stem,synonym,paraphrase = -l en)"},
-               {"fix_tokenization", "UniLM fix_tokenization on predictions (default true)"},
-               {"pipeline", "unilm (qg/eval.py, default) or ernie-gen (eval_on_unilm_tokenized_ref.py)"}};
+  i.options = {
+      {"meteor_data", "METEOR 1.5 resources folder (default $UNIEVAL_METEOR_DATA)"},
+      {"meteor_modules", "METEOR stages (default exact,stem,synonym,paraphrase = -l en)"},
+      {"fix_tokenization", "UniLM fix_tokenization on predictions (default true)"},
+      {"pipeline", "unilm (qg/eval.py, default) or ernie-gen (eval_on_unilm_tokenized_ref.py)"}};
   return i;
 }
 
@@ -262,7 +292,8 @@ std::vector<std::string> read_lines_py_slice(const std::string& path, bool* clip
   return lines;
 }
 
-QgGroups group_qg_by_source(const std::vector<std::string>& keys, const std::vector<std::string>& refs,
+QgGroups group_qg_by_source(const std::vector<std::string>& keys,
+                            const std::vector<std::string>& refs,
                             const std::vector<std::string>& hyps) {
   QgGroups g;
   std::unordered_map<std::string, size_t> index;

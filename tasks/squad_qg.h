@@ -78,13 +78,14 @@ std::vector<TaskAdapter> squad_qg_adapters();
 
 // The source-keyed grouping of nqg/UniLM eval.py over already-preprocessed lines.
 struct QgGroups {
-  std::vector<std::string> keys;                 // first-occurrence order
-  std::vector<std::string> hyps;                 // prediction of the key's last line
-  std::vector<std::vector<std::string>> refs;    // references of the key, in line order
-  std::vector<long> last_line;                   // 1-based line of the winning prediction
-  long repeated_keys = 0;                        // keys that occur on more than one line
+  std::vector<std::string> keys;               // first-occurrence order
+  std::vector<std::string> hyps;               // prediction of the key's last line
+  std::vector<std::vector<std::string>> refs;  // references of the key, in line order
+  std::vector<long> last_line;                 // 1-based line of the winning prediction
+  long repeated_keys = 0;                      // keys that occur on more than one line
 };
-QgGroups group_qg_by_source(const std::vector<std::string>& keys, const std::vector<std::string>& refs,
+QgGroups group_qg_by_source(const std::vector<std::string>& keys,
+                            const std::vector<std::string>& refs,
                             const std::vector<std::string>& hyps);
 
 // The lines of a file as Python's `for line in f: line[:-1]` sees them: a final line without a

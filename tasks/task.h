@@ -17,14 +17,14 @@
 // missing predictions) is an InputError naming the file, the line or id, and the problem.
 //
 // The registered tasks (task_registry()) and what they compute:
-//   squad-v1.1, squad-v2      official evaluate-v1.1.py / evaluate-v2.0.py EM and F1 (tasks/squad.h)
-//   dstc7                     DSTC7 task 2 dstc.py: NIST, BLEU, METEOR, entropy, div, length (tasks/dstc7.h)
-//   coqa, coqa-gen            official CoQA evaluate-v1.0 F1/EM (tasks/coqa.h)
-//   glue-*                    GLUE metric of each task (tasks/glue.h)
-//   personachat               ERNIE-GEN/PLATO BLEU-1/2, Distinct-1/2 (tasks/personachat.h)
-//   cnndm, gigaword(-10k)     ROUGE-1.5.5 F1 of R-1/2/L; UniLM cnndm post-processing (tasks/summarization.h)
-//   squad-qg(-reversed)       nqg/UniLM qg/eval.py: coco BLEU-4, METEOR, coco ROUGE-L (tasks/squad_qg.h)
-//   snli, scitail, race(-m/-h), story-cloze   accuracy (tasks/gpt_tasks.h)
+//   squad-v1.1, squad-v2      official evaluate-v1.1.py / evaluate-v2.0.py EM and F1
+//   (tasks/squad.h) dstc7                     DSTC7 task 2 dstc.py: NIST, BLEU, METEOR, entropy,
+//   div, length (tasks/dstc7.h) coqa, coqa-gen            official CoQA evaluate-v1.0 F1/EM
+//   (tasks/coqa.h) glue-*                    GLUE metric of each task (tasks/glue.h) personachat
+//   ERNIE-GEN/PLATO BLEU-1/2, Distinct-1/2 (tasks/personachat.h) cnndm, gigaword(-10k) ROUGE-1.5.5
+//   F1 of R-1/2/L; UniLM cnndm post-processing (tasks/summarization.h) squad-qg(-reversed)
+//   nqg/UniLM qg/eval.py: coco BLEU-4, METEOR, coco ROUGE-L (tasks/squad_qg.h) snli, scitail,
+//   race(-m/-h), story-cloze   accuracy (tasks/gpt_tasks.h)
 // (see task_registry() for the list compiled into this build)
 #include <functional>
 #include <map>
@@ -49,8 +49,8 @@ struct EvalRequest {
   int bootstrap = 0;                           // resamples for percentile-bootstrap CIs (0 = none)
   unsigned long long seed = 12345;             // bootstrap RNG seed
   double ci_level = 0.95;                      // CI coverage
-  std::string paired_pred;                     // a baseline's outputs: paired bootstrap of pred vs it
-  std::string paired_system;                   // the baseline's name ("" = its file name)
+  std::string paired_pred;    // a baseline's outputs: paired bootstrap of pred vs it
+  std::string paired_system;  // the baseline's name ("" = its file name)
 };
 
 struct TaskInfo {
@@ -71,7 +71,8 @@ struct ResampledScores {
   std::map<std::string, size_t> scores;
 };
 
-// What an adapter returns: scores and signatures; pipelines::evaluate() adds provenance and timings.
+// What an adapter returns: scores and signatures; pipelines::evaluate() adds provenance and
+// timings.
 struct TaskOutput {
   results::RunResult result;  // task/metrics/scores/examples/per_example/notes filled
   // Per-example values of scores that are plain means over examples (SQuAD EM/F1, accuracy):
@@ -93,23 +94,29 @@ struct TaskOutput {
 // One metric of a task's official set, as data (tasks/metric_set.h scores it).
 struct ScoreField {
   ScoreField(std::string n, std::string p, std::string u, std::string r = "", std::string c = "")
-      : name(std::move(n)), pointer(std::move(p)), unit(std::move(u)), resample(std::move(r)), ci(std::move(c)) {}
-  std::string name;      // score key in the result ("bleu4")
-  std::string pointer;   // JSON pointer into the metric's object ("/Bleu_4")
-  std::string unit;      // results::Score::unit ("fraction", "raw", "nats", "tokens", "percent")
-  std::string resample;  // value name of the metric's resampling whose CI the score takes ("" = none)
-  std::string ci;        // JSON pointer to the metric's own [low, high] of the score ("" = none)
+      : name(std::move(n)),
+        pointer(std::move(p)),
+        unit(std::move(u)),
+        resample(std::move(r)),
+        ci(std::move(c)) {}
+  std::string name;     // score key in the result ("bleu4")
+  std::string pointer;  // JSON pointer into the metric's object ("/Bleu_4")
+  std::string unit;     // results::Score::unit ("fraction", "raw", "nats", "tokens", "percent")
+  std::string
+      resample;    // value name of the metric's resampling whose CI the score takes ("" = none)
+  std::string ci;  // JSON pointer to the metric's own [low, high] of the score ("" = none)
 };
 
 struct TaskMetric {
   std::string id;                  // results::MetricSignature::id ("bleu-coco", "mteval")
   metrics::MetricCall call;        // registry metric and option values
   std::vector<ScoreField> scores;  // in the task's official order
-  std::string signature;           // the recorded signature; "" = the metric's own "signature" field
-  std::string signature_suffix;    // appended (the task's preprocessing, "|tok:dstc7-clean_str")
+  std::string signature;         // the recorded signature; "" = the metric's own "signature" field
+  std::string signature_suffix;  // appended (the task's preprocessing, "|tok:dstc7-clean_str")
   nlohmann::ordered_json options = nlohmann::ordered_json::object();  // MetricSignature::options
-  metrics::ResourceHints hints;    // the task's spelling of resource flags (skip filled in)
-  results::ConfidenceInterval ci;  // method, level, resamples of the metric's own CIs (ScoreField::ci)
+  metrics::ResourceHints hints;  // the task's spelling of resource flags (skip filled in)
+  results::ConfidenceInterval
+      ci;  // method, level, resamples of the metric's own CIs (ScoreField::ci)
 };
 
 struct TaskAdapter {

@@ -1,14 +1,15 @@
 // Follows UniLM (MIT) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "tasks/unilm_text.h"
 
-#include "core/py_string.h"
-#include "core/utf8.h"
-#include "metrics/text/py_lower.h"
+#include <unicode/uchar.h>
 
 #include <algorithm>
 #include <cstring>
 #include <set>
-#include <unicode/uchar.h>
+
+#include "core/py_string.h"
+#include "core/utf8.h"
+#include "metrics/text/py_lower.h"
 
 namespace unieval::tasks {
 
@@ -17,11 +18,17 @@ namespace {
 // Python's string.punctuation.
 constexpr const char* kPunctuation = "!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~";
 
-bool py2_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+bool py2_space(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
 bool ascii_digit(char c) { return c >= '0' && c <= '9'; }
 // Python `s in string.punctuation` for a str s: a substring test ("" is in every string).
-bool in_punctuation(const std::string& s) { return std::string(kPunctuation).find(s) != std::string::npos; }
-bool first_is_punctuation(const std::string& s) { return !s.empty() && std::strchr(kPunctuation, s[0]) && s[0] != '\0'; }
+bool in_punctuation(const std::string& s) {
+  return std::string(kPunctuation).find(s) != std::string::npos;
+}
+bool first_is_punctuation(const std::string& s) {
+  return !s.empty() && std::strchr(kPunctuation, s[0]) && s[0] != '\0';
+}
 // Python 2 str.isdigit(): non-empty, all ASCII digits.
 bool all_digits(const std::string& s) {
   if (s.empty()) return false;
@@ -40,10 +47,11 @@ bool one_upper_letter(const std::string& s) { return s.size() == 1 && s[0] >= 'A
 
 const char* mapped_token(const std::string& t, UnilmFlavour f) {
   static const std::pair<const char*, const char*> kQgMap[] = {
-      {"(", "-lrb-"}, {")", "-rrb-"}, {"[", "-lsb-"}, {"]", "-rsb-"}, {"{", "-lcb-"},
-      {"}", "-rcb-"}, {"[UNK]", "UNK"}, {"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}};
-  static const std::pair<const char*, const char*> kCnndmMap[] = {
-      {"(", "-LRB-"}, {")", "-RRB-"}, {"[", "-LSB-"}, {"]", "-RSB-"}, {"{", "-LCB-"}, {"}", "-RCB-"}};
+      {"(", "-lrb-"}, {")", "-rrb-"},   {"[", "-lsb-"}, {"]", "-rsb-"}, {"{", "-lcb-"},
+      {"}", "-rcb-"}, {"[UNK]", "UNK"}, {"&", "&amp;"}, {"<", "&lt;"},  {">", "&gt;"}};
+  static const std::pair<const char*, const char*> kCnndmMap[] = {{"(", "-LRB-"}, {")", "-RRB-"},
+                                                                  {"[", "-LSB-"}, {"]", "-RSB-"},
+                                                                  {"{", "-LCB-"}, {"}", "-RCB-"}};
   if (f == UnilmFlavour::kQg) {
     for (const auto& [from, to] : kQgMap)
       if (t == from) return to;
@@ -57,7 +65,8 @@ const char* mapped_token(const std::string& t, UnilmFlavour f) {
 // UTF-8 -> code points (input is UTF-8 checked on read).
 std::vector<UChar32> code_points(const std::string& s) {
   std::vector<UChar32> out;
-  for (size_t i = 0; i < s.size();) out.push_back(static_cast<UChar32>(core::next_code_point(s, i)));
+  for (size_t i = 0; i < s.size();)
+    out.push_back(static_cast<UChar32>(core::next_code_point(s, i)));
   return out;
 }
 
@@ -128,7 +137,8 @@ std::string py3_strip(const std::string& s) { return std::string(core::py_strip(
 
 std::string unilm_fix_tokenization(const std::string& text, UnilmFlavour flavour) {
   const CharClasses cc{flavour};
-  const std::vector<std::string> in = flavour == UnilmFlavour::kQg ? py2_split(text) : py3_split(text);
+  const std::vector<std::string> in =
+      flavour == UnilmFlavour::kQg ? py2_split(text) : py3_split(text);
   const size_t n = in.size();
   std::vector<std::string> out;
   bool open_double = false, open_single = false, prev_dash = false;
@@ -143,12 +153,13 @@ std::string unilm_fix_tokenization(const std::string& text, UnilmFlavour flavour
       out.push_back(open_double ? "''" : "``");
       open_double = !open_double;
       i += 1;
-    } else if (tok == "'" && !out.empty() && !out.back().empty() && out.back().back() == 'n' && i + 1 < n &&
-               in[i + 1] == "t") {
+    } else if (tok == "'" && !out.empty() && !out.back().empty() && out.back().back() == 'n' &&
+               i + 1 < n && in[i + 1] == "t") {
       out.back().pop_back();
       out.push_back("n't");
       i += 2;
-    } else if (tok == "'" && i + 1 < n && (in[i + 1] == "s" || in[i + 1] == "d" || in[i + 1] == "ll")) {
+    } else if (tok == "'" && i + 1 < n &&
+               (in[i + 1] == "s" || in[i + 1] == "d" || in[i + 1] == "ll")) {
       out.push_back("'" + in[i + 1]);
       i += 2;
     } else if (tok == "'") {
@@ -162,7 +173,8 @@ std::string unilm_fix_tokenization(const std::string& text, UnilmFlavour flavour
                cc.digits_or_commas(in[i + 1])) {
       out.back() += "," + in[i + 1];
       i += 2;
-    } else if (tok == "." && !out.empty() && cc.all_digits(out.back()) && i + 1 < n && cc.all_digits(in[i + 1])) {
+    } else if (tok == "." && !out.empty() && cc.all_digits(out.back()) && i + 1 < n &&
+               cc.all_digits(in[i + 1])) {
       out.back() += "." + in[i + 1];
       i += 2;
     } else if (tok == "." && !out.empty() && cc.one_upper_letter(out.back()) && i + 2 < n &&
@@ -205,7 +217,8 @@ std::string unilm_fix_tokenization(const std::string& text, UnilmFlavour flavour
   return joined;
 }
 
-std::vector<std::string> unilm_cnndm_postprocess(const std::string& line, const UnilmCnndmOptions& opts) {
+std::vector<std::string> unilm_cnndm_postprocess(const std::string& line,
+                                                 const UnilmCnndmOptions& opts) {
   // Python str.split("[X_SEP]") on the stripped line.
   const std::string text = py3_strip(line);
   const std::string sep = "[X_SEP]";
@@ -214,7 +227,8 @@ std::vector<std::string> unilm_cnndm_postprocess(const std::string& line, const 
   while (true) {
     size_t hit = text.find(sep, pos);
     std::string sentence = unilm_fix_tokenization(
-        text.substr(pos, hit == std::string::npos ? std::string::npos : hit - pos), UnilmFlavour::kCnndm);
+        text.substr(pos, hit == std::string::npos ? std::string::npos : hit - pos),
+        UnilmFlavour::kCnndm);
     if (py3_split(sentence).size() > 4) buf.push_back(std::move(sentence));
     if (hit == std::string::npos) break;
     pos = hit + sep.size();

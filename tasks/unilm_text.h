@@ -59,14 +59,16 @@ namespace unieval::tasks {
 
 enum class UnilmFlavour { kQg, kCnndm };
 
-std::string unilm_fix_tokenization(const std::string& text, UnilmFlavour flavour = UnilmFlavour::kQg);
+std::string unilm_fix_tokenization(const std::string& text,
+                                   UnilmFlavour flavour = UnilmFlavour::kQg);
 
 struct UnilmCnndmOptions {
   int trunc_len = 60;           // --trunc_len (UniLM default 60; ERNIE-GEN passes 100); 0 = none
   double duplicate_rate = 0.7;  // --duplicate_rate; 0 or >= 1 = no de-duplication
 };
 // A decoded line -> the summary sentences that eval.py scores.
-std::vector<std::string> unilm_cnndm_postprocess(const std::string& line, const UnilmCnndmOptions& opts = {});
+std::vector<std::string> unilm_cnndm_postprocess(const std::string& line,
+                                                 const UnilmCnndmOptions& opts = {});
 // A gold line -> its sentences (" <S_SEP> " separated; the line stripped first).
 std::vector<std::string> unilm_cnndm_gold(const std::string& line);
 // Python 3 str.split() (Unicode whitespace), str.strip() and str.lower() (full Unicode case

@@ -24,10 +24,11 @@ inline std::filesystem::path shared_dir() {
 }
 
 // Skips the current test (with a message) when a shared resource is absent.
-#define UNIEVAL_REQUIRE_SHARED(relpath)                                                  \
-  do {                                                                                    \
-    if (!std::filesystem::exists(::unieval::testing::shared_dir() / (relpath)))           \
-      GTEST_SKIP() << "shared resource absent: " << (::unieval::testing::shared_dir() / (relpath)); \
+#define UNIEVAL_REQUIRE_SHARED(relpath)                                         \
+  do {                                                                          \
+    if (!std::filesystem::exists(::unieval::testing::shared_dir() / (relpath))) \
+      GTEST_SKIP() << "shared resource absent: "                                \
+                   << (::unieval::testing::shared_dir() / (relpath));           \
   } while (0)
 
 // Every JSON object of a .jsonl file.
@@ -104,18 +105,20 @@ inline CliResult run_cli(const std::string& args) {
 inline std::string shq(const std::string& s) {
   std::string out = "'";
   for (char c : s) {
-    if (c == '\'') out += "'\\''";
-    else out += c;
+    if (c == '\'')
+      out += "'\\''";
+    else
+      out += c;
   }
   return out + "'";
 }
 
 // `finetune --task TASK --model-config CONFIG --data DATA --out RUN FLAGS` (paths shell-quoted).
 inline std::string finetune_args(const std::string& task, const std::filesystem::path& config,
-                                 const std::filesystem::path& data, const std::filesystem::path& run,
-                                 const std::string& flags) {
-  return "finetune --task " + task + " --model-config " + shq(config.string()) + " --data " + shq(data.string()) +
-         " --out " + shq(run.string()) + " " + flags;
+                                 const std::filesystem::path& data,
+                                 const std::filesystem::path& run, const std::string& flags) {
+  return "finetune --task " + task + " --model-config " + shq(config.string()) + " --data " +
+         shq(data.string()) + " --out " + shq(run.string()) + " " + flags;
 }
 
 // 1-3 random edits of text (a byte deleted, or one of `alphabet` inserted or written over a
@@ -126,9 +129,14 @@ inline std::string mutate(std::string text, std::mt19937& rng, const std::string
     size_t at = rng() % text.size();
     char c = alphabet[rng() % alphabet.size()];
     switch (rng() % 3) {
-      case 0: text.erase(at, 1); break;
-      case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c); break;
-      default: text[at] = c;
+      case 0:
+        text.erase(at, 1);
+        break;
+      case 1:
+        text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), c);
+        break;
+      default:
+        text[at] = c;
     }
   }
   return text;
@@ -143,8 +151,9 @@ struct TextCorpus {
 };
 inline TextCorpus random_text_corpus(int n, uint32_t seed, const std::string& missing_marker = "") {
   std::mt19937 rng(seed);
-  const std::vector<std::string> words = {"the", "The", "cat", "sat,", "on", "mat.", "d\u00e9j\u00e0", "(x)",
-                                          "1,000", "don't", "\u4e2d\u6587", "-", "a", "an"};
+  const std::vector<std::string> words = {
+      "the", "The",   "cat",   "sat,",         "on", "mat.", "d\u00e9j\u00e0",
+      "(x)", "1,000", "don't", "\u4e2d\u6587", "-",  "a",    "an"};
   auto line = [&] {
     std::string s;
     for (int k = 0, len = 1 + static_cast<int>(rng() % 14); k < len; ++k)

@@ -36,7 +36,6 @@ void print_json(const nlohmann::ordered_json& j) {
 
 void warn(const std::string& message) { std::cerr << "unieval: warning: " << message << "\n"; }
 
-
 int run_command(const std::string& name, int (*run)(const Args&), const Args& args) {
   try {
     return run(args);

@@ -13,28 +13,31 @@ namespace unieval::cli {
 
 int cmd_compare(const Args& args) {
   po::options_description desc("unieval compare options");
-  desc.add_options()
-      ("files", po::value<std::vector<std::string>>()->composing(), "BASELINE.json CURRENT.json")
-      ("tolerance", po::value<std::vector<std::string>>()->composing(),
-       "SCORE=VALUE: allowed worsening of a score in its own unit (repeatable; SCORE '*' = all "
-       "others). Default 0: any worsening is a regression.")
-      ("tolerances", po::value<std::string>(),
-       "FILE.json: per-score tolerances {\"f1\": 0.1, \"*\": 0.05} (--tolerance entries win). A "
-       "\"tolerances\" object inside BASELINE.json is used too.")
-      ("by-ci", po::bool_switch(),
-       "Judge a drop by the bootstrap interval: a current value inside the baseline's confidence "
-       "interval (or the baseline inside the current's) is not a regression.")
-      ("format", po::value<std::string>()->default_value("md"), "Diff table format: md | latex | html | csv")
-      ("json", po::bool_switch(), "Print the comparison as one JSON object instead of a table.");
+  desc.add_options()("files", po::value<std::vector<std::string>>()->composing(),
+                     "BASELINE.json CURRENT.json")(
+      "tolerance", po::value<std::vector<std::string>>()->composing(),
+      "SCORE=VALUE: allowed worsening of a score in its own unit (repeatable; SCORE '*' = all "
+      "others). Default 0: any worsening is a regression.")(
+      "tolerances", po::value<std::string>(),
+      "FILE.json: per-score tolerances {\"f1\": 0.1, \"*\": 0.05} (--tolerance entries win). A "
+      "\"tolerances\" object inside BASELINE.json is used too.")(
+      "by-ci", po::bool_switch(),
+      "Judge a drop by the bootstrap interval: a current value inside the baseline's confidence "
+      "interval (or the baseline inside the current's) is not a regression.")(
+      "format", po::value<std::string>()->default_value("md"),
+      "Diff table format: md | latex | html | csv")(
+      "json", po::bool_switch(), "Print the comparison as one JSON object instead of a table.");
   po::positional_options_description pos;
   pos.add("files", -1);
-  auto vm = parse(args, desc,
-                  "usage: unieval compare BASELINE.json CURRENT.json [--tolerance SCORE=VALUE ...] [--tolerances FILE] [--by-ci]\n"
-                  "Exit 0: no regression; 1: a score worse than the baseline beyond its tolerance (or "
-                  "missing); 2: not comparable (task, split, example count, data sha256 of the file or "
-                  "folder, or metric ids/signatures differ; or a result records no data sha256), with the "
-                  "reason on stderr, or bad input.",
-                  &pos);
+  auto vm = parse(
+      args, desc,
+      "usage: unieval compare BASELINE.json CURRENT.json [--tolerance SCORE=VALUE ...] "
+      "[--tolerances FILE] [--by-ci]\n"
+      "Exit 0: no regression; 1: a score worse than the baseline beyond its tolerance (or "
+      "missing); 2: not comparable (task, split, example count, data sha256 of the file or "
+      "folder, or metric ids/signatures differ; or a result records no data sha256), with the "
+      "reason on stderr, or bad input.",
+      &pos);
   std::vector<std::string> files;
   if (vm.count("files")) files = vm["files"].as<std::vector<std::string>>();
   if (files.size() != 2) throw InputError("expected exactly two files: BASELINE.json CURRENT.json");
@@ -55,7 +58,8 @@ int cmd_compare(const Args& args) {
     nlohmann::json j;
     try {
       j = nlohmann::json::parse(core::read_file(path));
-    } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number that overflows
+    } catch (const nlohmann::json::exception&
+                 e) {  // parse_error, and out_of_range for a number that overflows
       throw InputError(path, 0, std::string("malformed JSON: ") + e.what());
     }
     for (const auto& [k, v] : results::parse_tolerances(j, path)) opts.tolerance.emplace(k, v);
@@ -74,10 +78,17 @@ int cmd_compare(const Args& args) {
     j["regression"] = c.regression;
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const auto& r : c.rows) {
-      auto num = [](double v) { return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v); };
-      rows.push_back({{"score", r.name}, {"baseline", num(r.baseline)}, {"current", num(r.current)},
-                      {"diff", num(r.diff)}, {"tolerance", r.tolerance}, {"tolerance_from", r.tolerance_from},
-                      {"interval", r.interval}, {"status", results::to_string(r.status)}});
+      auto num = [](double v) {
+        return std::isnan(v) ? nlohmann::ordered_json() : nlohmann::ordered_json(v);
+      };
+      rows.push_back({{"score", r.name},
+                      {"baseline", num(r.baseline)},
+                      {"current", num(r.current)},
+                      {"diff", num(r.diff)},
+                      {"tolerance", r.tolerance},
+                      {"tolerance_from", r.tolerance_from},
+                      {"interval", r.interval},
+                      {"status", results::to_string(r.status)}});
     }
     j["rows"] = rows;
     print_json(j);

@@ -6,9 +6,9 @@
 
 #include "apps/unieval/commands.h"
 #include "core/error.h"
+#include "pipelines/evaluate.h"
 #include "results/report.h"
 #include "results/run_result.h"
-#include "pipelines/evaluate.h"
 #include "tasks/diagnostics.h"
 #include "tasks/task.h"
 
@@ -21,7 +21,8 @@ std::string task_list() {
   os << "Tasks:\n";
   for (const auto& t : tasks::task_registry()) {
     const auto& i = t.info;
-    os << "  " << i.name << std::string(i.name.size() < 18 ? 18 - i.name.size() : 1, ' ') << i.summary << "\n"
+    os << "  " << i.name << std::string(i.name.size() < 18 ? 18 - i.name.size() : 1, ' ')
+       << i.summary << "\n"
        << "      data: " << i.data_format << "\n"
        << "      pred: " << i.pred_format << "\n"
        << "      metrics: " << i.metrics << "\n";
@@ -41,40 +42,55 @@ std::string task_list() {
 
 int cmd_eval(const Args& args) {
   po::options_description desc("unieval eval options");
-  desc.add_options()
-      ("task", po::value<std::string>(), "Task key (list below).")
-      ("data", po::value<std::string>(), "Dataset in its original distribution format (file or folder).")
-      ("pred", po::value<std::string>(), "System output file.")
-      ("split", po::value<std::string>()->default_value(""), "Split name recorded in the result (default: the task's).")
-      ("system", po::value<std::string>()->default_value(""), "System name (default: the prediction file's name).")
-      ("option", po::value<std::vector<std::string>>()->composing(), "Task option KEY=VALUE (repeatable; per task below).")
-      ("skip-metric", po::value<std::vector<std::string>>()->composing(),
-       "Leave metric NAME of the task's set out (repeatable; e.g. meteor when its resources are absent). "
-       "A metric whose resources are missing is otherwise an error naming what to set; a skipped one "
-       "is recorded in the result's notes.")
-      ("json", po::bool_switch(), "Print the result as JSON (schema results/schema/run_result.v1.schema.json).")
-      ("out", po::value<std::string>()->default_value(""), "Also write the result JSON here (atomically).")
-      ("per-example", po::bool_switch(), "Keep per-example scores in the result.")
-      ("bootstrap", po::value<int>()->default_value(0),
-       "Percentile-bootstrap CIs with N resamples (0 = none): mean scores (EM, F1, accuracy) and corpus "
-       "scores of decomposable metrics (squad-qg coco BLEU-1..4, METEOR, ROUGE-L).")
-      ("seed", po::value<unsigned long long>()->default_value(12345), "Bootstrap seed.")
-      ("ci-level", po::value<double>()->default_value(0.95), "CI coverage.")
-      ("paired-pred", po::value<std::string>()->default_value(""),
-       "A baseline's output file for the same data: paired bootstrap test (needs --bootstrap N) of every "
-       "score with a CI, --pred against it, on the same resamples; p-values in the result's paired_bootstrap.")
-      ("paired-system", po::value<std::string>()->default_value(""), "The baseline's name (default: its file name).")
-      ("list", po::bool_switch(), "List the tasks and exit.");
+  desc.add_options()("task", po::value<std::string>(), "Task key (list below).")(
+      "data", po::value<std::string>(),
+      "Dataset in its original distribution format (file or folder).")(
+      "pred", po::value<std::string>(), "System output file.")(
+      "split", po::value<std::string>()->default_value(""),
+      "Split name recorded in the result (default: the task's).")(
+      "system", po::value<std::string>()->default_value(""),
+      "System name (default: the prediction file's name).")(
+      "option", po::value<std::vector<std::string>>()->composing(),
+      "Task option KEY=VALUE (repeatable; per task below).")(
+      "skip-metric", po::value<std::vector<std::string>>()->composing(),
+      "Leave metric NAME of the task's set out (repeatable; e.g. meteor when its resources are "
+      "absent). "
+      "A metric whose resources are missing is otherwise an error naming what to set; a skipped "
+      "one "
+      "is recorded in the result's notes.")(
+      "json", po::bool_switch(),
+      "Print the result as JSON (schema results/schema/run_result.v1.schema.json).")(
+      "out", po::value<std::string>()->default_value(""),
+      "Also write the result JSON here (atomically).")("per-example", po::bool_switch(),
+                                                       "Keep per-example scores in the result.")(
+      "bootstrap", po::value<int>()->default_value(0),
+      "Percentile-bootstrap CIs with N resamples (0 = none): mean scores (EM, F1, accuracy) and "
+      "corpus "
+      "scores of decomposable metrics (squad-qg coco BLEU-1..4, METEOR, ROUGE-L).")(
+      "seed", po::value<unsigned long long>()->default_value(12345), "Bootstrap seed.")(
+      "ci-level", po::value<double>()->default_value(0.95), "CI coverage.")(
+      "paired-pred", po::value<std::string>()->default_value(""),
+      "A baseline's output file for the same data: paired bootstrap test (needs --bootstrap N) of "
+      "every "
+      "score with a CI, --pred against it, on the same resamples; p-values in the result's "
+      "paired_bootstrap.")("paired-system", po::value<std::string>()->default_value(""),
+                           "The baseline's name (default: its file name).")(
+      "list", po::bool_switch(), "List the tasks and exit.");
   bool help = false;
   for (const auto& a : args) help |= (a == "--help" || a == "-h");
   const std::string usage =
-      "usage: unieval eval --task T --data PATH --pred FILE [--json] [--out RESULT.json] [--option KEY=VALUE ...]";
+      "usage: unieval eval --task T --data PATH --pred FILE [--json] [--out RESULT.json] [--option "
+      "KEY=VALUE ...]";
   if (help) {
     std::cout << usage << "\n\n"
-              << "Generation tasks (squad-qg, cnndm, gigaword, coqa-gen, dstc7, personachat) also get the result's\n"
-                 "\"diagnostics\" of the hypotheses as scored (empty, repeated words, distinct, most common, words per\n"
-                 "hypothesis and reference, length ratio); abnormal values are notes and \"warning: ...\" on stderr.\n\n"
-              << desc << "\n" << task_list();
+              << "Generation tasks (squad-qg, cnndm, gigaword, coqa-gen, dstc7, personachat) also "
+                 "get the result's\n"
+                 "\"diagnostics\" of the hypotheses as scored (empty, repeated words, distinct, "
+                 "most common, words per\n"
+                 "hypothesis and reference, length ratio); abnormal values are notes and "
+                 "\"warning: ...\" on stderr.\n\n"
+              << desc << "\n"
+              << task_list();
     return kExitOk;
   }
   auto vm = parse(args, desc, usage);
@@ -82,7 +98,8 @@ int cmd_eval(const Args& args) {
     std::cout << task_list();
     return kExitOk;
   }
-  if (!vm.count("task")) throw InputError("--task T is required (unieval eval --list shows the tasks)");
+  if (!vm.count("task"))
+    throw InputError("--task T is required (unieval eval --list shows the tasks)");
   tasks::EvalRequest req;
   req.task = vm["task"].as<std::string>();
   if (vm.count("data")) req.data = vm["data"].as<std::string>();
@@ -92,7 +109,8 @@ int cmd_eval(const Args& args) {
   if (vm.count("option")) {
     for (const auto& kv : vm["option"].as<std::vector<std::string>>()) {
       auto eq = kv.find('=');
-      if (eq == std::string::npos || eq == 0) throw InputError("--option '" + kv + "': expected KEY=VALUE");
+      if (eq == std::string::npos || eq == 0)
+        throw InputError("--option '" + kv + "': expected KEY=VALUE");
       req.options[kv.substr(0, eq)] = kv.substr(eq + 1);
     }
   }
@@ -107,11 +125,13 @@ int cmd_eval(const Args& args) {
   std::string out = vm["out"].as<std::string>();
   if (!out.empty()) results::write_run_result(out, r);
   for (const auto& w : pipelines::result_warnings(r)) std::cerr << "warning: " << w << "\n";
-  if (vm["json"].as<bool>()) print_json(results::to_json(r));
+  if (vm["json"].as<bool>())
+    print_json(results::to_json(r));
   else {
     std::cout << results::render_summary(r);
     if (r.extra.contains("diagnostics"))
-      std::cout << tasks::render_diagnostics(tasks::diagnostics_from_json(nlohmann::json::parse(r.extra["diagnostics"].dump())));
+      std::cout << tasks::render_diagnostics(
+          tasks::diagnostics_from_json(nlohmann::json::parse(r.extra["diagnostics"].dump())));
     if (r.extra.contains("paired_bootstrap")) {
       const auto& p = r.extra["paired_bootstrap"];
       std::cout << "paired bootstrap against " << p["baseline"].get<std::string>() << " ("
@@ -119,8 +139,9 @@ int cmd_eval(const Args& args) {
       for (const auto& t : p["scores"]) {
         char buf[256];
         std::snprintf(buf, sizeof buf, "  %-12s %.4f vs %.4f  delta %+.4f  p = %.4f\n",
-                      t["score"].get<std::string>().c_str(), t["system"].get<double>(), t["baseline"].get<double>(),
-                      t["delta"].get<double>(), t["p_value"].get<double>());
+                      t["score"].get<std::string>().c_str(), t["system"].get<double>(),
+                      t["baseline"].get<double>(), t["delta"].get<double>(),
+                      t["p_value"].get<double>());
         std::cout << buf;
       }
     }

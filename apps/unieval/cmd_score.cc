@@ -29,12 +29,24 @@ void add_spec(po::options_description& d, const m::OptionSpec& s) {
   if (s.short_name) name += std::string(",") + s.short_name;
   const char* help = s.help.c_str();
   switch (s.type) {
-    case m::OptionType::kFlag: d.add_options()(name.c_str(), po::bool_switch(), help); break;
-    case m::OptionType::kInt: add_typed<int>(d, name, s); break;
-    case m::OptionType::kLong: add_typed<long>(d, name, s); break;
-    case m::OptionType::kUInt64: add_typed<unsigned long long>(d, name, s); break;
-    case m::OptionType::kDouble: add_typed<double>(d, name, s); break;
-    case m::OptionType::kString: add_typed<std::string>(d, name, s); break;
+    case m::OptionType::kFlag:
+      d.add_options()(name.c_str(), po::bool_switch(), help);
+      break;
+    case m::OptionType::kInt:
+      add_typed<int>(d, name, s);
+      break;
+    case m::OptionType::kLong:
+      add_typed<long>(d, name, s);
+      break;
+    case m::OptionType::kUInt64:
+      add_typed<unsigned long long>(d, name, s);
+      break;
+    case m::OptionType::kDouble:
+      add_typed<double>(d, name, s);
+      break;
+    case m::OptionType::kString:
+      add_typed<std::string>(d, name, s);
+      break;
     case m::OptionType::kStringList:
       d.add_options()(name.c_str(), po::value<std::vector<std::string>>()->composing(), help);
       break;
@@ -46,18 +58,33 @@ void add_specs(po::options_description& d, const std::vector<m::OptionSpec>& spe
 }
 
 // The parsed values of the given specs, typed as declared.
-void collect(const po::variables_map& vm, const std::vector<m::OptionSpec>& specs, m::OptionValues& out) {
+void collect(const po::variables_map& vm, const std::vector<m::OptionSpec>& specs,
+             m::OptionValues& out) {
   for (const auto& s : specs) {
     if (!vm.count(s.name)) continue;
     const auto& v = vm[s.name];
     switch (s.type) {
-      case m::OptionType::kFlag: out.set(s.name, v.as<bool>(), v.defaulted()); break;
-      case m::OptionType::kInt: out.set(s.name, v.as<int>(), v.defaulted()); break;
-      case m::OptionType::kLong: out.set(s.name, v.as<long>(), v.defaulted()); break;
-      case m::OptionType::kUInt64: out.set(s.name, v.as<unsigned long long>(), v.defaulted()); break;
-      case m::OptionType::kDouble: out.set(s.name, v.as<double>(), v.defaulted()); break;
-      case m::OptionType::kString: out.set(s.name, v.as<std::string>(), v.defaulted()); break;
-      case m::OptionType::kStringList: out.set(s.name, v.as<std::vector<std::string>>(), v.defaulted()); break;
+      case m::OptionType::kFlag:
+        out.set(s.name, v.as<bool>(), v.defaulted());
+        break;
+      case m::OptionType::kInt:
+        out.set(s.name, v.as<int>(), v.defaulted());
+        break;
+      case m::OptionType::kLong:
+        out.set(s.name, v.as<long>(), v.defaulted());
+        break;
+      case m::OptionType::kUInt64:
+        out.set(s.name, v.as<unsigned long long>(), v.defaulted());
+        break;
+      case m::OptionType::kDouble:
+        out.set(s.name, v.as<double>(), v.defaulted());
+        break;
+      case m::OptionType::kString:
+        out.set(s.name, v.as<std::string>(), v.defaulted());
+        break;
+      case m::OptionType::kStringList:
+        out.set(s.name, v.as<std::vector<std::string>>(), v.defaulted());
+        break;
     }
   }
 }
@@ -80,9 +107,11 @@ std::string find_metric_arg(const Args& args) {
 
 void print_help(const m::MetricSpec* only) {
   const m::MetricRegistry& reg = m::metric_registry();
-  std::cout << "usage: unieval score --metric NAME --hyp FILE --ref FILE [--ref FILE ...] [options] [--json]\n"
-               "       (squad/coqa/glue take --data/--pred or --gold/--pred instead of --hyp/--ref)\n\n"
-            << common_options() << "\nMetrics:\n";
+  std::cout
+      << "usage: unieval score --metric NAME --hyp FILE --ref FILE [--ref FILE ...] [options] "
+         "[--json]\n"
+         "       (squad/coqa/glue take --data/--pred or --gold/--pred instead of --hyp/--ref)\n\n"
+      << common_options() << "\nMetrics:\n";
   for (const auto& m : reg) {
     std::cout << "  " << m.name << std::string(m.name.size() < 14 ? 14 - m.name.size() : 1, ' ')
               << m.summary << "\n";
@@ -97,7 +126,8 @@ void print_help(const m::MetricSpec* only) {
     add_specs(d, m.options);
     if (!d.options().empty()) std::cout << "\n" << d;
   }
-  std::cout << "\nExit codes: 0 ok, 1 check failed (not used by score), 2 bad input (the message names the file\n"
+  std::cout << "\nExit codes: 0 ok, 1 check failed (not used by score), 2 bad input (the message "
+               "names the file\n"
                "and line), 3 internal error.\n";
 }
 

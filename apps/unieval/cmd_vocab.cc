@@ -23,15 +23,18 @@ const char* kUsage =
     "usage: unieval vocab --base VOCAB.txt --corpus FILE [FILE ...] --size N --out OUT.txt\n"
     "                     [--lowercase|--no-lowercase] [--threads N] [--json]\n"
     "\n"
-    "Builds an N-entry WordPiece vocabulary for a model trained from scratch, as a frequency-chosen\n"
+    "Builds an N-entry WordPiece vocabulary for a model trained from scratch, as a "
+    "frequency-chosen\n"
     "subset of the base vocabulary: every corpus line (one text per line, plain or gzip) is\n"
-    "tokenised with the base vocabulary's BERT WordPiece tokenizer (the one the models use) and the\n"
+    "tokenised with the base vocabulary's BERT WordPiece tokenizer (the one the models use) and "
+    "the\n"
     "pieces counted. Kept: the special tokens [PAD] [UNK] [CLS] [SEP] [MASK] (and any other\n"
     "[BRACKETED] base entry the tokenised corpus holds, not the [unusedN] placeholders), every\n"
     "single-character entry (\"c\" and \"##c\"), then the most frequent other pieces (ties: lower\n"
     "base id first) up to N. OUT lists them in the base's order (written atomically).\n"
     "The corpus is then tokenised with OUT to report what the choice costs: pieces per word with\n"
-    "the base and with OUT, [UNK] with both (growth = the difference; its rate per 1,000 pieces of\n"
+    "the base and with OUT, [UNK] with both (growth = the difference; its rate per 1,000 pieces "
+    "of\n"
     "the new tokenisation), coverage (share of the base tokenisation's pieces that are in OUT).\n"
     "The report goes to stderr, or with --json as one JSON object, the last line of stdout.\n"
     "Case: --lowercase / --no-lowercase; without either, as `unieval tokenize`: lower-casing\n"
@@ -40,7 +43,8 @@ const char* kUsage =
     "an unwritable OUT) exits 2 and writes nothing.\n"
     "\n"
     "example: unieval vocab --base ../shared/data/vocab/bert-uncased-vocab.txt \\\n"
-    "           --corpus ../shared/data/squad_qg/src-train.txt.gz ../shared/data/squad_qg/tgt-train.txt.gz \\\n"
+    "           --corpus ../shared/data/squad_qg/src-train.txt.gz "
+    "../shared/data/squad_qg/tgt-train.txt.gz \\\n"
     "           --size 8000 --out vocab-8k.txt";
 
 // Fails early (before the corpus is read) when OUT cannot be written.
@@ -50,8 +54,10 @@ void check_writable(const std::string& out) {
   const fs::path p(out);
   if (fs::is_directory(p)) throw InputError(out, 0, "is a directory, not a file to write");
   const fs::path dir = p.parent_path().empty() ? fs::path(".") : p.parent_path();
-  if (!fs::is_directory(dir)) throw InputError(out, 0, "cannot write: no directory " + dir.string());
-  if (::access(dir.c_str(), W_OK) != 0) throw InputError(out, 0, "cannot write: directory " + dir.string() + " is not writable");
+  if (!fs::is_directory(dir))
+    throw InputError(out, 0, "cannot write: no directory " + dir.string());
+  if (::access(dir.c_str(), W_OK) != 0)
+    throw InputError(out, 0, "cannot write: directory " + dir.string() + " is not writable");
 }
 
 std::string fixed(double v, int digits) {
@@ -64,16 +70,19 @@ std::string fixed(double v, int digits) {
 
 int cmd_vocab(const Args& args) {
   po::options_description desc("vocab options");
-  desc.add_options()
-      ("base", po::value<std::string>(), "the base WordPiece vocab.txt (one token per line) to choose from")
-      ("corpus", po::value<std::vector<std::string>>()->multitoken()->composing(),
-       "corpus files, one text per line, plain or gzip (several after one --corpus, or --corpus again)")
-      ("size", po::value<int64_t>(), "entries of the new vocabulary")
-      ("out", po::value<std::string>(), "the new vocab.txt to write (atomically; '-' = stdout, not with --json)")
-      ("lowercase", po::bool_switch(), "lower-case and strip accents (uncased; default for an uncased base)")
-      ("no-lowercase", po::bool_switch(), "keep case and accents (cased; default for a cased base)")
-      ("threads", po::value<int>()->default_value(0), "tokenising threads (0: all cores, at most 8; same result)")
-      ("json", po::bool_switch(), "the report as one JSON object, the last line of stdout");
+  desc.add_options()("base", po::value<std::string>(),
+                     "the base WordPiece vocab.txt (one token per line) to choose from")(
+      "corpus", po::value<std::vector<std::string>>()->multitoken()->composing(),
+      "corpus files, one text per line, plain or gzip (several after one --corpus, or --corpus "
+      "again)")("size", po::value<int64_t>(), "entries of the new vocabulary")(
+      "out", po::value<std::string>(),
+      "the new vocab.txt to write (atomically; '-' = stdout, not with --json)")(
+      "lowercase", po::bool_switch(),
+      "lower-case and strip accents (uncased; default for an uncased base)")(
+      "no-lowercase", po::bool_switch(), "keep case and accents (cased; default for a cased base)")(
+      "threads", po::value<int>()->default_value(0),
+      "tokenising threads (0: all cores, at most 8; same result)")(
+      "json", po::bool_switch(), "the report as one JSON object, the last line of stdout");
   auto vm = parse(args, desc, kUsage);
   if (!vm.count("base")) throw InputError("--base VOCAB.txt is required (see --help)");
   if (!vm.count("corpus")) throw InputError("--corpus FILE is required (see --help)");
@@ -85,7 +94,8 @@ int cmd_vocab(const Args& args) {
   const std::string base_path = vm["base"].as<std::string>();
   const std::string out = vm["out"].as<std::string>();
   const auto corpus = vm["corpus"].as<std::vector<std::string>>();
-  if (out == "-" && json) throw InputError("--out - and --json would both write to standard output");
+  if (out == "-" && json)
+    throw InputError("--out - and --json would both write to standard output");
   check_writable(out);
 
   models::Vocab base = models::Vocab::from_file(base_path);
@@ -98,8 +108,8 @@ int cmd_vocab(const Args& args) {
   o.size = static_cast<size_t>(size);
   o.threads = vm["threads"].as<int>();
   o.progress = [](int pass, const std::string& file, uint64_t lines) {
-    std::cerr << "unieval vocab: " << (pass == 1 ? "counting pieces" : "tokenising again") << ": " << lines
-              << " lines (" << file << ")\n";
+    std::cerr << "unieval vocab: " << (pass == 1 ? "counting pieces" : "tokenising again") << ": "
+              << lines << " lines (" << file << ")\n";
   };
   const models::VocabSubset v =
       models::build_vocab_subset(base, base_path, models::TokenizerOptions::bert(lower), corpus, o);
@@ -130,16 +140,18 @@ int cmd_vocab(const Args& args) {
     j["coverage"] = v.coverage();
     print_json(j);
   } else {
-    std::cerr << "unieval vocab: " << v.tokens.size() << " of the " << v.base_size << " entries of " << base_path
-              << " (" << (lower ? "uncased" : "cased") << "): " << v.specials << " special tokens, " << v.characters
-              << " single characters, " << v.frequent << " by frequency (" << v.unseen << " unseen in the corpus)\n"
-              << "  corpus: " << corpus.size() << " file(s), " << v.base.lines << " lines, " << v.base.words
-              << " words\n"
-              << "  pieces: " << v.base.pieces << " with the base (" << fixed(v.pieces_per_word_base(), 4)
-              << " per word), " << v.subset.pieces << " with the new vocab (" << fixed(v.pieces_per_word_new(), 4)
-              << " per word)\n"
-              << "  [UNK]: " << v.base.unk << " with the base, " << v.subset.unk << " with the new vocab: growth "
-              << v.unk_growth() << " (" << fixed(v.unk_growth_per_1000(), 4) << " per 1,000 pieces)\n"
+    std::cerr << "unieval vocab: " << v.tokens.size() << " of the " << v.base_size << " entries of "
+              << base_path << " (" << (lower ? "uncased" : "cased") << "): " << v.specials
+              << " special tokens, " << v.characters << " single characters, " << v.frequent
+              << " by frequency (" << v.unseen << " unseen in the corpus)\n"
+              << "  corpus: " << corpus.size() << " file(s), " << v.base.lines << " lines, "
+              << v.base.words << " words\n"
+              << "  pieces: " << v.base.pieces << " with the base ("
+              << fixed(v.pieces_per_word_base(), 4) << " per word), " << v.subset.pieces
+              << " with the new vocab (" << fixed(v.pieces_per_word_new(), 4) << " per word)\n"
+              << "  [UNK]: " << v.base.unk << " with the base, " << v.subset.unk
+              << " with the new vocab: growth " << v.unk_growth() << " ("
+              << fixed(v.unk_growth_per_1000(), 4) << " per 1,000 pieces)\n"
               << "  coverage: " << fixed(100.0 * v.coverage(), 2)
               << "% of the base tokenisation's pieces are entries of the new vocab\n";
     if (out != "-") std::cerr << "  wrote " << out << "\n";

@@ -14,11 +14,11 @@ int cmd_table(const Args& args);      // cmd_table.cc
 int cmd_compare(const Args& args);    // cmd_compare.cc
 int cmd_plot(const Args& args);       // cmd_plot.cc
 // The model commands: apps/unieval/torch/, linked into unieval-model only.
-int cmd_encode(const Args& args);     // torch/cmd_encode.cc
-int cmd_finetune(const Args& args);   // torch/cmd_finetune.cc
-int cmd_pretrain(const Args& args);   // torch/cmd_pretrain.cc
-int cmd_decode(const Args& args);     // torch/cmd_decode.cc
-int cmd_demo(const Args& args);       // torch/cmd_demo.cc
-int cmd_run(const Args& args);        // torch/cmd_run.cc
+int cmd_encode(const Args& args);    // torch/cmd_encode.cc
+int cmd_finetune(const Args& args);  // torch/cmd_finetune.cc
+int cmd_pretrain(const Args& args);  // torch/cmd_pretrain.cc
+int cmd_decode(const Args& args);    // torch/cmd_decode.cc
+int cmd_demo(const Args& args);      // torch/cmd_demo.cc
+int cmd_run(const Args& args);       // torch/cmd_run.cc
 
 }  // namespace unieval::cli

@@ -1,8 +1,8 @@
 // unieval: evaluation and paper reproduction for UniLM / ERNIE-GEN / GPT-style models.
 //
 // This binary links no LibTorch, so scoring starts in milliseconds. The model commands
-// (encode, finetune, pretrain, decode, demo, run) live in the sibling binary `unieval-model`, which this one
-// execs with the same arguments; a user still types `unieval finetune ...`.
+// (encode, finetune, pretrain, decode, demo, run) live in the sibling binary `unieval-model`, which
+// this one execs with the same arguments; a user still types `unieval finetune ...`.
 #include <unistd.h>
 
 #include <cerrno>
@@ -30,35 +30,50 @@ struct Command {
 const std::vector<Command>& commands() {
   using namespace unieval::cli;
   static const std::vector<Command> kCommands = {
-      {"score", "Score system outputs with an official metric (BLEU, ROUGE, METEOR, NIST, SQuAD, ...)",
+      {"score",
+       "Score system outputs with an official metric (BLEU, ROUGE, METEOR, NIST, SQuAD, ...)",
        cmd_score},
       {"eval", "Evaluate predictions on a task with its official metric set", cmd_eval},
-      {"tokenize", "WordPiece-tokenize text with a vocab.txt, or GPT BPE (--bpe DIR)", cmd_tokenize},
-      {"vocab", "A small WordPiece vocab for a from-scratch model: a corpus's most used base entries", cmd_vocab},
-      {"encode", "Run a BERT/UniLM or GPT checkpoint on HF-style inputs (parity check; needs LibTorch)", nullptr},
-      {"finetune", "Fine-tune a UniLM/BERT model on a task (needs LibTorch)", nullptr},
-      {"pretrain", "Pre-train a small UniLM on your text: unified LM objectives (needs LibTorch)", nullptr},
-      {"decode", "Decode a split with a fine-tuned run, or continue prompts with GPT: beam search, sampling (needs LibTorch)",
+      {"tokenize", "WordPiece-tokenize text with a vocab.txt, or GPT BPE (--bpe DIR)",
+       cmd_tokenize},
+      {"vocab",
+       "A small WordPiece vocab for a from-scratch model: a corpus's most used base entries",
+       cmd_vocab},
+      {"encode",
+       "Run a BERT/UniLM or GPT checkpoint on HF-style inputs (parity check; needs LibTorch)",
        nullptr},
-      {"demo", "Train, decode and score a tiny model on a generated task (needs LibTorch)", nullptr},
-      {"run", "Task + checkpoint -> fine-tune, decode, score: a paper row in one resumable run (needs LibTorch)",
+      {"finetune", "Fine-tune a UniLM/BERT model on a task (needs LibTorch)", nullptr},
+      {"pretrain", "Pre-train a small UniLM on your text: unified LM objectives (needs LibTorch)",
+       nullptr},
+      {"decode",
+       "Decode a split with a fine-tuned run, or continue prompts with GPT: beam search, sampling "
+       "(needs LibTorch)",
+       nullptr},
+      {"demo", "Train, decode and score a tiny model on a generated task (needs LibTorch)",
+       nullptr},
+      {"run",
+       "Task + checkpoint -> fine-tune, decode, score: a paper row in one resumable run (needs "
+       "LibTorch)",
        nullptr},
       {"reproduce", "Reproduce a paper table: published values beside ours", cmd_reproduce},
       {"table", "Render result JSON files as a leaderboard (md, latex, html, csv)", cmd_table},
       {"compare", "Regression gate: compare two result JSON files", cmd_compare},
-      {"plot", "Training curves of a run (loss, dev loss, learning rate, tokens/s) as SVG", cmd_plot},
+      {"plot", "Training curves of a run (loss, dev loss, learning rate, tokens/s) as SVG",
+       cmd_plot},
   };
   return kCommands;
 }
 
 void usage(std::ostream& os) {
   os << "unieval " << UNIEVAL_VERSION << " (" << UNIEVAL_GIT_COMMIT << ")\n"
-     << "usage: unieval COMMAND [options]   (unieval COMMAND --help for the options)\n\ncommands:\n";
+     << "usage: unieval COMMAND [options]   (unieval COMMAND --help for the "
+        "options)\n\ncommands:\n";
   for (const auto& c : commands()) {
     std::string name = c.name;
     os << "  " << name << std::string(12 - name.size(), ' ') << c.summary << "\n";
   }
-  os << "\nexit codes: 0 ok, 1 check failed (regression/mismatch), 2 bad input or option, 3 internal error\n";
+  os << "\nexit codes: 0 ok, 1 check failed (regression/mismatch), 2 bad input or option, 3 "
+        "internal error\n";
 }
 
 // The directory this executable lives in ("" when /proc/self/exe cannot be read).
@@ -85,7 +100,8 @@ int exec_model_binary(int argc, char** argv) {
   setenv("OMP_WAIT_POLICY", "PASSIVE", /*overwrite=*/0);
   // A CPU newer than the OpenBLAS would get its SSE3 fallback kernels: ~3x slower training
   // (core/blas_core.h). The user's own OPENBLAS_CORETYPE wins.
-  if (auto core = unieval::core::openblas_coretype_override()) setenv("OPENBLAS_CORETYPE", core->c_str(), 0);
+  if (auto core = unieval::core::openblas_coretype_override())
+    setenv("OPENBLAS_CORETYPE", core->c_str(), 0);
   execv(path.c_str(), child_argv.data());
   int err = errno;
   std::cerr << "unieval " << argv[1] << ": error: the model commands need " << path << " ("

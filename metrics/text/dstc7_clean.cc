@@ -18,7 +18,8 @@ namespace {
 
 bool allowed(char32_t c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '(' ||
-         c == ')' || c == ':' || c == ',' || c == '.' || c == '!' || c == '?' || c == '"' || c == '\'';
+         c == ')' || c == ':' || c == ',' || c == '.' || c == '!' || c == '?' || c == '"' ||
+         c == '\'';
 }
 
 // NLTK TweetTokenizer patterns (nltk/tokenize/casual.py, 3.8) that can match the cleaned
@@ -32,7 +33,8 @@ const RE2& tweet_re() {
         R"((?:[<>]?[:;=8][\-o\*']?[\)\]\(\[dDpP/\:\}\{@\|\\]|[\)\]\(\[dDpP/\:\}\{@\|\\][\-o\*']?[:;=8][<>]?|</?3))";
     const char* words =
         R"((?:[^\W\d_](?:[^\W\d_]|['\-_])+[^\W\d_])|(?:[+\-]?\d+[,/.:-]\d+[+\-]?)|(?:[\w_]+)|(?:\.(?:\s*\.){1,})|(?:\S))";
-    std::string pat = std::string("(?i)(") + url2 + "|" + phone + "|" + emoticons + "|" + words + ")";
+    std::string pat =
+        std::string("(?i)(") + url2 + "|" + phone + "|" + emoticons + "|" + words + ")";
     RE2::Options o;
     o.set_case_sensitive(false);
     return new RE2(pat, o);
@@ -84,8 +86,10 @@ std::string dstc7_clean_str(std::string_view text) {
   for (size_t i = 0; i < txt.size();) {
     unsigned char c = static_cast<unsigned char>(txt[i]);
     size_t len = core::utf8_sequence_length(c);
-    if (len == 1 && allowed(c)) kept.push_back(static_cast<char>(c));
-    else kept.push_back(' ');
+    if (len == 1 && allowed(c))
+      kept.push_back(static_cast<char>(c));
+    else
+      kept.push_back(' ');
     i += len;
   }
   txt = core::py_replace(kept, "URL", "__url__");

@@ -14,7 +14,6 @@
 // Works on code points; every regex of the original is a fixed-width pattern, so each replaceAll is
 // a left-to-right scan that skips past what it replaced, exactly like Java's Matcher.replaceAll.
 #include "metrics/text/meteor_normalize.h"
-#include "core/utf8.h"
 
 #include <unicode/locid.h>
 #include <unicode/unistr.h>
@@ -23,6 +22,7 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "core/utf8.h"
 
 namespace unieval::metrics::text {
 
@@ -36,9 +36,8 @@ bool is_alpha(char32_t c) {
   // Normalizer.alpha: ŠŽšžŸ À-Ö Ø-ö ø-ž (Latin) and Ѐ-ӿ Ԁ-ԧ Ꙁ-ꙮ ꙾-ꚗ ᴀ-ᵿ (Cyrillic).
   return c == 0x160 || c == 0x17D || c == 0x161 || c == 0x17E || c == 0x178 ||
          (c >= 0xC0 && c <= 0xD6) || (c >= 0xD8 && c <= 0xF6) || (c >= 0xF8 && c <= 0x17E) ||
-         (c >= 0x400 && c <= 0x4FF) || (c >= 0x500 && c <= 0x527) ||
-         (c >= 0xA640 && c <= 0xA66E) || (c >= 0xA67E && c <= 0xA697) ||
-         (c >= 0x1D00 && c <= 0x1D7F);
+         (c >= 0x400 && c <= 0x4FF) || (c >= 0x500 && c <= 0x527) || (c >= 0xA640 && c <= 0xA66E) ||
+         (c >= 0xA67E && c <= 0xA697) || (c >= 0x1D00 && c <= 0x1D7F);
 }
 bool is_digit(char32_t c) { return c >= '0' && c <= '9'; }  // Java \p{Digit}: ASCII only
 bool is_alnum(char32_t c) { return is_digit(c) || is_alpha(c); }
@@ -62,10 +61,19 @@ U32 to_u32(std::string_view s) {
     auto b = static_cast<unsigned char>(s[i]);
     char32_t cp;
     size_t len;
-    if (b < 0x80) { cp = b; len = 1; }
-    else if ((b >> 5) == 6) { cp = b & 0x1F; len = 2; }
-    else if ((b >> 4) == 14) { cp = b & 0x0F; len = 3; }
-    else { cp = b & 0x07; len = 4; }
+    if (b < 0x80) {
+      cp = b;
+      len = 1;
+    } else if ((b >> 5) == 6) {
+      cp = b & 0x1F;
+      len = 2;
+    } else if ((b >> 4) == 14) {
+      cp = b & 0x0F;
+      len = 3;
+    } else {
+      cp = b & 0x07;
+      len = 4;
+    }
     if (i + len > s.size()) len = s.size() - i;
     for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
     out.push_back(cp);
@@ -258,8 +266,9 @@ void split_dashes(U32& w) {
     if (c == 0x2013) c = '-';
   if (w.find(lit("--")) != U32::npos) w = replace_literal(w, lit("--"), lit("-"));
   static const U32 kSpace = lit(" ");
-  w = replace3(w, [](char32_t c) { return is_alnum(c) || c == '.'; }, '-',
-               [](char32_t c) { return is_alnum(c); }, kSpace);
+  w = replace3(
+      w, [](char32_t c) { return is_alnum(c) || c == '.'; }, '-',
+      [](char32_t c) { return is_alnum(c); }, kSpace);
 }
 
 // English apostrophes (r_cont_en .. r_cont_en5).
@@ -415,9 +424,16 @@ int32_t java_string_hash(std::string_view s) {
     }
     char32_t cp;
     size_t len;
-    if ((b >> 5) == 6) { cp = b & 0x1F; len = 2; }
-    else if ((b >> 4) == 14) { cp = b & 0x0F; len = 3; }
-    else { cp = b & 0x07; len = 4; }
+    if ((b >> 5) == 6) {
+      cp = b & 0x1F;
+      len = 2;
+    } else if ((b >> 4) == 14) {
+      cp = b & 0x0F;
+      len = 3;
+    } else {
+      cp = b & 0x07;
+      len = 4;
+    }
     if (i + len > s.size()) len = s.size() - i;
     for (size_t k = 1; k < len; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
     i += len;

@@ -43,8 +43,8 @@ namespace unieval::metrics::text {
 
 // The jar's nonbreaking prefix list (resources/nonbreaking/<language>.prefixes).
 struct NonbreakingPrefixes {
-  static constexpr int kAny = 1;          // always non-breaking
-  static constexpr int kNumericOnly = 2;  // non-breaking before a number (#NUMERIC_ONLY#)
+  static constexpr int kAny = 1;              // always non-breaking
+  static constexpr int kNumericOnly = 2;      // non-breaking before a number (#NUMERIC_ONLY#)
   std::unordered_map<std::string, int> type;  // prefix (without the dot) -> kAny / kNumericOnly
 
   // Parses the file format: one prefix per line, '#' comments, optional "#NUMERIC_ONLY#" marker.

@@ -2,10 +2,10 @@
 // THIRD_PARTY_NOTICES.md.
 #include "metrics/text/mteval_tokenize.h"
 
-#include "metrics/text/tokenize_intl.h"
-#include "metrics/token_interner.h"
 #include "core/py_string.h"
 #include "core/utf8.h"
+#include "metrics/text/tokenize_intl.h"
+#include "metrics/token_interner.h"
 
 namespace unieval::metrics::text {
 

@@ -19,9 +19,12 @@ bool is_consonant(const std::string& w, size_t i) {
   bool cons = true;
   for (size_t k = 0; k <= i; ++k) {
     char ch = w[k];
-    if (is_vowel_char(ch)) cons = false;
-    else if (ch == 'y') cons = (k == 0) ? true : !cons;
-    else cons = true;
+    if (is_vowel_char(ch))
+      cons = false;
+    else if (ch == 'y')
+      cons = (k == 0) ? true : !cons;
+    else
+      cons = true;
   }
   return cons;
 }
@@ -32,9 +35,12 @@ int measure(const std::string& stem) {
   bool cons = true;
   for (size_t k = 0; k < stem.size(); ++k) {
     char ch = stem[k];
-    if (is_vowel_char(ch)) cons = false;
-    else if (ch == 'y') cons = (k == 0) ? true : !cons;
-    else cons = true;
+    if (is_vowel_char(ch))
+      cons = false;
+    else if (ch == 'y')
+      cons = (k == 0) ? true : !cons;
+    else
+      cons = true;
     if (k > 0 && prev_vowel && cons) ++m;
     prev_vowel = !cons;
   }
@@ -69,7 +75,7 @@ using Cond = std::function<bool(const std::string& stem)>;
 struct Rule {
   std::string suffix;  // "*d" = ends in a double consonant
   std::string replacement;
-  Cond condition;      // empty = unconditional
+  Cond condition;  // empty = unconditional
 };
 
 std::string apply_rule_list(const std::string& word, const std::vector<Rule>& rules) {
@@ -132,8 +138,9 @@ std::string step1b(const std::string& w) {
 }
 
 std::string step1c(const std::string& w) {
-  static const std::vector<Rule> rules = {
-      {"y", "i", [](const std::string& s) { return s.size() > 1 && is_consonant(s, s.size() - 1); }}};
+  static const std::vector<Rule> rules = {{"y", "i", [](const std::string& s) {
+                                             return s.size() > 1 && is_consonant(s, s.size() - 1);
+                                           }}};
   return apply_rule_list(w, rules);
 }
 
@@ -154,9 +161,8 @@ std::string step2(const std::string& w) {
   std::vector<Rule> rules = base;
   // "logi" -> "log": the condition looks at the word minus "ogi" (the l stays with the stem).
   std::string without_ogi = w.size() >= 3 ? drop(w, 3) : std::string();
-  rules.push_back({"logi", "log", [without_ogi](const std::string&) {
-                     return positive_measure(without_ogi);
-                   }});
+  rules.push_back(
+      {"logi", "log", [without_ogi](const std::string&) { return positive_measure(without_ogi); }});
   return apply_rule_list(w, rules);
 }
 
@@ -170,18 +176,29 @@ std::string step3(const std::string& w) {
 }
 
 std::string step4(const std::string& w) {
-  static const std::vector<Rule> rules = {
-      {"al", "", measure_gt1},   {"ance", "", measure_gt1}, {"ence", "", measure_gt1},
-      {"er", "", measure_gt1},   {"ic", "", measure_gt1},   {"able", "", measure_gt1},
-      {"ible", "", measure_gt1}, {"ant", "", measure_gt1},  {"ement", "", measure_gt1},
-      {"ment", "", measure_gt1}, {"ent", "", measure_gt1},
-      {"ion", "",
-       [](const std::string& s) {
-         return measure(s) > 1 && !s.empty() && (s.back() == 's' || s.back() == 't');
-       }},
-      {"ou", "", measure_gt1},   {"ism", "", measure_gt1},  {"ate", "", measure_gt1},
-      {"iti", "", measure_gt1},  {"ous", "", measure_gt1},  {"ive", "", measure_gt1},
-      {"ize", "", measure_gt1}};
+  static const std::vector<Rule> rules = {{"al", "", measure_gt1},
+                                          {"ance", "", measure_gt1},
+                                          {"ence", "", measure_gt1},
+                                          {"er", "", measure_gt1},
+                                          {"ic", "", measure_gt1},
+                                          {"able", "", measure_gt1},
+                                          {"ible", "", measure_gt1},
+                                          {"ant", "", measure_gt1},
+                                          {"ement", "", measure_gt1},
+                                          {"ment", "", measure_gt1},
+                                          {"ent", "", measure_gt1},
+                                          {"ion", "",
+                                           [](const std::string& s) {
+                                             return measure(s) > 1 && !s.empty() &&
+                                                    (s.back() == 's' || s.back() == 't');
+                                           }},
+                                          {"ou", "", measure_gt1},
+                                          {"ism", "", measure_gt1},
+                                          {"ate", "", measure_gt1},
+                                          {"iti", "", measure_gt1},
+                                          {"ous", "", measure_gt1},
+                                          {"ive", "", measure_gt1},
+                                          {"ize", "", measure_gt1}};
   return apply_rule_list(w, rules);
 }
 
@@ -207,11 +224,11 @@ std::string nltk_porter_stem(std::string_view input) {
   static const struct {
     const char* form;
     const char* stem;
-  } kPool[] = {{"sky", "sky"},         {"skies", "sky"},      {"dying", "die"},
-               {"lying", "lie"},       {"tying", "tie"},      {"news", "news"},
-               {"innings", "inning"},  {"inning", "inning"},  {"outings", "outing"},
-               {"outing", "outing"},   {"cannings", "canning"}, {"canning", "canning"},
-               {"howe", "howe"},       {"proceed", "proceed"}, {"exceed", "exceed"},
+  } kPool[] = {{"sky", "sky"},        {"skies", "sky"},        {"dying", "die"},
+               {"lying", "lie"},      {"tying", "tie"},        {"news", "news"},
+               {"innings", "inning"}, {"inning", "inning"},    {"outings", "outing"},
+               {"outing", "outing"},  {"cannings", "canning"}, {"canning", "canning"},
+               {"howe", "howe"},      {"proceed", "proceed"},  {"exceed", "exceed"},
                {"succeed", "succeed"}};
   for (const auto& p : kPool)
     if (w == p.form) return p.stem;

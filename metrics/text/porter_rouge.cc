@@ -20,9 +20,12 @@ std::vector<bool> vowel_labels(const std::string& w, size_t len) {
   std::vector<bool> vowel(len, false);
   for (size_t i = 0; i < len; ++i) {
     char ch = w[i];
-    if (is_aeiou(ch)) vowel[i] = true;
-    else if (ch == 'y') vowel[i] = (i == 0) ? true : !vowel[i - 1];
-    else vowel[i] = false;
+    if (is_aeiou(ch))
+      vowel[i] = true;
+    else if (ch == 'y')
+      vowel[i] = (i == 0) ? true : !vowel[i - 1];
+    else
+      vowel[i] = false;
   }
   return vowel;
 }
@@ -79,19 +82,18 @@ const Rule* longest_match(const std::string& w, const Rule* rules, size_t n) {
 }
 
 constexpr Rule kStep2[] = {
-    {"ational", "ate"}, {"tional", "tion"}, {"enci", "ence"},   {"anci", "ance"},
-    {"izer", "ize"},    {"bli", "ble"},     {"alli", "al"},     {"entli", "ent"},
-    {"eli", "e"},       {"ousli", "ous"},   {"ization", "ize"}, {"ation", "ate"},
-    {"ator", "ate"},    {"alism", "al"},    {"iveness", "ive"}, {"fulness", "ful"},
-    {"ousness", "ous"}, {"aliti", "al"},    {"iviti", "ive"},   {"biliti", "ble"},
+    {"ational", "ate"}, {"tional", "tion"}, {"enci", "ence"}, {"anci", "ance"}, {"izer", "ize"},
+    {"bli", "ble"},     {"alli", "al"},     {"entli", "ent"}, {"eli", "e"},     {"ousli", "ous"},
+    {"ization", "ize"}, {"ation", "ate"},   {"ator", "ate"},  {"alism", "al"},  {"iveness", "ive"},
+    {"fulness", "ful"}, {"ousness", "ous"}, {"aliti", "al"},  {"iviti", "ive"}, {"biliti", "ble"},
     {"logi", "log"}};
 constexpr Rule kStep3[] = {{"icate", "ic"}, {"ative", ""}, {"alize", "al"}, {"iciti", "ic"},
                            {"ical", "ic"},  {"ful", ""},   {"ness", ""}};
 // Step 4 group as modified by CYL on 2004-02-14 (no -ment, no -ent).
-constexpr Rule kStep4[] = {{"al", ""},   {"ance", ""}, {"ence", ""}, {"er", ""},  {"ic", ""},
-                           {"able", ""}, {"ible", ""}, {"ant", ""},  {"ement", ""}, {"ou", ""},
-                           {"ism", ""},  {"ate", ""},  {"iti", ""},  {"ous", ""}, {"ive", ""},
-                           {"ize", ""}};
+constexpr Rule kStep4[] = {{"al", ""},    {"ance", ""}, {"ence", ""}, {"er", ""},
+                           {"ic", ""},    {"able", ""}, {"ible", ""}, {"ant", ""},
+                           {"ement", ""}, {"ou", ""},   {"ism", ""},  {"ate", ""},
+                           {"iti", ""},   {"ous", ""},  {"ive", ""},  {"ize", ""}};
 
 // Cuts `suffix` when the remaining stem has m > 1 (the script's $mgr1 test).
 void cut_if_mgr1(std::string& w, size_t suffix_len) {

@@ -21,12 +21,12 @@ std::string py_lower(std::string_view s) {
                        nullptr, &err);
   std::u16string u16(len16, u'\0');
   err = U_ZERO_ERROR;
-  u_strFromUTF8WithSub(u16.data(), len16, nullptr, s.data(), static_cast<int32_t>(s.size()),
-                       0xFFFD, nullptr, &err);
+  u_strFromUTF8WithSub(u16.data(), len16, nullptr, s.data(), static_cast<int32_t>(s.size()), 0xFFFD,
+                       nullptr, &err);
   std::u16string low(len16 * 3 + 4, u'\0');
   err = U_ZERO_ERROR;
-  int32_t low_len = u_strToLower(low.data(), static_cast<int32_t>(low.size()), u16.data(), len16,
-                                 "", &err);
+  int32_t low_len =
+      u_strToLower(low.data(), static_cast<int32_t>(low.size()), u16.data(), len16, "", &err);
   if (U_FAILURE(err)) return std::string(s);
   std::string out(static_cast<size_t>(low_len) * 3 + 4, '\0');
   int32_t out_len = 0;

@@ -78,9 +78,12 @@ std::vector<std::string> rouge_score_tokens(std::string_view text, bool stem) {
     }
     size_t len = core::utf8_sequence_length(c);
     std::string_view ch = text.substr(i, len);
-    if (ch == "\xC4\xB0") mapped += "i ";          // U+0130 -> "i" + U+0307 (combining dot)
-    else if (ch == "\xE2\x84\xAA") mapped += "k";  // U+212A KELVIN SIGN -> "k"
-    else mapped += ' ';
+    if (ch == "\xC4\xB0")
+      mapped += "i ";  // U+0130 -> "i" + U+0307 (combining dot)
+    else if (ch == "\xE2\x84\xAA")
+      mapped += "k";  // U+212A KELVIN SIGN -> "k"
+    else
+      mapped += ' ';
     i += len;
   }
   std::vector<std::string> out;

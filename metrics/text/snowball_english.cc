@@ -3,9 +3,10 @@
 // the description (prelude, mark_regions, Step_1a ... Step_5, postlude, exception1/2) so the code
 // can be checked against it line by line.
 #include "metrics/text/snowball_english.h"
-#include "core/utf8.h"
 
 #include <cstdint>
+
+#include "core/utf8.h"
 
 namespace unieval::metrics::text {
 
@@ -69,12 +70,12 @@ bool shortv(const U16& w, size_t end) {
 }
 
 bool exception1(U16& w) {
-  static const char* const kFrom[] = {"skis", "skies", "dying", "lying", "tying", "idly", "gently",
-                                      "ugly", "early", "only", "singly", nullptr};
-  static const char* const kTo[] = {"ski", "sky", "die", "lie", "tie", "idl", "gentl",
-                                    "ugli", "earli", "onli", "singl"};
-  static const char* const kInvariant[] = {"sky", "news", "howe", "atlas", "cosmos", "bias",
-                                           "andes", nullptr};
+  static const char* const kFrom[] = {"skis",   "skies", "dying", "lying", "tying",  "idly",
+                                      "gently", "ugly",  "early", "only",  "singly", nullptr};
+  static const char* const kTo[] = {"ski",   "sky",  "die",   "lie",  "tie",  "idl",
+                                    "gentl", "ugli", "earli", "onli", "singl"};
+  static const char* const kInvariant[] = {"sky",    "news", "howe",  "atlas",
+                                           "cosmos", "bias", "andes", nullptr};
   for (int i = 0; kFrom[i]; ++i)
     if (equals(w, kFrom[i])) {
       w.clear();
@@ -87,7 +88,7 @@ bool exception1(U16& w) {
 }
 
 bool exception2(const U16& w) {
-  static const char* const kWords[] = {"inning", "outing", "canning", "herring", "earring",
+  static const char* const kWords[] = {"inning",  "outing", "canning", "herring", "earring",
                                        "proceed", "exceed", "succeed", nullptr};
   for (int i = 0; kWords[i]; ++i)
     if (equals(w, kWords[i])) return true;
@@ -129,17 +130,24 @@ Regions mark_regions(const U16& w) {
 }
 
 void step_1a(U16& w) {
-  if (ends_with(w, "'s'")) w.resize(w.size() - 3);
-  else if (ends_with(w, "'s")) w.resize(w.size() - 2);
-  else if (ends_with(w, "'")) w.resize(w.size() - 1);
+  if (ends_with(w, "'s'"))
+    w.resize(w.size() - 3);
+  else if (ends_with(w, "'s"))
+    w.resize(w.size() - 2);
+  else if (ends_with(w, "'"))
+    w.resize(w.size() - 1);
   static const char* const kList[] = {"sses", "ied", "ies", "s", "us", "ss", nullptr};
   int k = longest_suffix(w, kList);
   if (k < 0) return;
   size_t start = w.size() - len_of(kList[k]);
   switch (k) {
-    case 0: replace_suffix(w, 4, "ss"); break;
+    case 0:
+      replace_suffix(w, 4, "ss");
+      break;
     case 1:
-    case 2: replace_suffix(w, 3, start >= 2 ? "i" : "ie"); break;
+    case 2:
+      replace_suffix(w, 3, start >= 2 ? "i" : "ie");
+      break;
     case 3: {
       // next gopast v: a vowel before the letter that precedes the s.
       if (start < 1) return;
@@ -150,7 +158,8 @@ void step_1a(U16& w) {
         }
       break;
     }
-    default: break;  // us, ss: unchanged
+    default:
+      break;  // us, ss: unchanged
   }
 }
 
@@ -168,8 +177,8 @@ void step_1b(U16& w, const Regions& r) {
   if (!vowel) return;
   w.resize(start);
   static const char* const kAdd[] = {"at", "bl", "iz", nullptr};
-  static const char* const kDouble[] = {"bb", "dd", "ff", "gg", "mm", "nn", "pp", "rr", "tt",
-                                        nullptr};
+  static const char* const kDouble[] = {"bb", "dd", "ff", "gg", "mm",
+                                        "nn", "pp", "rr", "tt", nullptr};
   if (longest_suffix(w, kAdd) >= 0) {
     w.push_back('e');
   } else if (longest_suffix(w, kDouble) >= 0) {
@@ -189,13 +198,12 @@ void step_1c(U16& w) {
 
 void step_2(U16& w, const Regions& r) {
   static const char* const kList[] = {
-      "tional", "enci", "anci", "abli", "entli", "izer", "ization", "ational", "ation", "ator",
-      "alism", "aliti", "alli", "fulness", "ousli", "ousness", "iveness", "iviti", "biliti", "bli",
-      "ogi", "fulli", "lessli", "li", nullptr};
-  static const char* const kTo[] = {
-      "tion", "ence", "ance", "able", "ent", "ize", "ize", "ate", "ate", "ate",
-      "al", "al", "al", "ful", "ous", "ous", "ive", "ive", "ble", "ble",
-      "og", "ful", "less", ""};
+      "tional", "enci",  "anci",  "abli",  "entli",   "izer",  "ization", "ational", "ation",
+      "ator",   "alism", "aliti", "alli",  "fulness", "ousli", "ousness", "iveness", "iviti",
+      "biliti", "bli",   "ogi",   "fulli", "lessli",  "li",    nullptr};
+  static const char* const kTo[] = {"tion", "ence", "ance", "able", "ent", "ize", "ize",  "ate",
+                                    "ate",  "ate",  "al",   "al",   "al",  "ful", "ous",  "ous",
+                                    "ive",  "ive",  "ble",  "ble",  "og",  "ful", "less", ""};
   int k = longest_suffix(w, kList);
   if (k < 0) return;
   size_t len = len_of(kList[k]);
@@ -215,8 +223,8 @@ void step_2(U16& w, const Regions& r) {
 }
 
 void step_3(U16& w, const Regions& r) {
-  static const char* const kList[] = {"tional", "ational", "alize", "icate", "iciti", "ical",
-                                      "ful", "ness", "ative", nullptr};
+  static const char* const kList[] = {"tional", "ational", "alize", "icate", "iciti",
+                                      "ical",   "ful",     "ness",  "ative", nullptr};
   static const char* const kTo[] = {"tion", "ate", "al", "ic", "ic", "ic", "", "", ""};
   int k = longest_suffix(w, kList);
   if (k < 0) return;
@@ -228,9 +236,9 @@ void step_3(U16& w, const Regions& r) {
 }
 
 void step_4(U16& w, const Regions& r) {
-  static const char* const kList[] = {"al", "ance", "ence", "er", "ic", "able", "ible", "ant",
-                                      "ement", "ment", "ent", "ism", "ate", "iti", "ous", "ive",
-                                      "ize", "ion", nullptr};
+  static const char* const kList[] = {"al",  "ance",  "ence", "er",  "ic",   "able", "ible",
+                                      "ant", "ement", "ment", "ent", "ism",  "ate",  "iti",
+                                      "ous", "ive",   "ize",  "ion", nullptr};
   int k = longest_suffix(w, kList);
   if (k < 0) return;
   size_t len = len_of(kList[k]);
@@ -296,15 +304,26 @@ std::u16string to_u16(std::string_view s) {
     auto b = static_cast<unsigned char>(s[i]);
     uint32_t cp = 0;
     size_t len = 0;
-    if (b < 0x80) { cp = b; len = 1; }
-    else if ((b >> 5) == 6) { cp = b & 0x1F; len = 2; }
-    else if ((b >> 4) == 14) { cp = b & 0x0F; len = 3; }
-    else if ((b >> 3) == 30) { cp = b & 0x07; len = 4; }
+    if (b < 0x80) {
+      cp = b;
+      len = 1;
+    } else if ((b >> 5) == 6) {
+      cp = b & 0x1F;
+      len = 2;
+    } else if ((b >> 4) == 14) {
+      cp = b & 0x0F;
+      len = 3;
+    } else if ((b >> 3) == 30) {
+      cp = b & 0x07;
+      len = 4;
+    }
     bool ok = len > 0 && i + len <= s.size();
     for (size_t k = 1; ok && k < len; ++k) {
       auto c = static_cast<unsigned char>(s[i + k]);
-      if ((c >> 6) != 2) ok = false;
-      else cp = (cp << 6) | (c & 0x3F);
+      if ((c >> 6) != 2)
+        ok = false;
+      else
+        cp = (cp << 6) | (c & 0x3F);
     }
     if (!ok) {
       out.push_back(static_cast<char16_t>(0xDC00 + b));
@@ -328,7 +347,8 @@ std::string to_u8(const std::u16string& s) {
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
     uint32_t cp = s[i];
-    if (cp >= 0xD800 && cp < 0xDC00 && i + 1 < s.size() && s[i + 1] >= 0xDC00 && s[i + 1] < 0xE000) {
+    if (cp >= 0xD800 && cp < 0xDC00 && i + 1 < s.size() && s[i + 1] >= 0xDC00 &&
+        s[i + 1] < 0xE000) {
       cp = 0x10000 + ((cp - 0xD800) << 10) + (s[i + 1] - 0xDC00);
       ++i;
     } else if (cp >= 0xDC00 && cp < 0xDD00) {

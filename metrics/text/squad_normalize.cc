@@ -1,13 +1,14 @@
 // Follows SQuAD (no licence header) behaviour only; no code taken; see THIRD_PARTY_NOTICES.md.
 #include "metrics/text/squad_normalize.h"
-#include "core/utf8.h"
-#include "core/py_string.h"
+
+#include <unicode/locid.h>
+#include <unicode/uchar.h>
+#include <unicode/unistr.h>
 
 #include <cstring>
 
-#include <unicode/uchar.h>
-#include <unicode/unistr.h>
-#include <unicode/locid.h>
+#include "core/py_string.h"
+#include "core/utf8.h"
 
 namespace unieval::metrics::text {
 
@@ -30,7 +31,6 @@ bool is_word_char(char32_t c) {
   return u_getIntPropertyValue(u, UCHAR_NUMERIC_TYPE) != U_NT_NONE;
 }
 
-
 // ASCII byte tables: lower[c] is c lowercased, keep[c] is 0 for string.punctuation (deleted);
 // cls[c] is what steps 3-4 need to know of a byte.
 enum : uint8_t { kOther = 0, kSpace = 1, kWord = 2 };
@@ -44,7 +44,9 @@ struct AsciiTables {
       char32_t u = static_cast<char32_t>(c);
       lower[c] = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
       keep[c] = is_ascii_punct(u) ? 0 : 1;
-      cls[c] = (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) ? kSpace : is_word_char(u) ? kWord : kOther;
+      cls[c] = (c >= 0x09 && c <= 0x0D) || (c >= 0x1C && c <= 0x20) ? kSpace
+               : is_word_char(u)                                    ? kWord
+                                                                    : kOther;
       other[c] = keep[c] && cls[c] == kOther;
     }
   }
@@ -63,7 +65,8 @@ bool is_article(const char* r, size_t len) {
 // whitespace, each one whole \w run, so an article is a whole token (step 3) and the others are
 // joined by single spaces (step 4), in place. toks, when given, receives the tokens (views of
 // out). False (out unspecified) when the text is not of that kind.
-bool normalize_plain_ascii(std::string_view s, std::string& out, std::vector<std::string_view>* toks) {
+bool normalize_plain_ascii(std::string_view s, std::string& out,
+                           std::vector<std::string_view>* toks) {
   out.resize(s.size());
   char* b = out.data();
   size_t m = 0;
@@ -97,7 +100,8 @@ bool normalize_plain_ascii(std::string_view s, std::string& out, std::vector<std
 
 void lower_no_punct(std::string_view s, std::u32string& out) {
   out.clear();
-  icu::UnicodeString u = icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size())));
+  icu::UnicodeString u =
+      icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size())));
   u.toLower(icu::Locale::getRoot());
   out.reserve(u.length());
   for (int32_t i = 0; i < u.length(); i = u.moveIndex32(i, 1)) {
@@ -107,7 +111,9 @@ void lower_no_punct(std::string_view s, std::u32string& out) {
 }
 
 inline char32_t cp_at(const std::u32string& s, size_t i) { return s[i]; }
-inline void put(std::string& out, const std::u32string& s, size_t i) { core::append_utf8(out, s[i]); }
+inline void put(std::string& out, const std::u32string& s, size_t i) {
+  core::append_utf8(out, s[i]);
+}
 
 template <class Seq>
 bool is_article(const Seq& s, size_t b, size_t e) {

@@ -48,5 +48,4 @@ struct NormalizedAnswer {
   void set(std::string_view s);
 };
 
-
 }  // namespace unieval::metrics::text

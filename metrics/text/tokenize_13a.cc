@@ -2,12 +2,11 @@
 // (PSF-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 #include "metrics/text/tokenize_13a.h"
 
-#include "core/py_string.h"
-#include "core/utf8.h"
-
 #include <algorithm>
 #include <memory>
 
+#include "core/py_string.h"
+#include "core/utf8.h"
 
 namespace unieval::metrics::text {
 
@@ -121,12 +120,7 @@ std::string tokenize_regexp_post(std::string_view line) {
   return core::join_split_ascii(std::string_view(cur->data(), len));
 }
 
-
-
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 std::string tokenize_13a(std::string_view line) {
   std::string s;

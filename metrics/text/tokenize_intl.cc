@@ -117,7 +117,6 @@ Str intl_rules(const In& in) {
   return a;
 }
 
-
 }  // namespace
 
 std::string tokenize_intl(std::string_view line) {

@@ -15,8 +15,9 @@ WordNetExceptions WordNetExceptions::load_dir(const std::string& dir) {
   for (const char* name : {"adj.exc", "adv.exc", "noun.exc", "verb.exc"}) {
     std::string path = (std::filesystem::path(dir) / name).string();
     if (!std::filesystem::exists(path))
-      throw InputError(path, 0, "WordNet 2.0 exception list not found (expected the ROUGE-1.5.5 "
-                                "data/WordNet-2.0-Exceptions directory)");
+      throw InputError(path, 0,
+                       "WordNet 2.0 exception list not found (expected the ROUGE-1.5.5 "
+                       "data/WordNet-2.0-Exceptions directory)");
     out.add_exc_text(core::read_file(path), path);
   }
   return out;
@@ -32,7 +33,9 @@ void WordNetExceptions::add_exc_text(std::string_view text, const std::string& n
     pos = end + 1;
     ++line_no;
     // Perl's split(/\s+/) on the line: fields separated by whitespace.
-    auto is_space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v'; };
+    auto is_space = [](char c) {
+      return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+    };
     size_t i = 0;
     while (i < line.size() && is_space(line[i])) ++i;
     if (i == line.size()) continue;  // blank line

@@ -3,13 +3,13 @@
 // THIRD_PARTY_NOTICES.md.
 // Decoding algorithms over an abstract next-token scorer: beam search, greedy, and top-k/top-p
 // sampling. The model side is a StepScorer: UniLM / ERNIE-GEN incremental decoding with cached
-// keys/values in models/decoding/search_unilm.h, GPT in models/decoding/search_gpt.h; these functions only see
-// log-probabilities, so they are tested against toy scorers (beam search with a wide beam ==
-// exhaustive search).
+// keys/values in models/decoding/search_unilm.h, GPT in models/decoding/search_gpt.h; these
+// functions only see log-probabilities, so they are tested against toy scorers (beam search with a
+// wide beam == exhaustive search).
 //
 // Decoding is a strategy (SearchStrategy, chosen by search_strategy from the options) over one
-// list of step constraints (models/decoding/search_constraints.h: minimum length, n-gram ban, vocabulary
-// limit), which every strategy applies in one place per step, on the scorer's device:
+// list of step constraints (models/decoding/search_constraints.h: minimum length, n-gram ban,
+// vocabulary limit), which every strategy applies in one place per step, on the scorer's device:
 //
 // | strategy     | options                     | source               | constraints          |
 // |--------------|-----------------------------|----------------------|----------------------|
@@ -23,48 +23,48 @@
 //   auto nbest = generate(scorer, /*example ids*/ {0, 1, 2}, eos_id, opts);
 //   nbest[i][0].tokens   // best hypothesis of example i, without the EOS
 //
-// | option          | default | meaning                                                              |
+// | option          | default | meaning |
 // |-----------------|---------|----------------------------------------------------------------------|
-// | beam            | 1       | beam size K (1 and sample = false: greedy)                            |
-// | n_best          | 1       | hypotheses returned per example (≤ beam)                              |
-// | length_penalty  | 0       | alpha: score = sum log p / len^alpha, len counts the EOS (HF style)   |
-// | min_len         | 0       | EOS is forbidden before this many tokens have been generated         |
-// | max_len         | 32      | at most this many tokens (EOS included); a hypothesis that reaches it |
-// |                 |         | without EOS ends there ("truncated")                                 |
-// | no_repeat_ngram | 0       | n > 0: a token that would repeat an n-gram of the hypothesis is banned |
-// |                 |         | (fairseq/UniLM "remove duplicated trigrams" with n = 3)              |
-// | ngram_ignore    | {}      | token ids exempt from the n-gram ban as UniLM's --forbid_ignore_word: |
-// |                 |         | a context (last n-1 tokens) holding one bans nothing, and one is never |
-// |                 |         | banned (banned_by_ngram)                                              |
-// | ngram_ignore_words | {}   | the same as words (".", "[X_SEP]"); the caller resolves them to ids   |
-// |                 |         | with its vocabulary (pipelines: decode); kept for run.json / presets  |
-// | not_predict     | {}      | token ids never generated: the caller passes them in       |
-// |                 |         | generate's VocabMask (log-prob -inf at every step)         |
-// | not_predict_words | {}    | the same as words, '|'-separated on the command line (UniLM's          |
-// |                 |         | --not_predict_token); "@special" stands for every bracketed vocabulary |
-// |                 |         | entry ([PAD] [CLS] [MASK] [unused7] ...) but the end token; resolved by |
-// |                 |         | the caller with its vocabulary (pipelines: decode)                     |
-// | algorithm       | "exact" | beam search: "exact" (below) or "unilm": microsoft/unilm's            |
-// |                 |         | BertForSeq2SeqDecoder.beam_search, frame by frame with traces         |
-// |                 |         | (beam_search_unilm); length_penalty is then its GNMT-form penalty     |
-// | trace_alpha     | 0       | "unilm" only, > 0: the hypothesis is picked by re-ranking the traces  |
-// |                 |         | as gen_seq_from_trace.py --alpha does (best_from_trace)               |
-// | trace_selection | "official" | how trace_alpha re-ranks: "official" = gen_seq_from_trace.py as it  |
-// |                 |         | runs (its set-unpacking of ([SEP], [PAD]) ids, the zero frames         |
-// |                 |         | decode_seq2seq.py pads traces with, and simple_postprocess applied by  |
-// |                 |         | the caller: the published CNN/DM and Gigaword numbers), "intended" =   |
-// |                 |         | what the script meant ([SEP] ends, [PAD] pads); see best_from_trace    |
-// | sample          | false   | sample each token instead of searching (beam ignored)                |
+// | beam            | 1       | beam size K (1 and sample = false: greedy) | | n_best          | 1
+// | hypotheses returned per example (≤ beam)                              | | length_penalty  | 0
+// | alpha: score = sum log p / len^alpha, len counts the EOS (HF style)   | | min_len         | 0
+// | EOS is forbidden before this many tokens have been generated         | | max_len         | 32
+// | at most this many tokens (EOS included); a hypothesis that reaches it | |                 | |
+// without EOS ends there ("truncated")                                 | | no_repeat_ngram | 0 | n
+// > 0: a token that would repeat an n-gram of the hypothesis is banned | |                 | |
+// (fairseq/UniLM "remove duplicated trigrams" with n = 3)              | | ngram_ignore    | {} |
+// token ids exempt from the n-gram ban as UniLM's --forbid_ignore_word: | |                 | | a
+// context (last n-1 tokens) holding one bans nothing, and one is never | |                 | |
+// banned (banned_by_ngram)                                              | | ngram_ignore_words | {}
+// | the same as words (".", "[X_SEP]"); the caller resolves them to ids   | |                 | |
+// with its vocabulary (pipelines: decode); kept for run.json / presets  | | not_predict     | {} |
+// token ids never generated: the caller passes them in       | |                 |         |
+// generate's VocabMask (log-prob -inf at every step)         | | not_predict_words | {}    | the
+// same as words, '|'-separated on the command line (UniLM's          | |                 | |
+// --not_predict_token); "@special" stands for every bracketed vocabulary | |                 | |
+// entry ([PAD] [CLS] [MASK] [unused7] ...) but the end token; resolved by | |                 | |
+// the caller with its vocabulary (pipelines: decode)                     | | algorithm       |
+// "exact" | beam search: "exact" (below) or "unilm": microsoft/unilm's            | | |         |
+// BertForSeq2SeqDecoder.beam_search, frame by frame with traces         | |                 | |
+// (beam_search_unilm); length_penalty is then its GNMT-form penalty     | | trace_alpha     | 0 |
+// "unilm" only, > 0: the hypothesis is picked by re-ranking the traces  | |                 | | as
+// gen_seq_from_trace.py --alpha does (best_from_trace)               | | trace_selection |
+// "official" | how trace_alpha re-ranks: "official" = gen_seq_from_trace.py as it  | | |         |
+// runs (its set-unpacking of ([SEP], [PAD]) ids, the zero frames         | |                 | |
+// decode_seq2seq.py pads traces with, and simple_postprocess applied by  | |                 | |
+// the caller: the published CNN/DM and Gigaword numbers), "intended" =   | |                 | |
+// what the script meant ([SEP] ends, [PAD] pads); see best_from_trace    | | sample          |
+// false   | sample each token instead of searching (beam ignored)                |
 //
 // Greedy (beam 1, no sampling) with algorithm "unilm" is decode_seq2seq.py's greedy path
 // (BertForSeq2SeqDecoder.forward with beam size 1): the argmax at every step, ended by [SEP] or
 // [PAD]; it applies --not_predict_token but never --min_len nor the n-gram ban, so min_len and
 // no_repeat_ngram are ignored there (official_greedy_ignores lists them for a warning). Greedy with
 // algorithm "exact" applies both.
-// | top_k, top_p    | 0, 1.0  | sampling: keep the k best / the smallest set with mass ≥ p (0/1: off) |
-// | temperature     | 1.0     | sampling: logits divided by it                                       |
-// | seed            | 0       | sampling: each example draws from its own generator seeded by (seed,  |
-// |                 |         | example id), so results do not depend on batch composition           |
+// | top_k, top_p    | 0, 1.0  | sampling: keep the k best / the smallest set with mass ≥ p (0/1:
+// off) | | temperature     | 1.0     | sampling: logits divided by it | | seed            | 0 |
+// sampling: each example draws from its own generator seeded by (seed,  | |                 | |
+// example id), so results do not depend on batch composition           |
 //
 // Beam search, precisely (one step, per example): every live hypothesis h (log-prob s_h) is
 // extended by every allowed token w: s = s_h + log p(w|h). Extensions by EOS, and extensions that
@@ -91,21 +91,21 @@ class Vocab;  // models/tokenizer/wordpiece.h
 enum class SearchAlgorithm { kExact, kUnilm };  // SearchOptions::algorithm "exact" / "unilm"
 
 struct SearchOptions {
-  int beam = 1;                 // beam size K
-  int n_best = 1;               // hypotheses returned per example
-  double length_penalty = 0.0;  // alpha (score = logp / len^alpha)
-  int min_len = 0;              // EOS forbidden before this many tokens
-  int max_len = 32;             // maximum generated tokens, EOS included
-  int no_repeat_ngram = 0;      // n-gram blocking size (0 = off)
-  bool sample = false;          // sampling instead of search
-  int top_k = 0;                // sampling: top-k filter (0 = off)
-  double top_p = 1.0;           // sampling: nucleus filter (1 = off)
-  double temperature = 1.0;     // sampling: temperature
-  uint64_t seed = 0;            // sampling: seed
-  std::vector<int64_t> ngram_ignore;              // token ids exempt from the n-gram ban
-  std::vector<std::string> ngram_ignore_words;    // the same as words (resolved by the caller)
-  std::vector<int64_t> not_predict;               // token ids never generated
-  std::vector<std::string> not_predict_words;     // the same as words ("@special": bracketed entries)
+  int beam = 1;                                 // beam size K
+  int n_best = 1;                               // hypotheses returned per example
+  double length_penalty = 0.0;                  // alpha (score = logp / len^alpha)
+  int min_len = 0;                              // EOS forbidden before this many tokens
+  int max_len = 32;                             // maximum generated tokens, EOS included
+  int no_repeat_ngram = 0;                      // n-gram blocking size (0 = off)
+  bool sample = false;                          // sampling instead of search
+  int top_k = 0;                                // sampling: top-k filter (0 = off)
+  double top_p = 1.0;                           // sampling: nucleus filter (1 = off)
+  double temperature = 1.0;                     // sampling: temperature
+  uint64_t seed = 0;                            // sampling: seed
+  std::vector<int64_t> ngram_ignore;            // token ids exempt from the n-gram ban
+  std::vector<std::string> ngram_ignore_words;  // the same as words (resolved by the caller)
+  std::vector<int64_t> not_predict;             // token ids never generated
+  std::vector<std::string> not_predict_words;   // the same as words ("@special": bracketed entries)
   std::string algorithm = "exact";              // beam search: "exact" or "unilm"
   double trace_alpha = 0.0;                     // "unilm": gen_seq_from_trace --alpha (0 = off)
   std::string trace_selection = "official";     // trace_alpha > 0: "official" or "intended"
@@ -174,9 +174,9 @@ enum class SearchStrategy { kBeam, kUnilmBeam, kGreedy, kUnilmGreedy, kSample };
 SearchStrategy search_strategy(const SearchOptions& opts);
 
 // The ids a decoding may never produce, masked to -inf at every step by the VocabLimit constraint
-// (models/decoding/search_constraints.h): ids >= entries (a config vocab_size padded past the vocabulary,
-// see models/decoding/vocab_limit.h) and the banned ids (SearchOptions::not_predict). entries 0: no limit
-// (banned must then be empty).
+// (models/decoding/search_constraints.h): ids >= entries (a config vocab_size padded past the
+// vocabulary, see models/decoding/vocab_limit.h) and the banned ids (SearchOptions::not_predict).
+// entries 0: no limit (banned must then be empty).
 struct VocabMask {
   int64_t entries = 0;
   std::vector<int64_t> banned;
@@ -192,10 +192,10 @@ void validate(const SearchOptions& opts);
 // What the search asks the scorer for at one step. Row r continues row parent[r] of the previous
 // call by appending last_token[r] (both empty at step 0, where there is one row per example).
 struct StepRequest {
-  int step = 0;                      // tokens already generated in every row
-  std::vector<int64_t> example;      // per row: index of its example in the batch
-  std::vector<int64_t> parent;       // per row: row index in the previous request (step > 0)
-  std::vector<int64_t> last_token;   // per row: the token appended at step-1 (step > 0)
+  int step = 0;                     // tokens already generated in every row
+  std::vector<int64_t> example;     // per row: index of its example in the batch
+  std::vector<int64_t> parent;      // per row: row index in the previous request (step > 0)
+  std::vector<int64_t> last_token;  // per row: the token appended at step-1 (step > 0)
 };
 
 class StepScorer {
@@ -280,7 +280,8 @@ std::vector<std::vector<Hypothesis>> beam_search_unilm(StepScorer& scorer, int64
 // (empty output when none ended), a trace whose beams all end at one frame backs off one frame,
 // and unfinished hypotheses are never candidates. A step-back below frame 0 gives an empty
 // hypothesis (the script would read its padding frames from the end).
-Hypothesis best_from_trace(const BeamTrace& trace, int64_t eos, int64_t pad, const SearchOptions& opts);
+Hypothesis best_from_trace(const BeamTrace& trace, int64_t eos, int64_t pad,
+                           const SearchOptions& opts);
 
 // The order CPython iterates set([a, b]) of two non-negative ints below 2^61 (hash = value, an
 // 8-slot table: slot a & 7, b probes (i * 5 + 1 + (perturb >>= 5)) & 7 on a collision): the pair
@@ -293,7 +294,8 @@ std::pair<int64_t, int64_t> python_set_order(int64_t a, int64_t b);
 // joins the word before). Returns the number of words kept.
 size_t simple_postprocess_keep(const std::vector<std::string>& words);
 // The same on a hypothesis' pieces (ids of vocab): the pieces of the words kept.
-std::vector<int32_t> simple_postprocess_pieces(const Vocab& vocab, const std::vector<int32_t>& pieces);
+std::vector<int32_t> simple_postprocess_pieces(const Vocab& vocab,
+                                               const std::vector<int32_t>& pieces);
 
 // Tokens banned after `prefix` by n-gram blocking of size n (tokens that follow an earlier
 // occurrence of the last n-1 tokens). With `ignore` (UniLM's forbid_ignore_set): nothing is banned

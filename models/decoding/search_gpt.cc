@@ -7,8 +7,8 @@
 
 #include "core/error.h"
 #include "models/nn/device.h"
-#include "models/training/gpt_finetune.h"
 #include "models/nn/row_ops.h"
+#include "models/training/gpt_finetune.h"
 
 namespace unieval::models {
 

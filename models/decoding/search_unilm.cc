@@ -18,7 +18,8 @@ torch::Tensor index_tensor(const std::vector<int64_t>& v, torch::Device d) {
 }  // namespace
 
 UnilmStepScorer::UnilmStepScorer(UnilmModel model, std::vector<std::vector<int64_t>> sources,
-                                 SpecialIds ids, Seq2SeqDataOptions types, bool use_cache, int64_t query_token)
+                                 SpecialIds ids, Seq2SeqDataOptions types, bool use_cache,
+                                 int64_t query_token)
     : model_(std::move(model)),
       sources_(std::move(sources)),
       ids_(ids),
@@ -91,7 +92,8 @@ torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
     torch::Tensor q_ids = torch::full({R, 1}, query_, torch::kInt64).to(device_);
     torch::Tensor q_types = torch::full({R, 1}, types_.target_type, torch::kInt64).to(device_);
     torch::Tensor q_pos = index_tensor(p, device_).view({R, 1});
-    torch::Tensor q_mask = torch::cat({valid_, torch::ones({R, 1}, valid_.options())}, 1).unsqueeze(1);
+    torch::Tensor q_mask =
+        torch::cat({valid_, torch::ones({R, 1}, valid_.options())}, 1).unsqueeze(1);
     StepOutput s = model_->forward_step(q_ids, q_types, q_pos, q_mask, cache_);
     return log_probs(s.hidden.select(1, 0));
   }
@@ -105,7 +107,8 @@ torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
   return feed_pair(req.last_token, pos);
 }
 
-torch::Tensor UnilmStepScorer::feed_pair(const std::vector<int64_t>& prev, const std::vector<int64_t>& pos) {
+torch::Tensor UnilmStepScorer::feed_pair(const std::vector<int64_t>& prev,
+                                         const std::vector<int64_t>& pos) {
   const int64_t R = static_cast<int64_t>(prev.size());
   reserve_cache(cache_, cache_.length() + 2);
   std::vector<int64_t> p(2 * R), tok(2 * R);
@@ -119,7 +122,8 @@ torch::Tensor UnilmStepScorer::feed_pair(const std::vector<int64_t>& prev, const
   torch::Tensor q_pos = index_tensor(p, device_).view({R, 2});
   torch::Tensor q_types = torch::full({R, 2}, types_.target_type, torch::kInt64).to(device_);
   // Row 0 (the previous token) sees the cache and itself; row 1 ([MASK]) also sees row 0.
-  torch::Tensor tail = torch::tensor({1, 0, 1, 1}, torch::kInt64).view({1, 2, 2}).expand({R, 2, 2}).to(device_);
+  torch::Tensor tail =
+      torch::tensor({1, 0, 1, 1}, torch::kInt64).view({1, 2, 2}).expand({R, 2, 2}).to(device_);
   torch::Tensor q_mask = torch::cat({valid_.unsqueeze(1).expand({R, 2, valid_.size(1)}), tail}, 2);
   StepOutput s = model_->forward_step(q_ids, q_types, q_pos, q_mask, cache_);
   append_to_cache(cache_, s, {0});
@@ -163,7 +167,8 @@ torch::Tensor UnilmStepScorer::step_uncached(const StepRequest& req) {
   }
   torch::Tensor mask = seq2seq_mask(sl, tl, T);
   BertOutput out = model_->forward(ids.to(device_), types.to(device_), mask.to(device_));
-  torch::Tensor h = out.last_hidden_state.reshape({R * T, -1}).index_select(0, index_tensor(last, device_));
+  torch::Tensor h =
+      out.last_hidden_state.reshape({R * T, -1}).index_select(0, index_tensor(last, device_));
   return log_probs(h);
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 // Follows UniLM (MIT) and ERNIE-GEN (Apache-2.0) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
-// UniLM incremental decoding as a StepScorer (models/decoding/search.h): the next-token distribution of
+// UniLM incremental decoding as a StepScorer (models/decoding/search.h): the next-token
+// distribution of
 // "[CLS] S1 [SEP] y1 .. y(t-1) [MASK]" under the seq2seq mask, read at the [MASK] position.
 //
 // Cached (default), as unilm s2s-ft `BertForSeq2SeqDecoder`: the source is encoded once and its
@@ -9,8 +10,9 @@
 // [y(t-1), MASK] at positions (|S1|+2+t-1, |S1|+2+t) and caches only y(t-1) (a token's states
 // depend only on the tokens before it, so the cache is exact); beams are reordered by the
 // request's parent indices. The per-row cache is preallocated (reserve_cache: the source plus 64
-// positions, doubled when a longer output needs it) and reordered in place. Uncached re-runs the whole packed sequence every step (the reference
-// the cached path is tested against: same tokens, scores within float tolerance).
+// positions, doubled when a longer output needs it) and reordered in place. Uncached re-runs the
+// whole packed sequence every step (the reference the cached path is tested against: same tokens,
+// scores within float tolerance).
 //
 // A batch holds examples of different source lengths: sources are right-padded, pad keys are
 // masked out for every query, and positions are explicit per row, so an example's result does not
@@ -33,8 +35,8 @@
 #include <vector>
 
 #include "models/decoding/search.h"
-#include "models/training/seq2seq_data.h"
 #include "models/nn/transformer.h"
+#include "models/training/seq2seq_data.h"
 
 namespace unieval::models {
 
@@ -61,13 +63,13 @@ class UnilmStepScorer : public StepScorer {
   SpecialIds ids_;
   Seq2SeqDataOptions types_;
   bool use_cache_;
-  int64_t query_;                            // [MASK] (UniLM) or [ATTN] (ERNIE-GEN)
+  int64_t query_;  // [MASK] (UniLM) or [ATTN] (ERNIE-GEN)
   torch::Device device_;
-  std::vector<int64_t> src_len_;             // packed source length per example ([CLS] S1 [SEP])
+  std::vector<int64_t> src_len_;  // packed source length per example ([CLS] S1 [SEP])
   // cached state, one row per live hypothesis
-  KVCache source_cache_;                     // [B, ...] encoded sources
-  KVCache cache_;                            // per row (source + generated prefix)
-  torch::Tensor valid_;                      // [rows, cached] 0/1: which cached keys are real
+  KVCache source_cache_;  // [B, ...] encoded sources
+  KVCache cache_;         // per row (source + generated prefix)
+  torch::Tensor valid_;   // [rows, cached] 0/1: which cached keys are real
   // uncached state
   std::vector<std::vector<int64_t>> prefix_;  // per row: generated tokens
 };

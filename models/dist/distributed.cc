@@ -3,6 +3,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <torch/csrc/autograd/function.h>
+#include <torch/csrc/autograd/function_hook.h>
+#include <torch/csrc/autograd/variable.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,15 +14,10 @@
 #include <cstring>
 #include <unordered_set>
 
-#include <torch/csrc/autograd/function.h>
-#include <torch/csrc/autograd/function_hook.h>
-#include <torch/csrc/autograd/variable.h>
-
 #include "core/error.h"
 #ifdef UNIEVAL_HAVE_C10D
 #include "models/dist/dist_compat.h"
 #endif
-
 
 namespace unieval::models::dist {
 
@@ -32,7 +30,8 @@ int env_int(const char* name, int fallback) {
   errno = 0;
   const long x = std::strtol(v, &end, 10);
   if (errno != 0 || *end != '\0' || x < 0 || x > 1 << 30)
-    throw InputError(std::string("environment variable ") + name + "='" + v + "' is not a non-negative integer");
+    throw InputError(std::string("environment variable ") + name + "='" + v +
+                     "' is not a non-negative integer");
   return static_cast<int>(x);
 }
 
@@ -54,14 +53,17 @@ DistEnv env_from_environment() {
     char* end = nullptr;
     e.timeout_s = std::strtod(t, &end);
     if (*end != '\0' || !(e.timeout_s > 0))
-      throw InputError(std::string("UNIEVAL_DIST_TIMEOUT_S='") + t + "' is not a positive number of seconds");
+      throw InputError(std::string("UNIEVAL_DIST_TIMEOUT_S='") + t +
+                       "' is not a positive number of seconds");
   }
   if (e.world_size < 1) throw InputError("WORLD_SIZE must be at least 1");
   if (e.rank >= e.world_size)
-    throw InputError("RANK=" + std::to_string(e.rank) + " is not below WORLD_SIZE=" + std::to_string(e.world_size));
+    throw InputError("RANK=" + std::to_string(e.rank) +
+                     " is not below WORLD_SIZE=" + std::to_string(e.world_size));
   if (e.master_port < 1 || e.master_port > 65535)
     throw InputError("MASTER_PORT=" + std::to_string(e.master_port) + " is not a TCP port");
-  if (e.world_size > 1) (void)bucket_bytes_from_env();  // refused here, before a run writes anything
+  if (e.world_size > 1)
+    (void)bucket_bytes_from_env();  // refused here, before a run writes anything
   return e;
 }
 
@@ -86,17 +88,21 @@ std::string resolve_backend(const std::string& backend, const torch::Device& dev
   if (backend.empty()) {
     if (device.is_cuda() && kHaveNccl) return "nccl";
     if (kHaveGloo || !have_c10d()) return "gloo";  // (without c10d the group itself is the error)
-    throw InputError(std::string("this build of unieval has no Gloo, and NCCL needs --device cuda") +
-                     (kHaveNccl ? "" : " and a build with NCCL"));
+    throw InputError(
+        std::string("this build of unieval has no Gloo, and NCCL needs --device cuda") +
+        (kHaveNccl ? "" : " and a build with NCCL"));
   }
   if (backend == "gloo") {
     if (have_c10d() && !kHaveGloo)
-      throw InputError("--backend gloo: this build of unieval has no Gloo (its headers were not found at configure "
-                       "time; use nccl)");
+      throw InputError(
+          "--backend gloo: this build of unieval has no Gloo (its headers were not found at "
+          "configure "
+          "time; use nccl)");
     return backend;
   }
   if (backend == "nccl") {
-    if (!kHaveNccl) throw InputError("--backend nccl: this build of unieval has no NCCL (use gloo)");
+    if (!kHaveNccl)
+      throw InputError("--backend nccl: this build of unieval has no NCCL (use gloo)");
     if (!device.is_cuda()) throw InputError("--backend nccl needs --device cuda");
     return backend;
   }
@@ -108,10 +114,16 @@ struct ProcessGroup::Impl {
   c10::intrusive_ptr<compat::Group> pg;
 };
 
-ProcessGroup::ProcessGroup(const DistEnv& env, const std::string& backend, const torch::Device& device)
-    : impl_(std::make_unique<Impl>()), rank_(env.rank), size_(env.world_size), backend_(resolve_backend(backend, device)) {
+ProcessGroup::ProcessGroup(const DistEnv& env, const std::string& backend,
+                           const torch::Device& device)
+    : impl_(std::make_unique<Impl>()),
+      rank_(env.rank),
+      size_(env.world_size),
+      backend_(resolve_backend(backend, device)) {
   if (backend_ == "nccl")
-    device_ = device.has_index() ? device : torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank));
+    device_ = device.has_index()
+                  ? device
+                  : torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(env.local_rank));
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(env.timeout_s * 1000));
   const std::string where = env.master_addr + ":" + std::to_string(env.master_port);
   c10::intrusive_ptr<c10d::Store> store;
@@ -128,14 +140,17 @@ ProcessGroup::ProcessGroup(const DistEnv& env, const std::string& backend, const
       throw InputError("rank 0 cannot listen on MASTER_ADDR:MASTER_PORT = " + where +
                        " (is the port in use? choose another with --master-port or MASTER_PORT): " +
                        compat::first_line(e.what()));
-    throw InputError("rank " + std::to_string(env.rank) + " cannot reach the rendezvous at " + where + " within " +
-                     std::to_string(static_cast<int>(env.timeout_s)) + " s: " + compat::first_line(e.what()));
+    throw InputError("rank " + std::to_string(env.rank) + " cannot reach the rendezvous at " +
+                     where + " within " + std::to_string(static_cast<int>(env.timeout_s)) +
+                     " s: " + compat::first_line(e.what()));
   }
   try {
-    impl_->pg = compat::make_group(store, env.rank, env.world_size, backend_, env.master_addr, timeout);
+    impl_->pg =
+        compat::make_group(store, env.rank, env.world_size, backend_, env.master_addr, timeout);
   } catch (const std::exception& e) {
-    throw InputError("rank " + std::to_string(env.rank) + ": creating the " + backend_ + " process group of " +
-                     std::to_string(env.world_size) + " ranks at " + where + " failed: " + compat::first_line(e.what()));
+    throw InputError("rank " + std::to_string(env.rank) + ": creating the " + backend_ +
+                     " process group of " + std::to_string(env.world_size) + " ranks at " + where +
+                     " failed: " + compat::first_line(e.what()));
   }
 }
 
@@ -183,11 +198,13 @@ void PendingReduce::wait() {
 #else
 struct ProcessGroup::Impl {};
 
-ProcessGroup::ProcessGroup(const DistEnv& env, const std::string& backend, const torch::Device& device)
+ProcessGroup::ProcessGroup(const DistEnv& env, const std::string& backend,
+                           const torch::Device& device)
     : rank_(env.rank), size_(env.world_size), backend_(resolve_backend(backend, device)) {
-  throw InputError("WORLD_SIZE=" + std::to_string(env.world_size) +
-                   ": this build of unieval has no c10d (LibTorch's distributed headers, or Gloo's, were not "
-                   "found at configure time, and NCCL was not enabled); run in one process");
+  throw InputError(
+      "WORLD_SIZE=" + std::to_string(env.world_size) +
+      ": this build of unieval has no c10d (LibTorch's distributed headers, or Gloo's, were not "
+      "found at configure time, and NCCL was not enabled); run in one process");
 }
 ProcessGroup::~ProcessGroup() = default;
 void ProcessGroup::all_reduce_sum(torch::Tensor&) {}
@@ -217,7 +234,8 @@ ProcessGroup* default_group() { return default_slot().get(); }
 int rank() { return default_group() ? default_group()->rank() : 0; }
 int world_size() { return default_group() ? default_group()->size() : 1; }
 
-// ---- gradient buckets ----------------------------------------------------------------------------
+// ---- gradient buckets
+// ----------------------------------------------------------------------------
 
 namespace {
 
@@ -226,8 +244,9 @@ namespace {
 class ReadyHook : public torch::autograd::FunctionPostHook {
  public:
   explicit ReadyHook(std::function<void()> fn) : fn_(std::move(fn)) {}
-  torch::autograd::variable_list operator()(const torch::autograd::variable_list& outputs,
-                                            const torch::autograd::variable_list& /*inputs*/) override {
+  torch::autograd::variable_list operator()(
+      const torch::autograd::variable_list& outputs,
+      const torch::autograd::variable_list& /*inputs*/) override {
     fn_();
     return outputs;
   }
@@ -241,14 +260,19 @@ class ReadyHook : public torch::autograd::FunctionPostHook {
 struct GradientBuckets::Bucket {
   std::vector<size_t> params;  // indices into params_
   int64_t numel = 0;
-  size_t ready = 0;            // parameters whose gradient this armed backward has produced
-  torch::Tensor buffer;        // float32, the bucket's gradients end to end
+  size_t ready = 0;      // parameters whose gradient this armed backward has produced
+  torch::Tensor buffer;  // float32, the bucket's gradients end to end
   PendingReduce pending;
 };
 
-GradientBuckets::GradientBuckets(ProcessGroup& group, std::vector<torch::Tensor> params, int64_t bucket_bytes)
-    : group_(group), params_(std::move(params)), bucket_of_(params_.size(), 0), accumulator_of_(params_.size(), nullptr) {
-  if (bucket_bytes < 1) throw std::invalid_argument("GradientBuckets: bucket_bytes must be positive");
+GradientBuckets::GradientBuckets(ProcessGroup& group, std::vector<torch::Tensor> params,
+                                 int64_t bucket_bytes)
+    : group_(group),
+      params_(std::move(params)),
+      bucket_of_(params_.size(), 0),
+      accumulator_of_(params_.size(), nullptr) {
+  if (bucket_bytes < 1)
+    throw std::invalid_argument("GradientBuckets: bucket_bytes must be positive");
   for (size_t k = params_.size(); k-- > 0;) {  // last first
     if (buckets_.empty() || buckets_.back().numel * 4 >= bucket_bytes) buckets_.emplace_back();
     buckets_.back().params.push_back(k);
@@ -257,12 +281,14 @@ GradientBuckets::GradientBuckets(ProcessGroup& group, std::vector<torch::Tensor>
   }
   for (size_t k = 0; k < params_.size(); ++k) {
     if (!params_[k].requires_grad()) continue;  // never ready: its bucket starts in finish()
-    std::shared_ptr<torch::autograd::Node> acc = torch::autograd::impl::grad_accumulator(params_[k]);
+    std::shared_ptr<torch::autograd::Node> acc =
+        torch::autograd::impl::grad_accumulator(params_[k]);
     if (!acc) continue;
     accumulator_of_[k] = acc.get();
     const auto key = acc->add_post_hook(std::make_unique<ReadyHook>([this, k] { on_ready(k); }));
     // Holding the accumulator keeps the hook across steps (the graph only holds it during one).
-    hooks_.emplace_back(static_cast<void*>(nullptr), [acc, key](void*) { acc->del_post_hook(key); });
+    hooks_.emplace_back(static_cast<void*>(nullptr),
+                        [acc, key](void*) { acc->del_post_hook(key); });
   }
 }
 
@@ -291,7 +317,8 @@ void GradientBuckets::arm(const torch::Tensor& loss) {
     torch::autograd::Node* node = stack.back();
     stack.pop_back();
     for (const auto& edge : node->next_edges())
-      if (edge.function && reached.insert(edge.function.get()).second) stack.push_back(edge.function.get());
+      if (edge.function && reached.insert(edge.function.get()).second)
+        stack.push_back(edge.function.get());
   }
   for (size_t k = 0; k < params_.size(); ++k)
     if (!accumulator_of_[k] || !reached.count(accumulator_of_[k])) ++buckets_[bucket_of_[k]].ready;
@@ -341,8 +368,10 @@ double GradientBuckets::finish() {
       torch::Tensor part = b.buffer.narrow(0, offset, n).view(p.sizes());
       offset += n;
       torch::Tensor g = p.grad();
-      if (g.defined()) g.copy_(part);
-      else p.mutable_grad() = part.to(p.dtype()).clone();
+      if (g.defined())
+        g.copy_(part);
+      else
+        p.mutable_grad() = part.to(p.dtype()).clone();
     }
     b.buffer = torch::Tensor();
   }
@@ -355,13 +384,15 @@ int64_t bucket_bytes_from_env() {
   char* end = nullptr;
   const double mb = std::strtod(v, &end);
   if (*end != '\0' || !(mb > 0) || mb > 1e6)
-    throw InputError(std::string("UNIEVAL_DIST_BUCKET_MB='") + v + "' is not a positive number of MiB");
+    throw InputError(std::string("UNIEVAL_DIST_BUCKET_MB='") + v +
+                     "' is not a positive number of MiB");
   return std::max<int64_t>(1, static_cast<int64_t>(mb * 1024 * 1024));
 }
 
 void all_reduce_sum(ProcessGroup& group, std::vector<double>& values) {
   if (values.empty()) return;
-  torch::Tensor t = torch::tensor(values, torch::kDouble).to(group.device());  // NCCL reduces CUDA tensors only
+  torch::Tensor t =
+      torch::tensor(values, torch::kDouble).to(group.device());  // NCCL reduces CUDA tensors only
   group.all_reduce_sum(t);
   t = t.to(torch::kCPU).contiguous();
   const double* sum = t.data_ptr<double>();
@@ -402,12 +433,12 @@ int bind_loopback(int port) {
   return fd;
 }
 
-
 }  // namespace
 
 int free_port() {
   const int fd = bind_loopback(0);
-  if (fd < 0) throw InputError(std::string("cannot bind a port of 127.0.0.1: ") + std::strerror(errno));
+  if (fd < 0)
+    throw InputError(std::string("cannot bind a port of 127.0.0.1: ") + std::strerror(errno));
   sockaddr_in a{};
   socklen_t len = sizeof a;
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
@@ -421,6 +452,5 @@ bool port_available(int port) {
   ::close(fd);
   return true;
 }
-
 
 }  // namespace unieval::models::dist

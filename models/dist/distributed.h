@@ -15,7 +15,8 @@
 // | MASTER_PORT | 29500     | its port                                                       |
 // | UNIEVAL_DIST_TIMEOUT_S | 1800 | rendezvous and collective timeout in seconds           |
 // | UNIEVAL_DIST_BUCKET_MB | 25   | gradient all-reduce bucket size (GradientBuckets)       |
-// | GLOO_SOCKET_IFNAME | | network interface for Gloo (default: loopback when MASTER_ADDR is local) |
+// | GLOO_SOCKET_IFNAME | | network interface for Gloo (default: loopback when MASTER_ADDR is local)
+// |
 //
 //   dist::ProcessGroup* g = dist::init_from_env("", device);   // null when WORLD_SIZE is 1
 //   GradientBuckets b(*g, params, bucket_bytes_from_env());       // the gradient sums (below)
@@ -24,11 +25,11 @@
 // (init_from_env), the training loop and the trainers ask for it (default_group()). World size 1
 // creates nothing, so a one-process run is exactly what it was before this file existed.
 //
-// Equivalence (models/training/train_loop.h, models/training/trainer.h): the micro-batches of an optimizer step are
-// a function of (seed, step) only; rank r computes micro-batches j ≡ r (mod N), each weighted by
-// its share of the step's global token count; the gradients are summed (all-reduce SUM). So N
-// ranks reproduce one rank with the same --accum up to floating-point summation order, and a run
-// can be resumed with any N.
+// Equivalence (models/training/train_loop.h, models/training/trainer.h): the micro-batches of an
+// optimizer step are a function of (seed, step) only; rank r computes micro-batches j ≡ r (mod N),
+// each weighted by its share of the step's global token count; the gradients are summed (all-reduce
+// SUM). So N ranks reproduce one rank with the same --accum up to floating-point summation order,
+// and a run can be resumed with any N.
 #include <torch/torch.h>
 
 #include <chrono>
@@ -40,12 +41,12 @@ namespace unieval::models::dist {
 
 // The launch environment (table above).
 struct DistEnv {
-  int rank = 0;                          // RANK
-  int world_size = 1;                    // WORLD_SIZE
-  int local_rank = 0;                    // LOCAL_RANK
-  std::string master_addr = "127.0.0.1"; // MASTER_ADDR
-  int master_port = 29500;               // MASTER_PORT
-  double timeout_s = 1800;               // UNIEVAL_DIST_TIMEOUT_S
+  int rank = 0;                           // RANK
+  int world_size = 1;                     // WORLD_SIZE
+  int local_rank = 0;                     // LOCAL_RANK
+  std::string master_addr = "127.0.0.1";  // MASTER_ADDR
+  int master_port = 29500;                // MASTER_PORT
+  double timeout_s = 1800;                // UNIEVAL_DIST_TIMEOUT_S
 };
 // Reads the variables; InputError naming the variable when one is malformed.
 DistEnv env_from_environment();
@@ -86,9 +87,9 @@ class ProcessGroup {
   // Where the group's collectives run: CUDA for NCCL (tensors must live there), else the CPU.
   const torch::Device& device() const { return device_; }
 
-  void all_reduce_sum(torch::Tensor& t);        // in place
+  void all_reduce_sum(torch::Tensor& t);                 // in place
   PendingReduce all_reduce_sum_async(torch::Tensor& t);  // in place once waited for
-  void broadcast(torch::Tensor& t, int root);   // in place
+  void broadcast(torch::Tensor& t, int root);            // in place
   void barrier();
 
  private:
@@ -100,7 +101,8 @@ class ProcessGroup {
   torch::Device device_ = torch::kCPU;
 };
 
-// "gloo" | "nccl" | "" (auto: nccl on CUDA when the build has it, else gloo); InputError for others.
+// "gloo" | "nccl" | "" (auto: nccl on CUDA when the build has it, else gloo); InputError for
+// others.
 std::string resolve_backend(const std::string& backend, const torch::Device& device);
 
 // Creates the default group from the environment (once; later calls return it). Null when the
@@ -117,10 +119,11 @@ int world_size();  // 1 without one
 // armed, a post-hook on each parameter's gradient accumulator counts it ready; a bucket whose
 // parameters are all ready is all-reduced asynchronously once every bucket before it has been
 // started. arm(loss) first walks the loss's graph: a parameter it cannot reach (a head this
-// step does not use) is ready at once, as with DDP's find_unused_parameters. finish() starts the buckets still waiting (a parameter this backward did not reach: its
-// gradient counts as zeros and is defined afterwards), waits for all of them and writes the sums
-// back into the gradients. Every rank starts the buckets in the same order, whatever the timing, so
-// the collectives always match; the sums are element for element those of one flat all-reduce.
+// step does not use) is ready at once, as with DDP's find_unused_parameters. finish() starts the
+// buckets still waiting (a parameter this backward did not reach: its gradient counts as zeros and
+// is defined afterwards), waits for all of them and writes the sums back into the gradients. Every
+// rank starts the buckets in the same order, whatever the timing, so the collectives always match;
+// the sums are element for element those of one flat all-reduce.
 //
 //   GradientBuckets b(group, optimizer.params(), bucket_bytes_from_env());
 //   ... micro-batches ...;  b.arm(last_loss);  last_loss.backward();   // overlaps
@@ -150,11 +153,11 @@ class GradientBuckets {
   ProcessGroup& group_;
   std::vector<torch::Tensor> params_;
   std::vector<Bucket> buckets_;
-  std::vector<size_t> bucket_of_;      // param → bucket
-  std::vector<const void*> accumulator_of_;  // param → its gradient accumulator (null: none)
+  std::vector<size_t> bucket_of_;             // param → bucket
+  std::vector<const void*> accumulator_of_;   // param → its gradient accumulator (null: none)
   std::vector<std::shared_ptr<void>> hooks_;  // removes a hook when released
   bool armed_ = false;
-  size_t next_ = 0;                   // the next bucket to start
+  size_t next_ = 0;  // the next bucket to start
   size_t started_early_ = 0;
 };
 // UNIEVAL_DIST_BUCKET_MB (default 25, torch DDP's bucket_cap_mb) in bytes; InputError when it is

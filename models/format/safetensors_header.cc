@@ -40,7 +40,8 @@ size_t safetensors_dtype_bytes(std::string_view dtype) {
   return 0;
 }
 
-SafetensorsHeader parse_safetensors_header(const unsigned char* base, uint64_t size, const std::string& source) {
+SafetensorsHeader parse_safetensors_header(const unsigned char* base, uint64_t size,
+                                           const std::string& source) {
   auto fail = [&](const std::string& what) { return InputError(source, 0, what); };
   if (size < 8)
     throw fail("truncated safetensors file: " + std::to_string(size) +
@@ -51,8 +52,8 @@ SafetensorsHeader parse_safetensors_header(const unsigned char* base, uint64_t s
     throw fail("safetensors header length " + std::to_string(n) + " exceeds the limit of " +
                std::to_string(kMaxHeader) + " bytes (not a safetensors file?)");
   if (n > size - 8)
-    throw fail("truncated safetensors file: header length " + std::to_string(n) +
-               " but only " + std::to_string(size - 8) + " bytes follow");
+    throw fail("truncated safetensors file: header length " + std::to_string(n) + " but only " +
+               std::to_string(size - 8) + " bytes follow");
   std::string_view header(reinterpret_cast<const char*>(base + 8), n);
   if (size_t bad = core::find_invalid_utf8(header); bad != std::string::npos)
     throw fail("safetensors header is not UTF-8 (byte " + std::to_string(8 + bad) + ")");
@@ -65,8 +66,7 @@ SafetensorsHeader parse_safetensors_header(const unsigned char* base, uint64_t s
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(
-        header,
-        [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        header, [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
           if (depth == 1 && event == nlohmann::json::parse_event_t::key && parsed.is_string()) {
             const auto& k = parsed.get_ref<const std::string&>();
             if (!seen.insert(k).second && duplicate.empty()) duplicate = k;
@@ -108,7 +108,8 @@ SafetensorsHeader parse_safetensors_header(const unsigned char* base, uint64_t s
     uint64_t numel = 1;
     bool overflow = false;
     for (const auto& dim : *s) {
-      if (!dim.is_number_unsigned()) throw bad("shape " + s->dump() + " is not a list of non-negative integers");
+      if (!dim.is_number_unsigned())
+        throw bad("shape " + s->dump() + " is not a list of non-negative integers");
       uint64_t x = dim.get<uint64_t>();
       if (x > static_cast<uint64_t>(INT64_MAX)) throw bad("shape dimension too large");
       info.shape.push_back(static_cast<int64_t>(x));

@@ -20,9 +20,12 @@ namespace {
 // Rules 1-2 (without alias resolution).
 std::string fix_key(const std::string& key) {
   std::string k = key;
-  if (core::py_endswith(k, "LayerNorm.gamma")) k = k.substr(0, k.size() - 5) + "weight";
-  else if (core::py_endswith(k, "LayerNorm.beta")) k = k.substr(0, k.size() - 4) + "bias";
-  if (core::py_startswith(k, "embeddings.") || core::py_startswith(k, "encoder.") || core::py_startswith(k, "pooler."))
+  if (core::py_endswith(k, "LayerNorm.gamma"))
+    k = k.substr(0, k.size() - 5) + "weight";
+  else if (core::py_endswith(k, "LayerNorm.beta"))
+    k = k.substr(0, k.size() - 4) + "bias";
+  if (core::py_startswith(k, "embeddings.") || core::py_startswith(k, "encoder.") ||
+      core::py_startswith(k, "pooler."))
     k = "bert." + k;
   return k;
 }
@@ -65,11 +68,11 @@ std::string LoadReport::summary() const {
     out += "Some weights of the model checkpoint at " + source +
            " were not used when initializing the model: " + list(unexpected_keys) + "\n";
   if (!missing_keys.empty())
-    out += "Some weights of the model were not initialized from the model checkpoint at " +
-           source + " and are newly initialized: " + list(missing_keys) + "\n";
+    out += "Some weights of the model were not initialized from the model checkpoint at " + source +
+           " and are newly initialized: " + list(missing_keys) + "\n";
   if (!unknown_config_fields.empty())
-    out += "Fields of " + config_source + " that no numerics of this model read (ignored): " +
-           list(unknown_config_fields) + "\n";
+    out += "Fields of " + config_source +
+           " that no numerics of this model read (ignored): " + list(unknown_config_fields) + "\n";
   if (!tied_conflicts.empty())
     out += "Tied weights stored with different values in " + source +
            " (the decoder copy was used, as HF does): " + list(tied_conflicts) + "\n";
@@ -109,8 +112,10 @@ LoadReport load_stored(torch::nn::Module& model, const std::vector<StoredTensor>
       continue;
     }
     std::string target;
-    if (names && names->alias) target = names->alias(k);
-    else if (const char* t = alias_target(k)) target = t;
+    if (names && names->alias)
+      target = names->alias(k);
+    else if (const char* t = alias_target(k))
+      target = t;
     if (!target.empty()) {
       aliases.push_back({&info, target, true});
     } else {
@@ -155,7 +160,8 @@ LoadReport load_weights(torch::nn::Module& model, const SafetensorsFile& file,
                         const LoadOptions& options) {
   std::vector<StoredTensor> stored;
   for (const auto& info : file.tensors())
-    stored.push_back({info.name, info.shape, info.dtype, [&file, &info] { return file.tensor(info); }});
+    stored.push_back(
+        {info.name, info.shape, info.dtype, [&file, &info] { return file.tensor(info); }});
   return load_stored(model, stored, file.path(), options);
 }
 
@@ -163,8 +169,8 @@ LoadReport load_weights(torch::nn::Module& model, const NamedTensors& tensors,
                         const std::string& source, const LoadOptions& options) {
   std::vector<StoredTensor> stored;
   for (const auto& [name, t] : tensors)
-    stored.push_back({name, t.sizes().vec(), std::string(c10::toString(t.scalar_type())),
-                      [&t] { return t; }});
+    stored.push_back(
+        {name, t.sizes().vec(), std::string(c10::toString(t.scalar_type())), [&t] { return t; }});
   return load_stored(model, stored, source, options);
 }
 
@@ -175,15 +181,19 @@ LoadReport load_weights(torch::nn::Module& model, const std::string& weights_pat
   return load_weights(model, SafetensorsFile::open(weights_path), options);
 }
 
-bool is_torch_bin(const std::string& path) { return core::py_endswith(path, ".bin") || core::py_endswith(path, ".pt") || core::py_endswith(path, ".pth"); }
+bool is_torch_bin(const std::string& path) {
+  return core::py_endswith(path, ".bin") || core::py_endswith(path, ".pt") ||
+         core::py_endswith(path, ".pth");
+}
 
 CheckpointFiles locate_checkpoint(const std::string& path) {
   CheckpointFiles files;
   std::error_code ec;
   if (fs::is_regular_file(path, ec)) {
     if (!core::py_endswith(path, ".safetensors") && !is_torch_bin(path))
-      throw InputError(path, 0, "a checkpoint is a directory (config.json + model.safetensors or "
-                                "pytorch_model.bin), a .safetensors file or a .bin file");
+      throw InputError(path, 0,
+                       "a checkpoint is a directory (config.json + model.safetensors or "
+                       "pytorch_model.bin), a .safetensors file or a .bin file");
     files.weights = path;
     fs::path dir = fs::path(path).parent_path();
     if (dir.empty()) dir = ".";
@@ -199,7 +209,8 @@ CheckpointFiles locate_checkpoint(const std::string& path) {
       if (fs::exists(dir / "pytorch_model.bin", ec))
         files.weights = (dir / "pytorch_model.bin").string();
       else
-        throw InputError(path, 0, "checkpoint directory has neither model.safetensors nor pytorch_model.bin");
+        throw InputError(
+            path, 0, "checkpoint directory has neither model.safetensors nor pytorch_model.bin");
     }
   } else {
     throw InputError(path, 0, "no such checkpoint directory or file");
@@ -232,7 +243,8 @@ std::vector<std::pair<std::string, torch::Tensor>> checkpoint_tensors(torch::nn:
     for (const auto& [alias, target] : kTiedAliases) {
       // Only when the head the alias belongs to exists (cls.predictions.bias present).
       if (!params.find("cls.predictions.bias")) break;
-      if (const torch::Tensor* t = params.find(target)) out.emplace_back(alias, t->detach().clone());
+      if (const torch::Tensor* t = params.find(target))
+        out.emplace_back(alias, t->detach().clone());
     }
   }
   return out;

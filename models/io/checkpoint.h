@@ -5,7 +5,8 @@
 //
 //   ckpt/config.json          HF BertConfig (models/nn/config.h)
 //   ckpt/model.safetensors    weights under HF BERT names (models/io/safetensors.h), or
-//   ckpt/pytorch_model.bin    a torch.save'd state dict, zip or legacy format (models/io/torch_bin.h),
+//   ckpt/pytorch_model.bin    a torch.save'd state dict, zip or legacy format
+//   (models/io/torch_bin.h),
 //                             read when model.safetensors is absent (HF and original UniLM names)
 //   ckpt/vocab.txt            WordPiece vocabulary (optional; models/tokenizer/wordpiece.h)
 //
@@ -39,8 +40,9 @@
 // the key set of HF's save_pretrained(safe_serialization=True), loadable by HF's BertForPreTraining
 // (which reports cls.seq_relationship.* as newly initialised).
 //
-// `load_checkpoint` also accepts the path of a .safetensors or .bin (.pt, .pth) file; config.json is then read from the
-// same directory (to test a differently named weights file, e.g. model.tied_dropped.safetensors).
+// `load_checkpoint` also accepts the path of a .safetensors or .bin (.pt, .pth) file; config.json
+// is then read from the same directory (to test a differently named weights file, e.g.
+// model.tied_dropped.safetensors).
 #include <torch/torch.h>
 
 #include <functional>
@@ -48,24 +50,24 @@
 #include <utility>
 #include <vector>
 
-#include "models/nn/config.h"
 #include "models/io/safetensors.h"
 #include "models/io/torch_bin.h"
+#include "models/nn/config.h"
 #include "models/nn/transformer.h"
 
 namespace unieval::models {
 
 struct LoadReport {
-  std::string source;                         // the weights file
-  std::vector<std::string> missing_keys;      // model parameters the checkpoint did not supply
-  std::vector<std::string> unexpected_keys;   // checkpoint keys with no parameter (as stored)
-  std::vector<std::string> ignored_keys;      // skipped on purpose (position_ids, NSP head)
-  std::vector<std::string> tied_keys;         // alias keys loaded into their tied parameter
-  std::vector<std::string> tied_conflicts;    // alias stored with values unequal to its target
-  std::vector<std::string> renamed_keys;      // "stored -> parameter" for rules 1-2
-  size_t loaded = 0;                          // parameters written
+  std::string source;                        // the weights file
+  std::vector<std::string> missing_keys;     // model parameters the checkpoint did not supply
+  std::vector<std::string> unexpected_keys;  // checkpoint keys with no parameter (as stored)
+  std::vector<std::string> ignored_keys;     // skipped on purpose (position_ids, NSP head)
+  std::vector<std::string> tied_keys;        // alias keys loaded into their tied parameter
+  std::vector<std::string> tied_conflicts;   // alias stored with values unequal to its target
+  std::vector<std::string> renamed_keys;     // "stored -> parameter" for rules 1-2
+  size_t loaded = 0;                         // parameters written
   bool complete() const { return missing_keys.empty() && unexpected_keys.empty(); }
-    std::string config_source;                  // the config.json read (load_checkpoint)
+  std::string config_source;                       // the config.json read (load_checkpoint)
   std::vector<std::string> unknown_config_fields;  // its keys BertConfig does not read
   // HF-style text: "Some weights of the model checkpoint at X were not used ...: [...]" and
   // "Some weights of UnilmModel were not initialized from the model checkpoint at X ...: [...]";
@@ -76,9 +78,10 @@ struct LoadReport {
 // How stored keys map onto a model's parameter names. Unset members take the BERT rules above
 // (rules 1-2, kTiedAliases, kIgnoredCheckpointPrefixes); GPT has its own (models/nn/gpt.h).
 struct CheckpointNames {
-  std::function<std::string(const std::string&)> fix;    // rules 1-2: stored key -> name
-  std::function<std::string(const std::string&)> alias; // rule 3: tied alias -> its parameter ("" = none)
-  std::function<bool(const std::string&)> ignored;       // rule 4: skipped on purpose
+  std::function<std::string(const std::string&)> fix;  // rules 1-2: stored key -> name
+  std::function<std::string(const std::string&)>
+      alias;  // rule 3: tied alias -> its parameter ("" = none)
+  std::function<bool(const std::string&)> ignored;  // rule 4: skipped on purpose
 };
 
 struct LoadOptions {

@@ -25,9 +25,9 @@ struct DTypeRow {
   torch::ScalarType type;
 };
 constexpr DTypeRow kDTypes[] = {
-    {"F64", torch::kFloat64}, {"F32", torch::kFloat32}, {"F16", torch::kFloat16},
-    {"BF16", torch::kBFloat16}, {"I64", torch::kInt64}, {"I32", torch::kInt32},
-    {"I16", torch::kInt16},   {"I8", torch::kInt8},     {"U8", torch::kUInt8},
+    {"F64", torch::kFloat64},   {"F32", torch::kFloat32}, {"F16", torch::kFloat16},
+    {"BF16", torch::kBFloat16}, {"I64", torch::kInt64},   {"I32", torch::kInt32},
+    {"I16", torch::kInt16},     {"I8", torch::kInt8},     {"U8", torch::kUInt8},
     {"BOOL", torch::kBool},
 };
 
@@ -141,7 +141,8 @@ torch::Tensor SafetensorsFile::tensor(std::string_view name) const {
 }
 
 torch::Tensor SafetensorsFile::tensor(const SafetensorInfo& info) const {
-  torch::Tensor t = torch::empty(info.shape, torch::TensorOptions().dtype(safetensors_dtype(info.dtype)));
+  torch::Tensor t =
+      torch::empty(info.shape, torch::TensorOptions().dtype(safetensors_dtype(info.dtype)));
   std::string_view b = bytes(info);
   if (!b.empty()) std::memcpy(t.data_ptr(), b.data(), b.size());  // the data may be unaligned
   if (info.dtype == "BOOL") {

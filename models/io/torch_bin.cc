@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <set>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 
@@ -38,7 +38,20 @@ struct TensorRef {
 };
 
 struct Obj {
-  enum Kind { kNone, kBool, kInt, kBigInt, kFloat, kStr, kTuple, kList, kDict, kGlobal, kStorage, kTensor };
+  enum Kind {
+    kNone,
+    kBool,
+    kInt,
+    kBigInt,
+    kFloat,
+    kStr,
+    kTuple,
+    kList,
+    kDict,
+    kGlobal,
+    kStorage,
+    kTensor
+  };
   Kind kind = kNone;
   int64_t i = 0;
   double f = 0;
@@ -51,29 +64,41 @@ struct Obj {
 
 const char* kind_name(Obj::Kind k) {
   switch (k) {
-    case Obj::kNone: return "None";
-    case Obj::kBool: return "bool";
-    case Obj::kInt: return "int";
-    case Obj::kBigInt: return "int";
-    case Obj::kFloat: return "float";
-    case Obj::kStr: return "str";
-    case Obj::kTuple: return "tuple";
-    case Obj::kList: return "list";
-    case Obj::kDict: return "dict";
-    case Obj::kGlobal: return "global";
-    case Obj::kStorage: return "storage";
-    case Obj::kTensor: return "tensor";
+    case Obj::kNone:
+      return "None";
+    case Obj::kBool:
+      return "bool";
+    case Obj::kInt:
+      return "int";
+    case Obj::kBigInt:
+      return "int";
+    case Obj::kFloat:
+      return "float";
+    case Obj::kStr:
+      return "str";
+    case Obj::kTuple:
+      return "tuple";
+    case Obj::kList:
+      return "list";
+    case Obj::kDict:
+      return "dict";
+    case Obj::kGlobal:
+      return "global";
+    case Obj::kStorage:
+      return "storage";
+    case Obj::kTensor:
+      return "tensor";
   }
   return "?";
 }
 
 bool storage_dtype(const std::string& global, torch::ScalarType* out) {
   static const std::map<std::string, torch::ScalarType> kTypes = {
-      {"torch.FloatStorage", torch::kFloat},     {"torch.DoubleStorage", torch::kDouble},
-      {"torch.HalfStorage", torch::kHalf},       {"torch.BFloat16Storage", torch::kBFloat16},
-      {"torch.LongStorage", torch::kLong},       {"torch.IntStorage", torch::kInt},
-      {"torch.ShortStorage", torch::kShort},     {"torch.CharStorage", torch::kChar},
-      {"torch.ByteStorage", torch::kByte},       {"torch.BoolStorage", torch::kBool}};
+      {"torch.FloatStorage", torch::kFloat}, {"torch.DoubleStorage", torch::kDouble},
+      {"torch.HalfStorage", torch::kHalf},   {"torch.BFloat16Storage", torch::kBFloat16},
+      {"torch.LongStorage", torch::kLong},   {"torch.IntStorage", torch::kInt},
+      {"torch.ShortStorage", torch::kShort}, {"torch.CharStorage", torch::kChar},
+      {"torch.ByteStorage", torch::kByte},   {"torch.BoolStorage", torch::kBool}};
   auto it = kTypes.find(global);
   if (it == kTypes.end()) return false;
   *out = it->second;
@@ -82,8 +107,8 @@ bool storage_dtype(const std::string& global, torch::ScalarType* out) {
 
 const std::set<std::string>& allowed_globals() {
   static const std::set<std::string> kAllowed = {
-      "collections.OrderedDict", "torch._utils._rebuild_tensor_v2", "torch._utils._rebuild_parameter",
-      "torch.jit._pickle.restore_type_tag"};
+      "collections.OrderedDict", "torch._utils._rebuild_tensor_v2",
+      "torch._utils._rebuild_parameter", "torch.jit._pickle.restore_type_tag"};
   return kAllowed;
 }
 
@@ -102,17 +127,45 @@ class Unpickler {
           if (p < 2 || p > 5) fail("unsupported pickle protocol " + std::to_string(p));
           break;
         }
-        case 0x95: take(8); break;  // FRAME (length ignored)
-        case '.': {                 // STOP
+        case 0x95:
+          take(8);
+          break;     // FRAME (length ignored)
+        case '.': {  // STOP
           if (stack_.size() != 1 || !marks_.empty()) fail("malformed pickle (stack at STOP)");
           return stack_.back();
         }
-        case '(': marks_.push_back(stack_.size()); depth_check(); break;
-        case 'N': push(make(Obj::kNone)); break;
-        case 0x88: case 0x89: { auto o = make(Obj::kBool); o->i = op == 0x88; push(o); break; }
-        case 'J': { auto o = make(Obj::kInt); o->i = static_cast<int32_t>(le(4)); push(o); break; }
-        case 'K': { auto o = make(Obj::kInt); o->i = u8(); push(o); break; }
-        case 'M': { auto o = make(Obj::kInt); o->i = static_cast<int64_t>(le(2)); push(o); break; }
+        case '(':
+          marks_.push_back(stack_.size());
+          depth_check();
+          break;
+        case 'N':
+          push(make(Obj::kNone));
+          break;
+        case 0x88:
+        case 0x89: {
+          auto o = make(Obj::kBool);
+          o->i = op == 0x88;
+          push(o);
+          break;
+        }
+        case 'J': {
+          auto o = make(Obj::kInt);
+          o->i = static_cast<int32_t>(le(4));
+          push(o);
+          break;
+        }
+        case 'K': {
+          auto o = make(Obj::kInt);
+          o->i = u8();
+          push(o);
+          break;
+        }
+        case 'M': {
+          auto o = make(Obj::kInt);
+          o->i = static_cast<int64_t>(le(2));
+          push(o);
+          break;
+        }
         case 0x8a: {  // LONG1
           const size_t n = u8();
           std::string bytes = take(n);
@@ -138,14 +191,33 @@ class Unpickler {
           push(o);
           break;
         }
-        case 'X': str(le(4)); break;     // BINUNICODE
-        case 0x8c: str(u8()); break;     // SHORT_BINUNICODE
-        case 0x8d: str(le(8)); break;    // BINUNICODE8
-        case 'T': str(le(4)); break;     // BINSTRING (py2)
-        case 'U': str(u8()); break;      // SHORT_BINSTRING (py2)
-        case ')': push(make(Obj::kTuple)); break;
-        case 't': { auto o = make(Obj::kTuple); o->items = pop_mark(); push(o); break; }
-        case 0x85: case 0x86: case 0x87: {
+        case 'X':
+          str(le(4));
+          break;  // BINUNICODE
+        case 0x8c:
+          str(u8());
+          break;  // SHORT_BINUNICODE
+        case 0x8d:
+          str(le(8));
+          break;  // BINUNICODE8
+        case 'T':
+          str(le(4));
+          break;  // BINSTRING (py2)
+        case 'U':
+          str(u8());
+          break;  // SHORT_BINSTRING (py2)
+        case ')':
+          push(make(Obj::kTuple));
+          break;
+        case 't': {
+          auto o = make(Obj::kTuple);
+          o->items = pop_mark();
+          push(o);
+          break;
+        }
+        case 0x85:
+        case 0x86:
+        case 0x87: {
           const size_t n = op - 0x84;
           if (stack_.size() < n + base()) fail("malformed pickle (TUPLE on a short stack)");
           auto o = make(Obj::kTuple);
@@ -154,14 +226,45 @@ class Unpickler {
           push(o);
           break;
         }
-        case ']': push(make(Obj::kList)); break;
-        case 'l': { auto o = make(Obj::kList); o->items = pop_mark(); push(o); break; }
-        case 'a': { ObjPtr v = pop(); append(top(), {v}); break; }
-        case 'e': { auto items = pop_mark(); append(top(), items); break; }
-        case '}': push(make(Obj::kDict)); break;
-        case 'd': { auto o = make(Obj::kDict); set_items(o, pop_mark()); push(o); break; }
-        case 's': { ObjPtr v = pop(); ObjPtr k = pop(); set_items(top(), {k, v}); break; }
-        case 'u': { auto items = pop_mark(); set_items(top(), items); break; }
+        case ']':
+          push(make(Obj::kList));
+          break;
+        case 'l': {
+          auto o = make(Obj::kList);
+          o->items = pop_mark();
+          push(o);
+          break;
+        }
+        case 'a': {
+          ObjPtr v = pop();
+          append(top(), {v});
+          break;
+        }
+        case 'e': {
+          auto items = pop_mark();
+          append(top(), items);
+          break;
+        }
+        case '}':
+          push(make(Obj::kDict));
+          break;
+        case 'd': {
+          auto o = make(Obj::kDict);
+          set_items(o, pop_mark());
+          push(o);
+          break;
+        }
+        case 's': {
+          ObjPtr v = pop();
+          ObjPtr k = pop();
+          set_items(top(), {k, v});
+          break;
+        }
+        case 'u': {
+          auto items = pop_mark();
+          set_items(top(), items);
+          break;
+        }
         case 'c': {  // GLOBAL "module\nname\n"
           std::string module = line(), name = line();
           global(module + "." + name);
@@ -173,24 +276,47 @@ class Unpickler {
           global(module->s + "." + name->s);
           break;
         }
-        case 'R': { ObjPtr args = pop(); ObjPtr fn = pop(); push(reduce(fn, args)); break; }
-        case 0x81: { ObjPtr args = pop(); ObjPtr cls = pop(); push(reduce(cls, args)); break; }  // NEWOBJ
+        case 'R': {
+          ObjPtr args = pop();
+          ObjPtr fn = pop();
+          push(reduce(fn, args));
+          break;
+        }
+        case 0x81: {
+          ObjPtr args = pop();
+          ObjPtr cls = pop();
+          push(reduce(cls, args));
+          break;
+        }            // NEWOBJ
         case 'b': {  // BUILD: only OrderedDict's attribute state, ignored
           ObjPtr state = pop();
           if (top()->kind != Obj::kDict) fail("BUILD on a " + std::string(kind_name(top()->kind)));
           (void)state;
           break;
         }
-        case 'Q': push(persistent(pop())); break;  // BINPERSID
-        case 'q': memo_put(u8()); break;
-        case 'r': memo_put(le(4)); break;
-        case 0x94: memo_put(memo_.size()); break;  // MEMOIZE
-        case 'h': memo_get(u8()); break;
-        case 'j': memo_get(le(4)); break;
+        case 'Q':
+          push(persistent(pop()));
+          break;  // BINPERSID
+        case 'q':
+          memo_put(u8());
+          break;
+        case 'r':
+          memo_put(le(4));
+          break;
+        case 0x94:
+          memo_put(memo_.size());
+          break;  // MEMOIZE
+        case 'h':
+          memo_get(u8());
+          break;
+        case 'j':
+          memo_get(le(4));
+          break;
         default: {
           char buf[8];
           std::snprintf(buf, sizeof buf, "0x%02x", op);
-          fail(std::string("unsupported pickle opcode ") + buf + " (only plain state dicts are read)");
+          fail(std::string("unsupported pickle opcode ") + buf +
+               " (only plain state dicts are read)");
         }
       }
     }
@@ -290,7 +416,8 @@ class Unpickler {
     if (t->items.size() > kMaxDims) fail(std::string(what) + " has too many dimensions");
     std::vector<int64_t> out;
     for (const auto& x : t->items) {
-      if (!is_int(x) || x->i < 0) fail(std::string(what) + " holds a non-integer or negative value");
+      if (!is_int(x) || x->i < 0)
+        fail(std::string(what) + " holds a non-integer or negative value");
       out.push_back(x->i);
     }
     return out;
@@ -363,7 +490,8 @@ struct ZipEntry {
 };
 
 uint64_t rd(const std::string& d, uint64_t at, int n, const std::string& source) {
-  if (at > d.size() || uint64_t(n) > d.size() - at) throw InputError(source, 0, "truncated zip archive");
+  if (at > d.size() || uint64_t(n) > d.size() - at)
+    throw InputError(source, 0, "truncated zip archive");
   uint64_t v = 0;
   for (int k = 0; k < n; ++k) v |= uint64_t(uint8_t(d[at + k])) << (8 * k);
   return v;
@@ -414,8 +542,10 @@ std::map<std::string, ZipEntry> read_zip(const std::string& d, const std::string
       x += 4 + len;
     }
     if (method != 0)
-      throw InputError(source, 0, "zip entry '" + name + "' is compressed (torch.save stores entries)");
-    if (csize != usize) throw InputError(source, 0, "zip entry '" + name + "' has inconsistent sizes");
+      throw InputError(source, 0,
+                       "zip entry '" + name + "' is compressed (torch.save stores entries)");
+    if (csize != usize)
+      throw InputError(source, 0, "zip entry '" + name + "' has inconsistent sizes");
     if (rd(d, local, 4, source) != 0x04034b50)
       throw InputError(source, 0, "zip entry '" + name + "' has no local header");
     const uint64_t data = local + 30 + rd(d, local + 26, 2, source) + rd(d, local + 28, 2, source);
@@ -440,36 +570,43 @@ torch::Tensor materialise(const TensorRef& t, const std::string& name, const std
     if (n == 0) return torch::empty(t.size, torch::TensorOptions().dtype(t.storage.dtype));
   auto it = storages.where.find(t.storage.key);
   if (it == storages.where.end())
-    throw InputError(source, 0, "tensor '" + name + "': storage '" + t.storage.key + "' is not in the file");
+    throw InputError(source, 0,
+                     "tensor '" + name + "': storage '" + t.storage.key + "' is not in the file");
   const uint64_t elem = c10::elementSize(t.storage.dtype);
   const uint64_t numel = it->second.second / elem;
   if (it->second.second % elem != 0 || numel < uint64_t(t.storage.numel))
-    throw InputError(source, 0, "tensor '" + name + "': storage '" + t.storage.key + "' has " +
-                                    std::to_string(it->second.second) + " bytes, expected " +
-                                    std::to_string(t.storage.numel * elem));
+    throw InputError(source, 0,
+                     "tensor '" + name + "': storage '" + t.storage.key + "' has " +
+                         std::to_string(it->second.second) + " bytes, expected " +
+                         std::to_string(t.storage.numel * elem));
   // Bounds: the last element addressed must lie inside the storage.
   bool empty = false;
   uint64_t last = t.offset;
   for (size_t k = 0; k < t.size.size(); ++k) {
-    if (t.size[k] == 0) empty = true;
+    if (t.size[k] == 0)
+      empty = true;
     else if (t.stride[k] > (int64_t(1) << 40) || t.size[k] > (int64_t(1) << 40))
       throw InputError(source, 0, "tensor '" + name + "': implausible size or stride");
-    else last += uint64_t(t.size[k] - 1) * uint64_t(t.stride[k]);
+    else
+      last += uint64_t(t.size[k] - 1) * uint64_t(t.stride[k]);
   }
   if (!empty && last >= uint64_t(t.storage.numel))
-    throw InputError(source, 0, "tensor '" + name + "' addresses element " + std::to_string(last) +
-                                    " of a storage of " + std::to_string(t.storage.numel));
+    throw InputError(source, 0,
+                     "tensor '" + name + "' addresses element " + std::to_string(last) +
+                         " of a storage of " + std::to_string(t.storage.numel));
   if (empty) return torch::empty(t.size, torch::TensorOptions().dtype(t.storage.dtype));
   void* base = const_cast<char*>(data.data() + it->second.first);
-  torch::Tensor flat = torch::from_blob(base, {t.storage.numel}, torch::TensorOptions().dtype(t.storage.dtype));
+  torch::Tensor flat =
+      torch::from_blob(base, {t.storage.numel}, torch::TensorOptions().dtype(t.storage.dtype));
   return flat.as_strided(t.size, t.stride, t.offset).clone(at::MemoryFormat::Contiguous);
 }
 
 NamedTensors assemble(const ObjPtr& root, const std::string& data, const Storages& storages,
                       const std::string& source) {
   if (root->kind != Obj::kDict)
-    throw InputError(source, 0, std::string("top-level object is a ") + kind_name(root->kind) +
-                                    ", not a state dict");
+    throw InputError(
+        source, 0,
+        std::string("top-level object is a ") + kind_name(root->kind) + ", not a state dict");
   NamedTensors out;
   for (const auto& [k, v] : root->dict) {
     if (k->kind != Obj::kStr) throw InputError(source, 0, "state dict key is not a string");
@@ -479,7 +616,8 @@ NamedTensors assemble(const ObjPtr& root, const std::string& data, const Storage
   return out;
 }
 
-const char kLegacyMagic[] = "\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19";  // 0x1950a86a20f9469cfc6c LE
+const char kLegacyMagic[] =
+    "\x6c\xfc\x9c\x46\xf9\x20\x6a\xa8\x50\x19";  // 0x1950a86a20f9469cfc6c LE
 
 NamedTensors parse_legacy(const std::string& d, const std::string& source) {
   size_t pos = 0;
@@ -501,7 +639,8 @@ NamedTensors parse_legacy(const std::string& d, const std::string& source) {
   std::map<std::string, torch::ScalarType> types;
   if (root->kind == Obj::kDict)
     for (const auto& kv : root->dict)
-      if (kv.second->kind == Obj::kTensor) types[kv.second->tensor.storage.key] = kv.second->tensor.storage.dtype;
+      if (kv.second->kind == Obj::kTensor)
+        types[kv.second->tensor.storage.key] = kv.second->tensor.storage.dtype;
   Storages storages;
   for (const auto& k : keys->items) {
     if (k->kind != Obj::kStr) throw InputError(source, 0, "malformed storage key list");
@@ -512,7 +651,8 @@ NamedTensors parse_legacy(const std::string& d, const std::string& source) {
     if (t == types.end())
       throw InputError(source, 0, "storage '" + k->s + "' is used by no tensor (cannot size it)");
     if (numel > (d.size() - pos) / elem)
-      throw InputError(source, 0, "storage '" + k->s + "' runs past the end of the file (truncated?)");
+      throw InputError(source, 0,
+                       "storage '" + k->s + "' runs past the end of the file (truncated?)");
     storages.where[k->s] = {pos, numel * elem};
     pos += numel * elem;
   }
@@ -525,7 +665,8 @@ NamedTensors parse_zip(const std::string& d, const std::string& source) {
   const ZipEntry* pkl = nullptr;
   for (const auto& [name, e] : entries) {
     const std::string tail = "data.pkl";
-    if (name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0 &&
+    if (name.size() >= tail.size() &&
+        name.compare(name.size() - tail.size(), tail.size(), tail) == 0 &&
         (name.size() == tail.size() || name[name.size() - tail.size() - 1] == '/')) {
       prefix = name.substr(0, name.size() - tail.size());
       pkl = &e;
@@ -533,8 +674,8 @@ NamedTensors parse_zip(const std::string& d, const std::string& source) {
     }
   }
   if (!pkl) throw InputError(source, 0, "zip archive without data.pkl (not a torch.save file)");
-  if (auto bo = entries.find(prefix + "byteorder"); bo != entries.end() &&
-                                                   d.compare(bo->second.offset, bo->second.size, "little") != 0)
+  if (auto bo = entries.find(prefix + "byteorder");
+      bo != entries.end() && d.compare(bo->second.offset, bo->second.size, "little") != 0)
     throw InputError(source, 0, "big-endian PyTorch files are not supported");
   std::string pickle = d.substr(pkl->offset, pkl->size);
   size_t pos = 0;

@@ -32,17 +32,17 @@ torch::Tensor bias_in_dtype(const torch::Tensor& bias, torch::ScalarType dtype) 
 
 // ---- the two products of a decoding step, without bmm ----
 // A beam-search step has 1-2 query positions per (batch, head): LibTorch 1.13's bmm makes one BLAS
-// call per (batch, head) for those 1×d·d×T products, and on 2 cores those calls were 45% of a beam-5
-// decode. Here each (batch, head) is a few hundred multiply-adds, all (batch, head)s in one parallel
-// loop. Each output element is one fused multiply-add chain over the contraction index in order,
-// from 0, which is how OpenBLAS's sgemm micro-kernels accumulate an element of C when C has at
-// most 3 rows: on this project's machines (OpenBLAS 0.3.21, Zen kernels) the values are bit-equal
-// to bmm's, so beam search returns the same bytes as before (tests/models/attention_test.cc; with
-// 4+ rows, or under ATen's 400-multiply-add cut-off below which bmm does not call BLAS, they
-// differ in the last bit, so those stay on bmm). Other BLAS builds may round differently: the
-// test then only holds them to float rounding.
+// call per (batch, head) for those 1×d·d×T products, and on 2 cores those calls were 45% of a
+// beam-5 decode. Here each (batch, head) is a few hundred multiply-adds, all (batch, head)s in one
+// parallel loop. Each output element is one fused multiply-add chain over the contraction index in
+// order, from 0, which is how OpenBLAS's sgemm micro-kernels accumulate an element of C when C has
+// at most 3 rows: on this project's machines (OpenBLAS 0.3.21, Zen kernels) the values are
+// bit-equal to bmm's, so beam search returns the same bytes as before
+// (tests/models/attention_test.cc; with 4+ rows, or under ATen's 400-multiply-add cut-off below
+// which bmm does not call BLAS, they differ in the last bit, so those stay on bmm). Other BLAS
+// builds may round differently: the test then only holds them to float rounding.
 
-constexpr int64_t kMaxStepQueries = 3;   // more query positions: bmm (a prefix, training)
+constexpr int64_t kMaxStepQueries = 3;     // more query positions: bmm (a prefix, training)
 constexpr int64_t kMinStepProducts = 400;  // ATen's bmm below this: its own loops
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -53,9 +53,10 @@ bool cpu_has_fma() {
 }
 
 // out[bh, i, j] = Σ_c q[bh, i, c] · k[bh, j, c]
-__attribute__((target("avx2,fma"))) void step_scores(const float* q, const float* k, float* out, int64_t BH,
-                                                    int64_t H, int64_t Tq, int64_t T, int64_t d,
-                                                    const int64_t* qs, const int64_t* ks) {
+__attribute__((target("avx2,fma"))) void step_scores(const float* q, const float* k, float* out,
+                                                     int64_t BH, int64_t H, int64_t Tq, int64_t T,
+                                                     int64_t d, const int64_t* qs,
+                                                     const int64_t* ks) {
   at::parallel_for(0, BH, 8, [&](int64_t b0, int64_t b1) {
     for (int64_t bh = b0; bh < b1; ++bh) {
       const float* qb = q + (bh / H) * qs[0] + (bh % H) * qs[1];
@@ -83,9 +84,9 @@ __attribute__((target("avx2,fma"))) void step_scores(const float* q, const float
 }
 
 // out[bh, i, c] = Σ_j p[bh, i, j] · v[bh, j, c]
-__attribute__((target("avx2,fma"))) void step_context(const float* p, const float* v, float* out, int64_t BH,
-                                                     int64_t H, int64_t Tq, int64_t T, int64_t d,
-                                                     const int64_t* vs) {
+__attribute__((target("avx2,fma"))) void step_context(const float* p, const float* v, float* out,
+                                                      int64_t BH, int64_t H, int64_t Tq, int64_t T,
+                                                      int64_t d, const int64_t* vs) {
   at::parallel_for(0, BH, 8, [&](int64_t b0, int64_t b1) {
     for (int64_t bh = b0; bh < b1; ++bh) {
       const float* vb = v + (bh / H) * vs[0] + (bh % H) * vs[1];
@@ -110,12 +111,15 @@ bool step_products_apply(const torch::Tensor& q, const torch::Tensor& k, const t
 #if defined(UNIEVAL_STEP_ATTENTION_FMA)
   if (!cpu_has_fma()) return false;
   if (q.dim() != 4 || k.dim() != 4 || v.dim() != 4) return false;
-  if (q.size(2) > kMaxStepQueries || q.size(2) * k.size(2) * q.size(3) < kMinStepProducts) return false;
+  if (q.size(2) > kMaxStepQueries || q.size(2) * k.size(2) * q.size(3) < kMinStepProducts)
+    return false;
   for (const auto* t : {&q, &k, &v}) {
-    if (!t->device().is_cpu() || t->scalar_type() != torch::kFloat || t->stride(3) != 1) return false;
+    if (!t->device().is_cpu() || t->scalar_type() != torch::kFloat || t->stride(3) != 1)
+      return false;
     if (t->requires_grad() && torch::GradMode::is_enabled()) return false;
   }
-  return k.sizes() == v.sizes() && q.size(0) == k.size(0) && q.size(1) == k.size(1) && q.size(3) == k.size(3);
+  return k.sizes() == v.sizes() && q.size(0) == k.size(0) && q.size(1) == k.size(1) &&
+         q.size(3) == k.size(3);
 #else
   (void)q, (void)k, (void)v;
   return false;
@@ -126,8 +130,10 @@ torch::Tensor step_qk(const torch::Tensor& q, const torch::Tensor& k) {
   const int64_t B = q.size(0), H = q.size(1), Tq = q.size(2), d = q.size(3), T = k.size(2);
   torch::Tensor out = torch::empty({B, H, Tq, T}, q.options());
 #if defined(UNIEVAL_STEP_ATTENTION_FMA)
-  const int64_t qs[3] = {q.stride(0), q.stride(1), q.stride(2)}, ks[3] = {k.stride(0), k.stride(1), k.stride(2)};
-  step_scores(q.data_ptr<float>(), k.data_ptr<float>(), out.data_ptr<float>(), B * H, H, Tq, T, d, qs, ks);
+  const int64_t qs[3] = {q.stride(0), q.stride(1), q.stride(2)},
+                ks[3] = {k.stride(0), k.stride(1), k.stride(2)};
+  step_scores(q.data_ptr<float>(), k.data_ptr<float>(), out.data_ptr<float>(), B * H, H, Tq, T, d,
+              qs, ks);
 #endif
   return out;
 }
@@ -138,7 +144,8 @@ torch::Tensor step_pv(const torch::Tensor& probs, const torch::Tensor& v) {
   torch::Tensor out = torch::empty({B, H, Tq, d}, v.options());
 #if defined(UNIEVAL_STEP_ATTENTION_FMA)
   const int64_t vs[3] = {v.stride(0), v.stride(1), v.stride(2)};
-  step_context(p.data_ptr<float>(), v.data_ptr<float>(), out.data_ptr<float>(), B * H, H, Tq, T, d, vs);
+  step_context(p.data_ptr<float>(), v.data_ptr<float>(), out.data_ptr<float>(), B * H, H, Tq, T, d,
+               vs);
 #endif
   return out;
 }

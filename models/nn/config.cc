@@ -22,9 +22,12 @@ Activation parse_activation(const std::string& name) {
 
 std::string to_string(Activation act) {
   switch (act) {
-    case Activation::kGelu: return "gelu";
-    case Activation::kGeluTanh: return "gelu_new";
-    case Activation::kRelu: return "relu";
+    case Activation::kGelu:
+      return "gelu";
+    case Activation::kGeluTanh:
+      return "gelu_new";
+    case Activation::kRelu:
+      return "relu";
   }
   return "gelu";
 }
@@ -72,7 +75,8 @@ void BertConfig::validate(const std::string& source) const {
     for (int64_t id : {unilm_segment_ids->first, unilm_segment_ids->second})
       if (id < 0 || id >= type_vocab_size)
         bad(source, "unilm_segment_ids",
-            std::to_string(id) + " is outside [0, type_vocab_size " + std::to_string(type_vocab_size) + ")");
+            std::to_string(id) + " is outside [0, type_vocab_size " +
+                std::to_string(type_vocab_size) + ")");
   }
   if (pooling != "cls" && pooling != "mean")
     bad(source, "unieval_pooling", "'" + pooling + "' is not a pooling (cls or mean)");
@@ -105,29 +109,66 @@ BertConfig BertConfig::from_json(const nlohmann::json& j, const std::string& sou
     c.classifier_dropout = d;
   }
   if (auto it = j.find("unilm_segment_ids"); it != j.end() && !it->is_null()) {
-    if (!it->is_array() || it->size() != 2 || !(*it)[0].is_number_integer() || !(*it)[1].is_number_integer())
+    if (!it->is_array() || it->size() != 2 || !(*it)[0].is_number_integer() ||
+        !(*it)[1].is_number_integer())
       bad(source, "unilm_segment_ids", "expected [source, target] integers, got " + it->dump());
     c.unilm_segment_ids = std::make_pair((*it)[0].get<int64_t>(), (*it)[1].get<int64_t>());
   }
   if (auto it = j.find("unieval_pooling"); it != j.end() && !it->is_null()) {
-    if (!it->is_string()) bad(source, "unieval_pooling", "expected \"cls\" or \"mean\", got " + it->dump());
+    if (!it->is_string())
+      bad(source, "unieval_pooling", "expected \"cls\" or \"mean\", got " + it->dump());
     c.pooling = it->get<std::string>();
   }
-  static const std::set<std::string> kRead = {
-      "vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
-      "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob", "max_position_embeddings",
-      "type_vocab_size", "initializer_range", "layer_norm_eps", "pad_token_id",
-      "position_embedding_type", "classifier_dropout", "unilm_segment_ids", "unieval_pooling"};
+  static const std::set<std::string> kRead = {"vocab_size",
+                                              "hidden_size",
+                                              "num_hidden_layers",
+                                              "num_attention_heads",
+                                              "intermediate_size",
+                                              "hidden_act",
+                                              "hidden_dropout_prob",
+                                              "attention_probs_dropout_prob",
+                                              "max_position_embeddings",
+                                              "type_vocab_size",
+                                              "initializer_range",
+                                              "layer_norm_eps",
+                                              "pad_token_id",
+                                              "position_embedding_type",
+                                              "classifier_dropout",
+                                              "unilm_segment_ids",
+                                              "unieval_pooling"};
   // Keys without numerics (HF bookkeeping, generation and label settings).
-  static const std::set<std::string> kNoNumerics = {
-      "architectures", "model_type", "unieval_arch", "unieval_target_bos", "transformers_version", "torch_dtype", "use_cache",
-      "gradient_checkpointing", "_name_or_path", "bos_token_id", "eos_token_id", "output_past",
-      "id2label", "label2id", "num_labels", "problem_type", "finetuning_task", "tokenizer_class",
-      "directionality", "pooler_fc_size", "pooler_num_attention_heads", "pooler_num_fc_layers",
-      "pooler_size_per_head", "pooler_type", "is_decoder", "add_cross_attention",
-      "return_dict", "output_hidden_states", "output_attentions"};
+  static const std::set<std::string> kNoNumerics = {"architectures",
+                                                    "model_type",
+                                                    "unieval_arch",
+                                                    "unieval_target_bos",
+                                                    "transformers_version",
+                                                    "torch_dtype",
+                                                    "use_cache",
+                                                    "gradient_checkpointing",
+                                                    "_name_or_path",
+                                                    "bos_token_id",
+                                                    "eos_token_id",
+                                                    "output_past",
+                                                    "id2label",
+                                                    "label2id",
+                                                    "num_labels",
+                                                    "problem_type",
+                                                    "finetuning_task",
+                                                    "tokenizer_class",
+                                                    "directionality",
+                                                    "pooler_fc_size",
+                                                    "pooler_num_attention_heads",
+                                                    "pooler_num_fc_layers",
+                                                    "pooler_size_per_head",
+                                                    "pooler_type",
+                                                    "is_decoder",
+                                                    "add_cross_attention",
+                                                    "return_dict",
+                                                    "output_hidden_states",
+                                                    "output_attentions"};
   for (const auto& item : j.items())
-    if (!kRead.count(item.key()) && !kNoNumerics.count(item.key())) c.unknown_fields.push_back(item.key());
+    if (!kRead.count(item.key()) && !kNoNumerics.count(item.key()))
+      c.unknown_fields.push_back(item.key());
   c.validate(source);
   return c;
 }
@@ -140,7 +181,8 @@ BertConfig BertConfig::from_json_file(const std::string& path) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(ss.str());
-  } catch (const nlohmann::json::exception& e) {  // parse_error, and out_of_range for a number past a double
+  } catch (const nlohmann::json::exception&
+               e) {  // parse_error, and out_of_range for a number past a double
     throw InputError(path, 0, std::string("not valid JSON: ") + e.what());
   }
   return from_json(j, path);
@@ -164,8 +206,10 @@ nlohmann::json BertConfig::to_json() const {
   j["layer_norm_eps"] = layer_norm_eps;
   j["pad_token_id"] = pad_token_id;
   j["position_embedding_type"] = position_embedding_type;
-  j["classifier_dropout"] = classifier_dropout ? nlohmann::json(*classifier_dropout) : nlohmann::json();
-  if (unilm_segment_ids) j["unilm_segment_ids"] = {unilm_segment_ids->first, unilm_segment_ids->second};
+  j["classifier_dropout"] =
+      classifier_dropout ? nlohmann::json(*classifier_dropout) : nlohmann::json();
+  if (unilm_segment_ids)
+    j["unilm_segment_ids"] = {unilm_segment_ids->first, unilm_segment_ids->second};
   if (pooling != "cls") j["unieval_pooling"] = pooling;  // HF's BertPooler knows only [CLS]
   return j;
 }

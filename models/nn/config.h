@@ -25,28 +25,27 @@
 // transform). Note that unilm-v1's own code hard-codes LayerNorm eps 1e-5 and its distributed
 // configs have no layer_norm_eps: give "layer_norm_eps": 1e-5 in config.json to match it.
 //
-// | field                        | default | meaning                                                  |
+// | field                        | default | meaning |
 // |------------------------------|---------|----------------------------------------------------------|
-// | vocab_size                   | 30522   | rows of the word-embedding / MLM decoder matrix          |
-// | hidden_size                  | 768     | model width H                                            |
-// | num_hidden_layers            | 12      | transformer blocks                                       |
-// | num_attention_heads          | 12      | heads; must divide hidden_size                           |
-// | intermediate_size            | 3072    | feed-forward inner width                                 |
-// | hidden_act                   | "gelu"  | "gelu" (exact erf form), "gelu_new" (tanh approx.), "relu" |
-// | hidden_dropout_prob          | 0.1     | dropout on embeddings and block outputs (train() only)   |
-// | attention_probs_dropout_prob | 0.1     | dropout on attention probabilities (train() only)        |
-// | max_position_embeddings      | 512     | rows of the position-embedding matrix                    |
-// | type_vocab_size              | 2       | rows of the segment (token type) matrix; UniLM v1 uses 6 |
-// | initializer_range            | 0.02    | std of the N(0, σ²) init of new weights (HF _init_weights)|
-// | layer_norm_eps               | 1e-12   | LayerNorm epsilon                                        |
-// | pad_token_id                 | 0       | word-embedding padding_idx (its row gets no gradient)    |
-// | position_embedding_type      | "absolute" | only "absolute" is supported (InputError otherwise)   |
-// | classifier_dropout           | null    | dropout before the classification head; null = hidden_dropout_prob |
-// | unilm_segment_ids            | absent  | [source, target] segment ids of seq2seq packing (ours)   |
-// | unieval_pooling              | "cls"   | pooler input: "cls" (BERT) or "mean" of the unmasked positions (ours) |
-#include <nlohmann/json.hpp>
-
+// | vocab_size                   | 30522   | rows of the word-embedding / MLM decoder matrix | |
+// hidden_size                  | 768     | model width H | | num_hidden_layers            | 12 |
+// transformer blocks                                       | | num_attention_heads          | 12 |
+// heads; must divide hidden_size                           | | intermediate_size            | 3072
+// | feed-forward inner width                                 | | hidden_act                   |
+// "gelu"  | "gelu" (exact erf form), "gelu_new" (tanh approx.), "relu" | | hidden_dropout_prob |
+// 0.1     | dropout on embeddings and block outputs (train() only)   | |
+// attention_probs_dropout_prob | 0.1     | dropout on attention probabilities (train() only) | |
+// max_position_embeddings      | 512     | rows of the position-embedding matrix | |
+// type_vocab_size              | 2       | rows of the segment (token type) matrix; UniLM v1 uses 6
+// | | initializer_range            | 0.02    | std of the N(0, σ²) init of new weights (HF
+// _init_weights)| | layer_norm_eps               | 1e-12   | LayerNorm epsilon | | pad_token_id | 0
+// | word-embedding padding_idx (its row gets no gradient)    | | position_embedding_type      |
+// "absolute" | only "absolute" is supported (InputError otherwise)   | | classifier_dropout | null
+// | dropout before the classification head; null = hidden_dropout_prob | | unilm_segment_ids |
+// absent  | [source, target] segment ids of seq2seq packing (ours)   | | unieval_pooling | "cls" |
+// pooler input: "cls" (BERT) or "mean" of the unmasked positions (ours) |
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -61,25 +60,25 @@ Activation parse_activation(const std::string& name);
 std::string to_string(Activation act);
 
 struct BertConfig {
-  int64_t vocab_size = 30522;                   // word-embedding rows
-  int64_t hidden_size = 768;                    // model width
-  int64_t num_hidden_layers = 12;               // blocks
-  int64_t num_attention_heads = 12;             // heads (divide hidden_size)
-  int64_t intermediate_size = 3072;             // feed-forward width
-  std::string hidden_act = "gelu";              // see parse_activation
-  double hidden_dropout_prob = 0.1;             // dropout on hidden states
-  double attention_probs_dropout_prob = 0.1;    // dropout on attention probabilities
-  int64_t max_position_embeddings = 512;        // position-embedding rows
-  int64_t type_vocab_size = 2;                  // segment-embedding rows
-  double initializer_range = 0.02;              // init std
-  double layer_norm_eps = 1e-12;                // LayerNorm epsilon
-  int64_t pad_token_id = 0;                     // padding_idx of the word embeddings
+  int64_t vocab_size = 30522;                        // word-embedding rows
+  int64_t hidden_size = 768;                         // model width
+  int64_t num_hidden_layers = 12;                    // blocks
+  int64_t num_attention_heads = 12;                  // heads (divide hidden_size)
+  int64_t intermediate_size = 3072;                  // feed-forward width
+  std::string hidden_act = "gelu";                   // see parse_activation
+  double hidden_dropout_prob = 0.1;                  // dropout on hidden states
+  double attention_probs_dropout_prob = 0.1;         // dropout on attention probabilities
+  int64_t max_position_embeddings = 512;             // position-embedding rows
+  int64_t type_vocab_size = 2;                       // segment-embedding rows
+  double initializer_range = 0.02;                   // init std
+  double layer_norm_eps = 1e-12;                     // LayerNorm epsilon
+  int64_t pad_token_id = 0;                          // padding_idx of the word embeddings
   std::string position_embedding_type = "absolute";  // only "absolute"
-  std::optional<double> classifier_dropout;     // null = hidden_dropout_prob
+  std::optional<double> classifier_dropout;          // null = hidden_dropout_prob
   std::optional<std::pair<int64_t, int64_t>> unilm_segment_ids;  // "unilm_segment_ids": [src, tgt]
-  std::string pooling = "cls";                  // "unieval_pooling": cls = BERT's tanh(dense(x[:, 0]));
-                                                // mean = tanh(dense(mean of the unmasked positions))
-  std::vector<std::string> unknown_fields;      // keys of the file not read (not serialised)
+  std::string pooling = "cls";              // "unieval_pooling": cls = BERT's tanh(dense(x[:, 0]));
+                                            // mean = tanh(dense(mean of the unmasked positions))
+  std::vector<std::string> unknown_fields;  // keys of the file not read (not serialised)
 
   int64_t head_dim() const { return hidden_size / num_attention_heads; }
   Activation activation() const { return parse_activation(hidden_act); }

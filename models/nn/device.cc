@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "core/error.h"
-#include "models/nn/attention.h"
 #include "models/dist/distributed.h"
+#include "models/nn/attention.h"
 #include "models/nn/torch_compat.h"
 
 namespace unieval::models {
@@ -22,10 +22,14 @@ Precision parse_precision(const std::string& name) {
 
 std::string to_string(Precision p) {
   switch (p) {
-    case Precision::kAuto: return "auto";
-    case Precision::kFloat32: return "fp32";
-    case Precision::kBFloat16: return "bf16";
-    case Precision::kFloat16: return "fp16";
+    case Precision::kAuto:
+      return "auto";
+    case Precision::kFloat32:
+      return "fp32";
+    case Precision::kBFloat16:
+      return "bf16";
+    case Precision::kFloat16:
+      return "fp16";
   }
   return "fp32";
 }
@@ -50,8 +54,8 @@ torch::Device parse_device(const std::string& spec) {
     throw InputError("--device: unknown device '" + spec + "' (expected cpu, cuda or cuda:N)");
   }
   if (!cuda_available()) {
-    throw InputError("--device " + spec +
-                     ": CUDA is not available (this LibTorch " + compat::torch_version() +
+    throw InputError("--device " + spec + ": CUDA is not available (this LibTorch " +
+                     compat::torch_version() +
                      " build has no CUDA support or no GPU is visible); use --device cpu");
   }
   const auto count = static_cast<int>(torch::cuda::device_count());
@@ -78,8 +82,12 @@ namespace {
 // OpenBLAS's thread-count functions, resolved at run time (see the header); null in MKL builds.
 using SetFn = void (*)(int);
 using GetFn = int (*)();
-SetFn openblas_set() { return reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads")); }
-GetFn openblas_get() { return reinterpret_cast<GetFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads")); }
+SetFn openblas_set() {
+  return reinterpret_cast<SetFn>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+}
+GetFn openblas_get() {
+  return reinterpret_cast<GetFn>(dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+}
 
 }  // namespace
 
@@ -97,9 +105,12 @@ int blas_threads() {
 
 torch::ScalarType Runtime::compute_dtype() const {
   switch (precision) {
-    case Precision::kBFloat16: return torch::kBFloat16;
-    case Precision::kFloat16: return torch::kHalf;
-    default: return torch::kFloat;
+    case Precision::kBFloat16:
+      return torch::kBFloat16;
+    case Precision::kFloat16:
+      return torch::kHalf;
+    default:
+      return torch::kFloat;
   }
 }
 

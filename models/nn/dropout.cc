@@ -39,12 +39,14 @@ inline void philox_rounds(uint32_t c[4], uint32_t k0, uint32_t k1) {
 constexpr int64_t kDropoutGrain = 1 << 15;
 
 template <typename T>
-void dropout_forward_cpu(const T* x, T* y, bool* keep, int64_t n, uint64_t key, uint64_t threshold, T scale) {
+void dropout_forward_cpu(const T* x, T* y, bool* keep, int64_t n, uint64_t key, uint64_t threshold,
+                         T scale) {
   const int64_t blocks = (n + 3) / 4;  // Philox block b covers elements 4b .. 4b+3
   at::parallel_for(0, blocks, kDropoutGrain / 4, [&](int64_t b0, int64_t b1) {
     const uint32_t k0 = static_cast<uint32_t>(key), k1 = static_cast<uint32_t>(key >> 32);
     for (int64_t b = b0; b < b1; ++b) {
-      uint32_t r[4] = {static_cast<uint32_t>(b), static_cast<uint32_t>(static_cast<uint64_t>(b) >> 32), 0, 0};
+      uint32_t r[4] = {static_cast<uint32_t>(b),
+                       static_cast<uint32_t>(static_cast<uint64_t>(b) >> 32), 0, 0};
       philox_rounds(r, k0, k1);
       const int64_t base = 4 * b;
       const int m = static_cast<int>(std::min<int64_t>(4, n - base));
@@ -72,7 +74,8 @@ uint64_t draw_key() {
 
 class PhiloxDropout : public torch::autograd::Function<PhiloxDropout> {
  public:
-  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& input, double p) {
+  static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& input,
+                               double p) {
     const torch::Tensor x = input.contiguous();
     torch::Tensor y = torch::empty_like(x, torch::MemoryFormat::Contiguous);
     torch::Tensor keep = torch::empty(x.sizes(), x.options().dtype(torch::kBool));
@@ -81,8 +84,8 @@ class PhiloxDropout : public torch::autograd::Function<PhiloxDropout> {
     const auto threshold = static_cast<uint64_t>((1.0 - p) * 4294967296.0);
     AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "philox_dropout", [&] {
       const scalar_t scale = scalar_t(1) / static_cast<scalar_t>(1.0 - p);
-      dropout_forward_cpu<scalar_t>(x.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(), keep.data_ptr<bool>(),
-                                    x.numel(), key, threshold, scale);
+      dropout_forward_cpu<scalar_t>(x.data_ptr<scalar_t>(), y.data_ptr<scalar_t>(),
+                                    keep.data_ptr<bool>(), x.numel(), key, threshold, scale);
     });
     ctx->save_for_backward({keep});
     ctx->saved_data["p"] = p;
@@ -97,8 +100,8 @@ class PhiloxDropout : public torch::autograd::Function<PhiloxDropout> {
     torch::Tensor gx = torch::empty_like(gy, torch::MemoryFormat::Contiguous);
     AT_DISPATCH_FLOATING_TYPES(gy.scalar_type(), "philox_dropout_backward", [&] {
       const scalar_t scale = scalar_t(1) / static_cast<scalar_t>(1.0 - p);
-      dropout_backward_cpu<scalar_t>(gy.data_ptr<scalar_t>(), keep.data_ptr<bool>(), gx.data_ptr<scalar_t>(),
-                                     gy.numel(), scale);
+      dropout_backward_cpu<scalar_t>(gy.data_ptr<scalar_t>(), keep.data_ptr<bool>(),
+                                     gx.data_ptr<scalar_t>(), gy.numel(), scale);
     });
     return {gx, torch::Tensor()};
   }
@@ -106,14 +109,16 @@ class PhiloxDropout : public torch::autograd::Function<PhiloxDropout> {
 
 }  // namespace
 
-std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> counter, std::array<uint32_t, 2> key) {
+std::array<uint32_t, 4> philox4x32_10(std::array<uint32_t, 4> counter,
+                                      std::array<uint32_t, 2> key) {
   philox_rounds(counter.data(), key[0], key[1]);
   return counter;
 }
 
 torch::Tensor apply_dropout(const torch::Tensor& x, double p, bool training) {
   if (!training || p <= 0.0) return x;
-  const bool cpu_float = x.device().is_cpu() && (x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kDouble);
+  const bool cpu_float = x.device().is_cpu() &&
+                         (x.scalar_type() == torch::kFloat || x.scalar_type() == torch::kDouble);
   if (!cpu_float || p >= 1.0 || x.numel() == 0) return torch::dropout(x, p, /*train=*/true);
   return PhiloxDropout::apply(x, p);
 }
@@ -122,6 +127,8 @@ DropoutImpl::DropoutImpl(double p) : p_(p) {
   TORCH_CHECK(p >= 0.0 && p <= 1.0, "dropout probability must be in [0, 1], got ", p);
 }
 
-torch::Tensor DropoutImpl::forward(const torch::Tensor& x) { return apply_dropout(x, p_, is_training()); }
+torch::Tensor DropoutImpl::forward(const torch::Tensor& x) {
+  return apply_dropout(x, p_, is_training());
+}
 
 }  // namespace unieval::models

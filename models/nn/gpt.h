@@ -29,11 +29,12 @@
 // Parameter names (named_parameters(), exactly HF's `OpenAIGPTLMHeadModel.state_dict()` minus
 // buffers and the tied lm_head):
 //   transformer.tokens_embed.weight [V,E], transformer.positions_embed.weight [P,E]
-//   transformer.h.{i}.attn.c_attn.{weight [E,3E], bias}, transformer.h.{i}.attn.c_proj.{weight,bias}
-//   transformer.h.{i}.ln_1.{weight,bias}, transformer.h.{i}.mlp.c_fc.{weight [E,4E],bias}
-//   transformer.h.{i}.mlp.c_proj.{weight [4E,E],bias}, transformer.h.{i}.ln_2.{weight,bias}
-//   multiple_choice_head.summary.{weight [1,E], bias}   (GptHeads::multiple_choice; HF DoubleHeads)
-//   classifier.{weight [K,E], bias}                     (GptHeads::num_labels = K > 0; ours: the
+//   transformer.h.{i}.attn.c_attn.{weight [E,3E], bias},
+//   transformer.h.{i}.attn.c_proj.{weight,bias} transformer.h.{i}.ln_1.{weight,bias},
+//   transformer.h.{i}.mlp.c_fc.{weight [E,4E],bias} transformer.h.{i}.mlp.c_proj.{weight
+//   [4E,E],bias}, transformer.h.{i}.ln_2.{weight,bias} multiple_choice_head.summary.{weight [1,E],
+//   bias}   (GptHeads::multiple_choice; HF DoubleHeads) classifier.{weight [K,E], bias}
+//   (GptHeads::num_labels = K > 0; ours: the
 //                                                        §3.2 W_y on the extract state)
 // Loading (load_gpt_weights / load_gpt_checkpoint; models/io/checkpoint.h LoadReport):
 //   * `lm_head.weight` is the tie: loaded into transformer.tokens_embed.weight after it (HF
@@ -79,18 +80,18 @@
 namespace unieval::models {
 
 struct GptConfig {
-  int64_t vocab_size = 40478;        // token rows
-  int64_t n_positions = 512;         // position rows
-  int64_t n_embd = 768;              // width
-  int64_t n_layer = 12;              // blocks
-  int64_t n_head = 12;               // heads
-  std::string afn = "gelu";          // activation (gelu = tanh approximation)
-  double resid_pdrop = 0.1;          // residual dropout
-  double embd_pdrop = 0.1;           // embedding dropout
-  double attn_pdrop = 0.1;           // attention dropout
-  double layer_norm_epsilon = 1e-5;  // LayerNorm epsilon
-  double initializer_range = 0.02;   // init std
-  double summary_first_dropout = 0.1;  // task-head dropout
+  int64_t vocab_size = 40478;               // token rows
+  int64_t n_positions = 512;                // position rows
+  int64_t n_embd = 768;                     // width
+  int64_t n_layer = 12;                     // blocks
+  int64_t n_head = 12;                      // heads
+  std::string afn = "gelu";                 // activation (gelu = tanh approximation)
+  double resid_pdrop = 0.1;                 // residual dropout
+  double embd_pdrop = 0.1;                  // embedding dropout
+  double attn_pdrop = 0.1;                  // attention dropout
+  double layer_norm_epsilon = 1e-5;         // LayerNorm epsilon
+  double initializer_range = 0.02;          // init std
+  double summary_first_dropout = 0.1;       // task-head dropout
   std::vector<std::string> unknown_fields;  // keys of the file not read (not serialised)
 
   int64_t head_dim() const { return n_embd / n_head; }
@@ -178,8 +179,8 @@ class GptModelImpl : public torch::nn::Module {
   // token_type_ids [B,T] vocabulary ids (undefined: none added); position_ids [B,T] (undefined:
   // arange(T)). Ids outside the vocabulary / positions: InputError before any kernel.
   GptOutput forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask = {},
-                    const torch::Tensor& token_type_ids = {}, const torch::Tensor& position_ids = {},
-                    bool output_hidden_states = false);
+                    const torch::Tensor& token_type_ids = {},
+                    const torch::Tensor& position_ids = {}, bool output_hidden_states = false);
   // hidden [...,E] -> [...,V] with the tied token matrix.
   torch::Tensor lm_logits(const torch::Tensor& hidden);
   // The hidden state at `index` of each row: hidden [N,T,E], index [N] -> [N,E].
@@ -199,8 +200,8 @@ class GptModelImpl : public torch::nn::Module {
   const GptHeads& heads() const { return heads_; }
 
   GptTransformer transformer{nullptr};
-  torch::nn::Linear classifier{nullptr};            // null unless heads.num_labels > 0
-  GptSummary multiple_choice_head{nullptr};         // null unless heads.multiple_choice
+  torch::nn::Linear classifier{nullptr};     // null unless heads.num_labels > 0
+  GptSummary multiple_choice_head{nullptr};  // null unless heads.multiple_choice
   Dropout head_dropout{nullptr};
 
  private:
@@ -217,8 +218,8 @@ LoadReport load_gpt_weights(GptModel& model, const std::string& weights_path, bo
 
 // config.json + weights -> a GptModel in eval() mode. The checkpoint's own vocab_size is used;
 // `vocab_size_at_least` > it grows the token matrix after loading (specials of fine-tuning).
-GptModel load_gpt_checkpoint(const std::string& path, const GptHeads& heads = {}, LoadReport* report = nullptr,
-                             int64_t vocab_size_at_least = 0);
+GptModel load_gpt_checkpoint(const std::string& path, const GptHeads& heads = {},
+                             LoadReport* report = nullptr, int64_t vocab_size_at_least = 0);
 
 // Writes DIR/config.json and DIR/model.safetensors (HF names; + lm_head.weight when asked).
 void save_gpt_checkpoint(GptModel& model, const std::string& dir, bool store_lm_head = false);

@@ -17,10 +17,14 @@ MaskKind parse_mask_kind(const std::string& name) {
 
 std::string to_string(MaskKind kind) {
   switch (kind) {
-    case MaskKind::kBidirectional: return "bidirectional";
-    case MaskKind::kLeftToRight: return "left-to-right";
-    case MaskKind::kRightToLeft: return "right-to-left";
-    case MaskKind::kSeq2Seq: return "seq2seq";
+    case MaskKind::kBidirectional:
+      return "bidirectional";
+    case MaskKind::kLeftToRight:
+      return "left-to-right";
+    case MaskKind::kRightToLeft:
+      return "right-to-left";
+    case MaskKind::kSeq2Seq:
+      return "seq2seq";
   }
   return "bidirectional";
 }
@@ -61,9 +65,15 @@ torch::Tensor build_mask(MaskKind kind, const std::vector<int64_t>& lengths, int
   auto real_key = j < len;
   torch::Tensor allowed;
   switch (kind) {
-    case MaskKind::kBidirectional: allowed = real_key.expand({B, T, T}); break;
-    case MaskKind::kLeftToRight: allowed = real_key & (j <= i); break;
-    case MaskKind::kRightToLeft: allowed = real_key & (j >= i); break;
+    case MaskKind::kBidirectional:
+      allowed = real_key.expand({B, T, T});
+      break;
+    case MaskKind::kLeftToRight:
+      allowed = real_key & (j <= i);
+      break;
+    case MaskKind::kRightToLeft:
+      allowed = real_key & (j >= i);
+      break;
     case MaskKind::kSeq2Seq: {
       if (source_lengths.size() != lengths.size()) {
         throw InputError("seq2seq mask: " + std::to_string(source_lengths.size()) +

@@ -14,9 +14,12 @@ namespace {
 
 torch::Tensor activate(const torch::Tensor& x, Activation act) {
   switch (act) {
-    case Activation::kGelu: return torch::gelu(x);  // erf form (HF ACT2FN["gelu"])
-    case Activation::kGeluTanh: return torch::gelu(x, "tanh");
-    case Activation::kRelu: return torch::relu(x);
+    case Activation::kGelu:
+      return torch::gelu(x);  // erf form (HF ACT2FN["gelu"])
+    case Activation::kGeluTanh:
+      return torch::gelu(x, "tanh");
+    case Activation::kRelu:
+      return torch::relu(x);
   }
   return torch::gelu(x);
 }
@@ -77,8 +80,7 @@ BertEmbeddingsImpl::BertEmbeddingsImpl(const BertConfig& cfg) {
       torch::nn::Embedding(torch::nn::EmbeddingOptions(cfg.vocab_size, cfg.hidden_size)
                                .padding_idx(cfg.pad_token_id)));
   position_embeddings = register_module(
-      "position_embeddings",
-      torch::nn::Embedding(cfg.max_position_embeddings, cfg.hidden_size));
+      "position_embeddings", torch::nn::Embedding(cfg.max_position_embeddings, cfg.hidden_size));
   token_type_embeddings = register_module(
       "token_type_embeddings", torch::nn::Embedding(cfg.type_vocab_size, cfg.hidden_size));
   LayerNorm = register_module(
@@ -152,7 +154,8 @@ BertResidualOutputImpl::BertResidualOutputImpl(const BertConfig& cfg, int64_t in
   dropout = register_module("dropout", Dropout(cfg.hidden_dropout_prob));
 }
 
-torch::Tensor BertResidualOutputImpl::forward(const torch::Tensor& x, const torch::Tensor& residual) {
+torch::Tensor BertResidualOutputImpl::forward(const torch::Tensor& x,
+                                              const torch::Tensor& residual) {
   return LayerNorm(dropout(dense(x)) + residual);
 }
 
@@ -189,8 +192,9 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor
     // a view of the filled part plus them (no concatenation).
     const int64_t tn = k.size(2);
     if (past_k.size(2) < write_at + tn) {
-      throw std::out_of_range("KV cache buffer of " + std::to_string(past_k.size(2)) + " positions has no room for " +
-                              std::to_string(tn) + " more after " + std::to_string(write_at));
+      throw std::out_of_range("KV cache buffer of " + std::to_string(past_k.size(2)) +
+                              " positions has no room for " + std::to_string(tn) + " more after " +
+                              std::to_string(write_at));
     }
     past_k.narrow(2, write_at, tn).copy_(k);
     past_v.narrow(2, write_at, tn).copy_(v);
@@ -251,13 +255,14 @@ BertLMPredictionHeadImpl::BertLMPredictionHeadImpl(const BertConfig& cfg) {
 }
 
 torch::Tensor BertLMPredictionHeadImpl::forward(const torch::Tensor& x,
-                                               const torch::Tensor& decoder_weight) {
+                                                const torch::Tensor& decoder_weight) {
   return torch::nn::functional::linear(transform(x), decoder_weight, bias);
 }
 
 BertOnlyMLMHeadImpl::BertOnlyMLMHeadImpl(const BertConfig& cfg, bool add_nsp) {
   predictions = register_module("predictions", BertLMPredictionHead(cfg));
-  if (add_nsp) seq_relationship = register_module("seq_relationship", torch::nn::Linear(cfg.hidden_size, 2));
+  if (add_nsp)
+    seq_relationship = register_module("seq_relationship", torch::nn::Linear(cfg.hidden_size, 2));
 }
 
 // ---------------------------------------------------------------- model
@@ -267,19 +272,20 @@ UnilmModelImpl::UnilmModelImpl(const BertConfig& cfg, const UnilmHeads& heads)
   cfg_.validate();
   bert = register_module("bert", BertModel(cfg_, heads_.pooler));
   if (heads_.nsp && (!heads_.mlm || !heads_.pooler))
-    throw InputError("the next-sentence head needs the pooler and the MLM head (heads.pooler, heads.mlm)");
+    throw InputError(
+        "the next-sentence head needs the pooler and the MLM head (heads.pooler, heads.mlm)");
   if (heads_.mlm) cls = register_module("cls", BertOnlyMLMHead(cfg_, heads_.nsp));
   if (heads_.num_labels > 0) {
     if (!heads_.pooler) throw InputError("a classification head needs the pooler (heads.pooler)");
     classifier_dropout = register_module(
-        "classifier_dropout",
-        Dropout(cfg_.classifier_dropout.value_or(cfg_.hidden_dropout_prob)));
+        "classifier_dropout", Dropout(cfg_.classifier_dropout.value_or(cfg_.hidden_dropout_prob)));
     classifier =
         register_module("classifier", torch::nn::Linear(cfg_.hidden_size, heads_.num_labels));
   } else if (heads_.num_labels < 0) {
     throw InputError("num_labels must be >= 0, got " + std::to_string(heads_.num_labels));
   }
-  if (heads_.span) qa_outputs = register_module("qa_outputs", torch::nn::Linear(cfg_.hidden_size, 2));
+  if (heads_.span)
+    qa_outputs = register_module("qa_outputs", torch::nn::Linear(cfg_.hidden_size, 2));
   init_weights();
 }
 
@@ -316,8 +322,8 @@ BertOutput UnilmModelImpl::forward(const torch::Tensor& input_ids,
   const int64_t B = input_ids.size(0), T = input_ids.size(1);
   torch::Tensor bias;
   if (attention_mask.defined()) {
-    const bool ok2 = attention_mask.dim() == 2 && attention_mask.size(0) == B &&
-                     attention_mask.size(1) == T;
+    const bool ok2 =
+        attention_mask.dim() == 2 && attention_mask.size(0) == B && attention_mask.size(1) == T;
     const bool ok3 = attention_mask.dim() == 3 && attention_mask.size(0) == B &&
                      attention_mask.size(1) == T && attention_mask.size(2) == T;
     if (!ok2 && !ok3) {
@@ -332,7 +338,8 @@ BertOutput UnilmModelImpl::forward(const torch::Tensor& input_ids,
   auto x = bert->embeddings->forward(input_ids, token_type_ids, position_ids, 0);
   out.last_hidden_state = run_layers(x, bias, nullptr, nullptr, nullptr,
                                      output_hidden_states ? &out.hidden_states : nullptr);
-  if (bert->pooler) out.pooler_output = bert->pooler->forward(out.last_hidden_state, attention_mask);
+  if (bert->pooler)
+    out.pooler_output = bert->pooler->forward(out.last_hidden_state, attention_mask);
   return out;
 }
 
@@ -342,7 +349,8 @@ torch::Tensor UnilmModelImpl::mlm_logits(const torch::Tensor& hidden) {
 }
 
 torch::Tensor UnilmModelImpl::nsp_logits(const torch::Tensor& pooled) {
-  if (!cls || !cls->seq_relationship) throw InputError("this model has no next-sentence head (heads.nsp = false)");
+  if (!cls || !cls->seq_relationship)
+    throw InputError("this model has no next-sentence head (heads.nsp = false)");
   return cls->seq_relationship(pooled);
 }
 
@@ -378,8 +386,8 @@ StepOutput UnilmModelImpl::forward_step(const torch::Tensor& input_ids,
   torch::Tensor bias;
   if (mask.defined()) {
     const bool ok2 = mask.dim() == 2 && mask.size(0) == B && mask.size(1) == Tc + Tn;
-    const bool ok3 = mask.dim() == 3 && mask.size(0) == B && mask.size(1) == Tn &&
-                     mask.size(2) == Tc + Tn;
+    const bool ok3 =
+        mask.dim() == 3 && mask.size(0) == B && mask.size(1) == Tn && mask.size(2) == Tc + Tn;
     if (!ok2 && !ok3) {
       throw InputError("step mask shape " + shape_str(mask) + " does not fit " +
                        std::to_string(Tn) + " new positions after " + std::to_string(Tc) +
@@ -425,14 +433,15 @@ void UnilmModelImpl::init_task_heads() {
 
 // ---------------------------------------------------------------- cache helpers
 
-void append_to_cache(KVCache& cache, const StepOutput& step, const std::vector<int64_t>& positions) {
+void append_to_cache(KVCache& cache, const StepOutput& step,
+                     const std::vector<int64_t>& positions) {
   if (positions.empty()) return;
   const size_t L = step.new_k.size();
   const int64_t Tn = L ? step.new_k.front().size(2) : 0;
   for (int64_t p : positions) {
     if (p < 0 || p >= Tn) {
-      throw std::out_of_range("append_to_cache: position " + std::to_string(p) +
-                              " not among the " + std::to_string(Tn) + " new positions");
+      throw std::out_of_range("append_to_cache: position " + std::to_string(p) + " not among the " +
+                              std::to_string(Tn) + " new positions");
     }
   }
   if (!cache.k.empty() && cache.k.size() != L) {
@@ -501,7 +510,8 @@ void reserve_cache(KVCache& cache, int64_t positions) {
   if (cache.k.empty()) throw std::invalid_argument("reserve_cache: the cache holds no layers yet");
   const int64_t len = cache.length();
   if (cache.filled >= 0 && cache.capacity() >= positions) return;
-  const int64_t cap = std::max({positions, 2 * (cache.filled >= 0 ? cache.capacity() : 0), len + 64});
+  const int64_t cap =
+      std::max({positions, 2 * (cache.filled >= 0 ? cache.capacity() : 0), len + 64});
   for (auto* buffers : {&cache.k, &cache.v}) {
     for (auto& b : *buffers) {
       auto sizes = b.sizes().vec();

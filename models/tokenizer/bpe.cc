@@ -44,26 +44,33 @@ TokenizerOptions basic_options(bool lower) {
 }  // namespace
 
 BpeTokenizer::BpeTokenizer(std::unordered_map<std::string, int32_t> encoder,
-                           std::vector<std::pair<std::string, std::string>> merges, BpeOptions options)
+                           std::vector<std::pair<std::string, std::string>> merges,
+                           BpeOptions options)
     : encoder_(std::move(encoder)), options_(std::move(options)) {
   decoder_.assign(encoder_.size(), std::string());
   std::vector<char> seen(encoder_.size(), 0);
   for (const auto& [tok, id] : encoder_) {
     if (id < 0 || static_cast<size_t>(id) >= encoder_.size() || seen[id])
-      throw InputError("BPE encoder ids must be 0.." + std::to_string(encoder_.size() - 1) + ", each once (token '" + tok + "')");
+      throw InputError("BPE encoder ids must be 0.." + std::to_string(encoder_.size() - 1) +
+                       ", each once (token '" + tok + "')");
     seen[id] = 1;
     decoder_[id] = tok;
   }
   for (const char* sp : kGptSpecialTokens)
-    if (encoder_.count(sp)) throw InputError(std::string("BPE encoder already holds the special token ") + sp);
+    if (encoder_.count(sp))
+      throw InputError(std::string("BPE encoder already holds the special token ") + sp);
   auto unk = encoder_.find(options_.unk_token);
-  if (unk == encoder_.end()) throw InputError("BPE encoder has no unknown token '" + options_.unk_token + "'");
+  if (unk == encoder_.end())
+    throw InputError("BPE encoder has no unknown token '" + options_.unk_token + "'");
   unk_id_ = unk->second;
-  for (size_t r = 0; r < merges.size(); ++r) ranks_[pair_key(merges[r].first, merges[r].second)] = static_cast<int32_t>(r);
-  basic_ = std::make_shared<const WordPieceTokenizer>(Vocab({"[UNK]"}), basic_options(options_.lowercase));
+  for (size_t r = 0; r < merges.size(); ++r)
+    ranks_[pair_key(merges[r].first, merges[r].second)] = static_cast<int32_t>(r);
+  basic_ = std::make_shared<const WordPieceTokenizer>(Vocab({"[UNK]"}),
+                                                      basic_options(options_.lowercase));
 }
 
-BpeTokenizer BpeTokenizer::from_files(const std::string& encoder_json, const std::string& merges_path, BpeOptions options) {
+BpeTokenizer BpeTokenizer::from_files(const std::string& encoder_json,
+                                      const std::string& merges_path, BpeOptions options) {
   std::unordered_map<std::string, int32_t> encoder;
   {
     nlohmann::json j;
@@ -75,7 +82,8 @@ BpeTokenizer BpeTokenizer::from_files(const std::string& encoder_json, const std
     if (!j.is_object()) throw InputError(encoder_json, 0, "not a JSON object of token -> id");
     encoder.reserve(j.size());
     for (auto it = j.begin(); it != j.end(); ++it) {
-      if (!it.value().is_number_integer()) throw InputError(encoder_json, 0, "the id of '" + it.key() + "' is not an integer");
+      if (!it.value().is_number_integer())
+        throw InputError(encoder_json, 0, "the id of '" + it.key() + "' is not an integer");
       encoder[it.key()] = it.value().get<int32_t>();
     }
   }
@@ -87,8 +95,10 @@ BpeTokenizer BpeTokenizer::from_files(const std::string& encoder_json, const std
     const std::string& l = lines[i];
     if (l.empty() && i + 1 == lines.size()) break;
     const size_t sp = l.find(' ');
-    if (sp == std::string::npos || sp == 0 || sp + 1 >= l.size() || l.find(' ', sp + 1) != std::string::npos)
-      throw InputError(merges_path, static_cast<long>(i + 1), "a merge line must hold two symbols separated by one space");
+    if (sp == std::string::npos || sp == 0 || sp + 1 >= l.size() ||
+        l.find(' ', sp + 1) != std::string::npos)
+      throw InputError(merges_path, static_cast<long>(i + 1),
+                       "a merge line must hold two symbols separated by one space");
     merges.emplace_back(l.substr(0, sp), l.substr(sp + 1));
   }
   try {
@@ -99,11 +109,14 @@ BpeTokenizer BpeTokenizer::from_files(const std::string& encoder_json, const std
 }
 
 std::vector<std::string> BpeTokenizer::files_in(const std::string& dir) {
-  if (!fs::is_directory(dir)) throw InputError(dir, 0, "not a directory (expected the GPT BPE files)");
+  if (!fs::is_directory(dir))
+    throw InputError(dir, 0, "not a directory (expected the GPT BPE files)");
   const std::string enc = first_existing(dir, {"encoder_bpe_40000.json", "vocab.json"});
   const std::string mer = first_existing(dir, {"vocab_40000.bpe", "merges.txt"});
-  if (enc.empty()) throw InputError(dir, 0, "holds neither encoder_bpe_40000.json(.gz) nor vocab.json(.gz)");
-  if (mer.empty()) throw InputError(dir, 0, "holds neither vocab_40000.bpe(.gz) nor merges.txt(.gz)");
+  if (enc.empty())
+    throw InputError(dir, 0, "holds neither encoder_bpe_40000.json(.gz) nor vocab.json(.gz)");
+  if (mer.empty())
+    throw InputError(dir, 0, "holds neither vocab_40000.bpe(.gz) nor merges.txt(.gz)");
   return {enc, mer};
 }
 
@@ -173,10 +186,12 @@ void BpeTokenizer::encode_ids(std::string_view text, std::vector<int32_t>* ids) 
 const std::string& BpeTokenizer::token(int32_t id) const {
   if (id >= 0 && id < encoder_size()) return decoder_[id];
   if (id >= encoder_size() && id < size()) {
-    static const std::string names[3] = {kGptSpecialTokens[0], kGptSpecialTokens[1], kGptSpecialTokens[2]};
+    static const std::string names[3] = {kGptSpecialTokens[0], kGptSpecialTokens[1],
+                                         kGptSpecialTokens[2]};
     return names[id - encoder_size()];
   }
-  throw InputError("token id " + std::to_string(id) + " outside the BPE vocabulary (0.." + std::to_string(size() - 1) + ")");
+  throw InputError("token id " + std::to_string(id) + " outside the BPE vocabulary (0.." +
+                   std::to_string(size() - 1) + ")");
 }
 
 int32_t BpeTokenizer::id(std::string_view t) const {
@@ -204,7 +219,9 @@ std::string BpeTokenizer::decode(const std::vector<int32_t>& ids, bool skip_spec
     }
   }
   // Python str.strip(): ASCII whitespace suffices here (pieces hold no other whitespace).
-  const auto ws = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; };
+  const auto ws = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+  };
   size_t b = 0, e = out.size();
   while (b < e && ws(out[b])) ++b;
   while (e > b && ws(out[e - 1])) --e;

@@ -11,12 +11,15 @@ namespace unieval::models {
 
 namespace {
 
-bool is_bracketed(const std::string& t) { return t.size() >= 2 && t.front() == '[' && t.back() == ']'; }
+bool is_bracketed(const std::string& t) {
+  return t.size() >= 2 && t.front() == '[' && t.back() == ']';
+}
 
 // BERT's "[unused0]" ... "[unused993]" placeholders.
 bool is_unused_placeholder(const std::string& t) {
   static const std::string kHead = "[unused";
-  if (t.size() < kHead.size() + 2 || t.compare(0, kHead.size(), kHead) != 0 || t.back() != ']') return false;
+  if (t.size() < kHead.size() + 2 || t.compare(0, kHead.size(), kHead) != 0 || t.back() != ']')
+    return false;
   for (size_t i = kHead.size(); i + 1 < t.size(); ++i)
     if (t[i] < '0' || t[i] > '9') return false;
   return true;
@@ -82,8 +85,8 @@ void count_range(const WordPieceTokenizer& tok, const std::string* lines, size_t
 }
 
 std::string below_minimum(size_t size, size_t minimum, const std::string& kept) {
-  return "--size " + std::to_string(size) + " is below the minimum " + std::to_string(minimum) + ": " + kept +
-         " are always kept";
+  return "--size " + std::to_string(size) + " is below the minimum " + std::to_string(minimum) +
+         ": " + kept + " are always kept";
 }
 
 }  // namespace
@@ -118,7 +121,8 @@ std::string VocabSubset::text() const {
 size_t vocab_subset_minimum(const Vocab& base, const std::string& base_path,
                             const std::vector<std::string>& specials) {
   for (const auto& s : specials)
-    if (!base.contains(s)) throw InputError(base_path, 0, "vocabulary has no special token '" + s + "'");
+    if (!base.contains(s))
+      throw InputError(base_path, 0, "vocabulary has no special token '" + s + "'");
   size_t n = 0;
   for (int32_t i = 0; i < int32_t(base.size()); ++i) {
     if (!is_live(base, i)) continue;
@@ -128,11 +132,13 @@ size_t vocab_subset_minimum(const Vocab& base, const std::string& base_path,
   return n;
 }
 
-VocabSubset select_vocab_subset(const Vocab& base, const std::string& base_path, const PieceCounts& counts,
-                                const VocabSubsetOptions& opts) {
+VocabSubset select_vocab_subset(const Vocab& base, const std::string& base_path,
+                                const PieceCounts& counts, const VocabSubsetOptions& opts) {
   const std::vector<std::string>& specials = opts.specials;
   vocab_subset_minimum(base, base_path, specials);  // the specials' presence
-  auto count_of = [&](int32_t id) { return size_t(id) < counts.count.size() ? counts.count[size_t(id)] : 0; };
+  auto count_of = [&](int32_t id) {
+    return size_t(id) < counts.count.size() ? counts.count[size_t(id)] : 0;
+  };
   VocabSubset r;
   r.base_size = base.size();
   std::vector<uint8_t> keep(base.size(), 0);
@@ -155,7 +161,8 @@ VocabSubset select_vocab_subset(const Vocab& base, const std::string& base_path,
   if (opts.size < minimum)
     throw InputError(below_minimum(opts.size, minimum,
                                    "the " + std::to_string(r.specials) + " special tokens and " +
-                                       std::to_string(r.characters) + " single characters of " + base_path));
+                                       std::to_string(r.characters) + " single characters of " +
+                                       base_path));
   if (opts.size > minimum + candidates.size())
     throw InputError("--size " + std::to_string(opts.size) + " is above the " +
                      std::to_string(minimum + candidates.size()) + " entries " + base_path +
@@ -177,15 +184,18 @@ VocabSubset select_vocab_subset(const Vocab& base, const std::string& base_path,
   return r;
 }
 
-VocabSubset build_vocab_subset(const Vocab& base, const std::string& base_path, const TokenizerOptions& tok_opts,
-                               const std::vector<std::string>& corpus_paths, const VocabSubsetOptions& opts) {
+VocabSubset build_vocab_subset(const Vocab& base, const std::string& base_path,
+                               const TokenizerOptions& tok_opts,
+                               const std::vector<std::string>& corpus_paths,
+                               const VocabSubsetOptions& opts) {
   if (corpus_paths.empty()) throw InputError("no corpus file given");
   if (!base.contains(tok_opts.unk_token))
     throw InputError(base_path, 0, "vocabulary has no unknown token '" + tok_opts.unk_token + "'");
   // Fail before reading the corpus when the size cannot work whatever the corpus holds.
   const size_t minimum = vocab_subset_minimum(base, base_path, opts.specials);
   if (opts.size < minimum)
-    throw InputError(below_minimum(opts.size, minimum, "the special tokens and single characters of " + base_path));
+    throw InputError(below_minimum(opts.size, minimum,
+                                   "the special tokens and single characters of " + base_path));
   const size_t block = std::max<size_t>(opts.progress_every, 1);
   auto pass = [&](int number, const WordPieceTokenizer& tok, PieceCounts* counts) {
     uint64_t reported = 0;  // progress_every-line marks of the pass already reported
@@ -202,7 +212,8 @@ VocabSubset build_vocab_subset(const Vocab& base, const std::string& base_path, 
         }
       }
       if (counts->words == words_before)
-        throw InputError(path, 0, "corpus file has no words in its " + std::to_string(lines.size()) + " lines");
+        throw InputError(
+            path, 0, "corpus file has no words in its " + std::to_string(lines.size()) + " lines");
     }
   };
   const WordPieceTokenizer base_tok(base, tok_opts);
@@ -213,7 +224,8 @@ VocabSubset build_vocab_subset(const Vocab& base, const std::string& base_path, 
   const WordPieceTokenizer new_tok(Vocab(r.tokens), tok_opts);
   pass(2, new_tok, &r.subset);
   if (r.subset.words != r.base.words)  // the basic tokenizer does not depend on the vocabulary
-    throw std::logic_error("vocab subset: " + describe(corpus_paths) + ": words differ between the passes");
+    throw std::logic_error("vocab subset: " + describe(corpus_paths) +
+                           ": words differ between the passes");
   return r;
 }
 

@@ -4,14 +4,13 @@
 // no code copied; HF transformers (Apache-2.0) behaviour; see THIRD_PARTY_NOTICES.md.
 // BERT BasicTokenizer + WordPiece. See wordpiece.h for the behaviour.
 #include "models/tokenizer/wordpiece.h"
-#include "core/utf8.h"
 
-#include <algorithm>
+#include <unicode/locid.h>
 #include <unicode/normalizer2.h>
 #include <unicode/uchar.h>
 #include <unicode/unistr.h>
-#include <unicode/locid.h>
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <memory>
@@ -19,6 +18,7 @@
 #include "core/error.h"
 #include "core/io.h"
 #include "core/py_string.h"
+#include "core/utf8.h"
 
 namespace unieval::models {
 
@@ -54,10 +54,10 @@ uint8_t compute_class(UChar32 c, bool unicode14) {
     case U_FORMAT_CHAR:
       return kCharDelete;  // _is_control
     case U_SPACE_SEPARATOR:
-      return kCharSpace;   // _is_whitespace (Zs)
+      return kCharSpace;  // _is_whitespace (Zs)
     case U_LINE_SEPARATOR:
     case U_PARAGRAPH_SEPARATOR:
-      return kCharSpace;   // kept by _clean_text but Python's str.split() splits on them
+      return kCharSpace;  // kept by _clean_text but Python's str.split() splits on them
     default:
       break;
   }
@@ -173,7 +173,8 @@ Vocab Vocab::from_file(const std::string& path) {
   if (size_t bad = core::find_invalid_utf8(data); bad != std::string::npos) {
     const size_t nl = data.rfind('\n', bad);  // the line holding byte `bad` starts after it
     const size_t start = nl == std::string::npos ? 0 : nl + 1;
-    throw InputError(path, 1 + static_cast<long>(std::count(data.begin(), data.begin() + bad, '\n')),
+    throw InputError(path,
+                     1 + static_cast<long>(std::count(data.begin(), data.begin() + bad, '\n')),
                      "invalid UTF-8 at byte " + std::to_string(bad - start) + " of the line");
   }
   std::vector<std::string> tokens;
@@ -214,8 +215,7 @@ WordPieceTokenizer::WordPieceTokenizer(Vocab vocab, TokenizerOptions options)
   lower_ = options_.do_lower_case;
   strip_ = options_.strip_accents.value_or(options_.do_lower_case);
   unk_id_ = vocab_.id(options_.unk_token);
-  if (unk_id_ < 0)
-    throw InputError("vocabulary has no unknown token '" + options_.unk_token + "'");
+  if (unk_id_ < 0) throw InputError("vocabulary has no unknown token '" + options_.unk_token + "'");
   if (options_.max_input_chars_per_word == 0)
     throw InputError("max_input_chars_per_word must be positive");
   (void)bmp_table(options_.unicode14);
@@ -518,8 +518,8 @@ std::string WordPieceTokenizer::detokenize(const std::vector<std::string>& token
   if (options.clean_up_spaces) {
     // HF tokenization_utils_base `clean_up_tokenization`, in its order.
     static const std::pair<const char*, const char*> kRules[] = {
-        {" .", "."},   {" ?", "?"},     {" !", "!"},     {" ,", ","},     {" ' ", "'"},
-        {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"},   {" 've", "'ve"}, {" 're", "'re"}};
+        {" .", "."},     {" ?", "?"},   {" !", "!"},   {" ,", ","},     {" ' ", "'"},
+        {" n't", "n't"}, {" 'm", "'m"}, {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
     for (const auto& [from, to] : kRules) {
       std::string res;
       size_t flen = std::strlen(from);

@@ -34,21 +34,22 @@
 // reproduces Python 3.11's `unicodedata` for every code point (checked code point by code point on
 // category class, lower-casing and NFD; see the tokenizer tests and README section `models`).
 //
-//   auto tok = unieval::models::WordPieceTokenizer::from_file("vocab.txt", {.do_lower_case = true});
-//   auto enc = tok.encode("UNwant\u00E9d,running");   // tokens {"un", "##want", "##ed", ",", "runn", "##ing"}
-//   std::string text = tok.detokenize(enc.tokens);    // "unwanted, running" (with clean_up_spaces)
+//   auto tok = unieval::models::WordPieceTokenizer::from_file("vocab.txt", {.do_lower_case =
+//   true}); auto enc = tok.encode("UNwant\u00E9d,running");   // tokens {"un", "##want", "##ed",
+//   ",", "runn", "##ing"} std::string text = tok.detokenize(enc.tokens);    // "unwanted, running"
+//   (with clean_up_spaces)
 //
-// | option                   | default   | meaning                                                     |
+// | option                   | default   | meaning |
 // |--------------------------|-----------|-------------------------------------------------------------|
-// | do_lower_case            | true      | lower-case (and by default strip accents) each token        |
-// | strip_accents            | unset     | NFD + drop Mn; unset = same as do_lower_case (BERT)          |
-// | tokenize_chinese_chars   | true      | split CJK ideographs into one token each                    |
-// | max_input_chars_per_word | 200       | longer words are [UNK] (BERT 200, HF 100)                   |
-// | nfc                      | false     | NFC-normalise the whole text first (HF >= 4.31)             |
-// | keep_special_tokens      | false     | `special_tokens` in the raw text stay whole (HF)            |
-// | special_tokens           | [CLS] [SEP] [MASK] [UNK] [PAD] | protected tokens when keep_special_tokens |
-// | unk_token                | [UNK]     | token for words WordPiece cannot cover (must be in vocab)   |
-// | unicode14                | true      | treat code points assigned after Unicode 14.0 as unassigned |
+// | do_lower_case            | true      | lower-case (and by default strip accents) each token |
+// | strip_accents            | unset     | NFD + drop Mn; unset = same as do_lower_case (BERT) | |
+// tokenize_chinese_chars   | true      | split CJK ideographs into one token each | |
+// max_input_chars_per_word | 200       | longer words are [UNK] (BERT 200, HF 100) | | nfc | false
+// | NFC-normalise the whole text first (HF >= 4.31)             | | keep_special_tokens      |
+// false     | `special_tokens` in the raw text stay whole (HF)            | | special_tokens |
+// [CLS] [SEP] [MASK] [UNK] [PAD] | protected tokens when keep_special_tokens | | unk_token | [UNK]
+// | token for words WordPiece cannot cover (must be in vocab)   | | unicode14                | true
+// | treat code points assigned after Unicode 14.0 as unassigned |
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -59,15 +60,15 @@
 namespace unieval::models {
 
 struct TokenizerOptions {
-  bool do_lower_case = true;                  // lower-case each whitespace token (Python str.lower)
-  std::optional<bool> strip_accents;          // NFD + drop Mn; unset = do_lower_case (BERT, HF None)
-  bool tokenize_chinese_chars = true;         // surround CJK ideographs with spaces
-  size_t max_input_chars_per_word = 200;      // code points; longer words become unk_token
-  bool nfc = false;                           // NFC-normalise the text before splitting (HF)
-  bool keep_special_tokens = false;           // special_tokens in the raw text stay whole (HF)
+  bool do_lower_case = true;              // lower-case each whitespace token (Python str.lower)
+  std::optional<bool> strip_accents;      // NFD + drop Mn; unset = do_lower_case (BERT, HF None)
+  bool tokenize_chinese_chars = true;     // surround CJK ideographs with spaces
+  size_t max_input_chars_per_word = 200;  // code points; longer words become unk_token
+  bool nfc = false;                       // NFC-normalise the text before splitting (HF)
+  bool keep_special_tokens = false;       // special_tokens in the raw text stay whole (HF)
   std::vector<std::string> special_tokens = {"[CLS]", "[SEP]", "[MASK]", "[UNK]", "[PAD]"};
-  std::string unk_token = "[UNK]";            // must be in the vocab
-  bool unicode14 = true;                      // code points newer than Unicode 14.0 count as Cn
+  std::string unk_token = "[UNK]";  // must be in the vocab
+  bool unicode14 = true;            // code points newer than Unicode 14.0 count as Cn
 
   // The original google-research/bert FullTokenizer (the default).
   static TokenizerOptions bert(bool lower) {
@@ -134,9 +135,9 @@ struct Encoding {
 };
 
 struct DetokenizeOptions {
-  bool join_pieces = true;       // glue "##" pieces onto the previous token (UniLM `detokenize`)
-  bool clean_up_spaces = true;   // HF `clean_up_tokenization`: " ." -> ".", " ," -> ",", " n't" ...
-  bool skip_special = false;     // drop [CLS] [SEP] [PAD] [MASK] (special_tokens) from the output
+  bool join_pieces = true;      // glue "##" pieces onto the previous token (UniLM `detokenize`)
+  bool clean_up_spaces = true;  // HF `clean_up_tokenization`: " ." -> ".", " ," -> ",", " n't" ...
+  bool skip_special = false;    // drop [CLS] [SEP] [PAD] [MASK] (special_tokens) from the output
 };
 
 class WordPieceTokenizer {
@@ -163,8 +164,8 @@ class WordPieceTokenizer {
 
  private:
   struct Span {
-    uint32_t begin, end;   // bytes in the scratch buffer
-    int32_t special_id;    // >= 0: a protected special token
+    uint32_t begin, end;  // bytes in the scratch buffer
+    int32_t special_id;   // >= 0: a protected special token
   };
   void basic_spans(std::string_view text, std::string& buf, std::vector<Span>& spans) const;
   void basic_segment(std::string_view text, std::string& buf, std::vector<Span>& spans) const;
@@ -182,12 +183,12 @@ class WordPieceTokenizer {
 
 // Code-point classes the BasicTokenizer uses (exposed for the Unicode-data tests).
 enum CharClass : uint8_t {
-  kCharKeep = 0,        // an ordinary character
-  kCharDelete = 1,      // removed by _clean_text (NUL, U+FFFD, Cc, Cf except \t \n \r)
-  kCharSpace = 2,       // becomes / is whitespace (\t \n \r, Zs, Python whitespace)
-  kCharCjk = 4,         // CJK ideograph: a token of its own
-  kCharPunct = 8,       // BERT punctuation: own token
-  kCharMark = 16,       // category Mn: stripped with accents
+  kCharKeep = 0,    // an ordinary character
+  kCharDelete = 1,  // removed by _clean_text (NUL, U+FFFD, Cc, Cf except \t \n \r)
+  kCharSpace = 2,   // becomes / is whitespace (\t \n \r, Zs, Python whitespace)
+  kCharCjk = 4,     // CJK ideograph: a token of its own
+  kCharPunct = 8,   // BERT punctuation: own token
+  kCharMark = 16,   // category Mn: stripped with accents
 };
 // Classes of a code point under the given Unicode data (unicode14: as Python 3.11).
 uint8_t char_class(uint32_t cp, bool unicode14 = true);

@@ -10,8 +10,8 @@
 #include "core/error.h"
 #include "models/nn/device.h"
 #include "models/nn/masks.h"
-#include "models/training/trainer.h"
 #include "models/training/train_util.h"
+#include "models/training/trainer.h"
 
 namespace unieval::models {
 
@@ -39,8 +39,10 @@ std::string shape_str(const torch::Tensor& t) {
 void ErnieGenOptions::validate() const {
   if (!(lambda >= 0.0 && lambda <= 1.0)) throw InputError("--span-lambda must be in [0, 1]");
   if (!(noise_prob >= 0.0 && noise_prob < 1.0)) throw InputError("--noise-prob must be in [0, 1)");
-  if (top_bigrams < 0 || top_trigrams < 0) throw InputError("--span-bigrams and --span-trigrams must be >= 0");
-  if (!(fragment_ratio > 0.0 && fragment_ratio < 1.0)) throw InputError("--fragment-ratio must be in (0, 1)");
+  if (top_bigrams < 0 || top_trigrams < 0)
+    throw InputError("--span-bigrams and --span-trigrams must be >= 0");
+  if (!(fragment_ratio > 0.0 && fragment_ratio < 1.0))
+    throw InputError("--fragment-ratio must be in (0, 1)");
 }
 
 // ---- span vocabulary ----------------------------------------------------------------------------
@@ -61,7 +63,8 @@ class SpanVocab::Counter {
   void add(const int64_t* s, size_t n) {
     for (size_t i = 0; i < n; ++i) {
       if (s[i] < 0 || s[i] >= kMaxId)
-        throw InputError("span vocabulary: token id " + std::to_string(s[i]) + " is outside [0, 2^21)");
+        throw InputError("span vocabulary: token id " + std::to_string(s[i]) +
+                         " is outside [0, 2^21)");
       ++uni_[s[i]], ++n1_;
       if (i + 1 < n) ++bi_[key_of({s[i], s[i + 1]})], ++n2_;
       if (i + 2 < n) ++tri_[key_of({s[i], s[i + 1], s[i + 2]})], ++n3_;
@@ -83,7 +86,9 @@ class SpanVocab::Counter {
     }
     const size_t m = std::min(scored.size(), static_cast<size_t>(std::max<int64_t>(0, keep)));
     std::partial_sort(scored.begin(), scored.begin() + static_cast<std::ptrdiff_t>(m), scored.end(),
-                      [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+                      [](const auto& a, const auto& b) {
+                        return a.first != b.first ? a.first > b.first : a.second < b.second;
+                      });
     std::unordered_set<uint64_t> out;
     for (size_t i = 0; i < m; ++i) out.insert(scored[i].second);
     return out;
@@ -120,7 +125,9 @@ SpanVocab SpanVocab::build(const TokenShard& shard, int64_t top_bigrams, int64_t
   return from_counts(c, top_bigrams, top_trigrams);
 }
 
-bool SpanVocab::has_bigram(int64_t a, int64_t b) const { return bigrams_.count(key_of({a, b})) > 0; }
+bool SpanVocab::has_bigram(int64_t a, int64_t b) const {
+  return bigrams_.count(key_of({a, b})) > 0;
+}
 bool SpanVocab::has_trigram(int64_t a, int64_t b, int64_t c) const {
   return trigrams_.count(key_of({a, b, c})) > 0;
 }
@@ -150,7 +157,8 @@ void check_starts(const std::vector<int64_t>& starts, int64_t m) {
     throw InputError("span starts must begin at 0");
   for (size_t k = 0; k < starts.size(); ++k) {
     if (starts[k] < 0 || starts[k] >= m || (k > 0 && starts[k] <= starts[k - 1]))
-      throw InputError("span starts must be ascending offsets into the target (length " + std::to_string(m) + ")");
+      throw InputError("span starts must be ascending offsets into the target (length " +
+                       std::to_string(m) + ")");
   }
 }
 
@@ -196,12 +204,14 @@ MultiFlowMasks multi_flow_masks(int64_t n, int64_t m, const std::vector<int64_t>
 
 // ---- forward ------------------------------------------------------------------------------------
 
-MultiFlowOutput multi_flow_forward(UnilmModel& model, const FlowInput& context, const std::vector<FlowInput>& flows) {
+MultiFlowOutput multi_flow_forward(UnilmModel& model, const FlowInput& context,
+                                   const std::vector<FlowInput>& flows) {
   const torch::Device device = device_of(*model);
   auto& bert = model->bert;
   const auto dtype = bert->embeddings->word_embeddings->weight.scalar_type();
   const int64_t B = context.input_ids.size(0), Tx = context.input_ids.size(1);
-  if (context.mask.dim() != 3 || context.mask.size(0) != B || context.mask.size(1) != Tx || context.mask.size(2) != Tx)
+  if (context.mask.dim() != 3 || context.mask.size(0) != B || context.mask.size(1) != Tx ||
+      context.mask.size(2) != Tx)
     throw InputError("contextual-flow mask shape " + shape_str(context.mask) + " does not fit " +
                      shape_str(context.input_ids));
   auto dev = [&](const torch::Tensor& t) { return t.defined() ? t.to(device) : t; };
@@ -211,11 +221,13 @@ MultiFlowOutput multi_flow_forward(UnilmModel& model, const FlowInput& context, 
   std::vector<torch::Tensor> a, bias;
   for (const FlowInput& f : flows) {
     const int64_t Tm = f.input_ids.size(1);
-    if (f.input_ids.size(0) != B || f.mask.dim() != 3 || f.mask.size(0) != B || f.mask.size(1) != Tm ||
-        f.mask.size(2) != Tx + Tm)
-      throw InputError("generation-flow mask shape " + shape_str(f.mask) + " does not fit " + std::to_string(Tm) +
-                       " symbols after a contextual flow of " + std::to_string(Tx) + " (expected [B,Tm,Tx+Tm])");
-    a.push_back(bert->embeddings->forward(dev(f.input_ids), dev(f.token_type_ids), dev(f.position_ids)));
+    if (f.input_ids.size(0) != B || f.mask.dim() != 3 || f.mask.size(0) != B ||
+        f.mask.size(1) != Tm || f.mask.size(2) != Tx + Tm)
+      throw InputError("generation-flow mask shape " + shape_str(f.mask) + " does not fit " +
+                       std::to_string(Tm) + " symbols after a contextual flow of " +
+                       std::to_string(Tx) + " (expected [B,Tm,Tx+Tm])");
+    a.push_back(
+        bert->embeddings->forward(dev(f.input_ids), dev(f.token_type_ids), dev(f.position_ids)));
     bias.push_back(additive_attention_mask(dev(f.mask), dtype));
   }
   for (auto& layer : bert->encoder->layers) {
@@ -229,11 +241,13 @@ MultiFlowOutput multi_flow_forward(UnilmModel& model, const FlowInput& context, 
 
 // ---- batches ------------------------------------------------------------------------------------
 
-ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples, const std::vector<size_t>& idx,
-                                   const Seq2SeqDataOptions& data, const ErnieGenOptions& eg, const SpecialIds& ids,
+ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples,
+                                   const std::vector<size_t>& idx, const Seq2SeqDataOptions& data,
+                                   const ErnieGenOptions& eg, const SpecialIds& ids,
                                    const SpanVocab* span_vocab, std::mt19937_64& rng) {
   const bool with_span = eg.lambda < 1.0;
-  if (with_span && !span_vocab) throw InputError("the span-by-span flow (lambda < 1) needs a span vocabulary");
+  if (with_span && !span_vocab)
+    throw InputError("the span-by-span flow (lambda < 1) needs a span vocabulary");
   const int64_t B = static_cast<int64_t>(idx.size());
   const int64_t bos = data.target_bos ? 1 : 0;  // "[CLS]" opening the target stream
   // src: the source part of X (with the target's [CLS] when bos), tgt: the predicted symbols.
@@ -353,7 +367,8 @@ ErnieGenLoss ernie_gen_loss(UnilmModel& model, const ErnieGenBatch& batch, doubl
 
 // ---- pre-training fragments ---------------------------------------------------------------------
 
-Seq2SeqExample sample_fragments(const std::vector<int64_t>& text, double ratio, std::mt19937_64& rng) {
+Seq2SeqExample sample_fragments(const std::vector<int64_t>& text, double ratio,
+                                std::mt19937_64& rng) {
   const int64_t n = static_cast<int64_t>(text.size());
   int64_t budget = std::max<int64_t>(1, static_cast<int64_t>(std::llround(ratio * double(n))));
   if (n < 2) return {text, {}};
@@ -384,13 +399,17 @@ Seq2SeqExample sample_fragments(const std::vector<int64_t>& text, double ratio, 
   return ex;
 }
 
-ErnieGenBatch make_ernie_gen_pretrain_batch(const TokenShard& shard, int64_t max_len, const Seq2SeqDataOptions& types,
+ErnieGenBatch make_ernie_gen_pretrain_batch(const TokenShard& shard, int64_t max_len,
+                                            const Seq2SeqDataOptions& types,
                                             const ErnieGenOptions& eg, const SpecialIds& ids,
-                                            const SpanVocab* span_vocab, uint64_t seed, int64_t step, int64_t micro,
-                                            int64_t accum, int64_t batch_size) {
+                                            const SpanVocab* span_vocab, uint64_t seed,
+                                            int64_t step, int64_t micro, int64_t accum,
+                                            int64_t batch_size) {
   if (shard.sentences() == 0) throw InputError("the pre-training shard holds no sentences");
   const int64_t budget = max_len - 3;
-  if (budget < 2) throw InputError("--max-len " + std::to_string(max_len) + " leaves no room for a text (ernie-gen)");
+  if (budget < 2)
+    throw InputError("--max-len " + std::to_string(max_len) +
+                     " leaves no room for a text (ernie-gen)");
   std::vector<Seq2SeqExample> examples;
   std::vector<int64_t> text;
   for (int64_t i = 0; i < batch_size; ++i) {
@@ -400,7 +419,8 @@ ErnieGenBatch make_ernie_gen_pretrain_batch(const TokenShard& shard, int64_t max
     const int64_t first = pick(rng);
     const int64_t end = shard.doc_end(shard.document_of(first));
     text.clear();
-    for (int64_t s = first; s < end && static_cast<int64_t>(text.size()) < budget; ++s) shard.append_sentence(s, text);
+    for (int64_t s = first; s < end && static_cast<int64_t>(text.size()) < budget; ++s)
+      shard.append_sentence(s, text);
     if (static_cast<int64_t>(text.size()) > budget) text.resize(budget);
     examples.push_back(sample_fragments(text, eg.fragment_ratio, rng));
   }

@@ -23,9 +23,9 @@
 // computed once per layer and shared by both generation flows (multi_flow_forward), so X is the
 // same whatever flows run. With one-token spans M_S = M_W.
 //
-// Packing as UniLM (models/training/seq2seq_data.h): S = "[CLS] S1 [SEP]" and T = "S2 [SEP]" (the [SEP]
-// is predicted, so the model learns to stop); source/target segment ids from the options. With
-// data.target_bos (the layout of the official ERNIE-GEN scripts and released checkpoints) the
+// Packing as UniLM (models/training/seq2seq_data.h): S = "[CLS] S1 [SEP]" and T = "S2 [SEP]" (the
+// [SEP] is predicted, so the model learns to stop); source/target segment ids from the options.
+// With data.target_bos (the layout of the official ERNIE-GEN scripts and released checkpoints) the
 // target stream is "[CLS] S2 [SEP]": the [CLS] opens it at the first target position, is seen by
 // every target word and [ATTN], and is not predicted; the [ATTN]s stand at the positions of
 // "S2 [SEP]" as before.
@@ -35,8 +35,8 @@
 // draws a fixed count the same way); the closing [SEP] is never noised (our choice).
 //
 // Loss (Eq. 7): λ · CE(word flow) + (1 − λ) · CE(span flow), both over every target position,
-// label-smoothed (models/training/trainer.h); the paper's λ is 0.5 in pre-training and 1.0 in fine-tuning,
-// where the span flow is then not run at all.
+// label-smoothed (models/training/trainer.h); the paper's λ is 0.5 in pre-training and 1.0 in
+// fine-tuning, where the span flow is then not run at all.
 //
 // Span vocabulary (§3.3): over a corpus of token sequences, every bigram and trigram w gets the
 // t-statistic t(w) = (P(w) − P'(w)) / sqrt(σ²/N) with P(w) = count(w)/N (N = the number of n-grams
@@ -71,18 +71,18 @@
 #include <unordered_set>
 #include <vector>
 
+#include "models/nn/transformer.h"
 #include "models/training/pretrain_shard.h"
 #include "models/training/seq2seq_data.h"
-#include "models/nn/transformer.h"
 
 namespace unieval::models {
 
 struct ErnieGenOptions {
-  double lambda = 1.0;            // word-flow weight (Eq. 7)
-  double noise_prob = 0.0;        // noising rate ρ
-  int64_t top_bigrams = 200000;   // V_span bigrams
-  int64_t top_trigrams = 50000;   // V_span trigrams
-  double fragment_ratio = 0.25;   // γ (pre-training fragments)
+  double lambda = 1.0;           // word-flow weight (Eq. 7)
+  double noise_prob = 0.0;       // noising rate ρ
+  int64_t top_bigrams = 200000;  // V_span bigrams
+  int64_t top_trigrams = 50000;  // V_span trigrams
+  double fragment_ratio = 0.25;  // γ (pre-training fragments)
 
   void validate() const;  // InputError naming the option
 };
@@ -119,7 +119,8 @@ double t_statistic(int64_t count, int64_t total, const std::vector<double>& unig
 struct MultiFlowMasks {
   torch::Tensor context, word, span;
 };
-MultiFlowMasks multi_flow_masks(int64_t source_len, int64_t target_len, const std::vector<int64_t>& span_starts);
+MultiFlowMasks multi_flow_masks(int64_t source_len, int64_t target_len,
+                                const std::vector<int64_t>& span_starts);
 
 // One flow's inputs (CPU or device tensors): ids/types/positions [B,Tq]; mask [B,Tq,Tk] 0/1.
 struct FlowInput {
@@ -133,13 +134,14 @@ struct MultiFlowOutput {
 
 // Eq. 5: the contextual flow over its mask (keys X), each generation flow over keys [X, itself]
 // with its mask [B,Tm,Tx+Tm]; X's keys/values are computed once per layer and shared.
-MultiFlowOutput multi_flow_forward(UnilmModel& model, const FlowInput& context, const std::vector<FlowInput>& flows);
+MultiFlowOutput multi_flow_forward(UnilmModel& model, const FlowInput& context,
+                                   const std::vector<FlowInput>& flows);
 
 // A padded multi-flow training batch (CPU tensors).
 struct ErnieGenBatch {
-  FlowInput context;           // X = [CLS] S [SEP] T' [SEP], mask M_C (padding as models/nn/masks.h)
-  FlowInput word;              // A_W, mask M_W (padding rows see themselves only)
-  FlowInput span;              // A_S, mask M_S (undefined tensors when lambda == 1)
+  FlowInput context;  // X = [CLS] S [SEP] T' [SEP], mask M_C (padding as models/nn/masks.h)
+  FlowInput word;     // A_W, mask M_W (padding rows see themselves only)
+  FlowInput span;     // A_S, mask M_S (undefined tensors when lambda == 1)
   torch::Tensor target_index;  // [N] flat b*Tm + i of every real [ATTN] position
   torch::Tensor labels;        // [N] the true target token there
   torch::Tensor noised;        // [B,Tx] 0/1: positions of X whose token was replaced
@@ -148,8 +150,9 @@ struct ErnieGenBatch {
 
 // Packs examples[idx...] (already truncated). span_vocab: needed when eg.lambda < 1 (InputError
 // otherwise). rng draws the noise.
-ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples, const std::vector<size_t>& idx,
-                                   const Seq2SeqDataOptions& data, const ErnieGenOptions& eg, const SpecialIds& ids,
+ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples,
+                                   const std::vector<size_t>& idx, const Seq2SeqDataOptions& data,
+                                   const ErnieGenOptions& eg, const SpecialIds& ids,
                                    const SpanVocab* span_vocab, std::mt19937_64& rng);
 
 struct ErnieGenLoss {
@@ -158,7 +161,8 @@ struct ErnieGenLoss {
 };
 
 // Forward + loss of a batch on the model's device.
-ErnieGenLoss ernie_gen_loss(UnilmModel& model, const ErnieGenBatch& batch, double lambda, double label_smoothing);
+ErnieGenLoss ernie_gen_loss(UnilmModel& model, const ErnieGenBatch& batch, double lambda,
+                            double label_smoothing);
 
 // ernie_gen_loss without reading anything back to the host (training: the loop reads a step's
 // values once, models/training/train_loop.h): the NLL means as tensors on the model's device.
@@ -171,7 +175,8 @@ ErnieGenLossTensors ernie_gen_loss_tensors(UnilmModel& model, const ErnieGenBatc
                                            double lambda, double label_smoothing);
 
 // Multi-granularity target fragments of one text (header comment): {S', T} as token ids.
-Seq2SeqExample sample_fragments(const std::vector<int64_t>& text, double ratio, std::mt19937_64& rng);
+Seq2SeqExample sample_fragments(const std::vector<int64_t>& text, double ratio,
+                                std::mt19937_64& rng);
 
 // One ERNIE-GEN pre-training micro-batch (§3.1): example g = (step·accum + micro)·batch_size + i
 // draws, from a generator seeded by (seed, g), a text of up to max_len − 3 tokens (consecutive
@@ -179,10 +184,12 @@ Seq2SeqExample sample_fragments(const std::vector<int64_t>& text, double ratio, 
 // multi-granularity fragments (sample_fragments, eg.fragment_ratio) as S' → T; packed by
 // make_ernie_gen_batch with types.source_type / target_type, the noise drawn from a generator
 // seeded by (seed, step, micro). A pure function of its arguments: resuming needs no data state.
-ErnieGenBatch make_ernie_gen_pretrain_batch(const TokenShard& shard, int64_t max_len, const Seq2SeqDataOptions& types,
+ErnieGenBatch make_ernie_gen_pretrain_batch(const TokenShard& shard, int64_t max_len,
+                                            const Seq2SeqDataOptions& types,
                                             const ErnieGenOptions& eg, const SpecialIds& ids,
-                                            const SpanVocab* span_vocab, uint64_t seed, int64_t step, int64_t micro,
-                                            int64_t accum, int64_t batch_size);
+                                            const SpanVocab* span_vocab, uint64_t seed,
+                                            int64_t step, int64_t micro, int64_t accum,
+                                            int64_t batch_size);
 
 // The id ERNIE-GEN decoding and training insert: [ATTN] when the vocabulary has it, else [MASK]
 // (the official scripts' --attn_token fallback). Filled by special_ids (SpecialIds::attn).

@@ -18,9 +18,12 @@ using ojson = nlohmann::ordered_json;
 
 const char* to_string(GptHead head) {
   switch (head) {
-    case GptHead::kClassify: return "classify";
-    case GptHead::kRegress: return "regress";
-    case GptHead::kMultipleChoice: return "multiple-choice";
+    case GptHead::kClassify:
+      return "classify";
+    case GptHead::kRegress:
+      return "regress";
+    case GptHead::kMultipleChoice:
+      return "multiple-choice";
   }
   return "?";
 }
@@ -32,8 +35,12 @@ GptHeads gpt_heads(GptHead head, int64_t num_labels) {
       if (num_labels < 2) throw InputError("a classification head needs at least 2 labels");
       h.num_labels = num_labels;
       break;
-    case GptHead::kRegress: h.num_labels = 1; break;
-    case GptHead::kMultipleChoice: h.multiple_choice = true; break;
+    case GptHead::kRegress:
+      h.num_labels = 1;
+      break;
+    case GptHead::kMultipleChoice:
+      h.multiple_choice = true;
+      break;
   }
   return h;
 }
@@ -50,7 +57,8 @@ GptBatch to_device(GptBatch b, const torch::Device& d) {
 }
 
 // The head's output per example from the extract states [B·N, E].
-torch::Tensor head_output(GptModel& model, const torch::Tensor& ext, const GptBatch& b, GptHead head) {
+torch::Tensor head_output(GptModel& model, const torch::Tensor& ext, const GptBatch& b,
+                          GptHead head) {
   const int64_t B = b.examples, N = b.per_example;
   if (head == GptHead::kMultipleChoice) return model->choice_score(ext).view({B, N});
   // §3.3 similarity: the extract states of both orderings added before the linear layer.
@@ -59,7 +67,8 @@ torch::Tensor head_output(GptModel& model, const torch::Tensor& ext, const GptBa
 
 }  // namespace
 
-GptBatch make_gpt_batch(const std::vector<GptFeature>& features, const std::vector<size_t>& idx, int64_t pad_id) {
+GptBatch make_gpt_batch(const std::vector<GptFeature>& features, const std::vector<size_t>& idx,
+                        int64_t pad_id) {
   GptBatch b;
   b.examples = static_cast<int64_t>(idx.size());
   b.per_example = idx.empty() ? 0 : static_cast<int64_t>(features[idx[0]].seqs.size());
@@ -102,12 +111,15 @@ GptLoss gpt_loss(GptModel& model, const GptBatch& b, GptHead head, double lm_coe
   torch::Tensor ext = GptModelImpl::gather_positions(o.last_hidden_state, b.last);
   torch::Tensor out = head_output(model, ext, b, head).to(torch::kFloat);
   GptLoss l;
-  if (head == GptHead::kRegress) l.task = torch::mse_loss(out.squeeze(-1), b.targets);
-  else l.task = torch::nn::functional::cross_entropy(out, b.labels);
+  if (head == GptHead::kRegress)
+    l.task = torch::mse_loss(out.squeeze(-1), b.targets);
+  else
+    l.task = torch::nn::functional::cross_entropy(out, b.labels);
   l.total = l.task;
   if (lm_coef != 0.0 && b.input_ids.size(1) > 1) {
     const int64_t T = b.input_ids.size(1);
-    torch::Tensor logits = model->lm_logits(o.last_hidden_state.narrow(1, 0, T - 1)).to(torch::kFloat);
+    torch::Tensor logits =
+        model->lm_logits(o.last_hidden_state.narrow(1, 0, T - 1)).to(torch::kFloat);
     torch::Tensor target = b.input_ids.narrow(1, 1, T - 1).reshape({-1});
     torch::Tensor keep = b.attention_mask.narrow(1, 1, T - 1).reshape({-1}).to(torch::kBool);
     torch::Tensor nll = torch::nn::functional::cross_entropy(
@@ -119,7 +131,8 @@ GptLoss gpt_loss(GptModel& model, const GptBatch& b, GptHead head, double lm_coe
   return l;
 }
 
-std::vector<std::vector<float>> predict_gpt(GptModel& model, const std::vector<GptFeature>& features, GptHead head,
+std::vector<std::vector<float>> predict_gpt(GptModel& model,
+                                            const std::vector<GptFeature>& features, GptHead head,
                                             int64_t batch_size, bool progress) {
   std::vector<std::vector<float>> out(features.size());
   if (features.empty()) return out;
@@ -134,41 +147,52 @@ std::vector<std::vector<float>> predict_gpt(GptModel& model, const std::vector<G
   };
   std::vector<size_t> order(features.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return longest(a) < longest(b); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return longest(a) < longest(b); });
   for (size_t i = 0; i < order.size(); i += static_cast<size_t>(batch_size)) {
-    std::vector<size_t> idx(order.begin() + i, order.begin() + std::min(order.size(), i + batch_size));
+    std::vector<size_t> idx(order.begin() + i,
+                            order.begin() + std::min(order.size(), i + batch_size));
     GptBatch b = to_device(make_gpt_batch(features, idx), device);
     GptOutput o = model->forward(b.input_ids, b.attention_mask);
-    torch::Tensor y = head_output(model, GptModelImpl::gather_positions(o.last_hidden_state, b.last), b, head)
-                          .to(torch::kFloat).cpu().contiguous();
+    torch::Tensor y =
+        head_output(model, GptModelImpl::gather_positions(o.last_hidden_state, b.last), b, head)
+            .to(torch::kFloat)
+            .cpu()
+            .contiguous();
     for (size_t r = 0; r < idx.size(); ++r) {
       const float* p = y.data_ptr<float>() + r * y.size(1);
       out[idx[r]].assign(p, p + y.size(1));
     }
-    if (progress) std::cerr << "predict: " << std::min(order.size(), i + batch_size) << "/" << order.size() << "\n";
+    if (progress)
+      std::cerr << "predict: " << std::min(order.size(), i + batch_size) << "/" << order.size()
+                << "\n";
   }
   return out;
 }
 
-TrainResult train_gpt(GptModel& model, const std::vector<GptFeature>& features, GptHead head, const TrainOptions& opts,
-                      double lm_coef, RunDir* run, bool resume) {
+TrainResult train_gpt(GptModel& model, const std::vector<GptFeature>& features, GptHead head,
+                      const TrainOptions& opts, double lm_coef, RunDir* run, bool resume) {
   if (features.empty()) throw InputError("no training examples");
   const size_t n = features.front().seqs.size();
   std::vector<int64_t> lengths;
   for (const auto& f : features) {
-    if (f.seqs.size() != n || n == 0) throw InputError("every example of a task needs the same number (≥ 1) of sequences");
+    if (f.seqs.size() != n || n == 0)
+      throw InputError("every example of a task needs the same number (≥ 1) of sequences");
     size_t m = 0;
     for (const auto& s : f.seqs) {
       if (s.empty()) throw InputError("an empty GPT input sequence");
       if (static_cast<int64_t>(s.size()) > model->config().n_positions)
-        throw InputError("an input of " + std::to_string(s.size()) + " tokens exceeds n_positions " +
+        throw InputError("an input of " + std::to_string(s.size()) +
+                         " tokens exceeds n_positions " +
                          std::to_string(model->config().n_positions));
       m = std::max(m, s.size());
     }
     if (head == GptHead::kClassify && (f.label < 0 || f.label >= model->heads().num_labels))
-      throw InputError("class " + std::to_string(f.label) + " outside the head's " + std::to_string(model->heads().num_labels) + " classes");
+      throw InputError("class " + std::to_string(f.label) + " outside the head's " +
+                       std::to_string(model->heads().num_labels) + " classes");
     if (head == GptHead::kMultipleChoice && (f.label < 0 || f.label >= static_cast<int64_t>(n)))
-      throw InputError("answer " + std::to_string(f.label) + " outside the " + std::to_string(n) + " choices");
+      throw InputError("answer " + std::to_string(f.label) + " outside the " + std::to_string(n) +
+                       " choices");
     lengths.push_back(static_cast<int64_t>(m * n));
   }
   const torch::Device device = device_of(*model);
@@ -205,7 +229,8 @@ TrainResult train_gpt(GptModel& model, const std::vector<GptFeature>& features, 
   hooks.reduced = [&](StepReport& r) {
     if (lm_coef == 0.0) return;
     char buf[64];
-    std::snprintf(buf, sizeof buf, "task %.4f lm %.4f", r.log["task_loss"].get<double>(), r.log["lm_loss"].get<double>());
+    std::snprintf(buf, sizeof buf, "task %.4f lm %.4f", r.log["task_loss"].get<double>(),
+                  r.log["lm_loss"].get<double>());
     r.detail = buf;
   };
   hooks.save_state = [&](ojson& s) {
@@ -222,9 +247,11 @@ TrainResult train_gpt(GptModel& model, const std::vector<GptFeature>& features, 
   return result;
 }
 
-std::vector<SpanLogProb> score_continuations(GptModel& model, const std::vector<std::vector<int32_t>>& seqs,
+std::vector<SpanLogProb> score_continuations(GptModel& model,
+                                             const std::vector<std::vector<int32_t>>& seqs,
                                              const std::vector<int64_t>& from, int64_t batch_size) {
-  if (seqs.size() != from.size()) throw InputError("score_continuations: one start position per sequence");
+  if (seqs.size() != from.size())
+    throw InputError("score_continuations: one start position per sequence");
   std::vector<SpanLogProb> out(seqs.size());
   const torch::Device device = device_of(*model);
   model->eval();
@@ -242,8 +269,12 @@ std::vector<SpanLogProb> score_continuations(GptModel& model, const std::vector<
     const int64_t T = b.input_ids.size(1);
     if (T < 2) continue;
     torch::Tensor h = model->forward(b.input_ids, b.attention_mask).last_hidden_state;
-    torch::Tensor lp = torch::log_softmax(model->lm_logits(h.narrow(1, 0, T - 1)).to(torch::kFloat), -1);
-    torch::Tensor tok = lp.gather(2, b.input_ids.narrow(1, 1, T - 1).unsqueeze(-1)).squeeze(-1).to(torch::kDouble).cpu();
+    torch::Tensor lp =
+        torch::log_softmax(model->lm_logits(h.narrow(1, 0, T - 1)).to(torch::kFloat), -1);
+    torch::Tensor tok = lp.gather(2, b.input_ids.narrow(1, 1, T - 1).unsqueeze(-1))
+                            .squeeze(-1)
+                            .to(torch::kDouble)
+                            .cpu();
     auto acc = tok.accessor<double, 2>();
     for (size_t r = 0; r < fs.size(); ++r) {
       SpanLogProb& s = out[i + r];
@@ -257,8 +288,9 @@ std::vector<SpanLogProb> score_continuations(GptModel& model, const std::vector<
   return out;
 }
 
-std::vector<std::vector<double>> next_token_logprobs(GptModel& model, const std::vector<std::vector<int32_t>>& prefixes,
-                                                     const std::vector<int32_t>& candidates, int64_t batch_size) {
+std::vector<std::vector<double>> next_token_logprobs(
+    GptModel& model, const std::vector<std::vector<int32_t>>& prefixes,
+    const std::vector<int32_t>& candidates, int64_t batch_size) {
   std::vector<std::vector<double>> out(prefixes.size());
   const torch::Device device = device_of(*model);
   model->eval();
@@ -273,8 +305,12 @@ std::vector<std::vector<double>> next_token_logprobs(GptModel& model, const std:
       idx.push_back(idx.size());
     }
     GptBatch b = to_device(make_gpt_batch(fs, idx), device);
-    torch::Tensor h = GptModelImpl::gather_positions(model->forward(b.input_ids, b.attention_mask).last_hidden_state, b.last);
-    torch::Tensor lp = torch::log_softmax(model->lm_logits(h).to(torch::kFloat), -1).index_select(1, ci).to(torch::kDouble).cpu();
+    torch::Tensor h = GptModelImpl::gather_positions(
+        model->forward(b.input_ids, b.attention_mask).last_hidden_state, b.last);
+    torch::Tensor lp = torch::log_softmax(model->lm_logits(h).to(torch::kFloat), -1)
+                           .index_select(1, ci)
+                           .to(torch::kDouble)
+                           .cpu();
     auto acc = lp.accessor<double, 2>();
     for (size_t r = 0; r < fs.size(); ++r)
       for (size_t c = 0; c < cand.size(); ++c) out[i + r].push_back(acc[r][c]);

@@ -22,10 +22,14 @@ using ojson = nlohmann::ordered_json;
 
 const char* to_string(NluHead head) {
   switch (head) {
-    case NluHead::kClassify: return "classify";
-    case NluHead::kRegress: return "regress";
-    case NluHead::kSpan: return "span";
-    case NluHead::kSpanClass: return "span+class";
+    case NluHead::kClassify:
+      return "classify";
+    case NluHead::kRegress:
+      return "regress";
+    case NluHead::kSpan:
+      return "span";
+    case NluHead::kSpanClass:
+      return "span+class";
   }
   return "?";
 }
@@ -41,8 +45,12 @@ UnilmHeads nlu_heads(NluHead head, int64_t num_labels) {
       if (num_labels < 2) throw InputError("a classification head needs at least 2 labels");
       h.num_labels = num_labels;
       break;
-    case NluHead::kRegress: h.num_labels = 1; break;
-    case NluHead::kSpan: h.span = true; break;
+    case NluHead::kRegress:
+      h.num_labels = 1;
+      break;
+    case NluHead::kSpan:
+      h.span = true;
+      break;
     case NluHead::kSpanClass:
       if (num_labels < 2) throw InputError("a span+class head needs at least 2 answer classes");
       h.span = true;
@@ -52,16 +60,20 @@ UnilmHeads nlu_heads(NluHead head, int64_t num_labels) {
   return h;
 }
 
-NluBatch make_nlu_batch(const std::vector<NluFeature>& features, const std::vector<size_t>& idx, int64_t pad_id) {
+NluBatch make_nlu_batch(const std::vector<NluFeature>& features, const std::vector<size_t>& idx,
+                        int64_t pad_id) {
   int64_t T = 0;
   for (size_t i : idx) T = std::max<int64_t>(T, static_cast<int64_t>(features[i].ids.size()));
   const int64_t B = static_cast<int64_t>(idx.size());
-  std::vector<int64_t> ids(B * T, pad_id), types(B * T, 0), mask(B * T, 0), labels(B), starts(B), ends(B);
+  std::vector<int64_t> ids(B * T, pad_id), types(B * T, 0), mask(B * T, 0), labels(B), starts(B),
+      ends(B);
   std::vector<float> targets(B);
   NluBatch b;
   for (int64_t r = 0; r < B; ++r) {
     const NluFeature& f = features[idx[r]];
-    if (f.types.size() != f.ids.size()) throw InputError("feature with " + std::to_string(f.ids.size()) + " ids but " + std::to_string(f.types.size()) + " segment ids");
+    if (f.types.size() != f.ids.size())
+      throw InputError("feature with " + std::to_string(f.ids.size()) + " ids but " +
+                       std::to_string(f.types.size()) + " segment ids");
     for (size_t t = 0; t < f.ids.size(); ++t) {
       ids[r * T + t] = f.ids[t];
       types[r * T + t] = f.types[t];
@@ -108,23 +120,26 @@ torch::Tensor nlu_loss(UnilmModel& model, const NluBatch& b, NluHead head) {
   BertOutput out = model->forward(b.input_ids, b.token_type_ids, b.attention_mask);
   torch::Tensor loss;
   if (head == NluHead::kClassify || head == NluHead::kSpanClass) {
-    loss = torch::nn::functional::cross_entropy(model->classify(out.pooler_output).to(torch::kFloat), b.labels);
+    loss = torch::nn::functional::cross_entropy(
+        model->classify(out.pooler_output).to(torch::kFloat), b.labels);
   } else if (head == NluHead::kRegress) {
-    loss = torch::mse_loss(model->classify(out.pooler_output).to(torch::kFloat).squeeze(-1), b.targets);
+    loss = torch::mse_loss(model->classify(out.pooler_output).to(torch::kFloat).squeeze(-1),
+                           b.targets);
   }
   if (head == NluHead::kSpan || head == NluHead::kSpanClass) {
     auto [s, e] = model->span_logits(out.last_hidden_state);
     s = mask_padding(s, b.attention_mask);
     e = mask_padding(e, b.attention_mask);
     torch::Tensor span = (torch::nn::functional::cross_entropy(s, b.starts) +
-                          torch::nn::functional::cross_entropy(e, b.ends)) / 2.0;
+                          torch::nn::functional::cross_entropy(e, b.ends)) /
+                         2.0;
     loss = loss.defined() ? loss + span : span;
   }
   return loss;
 }
 
-std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluFeature>& features, NluHead head,
-                                       const PredictOptions& opts) {
+std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluFeature>& features,
+                                       NluHead head, const PredictOptions& opts) {
   std::vector<NluPrediction> out(features.size());
   if (features.empty()) return out;
   if (opts.batch_size < 1) throw InputError("prediction batch size must be at least 1");
@@ -133,15 +148,17 @@ std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluF
   torch::NoGradGuard no_grad;
   std::vector<size_t> order(features.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return features[a].ids.size() < features[b].ids.size(); });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return features[a].ids.size() < features[b].ids.size();
+  });
   size_t i = 0, done = 0;
   int last_decile = -1;
   while (i < order.size()) {
     std::vector<size_t> idx;
     int64_t longest = 0;
     while (i < order.size()) {
-      const int64_t len = std::max<int64_t>(longest, static_cast<int64_t>(features[order[i]].ids.size()));
+      const int64_t len =
+          std::max<int64_t>(longest, static_cast<int64_t>(features[order[i]].ids.size()));
       if (!idx.empty() && (static_cast<int64_t>(idx.size()) >= opts.batch_size ||
                            len * static_cast<int64_t>(idx.size() + 1) > opts.batch_tokens))
         break;
@@ -151,7 +168,8 @@ std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluF
     NluBatch b = to_device(make_nlu_batch(features, idx, opts.pad_id), device);
     BertOutput o = model->forward(b.input_ids, b.token_type_ids, b.attention_mask);
     torch::Tensor logits, s, e;
-    if (head != NluHead::kSpan) logits = model->classify(o.pooler_output).to(torch::kFloat).cpu().contiguous();
+    if (head != NluHead::kSpan)
+      logits = model->classify(o.pooler_output).to(torch::kFloat).cpu().contiguous();
     if (head == NluHead::kSpan || head == NluHead::kSpanClass) {
       auto se = model->span_logits(o.last_hidden_state);
       s = se.first.to(torch::kFloat).cpu().contiguous();
@@ -237,11 +255,14 @@ TrainResult train_nlu(UnilmModel& model, const std::vector<NluFeature>& features
   return result;
 }
 
-std::vector<SpanCandidate> best_spans(const std::vector<float>& start, const std::vector<float>& end,
-                                      const std::vector<char>& allowed_start, const std::vector<char>& allowed_end,
-                                      int64_t n_best, int64_t max_answer_len) {
+std::vector<SpanCandidate> best_spans(const std::vector<float>& start,
+                                      const std::vector<float>& end,
+                                      const std::vector<char>& allowed_start,
+                                      const std::vector<char>& allowed_end, int64_t n_best,
+                                      int64_t max_answer_len) {
   const int64_t T = static_cast<int64_t>(start.size());
-  if (static_cast<int64_t>(end.size()) != T) throw InputError("start and end logits of different lengths");
+  if (static_cast<int64_t>(end.size()) != T)
+    throw InputError("start and end logits of different lengths");
   auto top = [&](const std::vector<float>& v) {
     std::vector<int64_t> idx(T);
     std::iota(idx.begin(), idx.end(), 0);
@@ -255,10 +276,13 @@ std::vector<SpanCandidate> best_spans(const std::vector<float>& start, const std
   std::vector<SpanCandidate> out;
   for (int64_t s : top(start))
     for (int64_t e : top(end)) {
-      if (!ok(allowed_start, s) || !ok(allowed_end, e) || e < s || e - s + 1 > max_answer_len) continue;
+      if (!ok(allowed_start, s) || !ok(allowed_end, e) || e < s || e - s + 1 > max_answer_len)
+        continue;
       out.push_back({s, e, double(start[s]) + double(end[e])});
     }
-  std::stable_sort(out.begin(), out.end(), [](const SpanCandidate& a, const SpanCandidate& b) { return a.score > b.score; });
+  std::stable_sort(out.begin(), out.end(), [](const SpanCandidate& a, const SpanCandidate& b) {
+    return a.score > b.score;
+  });
   return out;
 }
 

@@ -9,8 +9,8 @@
 //   using namespace unieval::models;
 //   UnilmModel model(cfg, nlu_heads(NluHead::kClassify, /*num_labels=*/2));
 //   TrainResult r = train_nlu(model, features, NluHead::kClassify, opts, &run, /*resume=*/false);
-//   std::vector<NluPrediction> p = predict_nlu(model, features, NluHead::kClassify, {.batch_size = 64});
-//   int label = argmax(p[0].logits);
+//   std::vector<NluPrediction> p = predict_nlu(model, features, NluHead::kClassify, {.batch_size =
+//   64}); int label = argmax(p[0].logits);
 //
 // | head        | model parts                   | loss (per example, mean over the batch)       |
 // |-------------|-------------------------------|-----------------------------------------------|
@@ -33,8 +33,8 @@
 //
 // Training (train_nlu) uses the optimizer, schedule, clipping, batching (token budget + example
 // cap, shuffled per epoch from (seed, epoch)), run directory, checkpoints, logging and resume of
-// models/training/trainer.h; TrainOptions fields that only concern seq2seq masking are ignored. Dropout is
-// re-seeded per step from (seed, step), so a resumed run continues bit-identically.
+// models/training/trainer.h; TrainOptions fields that only concern seq2seq masking are ignored.
+// Dropout is re-seeded per step from (seed, step), so a resumed run continues bit-identically.
 //
 // Prediction (predict_nlu): eval mode, no gradient; features sorted by length and batched so that
 // no batch is padded beyond its longest row (batch_size examples and batch_tokens tokens at most);
@@ -49,8 +49,8 @@
 #include <string>
 #include <vector>
 
-#include "models/training/trainer.h"
 #include "models/nn/transformer.h"
+#include "models/training/trainer.h"
 
 namespace unieval::models {
 
@@ -76,7 +76,8 @@ struct NluBatch {
   torch::Tensor labels, targets, starts, ends;
   int64_t tokens = 0;  // non-padding tokens
 };
-NluBatch make_nlu_batch(const std::vector<NluFeature>& features, const std::vector<size_t>& idx, int64_t pad_id);
+NluBatch make_nlu_batch(const std::vector<NluFeature>& features, const std::vector<size_t>& idx,
+                        int64_t pad_id);
 
 // The head's loss on a batch (model mode as set by the caller). Batch tensors must be on the
 // model's device.
@@ -88,13 +89,13 @@ struct NluPrediction {
 };
 
 struct PredictOptions {
-  int64_t batch_size = 64;      // examples per batch at most
-  int64_t batch_tokens = 16384; // examples × longest at most (a longer row gets its own batch)
-  int64_t pad_id = 0;           // [PAD]
-  bool progress = false;        // progress lines on stderr
+  int64_t batch_size = 64;       // examples per batch at most
+  int64_t batch_tokens = 16384;  // examples × longest at most (a longer row gets its own batch)
+  int64_t pad_id = 0;            // [PAD]
+  bool progress = false;         // progress lines on stderr
 };
-std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluFeature>& features, NluHead head,
-                                       const PredictOptions& opts);
+std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluFeature>& features,
+                                       NluHead head, const PredictOptions& opts);
 
 // Trains model on features (see above); run == nullptr writes nothing. Throws InputError on empty
 // input or targets outside the rows.
@@ -107,9 +108,13 @@ struct SpanCandidate {
 };
 // allowed_start / allowed_end: positions that may begin / end an answer (same length as the
 // logits; empty = every position but 0).
-std::vector<SpanCandidate> best_spans(const std::vector<float>& start, const std::vector<float>& end,
-                                      const std::vector<char>& allowed_start, const std::vector<char>& allowed_end,
-                                      int64_t n_best, int64_t max_answer_len);
-inline double null_score(const NluPrediction& p) { return double(p.start.at(0)) + double(p.end.at(0)); }
+std::vector<SpanCandidate> best_spans(const std::vector<float>& start,
+                                      const std::vector<float>& end,
+                                      const std::vector<char>& allowed_start,
+                                      const std::vector<char>& allowed_end, int64_t n_best,
+                                      int64_t max_answer_len);
+inline double null_score(const NluPrediction& p) {
+  return double(p.start.at(0)) + double(p.end.at(0));
+}
 
 }  // namespace unieval::models

@@ -25,9 +25,12 @@ OptimizerKind parse_optimizer_kind(const std::string& name) {
 
 std::string to_string(OptimizerKind kind) {
   switch (kind) {
-    case OptimizerKind::kAdamW: return "adamw";
-    case OptimizerKind::kAdam: return "adam";
-    case OptimizerKind::kAdamax: return "adamax";
+    case OptimizerKind::kAdamW:
+      return "adamw";
+    case OptimizerKind::kAdam:
+      return "adam";
+    case OptimizerKind::kAdamax:
+      return "adamax";
   }
   return "adamw";
 }
@@ -47,7 +50,8 @@ void update_from_json(OptimizerOptions& o, const nlohmann::json& j, const std::s
 
 bool is_no_decay_parameter(const std::string& name) {
   auto ends_with = [&](const std::string& suffix) {
-    return name.size() >= suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return name.size() >= suffix.size() &&
+           name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
   };
   if (ends_with("bias")) return true;
   if (name.find("LayerNorm") != std::string::npos || name.find("layer_norm") != std::string::npos)
@@ -115,14 +119,16 @@ void fused_adam_cpu(float* p, const float* g, float* m, float* v, int64_t n, con
     int64_t i = i0;
 #if defined(__SSE2__)
     const __m128 b1 = _mm_set1_ps(s.b1), omb1 = _mm_set1_ps(s.one_minus_b1), b2 = _mm_set1_ps(s.b2),
-                 omb2 = _mm_set1_ps(s.one_minus_b2), bc2 = _mm_set1_ps(s.bc2), eps = _mm_set1_ps(s.eps),
-                 decay = _mm_set1_ps(s.decay), l2 = _mm_set1_ps(s.l2), step = _mm_set1_ps(s.step_size);
+                 omb2 = _mm_set1_ps(s.one_minus_b2), bc2 = _mm_set1_ps(s.bc2),
+                 eps = _mm_set1_ps(s.eps), decay = _mm_set1_ps(s.decay), l2 = _mm_set1_ps(s.l2),
+                 step = _mm_set1_ps(s.step_size);
     const bool with_l2 = s.l2 != 0.0f;
     for (; i + 4 <= i1; i += 4) {
       __m128 gv = _mm_loadu_ps(g + i), pv = _mm_loadu_ps(p + i);
       if (with_l2) gv = _mm_add_ps(gv, _mm_mul_ps(l2, pv));
       const __m128 mv = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(m + i), b1), _mm_mul_ps(omb1, gv));
-      const __m128 vv = _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(v + i), b2), _mm_mul_ps(omb2, _mm_mul_ps(gv, gv)));
+      const __m128 vv =
+          _mm_add_ps(_mm_mul_ps(_mm_loadu_ps(v + i), b2), _mm_mul_ps(omb2, _mm_mul_ps(gv, gv)));
       const __m128 denom = _mm_add_ps(_mm_sqrt_ps(_mm_div_ps(vv, bc2)), eps);
       pv = _mm_mul_ps(pv, decay);
       pv = _mm_add_ps(pv, _mm_mul_ps(step, _mm_div_ps(mv, denom)));
@@ -135,18 +141,22 @@ void fused_adam_cpu(float* p, const float* g, float* m, float* v, int64_t n, con
   });
 }
 
-bool fusable(const torch::Tensor& p, const torch::Tensor& g, const torch::Tensor& m, const torch::Tensor& v) {
-  if (g.is_sparse() || g.numel() != p.numel()) return false;  // (is_contiguous throws on a sparse tensor)
+bool fusable(const torch::Tensor& p, const torch::Tensor& g, const torch::Tensor& m,
+             const torch::Tensor& v) {
+  if (g.is_sparse() || g.numel() != p.numel())
+    return false;  // (is_contiguous throws on a sparse tensor)
   for (const auto* t : {&p, &g, &m, &v})
-    if (!t->device().is_cpu() || t->scalar_type() != torch::kFloat || !t->is_contiguous()) return false;
+    if (!t->device().is_cpu() || t->scalar_type() != torch::kFloat || !t->is_contiguous())
+      return false;
   return true;
 }
 
 // AdamW/Adam over a list of parameters with one weight decay, as multi-tensor ops in the order of
 // the per-parameter tensor ops below (torch.optim's foreach form).
-void adam_multi_tensor(std::vector<torch::Tensor>& p, std::vector<torch::Tensor>& g, std::vector<torch::Tensor>& m,
-                       std::vector<torch::Tensor>& v, bool adamw, double lr, double wd, double b1, double b2,
-                       double bc1, double bc2, double eps) {
+void adam_multi_tensor(std::vector<torch::Tensor>& p, std::vector<torch::Tensor>& g,
+                       std::vector<torch::Tensor>& m, std::vector<torch::Tensor>& v, bool adamw,
+                       double lr, double wd, double b1, double b2, double bc1, double bc2,
+                       double eps) {
   if (p.empty()) return;
   if (!adamw && wd != 0.0) g = at::_foreach_add(g, p, wd);  // L2: the gradients themselves stay
   at::_foreach_mul_(m, b1);
@@ -178,15 +188,23 @@ void Optimizer::step(double lr) {
     const double wd = decay_[i] ? options_.weight_decay : 0.0;
     auto& m = m_[i];
     auto& v = v_[i];
-    if (options_.kind != OptimizerKind::kAdamax && fusable(p, g, m, v) && !multi_tensor_.value_or(false)) {
-      const AdamScalars s{static_cast<float>(b1), static_cast<float>(1.0 - b1), static_cast<float>(b2),
-                          static_cast<float>(1.0 - b2), static_cast<float>(bc2), static_cast<float>(eps),
+    if (options_.kind != OptimizerKind::kAdamax && fusable(p, g, m, v) &&
+        !multi_tensor_.value_or(false)) {
+      const AdamScalars s{static_cast<float>(b1),
+                          static_cast<float>(1.0 - b1),
+                          static_cast<float>(b2),
+                          static_cast<float>(1.0 - b2),
+                          static_cast<float>(bc2),
+                          static_cast<float>(eps),
                           adamw && wd != 0.0 ? static_cast<float>(1.0 - lr * wd) : 1.0f,
-                          !adamw ? static_cast<float>(wd) : 0.0f, static_cast<float>(-lr / bc1)};
-      fused_adam_cpu(p.data_ptr<float>(), g.data_ptr<float>(), m.data_ptr<float>(), v.data_ptr<float>(), p.numel(), s);
+                          !adamw ? static_cast<float>(wd) : 0.0f,
+                          static_cast<float>(-lr / bc1)};
+      fused_adam_cpu(p.data_ptr<float>(), g.data_ptr<float>(), m.data_ptr<float>(),
+                     v.data_ptr<float>(), p.numel(), s);
       continue;
     }
-    if (options_.kind != OptimizerKind::kAdamax && !g.is_sparse() && multi_tensor_.value_or(p.is_cuda())) {
+    if (options_.kind != OptimizerKind::kAdamax && !g.is_sparse() &&
+        multi_tensor_.value_or(p.is_cuda())) {
       const int k = wd != 0.0 ? 1 : 0;
       mp[k].push_back(p);
       mg[k].push_back(g);
@@ -223,8 +241,8 @@ void Optimizer::step(double lr) {
     }
   }
   for (int k = 0; k < 2; ++k)
-    adam_multi_tensor(mp[k], mg[k], mm[k], mv[k], adamw, lr, k == 1 ? options_.weight_decay : 0.0, b1, b2, bc1, bc2,
-                      eps);
+    adam_multi_tensor(mp[k], mg[k], mm[k], mv[k], adamw, lr, k == 1 ? options_.weight_decay : 0.0,
+                      b1, b2, bc1, bc2, eps);
 }
 
 std::map<std::string, torch::Tensor> Optimizer::state_dict() const {
@@ -263,7 +281,8 @@ void Optimizer::load_state(const std::function<torch::Tensor(const std::string&)
   auto get = [&](const std::string& key, const torch::Tensor& like) {
     torch::Tensor t = lookup(key);
     if (!t.defined()) throw InputError("optimizer state has no '" + key + "'");
-    if (t.sizes() != like.sizes()) throw InputError("optimizer state '" + key + "' has the wrong shape");
+    if (t.sizes() != like.sizes())
+      throw InputError("optimizer state '" + key + "' has the wrong shape");
     return t;
   };
   for (size_t i = 0; i < params_.size(); ++i) {
@@ -282,7 +301,8 @@ double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm)
   for (const auto& p : params) {
     if (!p.grad().defined()) continue;
     grads.push_back(p.grad());
-    multi = multi && p.grad().is_cuda() && p.grad().scalar_type() == torch::kFloat && !p.grad().is_sparse();
+    multi = multi && p.grad().is_cuda() && p.grad().scalar_type() == torch::kFloat &&
+            !p.grad().is_sparse();
   }
   if (grads.empty()) return 0.0;
   std::vector<torch::Tensor> norms;
@@ -342,7 +362,8 @@ std::map<std::string, torch::Tensor> deserialize_tensors(const std::string& byte
       out[name] = t;
     }
   } catch (const c10::Error& e) {
-    throw InputError(source_name, 0, std::string("unreadable tensor archive: ") + e.what_without_backtrace());
+    throw InputError(source_name, 0,
+                     std::string("unreadable tensor archive: ") + e.what_without_backtrace());
   }
   return out;
 }

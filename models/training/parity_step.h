@@ -11,33 +11,35 @@
 //     "input_ids":      [[...T]...B],           int; [MASK] already in place
 //     "token_type_ids": [[...T]...B],           optional (zeros)
 //     "attention_mask": [[[...T]...T]...B] 0/1  (or [[...T]...B]; optional: all ones); for UniLM's
-//                                               seq2seq fine-tuning the 3-D s2s mask seq2seq_loader.py builds
+//                                               seq2seq fine-tuning the 3-D s2s mask
+//                                               seq2seq_loader.py builds
 //     "masked_pos":     [[...P]...B],           positions of the masked tokens
 //     "masked_ids":     [[...P]...B],           their labels (0 = [PAD]: a padding slot)
 //     "masked_weights": [[...P]...B],           optional (1 where masked_ids != 0)
 //     "options": {...}                          optional: ParityStepOptions below
 //   }
 //
-// | option          | default         | meaning                                                          |
+// | option          | default         | meaning |
 // |-----------------|-----------------|------------------------------------------------------------------|
-// | loss            | "unilm"         | backpropagated: "unilm" = UniLM v1 BertForPreTrainingLossMask:    |
-// |                 |                 | KL label smoothing (LabelSmoothingLoss, eps/(V-2), [PAD] excluded) |
-// |                 |                 | summed over slots · weight / (sum of weights + 1e-5)              |
-// |                 |                 | (loss_mask_and_normalize); "ours" = unieval's training loss:      |
-// |                 |                 | label_smoothed_nll (models/training/trainer.h), mean over weighted slots   |
-// | label_smoothing | 0.1             | eps                                                              |
-// | lr              | 3e-5            | peak learning rate                                               |
-// | warmup_steps    | 0               | LinearSchedule (models/training/optim.h): update s uses lr(s), s = 0, 1, ...|
-// | total_steps     | 1               |   (= BertAdam's warmup_linear(s / t_total, warmup) when warmup ·  |
-// |                 |                 |   t_total is a whole number)                                     |
-// | optimizer       | "adamw"         | models/training/optim.h kinds; weight_decay, eps, beta1, beta2 as there    |
-// | weight_decay    | 0.01            |                                                                  |
-// | eps             | 1e-6            |                                                                  |
-// | bias_correction | false           | false = BertAdam (no bias correction)                            |
-// | max_grad_norm   | 1.0             | <= 0: no clipping                                                |
-// | clip            | "per_parameter" | "per_parameter" = BertAdam (clip_grad_norm_ on each parameter     |
-// |                 |                 | inside step()); "global" = unieval's trainer (one global norm)    |
-// | steps           | 1               | forward + backward + update this many times on the same batch     |
+// | loss            | "unilm"         | backpropagated: "unilm" = UniLM v1
+// BertForPreTrainingLossMask:    | |                 |                 | KL label smoothing
+// (LabelSmoothingLoss, eps/(V-2), [PAD] excluded) | |                 |                 | summed
+// over slots · weight / (sum of weights + 1e-5)              | |                 | |
+// (loss_mask_and_normalize); "ours" = unieval's training loss:      | |                 | |
+// label_smoothed_nll (models/training/trainer.h), mean over weighted slots   | | label_smoothing |
+// 0.1             | eps                                                              | | lr | 3e-5
+// | peak learning rate                                               | | warmup_steps    | 0 |
+// LinearSchedule (models/training/optim.h): update s uses lr(s), s = 0, 1, ...| | total_steps     |
+// 1               |   (= BertAdam's warmup_linear(s / t_total, warmup) when warmup ·  | | | |
+// t_total is a whole number)                                     | | optimizer       | "adamw" |
+// models/training/optim.h kinds; weight_decay, eps, beta1, beta2 as there    | | weight_decay    |
+// 0.01            |                                                                  | | eps | 1e-6
+// |                                                                  | | bias_correction | false |
+// false = BertAdam (no bias correction)                            | | max_grad_norm   | 1.0 | <=
+// 0: no clipping                                                | | clip            |
+// "per_parameter" | "per_parameter" = BertAdam (clip_grad_norm_ on each parameter     | | | |
+// inside step()); "global" = unieval's trainer (one global norm)    | | steps           | 1 |
+// forward + backward + update this many times on the same batch     |
 //
 // With BertAdam's warm-up the first update has lr 0 (warmup_linear(0) = 0): give steps 2 to see
 // the weights move.
@@ -53,24 +55,24 @@
 #include <string>
 #include <vector>
 
-#include "models/training/optim.h"
 #include "models/nn/transformer.h"
+#include "models/training/optim.h"
 
 namespace unieval::models {
 
 struct ParityStepOptions {
-  std::string loss = "unilm";      // backpropagated loss: "unilm" | "ours"
-  double label_smoothing = 0.1;    // eps
+  std::string loss = "unilm";    // backpropagated loss: "unilm" | "ours"
+  double label_smoothing = 0.1;  // eps
   OptimizerOptions optim = [] {
     OptimizerOptions o;
-    o.bias_correction = false;     // BertAdam
+    o.bias_correction = false;  // BertAdam
     return o;
   }();
-  int64_t warmup_steps = 0;        // LinearSchedule warm-up
-  int64_t total_steps = 1;         // LinearSchedule total
-  double max_grad_norm = 1.0;      // clipping threshold (<= 0: none)
+  int64_t warmup_steps = 0;            // LinearSchedule warm-up
+  int64_t total_steps = 1;             // LinearSchedule total
+  double max_grad_norm = 1.0;          // clipping threshold (<= 0: none)
   std::string clip = "per_parameter";  // "per_parameter" (BertAdam) | "global" (unieval's trainer)
-  int64_t steps = 1;               // updates on the batch
+  int64_t steps = 1;                   // updates on the batch
 
   // The options' one declaration (core/fields.h): the keys of the batch file's "options" object
   // and of parity.json's, in this order (the optimizer's after label_smoothing).
@@ -104,7 +106,8 @@ struct ParityBatch {
 
 // The batch file above (options: read into `options` when given). InputError on shape or type
 // problems, naming the file.
-ParityBatch parity_batch_from_json(const nlohmann::json& j, const std::string& source, ParityStepOptions* options);
+ParityBatch parity_batch_from_json(const nlohmann::json& j, const std::string& source,
+                                   ParityStepOptions* options);
 
 struct ParityStepReport {
   int64_t step = 0;
@@ -114,9 +117,11 @@ struct ParityStepReport {
 
 // Runs options.steps updates of `model` (its MLM head needed) on the batch; returns one report per
 // update. The model is left with the updated weights.
-std::vector<ParityStepReport> parity_step(UnilmModel& model, const ParityBatch& batch, const ParityStepOptions& options);
+std::vector<ParityStepReport> parity_step(UnilmModel& model, const ParityBatch& batch,
+                                          const ParityStepOptions& options);
 
 // parity.json's content.
-nlohmann::ordered_json parity_report_json(const ParityStepOptions& options, const std::vector<ParityStepReport>& steps);
+nlohmann::ordered_json parity_report_json(const ParityStepOptions& options,
+                                          const std::vector<ParityStepReport>& steps);
 
 }  // namespace unieval::models

@@ -19,8 +19,10 @@ void PretrainDataOptions::validate() const {
   if (max_pred < 1) throw InputError("--max-pred must be at least 1");
   if (span_prob < 0.0 || span_prob > 1.0) throw InputError("--span-prob must be in [0, 1]");
   if (max_span < 1) throw InputError("--max-span must be at least 1");
-  if (short_seq_prob < 0.0 || short_seq_prob > 1.0) throw InputError("--short-seq-prob must be in [0, 1]");
-  if (nsp_random_prob < 0.0 || nsp_random_prob > 1.0) throw InputError("--nsp-random-prob must be in [0, 1]");
+  if (short_seq_prob < 0.0 || short_seq_prob > 1.0)
+    throw InputError("--short-seq-prob must be in [0, 1]");
+  if (nsp_random_prob < 0.0 || nsp_random_prob > 1.0)
+    throw InputError("--nsp-random-prob must be in [0, 1]");
   if (segments != "unilm" && segments != "bert")
     throw InputError("--segments must be 'unilm' or 'bert', got '" + segments + "'");
 }
@@ -28,10 +30,14 @@ void PretrainDataOptions::validate() const {
 std::pair<int64_t, int64_t> segment_ids(MaskKind objective, const std::string& scheme) {
   if (scheme == "bert") return {0, 1};
   switch (objective) {
-    case MaskKind::kBidirectional: return {0, 1};
-    case MaskKind::kLeftToRight: return {2, 2};
-    case MaskKind::kRightToLeft: return {3, 3};
-    case MaskKind::kSeq2Seq: return {4, 5};
+    case MaskKind::kBidirectional:
+      return {0, 1};
+    case MaskKind::kLeftToRight:
+      return {2, 2};
+    case MaskKind::kRightToLeft:
+      return {3, 3};
+    case MaskKind::kSeq2Seq:
+      return {4, 5};
   }
   return {0, 1};
 }
@@ -47,16 +53,18 @@ int64_t PretrainDataOptions::max_segment_id(const std::vector<MaskKind>& cycle) 
 }
 
 std::vector<MaskKind> objective_cycle(const std::string& objectives) {
-  if (objectives == "ernie-gen") return {MaskKind::kSeq2Seq};  // its segments; the batches: models/training/ernie_gen.h
+  if (objectives == "ernie-gen")
+    return {MaskKind::kSeq2Seq};  // its segments; the batches: models/training/ernie_gen.h
   if (objectives == "unified") {
-    return {MaskKind::kBidirectional, MaskKind::kSeq2Seq, MaskKind::kBidirectional,
+    return {MaskKind::kBidirectional, MaskKind::kSeq2Seq,     MaskKind::kBidirectional,
             MaskKind::kSeq2Seq,       MaskKind::kLeftToRight, MaskKind::kRightToLeft};
   }
   try {
     return {parse_mask_kind(objectives)};
   } catch (const InputError&) {
-    throw InputError("unknown --objectives '" + objectives +
-                     "' (expected unified, bidirectional, left-to-right, right-to-left, seq2seq or ernie-gen)");
+    throw InputError(
+        "unknown --objectives '" + objectives +
+        "' (expected unified, bidirectional, left-to-right, right-to-left, seq2seq or ernie-gen)");
   }
 }
 
@@ -66,7 +74,9 @@ int64_t uniform_int(std::mt19937_64& rng, int64_t lo, int64_t hi) {  // inclusiv
   return std::uniform_int_distribution<int64_t>(lo, hi)(rng);
 }
 
-double uniform01(std::mt19937_64& rng) { return std::uniform_real_distribution<double>(0.0, 1.0)(rng); }
+double uniform01(std::mt19937_64& rng) {
+  return std::uniform_real_distribution<double>(0.0, 1.0)(rng);
+}
 
 // Sentences from s onward in its document until `budget` tokens are reached (at least one
 // sentence); when the document ends first, earlier sentences of it are added in front.
@@ -90,29 +100,36 @@ std::vector<std::vector<int64_t>> sample_chunk(const TokenShard& shard, int64_t 
   return out;
 }
 
-std::vector<int64_t> concat(const std::vector<std::vector<int64_t>>& sents, size_t from, size_t to) {
+std::vector<int64_t> concat(const std::vector<std::vector<int64_t>>& sents, size_t from,
+                            size_t to) {
   std::vector<int64_t> out;
-  for (size_t i = from; i < to && i < sents.size(); ++i) out.insert(out.end(), sents[i].begin(), sents[i].end());
+  for (size_t i = from; i < to && i < sents.size(); ++i)
+    out.insert(out.end(), sents[i].begin(), sents[i].end());
   return out;
 }
 
 // BERT truncate_seq_pair: the longer side loses a token at its front or back until they fit.
-void truncate_pair(std::vector<int64_t>& a, std::vector<int64_t>& b, int64_t budget, std::mt19937_64& rng) {
+void truncate_pair(std::vector<int64_t>& a, std::vector<int64_t>& b, int64_t budget,
+                   std::mt19937_64& rng) {
   while (static_cast<int64_t>(a.size() + b.size()) > budget) {
     auto& longer = a.size() > b.size() ? a : b;
-    if (uniform01(rng) < 0.5) longer.erase(longer.begin());
-    else longer.pop_back();
+    if (uniform01(rng) < 0.5)
+      longer.erase(longer.begin());
+    else
+      longer.pop_back();
   }
 }
 
 }  // namespace
 
-PretrainInstance make_instance(const TokenShard& shard, MaskKind objective, const PretrainDataOptions& opts,
-                               const SpecialIds& ids, std::mt19937_64& rng) {
+PretrainInstance make_instance(const TokenShard& shard, MaskKind objective,
+                               const PretrainDataOptions& opts, const SpecialIds& ids,
+                               std::mt19937_64& rng) {
   const bool pair = objective == MaskKind::kBidirectional || objective == MaskKind::kSeq2Seq;
   const int64_t max_text = opts.max_len - (pair ? 3 : 2);
   int64_t budget = max_text;
-  if (uniform01(rng) < opts.short_seq_prob) budget = uniform_int(rng, std::min<int64_t>(2, max_text), max_text);
+  if (uniform01(rng) < opts.short_seq_prob)
+    budget = uniform_int(rng, std::min<int64_t>(2, max_text), max_text);
   const int64_t start = uniform_int(rng, 0, shard.sentences() - 1);
   auto sents = sample_chunk(shard, start, budget);
 
@@ -123,9 +140,11 @@ PretrainInstance make_instance(const TokenShard& shard, MaskKind objective, cons
   if (pair) {
     const size_t k = sents.size();
     bool random_next = false;
-    if (objective == MaskKind::kBidirectional) random_next = k == 1 || uniform01(rng) < opts.nsp_random_prob;
+    if (objective == MaskKind::kBidirectional)
+      random_next = k == 1 || uniform01(rng) < opts.nsp_random_prob;
     if (random_next) {
-      const size_t a_end = k == 1 ? 1 : static_cast<size_t>(uniform_int(rng, 1, static_cast<int64_t>(k) - 1));
+      const size_t a_end =
+          k == 1 ? 1 : static_cast<size_t>(uniform_int(rng, 1, static_cast<int64_t>(k) - 1));
       a = concat(sents, 0, a_end);
       // Another document (BERT: a random document, then a random start in it); a one-document
       // corpus can only give its own text.
@@ -135,7 +154,8 @@ PretrainInstance make_instance(const TokenShard& shard, MaskKind objective, cons
         other_doc = uniform_int(rng, 0, shard.documents() - 2);
         if (other_doc >= doc) ++other_doc;
       }
-      const int64_t other = uniform_int(rng, shard.doc_begin(other_doc), shard.doc_end(other_doc) - 1);
+      const int64_t other =
+          uniform_int(rng, shard.doc_begin(other_doc), shard.doc_end(other_doc) - 1);
       const int64_t b_budget = std::max<int64_t>(1, budget - static_cast<int64_t>(a.size()));
       auto bs = sample_chunk(shard, other, b_budget);
       b = concat(bs, 0, bs.size());
@@ -150,7 +170,8 @@ PretrainInstance make_instance(const TokenShard& shard, MaskKind objective, cons
       a = concat(sents, 0, 1);
       if (static_cast<int64_t>(a.size()) > budget) a.resize(budget);
       if (a.size() >= 2) {
-        const size_t cut = static_cast<size_t>(uniform_int(rng, 1, static_cast<int64_t>(a.size()) - 1));
+        const size_t cut =
+            static_cast<size_t>(uniform_int(rng, 1, static_cast<int64_t>(a.size()) - 1));
         b.assign(a.begin() + static_cast<std::ptrdiff_t>(cut), a.end());
         a.resize(cut);
       }
@@ -185,7 +206,8 @@ PretrainInstance make_instance(const TokenShard& shard, MaskKind objective, cons
     if (candidate[t]) cand.push_back(t);
   if (cand.empty()) return inst;
   const int64_t n_pred = std::min<int64_t>(
-      opts.max_pred, std::max<int64_t>(1, std::llround(opts.mask_prob * static_cast<double>(cand.size()))));
+      opts.max_pred,
+      std::max<int64_t>(1, std::llround(opts.mask_prob * static_cast<double>(cand.size()))));
   std::shuffle(cand.begin(), cand.end(), rng);
   std::vector<char> chosen(T, 0);
   int64_t n_chosen = 0;
@@ -193,7 +215,8 @@ PretrainInstance make_instance(const TokenShard& shard, MaskKind objective, cons
     if (n_chosen >= n_pred) break;
     if (chosen[pos]) continue;
     int64_t span = 1;
-    if (opts.max_span >= 2 && uniform01(rng) < opts.span_prob) span = uniform_int(rng, 2, opts.max_span);
+    if (opts.max_span >= 2 && uniform01(rng) < opts.span_prob)
+      span = uniform_int(rng, 2, opts.max_span);
     for (int64_t p = pos; p < pos + span && n_chosen < n_pred; ++p) {
       if (p >= T || !candidate[p]) break;
       if (!chosen[p]) {
@@ -207,8 +230,10 @@ PretrainInstance make_instance(const TokenShard& shard, MaskKind objective, cons
     inst.masked_positions.push_back(t);
     inst.labels.push_back(inst.input_ids[t]);
     const double u = uniform01(rng);
-    if (u < 0.8) inst.input_ids[t] = ids.mask;
-    else if (u < 0.9) inst.input_ids[t] = uniform_int(rng, ids.first_regular, ids.vocab_size - 1);
+    if (u < 0.8)
+      inst.input_ids[t] = ids.mask;
+    else if (u < 0.9)
+      inst.input_ids[t] = uniform_int(rng, ids.first_regular, ids.vocab_size - 1);
   }
   return inst;
 }
@@ -216,7 +241,8 @@ PretrainInstance make_instance(const TokenShard& shard, MaskKind objective, cons
 PretrainBatch collate(const std::vector<PretrainInstance>& instances, int64_t pad_id) {
   const int64_t B = static_cast<int64_t>(instances.size());
   int64_t T = 0;
-  for (const auto& in : instances) T = std::max<int64_t>(T, static_cast<int64_t>(in.input_ids.size()));
+  for (const auto& in : instances)
+    T = std::max<int64_t>(T, static_cast<int64_t>(in.input_ids.size()));
   PretrainBatch batch;
   batch.input_ids = torch::full({B, T}, pad_id, torch::kInt64);
   batch.token_type_ids = torch::zeros({B, T}, torch::kInt64);
@@ -243,7 +269,8 @@ PretrainBatch collate(const std::vector<PretrainInstance>& instances, int64_t pa
     batch.objectives.push_back(x.objective);
   }
   // Each objective's rows get its mask (models/nn/masks.h), built for its examples together.
-  for (MaskKind kind : {MaskKind::kBidirectional, MaskKind::kLeftToRight, MaskKind::kRightToLeft, MaskKind::kSeq2Seq}) {
+  for (MaskKind kind : {MaskKind::kBidirectional, MaskKind::kLeftToRight, MaskKind::kRightToLeft,
+                        MaskKind::kSeq2Seq}) {
     std::vector<int64_t> rows, lengths, sources;
     for (int64_t b = 0; b < B; ++b) {
       if (instances[b].objective != kind) continue;
@@ -252,7 +279,8 @@ PretrainBatch collate(const std::vector<PretrainInstance>& instances, int64_t pa
       sources.push_back(instances[b].source_length);
     }
     if (rows.empty()) continue;
-    torch::Tensor m = build_mask(kind, lengths, T, kind == MaskKind::kSeq2Seq ? sources : std::vector<int64_t>{});
+    torch::Tensor m =
+        build_mask(kind, lengths, T, kind == MaskKind::kSeq2Seq ? sources : std::vector<int64_t>{});
     batch.attention_mask.index_copy_(0, torch::tensor(rows, torch::kInt64), m);
   }
   auto vec = [](const std::vector<int64_t>& v) { return torch::tensor(v, torch::kInt64); };
@@ -265,8 +293,9 @@ PretrainBatch collate(const std::vector<PretrainInstance>& instances, int64_t pa
 }
 
 PretrainBatch make_pretrain_batch(const TokenShard& shard, const std::vector<MaskKind>& cycle,
-                                  const PretrainDataOptions& opts, const SpecialIds& ids, uint64_t seed,
-                                  int64_t step, int64_t micro, int64_t accum, int64_t batch_size) {
+                                  const PretrainDataOptions& opts, const SpecialIds& ids,
+                                  uint64_t seed, int64_t step, int64_t micro, int64_t accum,
+                                  int64_t batch_size) {
   std::vector<PretrainInstance> instances;
   instances.reserve(static_cast<size_t>(batch_size));
   for (int64_t i = 0; i < batch_size; ++i) {

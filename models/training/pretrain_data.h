@@ -1,25 +1,25 @@
 #pragma once
 // Unified language-model pre-training examples (UniLM, Dong et al. 2019, §2.1–2.4): segments
-// sampled from a token shard (models/training/pretrain_shard.h), packed, cloze-masked and batched with the
-// self-attention mask of their objective (models/nn/masks.h).
+// sampled from a token shard (models/training/pretrain_shard.h), packed, cloze-masked and batched
+// with the self-attention mask of their objective (models/nn/masks.h).
 //
 // Objectives (MaskKind) and their inputs; segment ids as UniLM v1's `new_segment_ids`
 // (microsoft/unilm, unilm-v1/src/biunilm/seq2seq_loader.py and the type_vocab_size-6 embedding
 // initialisation in pytorch_pretrained_bert/modeling.py):
-//   | objective      | input                          | segment ids (unilm) | (bert) | extra        |
+//   | objective      | input                          | segment ids (unilm) | (bert) | extra |
 //   |----------------|--------------------------------|---------------------|--------|--------------|
-//   | bidirectional  | [CLS] A [SEP] B [SEP]          | 0 … 0, 1 … 1        | 0 / 1  | NSP on [CLS] |
-//   | seq2seq        | [CLS] A [SEP] B [SEP]          | 4 … 4, 5 … 5        | 0 / 1  |              |
-//   | left-to-right  | [CLS] S [SEP]                  | 2 …                 | 0      |              |
-//   | right-to-left  | [CLS] S [SEP]                  | 3 …                 | 0      |              |
+//   | bidirectional  | [CLS] A [SEP] B [SEP]          | 0 … 0, 1 … 1        | 0 / 1  | NSP on [CLS]
+//   | | seq2seq        | [CLS] A [SEP] B [SEP]          | 4 … 4, 5 … 5        | 0 / 1  | | |
+//   left-to-right  | [CLS] S [SEP]                  | 2 …                 | 0      |              |
+//   | right-to-left  | [CLS] S [SEP]                  | 3 …                 | 0      | |
 // A and B are consecutive sentences of one document cut at a random sentence boundary (one long
 // sentence is cut at a random token); for the bidirectional objective B is, with probability
-// nsp_random_prob (and always when the chunk is one sentence), text from a random sentence of another
-// document (chosen uniformly among the other documents) and the
-// NSP label is 1 ("random"), else 0 ("is next", HF's convention). Pairs are truncated as BERT's
-// `truncate_seq_pair` (the longer side loses a token at its front or back, at random). The text
-// budget is max_len minus the special tokens, or with probability short_seq_prob a random length
-// in [2, budget] (BERT's short_seq_prob).
+// nsp_random_prob (and always when the chunk is one sentence), text from a random sentence of
+// another document (chosen uniformly among the other documents) and the NSP label is 1 ("random"),
+// else 0 ("is next", HF's convention). Pairs are truncated as BERT's `truncate_seq_pair` (the
+// longer side loses a token at its front or back, at random). The text budget is max_len minus the
+// special tokens, or with probability short_seq_prob a random length in [2, budget] (BERT's
+// short_seq_prob).
 //
 // Masking (UniLM §2.3–2.4), the same for every objective, over the text tokens of both segments
 // ([CLS]/[SEP] are never masked): n = min(max_pred, max(1, round(mask_prob · text tokens)))
@@ -57,14 +57,14 @@
 namespace unieval::models {
 
 struct PretrainDataOptions {
-  int64_t max_len = 128;          // tokens per example, specials included
-  double mask_prob = 0.15;        // masked fraction of text tokens
-  int64_t max_pred = 20;          // masked positions cap
-  double span_prob = 0.2;         // bigram/trigram instead of one token
-  int64_t max_span = 3;           // longest masked span
-  double short_seq_prob = 0.1;    // shorter text budget
-  double nsp_random_prob = 0.5;   // random-next fraction of bidirectional pairs
-  std::string segments = "unilm"; // segment-id scheme (table above)
+  int64_t max_len = 128;           // tokens per example, specials included
+  double mask_prob = 0.15;         // masked fraction of text tokens
+  int64_t max_pred = 20;           // masked positions cap
+  double span_prob = 0.2;          // bigram/trigram instead of one token
+  int64_t max_span = 3;            // longest masked span
+  double short_seq_prob = 0.1;     // shorter text budget
+  double nsp_random_prob = 0.5;    // random-next fraction of bidirectional pairs
+  std::string segments = "unilm";  // segment-id scheme (table above)
 
   // InputError on impossible values.
   void validate() const;
@@ -92,28 +92,30 @@ struct PretrainInstance {
   int64_t nsp_label = -1;                 // bidirectional: 0 is-next, 1 random; else -1
 };
 
-PretrainInstance make_instance(const TokenShard& shard, MaskKind objective, const PretrainDataOptions& opts,
-                               const SpecialIds& ids, std::mt19937_64& rng);
+PretrainInstance make_instance(const TokenShard& shard, MaskKind objective,
+                               const PretrainDataOptions& opts, const SpecialIds& ids,
+                               std::mt19937_64& rng);
 
 // A padded batch (CPU tensors).
 struct PretrainBatch {
-  torch::Tensor input_ids;        // [B,T] int64
-  torch::Tensor token_type_ids;   // [B,T] int64
-  torch::Tensor attention_mask;   // [B,T,T] int64 0/1: each row's objective mask (models/nn/masks.h)
-  torch::Tensor masked_index;     // [N] flat b*T + t
-  torch::Tensor labels;           // [N]
-  torch::Tensor masked_objective; // [N] int64 MaskKind of each masked position's example
-  torch::Tensor nsp_rows;         // [K] examples with an NSP label
-  torch::Tensor nsp_labels;       // [K]
+  torch::Tensor input_ids;       // [B,T] int64
+  torch::Tensor token_type_ids;  // [B,T] int64
+  torch::Tensor attention_mask;  // [B,T,T] int64 0/1: each row's objective mask (models/nn/masks.h)
+  torch::Tensor masked_index;    // [N] flat b*T + t
+  torch::Tensor labels;          // [N]
+  torch::Tensor masked_objective;    // [N] int64 MaskKind of each masked position's example
+  torch::Tensor nsp_rows;            // [K] examples with an NSP label
+  torch::Tensor nsp_labels;          // [K]
   std::vector<MaskKind> objectives;  // per example
-  int64_t tokens = 0;             // non-padding tokens
+  int64_t tokens = 0;                // non-padding tokens
 };
 
 PretrainBatch collate(const std::vector<PretrainInstance>& instances, int64_t pad_id);
 
 // The micro-batch `micro` of optimizer step `step` (header comment).
 PretrainBatch make_pretrain_batch(const TokenShard& shard, const std::vector<MaskKind>& cycle,
-                                  const PretrainDataOptions& opts, const SpecialIds& ids, uint64_t seed,
-                                  int64_t step, int64_t micro, int64_t accum, int64_t batch_size);
+                                  const PretrainDataOptions& opts, const SpecialIds& ids,
+                                  uint64_t seed, int64_t step, int64_t micro, int64_t accum,
+                                  int64_t batch_size);
 
 }  // namespace unieval::models

@@ -41,8 +41,8 @@ bool blank(const std::string& line) {
 
 }  // namespace
 
-nlohmann::json shard_source_key(const std::vector<std::string>& corpus_files, const std::string& vocab_text,
-                                bool lowercase) {
+nlohmann::json shard_source_key(const std::vector<std::string>& corpus_files,
+                                const std::string& vocab_text, bool lowercase) {
   nlohmann::json files = nlohmann::json::array();
   for (const auto& f : corpus_files) {
     struct stat st {};
@@ -61,9 +61,9 @@ nlohmann::json shard_source_key(const std::vector<std::string>& corpus_files, co
   return key;
 }
 
-nlohmann::json build_shard(const std::vector<std::string>& corpus_files, const WordPieceTokenizer& tok,
-                           const std::string& vocab_text, const std::string& out_path,
-                           const ShardBuildOptions& options) {
+nlohmann::json build_shard(const std::vector<std::string>& corpus_files,
+                           const WordPieceTokenizer& tok, const std::string& vocab_text,
+                           const std::string& out_path, const ShardBuildOptions& options) {
   if (corpus_files.empty()) throw InputError("no corpus file given");
   const nlohmann::json key = shard_source_key(corpus_files, vocab_text, options.lowercase);
   const size_t vocab_size = tok.vocab().size();
@@ -120,7 +120,8 @@ nlohmann::json build_shard(const std::vector<std::string>& corpus_files, const W
         sent_off.push_back(tokens.size());
       }
       if (options.progress && bytes_read >= next_report) {
-        std::cerr << "tokenising: " << (bytes_read >> 20) << " MiB, " << tokens.size() << " tokens\n";
+        std::cerr << "tokenising: " << (bytes_read >> 20) << " MiB, " << tokens.size()
+                  << " tokens\n";
         next_report = bytes_read + (10u << 20);
       }
     }
@@ -129,8 +130,9 @@ nlohmann::json build_shard(const std::vector<std::string>& corpus_files, const W
   }
   if (tokens.empty()) {
     throw InputError(corpus_files.front(), 0,
-                     corpus_files.size() == 1 ? "the corpus is empty (no token in the file)"
-                                              : "the corpus is empty (no token in any of the files)");
+                     corpus_files.size() == 1
+                         ? "the corpus is empty (no token in the file)"
+                         : "the corpus is empty (no token in any of the files)");
   }
   const int64_t n_docs = static_cast<int64_t>(doc_off.size()) - 1;
   const int64_t n_sents = static_cast<int64_t>(sent_off.size()) - 1;
@@ -158,7 +160,8 @@ nlohmann::json build_shard(const std::vector<std::string>& corpus_files, const W
     std::vector<uint16_t> narrow(tokens.begin(), tokens.end());
     out.append(reinterpret_cast<const char*>(narrow.data()), narrow.size() * 2);
   }
-  if (!fs::path(out_path).parent_path().empty()) fs::create_directories(fs::path(out_path).parent_path());
+  if (!fs::path(out_path).parent_path().empty())
+    fs::create_directories(fs::path(out_path).parent_path());
   core::write_file_atomic(out_path, out);
   return meta;
 }
@@ -175,7 +178,9 @@ TokenShard TokenShard::open(const std::string& path) {
   s.file_ = std::make_unique<core::RawFile>(path);
   s.map_ = std::make_unique<core::MappedFile>(*s.file_);
   const std::string_view b = s.map_->bytes();
-  auto bad = [&](const std::string& why) { return InputError(path, 0, "not a token shard: " + why); };
+  auto bad = [&](const std::string& why) {
+    return InputError(path, 0, "not a token shard: " + why);
+  };
   if (b.size() < 16 || std::memcmp(b.data(), kMagic, 8) != 0) throw bad("wrong magic");
   uint64_t hlen = 0;
   std::memcpy(&hlen, b.data() + 8, 8);
@@ -191,21 +196,26 @@ TokenShard TokenShard::open(const std::string& path) {
   }
   size_t off = 16 + hlen;
   off += (8 - off % 8) % 8;
-  const size_t need = off + 8 * (s.n_docs_ + 1) + 8 * (s.n_sents_ + 1) + (s.wide_ ? 4 : 2) * s.n_tokens_;
-  if (s.n_docs_ < 1 || s.n_sents_ < 1 || s.n_tokens_ < 1 || need != b.size()) throw bad("truncated or wrong size");
+  const size_t need =
+      off + 8 * (s.n_docs_ + 1) + 8 * (s.n_sents_ + 1) + (s.wide_ ? 4 : 2) * s.n_tokens_;
+  if (s.n_docs_ < 1 || s.n_sents_ < 1 || s.n_tokens_ < 1 || need != b.size())
+    throw bad("truncated or wrong size");
   s.doc_off_ = reinterpret_cast<const uint64_t*>(b.data() + off);
   off += 8 * (s.n_docs_ + 1);
   s.sent_off_ = reinterpret_cast<const uint64_t*>(b.data() + off);
   off += 8 * (s.n_sents_ + 1);
-  if (s.wide_) s.tok32_ = reinterpret_cast<const uint32_t*>(b.data() + off);
-  else s.tok16_ = reinterpret_cast<const uint16_t*>(b.data() + off);
+  if (s.wide_)
+    s.tok32_ = reinterpret_cast<const uint32_t*>(b.data() + off);
+  else
+    s.tok16_ = reinterpret_cast<const uint16_t*>(b.data() + off);
   if (s.doc_off_[s.n_docs_] != static_cast<uint64_t>(s.n_sents_) ||
       s.sent_off_[s.n_sents_] != static_cast<uint64_t>(s.n_tokens_))
     throw bad("inconsistent offsets");
   return s;
 }
 
-TokenShard TokenShard::from_documents(const std::vector<std::vector<std::vector<int32_t>>>& documents) {
+TokenShard TokenShard::from_documents(
+    const std::vector<std::vector<std::vector<int32_t>>>& documents) {
   TokenShard s;
   s.own_docs_.push_back(0);
   s.own_sents_.push_back(0);
@@ -215,7 +225,8 @@ TokenShard TokenShard::from_documents(const std::vector<std::vector<std::vector<
       for (int32_t t : sent) s.own_tokens_.push_back(static_cast<uint32_t>(t));
       s.own_sents_.push_back(s.own_tokens_.size());
     }
-    if (s.own_sents_.size() - 1 > s.own_docs_.back()) s.own_docs_.push_back(s.own_sents_.size() - 1);
+    if (s.own_sents_.size() - 1 > s.own_docs_.back())
+      s.own_docs_.push_back(s.own_sents_.size() - 1);
   }
   if (s.own_tokens_.empty()) throw InputError("the corpus is empty");
   s.n_docs_ = static_cast<int64_t>(s.own_docs_.size()) - 1;
@@ -236,7 +247,8 @@ int64_t TokenShard::document_of(int64_t s) const {
 }
 
 void TokenShard::append_sentence(int64_t s, std::vector<int64_t>& out) const {
-  for (uint64_t i = sent_off_[s]; i < sent_off_[s + 1]; ++i) out.push_back(token(static_cast<int64_t>(i)));
+  for (uint64_t i = sent_off_[s]; i < sent_off_[s + 1]; ++i)
+    out.push_back(token(static_cast<int64_t>(i)));
 }
 
 }  // namespace unieval::models

@@ -27,10 +27,9 @@
 // | lowercase               | true    | uncased tokeniser (BERT uncased vocabularies)            |
 // | threads                 | 1       | tokenising threads (the result does not depend on it)    |
 // | progress                | true    | a line per 10 MB read on stderr                          |
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -51,13 +50,13 @@ struct ShardBuildOptions {
 
 // What a shard was built from; two shards with equal `key()` hold the same tokens.
 // files: [{path (absolute), size, mtime}], vocab_hash: FNV-1a 64 of vocab.txt's bytes (hex).
-nlohmann::json shard_source_key(const std::vector<std::string>& corpus_files, const std::string& vocab_text,
-                                bool lowercase);
+nlohmann::json shard_source_key(const std::vector<std::string>& corpus_files,
+                                const std::string& vocab_text, bool lowercase);
 
 // Tokenises the corpus files into a shard at out_path (atomically). Returns its header JSON.
-nlohmann::json build_shard(const std::vector<std::string>& corpus_files, const WordPieceTokenizer& tok,
-                           const std::string& vocab_text, const std::string& out_path,
-                           const ShardBuildOptions& options = {});
+nlohmann::json build_shard(const std::vector<std::string>& corpus_files,
+                           const WordPieceTokenizer& tok, const std::string& vocab_text,
+                           const std::string& out_path, const ShardBuildOptions& options = {});
 
 // A read-only view of a shard: memory-mapped from a file, or held in memory (tests).
 class TokenShard {
@@ -79,10 +78,14 @@ class TokenShard {
   int64_t doc_end(int64_t d) const { return static_cast<int64_t>(doc_off_[d + 1]); }
   // The document holding sentence s (binary search).
   int64_t document_of(int64_t s) const;
-  int64_t sentence_length(int64_t s) const { return static_cast<int64_t>(sent_off_[s + 1] - sent_off_[s]); }
+  int64_t sentence_length(int64_t s) const {
+    return static_cast<int64_t>(sent_off_[s + 1] - sent_off_[s]);
+  }
   // Appends the token ids of sentence s to out.
   void append_sentence(int64_t s, std::vector<int64_t>& out) const;
-  int64_t token(int64_t i) const { return wide_ ? static_cast<int64_t>(tok32_[i]) : static_cast<int64_t>(tok16_[i]); }
+  int64_t token(int64_t i) const {
+    return wide_ ? static_cast<int64_t>(tok32_[i]) : static_cast<int64_t>(tok16_[i]);
+  }
   // The header JSON (counts, source key, ...).
   const nlohmann::json& meta() const { return meta_; }
 

@@ -34,7 +34,8 @@ void PretrainOptions::validate() const {
   if (tokens < 0) throw InputError("--tokens must be positive");
   if (tokens == 0 && max_steps < 0) throw InputError("--steps must be >= 0");
   if (!(optim.lr > 0)) throw InputError("--lr must be positive");
-  if (warmup_ratio < 0 || warmup_ratio >= 1) throw InputError("--warmup must be a fraction in [0, 1) or steps >= 1");
+  if (warmup_ratio < 0 || warmup_ratio >= 1)
+    throw InputError("--warmup must be a fraction in [0, 1) or steps >= 1");
 }
 
 ojson PretrainOptions::to_json() const { return fields::to_json(*this); }
@@ -59,16 +60,20 @@ namespace {
 
 const char* short_name(MaskKind k) {
   switch (k) {
-    case MaskKind::kBidirectional: return "bi";
-    case MaskKind::kLeftToRight: return "l2r";
-    case MaskKind::kRightToLeft: return "r2l";
-    case MaskKind::kSeq2Seq: return "s2s";
+    case MaskKind::kBidirectional:
+      return "bi";
+    case MaskKind::kLeftToRight:
+      return "l2r";
+    case MaskKind::kRightToLeft:
+      return "r2l";
+    case MaskKind::kSeq2Seq:
+      return "s2s";
   }
   return "?";
 }
 
-constexpr MaskKind kAllKinds[] = {MaskKind::kBidirectional, MaskKind::kSeq2Seq, MaskKind::kLeftToRight,
-                                  MaskKind::kRightToLeft};
+constexpr MaskKind kAllKinds[] = {MaskKind::kBidirectional, MaskKind::kSeq2Seq,
+                                  MaskKind::kLeftToRight, MaskKind::kRightToLeft};
 
 // A pre-training objective's micro-batches, loss and log fields (pretrain). Every rank packs all
 // micro-batches of a step (the step's global counts weigh the losses) and computes its own; each
@@ -88,13 +93,17 @@ class PretrainObjective {
   virtual void reduced(StepReport& r, PretrainResult& result) const = 0;
 };
 
-// UniLM's unified objectives (models/training/pretrain_data.h): the cloze loss at the masked positions
-// (a mean over the step's masked tokens) plus, for bidirectional rows, NSP.
+// UniLM's unified objectives (models/training/pretrain_data.h): the cloze loss at the masked
+// positions (a mean over the step's masked tokens) plus, for bidirectional rows, NSP.
 class UnifiedObjective final : public PretrainObjective {
  public:
   UnifiedObjective(UnilmModel& model, const TokenShard& shard, const SpecialIds& ids,
                    const PretrainOptions& opts, std::vector<MaskKind> cycle)
-      : model_(model), shard_(shard), ids_(ids), opts_(opts), cycle_(std::move(cycle)),
+      : model_(model),
+        shard_(shard),
+        ids_(ids),
+        opts_(opts),
+        cycle_(std::move(cycle)),
         device_(device_of(*model)) {}
   void pack(int64_t step) override {
     micro_.clear();

@@ -2,35 +2,37 @@
 // Unified language-model pre-training (UniLM §2.3–2.4): the training loop behind
 // `unieval pretrain`, resumable in the run directory layout of models/training/trainer.h.
 //
-// One optimizer step = `accum` micro-batches of `batch_size` examples (models/training/pretrain_data.h:
-// objectives mixed per the cycle, cloze masks, NSP labels for bidirectional pairs). Loss of a step
-// = mean cross-entropy over all its masked tokens (every objective together, UniLM's "sum of the
-// LM objectives" as one cloze loss) + mean NSP cross-entropy over its bidirectional examples (BERT:
-// masked_lm_loss + next_sentence_loss). Then gradient clipping and the optimizer update with
-// linear warm-up and decay (models/training/optim.h).
+// One optimizer step = `accum` micro-batches of `batch_size` examples
+// (models/training/pretrain_data.h: objectives mixed per the cycle, cloze masks, NSP labels for
+// bidirectional pairs). Loss of a step = mean cross-entropy over all its masked tokens (every
+// objective together, UniLM's "sum of the LM objectives" as one cloze loss) + mean NSP
+// cross-entropy over its bidirectional examples (BERT: masked_lm_loss + next_sentence_loss). Then
+// gradient clipping and the optimizer update with linear warm-up and decay
+// (models/training/optim.h).
 //
 //   PretrainOptions o;  o.max_steps = 1000;  o.objectives = "unified";
 //   UnilmModel model(cfg, pretrain_heads(o));   // pooler + MLM (+ NSP when bidirectional is used)
 //   RunDir run("run");  run.create(info, cfg, vocab_text);
 //   PretrainResult r = pretrain(model, shard, ids, o, &run, /*resume=*/false);
 //
-// Reproducibility: the batches are a function of (seed, step, micro) (models/training/pretrain_data.h)
-// and torch's generator (dropout) is re-seeded with (seed, step, micro) before each forward, so a
-// stopped and resumed run (weights, optimizer moments and the step restored from RUN/checkpoint)
-// continues bit-identically on the same machine and thread count (tested).
+// Reproducibility: the batches are a function of (seed, step, micro)
+// (models/training/pretrain_data.h) and torch's generator (dropout) is re-seeded with (seed, step,
+// micro) before each forward, so a stopped and resumed run (weights, optimizer moments and the step
+// restored from RUN/checkpoint) continues bit-identically on the same machine and thread count
+// (tested).
 //
 // Budget: max_steps, or with `tokens` > 0 steps = ceil(tokens / (batch_size · accum · max_len)),
 // a budget in input positions, the same for every objective mix. max_steps = 0 writes the
 // initialised model as the checkpoint (the "no pre-training" arm of an experiment: the same
 // seeded initial weights as the other arms).
 //
-// ERNIE-GEN pre-training (--objectives ernie-gen; Xiao et al. 2020 §3.1–3.3, models/training/ernie_gen.h):
-// each example is a text of consecutive sentences whose multi-granularity fragments (γ = 0.25 of
-// it, lengths from U(1,4) w.p. 0.4 else U(4,32)) become the target T and the rest the source S';
-// the model is trained with the multi-flow loss λ·word + (1 − λ)·span (λ 0.5) over T noised at ρ_p
-// (0.05), the span flow's boundaries from a t-statistic span vocabulary built over the shard's
-// sentences at the start (top 200,000 bigrams and 50,000 trigrams). Segment ids as seq2seq.
-// Log fields: loss, word, span (mean NLL of each flow).
+// ERNIE-GEN pre-training (--objectives ernie-gen; Xiao et al. 2020 §3.1–3.3,
+// models/training/ernie_gen.h): each example is a text of consecutive sentences whose
+// multi-granularity fragments (γ = 0.25 of it, lengths from U(1,4) w.p. 0.4 else U(4,32)) become
+// the target T and the rest the source S'; the model is trained with the multi-flow loss λ·word +
+// (1 − λ)·span (λ 0.5) over T noised at ρ_p (0.05), the span flow's boundaries from a t-statistic
+// span vocabulary built over the shard's sentences at the start (top 200,000 bigrams and 50,000
+// trigrams). Segment ids as seq2seq. Log fields: loss, word, span (mean NLL of each flow).
 //
 // RUN/log.jsonl gets one line per logged step: step, loss, mlm, nsp, nsp_acc, loss_<objective>
 // (mean cloze loss of each objective present in the step), lr, grad_norm, tokens, masked,
@@ -57,19 +59,19 @@
 // | stop_after            | 0       | > 0: checkpoint and return after N steps of this call    |
 // | progress              | true    | progress on stderr                                       |
 // | skip_nonfinite        | false   | NaN/inf loss or gradient: skip the update (else stop;    |
-// |                       |         | the last checkpoint is intact; models/training/train_loop.h)      |
-#include <nlohmann/json.hpp>
-
+// |                       |         | the last checkpoint is intact; models/training/train_loop.h)
+// |
 #include <cstdint>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
+#include "models/nn/transformer.h"
 #include "models/training/ernie_gen.h"
 #include "models/training/optim.h"
 #include "models/training/pretrain_data.h"
 #include "models/training/trainer.h"
-#include "models/nn/transformer.h"
 
 namespace unieval::models {
 
@@ -80,26 +82,26 @@ struct PretrainOptions {
     OptimizerOptions o;
     o.lr = 1e-4;
     return o;
-  }();                                 // update rule
-  int64_t batch_size = 48;             // examples per micro-batch
-  int64_t accum = 1;                   // micro-batches per step
-  int64_t max_steps = 1000;            // total steps (tokens = 0)
-  int64_t tokens = 0;                  // budget in input positions (> 0 sets the steps)
-  int64_t warmup_steps = -1;           // -1: warmup_ratio · total
-  double warmup_ratio = 0.05;          // warm-up fraction
-  double max_grad_norm = 1.0;          // clipping
-  uint64_t seed = 42;                  // seed of everything
-  int64_t save_every = 200;            // checkpoint period
-  int64_t log_every = 1;               // log period
-  int64_t stop_after = 0;              // stop after N steps of this call
-  bool progress = true;                // progress on stderr
-  bool skip_nonfinite = false;         // NaN/inf loss: skip the update instead of stopping
+  }();                          // update rule
+  int64_t batch_size = 48;      // examples per micro-batch
+  int64_t accum = 1;            // micro-batches per step
+  int64_t max_steps = 1000;     // total steps (tokens = 0)
+  int64_t tokens = 0;           // budget in input positions (> 0 sets the steps)
+  int64_t warmup_steps = -1;    // -1: warmup_ratio · total
+  double warmup_ratio = 0.05;   // warm-up fraction
+  double max_grad_norm = 1.0;   // clipping
+  uint64_t seed = 42;           // seed of everything
+  int64_t save_every = 200;     // checkpoint period
+  int64_t log_every = 1;        // log period
+  int64_t stop_after = 0;       // stop after N steps of this call
+  bool progress = true;         // progress on stderr
+  bool skip_nonfinite = false;  // NaN/inf loss: skip the update instead of stopping
   ErnieGenOptions ernie = [] {
     ErnieGenOptions e;
     e.lambda = 0.5;
     e.noise_prob = 0.05;
     return e;
-  }();                                 // objectives ernie-gen (ERNIE-GEN §3.3, §4.1)
+  }();  // objectives ernie-gen (ERNIE-GEN §3.3, §4.1)
 
   // The options' one declaration (core/fields.h): run.json's "train" keys in their order and the
   // flags of `unieval pretrain` (their help gives the defaults). Not declared (not part of a
@@ -179,14 +181,14 @@ struct PretrainOptions {
 UnilmHeads pretrain_heads(const PretrainOptions& opts);
 
 struct PretrainResult {
-  int64_t steps_done = 0;          // steps completed in total (resumed ones included)
-  int64_t total_steps = 0;         // the budget
-  bool finished = false;           // false when stopped by stop_after
+  int64_t steps_done = 0;                // steps completed in total (resumed ones included)
+  int64_t total_steps = 0;               // the budget
+  bool finished = false;                 // false when stopped by stop_after
   double first_loss = 0, last_loss = 0;  // first / last step of this call
-  std::vector<double> losses;      // every step's loss in this call
+  std::vector<double> losses;            // every step's loss in this call
   std::map<std::string, double> last_objective_loss;  // last step: cloze loss per objective, "nsp"
-  double tokens_per_second = 0;    // non-padding input tokens / s in this call
-  int64_t tokens_seen = 0;         // non-padding input tokens, whole run
+  double tokens_per_second = 0;                       // non-padding input tokens / s in this call
+  int64_t tokens_seen = 0;                            // non-padding input tokens, whole run
 };
 
 // Trains `model` (built with pretrain_heads) on the shard. With a run directory checkpoints and

@@ -16,7 +16,8 @@ namespace unieval::models {
 SpecialIds special_ids(const Vocab& vocab, const std::string& vocab_path) {
   auto need = [&](const char* tok) {
     const int32_t id = vocab.id(tok);
-    if (id < 0) throw InputError(vocab_path, 0, std::string("the vocabulary has no ") + tok + " token");
+    if (id < 0)
+      throw InputError(vocab_path, 0, std::string("the vocabulary has no ") + tok + " token");
     return static_cast<int64_t>(id);
   };
   SpecialIds ids;
@@ -35,13 +36,16 @@ SpecialIds special_ids(const Vocab& vocab, const std::string& vocab_path) {
 
 Seq2SeqExample truncate(const Seq2SeqExample& ex, const Seq2SeqDataOptions& opts) {
   Seq2SeqExample out = ex;
-  if (opts.max_src_len >= 0 && static_cast<int>(out.src.size()) > opts.max_src_len) out.src.resize(opts.max_src_len);
-  if (opts.max_tgt_len >= 0 && static_cast<int>(out.tgt.size()) > opts.max_tgt_len) out.tgt.resize(opts.max_tgt_len);
+  if (opts.max_src_len >= 0 && static_cast<int>(out.src.size()) > opts.max_src_len)
+    out.src.resize(opts.max_src_len);
+  if (opts.max_tgt_len >= 0 && static_cast<int>(out.tgt.size()) > opts.max_tgt_len)
+    out.tgt.resize(opts.max_tgt_len);
   return out;
 }
 
-TrainBatch make_train_batch(const std::vector<Seq2SeqExample>& examples, const std::vector<size_t>& idx,
-                            const Seq2SeqDataOptions& opts, const SpecialIds& ids, std::mt19937_64& rng) {
+TrainBatch make_train_batch(const std::vector<Seq2SeqExample>& examples,
+                            const std::vector<size_t>& idx, const Seq2SeqDataOptions& opts,
+                            const SpecialIds& ids, std::mt19937_64& rng) {
   const int64_t B = static_cast<int64_t>(idx.size());
   int64_t T = 0;
   for (size_t i : idx) T = std::max(T, packed_length(examples[i]));
@@ -107,8 +111,9 @@ TrainBatch make_train_batch(const std::vector<Seq2SeqExample>& examples, const s
   return batch;
 }
 
-std::vector<std::vector<size_t>> make_batches(const std::vector<int64_t>& lengths, int64_t batch_tokens,
-                                              int64_t max_examples, std::mt19937_64& rng) {
+std::vector<std::vector<size_t>> make_batches(const std::vector<int64_t>& lengths,
+                                              int64_t batch_tokens, int64_t max_examples,
+                                              std::mt19937_64& rng) {
   if (batch_tokens <= 0) throw InputError("--batch-tokens must be positive");
   std::vector<size_t> order(lengths.size());
   std::iota(order.begin(), order.end(), 0);
@@ -165,7 +170,8 @@ SyntheticTask make_synthetic_task(const SyntheticTaskOptions& o) {
     std::uniform_int_distribution<int> word_d(0, o.n_words - 1);
     int attempts = 0;
     while (static_cast<int>(src.size()) < n) {
-      if (++attempts > 100 * n + 1000) throw InputError("synthetic task: too few distinct sources for the split sizes");
+      if (++attempts > 100 * n + 1000)
+        throw InputError("synthetic task: too few distinct sources for the split sizes");
       std::vector<int> seq(len_d(rng));
       for (auto& x : seq) x = word_d(rng);
       auto join = [&](const std::vector<int>& v) {
@@ -178,7 +184,8 @@ SyntheticTask make_synthetic_task(const SyntheticTaskOptions& o) {
       std::vector<int> out = seq;
       if (o.kind == "reverse") std::reverse(out.begin(), out.end());
       if (o.kind == "sort")
-        std::sort(out.begin(), out.end(), [&](int a, int b) { return task.words[a] < task.words[b]; });
+        std::sort(out.begin(), out.end(),
+                  [&](int a, int b) { return task.words[a] < task.words[b]; });
       src.push_back(s);
       tgt.push_back(join(out));
     }

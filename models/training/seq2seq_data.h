@@ -9,7 +9,8 @@
 // one). Target masking: n = max(1, round(mask_prob · |S2 [SEP]|)) positions of "S2 [SEP]" (the
 // final [SEP] included, so the model learns to stop), at most max_pred, drawn without replacement
 // (unilm s2s-ft `Preprocess4Seq2seq`); each is replaced by [MASK] or, with mask_80_10_10, by [MASK]
-// 80% / a random token 10% / itself 10% (BERT's rule). The loss is computed at those positions only.
+// 80% / a random token 10% / itself 10% (BERT's rule). The loss is computed at those positions
+// only.
 //
 //   Seq2SeqDataOptions o;  o.max_src_len = 192;  o.max_tgt_len = 32;  o.mask_prob = 0.7;
 //   auto batches = make_batches(lengths, /*batch_tokens*/ 4096, /*max_examples*/ 64, rng);
@@ -56,7 +57,7 @@ struct SpecialIds {
   int64_t cls = 101;
   int64_t sep = 102;
   int64_t mask = 103;
-  int64_t attn = 103;          // ERNIE-GEN's [ATTN] query symbol: [ATTN] if the vocab has it, else [MASK]
+  int64_t attn = 103;  // ERNIE-GEN's [ATTN] query symbol: [ATTN] if the vocab has it, else [MASK]
   int64_t vocab_size = 30522;  // random replacements are drawn from [first_regular, vocab_size)
   int64_t first_regular = 0;   // first id that is not a special token
 };
@@ -96,14 +97,16 @@ struct TrainBatch {
 };
 
 // Packs and masks examples[idx...] (already truncated). rng draws the masked positions.
-TrainBatch make_train_batch(const std::vector<Seq2SeqExample>& examples, const std::vector<size_t>& idx,
-                            const Seq2SeqDataOptions& opts, const SpecialIds& ids, std::mt19937_64& rng);
+TrainBatch make_train_batch(const std::vector<Seq2SeqExample>& examples,
+                            const std::vector<size_t>& idx, const Seq2SeqDataOptions& opts,
+                            const SpecialIds& ids, std::mt19937_64& rng);
 
 // Batches by token budget: indices in shuffled order (rng), cut greedily so that
 // examples × longest packed length ≤ batch_tokens and examples ≤ max_examples (0 = no cap).
 // An example longer than the budget gets a batch of its own.
-std::vector<std::vector<size_t>> make_batches(const std::vector<int64_t>& lengths, int64_t batch_tokens,
-                                              int64_t max_examples, std::mt19937_64& rng);
+std::vector<std::vector<size_t>> make_batches(const std::vector<int64_t>& lengths,
+                                              int64_t batch_tokens, int64_t max_examples,
+                                              std::mt19937_64& rng);
 
 // ---- Synthetic task ----------------------------------------------------------------------------
 // A seeded toy seq2seq task: sources are random sequences of lower-case pseudo-words; the target
@@ -113,14 +116,14 @@ struct SyntheticTaskOptions {
   int n_words = 24;              // vocabulary of pseudo-words
   int min_len = 3;               // words per source, inclusive range
   int max_len = 6;
-  int n_train = 2000;            // examples per split
+  int n_train = 2000;  // examples per split
   int n_dev = 100;
   int n_test = 200;
-  uint64_t seed = 1;             // everything is a function of the seed
+  uint64_t seed = 1;  // everything is a function of the seed
 };
 
 struct SyntheticTask {
-  std::vector<std::string> words;             // the pseudo-words (vocabulary entries)
+  std::vector<std::string> words;  // the pseudo-words (vocabulary entries)
   std::vector<std::string> train_src, train_tgt, dev_src, dev_tgt, test_src, test_tgt;
   // vocab.txt content: [PAD] [UNK] [CLS] [SEP] [MASK] then the words, one per line.
   std::string vocab_text() const;

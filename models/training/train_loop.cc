@@ -26,7 +26,8 @@ namespace {
 class Progress {
  public:
   Progress(bool enabled, int64_t total) : enabled_(enabled), total_(total), tty_(isatty(2)) {}
-  void update(int64_t step, bool first, const StepReport& r, double lr, double tok_s, double eta_s) {
+  void update(int64_t step, bool first, const StepReport& r, double lr, double tok_s,
+              double eta_s) {
     if (!enabled_) return;
     const auto now = std::chrono::steady_clock::now();
     const bool last = step >= total_;
@@ -39,14 +40,19 @@ class Progress {
     }
     last_draw_ = now;
     const int width = 24;
-    const int filled = total_ > 0 ? static_cast<int>(width * std::min<int64_t>(step, total_) / total_) : 0;
+    const int filled =
+        total_ > 0 ? static_cast<int>(width * std::min<int64_t>(step, total_) / total_) : 0;
     char buf[512];
-    std::snprintf(buf, sizeof buf, "[%s%s] step %lld/%lld  loss %.4f%s%s%s  lr %.2e  %.0f tok/s  ETA %s",
+    std::snprintf(buf, sizeof buf,
+                  "[%s%s] step %lld/%lld  loss %.4f%s%s%s  lr %.2e  %.0f tok/s  ETA %s",
                   std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(),
-                  static_cast<long long>(step), static_cast<long long>(total_), r.loss, r.detail.empty() ? "" : " (",
-                  r.detail.c_str(), r.detail.empty() ? "" : ")", lr, tok_s, format_duration(eta_s).c_str());
-    if (tty_) std::cerr << "\r" << buf << "\x1b[K" << (last ? "\n" : "") << std::flush;
-    else std::cerr << buf << "\n";
+                  static_cast<long long>(step), static_cast<long long>(total_), r.loss,
+                  r.detail.empty() ? "" : " (", r.detail.c_str(), r.detail.empty() ? "" : ")", lr,
+                  tok_s, format_duration(eta_s).c_str());
+    if (tty_)
+      std::cerr << "\r" << buf << "\x1b[K" << (last ? "\n" : "") << std::flush;
+    else
+      std::cerr << buf << "\n";
   }
 
  private:
@@ -60,7 +66,8 @@ class Progress {
 }  // namespace
 
 int64_t resolve_warmup(int64_t warmup_steps, double warmup_ratio, int64_t total) {
-  return warmup_steps >= 0 ? warmup_steps : static_cast<int64_t>(std::llround(warmup_ratio * double(total)));
+  return warmup_steps >= 0 ? warmup_steps
+                           : static_cast<int64_t>(std::llround(warmup_ratio * double(total)));
 }
 
 namespace {
@@ -78,7 +85,8 @@ namespace {
 void backward_micro_batch(const torch::Tensor& loss, int64_t j, int64_t n) {
   if (active_buckets) {
     const int64_t world = dist::world_size(), rank = dist::rank();
-    const int64_t last_owned = rank + world * ((n - 1 - rank) / world);  // this rank's last of the n
+    const int64_t last_owned =
+        rank + world * ((n - 1 - rank) / world);  // this rank's last of the n
     if (j == last_owned) active_buckets->arm(loss);
   }
   loss.backward();
@@ -146,12 +154,13 @@ void check_accum_covers_ranks(int64_t accum) {
   const int world = dist::world_size();
   if (world > 1 && accum < world)
     throw InputError("--accum " + std::to_string(accum) + " is below the " + std::to_string(world) +
-                     " ranks: a step's micro-batches are split across ranks, so give --accum >= --nproc (the global "
+                     " ranks: a step's micro-batches are split across ranks, so give --accum >= "
+                     "--nproc (the global "
                      "batch is accum micro-batches whatever the number of ranks)");
 }
 
-LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, RunDir* run, bool resume,
-                          const LoopHooks& hooks) {
+LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, RunDir* run,
+                          bool resume, const LoopHooks& hooks) {
   if (!hooks.micro_batches || !hooks.micro_loss)
     throw std::logic_error("run_train_loop: no micro_batches or micro_loss function");
   dist::ProcessGroup* group = dist::default_group();
@@ -168,9 +177,12 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
     if (hooks.load_state) stopped = hooks.load_state(state);
     if (writer) run->truncate_log(step);
   }
-  if (group) dist::broadcast_parameters(*group, model);  // the same start on every rank, whatever happened
+  if (group)
+    dist::broadcast_parameters(*group, model);  // the same start on every rank, whatever happened
   std::unique_ptr<dist::GradientBuckets> buckets;
-  if (group) buckets = std::make_unique<dist::GradientBuckets>(*group, optimizer.params(), dist::bucket_bytes_from_env());
+  if (group)
+    buckets = std::make_unique<dist::GradientBuckets>(*group, optimizer.params(),
+                                                      dist::bucket_bytes_from_env());
   struct ActiveBuckets {  // backward_micro_batch sees this loop's buckets while it runs
     explicit ActiveBuckets(dist::GradientBuckets* b) { active_buckets = b; }
     ~ActiveBuckets() { active_buckets = nullptr; }
@@ -214,8 +226,11 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
       std::vector<double> sums{r.loss, static_cast<double>(r.tokens)};
       std::vector<ojson*> where;
       for (const auto& key : r.summed) {
-        ojson* obj = r.log.is_object() && r.log.contains(key) ? &r.log : r.log_tail.is_object() && r.log_tail.contains(key) ? &r.log_tail : nullptr;
-        if (!obj) throw std::logic_error("run_train_loop: summed field '" + key + "' is not in the report");
+        ojson* obj = r.log.is_object() && r.log.contains(key)             ? &r.log
+                     : r.log_tail.is_object() && r.log_tail.contains(key) ? &r.log_tail
+                                                                          : nullptr;
+        if (!obj)
+          throw std::logic_error("run_train_loop: summed field '" + key + "' is not in the report");
         sums.push_back((*obj)[key].get<double>());
         where.push_back(obj);
       }
@@ -224,8 +239,10 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
       r.tokens = std::llround(sums[1]);
       for (size_t i = 0; i < r.summed.size(); ++i) {
         ojson& v = (*where[i])[r.summed[i]];
-        if (v.is_number_integer()) v = std::llround(sums[2 + i]);
-        else v = sums[2 + i];
+        if (v.is_number_integer())
+          v = std::llround(sums[2 + i]);
+        else
+          v = sums[2 + i];
       }
     }
     if (hooks.reduced) hooks.reduced(r);
@@ -235,20 +252,24 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
     if (!finite) {
       const char* what = std::isnan(r.loss) || std::isnan(grad_norm) ? "nan" : "inf";
       if (!opts.skip_nonfinite) {
-        if (run && writer && !pending_log.empty()) run->append_log(pending_log);  // the steps before it
+        if (run && writer && !pending_log.empty())
+          run->append_log(pending_log);  // the steps before it
         throw InputError(run ? run->path() : std::string(), 0,
-                         "step " + std::to_string(step + 1) + ": the " + (std::isfinite(r.loss) ? "gradient norm" : "loss") +
-                             " is " + what + "; training stopped before applying it. " +
-                             (last_checkpoint >= 0 ? "The checkpoint of step " + std::to_string(last_checkpoint) +
-                                                         " is intact (resume continues from it)"
-                                                   : std::string("No checkpoint was written yet")) +
+                         "step " + std::to_string(step + 1) + ": the " +
+                             (std::isfinite(r.loss) ? "gradient norm" : "loss") + " is " + what +
+                             "; training stopped before applying it. " +
+                             (last_checkpoint >= 0
+                                  ? "The checkpoint of step " + std::to_string(last_checkpoint) +
+                                        " is intact (resume continues from it)"
+                                  : std::string("No checkpoint was written yet")) +
                              ". Lower the learning rate, or skip such steps (--skip-nonfinite)");
       }
       optimizer.zero_grad();  // the update is not applied; the step still counts
       ++result.skipped_steps;
       r.log = ojson{{"skipped", what}, {"loss", r.loss}};
       r.log_tail = ojson::object();
-      if (opts.progress) std::cerr << "step " << step + 1 << ": " << what << " loss or gradient, update skipped\n";
+      if (opts.progress)
+        std::cerr << "step " << step + 1 << ": " << what << " loss or gradient, update skipped\n";
     } else {
       optimizer.step(lr);
     }
@@ -259,7 +280,8 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
     result.last_loss = r.loss;
     result.losses.push_back(r.loss);
 
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (opts.log_every > 0 && (step % opts.log_every == 0 || step == total)) {
       ojson l;
       l["step"] = step;
@@ -275,8 +297,10 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
     const double eta = elapsed / double(steps_this_call) * double(total - step);
     progress.update(step, steps_this_call == 1, r, lr, tok_s, eta);
     if (hooks.after_step && hooks.after_step(step, pending_log)) stopped = true;
-    const bool stop_now = opts.stop_after > 0 && steps_this_call >= opts.stop_after && step < total && !stopped;
-    if ((opts.save_every > 0 && step % opts.save_every == 0) || step == total || stop_now || stopped) {
+    const bool stop_now =
+        opts.stop_after > 0 && steps_this_call >= opts.stop_after && step < total && !stopped;
+    if ((opts.save_every > 0 && step % opts.save_every == 0) || step == total || stop_now ||
+        stopped) {
       checkpoint();
     } else if (run && writer && pending_log.size() >= 100) {
       // Keep the log roughly current without a checkpoint; truncate_log fixes it on resume.
@@ -286,7 +310,8 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
     if (stop_now) break;
   }
   if (run && writer && !pending_log.empty()) run->append_log(pending_log);
-  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   result.tokens_per_second = elapsed > 0 ? double(result.tokens) / elapsed : 0.0;
   result.steps_done = step;
   result.stopped_early = stopped;
@@ -347,7 +372,8 @@ void EpochBatches::load(const nlohmann::json& state) {
 
 EpochBatches fine_tuning_batches(std::vector<int64_t> lengths, const TrainOptions& opts) {
   return EpochBatches(
-      [lengths = std::move(lengths), seed = opts.seed, tokens = opts.batch_tokens, size = opts.batch_size](int64_t epoch) {
+      [lengths = std::move(lengths), seed = opts.seed, tokens = opts.batch_tokens,
+       size = opts.batch_size](int64_t epoch) {
         std::mt19937_64 rng(seed_mix(seed, kEpochOrderStream + epoch));
         return make_batches(lengths, tokens, size, rng);
       },
@@ -356,7 +382,8 @@ EpochBatches fine_tuning_batches(std::vector<int64_t> lengths, const TrainOption
 
 LoopOptions loop_options(const TrainOptions& opts, const EpochBatches& batches) {
   // no_train: a schedule of zero steps; run_train_loop then checkpoints the initial model.
-  return loop_options_for(opts, opts.no_train ? 0 : batches.total_steps(opts.epochs, opts.max_steps));
+  return loop_options_for(opts,
+                          opts.no_train ? 0 : batches.total_steps(opts.epochs, opts.max_steps));
 }
 
 }  // namespace unieval::models

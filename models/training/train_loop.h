@@ -1,16 +1,16 @@
 #pragma once
 // The optimizer-step loop that fine-tuning (models/training/trainer.cc), the understanding heads
-// (models/training/nlu.cc), GPT (models/training/gpt_finetune.cc) and pre-training (models/training/pretrainer.cc) share.
-// The loop owns what is the same for all of them: the micro-batch loop of a step (which
-// micro-batches this rank computes, re-seeding torch's generator before each, backward of the
-// weighted loss, the one host read of the step's values after its last backward), the optimizer,
-// linear warm-up and decay, gradient clipping, resuming from RUN/checkpoint (weights, optimizer
-// moments, counters), trainer_state.json, the log.jsonl lines, the progress line on stderr,
-// periodic checkpoints and stop_after. The caller owns what a micro-batch is and its loss
-// (hooks.micro_batches packs a step's micro-batches, hooks.micro_loss gives one's loss), the log
-// fields made of the values read back (hooks.report), what it keeps in the checkpoint besides the
-// step (hooks.save_state / load_state), and anything it does after an update (hooks.after_step:
-// dev evaluation, best checkpoint, early stopping).
+// (models/training/nlu.cc), GPT (models/training/gpt_finetune.cc) and pre-training
+// (models/training/pretrainer.cc) share. The loop owns what is the same for all of them: the
+// micro-batch loop of a step (which micro-batches this rank computes, re-seeding torch's generator
+// before each, backward of the weighted loss, the one host read of the step's values after its last
+// backward), the optimizer, linear warm-up and decay, gradient clipping, resuming from
+// RUN/checkpoint (weights, optimizer moments, counters), trainer_state.json, the log.jsonl lines,
+// the progress line on stderr, periodic checkpoints and stop_after. The caller owns what a
+// micro-batch is and its loss (hooks.micro_batches packs a step's micro-batches, hooks.micro_loss
+// gives one's loss), the log fields made of the values read back (hooks.report), what it keeps in
+// the checkpoint besides the step (hooks.save_state / load_state), and anything it does after an
+// update (hooks.after_step: dev evaluation, best checkpoint, early stopping).
 //
 //   LoopOptions o{.optim = opts.optim, .total_steps = 500, .warmup_steps = 50, ...};
 //   LoopHooks h;
@@ -36,8 +36,8 @@
 // Step s is trained with the learning rate schedule.lr(s); a checkpoint after it holds
 // "step": s + 1. A step whose loss or gradient norm is NaN or infinite is never applied: the loop
 // stops with an InputError naming the step and the last checkpoint (which stays as it was: a
-// checkpoint is replaced only as a whole, models/training/trainer.h), or with skip_nonfinite leaves the
-// weights and optimizer moments as they were, counts the step and logs it {"step", "skipped":
+// checkpoint is replaced only as a whole, models/training/trainer.h), or with skip_nonfinite leaves
+// the weights and optimizer moments as they were, counts the step and logs it {"step", "skipped":
 // "nan"|"inf", ...}. A log line is {"step", <report.log>, "lr", "grad_norm", <report.log_tail>,
 // "elapsed_s"}.
 //
@@ -60,33 +60,33 @@
 #include <utility>
 #include <vector>
 
+#include "models/nn/transformer.h"
 #include "models/training/optim.h"
 #include "models/training/train_util.h"
 #include "models/training/trainer.h"
-#include "models/nn/transformer.h"
 
 namespace unieval::models {
 
 struct LoopOptions {
-  OptimizerOptions optim;      // update rule; optim.lr is the peak learning rate
-  int64_t total_steps = 0;     // the schedule's total (0: only the initial checkpoint is written)
-  int64_t warmup_steps = 0;    // linear warm-up steps
-  double max_grad_norm = 1.0;  // clipping (≤ 0: measured only)
-  uint64_t seed = 42;          // recorded in trainer_state.json
-  int64_t save_every = 0;      // checkpoint period (0: at the end / on stop only)
-  int64_t log_every = 1;       // log period (0: none)
-  int64_t stop_after = 0;      // > 0: checkpoint and return after this many steps of this call
-  bool progress = true;        // progress line on stderr
-  bool skip_nonfinite = false; // a NaN/inf loss or gradient norm: skip the update (else stop)
+  OptimizerOptions optim;       // update rule; optim.lr is the peak learning rate
+  int64_t total_steps = 0;      // the schedule's total (0: only the initial checkpoint is written)
+  int64_t warmup_steps = 0;     // linear warm-up steps
+  double max_grad_norm = 1.0;   // clipping (≤ 0: measured only)
+  uint64_t seed = 42;           // recorded in trainer_state.json
+  int64_t save_every = 0;       // checkpoint period (0: at the end / on stop only)
+  int64_t log_every = 1;        // log period (0: none)
+  int64_t stop_after = 0;       // > 0: checkpoint and return after this many steps of this call
+  bool progress = true;         // progress line on stderr
+  bool skip_nonfinite = false;  // a NaN/inf loss or gradient norm: skip the update (else stop)
 };
 
 // A step's report: the loop sets loss and tokens from its micro-batches, hooks.report the rest.
 struct StepReport {
-  double loss = 0.0;                   // the step's loss (progress, LoopResult::losses)
-  int64_t tokens = 0;                  // input positions of the step (tokens/s)
-  nlohmann::ordered_json log;          // log fields between "step" and "lr" (may be null)
-  nlohmann::ordered_json log_tail;     // log fields between "grad_norm" and "elapsed_s"
-  std::string detail;                  // shown after the loss in the progress line
+  double loss = 0.0;                // the step's loss (progress, LoopResult::losses)
+  int64_t tokens = 0;               // input positions of the step (tokens/s)
+  nlohmann::ordered_json log;       // log fields between "step" and "lr" (may be null)
+  nlohmann::ordered_json log_tail;  // log fields between "grad_norm" and "elapsed_s"
+  std::string detail;               // shown after the loss in the progress line
   // Numeric fields of log / log_tail that are this rank's partial sums (summed over ranks with a
   // process group, like loss and tokens).
   std::vector<std::string> summed;
@@ -148,9 +148,9 @@ struct LoopHooks {
   std::function<void(StepReport& report)> reduced;
 };
 
-// Data parallel steps (models/dist/distributed.h): rank r of N computes the micro-batches j ≡ r (mod N)
-// of every step, so N ranks reproduce one process with the same --accum. True for every j without
-// a process group.
+// Data parallel steps (models/dist/distributed.h): rank r of N computes the micro-batches j ≡ r
+// (mod N) of every step, so N ranks reproduce one process with the same --accum. True for every j
+// without a process group.
 bool owns_micro_batch(int64_t j);
 // InputError unless a step's `accum` micro-batches give every rank at least one.
 void check_accum_covers_ranks(int64_t accum);
@@ -171,11 +171,12 @@ struct LoopResult {
 // Runs the loop on `model` (train() mode inside, eval() on return). With a run directory,
 // checkpoints and log lines go there and `resume` continues from RUN/checkpoint (InputError when
 // there is none); without one nothing is written. Any module: the UniLM/BERT model, GPT
-// (models/nn/gpt.h); its named_parameters() are the optimizer's parameters and the checkpoint's names.
-LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, RunDir* run, bool resume,
-                          const LoopHooks& hooks);
-inline LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, RunDir* run, bool resume,
-                                 const LoopHooks& hooks) {
+// (models/nn/gpt.h); its named_parameters() are the optimizer's parameters and the checkpoint's
+// names.
+LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, RunDir* run,
+                          bool resume, const LoopHooks& hooks);
+inline LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, RunDir* run,
+                                 bool resume, const LoopHooks& hooks) {
   return run_train_loop(*model, opts, run, resume, hooks);
 }
 
@@ -197,7 +198,7 @@ class EpochBatches {
   // The micro-batches (example indices) of the next step.
   std::vector<std::vector<size_t>> next();
   int64_t epoch() const { return epoch_; }
-  void save(nlohmann::ordered_json& state) const;   // "epoch", "batch"
+  void save(nlohmann::ordered_json& state) const;  // "epoch", "batch"
   void load(const nlohmann::json& state);
 
  private:

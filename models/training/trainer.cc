@@ -15,11 +15,11 @@
 
 #include "core/error.h"
 #include "core/fs.h"
-#include "models/nn/device.h"
-#include "models/dist/distributed.h"
 #include "core/io.h"
+#include "models/dist/distributed.h"
 #include "models/io/run_dir.h"
 #include "models/io/safetensors.h"
+#include "models/nn/device.h"
 #include "models/training/train_loop.h"
 #include "models/training/train_util.h"
 
@@ -47,20 +47,24 @@ void TrainOptions::validate() const {
   if (!ernie_gen && arch != "unilm")
     throw InputError("--arch: unknown architecture '" + arch + "' (expected unilm or ernie-gen)");
   if (!ernie_gen && data.target_bos)
-    throw InputError("a [CLS]-opened target stream (target_bos) is ERNIE-GEN's layout: give --arch ernie-gen");
-  if (!ernie_gen && !(data.mask_prob > 0.0 && data.mask_prob <= 1.0)) throw InputError("--mask-prob must be in (0, 1]");
+    throw InputError(
+        "a [CLS]-opened target stream (target_bos) is ERNIE-GEN's layout: give --arch ernie-gen");
+  if (!ernie_gen && !(data.mask_prob > 0.0 && data.mask_prob <= 1.0))
+    throw InputError("--mask-prob must be in (0, 1]");
   if (ernie_gen) {
     ErnieGenOptions eg = ernie;
     eg.noise_prob = data.noise_prob;
     eg.validate();
   }
-  if (label_smoothing < 0.0 || label_smoothing >= 1.0) throw InputError("--label-smoothing must be in [0, 1)");
+  if (label_smoothing < 0.0 || label_smoothing >= 1.0)
+    throw InputError("--label-smoothing must be in [0, 1)");
 }
 
 // ---- loss ------------------------------------------------------------------------------------
 
-std::pair<torch::Tensor, torch::Tensor> label_smoothed_nll(const torch::Tensor& logits, const torch::Tensor& labels,
-                                                           double eps, torch::Tensor* unilm_kl) {
+std::pair<torch::Tensor, torch::Tensor> label_smoothed_nll(const torch::Tensor& logits,
+                                                           const torch::Tensor& labels, double eps,
+                                                           torch::Tensor* unilm_kl) {
   torch::Tensor lp = torch::log_softmax(logits.to(torch::kFloat), -1);
   torch::Tensor nll = -lp.gather(1, labels.view({-1, 1})).squeeze(1);
   torch::Tensor loss = nll;
@@ -72,12 +76,14 @@ std::pair<torch::Tensor, torch::Tensor> label_smoothed_nll(const torch::Tensor& 
   return {loss.mean(), nll.mean()};
 }
 
-torch::Tensor unilm_smoothed_kl(const torch::Tensor& log_probs, const torch::Tensor& labels, double eps) {
+torch::Tensor unilm_smoothed_kl(const torch::Tensor& log_probs, const torch::Tensor& labels,
+                                double eps) {
   if (log_probs.size(0) == 0) return torch::zeros({}, log_probs.options().dtype(torch::kFloat));
   return unilm_smoothed_kl_rows(log_probs, labels, eps).mean();
 }
 
-torch::Tensor unilm_smoothed_kl_rows(const torch::Tensor& log_probs, const torch::Tensor& labels, double eps) {
+torch::Tensor unilm_smoothed_kl_rows(const torch::Tensor& log_probs, const torch::Tensor& labels,
+                                     double eps) {
   const torch::Tensor lp = log_probs.to(torch::kFloat);
   const torch::Tensor y = labels.view({-1, 1});
   const torch::Tensor lp_y = lp.gather(1, y).squeeze(1);
@@ -96,9 +102,12 @@ std::string format_duration(double s) {
   if (!(s >= 0) || s > 1e7) return "?";
   char buf[32];
   const long t = std::lround(s);
-  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
-  else if (t >= 60) std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
-  else std::snprintf(buf, sizeof buf, "%lds", t);
+  if (t >= 3600)
+    std::snprintf(buf, sizeof buf, "%ldh%02ldm", t / 3600, (t / 60) % 60);
+  else if (t >= 60)
+    std::snprintf(buf, sizeof buf, "%ldm%02lds", t / 60, t % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lds", t);
   return buf;
 }
 
@@ -147,8 +156,8 @@ class UnilmObjective final : public Seq2SeqObjective {
     torch::Tensor h =
         out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device_));
     torch::Tensor kl;
-    auto [loss, nll] = label_smoothed_nll(model_->mlm_logits(h), b.labels.to(device_),
-                                          opts_.label_smoothing, &kl);
+    auto [loss, nll] =
+        label_smoothed_nll(model_->mlm_logits(h), b.labels.to(device_), opts_.label_smoothing, &kl);
     const double w = double(b.labels.size(0)) / double(masked_total);
     return {loss, w, b.tokens, {{"nll", nll}, {"loss_unilm", kl}}};
   }
@@ -176,8 +185,8 @@ class UnilmObjective final : public Seq2SeqObjective {
   std::vector<TrainBatch> micro_;
 };
 
-// ERNIE-GEN (models/training/ernie_gen.h): the multi-flow loss at every target position of the noised
-// target, λ·word + (1−λ)·span.
+// ERNIE-GEN (models/training/ernie_gen.h): the multi-flow loss at every target position of the
+// noised target, λ·word + (1−λ)·span.
 class ErnieGenObjective final : public Seq2SeqObjective {
  public:
   ErnieGenObjective(UnilmModel& model, const std::vector<Seq2SeqExample>& train,
@@ -294,8 +303,9 @@ TrainResult train_seq2seq(UnilmModel& model, const std::vector<Seq2SeqExample>& 
   const LoopOptions loop = loop_options(opts, batches);
 
   const int64_t dev_period = opts.dev_every > 0 ? opts.dev_every
-                             : opts.dev_every < 0 ? std::max<int64_t>(1, batches.steps_in_first_epoch())
-                                                  : 0;
+                             : opts.dev_every < 0
+                                 ? std::max<int64_t>(1, batches.steps_in_first_epoch())
+                                 : 0;
   const bool with_dev = dev && !dev->empty() && dev_period > 0;
   double best_dev = 0.0;
   int64_t best_step = 0, bad_evals = 0;

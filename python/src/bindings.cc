@@ -11,19 +11,17 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "core/error.h"
 #include "core/heap.h"
 #include "metrics/bleu.h"
 #include "metrics/bleu_compat.h"
 #include "metrics/chrf.h"
-#include "metrics/ter.h"
 #include "metrics/coqa.h"
 #include "metrics/distinct.h"
 #include "metrics/entropy.h"
@@ -34,6 +32,7 @@
 #include "metrics/rouge_score.h"
 #include "metrics/sacrebleu_significance.h"
 #include "metrics/squad.h"
+#include "metrics/ter.h"
 #include "pipelines/evaluate.h"
 #include "results/run_result.h"
 #include "unieval_version.h"
@@ -75,7 +74,8 @@ struct type_caster<std::vector<std::string>> {
     value = static_cast<std::vector<std::string>&&>(std::move(generic));
     return true;
   }
-  static handle cast(const std::vector<std::string>& src, return_value_policy policy, handle parent) {
+  static handle cast(const std::vector<std::string>& src, return_value_policy policy,
+                     handle parent) {
     return list_caster<std::vector<std::string>, std::string>::cast(src, policy, parent);
   }
 };
@@ -85,10 +85,12 @@ namespace {
 
 // Streams must be as long as hyps (the CLI's check on files, with the same wording).
 void check_streams(const Lines& hyps, const Streams& refs, const char* what) {
-  if (refs.empty()) throw unieval::InputError(std::string(what) + ": at least one reference stream is required");
+  if (refs.empty())
+    throw unieval::InputError(std::string(what) + ": at least one reference stream is required");
   for (size_t k = 0; k < refs.size(); ++k)
     if (refs[k].size() != hyps.size())
-      throw unieval::InputError("reference stream " + std::to_string(k) + " has " + std::to_string(refs[k].size()) +
+      throw unieval::InputError("reference stream " + std::to_string(k) + " has " +
+                                std::to_string(refs[k].size()) +
                                 " segments but the hypotheses have " + std::to_string(hyps.size()));
 }
 
@@ -162,9 +164,10 @@ m::TerOptions ter_options(bool normalized, bool no_punct, bool asian_support, bo
 void bind_bleu(py::module_& mod) {
   mod.def(
       "bleu",
-      [](const Lines& hyps, const Streams& refs, const std::string& tokenize, const std::string& smooth,
-         std::optional<double> smooth_value, bool lowercase, int max_order, bool effective_order,
-         std::optional<std::string> missing_marker, bool sentence, int threads) -> py::object {
+      [](const Lines& hyps, const Streams& refs, const std::string& tokenize,
+         const std::string& smooth, std::optional<double> smooth_value, bool lowercase,
+         int max_order, bool effective_order, std::optional<std::string> missing_marker,
+         bool sentence, int threads) -> py::object {
         m::BleuOptions o;
         o.tokenize = m::parse_bleu_tokenize(tokenize);
         o.smooth = m::parse_bleu_smooth(smooth);
@@ -194,21 +197,24 @@ void bind_bleu(py::module_& mod) {
         }
         return bleu_dict(s);
       },
-      py::arg("hyps"), py::arg("refs"), py::arg("tokenize") = "13a", py::arg("smooth_method") = "exp",
-      py::arg("smooth_value") = py::none(), py::arg("lowercase") = false, py::arg("max_ngram_order") = 4,
-      py::arg("effective_order") = false, py::arg("missing_marker") = py::none(), py::arg("sentence") = false,
-      py::arg("threads") = 0,
+      py::arg("hyps"), py::arg("refs"), py::arg("tokenize") = "13a",
+      py::arg("smooth_method") = "exp", py::arg("smooth_value") = py::none(),
+      py::arg("lowercase") = false, py::arg("max_ngram_order") = 4,
+      py::arg("effective_order") = false, py::arg("missing_marker") = py::none(),
+      py::arg("sentence") = false, py::arg("threads") = 0,
       "sacreBLEU 2.6.0 BLEU (metrics/bleu.h): a dict, or one per segment with sentence=True");
 
   mod.def(
       "bleu_from_stats",
-      [](const std::vector<int64_t>& correct, const std::vector<int64_t>& total, int64_t sys_len, int64_t ref_len,
-         const std::string& smooth, std::optional<double> smooth_value, bool effective_order, int max_order) {
+      [](const std::vector<int64_t>& correct, const std::vector<int64_t>& total, int64_t sys_len,
+         int64_t ref_len, const std::string& smooth, std::optional<double> smooth_value,
+         bool effective_order, int max_order) {
         if (max_order < 1) throw unieval::InputError("max_ngram_order must be >= 1");
         if (correct.size() != total.size() || static_cast<int>(correct.size()) < max_order)
           throw unieval::InputError("compute_bleu: correct and total need max_ngram_order (" +
                                     std::to_string(max_order) + ") counts each, got " +
-                                    std::to_string(correct.size()) + " and " + std::to_string(total.size()));
+                                    std::to_string(correct.size()) + " and " +
+                                    std::to_string(total.size()));
         m::BleuOptions o;
         o.smooth = m::parse_bleu_smooth(smooth);
         o.smooth_value = smooth_value;
@@ -221,14 +227,16 @@ void bind_bleu(py::module_& mod) {
         st.total.assign(total.begin(), total.begin() + max_order);
         return bleu_dict(m::compute_bleu(st, o));
       },
-      py::arg("correct"), py::arg("total"), py::arg("sys_len"), py::arg("ref_len"), py::arg("smooth_method") = "none",
-      py::arg("smooth_value") = py::none(), py::arg("effective_order") = false, py::arg("max_ngram_order") = 4,
-      "sacreBLEU 2.6.0 BLEU.compute_bleu: the score of sufficient statistics (metrics/bleu.h compute_bleu)");
+      py::arg("correct"), py::arg("total"), py::arg("sys_len"), py::arg("ref_len"),
+      py::arg("smooth_method") = "none", py::arg("smooth_value") = py::none(),
+      py::arg("effective_order") = false, py::arg("max_ngram_order") = 4,
+      "sacreBLEU 2.6.0 BLEU.compute_bleu: the score of sufficient statistics (metrics/bleu.h "
+      "compute_bleu)");
 
   mod.def(
       "bleu_signature",
-      [](int nrefs, const std::string& tokenize, const std::string& smooth, bool lowercase, bool effective_order,
-         std::optional<double> smooth_value) {
+      [](int nrefs, const std::string& tokenize, const std::string& smooth, bool lowercase,
+         bool effective_order, std::optional<double> smooth_value) {
         m::BleuOptions o;
         o.tokenize = m::parse_bleu_tokenize(tokenize);
         o.smooth = m::parse_bleu_smooth(smooth);
@@ -237,8 +245,9 @@ void bind_bleu(py::module_& mod) {
         o.effective_order = effective_order;
         return o.signature(nrefs);
       },
-      py::arg("nrefs"), py::arg("tokenize") = "13a", py::arg("smooth_method") = "exp", py::arg("lowercase") = false,
-      py::arg("effective_order") = false, py::arg("smooth_value") = py::none());
+      py::arg("nrefs"), py::arg("tokenize") = "13a", py::arg("smooth_method") = "exp",
+      py::arg("lowercase") = false, py::arg("effective_order") = false,
+      py::arg("smooth_value") = py::none());
 
   mod.def(
       "bleu_tokenize",
@@ -255,8 +264,9 @@ void bind_bleu(py::module_& mod) {
 void bind_chrf(py::module_& mod) {
   mod.def(
       "chrf",
-      [](const Lines& hyps, const Streams& refs, int char_order, int word_order, double beta, bool lowercase,
-         bool eps_smoothing, bool whitespace, bool sentence, int threads) -> py::object {
+      [](const Lines& hyps, const Streams& refs, int char_order, int word_order, double beta,
+         bool lowercase, bool eps_smoothing, bool whitespace, bool sentence,
+         int threads) -> py::object {
         m::ChrfOptions o;
         o.whitespace = whitespace;
         if (char_order < 1) throw unieval::InputError("char_order must be >= 1");
@@ -293,13 +303,15 @@ void bind_chrf(py::module_& mod) {
         }
         return as_dict(s);
       },
-      py::arg("hyps"), py::arg("refs"), py::arg("char_order") = 6, py::arg("word_order") = 0, py::arg("beta") = 2.0,
-      py::arg("lowercase") = false, py::arg("eps_smoothing") = false, py::arg("whitespace") = false,
-      py::arg("sentence") = false, py::arg("threads") = 0, "sacreBLEU 2.6.0 chrF / chrF++ (metrics/chrf.h)");
+      py::arg("hyps"), py::arg("refs"), py::arg("char_order") = 6, py::arg("word_order") = 0,
+      py::arg("beta") = 2.0, py::arg("lowercase") = false, py::arg("eps_smoothing") = false,
+      py::arg("whitespace") = false, py::arg("sentence") = false, py::arg("threads") = 0,
+      "sacreBLEU 2.6.0 chrF / chrF++ (metrics/chrf.h)");
 
   mod.def(
       "chrf_signature",
-      [](int nrefs, int char_order, int word_order, double beta, bool lowercase, bool eps_smoothing, bool whitespace) {
+      [](int nrefs, int char_order, int word_order, double beta, bool lowercase, bool eps_smoothing,
+         bool whitespace) {
         m::ChrfOptions o;
         o.whitespace = whitespace;
         o.char_order = char_order;
@@ -310,7 +322,8 @@ void bind_chrf(py::module_& mod) {
         return o.signature(nrefs);
       },
       py::arg("nrefs"), py::arg("char_order") = 6, py::arg("word_order") = 0, py::arg("beta") = 2.0,
-      py::arg("lowercase") = false, py::arg("eps_smoothing") = false, py::arg("whitespace") = false);
+      py::arg("lowercase") = false, py::arg("eps_smoothing") = false,
+      py::arg("whitespace") = false);
 }
 
 // ---- TER (sacreBLEU 2.6.0) ----------------------------------------------------------------
@@ -362,7 +375,8 @@ void bind_ter(py::module_& mod) {
       "tercom_tokenize",
       [](const std::string& sent, bool normalized, bool no_punct, bool asian_support,
          bool case_sensitive) {
-        return m::tercom_tokenize(sent, ter_options(normalized, no_punct, asian_support, case_sensitive));
+        return m::tercom_tokenize(sent,
+                                  ter_options(normalized, no_punct, asian_support, case_sensitive));
       },
       py::arg("sent"), py::arg("normalized") = false, py::arg("no_punct") = false,
       py::arg("asian_support") = false, py::arg("case_sensitive") = false,
@@ -426,43 +440,49 @@ void bind_significance(py::module_& mod) {
            [](const m::ResampleMetric& r, const m::StatsMatrix& st) {
              // (score, column sums): sum_of_lists then _compute_score_from_stats
              std::vector<double> sums = m::python_sums(st);
-             double score = m::score_of_sums(r, sums.data(), sums.size(), m::SumArithmetic::kPython);
+             double score =
+                 m::score_of_sums(r, sums.data(), sums.size(), m::SumArithmetic::kPython);
              return py::make_tuple(score, sums);
            })
       .def("bootstrap",
            [](const m::ResampleMetric& r, const m::StatsMatrix& st, const py::buffer& idx) {
              py::buffer_info b = idx.request();
              if (b.itemsize != 8 || (b.format != "l" && b.format != "q") || b.ndim != 2 ||
-                 static_cast<size_t>(b.shape[1]) != st.rows || b.strides[1] != 8 || b.strides[0] != 8 * b.shape[1])
-               throw py::value_error("bootstrap: a C-contiguous int64 array of shape (samples, segments)");
+                 static_cast<size_t>(b.shape[1]) != st.rows || b.strides[1] != 8 ||
+                 b.strides[0] != 8 * b.shape[1])
+               throw py::value_error(
+                   "bootstrap: a C-contiguous int64 array of shape (samples, segments)");
              std::vector<double> out;
              {
                py::gil_scoped_release nogil;
-               out = m::bootstrap_scores(r, st, static_cast<const int64_t*>(b.ptr), static_cast<size_t>(b.shape[0]));
+               out = m::bootstrap_scores(r, st, static_cast<const int64_t*>(b.ptr),
+                                         static_cast<size_t>(b.shape[0]));
              }
-             return py::bytes(reinterpret_cast<const char*>(out.data()), out.size() * sizeof(double));
+             return py::bytes(reinterpret_cast<const char*>(out.data()),
+                              out.size() * sizeof(double));
            })
-      .def("ar",
-           [](const m::ResampleMetric& r, const m::StatsMatrix& bl, const m::StatsMatrix& sys,
-              const py::buffer& mask) {
-             py::buffer_info b = mask.request();
-             if (b.itemsize != 1 || b.ndim != 2 || static_cast<size_t>(b.shape[1]) != bl.rows || b.strides[1] != 1 ||
-                 b.strides[0] != b.shape[1])
-               throw py::value_error("ar: a C-contiguous bool array of shape (trials, segments)");
-             m::ArScores out;
-             {
-               py::gil_scoped_release nogil;
-               out = m::ar_scores(r, bl, sys, static_cast<const uint8_t*>(b.ptr), static_cast<size_t>(b.shape[0]));
-             }
-             auto bytes = [](const std::vector<double>& v) {
-               return py::bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
-             };
-             return py::make_tuple(bytes(out.a), bytes(out.b));
-           });
+      .def("ar", [](const m::ResampleMetric& r, const m::StatsMatrix& bl, const m::StatsMatrix& sys,
+                    const py::buffer& mask) {
+        py::buffer_info b = mask.request();
+        if (b.itemsize != 1 || b.ndim != 2 || static_cast<size_t>(b.shape[1]) != bl.rows ||
+            b.strides[1] != 1 || b.strides[0] != b.shape[1])
+          throw py::value_error("ar: a C-contiguous bool array of shape (trials, segments)");
+        m::ArScores out;
+        {
+          py::gil_scoped_release nogil;
+          out = m::ar_scores(r, bl, sys, static_cast<const uint8_t*>(b.ptr),
+                             static_cast<size_t>(b.shape[0]));
+        }
+        auto bytes = [](const std::vector<double>& v) {
+          return py::bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(double));
+        };
+        return py::make_tuple(bytes(out.a), bytes(out.b));
+      });
   mod.def(
       "bleu_resampler",
-      [](const std::string& tokenize, const std::string& smooth, std::optional<double> smooth_value, bool lowercase,
-         int max_order, bool effective_order, std::optional<std::string> missing_marker, int threads) {
+      [](const std::string& tokenize, const std::string& smooth, std::optional<double> smooth_value,
+         bool lowercase, int max_order, bool effective_order,
+         std::optional<std::string> missing_marker, int threads) {
         m::ResampleMetric r;
         r.metric = m::StatsMetric::kBleu;
         r.bleu.tokenize = m::parse_bleu_tokenize(tokenize);
@@ -477,12 +497,14 @@ void bind_significance(py::module_& mod) {
         r.threads = threads;
         return r;
       },
-      py::arg("tokenize") = "13a", py::arg("smooth_method") = "exp", py::arg("smooth_value") = py::none(),
-      py::arg("lowercase") = false, py::arg("max_ngram_order") = 4, py::arg("effective_order") = false,
+      py::arg("tokenize") = "13a", py::arg("smooth_method") = "exp",
+      py::arg("smooth_value") = py::none(), py::arg("lowercase") = false,
+      py::arg("max_ngram_order") = 4, py::arg("effective_order") = false,
       py::arg("missing_marker") = py::none(), py::arg("threads") = 0);
   mod.def(
       "chrf_resampler",
-      [](int char_order, int word_order, double beta, bool lowercase, bool eps_smoothing, bool whitespace, int threads) {
+      [](int char_order, int word_order, double beta, bool lowercase, bool eps_smoothing,
+         bool whitespace, int threads) {
         m::ResampleMetric r;
         r.metric = m::StatsMetric::kChrf;
         if (char_order < 1) throw unieval::InputError("char_order must be >= 1");
@@ -497,8 +519,9 @@ void bind_significance(py::module_& mod) {
         r.threads = threads;
         return r;
       },
-      py::arg("char_order") = 6, py::arg("word_order") = 0, py::arg("beta") = 2.0, py::arg("lowercase") = false,
-      py::arg("eps_smoothing") = false, py::arg("whitespace") = false, py::arg("threads") = 0);
+      py::arg("char_order") = 6, py::arg("word_order") = 0, py::arg("beta") = 2.0,
+      py::arg("lowercase") = false, py::arg("eps_smoothing") = false, py::arg("whitespace") = false,
+      py::arg("threads") = 0);
   mod.def(
       "ter_resampler",
       [](bool normalized, bool no_punct, bool asian_support, bool case_sensitive, int threads) {
@@ -534,7 +557,8 @@ void bind_rouge_score(py::module_& mod) {
           } else if (conv.load(items[i], true)) {
             per_pair[i] = py::detail::cast_op<Lines&&>(std::move(conv));
           } else {
-            throw py::type_error("`targets` item " + std::to_string(i) + " is neither a string nor a list of strings");
+            throw py::type_error("`targets` item " + std::to_string(i) +
+                                 " is neither a string nor a list of strings");
           }
         }
         m::RougeScoreOptions o;
@@ -557,7 +581,8 @@ void bind_rouge_score(py::module_& mod) {
         return py::bytes(bytes);
       },
       py::arg("targets"), py::arg("predictions"), py::arg("types"), py::arg("use_stemmer") = false,
-      "rouge-score 0.1.2 RougeScorer.score / score_multi of every pair: packed doubles [pair][type][P, R, F]");
+      "rouge-score 0.1.2 RougeScorer.score / score_multi of every pair: packed doubles "
+      "[pair][type][P, R, F]");
 
   mod.def(
       "streams_info",
@@ -573,10 +598,13 @@ void bind_rouge_score(py::module_& mod) {
           PyObject* stream = PyList_GET_ITEM(streams.ptr(), s);
           if (!PyList_Check(stream)) throw py::type_error("streams_info: a list of lists");
           const Py_ssize_t n = PyList_GET_SIZE(stream);
-          if (per_segment.size() < static_cast<size_t>(n)) per_segment.resize(static_cast<size_t>(n), 0);
+          if (per_segment.size() < static_cast<size_t>(n))
+            per_segment.resize(static_cast<size_t>(n), 0);
           for (Py_ssize_t i = 0; i < n; ++i) {
-            if (PyList_GET_ITEM(stream, i) == Py_None) any_none = true;
-            else ++per_segment[static_cast<size_t>(i)];
+            if (PyList_GET_ITEM(stream, i) == Py_None)
+              any_none = true;
+            else
+              ++per_segment[static_cast<size_t>(i)];
           }
         }
         int nrefs = static_cast<int>(k);
@@ -600,26 +628,43 @@ void bind_rouge155(py::module_& mod) {
         for (auto item : fields) {
           std::string k = py::str(item.first);
           py::handle v = item.second;
-          if (k == "max_n") o.max_n = v.cast<int>();
-          else if (k == "lcs") o.lcs = v.cast<bool>();
-          else if (k == "wlcs_weight") o.wlcs_weight = v.cast<std::string>();
-          else if (k == "skip_distance") o.skip_distance = v.cast<std::string>();
-          else if (k == "skip_unigram") o.skip_unigram = v.cast<bool>();
-          else if (k == "skip_both") o.skip_both = v.cast<bool>();
-          else if (k == "stem") o.stem = v.cast<bool>();
-          else if (k == "use_exceptions") o.use_exceptions = v.cast<bool>();
-          else if (k == "remove_stopwords") o.remove_stopwords = v.cast<bool>();
-          else if (k == "length_limit") o.length_limit = v.cast<long>();
-          else if (k == "byte_limit") o.byte_limit = v.cast<long>();
+          if (k == "max_n")
+            o.max_n = v.cast<int>();
+          else if (k == "lcs")
+            o.lcs = v.cast<bool>();
+          else if (k == "wlcs_weight")
+            o.wlcs_weight = v.cast<std::string>();
+          else if (k == "skip_distance")
+            o.skip_distance = v.cast<std::string>();
+          else if (k == "skip_unigram")
+            o.skip_unigram = v.cast<bool>();
+          else if (k == "skip_both")
+            o.skip_both = v.cast<bool>();
+          else if (k == "stem")
+            o.stem = v.cast<bool>();
+          else if (k == "use_exceptions")
+            o.use_exceptions = v.cast<bool>();
+          else if (k == "remove_stopwords")
+            o.remove_stopwords = v.cast<bool>();
+          else if (k == "length_limit")
+            o.length_limit = v.cast<long>();
+          else if (k == "byte_limit")
+            o.byte_limit = v.cast<long>();
           else if (k == "formula") {
             std::string f = v.cast<std::string>();
-            if (f != "A" && f != "B") throw unieval::InputError("-f must be A or B, not '" + f + "'");
+            if (f != "A" && f != "B")
+              throw unieval::InputError("-f must be A or B, not '" + f + "'");
             o.formula = f[0];
-          } else if (k == "alpha") o.alpha = v.cast<double>();
-          else if (k == "confidence") o.confidence = v.cast<double>();
-          else if (k == "resamples") o.resamples = v.cast<int>();
-          else if (k == "threads") o.threads = v.cast<int>();
-          else throw unieval::InputError("rouge155: unknown option '" + k + "'");
+          } else if (k == "alpha")
+            o.alpha = v.cast<double>();
+          else if (k == "confidence")
+            o.confidence = v.cast<double>();
+          else if (k == "resamples")
+            o.resamples = v.cast<int>();
+          else if (k == "threads")
+            o.threads = v.cast<int>();
+          else
+            throw unieval::InputError("rouge155: unknown option '" + k + "'");
         }
         std::vector<m::RougeInstance> instances;
         instances.reserve(corpus.size());
@@ -662,9 +707,10 @@ void bind_rouge155(py::module_& mod) {
 // ---- METEOR -----------------------------------------------------------------------------
 void bind_meteor(py::module_& mod) {
   py::class_<MeteorHandle>(mod, "MeteorScorer")
-      .def(py::init([](const std::string& task, const std::vector<double>& params, const Lines& modules,
-                       const std::vector<double>& weights, const std::string& normalize, int beam_size,
-                       const std::string& data_dir, const std::string& paraphrase_file, int threads) {
+      .def(py::init([](const std::string& task, const std::vector<double>& params,
+                       const Lines& modules, const std::vector<double>& weights,
+                       const std::string& normalize, int beam_size, const std::string& data_dir,
+                       const std::string& paraphrase_file, int threads) {
              m::MeteorOptions o;
              o.task = task;
              o.params = params;
@@ -683,8 +729,9 @@ void bind_meteor(py::module_& mod) {
            }),
            py::arg("task") = "rank", py::arg("params") = std::vector<double>{},
            py::arg("modules") = Lines{"exact", "stem", "synonym", "paraphrase"},
-           py::arg("weights") = std::vector<double>{}, py::arg("normalize") = "none", py::arg("beam_size") = 40,
-           py::arg("meteor_data") = "", py::arg("paraphrase_file") = "", py::arg("threads") = 0)
+           py::arg("weights") = std::vector<double>{}, py::arg("normalize") = "none",
+           py::arg("beam_size") = 40, py::arg("meteor_data") = "", py::arg("paraphrase_file") = "",
+           py::arg("threads") = 0)
       .def("score",
            [](const MeteorHandle& h, const Lines& hyps, const Streams& refs) {
              m::MeteorResult r;
@@ -713,9 +760,12 @@ void bind_nist(py::module_& mod) {
       [](const Lines& hyps, const Streams& refs, const std::string& version, bool international,
          bool preserve_case, bool dstc7_writer) {
         m::NistOptions o;
-        if (version == "14c" || version == "v14c") o.tokenization = m::text::MtevalTokenization::kV14c;
-        else if (version == "13a" || version == "v13a") o.tokenization = m::text::MtevalTokenization::kV13a;
-        else throw unieval::InputError("--nist-version: '" + version + "' (14c or 13a)");
+        if (version == "14c" || version == "v14c")
+          o.tokenization = m::text::MtevalTokenization::kV14c;
+        else if (version == "13a" || version == "v13a")
+          o.tokenization = m::text::MtevalTokenization::kV13a;
+        else
+          throw unieval::InputError("--nist-version: '" + version + "' (14c or 13a)");
         if (international) o.tokenization = m::text::MtevalTokenization::kIntl;
         o.preserve_case = preserve_case;
         o.dstc7_writer = dstc7_writer;
@@ -733,8 +783,9 @@ void bind_nist(py::module_& mod) {
         d["warnings"] = s.warnings;
         return d;
       },
-      py::arg("hyps"), py::arg("refs"), py::arg("version") = "14c", py::arg("international") = false,
-      py::arg("preserve_case") = false, py::arg("dstc7_writer") = true);
+      py::arg("hyps"), py::arg("refs"), py::arg("version") = "14c",
+      py::arg("international") = false, py::arg("preserve_case") = false,
+      py::arg("dstc7_writer") = true);
 
   mod.def(
       "nist_nltk",
@@ -745,7 +796,8 @@ void bind_nist(py::module_& mod) {
           py::gil_scoped_release nogil;
           check_streams(hyps, refs, "NIST");
           std::vector<std::vector<std::vector<std::string>>> split_refs;  // [segment][reference]
-          for (const auto& seg : m::refs_by_segment(refs)) split_refs.push_back(m::split_lines_py(seg));
+          for (const auto& seg : m::refs_by_segment(refs))
+            split_refs.push_back(m::split_lines_py(seg));
           s = m::nltk_corpus_nist(m::split_lines_py(hyps), split_refs, n);
         }
         py::dict d;
@@ -763,10 +815,14 @@ void bind_qa(py::module_& mod) {
       [](const std::string& data, const std::string& preds, std::optional<std::string> na_probs,
          const std::string& version, double na_prob_thresh, bool allow_missing, int threads) {
         m::SquadOptions o;
-        if (version == "auto" || version.empty()) o.version = m::SquadVersion::kAuto;
-        else if (version == "1.1" || version == "v1.1") o.version = m::SquadVersion::kV1_1;
-        else if (version == "2.0" || version == "v2.0") o.version = m::SquadVersion::kV2_0;
-        else throw unieval::InputError("--squad-version: '" + version + "' (auto, 1.1 or 2.0)");
+        if (version == "auto" || version.empty())
+          o.version = m::SquadVersion::kAuto;
+        else if (version == "1.1" || version == "v1.1")
+          o.version = m::SquadVersion::kV1_1;
+        else if (version == "2.0" || version == "v2.0")
+          o.version = m::SquadVersion::kV2_0;
+        else
+          throw unieval::InputError("--squad-version: '" + version + "' (auto, 1.1 or 2.0)");
         o.na_prob_thresh = na_prob_thresh;
         o.allow_missing = allow_missing;
         o.threads = threads;
@@ -789,14 +845,20 @@ void bind_qa(py::module_& mod) {
         d["missing"] = missing;
         return d;
       },
-      py::arg("data"), py::arg("predictions"), py::arg("na_probs") = py::none(), py::arg("version") = "auto",
-      py::arg("na_prob_thresh") = 1.0, py::arg("allow_missing") = false, py::arg("threads") = 0,
+      py::arg("data"), py::arg("predictions"), py::arg("na_probs") = py::none(),
+      py::arg("version") = "auto", py::arg("na_prob_thresh") = 1.0,
+      py::arg("allow_missing") = false, py::arg("threads") = 0,
       "official SQuAD v1.1 / v2.0 scripts (metrics/squad.h) on the JSON texts of the files");
 
-  mod.def("squad_v1_exact_match", [](const std::string& p, const std::string& g) { return m::squad_v1_exact_match(p, g); });
-  mod.def("squad_v1_f1", [](const std::string& p, const std::string& g) { return m::squad_v1_f1(p, g); });
-  mod.def("squad_v2_compute_exact", [](const std::string& g, const std::string& p) { return m::squad_v2_compute_exact(g, p); });
-  mod.def("squad_v2_compute_f1", [](const std::string& g, const std::string& p) { return m::squad_v2_compute_f1(g, p); });
+  mod.def("squad_v1_exact_match",
+          [](const std::string& p, const std::string& g) { return m::squad_v1_exact_match(p, g); });
+  mod.def("squad_v1_f1",
+          [](const std::string& p, const std::string& g) { return m::squad_v1_f1(p, g); });
+  mod.def("squad_v2_compute_exact", [](const std::string& g, const std::string& p) {
+    return m::squad_v2_compute_exact(g, p);
+  });
+  mod.def("squad_v2_compute_f1",
+          [](const std::string& g, const std::string& p) { return m::squad_v2_compute_f1(g, p); });
 
   mod.def(
       "coqa",
@@ -840,10 +902,12 @@ void bind_qa(py::module_& mod) {
 
 // ---- GLUE -------------------------------------------------------------------------------
 void bind_glue(py::module_& mod) {
-  mod.def("glue_label_names", [](const std::string& task) { return m::glue_label_names(m::parse_glue_task(task)); });
+  mod.def("glue_label_names",
+          [](const std::string& task) { return m::glue_label_names(m::parse_glue_task(task)); });
   mod.def(
       "glue",
-      [](const std::string& task, const std::vector<double>& labels, const std::vector<double>& preds) {
+      [](const std::string& task, const std::vector<double>& labels,
+         const std::vector<double>& preds) {
         std::string out, signature;
         std::vector<std::string> warnings;
         {
@@ -864,7 +928,8 @@ void bind_glue(py::module_& mod) {
       "glue_score",
       [](const std::string& task_metrics, bool mnli_matched_only) {
         m::GlueScoreOptions o;
-        o.mnli = mnli_matched_only ? m::GlueMnliConvention::kMatchedOnly : m::GlueMnliConvention::kAverage;
+        o.mnli = mnli_matched_only ? m::GlueMnliConvention::kMatchedOnly
+                                   : m::GlueMnliConvention::kAverage;
         m::GlueScore s = m::glue_score(nlohmann::json::parse(task_metrics), o, "task_metrics");
         return json_to_py(dump(s.to_json()));
       },
@@ -875,7 +940,8 @@ void bind_glue(py::module_& mod) {
 void bind_distinct(py::module_& mod) {
   mod.def(
       "distinct",
-      [](const Lines& lines, const std::string& flavour, const std::vector<int>& orders, bool dstc7_clean) {
+      [](const Lines& lines, const std::string& flavour, const std::vector<int>& orders,
+         bool dstc7_clean) {
         m::DistinctOptions o;
         o.flavour = m::parse_distinct_flavour(flavour);
         o.orders = orders;
@@ -902,16 +968,18 @@ void bind_distinct(py::module_& mod) {
         }
         return json_to_py(out);
       },
-      py::arg("lines"), py::arg("orders") = std::vector<int>{1, 2, 3, 4}, py::arg("dstc7_clean") = false);
+      py::arg("lines"), py::arg("orders") = std::vector<int>{1, 2, 3, 4},
+      py::arg("dstc7_clean") = false);
 }
 
 // ---- unieval eval -----------------------------------------------------------------------
 void bind_eval(py::module_& mod) {
   mod.def(
       "evaluate",
-      [](const std::string& task, const std::string& data, const std::string& pred, const std::string& split,
-         const std::string& system, const std::map<std::string, std::string>& options, bool per_example,
-         int bootstrap, unsigned long long seed, double ci_level) {
+      [](const std::string& task, const std::string& data, const std::string& pred,
+         const std::string& split, const std::string& system,
+         const std::map<std::string, std::string>& options, bool per_example, int bootstrap,
+         unsigned long long seed, double ci_level) {
         unieval::tasks::EvalRequest req;
         req.task = task;
         req.data = data;
@@ -930,10 +998,10 @@ void bind_eval(py::module_& mod) {
         }
         return json_to_py(out);
       },
-      py::arg("task"), py::arg("data"), py::arg("pred"), py::arg("split") = "", py::arg("system") = "",
-      py::arg("options") = std::map<std::string, std::string>{}, py::arg("per_example") = false,
-      py::arg("bootstrap") = 0, py::arg("seed") = 12345ULL, py::arg("ci_level") = 0.95,
-      "unieval eval (pipelines/evaluate.h): the result JSON as a dict");
+      py::arg("task"), py::arg("data"), py::arg("pred"), py::arg("split") = "",
+      py::arg("system") = "", py::arg("options") = std::map<std::string, std::string>{},
+      py::arg("per_example") = false, py::arg("bootstrap") = 0, py::arg("seed") = 12345ULL,
+      py::arg("ci_level") = 0.95, "unieval eval (pipelines/evaluate.h): the result JSON as a dict");
 }
 
 }  // namespace

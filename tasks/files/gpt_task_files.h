@@ -15,18 +15,19 @@ namespace unieval::tasks {
 // files, ids and labels as the adapters above.
 struct GptTaskExample {
   std::string id;
-  std::vector<std::string> texts;    // snli/scitail {premise, hypothesis}; race {article, question};
-                                     // story-cloze {the four story sentences joined by spaces};
-                                     // dprd {sentence, pronoun}
-  std::vector<std::string> choices;  // race: the options; story-cloze: the two endings; dprd: the candidates
-  int64_t label = 0;                 // index into GptTaskData::labels (multiple choice: the answer)
-  bool scored = true;                // false: SNLI "-", the other RACE level: neither trained nor scored
+  // snli/scitail {premise, hypothesis}; race {article, question}; story-cloze {the four story
+  // sentences joined by spaces}; dprd {sentence, pronoun}
+  std::vector<std::string> texts;
+  // race: the options; story-cloze: the two endings; dprd: the candidates
+  std::vector<std::string> choices;
+  int64_t label = 0;   // index into GptTaskData::labels (multiple choice: the answer)
+  bool scored = true;  // false: SNLI "-", the other RACE level: neither trained nor scored
 };
 struct GptTaskData {
   std::string task, file;
-  std::vector<std::string> labels;   // snli entailment neutral contradiction; scitail entails neutral;
-                                     // race A-D; story-cloze 1 2
-  bool multiple_choice = false;      // race*, story-cloze
+  // snli entailment neutral contradiction; scitail entails neutral; race A-D; story-cloze 1 2
+  std::vector<std::string> labels;
+  bool multiple_choice = false;  // race*, story-cloze
   std::vector<GptTaskExample> examples;
 };
 const std::vector<std::string>& gpt_task_names();
@@ -55,15 +56,15 @@ namespace gpt_files {
 
 struct Example {
   std::string id;
-  std::string gold;     // canonical label
-  std::string group;    // sub-score group ("middle"/"high" for RACE), "" = none
-  bool scored = true;   // false: in the file but not scored (SNLI gold "-")
+  std::string gold;                       // canonical label
+  std::string group;                      // sub-score group ("middle"/"high" for RACE), "" = none
+  bool scored = true;                     // false: in the file but not scored (SNLI gold "-")
   std::vector<std::string> texts = {};    // read_gpt_task_data: the example's texts
   std::vector<std::string> choices = {};  // and its answer options
 };
 
-std::string trim(const std::string& s);   // without leading/trailing spaces, tabs, CR, LF
-std::string lower(std::string s);         // ASCII lower case
+std::string trim(const std::string& s);  // without leading/trailing spaces, tabs, CR, LF
+std::string lower(std::string s);        // ASCII lower case
 std::vector<std::string> split_char(const std::string& s, char sep);
 
 std::optional<std::string> snli_label(const std::string& s);

@@ -17,10 +17,10 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
-#include <iostream>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
@@ -48,7 +48,8 @@ std::string base64_decode(const std::string& in) {
   };
   std::string out;
   int bits = 0;
-  uint32_t acc = 0;  // only the low `bits` bits matter; unsigned, so old bits shift out (int overflowed: UBSan)
+  uint32_t acc = 0;  // only the low `bits` bits matter; unsigned, so old bits shift out (int
+                     // overflowed: UBSan)
   for (char c : in) {
     int v = val(c);
     if (v < 0) continue;
@@ -82,9 +83,10 @@ class Browser {
       }
       for (int fd = 5; fd < 256; ++fd) close(fd);
       std::string udd = "--user-data-dir=" + user_data_dir;
-      execlp("chromium", "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-extensions", "--hide-scrollbars", "--remote-debugging-pipe", udd.c_str(), "about:blank",
+      execlp("chromium", "chromium", "--headless", "--no-sandbox", "--disable-gpu",
+             "--disable-quic", "--no-first-run", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--disable-extensions",
+             "--hide-scrollbars", "--remote-debugging-pipe", udd.c_str(), "about:blank",
              static_cast<char*>(nullptr));
       _exit(127);
     }
@@ -110,7 +112,8 @@ class Browser {
   }
 
   // Sends a command and returns its "result" (throws on an error reply or after 30 s).
-  json send(const std::string& method, const json& params, const std::string& session = "", bool wait = true) {
+  json send(const std::string& method, const json& params, const std::string& session = "",
+            bool wait = true) {
     const int id = next_id_++;
     json msg = {{"id", id}, {"method", method}, {"params", params}};
     if (!session.empty()) msg["sessionId"] = session;
@@ -129,12 +132,14 @@ class Browser {
         json reply = json::parse(buf_.substr(0, nul));
         buf_.erase(0, nul + 1);
         if (reply.contains("id") && reply["id"] == id) {
-          if (reply.contains("error")) throw std::runtime_error(method + ": " + reply["error"].dump());
+          if (reply.contains("error"))
+            throw std::runtime_error(method + ": " + reply["error"].dump());
           return reply["result"];
         }
         continue;  // an event, or a reply to a command sent without waiting
       }
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
       if (left.count() <= 0) throw std::runtime_error("no reply to " + method + " within 30 s");
       pollfd p{from_, POLLIN, 0};
       if (poll(&p, 1, static_cast<int>(left.count())) <= 0) continue;
@@ -161,7 +166,8 @@ class Page {
  public:
   Page(Browser& b, const std::string& url) : b_(b) {
     std::string target = b_.send("Target.createTarget", {{"url", "about:blank"}})["targetId"];
-    session_ = b_.send("Target.attachToTarget", {{"targetId", target}, {"flatten", true}})["sessionId"];
+    session_ =
+        b_.send("Target.attachToTarget", {{"targetId", target}, {"flatten", true}})["sessionId"];
     b_.send("Page.enable", json::object(), session_);
     b_.send("Runtime.enable", json::object(), session_);
     resize(390, 844, true);
@@ -171,21 +177,30 @@ class Page {
   }
   void resize(int width, int height, bool mobile) {
     b_.send("Emulation.setDeviceMetricsOverride",
-            {{"width", width}, {"height", height}, {"deviceScaleFactor", 1}, {"mobile", mobile}}, session_);
+            {{"width", width}, {"height", height}, {"deviceScaleFactor", 1}, {"mobile", mobile}},
+            session_);
   }
   json eval(const std::string& expression) {
-    json r = b_.send("Runtime.evaluate", {{"expression", expression}, {"returnByValue", true}}, session_);
-    if (r.contains("exceptionDetails")) throw std::runtime_error("script failed: " + r["exceptionDetails"].dump());
+    json r = b_.send("Runtime.evaluate", {{"expression", expression}, {"returnByValue", true}},
+                     session_);
+    if (r.contains("exceptionDetails"))
+      throw std::runtime_error("script failed: " + r["exceptionDetails"].dump());
     return r["result"].value("value", json());
   }
   // A real left click at the centre of the element (scrolled into view first).
   void click(const std::string& selector) {
-    json rect = eval("(function(){var e=document.querySelector(" + json(selector).dump() +
-                     ");e.scrollIntoView({block:'center',inline:'center'});var r=e.getBoundingClientRect();"
-                     "return {x:r.left+r.width/2,y:r.top+r.height/2};})()");
+    json rect =
+        eval("(function(){var e=document.querySelector(" + json(selector).dump() +
+             ");e.scrollIntoView({block:'center',inline:'center'});var r=e.getBoundingClientRect();"
+             "return {x:r.left+r.width/2,y:r.top+r.height/2};})()");
     for (const char* type : {"mousePressed", "mouseReleased"})
       b_.send("Input.dispatchMouseEvent",
-              {{"type", type}, {"x", rect["x"]}, {"y", rect["y"]}, {"button", "left"}, {"clickCount", 1}}, session_);
+              {{"type", type},
+               {"x", rect["x"]},
+               {"y", rect["y"]},
+               {"button", "left"},
+               {"clickCount", 1}},
+              session_);
   }
   void screenshot(const std::string& path, bool full_page) {
     json params = {{"format", "png"}};
@@ -202,34 +217,42 @@ class Page {
 
 TEST(BrowserTest, LeaderboardRendersSortsAndFitsAPhone) {
   if (std::system("command -v chromium >/dev/null 2>&1") != 0)
-    GTEST_SKIP() << "chromium absent (Debian package chromium, installed by ci/setup): browser test skipped";
+    GTEST_SKIP()
+        << "chromium absent (Debian package chromium, installed by ci/setup): browser test skipped";
   TempDir tmp;
   auto runs = unieval::testing::write_fixture_runs(tmp);
   const std::string page_path = (tmp.path() / "leaderboard.html").string();
-  auto r = run_cli("table --format html --out " + shq(page_path) + " " + shq(runs[0].path) + " " + shq(runs[1].path) +
-                   " " + shq(runs[2].path));
+  auto r = run_cli("table --format html --out " + shq(page_path) + " " + shq(runs[0].path) + " " +
+                   shq(runs[1].path) + " " + shq(runs[2].path));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::filesystem::path artifacts = std::filesystem::path(UNIEVAL_BINARY).parent_path() / "test-artifacts";
+  const std::filesystem::path artifacts =
+      std::filesystem::path(UNIEVAL_BINARY).parent_path() / "test-artifacts";
 
-  Browser browser((tmp.path() / "chromium-profile").string(), (tmp.path() / "chromium.log").string());
+  Browser browser((tmp.path() / "chromium-profile").string(),
+                  (tmp.path() / "chromium.log").string());
   Page page(browser, "file://" + page_path);
   ASSERT_EQ(page.eval("document.readyState"), "complete");
   EXPECT_EQ(page.eval("document.title"), "unieval leaderboard");
 
   // Rows: our three systems (best exact first) and UniLM Table 5/9's published rows.
   EXPECT_EQ(page.eval("document.querySelectorAll('table.lb tbody.ours').length"), 3);
-  EXPECT_GE(page.eval("document.querySelectorAll('table.lb tbody.published').length").get<int>(), 3);
-  auto names = json::parse(page.eval(
-      "JSON.stringify(Array.prototype.map.call(document.querySelectorAll('tbody.ours .name'),function(e){return e.textContent;}))")
-                               .get<std::string>());
+  EXPECT_GE(page.eval("document.querySelectorAll('table.lb tbody.published').length").get<int>(),
+            3);
+  auto names =
+      json::parse(page.eval("JSON.stringify(Array.prototype.map.call(document.querySelectorAll('"
+                            "tbody.ours .name'),function(e){return e.textContent;}))")
+                      .get<std::string>());
   std::vector<unieval::testing::FixtureRun> by_exact = runs;
-  std::sort(by_exact.begin(), by_exact.end(), [](const auto& a, const auto& b) { return a.exact > b.exact; });
+  std::sort(by_exact.begin(), by_exact.end(),
+            [](const auto& a, const auto& b) { return a.exact > b.exact; });
   ASSERT_EQ(names.size(), 3u);
   for (size_t i = 0; i < 3; ++i) EXPECT_EQ(names[i], by_exact[i].system) << i;
   // Values as rendered: exact at two decimals, the interval, the paper line.
-  auto shown = json::parse(page.eval(
-      "JSON.stringify(Array.prototype.map.call(document.querySelectorAll('tbody.ours tr.main'),function(t){"
-      "return [t.cells[1].querySelector('.v').textContent,t.cells[2].querySelector('.v').textContent,t.cells[1].innerText];}))")
+  auto shown = json::parse(page.eval("JSON.stringify(Array.prototype.map.call(document."
+                                     "querySelectorAll('tbody.ours tr.main'),function(t){"
+                                     "return "
+                                     "[t.cells[1].querySelector('.v').textContent,t.cells[2]."
+                                     "querySelector('.v').textContent,t.cells[1].innerText];}))")
                                .get<std::string>());
   for (size_t i = 0; i < 3; ++i) {
     char e[32], f[32];
@@ -242,9 +265,11 @@ TEST(BrowserTest, LeaderboardRendersSortsAndFitsAPhone) {
   EXPECT_NE(bert.find("paper 78.9"), std::string::npos) << bert;
   EXPECT_TRUE(bert.find("✓") != std::string::npos || bert.find("✗") != std::string::npos) << bert;
   // alpha-sys is marked significantly below the best.
-  EXPECT_EQ(page.eval("document.querySelectorAll('tbody.ours')[2].querySelectorAll('.sig').length"), 2);
+  EXPECT_EQ(page.eval("document.querySelectorAll('tbody.ours')[2].querySelectorAll('.sig').length"),
+            2);
   // Phone width: the page itself does not scroll sideways (the table scrolls in its box).
-  EXPECT_LE(page.eval("document.documentElement.scrollWidth").get<int>(), page.eval("window.innerWidth").get<int>());
+  EXPECT_LE(page.eval("document.documentElement.scrollWidth").get<int>(),
+            page.eval("window.innerWidth").get<int>());
   page.screenshot((artifacts / "leaderboard-phone.png").string(), false);
   // The details row opens under its system and holds its provenance.
   EXPECT_EQ(page.eval("document.querySelector('tbody.ours details').open"), false);  // collapsed
@@ -252,17 +277,21 @@ TEST(BrowserTest, LeaderboardRendersSortsAndFitsAPhone) {
   page.click("tbody.ours summary");
   EXPECT_EQ(page.eval("document.querySelector('tbody.ours details').open"), true);
   EXPECT_EQ(page.eval("document.querySelector('tbody.ours dl').checkVisibility()"), true);
-  EXPECT_NE(page.eval("document.querySelector('tbody.ours dl').innerText").get<std::string>().find("abc123def456"),
+  EXPECT_NE(page.eval("document.querySelector('tbody.ours dl').innerText")
+                .get<std::string>()
+                .find("abc123def456"),
             std::string::npos);
-  EXPECT_LE(page.eval("document.documentElement.scrollWidth").get<int>(), page.eval("window.innerWidth").get<int>());
+  EXPECT_LE(page.eval("document.documentElement.scrollWidth").get<int>(),
+            page.eval("window.innerWidth").get<int>());
   page.screenshot((artifacts / "leaderboard-phone-details.png").string(), false);
 
   // Sorting by clicking the f1 header: best (highest) first, then ascending; empty cells last.
   page.resize(1280, 900, false);
   auto check_sorted = [&](bool descending) {
-    auto keys = json::parse(page.eval(
-        "JSON.stringify(Array.prototype.map.call(document.querySelectorAll('table.lb tbody'),function(b){"
-        "return b.rows[0].cells[2].getAttribute('data-k');}))").get<std::string>());
+    auto keys = json::parse(page.eval("JSON.stringify(Array.prototype.map.call(document."
+                                      "querySelectorAll('table.lb tbody'),function(b){"
+                                      "return b.rows[0].cells[2].getAttribute('data-k');}))")
+                                .get<std::string>());
     std::vector<double> v;
     size_t empty_seen = 0;
     for (const auto& k : keys) {
@@ -277,24 +306,36 @@ TEST(BrowserTest, LeaderboardRendersSortsAndFitsAPhone) {
     for (size_t i = 1; i < v.size(); ++i)
       EXPECT_TRUE(descending ? v[i - 1] >= v[i] : v[i - 1] <= v[i]) << keys;
     // Every system row is still followed by its own details row.
-    EXPECT_EQ(page.eval("Array.prototype.every.call(document.querySelectorAll('table.lb tbody'),function(b){"
-                        "return b.rows.length===2&&b.rows[1].classList.contains('det');})"),
-              true);
+    EXPECT_EQ(
+        page.eval(
+            "Array.prototype.every.call(document.querySelectorAll('table.lb tbody'),function(b){"
+            "return b.rows.length===2&&b.rows[1].classList.contains('det');})"),
+        true);
   };
   page.click("table.lb thead th:nth-child(3)");
-  EXPECT_EQ(page.eval("document.querySelector('table.lb thead th:nth-child(3)').getAttribute('aria-sort')"), "descending");
+  EXPECT_EQ(
+      page.eval(
+          "document.querySelector('table.lb thead th:nth-child(3)').getAttribute('aria-sort')"),
+      "descending");
   check_sorted(true);
   page.screenshot((artifacts / "leaderboard-sorted-f1.png").string(), true);
   page.click("table.lb thead th:nth-child(3)");
-  EXPECT_EQ(page.eval("document.querySelector('table.lb thead th:nth-child(3)').getAttribute('aria-sort')"), "ascending");
+  EXPECT_EQ(
+      page.eval(
+          "document.querySelector('table.lb thead th:nth-child(3)').getAttribute('aria-sort')"),
+      "ascending");
   check_sorted(false);
   // By system name: alphabetical.
   page.click("table.lb thead th:nth-child(1)");
-  auto sys = json::parse(page.eval(
-      "JSON.stringify(Array.prototype.map.call(document.querySelectorAll('table.lb tbody'),function(b){"
-      "return b.rows[0].cells[0].getAttribute('data-k');}))").get<std::string>());
-  EXPECT_EQ(page.eval("(function(){var a=" + sys.dump() + ";for(var i=1;i<a.length;i++)if(a[i-1].localeCompare(a[i])>0)return false;return true;})()"),
-            true) << sys;
+  auto sys = json::parse(page.eval("JSON.stringify(Array.prototype.map.call(document."
+                                   "querySelectorAll('table.lb tbody'),function(b){"
+                                   "return b.rows[0].cells[0].getAttribute('data-k');}))")
+                             .get<std::string>());
+  EXPECT_EQ(page.eval("(function(){var a=" + sys.dump() +
+                      ";for(var i=1;i<a.length;i++)if(a[i-1].localeCompare(a[i])>0)return "
+                      "false;return true;})()"),
+            true)
+      << sys;
   EXPECT_TRUE(std::filesystem::file_size(artifacts / "leaderboard-phone.png") > 1000);
   EXPECT_TRUE(std::filesystem::file_size(artifacts / "leaderboard-sorted-f1.png") > 1000);
   std::cout << "screenshots: " << (artifacts / "leaderboard-phone.png") << ", "

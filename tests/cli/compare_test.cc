@@ -16,9 +16,10 @@ using unieval::testing::TempDir;
 std::string eval_squad(const TempDir& tmp, const std::string& pred, const std::string& name) {
   auto d = shared_dir() / "data/squad";
   std::string out = (tmp.path() / (name + ".json")).string();
-  auto r = run_cli("eval --task squad --data " + shq((d / "dev-v2.0.reconstructed.json.gz").string()) +
-                   " --pred " + shq((d / "predictions" / pred).string()) + " --system " + name +
-                   " --out " + shq(out));
+  auto r =
+      run_cli("eval --task squad --data " + shq((d / "dev-v2.0.reconstructed.json.gz").string()) +
+              " --pred " + shq((d / "predictions" / pred).string()) + " --system " + name +
+              " --out " + shq(out));
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return out;
 }
@@ -66,7 +67,8 @@ TEST(CliCompareTest, CiBaselineHolds) {
   UNIEVAL_REQUIRE_SHARED("data/squad/predictions/v2.0-dev.bert-large-single.json.gz");
   TempDir tmp;
   auto bert = eval_squad(tmp, "v2.0-dev.bert-large-single.json.gz", "BERT");
-  auto r = run_cli("compare " + shq(std::string(UNIEVAL_SOURCE_DIR) + "/ci/baselines/squad-v2-bert-large.json") +
+  auto r = run_cli("compare " +
+                   shq(std::string(UNIEVAL_SOURCE_DIR) + "/ci/baselines/squad-v2-bert-large.json") +
                    " " + shq(bert) + " --tolerance '*=0.0005'");
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
 }
@@ -97,8 +99,9 @@ TEST(CliCompareTest, FolderDataSubsetIsNotComparable) {
   tmp.write("edited/tgt-test.txt", "where did the cat sit ?\n" + tgt.substr(tgt.find('\n') + 1));
   auto eval = [&](const std::string& data, const std::string& pred, const std::string& name) {
     std::string out = (tmp.path() / (name + ".json")).string();
-    auto r = run_cli("eval --task squad-qg --data " + shq((tmp.path() / data).string()) + " --pred " +
-                     shq(tmp.write(name + ".txt", pred)) + " --system " + name + " --skip-metric meteor --out " + shq(out));
+    auto r = run_cli("eval --task squad-qg --data " + shq((tmp.path() / data).string()) +
+                     " --pred " + shq(tmp.write(name + ".txt", pred)) + " --system " + name +
+                     " --skip-metric meteor --out " + shq(out));
     EXPECT_EQ(r.exit_code, 0) << r.err;
     return out;
   };
@@ -106,7 +109,8 @@ TEST(CliCompareTest, FolderDataSubsetIsNotComparable) {
   auto subset = eval("subset", head(good, 12), "subset");
   auto edited = eval("edited", good, "edited");
   auto worse = eval("full", bad, "worse");
-  auto j = nlohmann::json::parse(unieval::testing::run_cli("compare " + shq(full) + " " + shq(full) + " --json").out);
+  auto j = nlohmann::json::parse(
+      unieval::testing::run_cli("compare " + shq(full) + " " + shq(full) + " --json").out);
   EXPECT_EQ(j["compatible"], true);
   auto r = run_cli("compare " + shq(full) + " " + shq(subset));
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
@@ -127,11 +131,16 @@ TEST(CliCompareTest, FolderDataSubsetIsNotComparable) {
 TEST(CliCompareTest, TolerancesFileAndBootstrapInterval) {
   TempDir tmp;
   auto result = [&](const std::string& name, double v, const std::string& extra) {
-    return tmp.write(name + ".json", R"({"schema_version": 1, "tool": {"version": "0"}, "task": "t", "split": "test",
-      "data": {"sha256": ")" + std::string(64, 'a') + R"(", "examples": 100},
+    return tmp.write(
+        name + ".json",
+        R"({"schema_version": 1, "tool": {"version": "0"}, "task": "t", "split": "test",
+      "data": {"sha256": ")" +
+            std::string(64, 'a') + R"(", "examples": 100},
       "metrics": [{"id": "m", "signature": "m|x:1"}],
-      "scores": [{"name": "s", "value": )" + std::to_string(v) + R"(, "metric": "m", "unit": "percent",
-                  "ci": {"low": 48.0, "high": 52.5}}])" + extra + "}");
+      "scores": [{"name": "s", "value": )" +
+            std::to_string(v) + R"(, "metric": "m", "unit": "percent",
+                  "ci": {"low": 48.0, "high": 52.5}}])" +
+            extra + "}");
   };
   auto base = result("base", 50, ""), cur = result("cur", 49, "");
   EXPECT_EQ(run_cli("compare " + shq(base) + " " + shq(cur)).exit_code, 1);
@@ -139,16 +148,30 @@ TEST(CliCompareTest, TolerancesFileAndBootstrapInterval) {
   auto ci = run_cli("compare " + shq(base) + " " + shq(cur) + " --by-ci");
   EXPECT_EQ(ci.exit_code, 0) << ci.out;
   EXPECT_NE(ci.out.find("within interval"), std::string::npos) << ci.out;
-  EXPECT_EQ(run_cli("compare " + shq(base) + " " + shq(result("low", 47.5, "")) + " --by-ci").exit_code, 1);
+  EXPECT_EQ(
+      run_cli("compare " + shq(base) + " " + shq(result("low", 47.5, "")) + " --by-ci").exit_code,
+      1);
   auto tol = tmp.write("tol.json", R"({"s": 1.5})");
-  EXPECT_EQ(run_cli("compare " + shq(base) + " " + shq(cur) + " --tolerances " + shq(tol)).exit_code, 0);
-  EXPECT_EQ(run_cli("compare " + shq(base) + " " + shq(cur) + " --tolerances " + shq(tol) + " --tolerance s=0.5").exit_code, 1);
+  EXPECT_EQ(
+      run_cli("compare " + shq(base) + " " + shq(cur) + " --tolerances " + shq(tol)).exit_code, 0);
+  EXPECT_EQ(run_cli("compare " + shq(base) + " " + shq(cur) + " --tolerances " + shq(tol) +
+                    " --tolerance s=0.5")
+                .exit_code,
+            1);
   auto with_tol = result("base2", 50, R"(, "tolerances": {"*": 2})");
   EXPECT_EQ(run_cli("compare " + shq(with_tol) + " " + shq(cur)).exit_code, 0);
-  EXPECT_EQ(run_cli("compare " + shq(base) + " " + shq(cur) + " --tolerances " + shq(tmp.write("bad.json", R"({"s": "x"})"))).exit_code, 2);
-  EXPECT_EQ(run_cli("compare " + shq(base) + " " + shq(cur) + " --tolerances " + shq(tmp.write("typo.json", R"({"S": 1})"))).exit_code, 2);
+  EXPECT_EQ(run_cli("compare " + shq(base) + " " + shq(cur) + " --tolerances " +
+                    shq(tmp.write("bad.json", R"({"s": "x"})")))
+                .exit_code,
+            2);
+  EXPECT_EQ(run_cli("compare " + shq(base) + " " + shq(cur) + " --tolerances " +
+                    shq(tmp.write("typo.json", R"({"S": 1})")))
+                .exit_code,
+            2);
   // A result that records no data digest is not comparable.
-  auto nohash = tmp.write("nohash.json", R"({"schema_version": 1, "tool": {"version": "0"}, "task": "t", "split": "test",
+  auto nohash =
+      tmp.write("nohash.json",
+                R"({"schema_version": 1, "tool": {"version": "0"}, "task": "t", "split": "test",
       "data": {"examples": 100}, "metrics": [{"id": "m", "signature": "m|x:1"}],
       "scores": [{"name": "s", "value": 50, "metric": "m", "unit": "percent"}]})");
   auto nh = run_cli("compare " + shq(base) + " " + shq(nohash));

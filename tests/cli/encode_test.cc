@@ -14,10 +14,10 @@ using unieval::testing::shared_dir;
 using unieval::testing::shq;
 using unieval::testing::TempDir;
 
-#define REQUIRE_ENCODE()                                                                  \
-  do {                                                                                    \
-    if (run_cli("encode --help").exit_code != 0)                                          \
-      GTEST_SKIP() << "this unieval was built without LibTorch (no `encode`)";            \
+#define REQUIRE_ENCODE()                                                       \
+  do {                                                                         \
+    if (run_cli("encode --help").exit_code != 0)                               \
+      GTEST_SKIP() << "this unieval was built without LibTorch (no `encode`)"; \
   } while (0)
 
 double max_abs_diff(const nlohmann::json& got, const nlohmann::json& expected) {
@@ -40,7 +40,8 @@ TEST(EncodeCliTest, MatchesHuggingFaceOnEveryFixtureAndWeightFile) {
   for (const char* fixture : {"A_h32_l2", "B_unilm_h48_l3"}) {
     auto dir = shared_dir() / "golden/hf_bert" / fixture;
     auto cases = nlohmann::json::parse(std::ifstream(dir / "cases.json"));
-    for (const std::string& model : {dir.string(), (dir / "model.tied_dropped.safetensors").string()}) {
+    for (const std::string& model :
+         {dir.string(), (dir / "model.tied_dropped.safetensors").string()}) {
       auto r = run_cli("encode --model " + shq(model) + " --input " +
                        shq((dir / "cases.json").string()) + " --json");
       ASSERT_EQ(r.exit_code, 0) << r.err;
@@ -68,12 +69,14 @@ TEST(EncodeCliTest, CheckFlagPassesOnFixturesAndFailsOnAWrongMask) {
   auto dir = shared_dir() / "golden/hf_bert/A_h32_l2";
   TempDir tmp;
   auto out = (tmp.path() / "out.json").string();
-  auto r = run_cli("encode --model " + shq(dir.string()) + " --input " +
-                   shq((dir / "cases.json").string()) + " --check --hidden-states --output " + shq(out));
+  auto r =
+      run_cli("encode --model " + shq(dir.string()) + " --input " +
+              shq((dir / "cases.json").string()) + " --check --hidden-states --output " + shq(out));
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("all within tolerance"), std::string::npos) << r.out;
   auto written = nlohmann::json::parse(std::ifstream(out));
-  EXPECT_EQ(written["cases"][0]["outputs"]["hidden_states"]["shape"], (nlohmann::json{3, 2, 8, 32}));
+  EXPECT_EQ(written["cases"][0]["outputs"]["hidden_states"]["shape"],
+            (nlohmann::json{3, 2, 8, 32}));
 
   // Flip the causal mask of case 2 (left-to-right -> right-to-left): the check must fail.
   auto cases = nlohmann::json::parse(std::ifstream(dir / "cases.json"));
@@ -92,12 +95,20 @@ TEST(EncodeCliTest, BadInputsExitTwo) {
   auto dir = shared_dir() / "golden/hf_bert/A_h32_l2";
   TempDir tmp;
   auto run = [&](const std::string& json) {
-    return run_cli("encode --model " + shq(dir.string()) + " --input " + shq(tmp.write("c.json", json)));
+    return run_cli("encode --model " + shq(dir.string()) + " --input " +
+                   shq(tmp.write("c.json", json)));
   };
   EXPECT_EQ(run(R"({"cases": [{"name": "x", "inputs": {"input_ids": [[1, 600]]}}]})").exit_code, 2);
-  EXPECT_EQ(run(R"({"cases": [{"name": "x", "inputs": {"input_ids": [[1, 2], [3]]}}]})").exit_code, 2);
-  EXPECT_EQ(run(R"({"cases": [{"name": "x", "inputs": {"input_ids": [[1, 2]], "attention_mask": [[1, 2]]}}]})").exit_code, 2);
-  EXPECT_EQ(run(R"({"cases": [{"name": "x", "inputs": {"input_ids": [[1, 2]], "token_type_ids": [[0, 2]]}}]})").exit_code, 2);
+  EXPECT_EQ(run(R"({"cases": [{"name": "x", "inputs": {"input_ids": [[1, 2], [3]]}}]})").exit_code,
+            2);
+  EXPECT_EQ(
+      run(R"({"cases": [{"name": "x", "inputs": {"input_ids": [[1, 2]], "attention_mask": [[1, 2]]}}]})")
+          .exit_code,
+      2);
+  EXPECT_EQ(
+      run(R"({"cases": [{"name": "x", "inputs": {"input_ids": [[1, 2]], "token_type_ids": [[0, 2]]}}]})")
+          .exit_code,
+      2);
   EXPECT_EQ(run("{not json").exit_code, 2);
   auto r = run_cli("encode --model " + shq((tmp.path() / "nothing").string()) + " --input " +
                    shq((dir / "cases.json").string()));
@@ -112,16 +123,19 @@ TEST(EncodeCliTest, GptCheckpointGivesHiddenStatesLogitsAndMcLogits) {
   REQUIRE_ENCODE();
   for (const char* name : {"A_h32_l2", "B_h48_l3"}) {
     auto dir = shared_dir() / "golden/hf_gpt" / name;
-    auto r = run_cli("encode --model " + shq(dir.string()) + " --input " + shq((dir / "cases.json").string()) +
-                     " --mc-head " + shq((dir / "mc_head.safetensors").string()) + " --hidden-states --check");
+    auto r = run_cli("encode --model " + shq(dir.string()) + " --input " +
+                     shq((dir / "cases.json").string()) + " --mc-head " +
+                     shq((dir / "mc_head.safetensors").string()) + " --hidden-states --check");
     EXPECT_EQ(r.exit_code, 0) << name << r.err << r.out;
     EXPECT_NE(r.out.find("mc_logits"), std::string::npos) << r.out;
     EXPECT_EQ(r.out.find("FAIL"), std::string::npos) << r.out;
   }
   auto dir = shared_dir() / "golden/hf_gpt/A_h32_l2";
   TempDir tmp;
-  auto r = run_cli("encode --model " + shq(dir.string()) + " --json --input " +
-                   shq(tmp.write("c.json", R"({"cases": [{"name": "x", "inputs": {"input_ids": [[5, 6, 7]]}}]})")));
+  auto r = run_cli(
+      "encode --model " + shq(dir.string()) + " --json --input " +
+      shq(tmp.write("c.json",
+                    R"({"cases": [{"name": "x", "inputs": {"input_ids": [[5, 6, 7]]}}]})")));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   const auto& out = j["cases"][0]["outputs"];
@@ -130,7 +144,8 @@ TEST(EncodeCliTest, GptCheckpointGivesHiddenStatesLogitsAndMcLogits) {
   EXPECT_FALSE(out.contains("pooler_output"));
   // Ids past the GPT vocabulary (300) are an input error naming the case.
   r = run_cli("encode --model " + shq(dir.string()) + " --input " +
-              shq(tmp.write("d.json", R"({"cases": [{"name": "y", "inputs": {"input_ids": [[5, 300]]}}]})")));
+              shq(tmp.write("d.json",
+                            R"({"cases": [{"name": "y", "inputs": {"input_ids": [[5, 300]]}}]})")));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("'y'"), std::string::npos) << r.err;
 }

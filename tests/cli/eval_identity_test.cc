@@ -35,13 +35,15 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }
 
 std::string expand(const std::string& s) {
-  return replace_all(replace_all(s, "{fix}", fixture_dir().string()), "{shared}", shared_dir().string());
+  return replace_all(replace_all(s, "{fix}", fixture_dir().string()), "{shared}",
+                     shared_dir().string());
 }
 
 // The warnings of tasks/diagnostics.h diagnostic_warnings().
 bool is_diagnostics_warning(const std::string& t) {
   auto has = [&](const char* s) { return t.find(s) != std::string::npos; };
-  return (has(" hypotheses (") && (has(") are empty or whitespace only") || has(") repeat a word 3 or more times"))) ||
+  return (has(" hypotheses (") &&
+          (has(") are empty or whitespace only") || has(") repeat a word 3 or more times"))) ||
          (t.rfind("hypotheses are ", 0) == 0 && has(" times as long as the references")) ||
          (t.rfind("one hypothesis, ", 0) == 0 && has("more than 20%"));
 }
@@ -64,10 +66,13 @@ ordered_json normalise(ordered_json j, bool skip) {
                  t.find("left out at the user's request") != std::string::npos))
       continue;
     if (is_diagnostics_warning(t)) continue;
-    notes.push_back(replace_all(replace_all(t, fixture_dir().string(), "{fix}"), shared_dir().string(), "{shared}"));
+    notes.push_back(replace_all(replace_all(t, fixture_dir().string(), "{fix}"),
+                                shared_dir().string(), "{shared}"));
   }
-  if (notes.empty()) j.erase("notes");
-  else j["notes"] = notes;
+  if (notes.empty())
+    j.erase("notes");
+  else
+    j["notes"] = notes;
   return j;
 }
 
@@ -85,7 +90,8 @@ TEST(CliEvalIdentityTest, EveryCaseAsBefore) {
   for (const auto& c : cases) {
     const std::string name = c["name"];
     bool present = true;
-    for (const auto& p : c.value("requires", nlohmann::json::array())) present &= fs::exists(expand(p));
+    for (const auto& p : c.value("requires", nlohmann::json::array()))
+      present &= fs::exists(expand(p));
     if (!present) {
       std::cerr << "[ skipped  ] " << name << ": shared resource absent\n";
       continue;
@@ -93,7 +99,8 @@ TEST(CliEvalIdentityTest, EveryCaseAsBefore) {
     std::string args = "eval";
     for (const auto& a : c["args"]) args += " " + shq(expand(a));
     const bool skip = c.contains("skip");
-    for (const auto& m : c.value("skip", nlohmann::json::array())) args += " --skip-metric " + shq(m.get<std::string>());
+    for (const auto& m : c.value("skip", nlohmann::json::array()))
+      args += " --skip-metric " + shq(m.get<std::string>());
     auto r = run_cli(args + " --json");
     ASSERT_EQ(r.exit_code, 0) << name << ": " << r.err;
     const fs::path snap = fixture_dir() / "snapshots" / (name + ".json");

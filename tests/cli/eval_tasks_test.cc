@@ -21,8 +21,8 @@ TEST(CliEvalTasksTest, SquadQgJsonAndBadInput) {
   tmp.write("qg/src-test.txt", "The cat sat .\nthe cat sat .\n");
   tmp.write("qg/tgt-test.txt", "what sat on the mat ?\nwho sat on the mat ?\n");
   auto pred = tmp.write("p.txt", "x\nWho sat on the mat ?\n");
-  auto r = run_cli("eval --task squad-qg --data " + shq((tmp.path() / "qg").string()) + " --pred " + shq(pred) +
-                   " --skip-metric meteor --json");
+  auto r = run_cli("eval --task squad-qg --data " + shq((tmp.path() / "qg").string()) + " --pred " +
+                   shq(pred) + " --skip-metric meteor --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["task"], "squad-qg");
@@ -30,8 +30,9 @@ TEST(CliEvalTasksTest, SquadQgJsonAndBadInput) {
   EXPECT_DOUBLE_EQ(j["summary"]["rougeL"].get<double>(), 1.0);
 
   auto out = (tmp.path() / "r.json").string();
-  auto bad = run_cli("eval --task squad-qg --data " + shq((tmp.path() / "qg").string()) + " --pred " +
-                     shq(tmp.write("short.txt", "x\n")) + " --skip-metric meteor --out " + shq(out));
+  auto bad =
+      run_cli("eval --task squad-qg --data " + shq((tmp.path() / "qg").string()) + " --pred " +
+              shq(tmp.write("short.txt", "x\n")) + " --skip-metric meteor --out " + shq(out));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("short.txt"), std::string::npos) << bad.err;
   EXPECT_FALSE(std::filesystem::exists(out));
@@ -52,8 +53,8 @@ TEST(CliEvalTasksTest, SquadQgDiagnosticsCountEmptiesAndRepeatsAndWarn) {
   for (int i = 4; i < 10; ++i) pred += "what is number " + std::to_string(i) + " ?\n";
   tmp.write("qg/src-test.txt", src);
   tmp.write("qg/tgt-test.txt", tgt);
-  const std::string base = "eval --task squad-qg --data " + shq((tmp.path() / "qg").string()) + " --pred " +
-                           shq(tmp.write("p.txt", pred)) + " --skip-metric meteor";
+  const std::string base = "eval --task squad-qg --data " + shq((tmp.path() / "qg").string()) +
+                           " --pred " + shq(tmp.write("p.txt", pred)) + " --skip-metric meteor";
   auto r = run_cli(base + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
@@ -73,19 +74,23 @@ TEST(CliEvalTasksTest, SquadQgDiagnosticsCountEmptiesAndRepeatsAndWarn) {
   for (const auto& n : j["notes"]) notes.push_back(n.get<std::string>());
   for (const char* w : {"2 of 10 hypotheses (20.0%) are empty or whitespace only",
                         "2 of 10 hypotheses (20.0%) repeat a word 3 or more times in a row"}) {
-    EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(w) != std::string::npos; }))
-        << w << "\n" << j["notes"].dump();
+    EXPECT_TRUE(std::any_of(notes.begin(), notes.end(),
+                            [&](const std::string& n) { return n.find(w) != std::string::npos; }))
+        << w << "\n"
+        << j["notes"].dump();
     EXPECT_NE(r.err.find(std::string("warning: ") + w), std::string::npos) << r.err;
   }
   EXPECT_EQ(r.err.find("times as long"), std::string::npos) << r.err;
   // The text output prints them.
   auto text = run_cli(base);
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("diagnostics: 10 hypotheses, 2 empty, 2 with a word 3+ times in a row, 9 distinct"),
+  EXPECT_NE(text.out.find(
+                "diagnostics: 10 hypotheses, 2 empty, 2 with a word 3+ times in a row, 9 distinct"),
             std::string::npos)
       << text.out;
   // A classification task has no diagnostics.
-  auto cls = run_cli("eval --task story-cloze --data " + shq(tmp.write("c.csv", "InputStoryid,AnswerRightEnding\ns1,1\n")) +
+  auto cls = run_cli("eval --task story-cloze --data " +
+                     shq(tmp.write("c.csv", "InputStoryid,AnswerRightEnding\ns1,1\n")) +
                      " --pred " + shq(tmp.write("c.txt", "1\n")) + " --json");
   ASSERT_EQ(cls.exit_code, 0) << cls.err;
   EXPECT_FALSE(nlohmann::json::parse(cls.out).contains("diagnostics"));
@@ -101,12 +106,14 @@ TEST(CliEvalTasksTest, MeteorPolicyErrorAndOptOut) {
   tmp.write("qg/src-test.txt", "The cat sat .\n");
   tmp.write("qg/tgt-test.txt", "who sat on the mat ?\n");
   auto pred = tmp.write("p.txt", "Who sat on the mat ?\n");
-  const std::string base = "eval --task squad-qg --data " + shq((tmp.path() / "qg").string()) + " --pred " + shq(pred);
+  const std::string base =
+      "eval --task squad-qg --data " + shq((tmp.path() / "qg").string()) + " --pred " + shq(pred);
   const auto out = (tmp.path() / "r.json").string();
   auto refused = run_cli(base + " --json --out " + shq(out));
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_TRUE(refused.out.empty()) << refused.out;
-  for (const char* part : {"METEOR", "--option meteor_data=DIR", "UNIEVAL_METEOR_DATA", "--skip-metric meteor"})
+  for (const char* part :
+       {"METEOR", "--option meteor_data=DIR", "UNIEVAL_METEOR_DATA", "--skip-metric meteor"})
     EXPECT_NE(refused.err.find(part), std::string::npos) << part << ": " << refused.err;
   EXPECT_FALSE(std::filesystem::exists(out));
 
@@ -117,7 +124,8 @@ TEST(CliEvalTasksTest, MeteorPolicyErrorAndOptOut) {
   EXPECT_TRUE(j["summary"].contains("bleu4"));
   ASSERT_TRUE(j.contains("notes"));
   bool noted = false;
-  for (const auto& n : j["notes"]) noted |= n.get<std::string>().find("--skip-metric meteor") != std::string::npos;
+  for (const auto& n : j["notes"])
+    noted |= n.get<std::string>().find("--skip-metric meteor") != std::string::npos;
   EXPECT_TRUE(noted) << j["notes"].dump();
   std::ifstream written(out);
   EXPECT_EQ(nlohmann::json::parse(written)["notes"], j["notes"]);
@@ -140,10 +148,12 @@ TEST(CliEvalTasksTest, MeteorPolicyErrorAndOptOut) {
 TEST(CliEvalTasksTest, StoryClozeBadLabelNamesLine) {
   TempDir tmp;
   auto data = tmp.write("cloze.csv", "InputStoryid,AnswerRightEnding\ns1,1\ns2,2\n");
-  auto ok = run_cli("eval --task story-cloze --data " + shq(data) + " --pred " + shq(tmp.write("p.txt", "1\n1\n")) + " --json");
+  auto ok = run_cli("eval --task story-cloze --data " + shq(data) + " --pred " +
+                    shq(tmp.write("p.txt", "1\n1\n")) + " --json");
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_DOUBLE_EQ(nlohmann::json::parse(ok.out)["summary"]["accuracy"].get<double>(), 0.5);
-  auto bad = run_cli("eval --task story-cloze --data " + shq(data) + " --pred " + shq(tmp.write("b.txt", "1\n3\n")));
+  auto bad = run_cli("eval --task story-cloze --data " + shq(data) + " --pred " +
+                     shq(tmp.write("b.txt", "1\n3\n")));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("b.txt:2"), std::string::npos) << bad.err;
 }

@@ -16,8 +16,10 @@ using unieval::testing::TempDir;
 TEST(CliEvalTest, SquadV2BertLargeJson) {
   UNIEVAL_REQUIRE_SHARED("data/squad/dev-v2.0.reconstructed.json.gz");
   auto d = shared_dir() / "data/squad";
-  auto r = run_cli("eval --task squad --data " + shq((d / "dev-v2.0.reconstructed.json.gz").string()) +
-                   " --pred " + shq((d / "predictions/v2.0-dev.bert-large-single.json.gz").string()) + " --json");
+  auto r =
+      run_cli("eval --task squad --data " + shq((d / "dev-v2.0.reconstructed.json.gz").string()) +
+              " --pred " + shq((d / "predictions/v2.0-dev.bert-large-single.json.gz").string()) +
+              " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["task"], "squad-v2");
@@ -29,12 +31,14 @@ TEST(CliEvalTest, SquadV2BertLargeJson) {
 
 TEST(CliEvalTest, WritesResultFileAndHumanSummary) {
   TempDir tmp;
-  auto data = tmp.write("dev.json", R"({"version": "1.1", "data": [{"title": "T", "paragraphs": [{"context": "c", "qas": [
+  auto data = tmp.write(
+      "dev.json",
+      R"({"version": "1.1", "data": [{"title": "T", "paragraphs": [{"context": "c", "qas": [
     {"id": "a", "question": "?", "answers": [{"text": "Paris", "answer_start": 0}]}]}]}]})");
   auto pred = tmp.write("p.json", R"({"a": "Paris"})");
   auto out = (tmp.path() / "r.json").string();
-  auto r = run_cli("eval --task squad --data " + shq(data) + " --pred " + shq(pred) + " --out " + shq(out) +
-                   " --system mine");
+  auto r = run_cli("eval --task squad --data " + shq(data) + " --pred " + shq(pred) + " --out " +
+                   shq(out) + " --system mine");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("exact_match"), std::string::npos);
   EXPECT_NE(r.out.find("100.000000"), std::string::npos);
@@ -46,7 +50,9 @@ TEST(CliEvalTest, WritesResultFileAndHumanSummary) {
 
 TEST(CliEvalTest, BadInputExitsTwoNamingTheProblem) {
   TempDir tmp;
-  auto data = tmp.write("dev.json", R"({"version": "1.1", "data": [{"title": "T", "paragraphs": [{"context": "c", "qas": [
+  auto data = tmp.write(
+      "dev.json",
+      R"({"version": "1.1", "data": [{"title": "T", "paragraphs": [{"context": "c", "qas": [
     {"id": "a", "question": "?", "answers": [{"text": "Paris", "answer_start": 0}]}]}]}]})");
   auto pred = tmp.write("p.json", R"({"a": "Paris", "zz": "x"})");
   auto r = run_cli("eval --task squad --data " + shq(data) + " --pred " + shq(pred));
@@ -55,7 +61,8 @@ TEST(CliEvalTest, BadInputExitsTwoNamingTheProblem) {
   auto unknown = run_cli("eval --task nosuch --data " + shq(data) + " --pred " + shq(pred));
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("unknown task"), std::string::npos) << unknown.err;
-  auto missing = run_cli("eval --task squad --data " + shq(data) + " --pred " + shq(tmp.path().string() + "/none.json"));
+  auto missing = run_cli("eval --task squad --data " + shq(data) + " --pred " +
+                         shq(tmp.path().string() + "/none.json"));
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_NE(missing.err.find("none.json"), std::string::npos);
 }

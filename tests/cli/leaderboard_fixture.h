@@ -22,8 +22,9 @@ struct FixtureRun {
 };
 
 // p_right: chance that an example is exactly right; n examples; seed for the draws.
-inline FixtureRun write_fixture_run(const TempDir& tmp, const std::string& file, const std::string& system,
-                                    double p_right, unsigned seed, int n = 400, bool with_ci = true) {
+inline FixtureRun write_fixture_run(const TempDir& tmp, const std::string& file,
+                                    const std::string& system, double p_right, unsigned seed,
+                                    int n = 400, bool with_ci = true) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<double> u(0, 1);
   nlohmann::ordered_json ex = nlohmann::ordered_json::array();
@@ -36,11 +37,15 @@ inline FixtureRun write_fixture_run(const TempDir& tmp, const std::string& file,
     ex.push_back({{"id", "q" + std::to_string(i)}, {"scores", {{"exact", e}, {"f1", f}}}});
   }
   FixtureRun r{"", system, 100 * se / n, 100 * sf / n};
-  nlohmann::ordered_json exact = {{"name", "exact"}, {"value", r.exact}, {"metric", "squad-v2"},
-                                  {"unit", "percent"}, {"higher_is_better", true}};
+  nlohmann::ordered_json exact = {{"name", "exact"},
+                                  {"value", r.exact},
+                                  {"metric", "squad-v2"},
+                                  {"unit", "percent"},
+                                  {"higher_is_better", true}};
   if (with_ci)
-    exact["ci"] = {{"low", r.exact - 1.25}, {"high", r.exact + 1.5}, {"level", 0.95},
-                   {"method", "bootstrap-percentile"}, {"resamples", 1000}, {"seed", 12345}};
+    exact["ci"] = {{"low", r.exact - 1.25}, {"high", r.exact + 1.5},
+                   {"level", 0.95},         {"method", "bootstrap-percentile"},
+                   {"resamples", 1000},     {"seed", 12345}};
   nlohmann::ordered_json j = {
       {"schema_version", 1},
       {"tool", {{"name", "unieval"}, {"version", "0.1.0"}, {"commit", "abc123def456"}}},
@@ -51,7 +56,8 @@ inline FixtureRun write_fixture_run(const TempDir& tmp, const std::string& file,
       {"data", {{"path", "dev-v2.0.json"}, {"sha256", std::string(64, 'd')}, {"examples", n}}},
       {"predictions", {{"path", file + ".pred.json"}, {"sha256", std::string(64, 'e')}}},
       {"metrics", {{{"id", "squad-v2"}, {"signature", "squad|v:2.0|official:evaluate-v2.0.py"}}}},
-      {"scores", {exact, {{"name", "f1"}, {"value", r.f1}, {"metric", "squad-v2"}, {"unit", "percent"}}}},
+      {"scores",
+       {exact, {{"name", "f1"}, {"value", r.f1}, {"metric", "squad-v2"}, {"unit", "percent"}}}},
       {"per_example", ex},
       {"notes", {"fixture note for " + system}}};
   r.path = tmp.write(file, j.dump(2));

@@ -41,12 +41,14 @@ TEST(ModelExecTest, PassiveWaitPolicyUnlessSet) {
 }
 
 // A one-step fine-tune of a tiny model from scratch; returns the "runtime" line of its run.json.
-std::string runtime_of_finetune(const TempDir& dir, const std::string& name, const std::string& env) {
+std::string runtime_of_finetune(const TempDir& dir, const std::string& name,
+                                const std::string& env) {
   const auto d = dir.path();
   const auto run = d / name;
-  const std::string cmd = env + "'" + std::string(UNIEVAL_BINARY) + "' finetune --task t --model-config " +
-                          shq((d / "config.json").string()) + " --data " + shq(d.string()) + " --out " +
-                          shq(run.string()) + " --steps 1 --batch-size 2 --threads 2 --no-progress >/dev/null 2>&1";
+  const std::string cmd =
+      env + "'" + std::string(UNIEVAL_BINARY) + "' finetune --task t --model-config " +
+      shq((d / "config.json").string()) + " --data " + shq(d.string()) + " --out " +
+      shq(run.string()) + " --steps 1 --batch-size 2 --threads 2 --no-progress >/dev/null 2>&1";
   if (std::system(cmd.c_str()) != 0) return "finetune failed: " + cmd;
   std::ifstream in(run / "run.json");
   std::stringstream ss;

@@ -23,10 +23,14 @@ TEST(CliPlotTest, WritesAnSvgWithOnePathPerSeries) {
   TempDir tmp;
   std::string log;
   for (int step = 1; step <= 30; ++step) {
-    log += "{\"step\": " + std::to_string(step) + ", \"epoch\": 0, \"loss\": " + std::to_string(4.0 / step) +
-           ", \"nll\": 1.0, \"lr\": " + std::to_string(0.001 * step / 30) + ", \"grad_norm\": 1.0, \"tokens\": 256" +
+    log += "{\"step\": " + std::to_string(step) +
+           ", \"epoch\": 0, \"loss\": " + std::to_string(4.0 / step) +
+           ", \"nll\": 1.0, \"lr\": " + std::to_string(0.001 * step / 30) +
+           ", \"grad_norm\": 1.0, \"tokens\": 256" +
            ", \"masked\": 10, \"elapsed_s\": " + std::to_string(step * 0.5) + "}\n";
-    if (step % 10 == 0) log += "{\"step\": " + std::to_string(step) + ", \"dev_loss\": " + std::to_string(5.0 / step) + "}\n";
+    if (step % 10 == 0)
+      log += "{\"step\": " + std::to_string(step) +
+             ", \"dev_loss\": " + std::to_string(5.0 / step) + "}\n";
   }
   tmp.write("run/log.jsonl", log);
   const std::string run = (tmp.path() / "run").string();

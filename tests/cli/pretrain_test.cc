@@ -2,10 +2,10 @@
 // checkpoint), its checkpoint fine-tuned by `unieval finetune --model`, and bad inputs (exit 2).
 // Skipped when the binary was built without LibTorch.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
 
@@ -22,10 +22,10 @@ using unieval::testing::shq;
 using unieval::testing::TempDir;
 namespace core = unieval::core;
 
-#define SKIP_WITHOUT_PRETRAIN()                                                    \
-  do {                                                                             \
-    if (run_cli("pretrain --help").exit_code != 0)                                 \
-      GTEST_SKIP() << "this unieval was built without LibTorch (no `pretrain`)";  \
+#define SKIP_WITHOUT_PRETRAIN()                                                  \
+  do {                                                                           \
+    if (run_cli("pretrain --help").exit_code != 0)                               \
+      GTEST_SKIP() << "this unieval was built without LibTorch (no `pretrain`)"; \
   } while (0)
 
 std::vector<std::string> words() {
@@ -43,9 +43,10 @@ struct Fixture {
     if (with_mask) v += "[MASK]\n";
     for (const auto& w : words()) v += w + "\n";
     vocab = tmp.write("vocab.txt", v);
-    nlohmann::json c = {{"vocab_size", 40},           {"hidden_size", 32},   {"num_hidden_layers", 2},
-                        {"num_attention_heads", 4},   {"intermediate_size", 64},
-                        {"max_position_embeddings", 64}, {"type_vocab_size", 6}};
+    nlohmann::json c = {{"vocab_size", 40},        {"hidden_size", 32},
+                        {"num_hidden_layers", 2},  {"num_attention_heads", 4},
+                        {"intermediate_size", 64}, {"max_position_embeddings", 64},
+                        {"type_vocab_size", 6}};
     config = tmp.write("config.json", c.dump());
     std::mt19937 rng(5);
     const auto w = words();
@@ -70,11 +71,11 @@ struct Fixture {
   }
   std::string run(const std::string& name) const { return (tmp.path() / name).string(); }
   std::string args(const std::string& corpus_path, const std::string& out) const {
-    return "pretrain --corpus " + shq(corpus_path) + " --model-config " + shq(config) + " --vocab " + shq(vocab) +
-           " --out " + shq(out) + " --threads 1 --no-progress --batch-size 12 --max-len 32 --lr 2e-3";
+    return "pretrain --corpus " + shq(corpus_path) + " --model-config " + shq(config) +
+           " --vocab " + shq(vocab) + " --out " + shq(out) +
+           " --threads 1 --no-progress --batch-size 12 --max-len 32 --lr 2e-3";
   }
 };
-
 
 TEST(PretrainCliTest, RunsToTheStepBudgetAndItsCheckpointFineTunes) {
   SKIP_WITHOUT_PRETRAIN();
@@ -89,14 +90,16 @@ TEST(PretrainCliTest, RunsToTheStepBudgetAndItsCheckpointFineTunes) {
   EXPECT_LT(j["loss"].get<double>(), j["first_loss"].get<double>());
   for (const char* k : {"bidirectional", "seq2seq", "left-to-right", "right-to-left", "nsp"})
     EXPECT_TRUE(j["objective_loss"].contains(k)) << k;
-  EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(p) / "checkpoint" / "model.safetensors"));
+  EXPECT_TRUE(
+      std::filesystem::exists(std::filesystem::path(p) / "checkpoint" / "model.safetensors"));
   EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(p) / "corpus.shard"));
   std::ifstream log(std::filesystem::path(p) / "log.jsonl");
   int lines = 0;
   for (std::string l; std::getline(log, l);) ++lines;
   EXPECT_EQ(lines, 50);
   // The run summary for dashboards, under its published schema.
-  std::ifstream schema_in(std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_summary.v1.schema.json");
+  std::ifstream schema_in(std::string(UNIEVAL_SOURCE_DIR) +
+                          "/results/schema/run_summary.v1.schema.json");
   std::ifstream summary_in(std::filesystem::path(p) / "summary.json");
   const auto schema = nlohmann::json::parse(schema_in), summary = nlohmann::json::parse(summary_in);
   EXPECT_EQ(unieval::testing::schema_problems(summary, schema), std::vector<std::string>{});
@@ -106,8 +109,9 @@ TEST(PretrainCliTest, RunsToTheStepBudgetAndItsCheckpointFineTunes) {
   // The curves: one per objective (several here), and the learning rate.
   auto plot = run_cli("plot --run " + shq(p) + " --out -");
   ASSERT_EQ(plot.exit_code, 0) << plot.err;
-  for (const char* s : {"\"loss\"", "\"loss bidirectional\"", "\"loss seq2seq\"", "\"loss left-to-right\"",
-                        "\"loss right-to-left\"", "\"loss nsp\"", "\"lr\"", "\"tokens/s\""})
+  for (const char* s :
+       {"\"loss\"", "\"loss bidirectional\"", "\"loss seq2seq\"", "\"loss left-to-right\"",
+        "\"loss right-to-left\"", "\"loss nsp\"", "\"lr\"", "\"tokens/s\""})
     EXPECT_NE(plot.out.find(std::string("<path data-series=") + s), std::string::npos) << s;
   // A second call without --resume refuses to overwrite; with --resume it is already done.
   EXPECT_EQ(run_cli(f.args(f.corpus, p) + " --steps 50").exit_code, 2);
@@ -117,19 +121,20 @@ TEST(PretrainCliTest, RunsToTheStepBudgetAndItsCheckpointFineTunes) {
   EXPECT_FALSE(last_json_line(again.out)["shard_built"].get<bool>());
 
   // The pretrained checkpoint is a --model directory for fine-tuning.
-  auto ft = run_cli("finetune --model " + shq(p + "/checkpoint") + " --data " + shq(f.data) + " --out " +
-                    shq(f.run("ft")) + " --steps 3 --threads 1 --no-progress --json");
+  auto ft = run_cli("finetune --model " + shq(p + "/checkpoint") + " --data " + shq(f.data) +
+                    " --out " + shq(f.run("ft")) + " --steps 3 --threads 1 --no-progress --json");
   ASSERT_EQ(ft.exit_code, 0) << ft.err;
   EXPECT_EQ(last_json_line(ft.out)["steps"], 3);
 }
 
-// ERNIE-GEN pre-training (--objectives ernie-gen): fragments + multi-flow loss, resumable to the same
-// weights, and its checkpoint carries the architecture into fine-tuning and decoding.
+// ERNIE-GEN pre-training (--objectives ernie-gen): fragments + multi-flow loss, resumable to the
+// same weights, and its checkpoint carries the architecture into fine-tuning and decoding.
 TEST(PretrainCliTest, ErnieGenObjectiveTrainsResumesAndCarriesItsArchitecture) {
   SKIP_WITHOUT_PRETRAIN();
   Fixture f;
   const std::string p = f.run("eg");
-  const std::string base = f.args(f.corpus, p) + " --objectives ernie-gen --span-bigrams 20 --span-trigrams 5";
+  const std::string base =
+      f.args(f.corpus, p) + " --objectives ernie-gen --span-bigrams 20 --span-trigrams 5";
   auto r = run_cli(base + " --steps 30 --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = last_json_line(r.out);
@@ -146,31 +151,43 @@ TEST(PretrainCliTest, ErnieGenObjectiveTrainsResumesAndCarriesItsArchitecture) {
   EXPECT_NE(log.find("\"span\""), std::string::npos);
   // Stopped after 12 steps and resumed: the same weights as 30 uninterrupted steps.
   const std::string q = f.run("eg2");
-  ASSERT_EQ(run_cli(f.args(f.corpus, q) + " --objectives ernie-gen --span-bigrams 20 --span-trigrams 5 --steps 30 "
-                    "--stop-after 12").exit_code, 0);
-  // The same thread count as the first call (bit identity holds per thread count; LibTorch's default
-  // is one thread per physical core, 2 on a 2-core VM without hyperthreads).
-  ASSERT_EQ(run_cli("pretrain --out " + shq(q) + " --resume --threads 1 --no-progress").exit_code, 0);
-  EXPECT_EQ(core::read_file(q + "/checkpoint/model.safetensors"), core::read_file(p + "/checkpoint/model.safetensors"));
+  ASSERT_EQ(run_cli(f.args(f.corpus, q) +
+                    " --objectives ernie-gen --span-bigrams 20 --span-trigrams 5 --steps 30 "
+                    "--stop-after 12")
+                .exit_code,
+            0);
+  // The same thread count as the first call (bit identity holds per thread count; LibTorch's
+  // default is one thread per physical core, 2 on a 2-core VM without hyperthreads).
+  ASSERT_EQ(run_cli("pretrain --out " + shq(q) + " --resume --threads 1 --no-progress").exit_code,
+            0);
+  EXPECT_EQ(core::read_file(q + "/checkpoint/model.safetensors"),
+            core::read_file(p + "/checkpoint/model.safetensors"));
   // Fine-tuning from it uses multi-flow training without being told, and decodes by infilling.
-  auto ft = run_cli("finetune --model " + shq(p + "/checkpoint") + " --data " + shq(f.data) + " --out " +
-                    shq(f.run("ft")) + " --steps 3 --threads 1 --no-progress --json");
+  auto ft = run_cli("finetune --model " + shq(p + "/checkpoint") + " --data " + shq(f.data) +
+                    " --out " + shq(f.run("ft")) + " --steps 3 --threads 1 --no-progress --json");
   ASSERT_EQ(ft.exit_code, 0) << ft.err;
   const auto ft_info = nlohmann::json::parse(core::read_file(f.run("ft") + "/run.json"));
   EXPECT_EQ(ft_info["train"]["arch"], "ernie-gen");
-  auto dec = run_cli("decode --run " + shq(f.run("ft")) + " --split train --out " + shq(f.run("ft/train.hyp")) +
-                     " --max-len 4 --threads 1 --no-progress");
+  auto dec = run_cli("decode --run " + shq(f.run("ft")) + " --split train --out " +
+                     shq(f.run("ft/train.hyp")) + " --max-len 4 --threads 1 --no-progress");
   ASSERT_EQ(dec.exit_code, 0) << dec.err;
   EXPECT_EQ(core::read_lines(f.run("ft/train.hyp")).size(), 12u);
   // --arch unilm overrides the checkpoint's architecture.
-  auto ft2 = run_cli("finetune --model " + shq(p + "/checkpoint") + " --data " + shq(f.data) + " --out " +
-                     shq(f.run("ft2")) + " --steps 1 --arch unilm --threads 1 --no-progress");
+  auto ft2 =
+      run_cli("finetune --model " + shq(p + "/checkpoint") + " --data " + shq(f.data) + " --out " +
+              shq(f.run("ft2")) + " --steps 1 --arch unilm --threads 1 --no-progress");
   ASSERT_EQ(ft2.exit_code, 0) << ft2.err;
-  EXPECT_FALSE(nlohmann::json::parse(core::read_file(f.run("ft2") + "/run.json"))["train"].contains("arch"));
+  EXPECT_FALSE(
+      nlohmann::json::parse(core::read_file(f.run("ft2") + "/run.json"))["train"].contains("arch"));
   // Bad values exit 2.
-  EXPECT_EQ(run_cli(f.args(f.corpus, f.run("bad")) + " --objectives ernie-gen --span-lambda 1.5 --steps 1").exit_code, 2);
-  EXPECT_EQ(run_cli("finetune --model " + shq(p + "/checkpoint") + " --data " + shq(f.data) + " --out " +
-                    shq(f.run("bad2")) + " --steps 1 --arch xlnet --no-progress").exit_code, 2);
+  EXPECT_EQ(run_cli(f.args(f.corpus, f.run("bad")) +
+                    " --objectives ernie-gen --span-lambda 1.5 --steps 1")
+                .exit_code,
+            2);
+  EXPECT_EQ(run_cli("finetune --model " + shq(p + "/checkpoint") + " --data " + shq(f.data) +
+                    " --out " + shq(f.run("bad2")) + " --steps 1 --arch xlnet --no-progress")
+                .exit_code,
+            2);
 }
 
 TEST(PretrainCliTest, BadInputsExitTwo) {
@@ -181,7 +198,8 @@ TEST(PretrainCliTest, BadInputsExitTwo) {
   EXPECT_NE(empty.err.find("empty"), std::string::npos) << empty.err;
   EXPECT_FALSE(std::filesystem::exists(std::filesystem::path(f.run("e")) / "checkpoint"));
 
-  auto bad = run_cli(f.args(f.tmp.write("bad.txt", "waa wab\nwac \xc3\x28 wad\n"), f.run("b")) + " --steps 2");
+  auto bad = run_cli(f.args(f.tmp.write("bad.txt", "waa wab\nwac \xc3\x28 wad\n"), f.run("b")) +
+                     " --steps 2");
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("bad.txt:2"), std::string::npos) << bad.err;
 

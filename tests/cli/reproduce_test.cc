@@ -16,15 +16,17 @@ TEST(CliReproduceTest, UnilmTable10PrintsThePublishedValues) {
   TempDir empty;  // no material: published values only
   auto r = run_cli("reproduce --paper unilm --table 10 --data " + shq(empty.path().string()));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* v : {"2.523", "1.83", "8.07", "9.030", "15.133", "2.669", "4.39", "8.27", "9.195",
-                        "14.807", "2.650", "3.13", "8.31", "10.445", "0.167", "0.670", "18.76"})
+  for (const char* v :
+       {"2.523", "1.83", "8.07", "9.030", "15.133", "2.669", "4.39", "8.27", "9.195", "14.807",
+        "2.650", "3.13", "8.31", "10.445", "0.167", "0.670", "18.76"})
     EXPECT_NE(r.out.find(v), std::string::npos) << v;
   EXPECT_NE(r.out.find("published value only"), std::string::npos);
 }
 
 TEST(CliReproduceTest, RealUnilmTable10WithTheSheet) {
   UNIEVAL_REQUIRE_SHARED("data/dstc7/dstc7-task2-automatic-scores.tsv");
-  auto r = run_cli("reproduce --paper unilm --table 10 --data " + shq((shared_dir() / "data").string()) + " --json");
+  auto r = run_cli("reproduce --paper unilm --table 10 --data " +
+                   shq((shared_dir() / "data").string()) + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   auto j = nlohmann::json::parse(r.out);
   EXPECT_FALSE(j["mismatch"].get<bool>());
@@ -34,7 +36,8 @@ TEST(CliReproduceTest, RealUnilmTable10WithTheSheet) {
 
 TEST(CliReproduceTest, RealUnilmTable5ShowsTheEmDifferenceAndFails) {
   UNIEVAL_REQUIRE_SHARED("data/squad/predictions/v2.0-dev.bert-large-single.json.gz");
-  auto r = run_cli("reproduce --paper unilm --table 5 --data " + shq((shared_dir() / "data").string()));
+  auto r =
+      run_cli("reproduce --paper unilm --table 5 --data " + shq((shared_dir() / "data").string()));
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;  // EM 78.742 vs printed 78.9
   EXPECT_NE(r.out.find("78.742"), std::string::npos);
   EXPECT_NE(r.out.find("-0.158"), std::string::npos);
@@ -60,14 +63,15 @@ TEST(CliReproduceTest, BrokenOutputsResultExitsTwoNamingTheFile) {
            R"("metrics":[{"id":"rouge","signature":"x"}],"scores":[{"name":"rouge1_f","value":)" +
            value + R"(,"metric":"rouge","unit":"percent","higher_is_better":true}]})";
   };
-  const std::string cmd = "reproduce --paper unilm --table 5 --data " + shq(empty.path().string()) + " --outputs " +
-                          shq(out.path().string());
+  const std::string cmd = "reproduce --paper unilm --table 5 --data " + shq(empty.path().string()) +
+                          " --outputs " + shq(out.path().string());
   const std::string path = out.write("unilm.result.json", result("40.0"));
   auto r = run_cli(cmd);
   EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
   EXPECT_NE(r.err.find(path), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("fills no cell of row 'UniLM'"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("squad-v2 exact"), std::string::npos) << "says what the row needs: " << r.err;
+  EXPECT_NE(r.err.find("squad-v2 exact"), std::string::npos)
+      << "says what the row needs: " << r.err;
   EXPECT_EQ(r.out, "") << "no table printed";
 
   out.write("unilm.result.json", result("1e999"));

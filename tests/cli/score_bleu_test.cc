@@ -14,11 +14,17 @@ using nlohmann::json;
 class ScoreBleuCli : public ::testing::Test {
  protected:
   void SetUp() override {
-    hyp_ = dir_.write("hyp.txt", "The dog bit the man.\nIt wasn't surprising.\nThe man had just bitten him.\n");
-    ref0_ = dir_.write("ref0.txt", "The dog bit the man.\nIt was not unexpected.\nThe man bit him first.\n");
-    ref1_ = dir_.write("ref1.txt", "The dog had bit the man.\nNo one was surprised.\nThe man had bitten the dog.\n");
+    hyp_ = dir_.write(
+        "hyp.txt", "The dog bit the man.\nIt wasn't surprising.\nThe man had just bitten him.\n");
+    ref0_ = dir_.write("ref0.txt",
+                       "The dog bit the man.\nIt was not unexpected.\nThe man bit him first.\n");
+    ref1_ = dir_.write(
+        "ref1.txt",
+        "The dog had bit the man.\nNo one was surprised.\nThe man had bitten the dog.\n");
   }
-  std::string files() const { return " --hyp " + shq(hyp_) + " --ref " + shq(ref0_) + " --ref " + shq(ref1_); }
+  std::string files() const {
+    return " --hyp " + shq(hyp_) + " --ref " + shq(ref0_) + " --ref " + shq(ref1_);
+  }
   json run_json(const std::string& metric_and_opts) {
     CliResult r = run_cli("score --metric " + metric_and_opts + files() + " --json");
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -30,7 +36,8 @@ class ScoreBleuCli : public ::testing::Test {
 
 TEST_F(ScoreBleuCli, BleuJsonFields) {
   json j = run_json("bleu");
-  for (const char* k : {"score", "counts", "totals", "precisions", "bp", "sys_len", "ref_len", "signature"})
+  for (const char* k :
+       {"score", "counts", "totals", "precisions", "bp", "sys_len", "ref_len", "signature"})
     EXPECT_TRUE(j.contains(k)) << k;
   EXPECT_NEAR(j["score"].get<double>(), 48.530827, 1e-6);  // sacreBLEU README example
   EXPECT_EQ(j["signature"], "nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0");
@@ -62,7 +69,9 @@ TEST_F(ScoreBleuCli, SentenceLevelPrintsOneObjectPerLine) {
 TEST_F(ScoreBleuCli, HumanSummaryLikeSacrebleu) {
   CliResult r = run_cli("score --metric bleu" + files());
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_EQ(r.out.rfind("BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0 = 48.53 ", 0), 0u)
+  EXPECT_EQ(
+      r.out.rfind("BLEU|nrefs:2|case:mixed|eff:no|tok:13a|smooth:exp|version:2.6.0 = 48.53 ", 0),
+      0u)
       << r.out;
 }
 
@@ -78,7 +87,8 @@ TEST_F(ScoreBleuCli, ChrfPlusPlusIsChrfWithWordOrderTwo) {
 
 TEST_F(ScoreBleuCli, OtherFlavoursFields) {
   json m = run_json("bleu-multi");
-  for (const char* k : {"score", "precisions", "bp", "ratio", "hyp_len", "ref_len"}) EXPECT_TRUE(m.contains(k)) << k;
+  for (const char* k : {"score", "precisions", "bp", "ratio", "hyp_len", "ref_len"})
+    EXPECT_TRUE(m.contains(k)) << k;
   json c = run_json("bleu-coco");
   for (const char* k : {"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"}) EXPECT_TRUE(c.contains(k)) << k;
   json p = run_json("bleu-plato");
@@ -116,7 +126,8 @@ TEST_F(ScoreBleuCli, BadInputsExitTwo) {
   r = run_cli("score --metric bleu --hyp " + shq(bad) + " --ref " + shq(ref0_));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.err.find("bad.txt:2"), std::string::npos) << r.err;
-  r = run_cli("score --metric nist --hyp " + shq((dir_.path() / "missing.txt").string()) + " --ref " + shq(ref0_));
+  r = run_cli("score --metric nist --hyp " + shq((dir_.path() / "missing.txt").string()) +
+              " --ref " + shq(ref0_));
   EXPECT_EQ(r.exit_code, 2);
   r = run_cli("score --metric bleu --tokenize nope" + files());
   EXPECT_EQ(r.exit_code, 2);
@@ -128,7 +139,8 @@ TEST_F(ScoreBleuCli, BadInputsExitTwo) {
 
 TEST_F(ScoreBleuCli, MultiBleuEmptyHypothesisWarns) {
   std::string empty = dir_.write("empty.txt", "\n\n\n");
-  CliResult r = run_cli("score --metric bleu-multi --hyp " + shq(empty) + " --ref " + shq(ref0_) + " --json");
+  CliResult r =
+      run_cli("score --metric bleu-multi --hyp " + shq(empty) + " --ref " + shq(ref0_) + " --json");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.err.find("warning"), std::string::npos) << r.err;
   EXPECT_EQ(json::parse(r.out)["score"].get<double>(), 0.0);
@@ -137,9 +149,9 @@ TEST_F(ScoreBleuCli, MultiBleuEmptyHypothesisWarns) {
 TEST_F(ScoreBleuCli, HelpDocumentsOptions) {
   CliResult r = run_cli("score --help");
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* opt : {"--tokenize", "--smooth-value", "--effective-order", "--ref-missing-marker",
-                          "--weights", "--smoothing", "--nist-version", "--case-sensitive",
-                          "--international-tokenization", "--sentence-level"})
+  for (const char* opt : {"--tokenize", "--smooth-value", "--effective-order",
+                          "--ref-missing-marker", "--weights", "--smoothing", "--nist-version",
+                          "--case-sensitive", "--international-tokenization", "--sentence-level"})
     EXPECT_NE(r.out.find(opt), std::string::npos) << opt;
 }
 

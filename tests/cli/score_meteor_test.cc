@@ -39,11 +39,11 @@ TEST(ScoreMeteorCliTest, GoldenRecords) {
     if (id.size() > 6 && id.compare(id.size() - 6, 6, "-stdio") == 0) continue;
     SCOPED_TRACE(id);
     TempDir tmp;
-    std::string args = "score --metric meteor --hyp " +
-                       shq(tmp.write("hyp.txt", join_lines(rec["hyps"])));
+    std::string args =
+        "score --metric meteor --hyp " + shq(tmp.write("hyp.txt", join_lines(rec["hyps"])));
     for (size_t k = 0; k < rec["refs"].size(); ++k)
-      args += " --ref " + shq(tmp.write("ref" + std::to_string(k) + ".txt",
-                                        join_lines(rec["refs"][k])));
+      args += " --ref " +
+              shq(tmp.write("ref" + std::to_string(k) + ".txt", join_lines(rec["refs"][k])));
     CliResult r = run_cli(args + kGoldenArgs + shq(data_dir()));
     ASSERT_EQ(r.exit_code, 0) << r.err;
     nlohmann::json j = nlohmann::json::parse(r.out);
@@ -116,8 +116,8 @@ TEST(ScoreMeteorCliTest, ErrorsExitTwoAndNameTheProblem) {
   CliResult mod = run_cli(base + " --modules exact,wordnet --meteor-data " + shq(data_dir()));
   EXPECT_EQ(mod.exit_code, 2);
   EXPECT_NE(mod.err.find("wordnet"), std::string::npos) << mod.err;
-  CliResult params = run_cli(base + " --modules exact --params '0.5 1' --meteor-data " +
-                             shq(data_dir()));
+  CliResult params =
+      run_cli(base + " --modules exact --params '0.5 1' --meteor-data " + shq(data_dir()));
   EXPECT_EQ(params.exit_code, 2);
   CliResult lines = run_cli("score --metric meteor --hyp " + shq(hyp) + " --ref " +
                             shq(tmp.write("r2.txt", "a\nb\n")) + " --modules exact --meteor-data " +
@@ -130,8 +130,8 @@ TEST(ScoreMeteorCliTest, TaskParamsAndHelp) {
   TempDir tmp;
   std::string hyp = tmp.write("h.txt", "the big cat sat on a mat\n");
   std::string ref = tmp.write("r.txt", "the cat sat on the mat\n");
-  std::string base = "score --metric meteor --modules exact --json --hyp " + shq(hyp) +
-                     " --ref " + shq(ref) + " --meteor-data " + shq(data_dir());
+  std::string base = "score --metric meteor --modules exact --json --hyp " + shq(hyp) + " --ref " +
+                     shq(ref) + " --meteor-data " + shq(data_dir());
   CliResult rank = run_cli(base);
   CliResult hter = run_cli(base + " --task hter");
   CliResult custom = run_cli(base + " --params '0.85 0.2 0.6 0.75'");

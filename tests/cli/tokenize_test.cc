@@ -15,7 +15,9 @@ using unieval::testing::shared_dir;
 using unieval::testing::shq;
 using unieval::testing::TempDir;
 
-std::string vocab_path(const std::string& name) { return (shared_dir() / "data/vocab" / name).string(); }
+std::string vocab_path(const std::string& name) {
+  return (shared_dir() / "data/vocab" / name).string();
+}
 
 std::vector<nlohmann::json> json_lines(const std::string& out) {
   std::vector<nlohmann::json> v;
@@ -36,8 +38,11 @@ TEST(TokenizeCliTest, EveryGoldenCaseThroughTheBinary) {
   std::vector<size_t> singles;
   for (size_t i = 0; i < cases.size(); ++i) {
     std::string text = cases[i]["text"];
-    if (text.find('\n') != std::string::npos) singles.push_back(i);
-    else batches[{cases[i]["vocab"].get<std::string>(), cases[i]["do_lower_case"].get<bool>()}].push_back(i);
+    if (text.find('\n') != std::string::npos)
+      singles.push_back(i);
+    else
+      batches[{cases[i]["vocab"].get<std::string>(), cases[i]["do_lower_case"].get<bool>()}]
+          .push_back(i);
   }
   TempDir tmp;
   size_t checked = 0;
@@ -74,8 +79,8 @@ TEST(TokenizeCliTest, EveryGoldenCaseThroughTheBinary) {
 TEST(TokenizeCliTest, PlainOutputIdsAndCaseFromTheVocab) {
   UNIEVAL_REQUIRE_SHARED("data/vocab/bert-uncased-vocab.txt");
   UNIEVAL_REQUIRE_SHARED("data/vocab/unilm-cased-vocab.txt");
-  auto r = run_cli("tokenize --vocab " + shq(vocab_path("bert-uncased-vocab.txt")) +
-                   " --text " + shq("UNwant\u00E9d,running"));
+  auto r = run_cli("tokenize --vocab " + shq(vocab_path("bert-uncased-vocab.txt")) + " --text " +
+                   shq("UNwant\u00E9d,running"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_EQ(r.out, "unwanted , running\n");  // the real vocab has the whole word
   r = run_cli("tokenize --vocab " + shq(vocab_path("bert-uncased-vocab.txt")) + " --ids --text " +
@@ -89,9 +94,11 @@ TEST(TokenizeCliTest, PlainOutputIdsAndCaseFromTheVocab) {
   // Lines of a file, an empty line included, and --hf keeping [CLS] whole.
   TempDir tmp;
   auto in = tmp.write("in.txt", "a b\n\n[CLS] x\n");
-  r = run_cli("tokenize --vocab " + shq(vocab_path("bert-uncased-vocab.txt")) + " --input " + shq(in));
+  r = run_cli("tokenize --vocab " + shq(vocab_path("bert-uncased-vocab.txt")) + " --input " +
+              shq(in));
   EXPECT_EQ(r.out, "a b\n\n[ cl ##s ] x\n");
-  r = run_cli("tokenize --hf --vocab " + shq(vocab_path("bert-uncased-vocab.txt")) + " --json --input " + shq(in));
+  r = run_cli("tokenize --hf --vocab " + shq(vocab_path("bert-uncased-vocab.txt")) +
+              " --json --input " + shq(in));
   auto lines = json_lines(r.out);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[2]["tokens"], (nlohmann::json{"[CLS]", "x"}));
@@ -123,7 +130,8 @@ TEST(TokenizeCliTest, GptBpeThroughTheBinary) {
   auto r = run_cli("tokenize --bpe " + shq(dir) + " --json --text " + shq("The cat, the CAT!"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
-  EXPECT_EQ(j["tokens"], (nlohmann::json{"the</w>", "cat</w>", ",</w>", "the</w>", "cat</w>", "!</w>"}));
+  EXPECT_EQ(j["tokens"],
+            (nlohmann::json{"the</w>", "cat</w>", ",</w>", "the</w>", "cat</w>", "!</w>"}));
   EXPECT_EQ(j["ids"][0], 481);
   EXPECT_EQ(j["ids"][1], j["ids"][4]);
   r = run_cli("tokenize --bpe " + shq(dir) + " --vocab " + shq(dir) + " --text a");

@@ -40,8 +40,8 @@ struct Fixture {
   std::string gz = tmp.write("b.txt.gz", unieval::testing::gzip("cats, dogs!\n\na zebra\n"));
   std::string out = (tmp.path() / "out.txt").string();
   std::string args(const std::string& size, const std::string& extra = "") const {
-    return "vocab --base " + shq(base) + " --corpus " + shq(plain) + " " + shq(gz) + " --size " + size +
-           " --out " + shq(out) + " " + extra;
+    return "vocab --base " + shq(base) + " --corpus " + shq(plain) + " " + shq(gz) + " --size " +
+           size + " --out " + shq(out) + " " + extra;
   }
 };
 
@@ -77,7 +77,8 @@ TEST(VocabCliTest, WritesTheFrequencyChosenSubsetAndReportsIt) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(unieval::core::read_file(f.out), first);
   EXPECT_TRUE(again.out.empty()) << again.out;
-  EXPECT_NE(again.err.find("[UNK]: 3 with the base, 3 with the new vocab"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("[UNK]: 3 with the base, 3 with the new vocab"), std::string::npos)
+      << again.err;
 
   // Every corpus line tokenises with the new vocabulary with no more [UNK] than with the base.
   for (const std::string& corpus : {f.plain, f.gz}) {
@@ -89,7 +90,8 @@ TEST(VocabCliTest, WritesTheFrequencyChosenSubsetAndReportsIt) {
     std::string la, lb;
     auto unk = [](const std::string& line) {
       size_t n = 0;
-      for (size_t p = line.find("[UNK]"); p != std::string::npos; p = line.find("[UNK]", p + 1)) ++n;
+      for (size_t p = line.find("[UNK]"); p != std::string::npos; p = line.find("[UNK]", p + 1))
+        ++n;
       return n;
     };
     while (std::getline(a, la)) {
@@ -102,7 +104,8 @@ TEST(VocabCliTest, WritesTheFrequencyChosenSubsetAndReportsIt) {
 TEST(VocabCliTest, HelpListsEveryOption) {
   auto r = run_cli("vocab --help");
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  for (const char* o : {"--base", "--corpus", "--size", "--out", "--lowercase", "--no-lowercase", "--threads", "--json"})
+  for (const char* o : {"--base", "--corpus", "--size", "--out", "--lowercase", "--no-lowercase",
+                        "--threads", "--json"})
     EXPECT_NE(r.out.find(o), std::string::npos) << o;
   auto top = run_cli("--help");
   EXPECT_NE(top.out.find("  vocab "), std::string::npos);
@@ -120,15 +123,22 @@ TEST(VocabCliTest, BadInputExitsTwoNamingTheFileAndWritesNothing) {
   };
   const std::string out = " --out " + shq(f.out);
   const std::vector<Case> cases = {
-      {"vocab --base " + shq(missing) + " --corpus " + shq(f.plain) + " --size 30" + out, {"missing.txt"}},
-      {"vocab --base " + shq(f.base) + " --corpus " + shq(f.plain) + " " + shq(missing) + " --size 30" + out,
+      {"vocab --base " + shq(missing) + " --corpus " + shq(f.plain) + " --size 30" + out,
        {"missing.txt"}},
-      {"vocab --base " + shq(f.base) + " --corpus " + shq(empty) + " --size 30" + out, {"empty.txt", "empty"}},
-      {"vocab --base " + shq(f.base) + " --corpus " + shq(bad_utf8) + " --size 30" + out, {"bad.txt:2"}},
-      {"vocab --base " + shq(f.base) + " --corpus " + shq(f.plain) + " --size 25" + out, {"minimum 26", "base.txt"}},
-      {"vocab --base " + shq(f.base) + " --corpus " + shq(f.plain) + " --size 99" + out, {"35 entries"}},
+      {"vocab --base " + shq(f.base) + " --corpus " + shq(f.plain) + " " + shq(missing) +
+           " --size 30" + out,
+       {"missing.txt"}},
+      {"vocab --base " + shq(f.base) + " --corpus " + shq(empty) + " --size 30" + out,
+       {"empty.txt", "empty"}},
+      {"vocab --base " + shq(f.base) + " --corpus " + shq(bad_utf8) + " --size 30" + out,
+       {"bad.txt:2"}},
+      {"vocab --base " + shq(f.base) + " --corpus " + shq(f.plain) + " --size 25" + out,
+       {"minimum 26", "base.txt"}},
+      {"vocab --base " + shq(f.base) + " --corpus " + shq(f.plain) + " --size 99" + out,
+       {"35 entries"}},
       {"vocab --base " + shq(f.base) + " --corpus " + shq(f.plain) + " --size 0" + out, {"--size"}},
-      {"vocab --base " + shq(no_mask) + " --corpus " + shq(f.plain) + " --size 30" + out, {"no_mask.txt", "[MASK]"}},
+      {"vocab --base " + shq(no_mask) + " --corpus " + shq(f.plain) + " --size 30" + out,
+       {"no_mask.txt", "[MASK]"}},
       {"vocab --base " + shq(f.base) + " --corpus " + shq(f.plain) + " --size 30 --out " +
            shq((f.tmp.path() / "no/such/dir/out.txt").string()),
        {"out.txt", "no/such/dir"}},
@@ -138,29 +148,32 @@ TEST(VocabCliTest, BadInputExitsTwoNamingTheFileAndWritesNothing) {
   for (const auto& c : cases) {
     auto r = run_cli(c.args);
     EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
-    for (const auto& s : c.in_error) EXPECT_NE(r.err.find(s), std::string::npos) << c.args << "\n" << r.err;
+    for (const auto& s : c.in_error)
+      EXPECT_NE(r.err.find(s), std::string::npos) << c.args << "\n" << r.err;
     EXPECT_FALSE(std::filesystem::exists(f.out)) << c.args;
     for (const auto& e : std::filesystem::directory_iterator(f.tmp.path()))
-      EXPECT_EQ(e.path().filename().string().find("out.txt"), std::string::npos) << c.args << ": " << e.path();
+      EXPECT_EQ(e.path().filename().string().find("out.txt"), std::string::npos)
+          << c.args << ": " << e.path();
   }
 }
 
-// The real corpus: SQuAD question generation (Du et al.) train sources and targets, 8,000 entries of
-// the BERT uncased vocabulary. Measured: 151,444 lines, 3,577,777 words; 5 specials, 1,994 single
-// characters, 6,001 by frequency; 1.0958 pieces per word with the base, 1.2581 with the new vocab;
-// [UNK] 873 with both: growth 0, i.e. 0.0000 per 1,000 pieces (every character of the base is
-// kept, so a word the base covers stays covered); coverage 90.49%. The bounds leave a little room
-// for tokenizer changes, none for a broken choice (dropping the characters loses whole words).
+// The real corpus: SQuAD question generation (Du et al.) train sources and targets, 8,000 entries
+// of the BERT uncased vocabulary. Measured: 151,444 lines, 3,577,777 words; 5 specials, 1,994
+// single characters, 6,001 by frequency; 1.0958 pieces per word with the base, 1.2581 with the new
+// vocab; [UNK] 873 with both: growth 0, i.e. 0.0000 per 1,000 pieces (every character of the base
+// is kept, so a word the base covers stays covered); coverage 90.49%. The bounds leave a little
+// room for tokenizer changes, none for a broken choice (dropping the characters loses whole words).
 TEST(VocabCliTest, SquadQgEightThousandBarelyGrowsUnknownPieces) {
   UNIEVAL_REQUIRE_SHARED("data/vocab/bert-uncased-vocab.txt");
   UNIEVAL_REQUIRE_SHARED("data/squad_qg/src-train.txt.gz");
   UNIEVAL_REQUIRE_SHARED("data/squad_qg/tgt-train.txt.gz");
   TempDir tmp;
   const std::string out = (tmp.path() / "vocab-8k.txt").string();
-  auto r = run_cli("vocab --base " + shq((shared_dir() / "data/vocab/bert-uncased-vocab.txt").string()) +
-                   " --corpus " + shq((shared_dir() / "data/squad_qg/src-train.txt.gz").string()) + " " +
-                   shq((shared_dir() / "data/squad_qg/tgt-train.txt.gz").string()) + " --size 8000 --out " +
-                   shq(out) + " --json");
+  auto r =
+      run_cli("vocab --base " + shq((shared_dir() / "data/vocab/bert-uncased-vocab.txt").string()) +
+              " --corpus " + shq((shared_dir() / "data/squad_qg/src-train.txt.gz").string()) + " " +
+              shq((shared_dir() / "data/squad_qg/tgt-train.txt.gz").string()) +
+              " --size 8000 --out " + shq(out) + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto j = last_json_line(r.out);
   EXPECT_EQ(j["size"], 8000);

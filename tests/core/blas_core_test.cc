@@ -13,7 +13,8 @@ namespace {
 
 TEST(BlasCoreTest, OnlyAFallbackOnAVectorCpuIsReplaced) {
   const CpuVectorSupport none{}, avx2{true, false}, avx512{true, true};
-  EXPECT_EQ(choose_openblas_coretype("Prescott", avx512), "SkylakeX");  // Intel family 6 model 207 here
+  EXPECT_EQ(choose_openblas_coretype("Prescott", avx512),
+            "SkylakeX");  // Intel family 6 model 207 here
   EXPECT_EQ(choose_openblas_coretype("Prescott", avx2), "Haswell");
   EXPECT_EQ(choose_openblas_coretype("Nehalem", avx2), "Haswell");
   EXPECT_EQ(choose_openblas_coretype("Sandybridge", avx512), "SkylakeX");
@@ -32,7 +33,8 @@ TEST(BlasCoreTest, AnySettingOfTheUserWins) {
   setenv("UNIEVAL_OPENBLAS_CORETYPE", "0", 1);
   EXPECT_FALSE(openblas_coretype_override());
   unsetenv("UNIEVAL_OPENBLAS_CORETYPE");
-  // Unset: whatever this machine's libblas.so.3 and CPU give, only SkylakeX or Haswell can come out.
+  // Unset: whatever this machine's libblas.so.3 and CPU give, only SkylakeX or Haswell can come
+  // out.
   if (auto c = openblas_coretype_override()) {
     EXPECT_TRUE(*c == "SkylakeX" || *c == "Haswell") << *c;
   }

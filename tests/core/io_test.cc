@@ -10,8 +10,8 @@
 namespace unieval {
 namespace {
 
-using testing::TempDir;
 using testing::gzip;
+using testing::TempDir;
 
 TEST(IoTest, ReadLinesKeepsEmptyLinesAndDropsFinalNewline) {
   TempDir t;
@@ -40,10 +40,11 @@ TEST(IoTest, InvalidUtf8NamesFileAndLine) {
 }
 
 TEST(IoTest, Utf8Validation) {
-  EXPECT_EQ(core::find_invalid_utf8("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80"), std::string::npos);
-  EXPECT_EQ(core::find_invalid_utf8("\xc0\xaf"), 0u);          // overlong '/'
-  EXPECT_EQ(core::find_invalid_utf8("ab\xed\xa0\x80"), 2u);    // surrogate
-  EXPECT_EQ(core::find_invalid_utf8("abc\xe2\x82"), 3u);       // truncated
+  EXPECT_EQ(core::find_invalid_utf8("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80"),
+            std::string::npos);
+  EXPECT_EQ(core::find_invalid_utf8("\xc0\xaf"), 0u);        // overlong '/'
+  EXPECT_EQ(core::find_invalid_utf8("ab\xed\xa0\x80"), 2u);  // surrogate
+  EXPECT_EQ(core::find_invalid_utf8("abc\xe2\x82"), 3u);     // truncated
 }
 
 TEST(IoTest, MissingFileIsInputError) {
@@ -80,7 +81,10 @@ TEST(IoTest, AtomicWriteReplacesAndLeavesNoTemp) {
   core::write_file_atomic(p, "second");
   EXPECT_EQ(core::read_file(p), "second");
   int files = 0;
-  for (auto& e : std::filesystem::directory_iterator(t.path())) { (void)e; ++files; }
+  for (auto& e : std::filesystem::directory_iterator(t.path())) {
+    (void)e;
+    ++files;
+  }
   EXPECT_EQ(files, 1);
   EXPECT_THROW(core::write_file_atomic((t.path() / "no/such/dir/x").string(), "x"), InputError);
 }

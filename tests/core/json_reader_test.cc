@@ -1,6 +1,5 @@
 // The JSON reader's file path (read straight into the document, single-member gzip inflated
 // in place, everything else through unieval::core::read_file) and its error reporting.
-#include "core/json_cursor.h"
 #include "core/json_reader.h"
 
 #include <gtest/gtest.h>
@@ -13,21 +12,21 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <thread>
-
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/error.h"
 #include "core/io.h"
+#include "core/json_cursor.h"
 #include "tests/gzip_util.h"
 #include "tests/test_util.h"
 
 namespace unieval::core {
 namespace {
 
-using unieval::testing::TempDir;
 using unieval::testing::gzip;
+using unieval::testing::TempDir;
 
 // A document big enough for the huge-page buffers (> 1 MiB of text, ~100k nodes), with
 // escapes and non-ASCII text.
@@ -35,8 +34,10 @@ std::string big_document() {
   std::string s = "{\"version\": \"1.1\", \"data\": [";
   for (int i = 0; i < 20000; ++i) {
     if (i) s += ", ";
-    s += "{\"id\": \"q" + std::to_string(i) + "\", \"text\": \"caf\\u00e9 \\\"" + std::to_string(i) +
-         "\\\" na\xc3\xafve, padding padding padding\", \"n\": " + std::to_string(i) + ".5, \"ok\": true}";
+    s += "{\"id\": \"q" + std::to_string(i) + "\", \"text\": \"caf\\u00e9 \\\"" +
+         std::to_string(i) +
+         "\\\" na\xc3\xafve, padding padding padding\", \"n\": " + std::to_string(i) +
+         ".5, \"ok\": true}";
   }
   return s + "]}";
 }
@@ -47,7 +48,8 @@ void expect_big_document(const JsonDocument& d) {
   long i = 0;
   for (JsonValue v : data.array_items()) {
     ASSERT_EQ("q" + std::to_string(i), v["id"].as_string());
-    ASSERT_EQ("caf\xc3\xa9 \"" + std::to_string(i) + "\" na\xc3\xafve, padding padding padding", v["text"].as_string());
+    ASSERT_EQ("caf\xc3\xa9 \"" + std::to_string(i) + "\" na\xc3\xafve, padding padding padding",
+              v["text"].as_string());
     ASSERT_EQ(static_cast<double>(i) + 0.5, v["n"].as_double());
     ASSERT_TRUE(v["ok"].as_bool());
     ++i;
@@ -142,9 +144,10 @@ TEST(JsonReaderTest, BadFilesAreInputErrorsNamingTheFile) {
 // The reader's UTF-8 check (ASCII skipped 8 bytes at a time) reports the byte that
 // unieval::core::find_invalid_utf8 reports, for each kind of bad sequence at each alignment.
 TEST(JsonReaderTest, InvalidUtf8IsReportedAtTheSameByteAsFindInvalidUtf8) {
-  const std::vector<std::string> bad = {"\x80", "\xbf", "\xc0\x80", "\xc1\xbf", "\xe0\x80\x80", "\xed\xa0\x80",
-                                        "\xf4\x90\x80\x80", "\xf8\x88\x80\x80", "\xff", "\xc3", "\xe2\x82",
-                                        "\xf0\x9f\x98"};
+  const std::vector<std::string> bad = {
+      "\x80",         "\xbf",         "\xc0\x80",         "\xc1\xbf",
+      "\xe0\x80\x80", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xf8\x88\x80\x80",
+      "\xff",         "\xc3",         "\xe2\x82",         "\xf0\x9f\x98"};
   for (size_t pad = 0; pad < 10; ++pad) {
     for (const auto& b : bad) {
       for (const std::string& tail : {std::string("\"}"), std::string("")}) {
@@ -155,7 +158,8 @@ TEST(JsonReaderTest, InvalidUtf8IsReportedAtTheSameByteAsFindInvalidUtf8) {
           JsonDocument::parse(text, "mem");
           ADD_FAILURE() << "accepted invalid UTF-8, pad " << pad;
         } catch (const InputError& e) {
-          EXPECT_NE(std::string(e.what()).find("invalid UTF-8 at byte " + std::to_string(want)), std::string::npos)
+          EXPECT_NE(std::string(e.what()).find("invalid UTF-8 at byte " + std::to_string(want)),
+                    std::string::npos)
               << e.what() << " pad " << pad;
         }
       }
@@ -163,7 +167,8 @@ TEST(JsonReaderTest, InvalidUtf8IsReportedAtTheSameByteAsFindInvalidUtf8) {
   }
   // Valid multi-byte text at every alignment, and escapes inside long strings.
   for (size_t pad = 0; pad < 10; ++pad) {
-    std::string body = std::string(pad, 'a') + "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 long enough to span words";
+    std::string body =
+        std::string(pad, 'a') + "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80 long enough to span words";
     JsonDocument d = JsonDocument::parse("{\"k\": \"" + body + "\\n\\\"x\"}", "mem");
     EXPECT_EQ(body + "\n\"x", d.root()["k"].as_string());
   }
@@ -180,7 +185,13 @@ TEST(JsonReaderTest, StringScanFindsTheEndAndControlCharactersAtEveryOffset) {
     std::string with_ctl = body + '\x1f';
     EXPECT_THROW(JsonDocument::parse("[\"" + with_ctl + "\"]", "mem"), InputError) << len;
     std::string with_del = body + '\x7f' + "\xc3\xa9";  // DEL and non-ASCII are plain characters
-    EXPECT_EQ(with_del, JsonDocument::parse("[\"" + with_del + "\"]", "mem").root().array_items().begin().operator*().as_string());
+    EXPECT_EQ(with_del, JsonDocument::parse("[\"" + with_del + "\"]", "mem")
+                            .root()
+                            .array_items()
+                            .begin()
+                            .
+                            operator*()
+                            .as_string());
   }
 }
 
@@ -198,7 +209,8 @@ TEST(JsonReaderTest, SizeOfScalarsIsZeroAndBomIsSkipped) {
 // True when JsonDocument::parse_checked accepts the (checked) text.
 bool parser_accepts(const std::string& text) {
   try {
-    JsonDocument::parse_checked(JsonDocument::check_text(core::HugeVector<char>(text.begin(), text.end()), "mem"), "mem");
+    JsonDocument::parse_checked(
+        JsonDocument::check_text(core::HugeVector<char>(text.begin(), text.end()), "mem"), "mem");
     return true;
   } catch (const InputError&) {
     return false;
@@ -264,8 +276,9 @@ TEST(JsonReaderTest, CursorAcceptsWhatTheParserAcceptsAndDecodesStringsAlike) {
   EXPECT_TRUE(cursor_accepts(std::string(1000, '[') + std::string(1000, ']')));
   EXPECT_FALSE(parser_accepts(std::string(1001, '[') + std::string(1001, ']')));
   EXPECT_FALSE(cursor_accepts(std::string(1001, '[') + std::string(1001, ']')));
-  for (const std::string bad : {"", " ", "[1,]", "{\"a\" 1}", "{\"a\": 1,}", "[1] 2", "\"\\x\"", "\"\\u12\"",
-                                "tru", "-", "1.", "1e", "01", "{1: 2}", "[\"a\tb\"]", "\"abc", "[", "{\"a\":"}) {
+  for (const std::string bad :
+       {"", " ", "[1,]", "{\"a\" 1}", "{\"a\": 1,}", "[1] 2", "\"\\x\"", "\"\\u12\"", "tru", "-",
+        "1.", "1e", "01", "{1: 2}", "[\"a\tb\"]", "\"abc", "[", "{\"a\":"}) {
     EXPECT_FALSE(parser_accepts(bad)) << bad;
     EXPECT_FALSE(cursor_accepts(bad)) << bad;
   }
@@ -278,8 +291,10 @@ TEST(JsonReaderTest, CursorAgreesWithTheParserOnRandomMutations) {
   std::mt19937 rng(42);
   int accepted = 0, refused = 0;
   for (int round = 0; round < 20000; ++round) {
-    std::string text = testing::mutate(cursor_seeds()[rng() % cursor_seeds().size()], rng, alphabet);
-    if (core::find_invalid_utf8(text) != std::string_view::npos) continue;  // check_text's, not the parser's
+    std::string text =
+        testing::mutate(cursor_seeds()[rng() % cursor_seeds().size()], rng, alphabet);
+    if (core::find_invalid_utf8(text) != std::string_view::npos)
+      continue;  // check_text's, not the parser's
     bool want = parser_accepts(text);
     ASSERT_EQ(want, cursor_accepts(text)) << text;
     if (want && text.find_first_not_of(" \n\t\r") != std::string::npos &&
@@ -297,7 +312,8 @@ TEST(JsonReaderTest, CursorAgreesWithTheParserOnRandomMutations) {
 
 // Fuzz finding (fuzz/json_fuzz.cc under ASan): text whose length is a multiple of 32 and all ASCII
 // made the UTF-8 check read the byte after the text, and loop for ever when that byte was >= 0x80.
-// Here the byte after the text is 0xFF (inside the vector's capacity): the check must stop at the end.
+// Here the byte after the text is 0xFF (inside the vector's capacity): the check must stop at the
+// end.
 TEST(JsonReaderTest, Utf8CheckStopsAtTheEndOfAllAsciiTextOf32Bytes) {
   for (size_t n : {32u, 64u, 96u}) {
     unieval::core::HugeVector<char> text;
@@ -309,6 +325,7 @@ TEST(JsonReaderTest, Utf8CheckStopsAtTheEndOfAllAsciiTextOf32Bytes) {
     text.pop_back();  // capacity keeps the 0xFF right after the text
     auto checked = unieval::core::JsonDocument::check_text(std::move(text), "t.json");
     EXPECT_EQ(checked.size(), n);
-    EXPECT_EQ(unieval::core::JsonDocument::parse_checked(std::move(checked), "t.json").root().size(), 0u);
+    EXPECT_EQ(
+        unieval::core::JsonDocument::parse_checked(std::move(checked), "t.json").root().size(), 0u);
   }
 }

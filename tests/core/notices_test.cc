@@ -69,7 +69,7 @@ const std::vector<std::string> kLgplFiles = {"metrics/meteor.h", "metrics/meteor
                                              "metrics/text/meteor_normalize.cc"};
 constexpr const char* kLgplSpdx = "SPDX-License-Identifier: LGPL-2.1-only";
 
-const std::vector<std::string> kCodeDirs = {"core",  "metrics", "models", "tasks",
+const std::vector<std::string> kCodeDirs = {"core",      "metrics", "models", "tasks",
                                             "pipelines", "results", "apps"};
 
 // Every .h / .cc under the code folders, repository-relative.
@@ -115,8 +115,8 @@ TEST(Notices, ListedFilesExistAndNameTheirSource) {
       ASSERT_TRUE(fs::exists(kRoot / f)) << "listed in " << kNotices << " but missing";
       std::string header = follows_header(kRoot / f);
       ASSERT_FALSE(header.empty()) << "no '// Follows X (licence) ... " << kNotices << "' header";
-      EXPECT_NE(header.find(source), std::string::npos) << "header does not name " << source
-                                                        << ": " << header;
+      EXPECT_NE(header.find(source), std::string::npos)
+          << "header does not name " << source << ": " << header;
     }
   }
 }
@@ -134,8 +134,8 @@ TEST(Notices, EveryFollowsHeaderIsListedUnderEachSourceItNames) {
     for (const auto& [source, files] : listed) {
       if (header.find(source) == std::string::npos) continue;
       named_any = true;
-      EXPECT_TRUE(files.count(rel)) << rel << " follows " << source << " but " << kNotices
-                                    << " does not list it there";
+      EXPECT_TRUE(files.count(rel))
+          << rel << " follows " << source << " but " << kNotices << " does not list it there";
     }
     EXPECT_TRUE(named_any) << rel << ": its header names no source of " << kNotices;
   }
@@ -146,10 +146,11 @@ TEST(Notices, EveryFollowsHeaderIsListedUnderEachSourceItNames) {
 // named routines, so no file may claim to have been written without sight of them (issue #39).
 // The words of that claim are assembled here so that this file does not contain them.
 TEST(Notices, NoFileClaimsAnUnseenOrigin) {
-  const std::vector<std::string> terms = {std::string("clean") + "-room", std::string("clean") + " room",
+  const std::vector<std::string> terms = {std::string("clean") + "-room",
+                                          std::string("clean") + " room",
                                           std::string("clean") + "room"};
-  const std::set<std::string> exts = {".h",   ".cc",  ".py",  ".md",  ".txt", ".cmake",
-                                      ".in",  ".sh",  ".cfg", ".toml", ".yml", ".yaml"};
+  const std::set<std::string> exts = {".h",  ".cc", ".py",  ".md",   ".txt", ".cmake",
+                                      ".in", ".sh", ".cfg", ".toml", ".yml", ".yaml"};
   std::vector<fs::path> files = {kRoot / "LICENSE", kRoot / kNotices, kRoot / "README.md",
                                  kRoot / "CMakeLists.txt"};
   for (const char* dir : {"core", "metrics", "models", "tasks", "pipelines", "results", "apps",
@@ -201,8 +202,9 @@ TEST(Notices, MeteorIsASeparateLgplComponent) {
   for (const auto& rel : code_files()) {
     bool marked = first_lines(kRoot / rel, 12).find(kLgplSpdx) != std::string::npos;
     EXPECT_EQ(marked, lgpl.count(rel) == 1)
-        << rel << (marked ? " carries the LGPL-2.1 notice but is not in unieval_meteor"
-                          : " is in unieval_meteor but lacks the LGPL-2.1 notice");
+        << rel
+        << (marked ? " carries the LGPL-2.1 notice but is not in unieval_meteor"
+                   : " is in unieval_meteor but lacks the LGPL-2.1 notice");
   }
   std::string cmake = read_all(kRoot / "metrics" / "CMakeLists.txt");
   size_t a = cmake.find("set(unieval_meteor_sources");

@@ -40,7 +40,8 @@ TEST(ParallelTest, RangesCoverEveryIndexOnceInContiguousSlices) {
         for (size_t i = b; i < e; ++i) ++seen[i];
       });
       for (size_t i = 0; i < n; ++i) ASSERT_EQ(1, seen[i]) << n << " " << threads << " " << i;
-      size_t want_workers = std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(threads), n / 256));
+      size_t want_workers =
+          std::max<size_t>(1, std::min<size_t>(static_cast<size_t>(threads), n / 256));
       EXPECT_EQ(want_workers, slices.size()) << n << " " << threads;
       EXPECT_EQ(want_workers, ids.size()) << n << " " << threads;
     }
@@ -70,11 +71,11 @@ TEST(ParallelTest, RunConcurrentlyRunsBothAndPrefersTheFirstError) {
     bool second_ran = false;
     try {
       core::run_concurrently([&] { throw std::runtime_error("first"); },
-                       [&] {
-                         second_ran = true;
-                         throw std::runtime_error("second");
-                       },
-                       parallel);
+                             [&] {
+                               second_ran = true;
+                               throw std::runtime_error("second");
+                             },
+                             parallel);
       FAIL() << "no exception";
     } catch (const std::runtime_error& e) {
       EXPECT_EQ(std::string("first"), e.what());

@@ -1,7 +1,8 @@
 // Python 3 str semantics (core/py_string.h) and the UTF-8 codec (core/utf8.h).
+#include "core/py_string.h"
+
 #include <gtest/gtest.h>
 
-#include "core/py_string.h"
 #include "core/utf8.h"
 
 namespace unieval::core {
@@ -9,7 +10,10 @@ namespace {
 
 TEST(PyStringTest, PythonWhitespace) {
   // U+3000 IDEOGRAPHIC SPACE and U+00A0 are whitespace for str.split(); U+200B is not.
-  auto f = core::py_split("  a\xe3\x80\x80" "b\xc2\xa0" "c\tdx\xe2\x80\x8by ");
+  auto f = core::py_split(
+      "  a\xe3\x80\x80"
+      "b\xc2\xa0"
+      "c\tdx\xe2\x80\x8by ");
   ASSERT_EQ(f.size(), 4u);
   EXPECT_EQ(f[0], "a");
   EXPECT_EQ(f[2], "c");
@@ -21,7 +25,8 @@ TEST(PyStringTest, PythonWhitespace) {
 TEST(PyStringTest, ReplaceIsLeftToRightAndNeverRescans) {
   EXPECT_EQ(unieval::core::py_replace("aaa", "aa", "b"), "ba");
   EXPECT_EQ(unieval::core::py_replace("abab", "ab", "ba"), "baba");
-  EXPECT_EQ(unieval::core::py_replace("x", "", "y"), "x");  // an empty pattern leaves the text (our rule)
+  EXPECT_EQ(unieval::core::py_replace("x", "", "y"),
+            "x");  // an empty pattern leaves the text (our rule)
   std::string s = "a<q>b<q>";
   core::py_replace_in(s, "<q>", "\n");
   EXPECT_EQ(s, "a\nb\n");
@@ -70,9 +75,10 @@ TEST(Utf8Test, InvalidBytesDecodeAsThemselvesOneByteAtATime) {
 
 TEST(PyStringTest, SplitOnKeepsEmptyFieldsAsStrSplitSep) {
   using V = std::vector<std::string>;
-  EXPECT_EQ(unieval::core::py_split_on("a\tb", '\t'), (V{"a", "b"}));          // "a\tb".split("\t")
-  EXPECT_EQ(unieval::core::py_split_on("\ta\t\t", '\t'), (V{"", "a", "", ""}));  // empty fields kept
-  EXPECT_EQ(unieval::core::py_split_on("", '\t'), (V{""}));                     // "".split("\t") == ['']
+  EXPECT_EQ(unieval::core::py_split_on("a\tb", '\t'), (V{"a", "b"}));  // "a\tb".split("\t")
+  EXPECT_EQ(unieval::core::py_split_on("\ta\t\t", '\t'),
+            (V{"", "a", "", ""}));                           // empty fields kept
+  EXPECT_EQ(unieval::core::py_split_on("", '\t'), (V{""}));  // "".split("\t") == ['']
 }
 
 TEST(PyStringTest, StripCharsAsStrStripChars) {

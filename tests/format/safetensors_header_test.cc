@@ -16,7 +16,8 @@ SafetensorsHeader parse(const std::string& header, const std::string& data) {
   std::string bytes;
   for (int i = 0; i < 8; ++i) bytes.push_back(static_cast<char>((header.size() >> (8 * i)) & 0xFF));
   bytes += header + data;
-  return parse_safetensors_header(reinterpret_cast<const unsigned char*>(bytes.data()), bytes.size(), "m.safetensors");
+  return parse_safetensors_header(reinterpret_cast<const unsigned char*>(bytes.data()),
+                                  bytes.size(), "m.safetensors");
 }
 
 TEST(SafetensorsHeaderTest, ValidHeaderGivesOffsetsByName) {
@@ -44,8 +45,9 @@ TEST(SafetensorsHeaderTest, ErrorsNameTheSourceAndTheTensor) {
     ADD_FAILURE() << "accepted";
   } catch (const InputError& e) {
     EXPECT_EQ(e.file(), "m.safetensors");
-    EXPECT_NE(std::string(e.what()).find("tensor 'w': data_offsets span 8 bytes but F32 [3] needs 12"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("tensor 'w': data_offsets span 8 bytes but F32 [3] needs 12"),
+        std::string::npos)
         << e.what();
   }
   EXPECT_THROW(parse_safetensors_header(nullptr, 0, "empty"), InputError);

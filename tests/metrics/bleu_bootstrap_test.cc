@@ -48,9 +48,9 @@ TEST(BleuBootstrapTest, CisAreDeterministicForASeedAndBracketTheScore) {
     auto a = score_json(metric, f, {{"bootstrap", 300}, {"seed", 7ULL}});
     auto again = score_json(metric, f, {{"bootstrap", 300}, {"seed", 7ULL}});
     auto other = score_json(metric, f, {{"bootstrap", 300}, {"seed", 8ULL}});
-    EXPECT_EQ(a.dump(), again.dump()) << metric;             // deterministic for a seed
+    EXPECT_EQ(a.dump(), again.dump()) << metric;  // deterministic for a seed
     EXPECT_NE(a["bootstrap"].dump(), other["bootstrap"].dump()) << metric;  // and seeded
-    EXPECT_EQ(a["score"], plain["score"]) << metric;        // the corpus score is unchanged
+    EXPECT_EQ(a["score"], plain["score"]) << metric;  // the corpus score is unchanged
     EXPECT_FALSE(plain.contains("bootstrap"));
     const double score = a["score"].get<double>();
     const auto& ci = a["bootstrap"]["score"];
@@ -62,7 +62,8 @@ TEST(BleuBootstrapTest, CisAreDeterministicForASeedAndBracketTheScore) {
     // A narrower coverage gives a narrower interval on the same resamples.
     auto narrow = score_json(metric, f, {{"bootstrap", 300}, {"seed", 7ULL}, {"confidence", 0.5}});
     EXPECT_GT(narrow["bootstrap"]["score"]["low"].get<double>(), ci["low"].get<double>()) << metric;
-    EXPECT_LT(narrow["bootstrap"]["score"]["high"].get<double>(), ci["high"].get<double>()) << metric;
+    EXPECT_LT(narrow["bootstrap"]["score"]["high"].get<double>(), ci["high"].get<double>())
+        << metric;
   }
 }
 
@@ -87,7 +88,8 @@ TEST(BleuBootstrapTest, ResamplesSumSegmentStatistics) {
   MetricRun ch = run_metric({"chrf", {}}, c, {}, true);
   ChrfOptions co;
   EXPECT_EQ(ch.resample(all)[0], corpus_chrf(c.hyps, c.refs, co).score);
-  EXPECT_EQ(ch.resample({2})[0], sentence_chrf({c.hyps[2]}, {{c.refs[0][2]}, {c.refs[1][2]}}, co)[0].score);
+  EXPECT_EQ(ch.resample({2})[0],
+            sentence_chrf({c.hyps[2]}, {{c.refs[0][2]}, {c.refs[1][2]}}, co)[0].score);
 }
 
 TEST(BleuBootstrapTest, PairedBootstrapAgainstABaseline) {
@@ -99,26 +101,34 @@ TEST(BleuBootstrapTest, PairedBootstrapAgainstABaseline) {
     EXPECT_EQ(self["paired_bootstrap"]["score"]["p_value"].get<double>(), 1.0) << metric;
     // Against another system: its corpus score is the baseline; deterministic; with no
     // --bootstrap the paired test still runs (1000 resamples, as the other metrics).
-    auto vs = score_json(metric, f, {{"paired-bootstrap", f.base}, {"bootstrap", 200}, {"seed", 3ULL}});
-    auto base = nlohmann::json::parse(score_metric(metric, [&] {
-      OptionValues v = call_values({metric, {}});
-      v.set("hyp", f.base);
-      v.set("ref", std::vector<std::string>{f.ref0, f.ref1});
-      return v;
-    }(), nullptr));
+    auto vs =
+        score_json(metric, f, {{"paired-bootstrap", f.base}, {"bootstrap", 200}, {"seed", 3ULL}});
+    auto base = nlohmann::json::parse(score_metric(
+        metric,
+        [&] {
+          OptionValues v = call_values({metric, {}});
+          v.set("hyp", f.base);
+          v.set("ref", std::vector<std::string>{f.ref0, f.ref1});
+          return v;
+        }(),
+        nullptr));
     EXPECT_EQ(vs["paired_bootstrap"]["score"]["baseline"], base["score"]) << metric;
     EXPECT_EQ(vs["paired_bootstrap"]["score"]["system"], vs["score"]) << metric;
     double p = vs["paired_bootstrap"]["score"]["p_value"].get<double>();
     EXPECT_GT(p, 0.0);
     EXPECT_LE(p, 1.0);
-    EXPECT_EQ(vs.dump(), score_json(metric, f, {{"paired-bootstrap", f.base}, {"bootstrap", 200}, {"seed", 3ULL}}).dump());
+    EXPECT_EQ(
+        vs.dump(),
+        score_json(metric, f, {{"paired-bootstrap", f.base}, {"bootstrap", 200}, {"seed", 3ULL}})
+            .dump());
     auto only = score_json(metric, f, {{"paired-bootstrap", f.base}});
     EXPECT_EQ(only["paired_bootstrap"]["signature"], "bs:1000|seed:12345|ci:0.95");
     EXPECT_FALSE(only.contains("bootstrap"));
   }
   // A baseline with another number of lines, and resampling of sentence scores, are refused.
   TempDir tmp;
-  EXPECT_THROW(score_json("bleu", f, {{"paired-bootstrap", tmp.write("short.txt", "a\n")}}), InputError);
+  EXPECT_THROW(score_json("bleu", f, {{"paired-bootstrap", tmp.write("short.txt", "a\n")}}),
+               InputError);
   EXPECT_THROW(score_json("bleu", f, {{"bootstrap", 10}, {"sentence-level", true}}), InputError);
 }
 

@@ -129,8 +129,8 @@ int method_of(const json& o) { return std::stoi(o["smoothing"].get<std::string>(
 
 void expect_nltk(const NltkBleuResult& r, const json& e, const std::string& what) {
   if (e.is_object()) {
-    ASSERT_TRUE(r.error.has_value()) << what << ": NLTK raised " << e.dump() << ", we returned "
-                                     << r.score;
+    ASSERT_TRUE(r.error.has_value())
+        << what << ": NLTK raised " << e.dump() << ", we returned " << r.score;
     EXPECT_EQ(*r.error, e["error"].get<std::string>()) << what;
   } else {
     ASSERT_FALSE(r.error.has_value()) << what << ": " << *r.error;
@@ -171,7 +171,8 @@ TEST_F(BleuGolden, NltkSentence) {
         NltkBleuOptions o;
         o.smoothing = method_of(c["options"]);
         o.weights.assign(order, 1.0 / order);
-        expect_nltk(nltk_sentence_bleu(refs[i], hyps[i], o), per[i]["bleu_" + std::to_string(order)],
+        expect_nltk(nltk_sentence_bleu(refs[i], hyps[i], o),
+                    per[i]["bleu_" + std::to_string(order)],
                     "segment " + std::to_string(i) + " bleu_" + std::to_string(order));
       }
     }
@@ -184,7 +185,8 @@ TEST_F(BleuGolden, Coco) {
     auto s = coco_bleu(strings(c["hyps"]), refs_by_segment(streams(c["refs"])));
     const json& e = c["expected"];
     for (int k = 0; k < 4; ++k)
-      EXPECT_TRUE(close(s.bleu[k], e["Bleu_" + std::to_string(k + 1)], "Bleu_" + std::to_string(k + 1)));
+      EXPECT_TRUE(
+          close(s.bleu[k], e["Bleu_" + std::to_string(k + 1)], "Bleu_" + std::to_string(k + 1)));
     ASSERT_EQ(s.per_segment.size(), e["per_segment"].size());
     for (size_t i = 0; i < s.per_segment.size(); ++i)
       for (int k = 0; k < 4; ++k)
@@ -228,9 +230,9 @@ TEST_F(BleuGolden, EveryLineHasAKnownVariant) {
   for (const auto& c : cases_) {
     std::string v = c["variant"];
     bool known = false;
-    for (const char* p : {"sacrebleu.corpus_bleu", "sacrebleu.sentence_bleu", "sacrebleu.corpus_chrf",
-                          "nltk.corpus_bleu", "nltk.sentence_bleu", "pycocoevalcap.Bleu",
-                          "plato.bleu", "multi-bleu.perl"})
+    for (const char* p : {"sacrebleu.corpus_bleu", "sacrebleu.sentence_bleu",
+                          "sacrebleu.corpus_chrf", "nltk.corpus_bleu", "nltk.sentence_bleu",
+                          "pycocoevalcap.Bleu", "plato.bleu", "multi-bleu.perl"})
       known |= v.rfind(p, 0) == 0;
     EXPECT_TRUE(known) << "unhandled variant " << v;
     seen[v]++;

@@ -116,11 +116,11 @@ TEST(BleuTest, SentenceBleuRomanian) {
       "Producția de zahăr primă va fi exprimată în ceea ce privește zahărul alb;";
   const std::string ref = "producţia de zahăr brut se exprimă în zahăr alb;";
   const SentenceCase cases[] = {
-      {"13a", "exp", -1, false, 8.493},       {"13a", "none", -1, false, 0.0},
-      {"13a", "floor", -1, false, 4.51688},   {"13a", "floor", 0.5, false, 10.10},
-      {"13a", "add-k", -1, false, 14.882},    {"13a", "add-k", 2, false, 21.389},
-      {"none", "exp", -1, false, 7.347},      {"intl", "exp", -1, false, 8.493},
-      {"char", "exp", -1, false, 40.8759},    {"char", "exp", -1, true, 42.0267}};
+      {"13a", "exp", -1, false, 8.493},     {"13a", "none", -1, false, 0.0},
+      {"13a", "floor", -1, false, 4.51688}, {"13a", "floor", 0.5, false, 10.10},
+      {"13a", "add-k", -1, false, 14.882},  {"13a", "add-k", 2, false, 21.389},
+      {"none", "exp", -1, false, 7.347},    {"intl", "exp", -1, false, 8.493},
+      {"char", "exp", -1, false, 40.8759},  {"char", "exp", -1, true, 42.0267}};
   for (const auto& c : cases) {
     BleuOptions o;
     o.tokenize = parse_bleu_tokenize(c.tok);
@@ -146,8 +146,8 @@ TEST(BleuTest, ThreadCountChangesNoStatistic) {
   auto corpus = testing::random_text_corpus(3000, 11, "<none>");
   const auto& hyps = corpus.hyps;
   const auto& refs = corpus.refs;
-  for (BleuTokenize tok : {BleuTokenize::k13a, BleuTokenize::kIntl, BleuTokenize::kChar, BleuTokenize::kZh,
-                           BleuTokenize::kNone}) {
+  for (BleuTokenize tok : {BleuTokenize::k13a, BleuTokenize::kIntl, BleuTokenize::kChar,
+                           BleuTokenize::kZh, BleuTokenize::kNone}) {
     BleuOptions o;
     o.tokenize = tok;
     o.ref_missing_marker = "<none>";
@@ -226,18 +226,19 @@ TEST(BleuTest, SignatureAndMissingReferences) {
 
 TEST(BleuCompatTest, NltkDoctestExamples) {
   // nltk/translate/bleu_score.py docstring: corpus_bleu example = 0.5920..., sentence 0.5045...
-  std::vector<std::string> hyp1 = {"It", "is", "a", "guide", "to", "action", "which", "ensures",
-                                   "that", "the", "military", "always", "obeys", "the",
-                                   "commands", "of", "the", "party"};
-  std::vector<std::string> ref1a = {"It", "is", "a", "guide", "to", "action", "that", "ensures",
-                                    "that", "the", "military", "will", "forever", "heed",
-                                    "Party", "commands"};
-  std::vector<std::string> ref1b = {"It", "is", "the", "guiding", "principle", "which",
-                                    "guarantees", "the", "military", "forces", "always", "being",
-                                    "under", "the", "command", "of", "the", "Party"};
-  std::vector<std::string> ref1c = {"It", "is", "the", "practical", "guide", "for", "the", "army",
-                                    "always", "to", "heed", "the", "directions", "of", "the",
-                                    "party"};
+  std::vector<std::string> hyp1 = {"It",    "is",      "a",        "guide", "to",       "action",
+                                   "which", "ensures", "that",     "the",   "military", "always",
+                                   "obeys", "the",     "commands", "of",    "the",      "party"};
+  std::vector<std::string> ref1a = {"It",      "is",      "a",     "guide",   "to",       "action",
+                                    "that",    "ensures", "that",  "the",     "military", "will",
+                                    "forever", "heed",    "Party", "commands"};
+  std::vector<std::string> ref1b = {"It",     "is",         "the",   "guiding",  "principle",
+                                    "which",  "guarantees", "the",   "military", "forces",
+                                    "always", "being",      "under", "the",      "command",
+                                    "of",     "the",        "Party"};
+  std::vector<std::string> ref1c = {"It",         "is",   "the",    "practical", "guide", "for",
+                                    "the",        "army", "always", "to",        "heed",  "the",
+                                    "directions", "of",   "the",    "party"};
   auto r = nltk_sentence_bleu({ref1a, ref1b, ref1c}, hyp1);
   ASSERT_FALSE(r.error);
   EXPECT_NEAR(r.score, 0.5045666840058485, 1e-12);

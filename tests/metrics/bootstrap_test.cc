@@ -75,14 +75,16 @@ TEST(BootstrapTest, SumsScoreFnReducesColumnSums) {
 // (the percentile interval of resampled means; numpy's linear interpolation): kModulo is what
 // `score --bootstrap` always drew, kUniformInt what `eval --bootstrap` always drew, so one
 // implementation keeps both commands' CIs.
-std::pair<double, double> reference_interval(const std::vector<double>& v, int resamples, uint64_t seed,
-                                             double level, double scale, bool uniform_int) {
+std::pair<double, double> reference_interval(const std::vector<double>& v, int resamples,
+                                             uint64_t seed, double level, double scale,
+                                             bool uniform_int) {
   std::mt19937_64 rng(seed);
   std::uniform_int_distribution<size_t> pick(0, v.size() - 1);
   std::vector<double> means;
   for (int r = 0; r < resamples; ++r) {
     double sum = 0;
-    for (size_t i = 0; i < v.size(); ++i) sum += v[uniform_int ? pick(rng) : static_cast<size_t>(rng() % v.size())];
+    for (size_t i = 0; i < v.size(); ++i)
+      sum += v[uniform_int ? pick(rng) : static_cast<size_t>(rng() % v.size())];
     means.push_back(scale * sum / static_cast<double>(v.size()));
   }
   std::sort(means.begin(), means.end());
@@ -112,7 +114,8 @@ TEST(BootstrapTest, DrawRulesMatchTheirReferenceResampling) {
   }
   BootstrapOptions a, b;
   b.draw = BootstrapDraw::kUniformInt;
-  EXPECT_NE(bootstrap_ci(v.size(), mean_of(v), a)[0].mean, bootstrap_ci(v.size(), mean_of(v), b)[0].mean);
+  EXPECT_NE(bootstrap_ci(v.size(), mean_of(v), a)[0].mean,
+            bootstrap_ci(v.size(), mean_of(v), b)[0].mean);
   EXPECT_EQ(a.signature(), b.signature());
 }
 

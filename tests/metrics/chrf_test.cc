@@ -56,14 +56,16 @@ TEST(ChrfTest, WhitespaceKeptAsSacrebleuKeepsIt) {
   ChrfOptions o;
   o.beta = 3;
   o.whitespace = true;
-  auto a = corpus_chrf({"Die Beziehung zwischen Obama und Netanjahu ist nicht gerade freundlich."},
-                       {{"Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich."}}, o);
+  auto a = corpus_chrf(
+      {"Die Beziehung zwischen Obama und Netanjahu ist nicht gerade freundlich."},
+      {{"Das Verhältnis zwischen Obama und Netanyahu ist nicht gerade freundschaftlich."}}, o);
   EXPECT_NEAR(a.score, 67.3481606, 1e-6);
-  auto b = corpus_chrf({"risk assessment must be made of those who are qualified and expertise in the sector - "
-                        "these are the scientists ."},
-                       {{"risk assessment has to be undertaken by those who are qualified and expert in that area - "
-                         "that is the scientists ."}},
-                       o);
+  auto b = corpus_chrf(
+      {"risk assessment must be made of those who are qualified and expertise in the sector - "
+       "these are the scientists ."},
+      {{"risk assessment has to be undertaken by those who are qualified and expert in that area - "
+        "that is the scientists ."}},
+      o);
   EXPECT_NEAR(b.score, 65.2414427, 1e-6);
   EXPECT_EQ(a.signature, "nrefs:1|case:mixed|eff:yes|nc:6|nw:0|space:yes|beta:3|version:2.6.0");
   o.whitespace = false;  // the default removes it: another score

@@ -54,11 +54,15 @@ TEST(CoqaTest, GoldenDatasets) {
     for (auto it = table.begin(); it != table.end(); ++it) {
       ASSERT_TRUE(rounded.contains(it.key())) << id << " " << it.key();
       // The official table: exact 1-decimal values.
-      EXPECT_EQ(it.value()["em"].get<double>(), rounded[it.key()]["em"].get<double>()) << id << " " << it.key();
-      EXPECT_EQ(it.value()["f1"].get<double>(), rounded[it.key()]["f1"].get<double>()) << id << " " << it.key();
-      EXPECT_EQ(it.value()["turns"].get<long>(), full[it.key()]["turns"].get<long>()) << id << " " << it.key();
+      EXPECT_EQ(it.value()["em"].get<double>(), rounded[it.key()]["em"].get<double>())
+          << id << " " << it.key();
+      EXPECT_EQ(it.value()["f1"].get<double>(), rounded[it.key()]["f1"].get<double>())
+          << id << " " << it.key();
+      EXPECT_EQ(it.value()["turns"].get<long>(), full[it.key()]["turns"].get<long>())
+          << id << " " << it.key();
       // Full precision rounds to the official value.
-      EXPECT_EQ(it.value()["f1"].get<double>(), python_round1(full[it.key()]["f1"].get<double>())) << id;
+      EXPECT_EQ(it.value()["f1"].get<double>(), python_round1(full[it.key()]["f1"].get<double>()))
+          << id;
     }
     // Per-turn raw scores (official get_raw_scores; turns without prediction are absent there).
     const auto& raw = c["expected"]["per_turn_raw"];
@@ -102,15 +106,17 @@ TEST(CoqaTest, LeaveOneOutAndYesNo) {
 }
 
 TEST(CoqaTest, UnknownSourceAndBadJsonAreInputErrors) {
-  EXPECT_THROW(parse_coqa_dataset(R"({"data":[{"source":"blogs","id":"s","questions":[],"answers":[]}]})", "d"),
+  EXPECT_THROW(parse_coqa_dataset(
+                   R"({"data":[{"source":"blogs","id":"s","questions":[],"answers":[]}]})", "d"),
                InputError);
-  EXPECT_THROW(parse_coqa_predictions("[{\"id\": \"s\", \"turn_id\": 1 \"answer\": \"x\"}]", "p"), InputError);
+  EXPECT_THROW(parse_coqa_predictions("[{\"id\": \"s\", \"turn_id\": 1 \"answer\": \"x\"}]", "p"),
+               InputError);
 }
 
 TEST(CoqaTest, PythonRound1IsHalfEvenOnTheBinaryValue) {
-  EXPECT_EQ(0.1, python_round1(0.05));    // 0.05 is slightly above .05 in binary -> 0.1
-  EXPECT_EQ(0.2, python_round1(0.25));    // exact tie -> even
-  EXPECT_EQ(2.7, python_round1(2.675));   // 2.675 is below in binary -> 2.7 (one decimal)
+  EXPECT_EQ(0.1, python_round1(0.05));   // 0.05 is slightly above .05 in binary -> 0.1
+  EXPECT_EQ(0.2, python_round1(0.25));   // exact tie -> even
+  EXPECT_EQ(2.7, python_round1(2.675));  // 2.675 is below in binary -> 2.7 (one decimal)
   EXPECT_EQ(46.7, python_round1(46.666666666666664));
 }
 

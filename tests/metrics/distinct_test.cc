@@ -10,12 +10,12 @@
 #include <set>
 
 #include "core/io.h"
+#include "core/py_string.h"
 #include "metrics/entropy.h"
 #include "metrics/ngram_ids.h"
 #include "metrics/text/dstc7_clean.h"
 #include "metrics/text/squad_normalize.h"
 #include "tests/test_util.h"
-#include "core/py_string.h"
 
 namespace unieval::metrics {
 namespace {
@@ -47,7 +47,8 @@ TEST(DistinctTest, GoldenDistinctEntropy) {
       auto lines = as_dstc7_file_lines(hyps);
       auto ent = entropy(lines, {});
       for (int n = 0; n < 4; ++n)
-        expect_close(e["entropy_1_4"][n].get<double>(), ent.entropy[n], id + " entropy " + std::to_string(n + 1));
+        expect_close(e["entropy_1_4"][n].get<double>(), ent.entropy[n],
+                     id + " entropy " + std::to_string(n + 1));
       auto d = distinct(lines, {});
       if (e["div_1_2"].is_object()) {  // ZeroDivisionError in calc_diversity
         EXPECT_TRUE(!d.div[0] || !d.div[1]) << id;
@@ -85,9 +86,12 @@ TEST(DistinctTest, GoldenDistinctEntropy) {
 }
 
 TEST(DistinctTest, ErnieGenKeepsEmptyTokens) {
-  EXPECT_EQ(std::vector<std::string>({""}), distinct_tokenize("", DistinctFlavour::kErnieGen, false));
-  EXPECT_EQ(std::vector<std::string>({"a", "", "b"}), distinct_tokenize(" a  b\t", DistinctFlavour::kErnieGen, false));
-  EXPECT_EQ(std::vector<std::string>({"a", "b"}), distinct_tokenize(" a  b\t", DistinctFlavour::kPlato, false));
+  EXPECT_EQ(std::vector<std::string>({""}),
+            distinct_tokenize("", DistinctFlavour::kErnieGen, false));
+  EXPECT_EQ(std::vector<std::string>({"a", "", "b"}),
+            distinct_tokenize(" a  b\t", DistinctFlavour::kErnieGen, false));
+  EXPECT_EQ(std::vector<std::string>({"a", "b"}),
+            distinct_tokenize(" a  b\t", DistinctFlavour::kPlato, false));
 }
 
 TEST(DistinctTest, ConstantPredictionsHaveMinimalDiversity) {
@@ -113,7 +117,8 @@ TEST(DistinctTest, EmptyCorpusIsNullNotACrash) {
 // whitespace (str.split() separators), empty lines and non-ASCII tokens.
 std::vector<std::string> random_lines(unsigned seed, size_t n_lines, size_t vocab) {
   std::mt19937 rng(seed);
-  const std::vector<std::string> seps = {" ", " ", " ", "  ", "\t", "\x1c", "\xc2\xa0", "\xe3\x80\x80"};
+  const std::vector<std::string> seps = {" ",  " ",    " ",        "  ",
+                                         "\t", "\x1c", "\xc2\xa0", "\xe3\x80\x80"};
   std::vector<std::string> lines;
   for (size_t i = 0; i < n_lines; ++i) {
     std::string l = rng() % 5 == 0 ? " " : "";
@@ -139,7 +144,8 @@ TEST(DistinctTest, InternedNgramCountsEqualANaiveCounterBitForBit) {
   for (unsigned seed : {1u, 2u, 3u}) {
     for (size_t vocab : {3u, 40u, 3000u}) {  // 3000 types: the token table grows several times
       auto lines = random_lines(seed, 4000, vocab);
-      for (DistinctFlavour f : {DistinctFlavour::kDstc7, DistinctFlavour::kPlato, DistinctFlavour::kErnieGen}) {
+      for (DistinctFlavour f :
+           {DistinctFlavour::kDstc7, DistinctFlavour::kPlato, DistinctFlavour::kErnieGen}) {
         std::vector<std::vector<std::string>> segs;
         for (const auto& l : lines) segs.push_back(distinct_tokenize(l, f, false));
         DistinctOptions o;
@@ -160,17 +166,19 @@ TEST(DistinctTest, InternedNgramCountsEqualANaiveCounterBitForBit) {
             std::set<std::vector<std::string>> uniq(g.begin(), g.end());
             all.insert(uniq.begin(), uniq.end());
             total += static_cast<double>(g.size());
-            intra.push_back((static_cast<double>(uniq.size()) + 1e-12) / (static_cast<double>(g.size()) + 1e-5));
+            intra.push_back((static_cast<double>(uniq.size()) + 1e-12) /
+                            (static_cast<double>(g.size()) + 1e-5));
           }
-          std::string what = "seed " + std::to_string(seed) + " vocab " + std::to_string(vocab) + " flavour " +
-                             distinct_flavour_name(f) + " n " + std::to_string(n);
+          std::string what = "seed " + std::to_string(seed) + " vocab " + std::to_string(vocab) +
+                             " flavour " + distinct_flavour_name(f) + " n " + std::to_string(n);
           if (f == DistinctFlavour::kDstc7) {
             ASSERT_TRUE(d.div[k]) << what;
             EXPECT_EQ(static_cast<double>(all.size()) / total, *d.div[k]) << what;
             EXPECT_EQ(*d.div[k], *dt.div[k]) << what;
           } else {
             EXPECT_EQ(numpy_mean(intra), d.intra[k]) << what;
-            EXPECT_EQ((static_cast<double>(all.size()) + 1e-12) / (total + 1e-5), d.inter[k]) << what;
+            EXPECT_EQ((static_cast<double>(all.size()) + 1e-12) / (total + 1e-5), d.inter[k])
+                << what;
             EXPECT_EQ(d.intra[k], dt.intra[k]) << what;
             EXPECT_EQ(d.inter[k], dt.inter[k]) << what;
           }
@@ -182,8 +190,10 @@ TEST(DistinctTest, InternedNgramCountsEqualANaiveCounterBitForBit) {
           for (const auto& t : segs)
             for (auto& g : tuples(t, n)) {
               auto [it, fresh] = index.emplace(std::move(g), counts.size());
-              if (fresh) counts.push_back(1);
-              else counts[it->second] += 1;
+              if (fresh)
+                counts.push_back(1);
+              else
+                counts[it->second] += 1;
             }
           double total = 0, h = 0;
           for (double c : counts) total += c;
@@ -229,11 +239,14 @@ TEST(Dstc7CleanTest, OfficialExamplesAndContractions) {
   EXPECT_EQ("i can n't", text::dstc7_clean_str("I can't"));
   EXPECT_EQ("it 's mine", text::dstc7_clean_str("It's mine"));
   EXPECT_EQ("see __url__", text::dstc7_clean_str("see https://example.com/x?y=1"));
-  EXPECT_EQ("please try github", text::dstc7_clean_str("please try [ GitHub ] ( https://github.com )"));
+  EXPECT_EQ("please try github",
+            text::dstc7_clean_str("please try [ GitHub ] ( https://github.com )"));
   EXPECT_EQ("i do n't know :) . how about this ? __url__",
-            text::dstc7_clean_str(" I don't know:). how about this?https://github.com/golsun/deep-RL-time-series"));
-  EXPECT_EQ("caf", text::dstc7_clean_str("café"));      // non-ASCII becomes a space
-  EXPECT_EQ("wow ! ! !", text::dstc7_clean_str("wow!!!!!"));  // HANG_RE cuts 5 to 3, then one token each
+            text::dstc7_clean_str(
+                " I don't know:). how about this?https://github.com/golsun/deep-RL-time-series"));
+  EXPECT_EQ("caf", text::dstc7_clean_str("café"));  // non-ASCII becomes a space
+  EXPECT_EQ("wow ! ! !",
+            text::dstc7_clean_str("wow!!!!!"));  // HANG_RE cuts 5 to 3, then one token each
 }
 
 // The DSTC7 constant baseline ("i don't know what you mean .") on the 2,208 test keys gives
@@ -247,7 +260,8 @@ TEST(Dstc7CleanTest, ConstantBaselineRefsFreeCells) {
   for (auto& k : keys_lines) keys.insert(std::string(core::py_strip(k)));
   std::vector<std::string> hyps;
   std::set<std::string> used;
-  for (const auto& line : core::read_lines((shared_dir() / "data/dstc7/constant-baseline.test.convos.txt.gz").string())) {
+  for (const auto& line : core::read_lines(
+           (shared_dir() / "data/dstc7/constant-baseline.test.convos.txt.gz").string())) {
     size_t tab = line.find('\t');
     std::string hash = line.substr(0, tab);
     if (!keys.count(hash) || used.count(hash)) continue;

@@ -58,21 +58,30 @@ TEST(GlueTest, GoldenGlueScore) {
     std::string id = c["id"];
     auto g = glue_score(c["inputs"]["task_metrics"], {});
     expect_close(c["expected"]["glue_score_mnli_avg_9tasks"].get<double>(), g.score_mnli_avg, id);
-    expect_close(c["expected"]["glue_score_mnli_m_only_9tasks"].get<double>(), g.score_mnli_m_only, id);
+    expect_close(c["expected"]["glue_score_mnli_m_only_9tasks"].get<double>(), g.score_mnli_m_only,
+                 id);
     EXPECT_EQ(g.score, g.score_mnli_avg) << id << ": default convention is mean(m, mm)";
     auto j = g.to_json();
     for (auto it = c["expected"]["per_task"].begin(); it != c["expected"]["per_task"].end(); ++it)
-      expect_close(it.value().get<double>(), j["per_task"][it.key()].get<double>(), id + " " + it.key());
+      expect_close(it.value().get<double>(), j["per_task"][it.key()].get<double>(),
+                   id + " " + it.key());
   }
   EXPECT_EQ(30, n);
 }
 
 TEST(GlueTest, LeaderboardConventionReproducesBertLarge) {
   // BERT-large GLUE leaderboard row (Devlin et al. 2019, Table 1 + leaderboard WNLI 65.1): 80.5.
-  nlohmann::json tm = {{"CoLA", {{"mcc", 60.5}}}, {"SST-2", {{"acc", 94.9}}}, {"MRPC", {{"f1", 89.3}, {"acc", 85.4}}},
-                       {"STS-B", {{"pearson", 87.6}, {"spearman", 86.5}}}, {"QQP", {{"f1", 72.1}, {"acc", 89.3}}},
-                       {"MNLI-m", {{"acc", 86.7}}}, {"MNLI-mm", {{"acc", 85.9}}}, {"QNLI", {{"acc", 92.7}}},
-                       {"RTE", {{"acc", 70.1}}}, {"WNLI", {{"acc", 65.1}}}, {"AX", {{"mcc", 39.6}}}};
+  nlohmann::json tm = {{"CoLA", {{"mcc", 60.5}}},
+                       {"SST-2", {{"acc", 94.9}}},
+                       {"MRPC", {{"f1", 89.3}, {"acc", 85.4}}},
+                       {"STS-B", {{"pearson", 87.6}, {"spearman", 86.5}}},
+                       {"QQP", {{"f1", 72.1}, {"acc", 89.3}}},
+                       {"MNLI-m", {{"acc", 86.7}}},
+                       {"MNLI-mm", {{"acc", 85.9}}},
+                       {"QNLI", {{"acc", 92.7}}},
+                       {"RTE", {{"acc", 70.1}}},
+                       {"WNLI", {{"acc", 65.1}}},
+                       {"AX", {{"mcc", 39.6}}}};
   auto g = glue_score(tm, {});
   EXPECT_NEAR(80.5, g.score, 0.05);
   nlohmann::json partial = {{"CoLA", {{"mcc", 1.0}}}};
@@ -82,7 +91,7 @@ TEST(GlueTest, LeaderboardConventionReproducesBertLarge) {
 TEST(GlueTest, EdgeCases) {
   EXPECT_EQ(0.0, matthews_corrcoef({0, 1, 1, 0}, {1, 1, 1, 1}));  // constant predictions
   EXPECT_EQ(0.0, matthews_corrcoef({1, 1, 1}, {0, 1, 0}));        // constant labels
-  EXPECT_EQ(0.0, glue_f1({0, 0}, {0, 0}));                         // no positive at all
+  EXPECT_EQ(0.0, glue_f1({0, 0}, {0, 0}));                        // no positive at all
   EXPECT_TRUE(std::isnan(pearson_r({2, 2, 2}, {1, 2, 3})));
   EXPECT_TRUE(std::isnan(spearman_r({1, 2, 3}, {5, 5, 5})));
   expect_close(1.0, spearman_r({1, 2, 2, 3}, {10, 20, 20, 30}), "ties share the mean rank");
@@ -96,10 +105,12 @@ TEST(GlueTest, EdgeCases) {
 TEST(GlueTest, LabelFiles) {
   auto plain = parse_glue_labels("entailment\nnot_entailment\n1\n", "p", GlueTask::kRte);
   EXPECT_EQ(std::vector<double>({0, 1, 1}), plain);
-  auto sub = parse_glue_labels("index\tprediction\n0\tneutral\n1\tcontradiction\n", "s", GlueTask::kMnli);
+  auto sub =
+      parse_glue_labels("index\tprediction\n0\tneutral\n1\tcontradiction\n", "s", GlueTask::kMnli);
   EXPECT_EQ(std::vector<double>({2, 0}), sub);
-  auto cola = parse_glue_labels("gj04\t1\t\tThe sailors rode the breeze clear of the rocks.\ngj04\t0\t*\tBad one.\n",
-                                "cola", GlueTask::kCola);
+  auto cola = parse_glue_labels(
+      "gj04\t1\t\tThe sailors rode the breeze clear of the rocks.\ngj04\t0\t*\tBad one.\n", "cola",
+      GlueTask::kCola);
   EXPECT_EQ(std::vector<double>({1, 0}), cola);
   try {
     parse_glue_labels("label\nentailment\nmaybe\n", "g.tsv", GlueTask::kQnli);
@@ -116,7 +127,8 @@ TEST(GlueTest, RealDevFilesParse) {
     GlueTask task;
     size_t rows;
   };
-  for (const Case& c : {Case{"QNLI.dev.tsv.gz", GlueTask::kQnli, 5463}, Case{"STS-B.dev.tsv.gz", GlueTask::kStsb, 1500},
+  for (const Case& c : {Case{"QNLI.dev.tsv.gz", GlueTask::kQnli, 5463},
+                        Case{"STS-B.dev.tsv.gz", GlueTask::kStsb, 1500},
                         Case{"SST-2.dev.tsv.gz", GlueTask::kSst2, 872},
                         Case{"RTE.dev.hf-export.tsv.gz", GlueTask::kRte, 277}}) {
     auto p = shared_dir() / "data/glue" / c.file;
@@ -134,8 +146,10 @@ TEST(GlueTest, RealDevFilesParse) {
     }
     // Scoring gold against itself: perfect.
     auto r = glue_compute_metrics(c.task, labels, labels).to_json();
-    if (c.task == GlueTask::kStsb) expect_close(1.0, r["pearson"].get<double>(), c.file);
-    else EXPECT_EQ(1.0, r["accuracy"].get<double>()) << c.file;
+    if (c.task == GlueTask::kStsb)
+      expect_close(1.0, r["pearson"].get<double>(), c.file);
+    else
+      EXPECT_EQ(1.0, r["accuracy"].get<double>()) << c.file;
   }
 }
 

@@ -59,10 +59,12 @@ TEST(MeteorNormalizeTest, SymbolsAndWhitespace) {
 
 TEST(MeteorNormalizeTest, JavaLowercaseTokenizeHash) {
   EXPECT_EQ(text::java_lowercase("The CAT"), "the cat");
-  EXPECT_EQ(text::java_lowercase("\u00c9T\u00c9 \u03a3\u0391\u03a3"), "\u00e9t\u00e9 \u03c3\u03b1\u03c2");
+  EXPECT_EQ(text::java_lowercase("\u00c9T\u00c9 \u03a3\u0391\u03a3"),
+            "\u00e9t\u00e9 \u03c3\u03b1\u03c2");
   EXPECT_EQ(text::java_tokenize(" a\tb\r\nc "), (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(text::java_string_hash("hello"), 99162322);
-  EXPECT_EQ(text::java_string_hash("Aa"), text::java_string_hash("BB"));  // METEOR compares these equal
+  EXPECT_EQ(text::java_string_hash("Aa"),
+            text::java_string_hash("BB"));  // METEOR compares these equal
   EXPECT_EQ(text::java_string_hash(""), 0);
 }
 

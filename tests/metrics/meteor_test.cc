@@ -99,7 +99,8 @@ TEST_F(MeteorSmallTest, PrefersFewerChunks) {
   MeteorScorer s(options({MeteorModule::kExact}));
   MeteorStats st = s.segment("the cat the dog", {"the dog"});
   EXPECT_EQ(st.to_string(),
-            "4.0 2.0 2.0 1.0 1.0 1.0 1.0 1.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 1.0 2.0 2.0");
+            "4.0 2.0 2.0 1.0 1.0 1.0 1.0 1.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 1.0 "
+            "2.0 2.0");
 }
 
 TEST_F(MeteorSmallTest, NonExactMatchesCountZeroInTheSearch) {
@@ -108,7 +109,8 @@ TEST_F(MeteorSmallTest, NonExactMatchesCountZeroInTheSearch) {
   MeteorScorer s(options({MeteorModule::kExact, MeteorModule::kStem}));
   MeteorStats st = s.segment("cat dog run run", {"cat runs dog"});
   EXPECT_EQ(st.to_string(),
-            "4.0 3.0 0.0 0.0 2.0 2.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 2.0 2.0 2.0");
+            "4.0 3.0 0.0 0.0 2.0 2.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 0.0 2.0 "
+            "2.0 2.0");
   // Unambiguous (one-to-one) stem matches are fixed before the search and always kept.
   MeteorStats fixed = s.segment("cat dog run", {"cat runs dog"});
   EXPECT_EQ(fixed.test_content[1], 1.0);
@@ -237,18 +239,17 @@ TEST(MeteorParaphraseTest, TableReaderAndPaths) {
 }
 
 TEST_F(MeteorSmallTest, ParaphraseModuleMatchesPhrases) {
-  std::string table = dir_.write(
-      "para.txt", "0.5\nkick the bucket\ndie\n0.4\npassed away\ndied\n");
+  std::string table = dir_.write("para.txt", "0.5\nkick the bucket\ndie\n0.4\npassed away\ndied\n");
   MeteorOptions o = options({MeteorModule::kExact, MeteorModule::kParaphrase});
   o.paraphrase_file = table;
   o.weights = {1.0, 0.6};
   MeteorScorer s(o);
   // Reference phrase "kick the bucket" is a paraphrase of hypothesis word "die".
   MeteorStats st = s.segment("he will die", {"he will kick the bucket"});
-  EXPECT_EQ(st.test_content[0], 2.0);          // he, will (exact)
-  EXPECT_EQ(st.test_content[1], 1.0);          // die
-  EXPECT_EQ(st.reference_content[1], 2.0);     // kick, bucket
-  EXPECT_EQ(st.reference_function[1], 1.0);    // the
+  EXPECT_EQ(st.test_content[0], 2.0);        // he, will (exact)
+  EXPECT_EQ(st.test_content[1], 1.0);        // die
+  EXPECT_EQ(st.reference_content[1], 2.0);   // kick, bucket
+  EXPECT_EQ(st.reference_function[1], 1.0);  // the
   EXPECT_EQ(st.chunks, 1.0);
   // The other direction: hypothesis phrase "passed away" ~ reference "died".
   MeteorStats rev = s.segment("she passed away", {"she died"});
@@ -264,7 +265,8 @@ TEST(MeteorOptionsTest, ModuleNamesAndSignature) {
   o.weights = {1.0, 0.6, 0.8};
   o.normalize = MeteorNormalize::kNorm;
   EXPECT_EQ(o.signature(),
-            "meteor-1.5|en|tok:norm|task:rank|p:0.85,0.2,0.6,0.75|m:exact,stem,synonym|w:1,0.6,0.8|beam:40");
+            "meteor-1.5|en|tok:norm|task:rank|p:0.85,0.2,0.6,0.75|m:exact,stem,synonym|w:1,0.6,0.8|"
+            "beam:40");
 }
 
 }  // namespace

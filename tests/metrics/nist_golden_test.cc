@@ -37,7 +37,8 @@ NistOptions options_of(const json& c) {
   if (v.rfind("mteval-v13a", 0) == 0) o.tokenization = metrics::text::MtevalTokenization::kV13a;
   for (const auto& a : c["options"]["args"]) {
     if (a == "-c") o.preserve_case = true;
-    if (a == "--international-tokenization") o.tokenization = metrics::text::MtevalTokenization::kIntl;
+    if (a == "--international-tokenization")
+      o.tokenization = metrics::text::MtevalTokenization::kIntl;
   }
   return o;
 }

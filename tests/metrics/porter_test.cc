@@ -35,7 +35,7 @@ TEST(RougePorterTest, ClassicPorterExamples) {
   EXPECT_EQ(rouge155_porter_stem("controll"), "control");
   EXPECT_EQ(rouge155_porter_stem("happy"), "happi");
   EXPECT_EQ(rouge155_porter_stem("yelling"), "yell");  // initial y protected, restored
-  EXPECT_EQ(rouge155_porter_stem("at"), "at");          // shorter than 3: unchanged
+  EXPECT_EQ(rouge155_porter_stem("at"), "at");         // shorter than 3: unchanged
 }
 
 TEST(NltkPorterTest, DiffersFromRougeWhereNltkExtends) {
@@ -73,7 +73,10 @@ TEST(RougeTokenizeTest, PerlSplitKeepsLeadingEmptyField) {
 TEST(RougeTokenizeTest, RougeScoreTokensUseUnicodeLowercase) {
   using V = std::vector<std::string>;
   EXPECT_EQ(rouge_score_tokens("İstanbul's cafés", false), (V{"i", "stanbul", "s", "caf", "s"}));
-  EXPECT_EQ(rouge_score_tokens("\xE2\x84\xAA" "elvin", false), (V{"kelvin"}));
+  EXPECT_EQ(rouge_score_tokens("\xE2\x84\xAA"
+                               "elvin",
+                               false),
+            (V{"kelvin"}));
   EXPECT_EQ(rouge_score_tokens("Running dogs", true), (V{"run", "dog"}));
   EXPECT_EQ(rouge_score_tokens("a an the", true), (V{"a", "an", "the"}));
 }

@@ -20,8 +20,9 @@ using unieval::testing::TempDir;
 
 TEST(MetricProtocolTest, RegistryHoldsEveryScoreMetricOnce) {
   const std::vector<std::string> expected = {
-      "bleu", "chrf", "chrf++", "ter", "bleu-multi", "bleu-nltk", "bleu-plato", "bleu-coco", "nist", "nist-nltk",
-      "rouge", "rouge-l-coco", "meteor", "squad", "coqa", "glue", "glue-score", "distinct", "entropy"};
+      "bleu",      "chrf", "chrf++",     "ter",      "bleu-multi",   "bleu-nltk", "bleu-plato",
+      "bleu-coco", "nist", "nist-nltk",  "rouge",    "rouge-l-coco", "meteor",    "squad",
+      "coqa",      "glue", "glue-score", "distinct", "entropy"};
   std::vector<std::string> names;
   for (const auto& m : metric_registry()) {
     names.push_back(m.name);
@@ -43,7 +44,8 @@ TEST(MetricProtocolTest, SpecsAreWellFormed) {
     std::set<char> shorts;
     for (const auto& s : m.options) {
       EXPECT_TRUE(seen.insert(s.name).second) << m.name << ": --" << s.name << " twice";
-      EXPECT_EQ(common.count(s.name), 0u) << m.name << ": --" << s.name << " shadows a common option";
+      EXPECT_EQ(common.count(s.name), 0u)
+          << m.name << ": --" << s.name << " shadows a common option";
       EXPECT_EQ(s.name.find(','), std::string::npos) << s.name;
       EXPECT_FALSE(s.help.empty()) << m.name << ": --" << s.name;
       if (s.short_name) {
@@ -53,13 +55,27 @@ TEST(MetricProtocolTest, SpecsAreWellFormed) {
       // The default holds the declared type (the CLI's typed Boost value reads it as such).
       size_t want = 0;
       switch (s.type) {
-        case OptionType::kFlag: want = 0; break;
-        case OptionType::kInt: want = 1; break;
-        case OptionType::kLong: want = 2; break;
-        case OptionType::kUInt64: want = 3; break;
-        case OptionType::kDouble: want = 4; break;
-        case OptionType::kString: want = 5; break;
-        case OptionType::kStringList: want = 6; break;
+        case OptionType::kFlag:
+          want = 0;
+          break;
+        case OptionType::kInt:
+          want = 1;
+          break;
+        case OptionType::kLong:
+          want = 2;
+          break;
+        case OptionType::kUInt64:
+          want = 3;
+          break;
+        case OptionType::kDouble:
+          want = 4;
+          break;
+        case OptionType::kString:
+          want = 5;
+          break;
+        case OptionType::kStringList:
+          want = 6;
+          break;
       }
       EXPECT_EQ(s.default_value->index(), want) << m.name << ": --" << s.name;
     }
@@ -121,13 +137,16 @@ TEST(MetricProtocolTest, MarkdownHasARowPerOption) {
   }
   const MetricSpec* rouge = find_metric("rouge");
   std::string md = options_markdown(rouge->options);
-  EXPECT_NE(md.find("| `--formula V` (`-f`) | `A` | `f` | -f A\\|B: model average or best model. |"),
-            std::string::npos) << md;
+  EXPECT_NE(
+      md.find("| `--formula V` (`-f`) | `A` | `f` | -f A\\|B: model average or best model. |"),
+      std::string::npos)
+      << md;
   EXPECT_NE(md.find("| `--stem` (`-m`) | off | `m` |"), std::string::npos);
   std::string all = registry_markdown();
   EXPECT_NE(all.find("#### --metric `chrf`, `chrf++`"), std::string::npos);
   EXPECT_NE(all.find("#### --metric `rouge-l-coco`\n\nNo options of its own."), std::string::npos);
-  for (const auto& m : metric_registry()) EXPECT_NE(all.find("`" + m.name + "`"), std::string::npos);
+  for (const auto& m : metric_registry())
+    EXPECT_NE(all.find("`" + m.name + "`"), std::string::npos);
 }
 
 TEST(MetricProtocolTest, ScoresThroughTheRegistryAsTheLibrary) {
@@ -149,7 +168,8 @@ TEST(MetricProtocolTest, ScoresThroughTheRegistryAsTheLibrary) {
   EXPECT_EQ(j["signature"].get<std::string>(), s.signature);
   EXPECT_EQ(out.back(), '\n');
   v.set("json", false);
-  EXPECT_EQ(score_metric("bleu", v, nullptr), "BLEU|" + s.signature + " = " + s.format().substr(7) + "\n");
+  EXPECT_EQ(score_metric("bleu", v, nullptr),
+            "BLEU|" + s.signature + " = " + s.format().substr(7) + "\n");
   // Missing inputs are InputErrors naming the flag; warnings reach the callback.
   OptionValues none;
   none.set_defaults(common_option_specs());
@@ -208,7 +228,8 @@ TEST(MetricProtocolTest, SignatureKeysAreInTheSignatures) {
       R"({"CoLA": {"mcc": 50}, "SST-2": {"acc": 93}, "MRPC": {"f1": 88, "acc": 84}, "STS-B": {"pearson": 87,)"
       R"( "spearman": 86}, "QQP": {"f1": 71, "acc": 89}, "MNLI-m": {"acc": 86}, "MNLI-mm": {"acc": 85},)"
       R"( "QNLI": {"acc": 92}, "RTE": {"acc": 70}, "WNLI": {"acc": 65}})");
-  auto signatures = [&](const std::string& name, std::vector<std::pair<std::string, OptionValue>> extra) {
+  auto signatures = [&](const std::string& name,
+                        std::vector<std::pair<std::string, OptionValue>> extra) {
     OptionValues v;
     v.set_defaults(common_option_specs());
     v.set_defaults(find_metric(name)->options);
@@ -225,12 +246,15 @@ TEST(MetricProtocolTest, SignatureKeysAreInTheSignatures) {
   sig["bleu"] = signatures("bleu", {{"hyp", hyp}, {"ref", refs}, {"bootstrap", 5}});
   // chrF names beta only when it is not 2 (sacreBLEU).
   sig["chrf"] = signatures("chrf", {{"hyp", hyp}, {"ref", refs}, {"beta", 1.0}, {"bootstrap", 5}});
-  sig["rouge"] = signatures("rouge", {{"hyp", hyp}, {"ref", refs}}) + "|" +
-                 signatures("rouge", {{"hyp", hyp}, {"ref", refs}, {"mode", std::string("rouge-score")}});
-  sig["squad"] = signatures(
-      "squad", {{"data", squad}, {"pred", squad_pred}, {"bootstrap", 5}, {"squad-version", std::string("2.0")}});
-  sig["glue"] = signatures("glue", {{"task", std::string("sst2")}, {"gold", gold}, {"pred", labels},
-                                    {"bootstrap", 5}});
+  sig["rouge"] =
+      signatures("rouge", {{"hyp", hyp}, {"ref", refs}}) + "|" +
+      signatures("rouge", {{"hyp", hyp}, {"ref", refs}, {"mode", std::string("rouge-score")}});
+  sig["squad"] = signatures("squad", {{"data", squad},
+                                      {"pred", squad_pred},
+                                      {"bootstrap", 5},
+                                      {"squad-version", std::string("2.0")}});
+  sig["glue"] = signatures(
+      "glue", {{"task", std::string("sst2")}, {"gold", gold}, {"pred", labels}, {"bootstrap", 5}});
   sig["glue-score"] = signatures("glue-score", {{"results", glue_results}});
   for (const auto& [name, s] : sig) {
     for (const auto& o : find_metric(name)->options) {
@@ -247,8 +271,10 @@ TEST(MetricProtocolTest, SignatureKeysAreInTheSignatures) {
 TEST(MetricProtocolTest, RunMetricScoresInMemoryAsScoreDoes) {
   TempDir tmp;
   const std::vector<std::string> hyps = {"what is the cat on ?", "who sat here ?", "where is it ?"};
-  const std::vector<std::string> r0 = {"what is the cat sitting on ?", "who sat here ?", "where is the dog ?"};
-  const std::vector<std::string> r1 = {"what does the cat sit on ?", "who was sitting here ?", "where is it now ?"};
+  const std::vector<std::string> r0 = {"what is the cat sitting on ?", "who sat here ?",
+                                       "where is the dog ?"};
+  const std::vector<std::string> r1 = {"what does the cat sit on ?", "who was sitting here ?",
+                                       "where is it now ?"};
   std::string hyp = tmp.write("h.txt", hyps[0] + "\n" + hyps[1] + "\n" + hyps[2] + "\n");
   std::string ref0 = tmp.write("r0.txt", r0[0] + "\n" + r0[1] + "\n" + r0[2] + "\n");
   std::string ref1 = tmp.write("r1.txt", r1[0] + "\n" + r1[1] + "\n" + r1[2] + "\n");
@@ -267,7 +293,8 @@ TEST(MetricProtocolTest, RunMetricScoresInMemoryAsScoreDoes) {
   MetricRun padded = run_metric({"bleu-coco", {}}, core::Corpus{hyps, {r0, {r1[0], r0[1], r1[2]}}});
   EXPECT_EQ(ragged.objects[0].dump(), padded.objects[0].dump());
   ASSERT_EQ(ragged.segments.size(), 3u);
-  EXPECT_EQ(ragged.segment_names, (std::vector<std::string>{"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"}));
+  EXPECT_EQ(ragged.segment_names,
+            (std::vector<std::string>{"Bleu_1", "Bleu_2", "Bleu_3", "Bleu_4"}));
   // A declaration naming an option the metric does not have is a programming error.
   EXPECT_THROW(call_values({"bleu", {{"no-such-option", 1}}}), std::logic_error);
   EXPECT_THROW(call_values({"bleu", {{"max-order", std::string("4")}}}), std::logic_error);
@@ -299,7 +326,8 @@ TEST(MetricProtocolTest, MeteorResourcePolicyInTheCallersWords) {
     check_metric_resources(call, hints);
     ADD_FAILURE();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--option meteor_data=DIR"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--option meteor_data=DIR"), std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("UNIEVAL_METEOR_DATA"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("--skip-metric meteor"), std::string::npos) << e.what();
   }

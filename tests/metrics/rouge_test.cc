@@ -31,22 +31,37 @@ Rouge155Options options_from_flags(const std::vector<std::string>& flags) {
   for (size_t i = 0; i < flags.size(); ++i) {
     const std::string& f = flags[i];
     auto next = [&]() { return flags.at(++i); };
-    if (f == "-c") o.confidence = std::stod(next());
-    else if (f == "-r") o.resamples = std::stoi(next());
-    else if (f == "-n") o.max_n = std::stoi(next());
-    else if (f == "-a") {}
-    else if (f == "-m") o.stem = true;
-    else if (f == "-s") o.remove_stopwords = true;
-    else if (f == "-w") o.wlcs_weight = next();
-    else if (f == "-2") o.skip_distance = next();
-    else if (f == "-U") o.skip_both = true;
-    else if (f == "-u") o.skip_unigram = true;
-    else if (f == "-f") o.formula = next()[0];
-    else if (f == "-p") o.alpha = std::stod(next());
-    else if (f == "-l") o.length_limit = std::stol(next());
-    else if (f == "-b") o.byte_limit = std::stol(next());
-    else if (f == "-x") o.lcs = false;
-    else ADD_FAILURE() << "unhandled flag " << f;
+    if (f == "-c")
+      o.confidence = std::stod(next());
+    else if (f == "-r")
+      o.resamples = std::stoi(next());
+    else if (f == "-n")
+      o.max_n = std::stoi(next());
+    else if (f == "-a") {
+    } else if (f == "-m")
+      o.stem = true;
+    else if (f == "-s")
+      o.remove_stopwords = true;
+    else if (f == "-w")
+      o.wlcs_weight = next();
+    else if (f == "-2")
+      o.skip_distance = next();
+    else if (f == "-U")
+      o.skip_both = true;
+    else if (f == "-u")
+      o.skip_unigram = true;
+    else if (f == "-f")
+      o.formula = next()[0];
+    else if (f == "-p")
+      o.alpha = std::stod(next());
+    else if (f == "-l")
+      o.length_limit = std::stol(next());
+    else if (f == "-b")
+      o.byte_limit = std::stol(next());
+    else if (f == "-x")
+      o.lcs = false;
+    else
+      ADD_FAILURE() << "unhandled flag " << f;
   }
   return o;
 }
@@ -62,8 +77,8 @@ const RougeResources& resources() {
   return r;
 }
 
-#define REQUIRE_ROUGE_GOLDEN()                       \
-  UNIEVAL_REQUIRE_SHARED("golden/rouge.jsonl");      \
+#define REQUIRE_ROUGE_GOLDEN()                  \
+  UNIEVAL_REQUIRE_SHARED("golden/rouge.jsonl"); \
   UNIEVAL_REQUIRE_SHARED("data/rouge155/WordNet-2.0-Exceptions/adj.exc")
 
 std::string fmt5(double x) {
@@ -126,7 +141,8 @@ TEST(Rouge155Test, GoldenCorpusWithBootstrap) {
     Rouge155Options opt = options_from_flags(g["options"]["flags"].get<std::vector<std::string>>());
     std::vector<RougeInstance> corpus;
     for (const auto& p : g["inputs"]["pairs"])
-      corpus.push_back({p["peer_sentences"].get<std::vector<std::string>>(), summaries(p["model_sentences"])});
+      corpus.push_back(
+          {p["peer_sentences"].get<std::vector<std::string>>(), summaries(p["model_sentences"])});
     for (int threads : {1, 3}) {
       opt.threads = threads;
       Rouge155Result res = rouge155(corpus, opt, resources());
@@ -138,9 +154,12 @@ TEST(Rouge155Test, GoldenCorpusWithBootstrap) {
         const RougePRF* got[3] = {&v.average, &v.ci_low, &v.ci_high};
         const char* field[3] = {"avg", "ci_low", "ci_high"};
         for (int k = 0; k < 3; ++k) {
-          EXPECT_EQ(fmt5(got[k]->r), fmt5(e["R"][field[k]].get<double>())) << v.name << " R " << field[k];
-          EXPECT_EQ(fmt5(got[k]->p), fmt5(e["P"][field[k]].get<double>())) << v.name << " P " << field[k];
-          EXPECT_EQ(fmt5(got[k]->f), fmt5(e["F"][field[k]].get<double>())) << v.name << " F " << field[k];
+          EXPECT_EQ(fmt5(got[k]->r), fmt5(e["R"][field[k]].get<double>()))
+              << v.name << " R " << field[k];
+          EXPECT_EQ(fmt5(got[k]->p), fmt5(e["P"][field[k]].get<double>()))
+              << v.name << " P " << field[k];
+          EXPECT_EQ(fmt5(got[k]->f), fmt5(e["F"][field[k]].get<double>()))
+              << v.name << " F " << field[k];
         }
         for (size_t i = 0; i < corpus.size(); ++i) {
           const auto& pe = per[std::to_string(i + 1) + ".X"][v.name];
@@ -246,7 +265,8 @@ RougeSummary realsumm_scored_sentences(const std::string& text, bool* unterminat
     pos = close + 5;
     last_end = pos;
   }
-  if (unterminated) *unterminated = text.find_first_not_of(" \t\r\n", last_end) != std::string::npos;
+  if (unterminated)
+    *unterminated = text.find_first_not_of(" \t\r\n", last_end) != std::string::npos;
   return out;
 }
 
@@ -300,7 +320,8 @@ std::vector<std::string> realsumm_lines(const std::filesystem::path& p) {
 // stored semsim summary has a U+00A0 the archive line lacks, which ROUGE drops anyway).
 std::string realsumm_words(std::string text) {
   for (const char* tag : {"</t>", "<t>", "\xC2\xA0"})
-    for (size_t pos = 0; (pos = text.find(tag, pos)) != std::string::npos;) text.replace(pos, std::strlen(tag), " ");
+    for (size_t pos = 0; (pos = text.find(tag, pos)) != std::string::npos;)
+      text.replace(pos, std::strlen(tag), " ");
   std::istringstream in(text);
   std::string w, out;
   while (in >> w) out += (out.empty() ? "" : " ") + w;
@@ -342,9 +363,13 @@ TEST(Rouge155Test, RealSummPerDocumentScores) {
   UNIEVAL_REQUIRE_SHARED("data/rouge155/WordNet-2.0-Exceptions/adj.exc");
   namespace fs = std::filesystem;
   testing::TempDir tmp;
-  std::string cmd = "tar -xJf " + testing::shq((shared_dir() / "data/cnndm/realsumm_selected_docs_for_human_eval.tar.xz").string()) +
-                    " -C " + testing::shq(tmp.path().string()) + " 2>/dev/null";
-  if (std::system(cmd.c_str()) != 0) GTEST_SKIP() << "could not unpack the REALSumm archive (tar/xz absent)";
+  std::string cmd =
+      "tar -xJf " +
+      testing::shq(
+          (shared_dir() / "data/cnndm/realsumm_selected_docs_for_human_eval.tar.xz").string()) +
+      " -C " + testing::shq(tmp.path().string()) + " 2>/dev/null";
+  if (std::system(cmd.c_str()) != 0)
+    GTEST_SKIP() << "could not unpack the REALSumm archive (tar/xz absent)";
   const fs::path root = tmp.path() / "selected_docs_for_human_eval";
 
   // Every system output file of the archive, as word strings per line.
@@ -392,7 +417,8 @@ TEST(Rouge155Test, RealSummPerDocumentScores) {
       for (const auto& [id, words] : by_doc) all = all && id < lines.size() && lines[id] == words;
       if (all) holders.push_back(path);
     }
-    ASSERT_EQ(holders.size(), 1u) << sys << ": " << holders.size() << " archive files hold its summaries";
+    ASSERT_EQ(holders.size(), 1u) << sys << ": " << holders.size()
+                                  << " archive files hold its summaries";
     if (sys == "abs/bart_out.txt") {
       EXPECT_EQ(holders[0], "ext/bart/out.txt");
     }
@@ -404,9 +430,9 @@ TEST(Rouge155Test, RealSummPerDocumentScores) {
   }
 
   // Rule 1: exactly these stored summaries carry text the scorer never read.
-  std::set<std::string> unterminated, expect_unterminated = {
-      "abs/bottom_up_out.txt doc 4", "abs/bottom_up_out.txt doc 6", "abs/bottom_up_out.txt doc 30",
-      "abs/bottom_up_out.txt doc 58"};
+  std::set<std::string> unterminated,
+      expect_unterminated = {"abs/bottom_up_out.txt doc 4", "abs/bottom_up_out.txt doc 6",
+                             "abs/bottom_up_out.txt doc 30", "abs/bottom_up_out.txt doc 58"};
   for (const auto& d : docs)
     if (d.unterminated) unterminated.insert(d.name);
   EXPECT_EQ(unterminated, expect_unterminated);
@@ -423,8 +449,8 @@ TEST(Rouge155Test, RealSummPerDocumentScores) {
 
   // Rule 4: with the archive's banditsumm reference exactly these four differ, and only in ROUGE-L.
   const std::set<std::string> banditsumm_breaks = {
-      "ext/banditsumm_out.txt doc 3", "ext/banditsumm_out.txt doc 4", "ext/banditsumm_out.txt doc 24",
-      "ext/banditsumm_out.txt doc 33"};
+      "ext/banditsumm_out.txt doc 3", "ext/banditsumm_out.txt doc 4",
+      "ext/banditsumm_out.txt doc 24", "ext/banditsumm_out.txt doc 33"};
   int matched = 0;
   std::set<std::string> differing;
   for (size_t i = 0; i < docs.size(); ++i) {
@@ -437,7 +463,8 @@ TEST(Rouge155Test, RealSummPerDocumentScores) {
     differing.insert(docs[i].name);
     std::string diff;
     for (int v = 0; v < 3; ++v)
-      if (want[v] != got[v]) diff += " " + res.variants[v].name + " want " + want[v] + " got " + got[v];
+      if (want[v] != got[v])
+        diff += " " + res.variants[v].name + " want " + want[v] + " got " + got[v];
     if (!banditsumm_breaks.count(docs[i].name)) {
       ADD_FAILURE() << "REALSumm mismatch: " << docs[i].name << diff;
     } else {
@@ -490,9 +517,9 @@ TEST(RougeScoreTest, GoldenPairs) {
     opt.stem = g["options"]["use_stemmer"].get<bool>();
     const auto& in = g["inputs"];
     std::vector<RougeScoreValue> got =
-        in.contains("targets")
-            ? rouge_score_multi(in["targets"].get<std::vector<std::string>>(), in["prediction"], opt)
-            : rouge_score_pair(in["target"], in["prediction"], opt);
+        in.contains("targets") ? rouge_score_multi(in["targets"].get<std::vector<std::string>>(),
+                                                   in["prediction"], opt)
+                               : rouge_score_pair(in["target"], in["prediction"], opt);
     expect_values(g["expected"], opt.types, got);
     ++checked;
   }
@@ -516,7 +543,8 @@ TEST(RougeScoreTest, GoldenCorpusMean) {
     }
     RougeScoreCorpus c = rouge_score_corpus(preds, refs, opt);
     expect_values(g["expected"]["mean"], opt.types, c.mean);
-    for (size_t i = 0; i < preds.size(); ++i) expect_values(g["expected"]["per_pair"][i], opt.types, c.per_pair[i]);
+    for (size_t i = 0; i < preds.size(); ++i)
+      expect_values(g["expected"]["per_pair"][i], opt.types, c.per_pair[i]);
     ++checked;
   }
   EXPECT_EQ(checked, 2);
@@ -528,7 +556,8 @@ TEST(CocoRougeLTest, Golden) {
   for (const auto& g : read_jsonl(shared_dir() / "golden/rouge.jsonl")) {
     if (g["metric"] != "coco_rouge_l") continue;
     SCOPED_TRACE(g["id"].get<std::string>());
-    double got = coco_rouge_l(g["inputs"]["candidate"], g["inputs"]["refs"].get<std::vector<std::string>>());
+    double got =
+        coco_rouge_l(g["inputs"]["candidate"], g["inputs"]["refs"].get<std::vector<std::string>>());
     EXPECT_NEAR(got, g["expected"]["ROUGE_L"].get<double>(), 1e-12);
     ++checked;
   }

@@ -19,10 +19,11 @@ namespace {
 
 // What a read gave: the fields of the result, or the error, as one comparable string.
 std::string describe(const SquadDataset& d) {
-  std::string s = "version=" + d.version + " impossible=" + std::to_string(d.has_is_impossible) + "\n";
+  std::string s =
+      "version=" + d.version + " impossible=" + std::to_string(d.has_is_impossible) + "\n";
   for (const SquadQuestion& q : d.questions) {
-    s += "q " + std::string(q.id) + " @" + std::to_string(q.line) + " [" + std::to_string(q.first_answer) + "+" +
-         std::to_string(q.n_answers) + "]:";
+    s += "q " + std::string(q.id) + " @" + std::to_string(q.line) + " [" +
+         std::to_string(q.first_answer) + "+" + std::to_string(q.n_answers) + "]:";
     for (std::string_view a : d.answers(q)) s += " <" + std::string(a) + ">";
     s += "\n";
   }
@@ -33,8 +34,8 @@ std::string describe(const SquadPredictions& p) {
   std::string s;
   for (size_t i = 0; i < p.ids.size(); ++i) {
     const std::string_view* found = p.find(p.ids[i]);
-    s += std::string(p.ids[i]) + " -> <" + std::string(p.answers[i]) + "> found=" +
-         (found == &p.answers[i] ? "self" : "other") + "\n";
+    s += std::string(p.ids[i]) + " -> <" + std::string(p.answers[i]) +
+         "> found=" + (found == &p.answers[i] ? "self" : "other") + "\n";
   }
   return s;
 }
@@ -44,7 +45,8 @@ std::string describe(const SquadNaProbs& p) {
   char buf[64];
   for (size_t i = 0; i < p.ids.size(); ++i) {
     std::snprintf(buf, sizeof buf, "%.17g", p.probs[i]);
-    s += std::string(p.ids[i]) + " -> " + buf + " found=" + std::to_string(p.find(p.ids[i]) == i) + "\n";
+    s += std::string(p.ids[i]) + " -> " + buf + " found=" + std::to_string(p.find(p.ids[i]) == i) +
+         "\n";
   }
   return s;
 }
@@ -60,7 +62,8 @@ std::string outcome(Read&& read) {
 
 std::string dataset_outcome(const std::string& text, bool document) {
   return outcome([&] {
-    return document ? parse_squad_dataset_with_document(text, "dev.json") : parse_squad_dataset(text, "dev.json");
+    return document ? parse_squad_dataset_with_document(text, "dev.json")
+                    : parse_squad_dataset(text, "dev.json");
   });
 }
 
@@ -73,7 +76,8 @@ std::string predictions_outcome(const std::string& text, bool document) {
 
 std::string na_probs_outcome(const std::string& text, bool document) {
   return outcome([&] {
-    return document ? parse_squad_na_probs_with_document(text, "na.json") : parse_squad_na_probs(text, "na.json");
+    return document ? parse_squad_na_probs_with_document(text, "na.json")
+                    : parse_squad_na_probs(text, "na.json");
   });
 }
 
@@ -86,9 +90,12 @@ const std::vector<std::string>& dataset_cases() {
   {"id": "q2", "question": "Where \"exactly\"?", "answers": [{"text": "caf\u00e9 \ud83d\ude00 \\ \/ \n", "answer_start": 1}]}]},
   {"context": "x", "qas": []}]}, {"title": "U", "paragraphs": []}]})",
       // v2.0: is_impossible, plausible answers, empty answers, numbers of every form
-      "{\n  \"version\": \"v2.0\",\n  \"data\": [\n    {\"paragraphs\": [{\"qas\": [\n      {\"id\": \"a\", "
-      "\"is_impossible\": true, \"answers\": [], \"plausible_answers\": [{\"text\": \"p\"}]},\n      "
-      "{\"id\": \"b\", \"answers\": [{\"text\": \"\", \"answer_start\": -0.5e+3}], \"x\": [NaN, -Infinity, "
+      "{\n  \"version\": \"v2.0\",\n  \"data\": [\n    {\"paragraphs\": [{\"qas\": [\n      "
+      "{\"id\": \"a\", "
+      "\"is_impossible\": true, \"answers\": [], \"plausible_answers\": [{\"text\": \"p\"}]},\n    "
+      "  "
+      "{\"id\": \"b\", \"answers\": [{\"text\": \"\", \"answer_start\": -0.5e+3}], \"x\": [NaN, "
+      "-Infinity, "
       "Infinity, 1E5, null, false, true, {}, []]}\n    ]}]}\n  ]\n}\n",
       // version not a string (ignored), keys in another order, duplicate question ids
       R"({"data": [{"paragraphs": [{"qas": [{"answers": [{"text": "x"}], "id": "d"}, {"id": "d", "answers": []}], "context": "c"}]}], "version": 2.0})",
@@ -132,8 +139,10 @@ TEST(SquadReaderTest, CursorAndDocumentReadEveryLayoutAlike) {
       first);
   EXPECT_EQ("ok\nversion=v2.0 impossible=1\nq a @5 [0+0]:\nq b @6 [0+1]: <>\nanswers 1",
             dataset_outcome(dataset_cases()[1], false));
-  EXPECT_EQ("ok\nversion=2.0 impossible=0\nq y @1 [0+1]: <b>\nanswers 1", dataset_outcome(dataset_cases()[3], false));
-  EXPECT_NE(std::string::npos, dataset_outcome(dataset_cases()[8], false).find("'id': expected a string"));
+  EXPECT_EQ("ok\nversion=2.0 impossible=0\nq y @1 [0+1]: <b>\nanswers 1",
+            dataset_outcome(dataset_cases()[3], false));
+  EXPECT_NE(std::string::npos,
+            dataset_outcome(dataset_cases()[8], false).find("'id': expected a string"));
   EXPECT_NE(std::string::npos, dataset_outcome(dataset_cases()[18], false).find("invalid escape"));
 }
 
@@ -148,20 +157,29 @@ TEST(SquadReaderTest, PredictionLayoutsReadAlike) {
   };
   for (const std::string& text : cases)
     EXPECT_EQ(predictions_outcome(text, true), predictions_outcome(text, false)) << text;
-  EXPECT_EQ("ok\nq1 -> <dog> found=self\nq2 -> <> found=self\nq\xc3\xa9 -> <\xc3\xa9\"> found=self\n",
-            predictions_outcome(cases[0], false));
+  EXPECT_EQ(
+      "ok\nq1 -> <dog> found=self\nq2 -> <> found=self\nq\xc3\xa9 -> <\xc3\xa9\"> found=self\n",
+      predictions_outcome(cases[0], false));
 }
 
 TEST(SquadReaderTest, NaProbLayoutsReadAlike) {
   const std::vector<std::string> cases = {
       R"({"q1": 0.25, "q2": 1e-3, "q\u00e9": -0.0, "q1": 0.75, "n": NaN, "i": Infinity, "m": -Infinity, "b": 1e999, "t": 123456789012345678})",
-      R"({"a": "0.5"})", R"({"a": 01})", R"({"a": .5})", R"([0.5])", R"({"a": 0.5,})", R"({})", "{\n\"a\":\n 1 2}",
+      R"({"a": "0.5"})",
+      R"({"a": 01})",
+      R"({"a": .5})",
+      R"([0.5])",
+      R"({"a": 0.5,})",
+      R"({})",
+      "{\n\"a\":\n 1 2}",
   };
   for (const std::string& text : cases)
     EXPECT_EQ(na_probs_outcome(text, true), na_probs_outcome(text, false)) << text;
-  EXPECT_EQ("ok\nq1 -> 0.75 found=1\nq2 -> 0.001 found=1\nq\xc3\xa9 -> -0 found=1\nn -> nan found=1\n"
-            "i -> inf found=1\nm -> -inf found=1\nb -> inf found=1\nt -> 1.2345678901234568e+17 found=1\n",
-            na_probs_outcome(cases[0], false));
+  EXPECT_EQ(
+      "ok\nq1 -> 0.75 found=1\nq2 -> 0.001 found=1\nq\xc3\xa9 -> -0 found=1\nn -> nan found=1\n"
+      "i -> inf found=1\nm -> -inf found=1\nb -> inf found=1\nt -> 1.2345678901234568e+17 "
+      "found=1\n",
+      na_probs_outcome(cases[0], false));
 }
 
 // The cursor path is the one taken for ordinary files: it leaves the text of skipped strings
@@ -170,7 +188,9 @@ TEST(SquadReaderTest, PlainFilesTakeTheCursorPath) {
   const std::string context = R"(Caf\u00e9 \"quoted\")";
   std::string text = R"({"data": [{"paragraphs": [{"context": ")" + context +
                      R"(", "qas": [{"id": "q\u0031", "answers": [{"text": "caf\u00e9"}]}]}]}]})";
-  auto view = [](const SquadDataset& d) { return std::string_view(d.text->data(), d.text->size()); };
+  auto view = [](const SquadDataset& d) {
+    return std::string_view(d.text->data(), d.text->size());
+  };
   SquadDataset fast = parse_squad_dataset(text, "d");
   EXPECT_NE(std::string_view::npos, view(fast).find(context));
   EXPECT_EQ("q1", fast.questions[0].id);
@@ -190,7 +210,8 @@ TEST(SquadReaderTest, RandomMutationsReadAlike) {
   std::mt19937 rng(20261124);
   std::vector<std::string> seeds = dataset_cases();
   seeds.push_back(R"({"q1": "cat", "q2": "", "q\u00e9": "\u00e9\"", "q1": "dog"})");
-  seeds.push_back(R"({"q1": 0.25, "q2": 1e-3, "q\u00e9": -0.0, "q1": 0.75, "n": NaN, "m": -Infinity})");
+  seeds.push_back(
+      R"({"q1": 0.25, "q2": 1e-3, "q\u00e9": -0.0, "q1": 0.75, "n": NaN, "m": -Infinity})");
   int ok = 0, errors = 0;
   for (int round = 0; round < 12000; ++round) {
     // Mostly layouts that read (dataset cases 0-6, then the prediction and na-prob files), so

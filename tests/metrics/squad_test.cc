@@ -55,12 +55,15 @@ TEST(SquadTest, GoldenFunctions) {
     std::string gold = c["inputs"]["gold"], pred = c["inputs"]["pred"];
     const auto& e = c["expected"];
     std::string id = c["id"];
-    EXPECT_EQ(e["v1.1_normalize_gold"].get<std::string>(), text::squad_normalize_answer(gold)) << id;
-    EXPECT_EQ(e["v1.1_normalize_pred"].get<std::string>(), text::squad_normalize_answer(pred)) << id;
+    EXPECT_EQ(e["v1.1_normalize_gold"].get<std::string>(), text::squad_normalize_answer(gold))
+        << id;
+    EXPECT_EQ(e["v1.1_normalize_pred"].get<std::string>(), text::squad_normalize_answer(pred))
+        << id;
     EXPECT_EQ(e["v1.1_exact_match_score"].get<bool>(), squad_v1_exact_match(pred, gold)) << id;
     expect_close(e["v1.1_f1_score"].get<double>(), squad_v1_f1(pred, gold), id + " v1 f1");
     EXPECT_EQ(e["v2.0_compute_exact"].get<int>(), squad_v2_compute_exact(gold, pred)) << id;
-    expect_close(e["v2.0_compute_f1"].get<double>(), squad_v2_compute_f1(gold, pred), id + " v2 f1");
+    expect_close(e["v2.0_compute_f1"].get<double>(), squad_v2_compute_f1(gold, pred),
+                 id + " v2 f1");
   }
   EXPECT_GE(n, 45);
 }
@@ -74,13 +77,19 @@ TEST(SquadTest, GoldenDatasets) {
     ++n;
     std::string id = c["id"];
     bool v2 = metric == "squad_v2.0";
-    SquadDataset data = parse_squad_dataset(dataset_text(c["inputs"]["data"], v2 ? "v2.0" : "1.1"), "data.json");
-    SquadPredictions preds = parse_squad_predictions(c["inputs"]["predictions"].dump(), "pred.json");
+    SquadDataset data =
+        parse_squad_dataset(dataset_text(c["inputs"]["data"], v2 ? "v2.0" : "1.1"), "data.json");
+    SquadPredictions preds =
+        parse_squad_predictions(c["inputs"]["predictions"].dump(), "pred.json");
     std::optional<SquadNaProbs> na;
-    if (c["inputs"].contains("na_probs")) na = parse_squad_na_probs(c["inputs"]["na_probs"].dump(), "na.json");
+    if (c["inputs"].contains("na_probs"))
+      na = parse_squad_na_probs(c["inputs"]["na_probs"].dump(), "na.json");
     SquadOptions opts;
-    if (c["options"].contains("na_prob_thresh")) opts.na_prob_thresh = c["options"]["na_prob_thresh"];
-    EXPECT_EQ(resolve_squad_version(data, SquadVersion::kAuto), v2 ? SquadVersion::kV2_0 : SquadVersion::kV1_1) << id;
+    if (c["options"].contains("na_prob_thresh"))
+      opts.na_prob_thresh = c["options"]["na_prob_thresh"];
+    EXPECT_EQ(resolve_squad_version(data, SquadVersion::kAuto),
+              v2 ? SquadVersion::kV2_0 : SquadVersion::kV1_1)
+        << id;
     const auto& e = c["expected"];
     if (e.contains("error")) {
       ++errors;
@@ -92,9 +101,19 @@ TEST(SquadTest, GoldenDatasets) {
     expect_same_json(e, r.to_json(), id);
     // Key order as the official json.dumps (read_jsonl's nlohmann::json sorts keys, so the
     // order is checked against the official list).
-    static const std::vector<std::string> kOrder = {
-        "exact", "f1", "total", "HasAns_exact", "HasAns_f1", "HasAns_total", "NoAns_exact",
-        "NoAns_f1", "NoAns_total", "best_exact", "best_exact_thresh", "best_f1", "best_f1_thresh"};
+    static const std::vector<std::string> kOrder = {"exact",
+                                                    "f1",
+                                                    "total",
+                                                    "HasAns_exact",
+                                                    "HasAns_f1",
+                                                    "HasAns_total",
+                                                    "NoAns_exact",
+                                                    "NoAns_f1",
+                                                    "NoAns_total",
+                                                    "best_exact",
+                                                    "best_exact_thresh",
+                                                    "best_f1",
+                                                    "best_f1_thresh"};
     if (v2) {
       std::vector<std::string> want, got;
       for (const auto& k : kOrder)
@@ -136,7 +155,8 @@ TEST(SquadTest, V1MissingPredictionScoresZeroLikeOfficial) {
   std::string data = R"({"version":"1.1","data":[{"title":"t","paragraphs":[{"context":"c","qas":[
     {"id":"q1","question":"?","answers":[{"text":"x","answer_start":0}]},
     {"id":"q2","question":"?","answers":[{"text":"y","answer_start":0}]}]}]}]})";
-  auto r = evaluate_squad(parse_squad_dataset(data, "d"), parse_squad_predictions(R"({"q1":"x"})", "p"), nullptr, {});
+  auto r = evaluate_squad(parse_squad_dataset(data, "d"),
+                          parse_squad_predictions(R"({"q1":"x"})", "p"), nullptr, {});
   expect_close(50.0, r.exact_match, "em");
   ASSERT_EQ(r.missing.size(), 1u);
   EXPECT_EQ(r.missing[0], "q2");
@@ -145,20 +165,20 @@ TEST(SquadTest, V1MissingPredictionScoresZeroLikeOfficial) {
 TEST(SquadTest, EmptyStringsDifferBetweenVersions) {
   EXPECT_EQ(0.0, squad_v1_f1("", ""));
   EXPECT_EQ(1.0, squad_v2_compute_f1("", ""));
-  EXPECT_TRUE(squad_v1_exact_match("the", ""));   // both normalise to ""
-  EXPECT_EQ(0.0, squad_v1_f1("", "the"));         // hence EM > F1 is possible in v1.1
+  EXPECT_TRUE(squad_v1_exact_match("the", ""));  // both normalise to ""
+  EXPECT_EQ(0.0, squad_v1_f1("", "the"));        // hence EM > F1 is possible in v1.1
 }
 
 TEST(SquadTest, NormalizerEdgeCases) {
   EXPECT_EQ("eiffeltower", text::squad_normalize_answer("The  Eiffel-Tower!"));
-  EXPECT_EQ("“quoted”", text::squad_normalize_answer("“Quoted”"));       // Unicode quotes survive
-  EXPECT_EQ("café", text::squad_normalize_answer("CAFÉ"));               // Unicode lower()
-  EXPECT_EQ("anthem", text::squad_normalize_answer("an anthem a"));       // articles only as whole words
+  EXPECT_EQ("“quoted”", text::squad_normalize_answer("“Quoted”"));   // Unicode quotes survive
+  EXPECT_EQ("café", text::squad_normalize_answer("CAFÉ"));           // Unicode lower()
+  EXPECT_EQ("anthem", text::squad_normalize_answer("an anthem a"));  // articles only as whole words
   EXPECT_EQ("", text::squad_normalize_answer("a an the"));
-  EXPECT_EQ("x“ ”y", text::squad_normalize_answer("x“the”y"));           // \b next to Unicode punctuation
+  EXPECT_EQ("x“ ”y", text::squad_normalize_answer("x“the”y"));  // \b next to Unicode punctuation
   EXPECT_EQ("1000", text::squad_normalize_answer("1,000"));
-  EXPECT_EQ("a\u00e9", text::squad_normalize_answer("a\u00e9"));         // 'aé' is one \w-run
-  EXPECT_EQ("x y", text::squad_normalize_answer("x\u3000y\u00a0"));       // Unicode whitespace
+  EXPECT_EQ("a\u00e9", text::squad_normalize_answer("a\u00e9"));     // 'aé' is one \w-run
+  EXPECT_EQ("x y", text::squad_normalize_answer("x\u3000y\u00a0"));  // Unicode whitespace
   EXPECT_EQ(std::vector<std::string>({"cat", "dog"}), text::squad_answer_tokens("The cat, a dog"));
 }
 
@@ -168,10 +188,11 @@ TEST(SquadTest, NormalizerEdgeCases) {
 // (articles and their pieces, punctuation inside and around words, every kind of whitespace,
 // control characters, upper case).
 TEST(SquadTest, AsciiNormaliserEqualsTheGeneralPath) {
-  const std::vector<std::string> pieces = {"a", "an", "the", "The", "A", "AN", "tHe", "x", "ab", "then", "theme",
-                                           " ", "  ", "\t", "\n", "\x0b", "\x1c", "\x1f", "\x01", "\x7f", "\x00",
-                                           ".", ",", "-", "'", "_", "(", ")", "!", "\"", "1", "9th", "a.", ".the",
-                                           "t.h.e", "a-n", "e", "h", "N"};
+  const std::vector<std::string> pieces = {
+      "a",     "an",  "the", "The",  "A",     "AN",   "tHe",  "x",    "ab",   "then",
+      "theme", " ",   "  ",  "\t",   "\n",    "\x0b", "\x1c", "\x1f", "\x01", "\x7f",
+      "\x00",  ".",   ",",   "-",    "'",     "_",    "(",    ")",    "!",    "\"",
+      "1",     "9th", "a.",  ".the", "t.h.e", "a-n",  "e",    "h",    "N"};
   std::mt19937 rng(7);
   std::string fast, general;
   text::NormalizedAnswer answer;
@@ -205,7 +226,8 @@ TEST(SquadTest, MalformedJsonNamesFileLineAndProblem) {
   }
   EXPECT_THROW(parse_squad_predictions("[1,2]", "p"), InputError);
   EXPECT_THROW(parse_squad_predictions(R"({"q": 3})", "p"), InputError);
-  EXPECT_THROW(parse_squad_dataset(R"({"data": [{"paragraphs": [{"qas": [{"id": "x"}]}]}]})", "d"), InputError);
+  EXPECT_THROW(parse_squad_dataset(R"({"data": [{"paragraphs": [{"qas": [{"id": "x"}]}]}]})", "d"),
+               InputError);
 }
 
 TEST(SquadTest, V1QuestionWithoutAnswersIsAnInputError) {
@@ -214,7 +236,8 @@ TEST(SquadTest, V1QuestionWithoutAnswersIsAnInputError) {
   auto ds = parse_squad_dataset(data, "d");
   SquadOptions o;
   o.version = SquadVersion::kV1_1;
-  EXPECT_THROW(evaluate_squad(ds, parse_squad_predictions(R"({"q1":""})", "p"), nullptr, o), InputError);
+  EXPECT_THROW(evaluate_squad(ds, parse_squad_predictions(R"({"q1":""})", "p"), nullptr, o),
+               InputError);
 }
 
 // A synthetic dataset big enough to be split between threads: answers, misses, empty golds
@@ -223,11 +246,14 @@ struct SyntheticSquad {
   std::string data, preds, na;
 };
 SyntheticSquad synthetic_squad(int n, const std::string& version) {
-  const std::vector<std::string> words = {"the", "Eiffel", "tower", "a", "caf\u00e9", "1889", "Paris,", "an", "iron"};
-  nlohmann::json qas = nlohmann::json::array(), preds = nlohmann::json::object(), na = nlohmann::json::object();
+  const std::vector<std::string> words = {"the",  "Eiffel", "tower", "a",   "caf\u00e9",
+                                          "1889", "Paris,", "an",    "iron"};
+  nlohmann::json qas = nlohmann::json::array(), preds = nlohmann::json::object(),
+                 na = nlohmann::json::object();
   auto phrase = [&](int seed, int len) {
     std::string s;
-    for (int k = 0; k < len; ++k) s += (k ? " " : "") + words[static_cast<size_t>(seed * 7 + k * 3) % words.size()];
+    for (int k = 0; k < len; ++k)
+      s += (k ? " " : "") + words[static_cast<size_t>(seed * 7 + k * 3) % words.size()];
     return s;
   };
   for (int i = 0; i < n; ++i) {
@@ -235,12 +261,14 @@ SyntheticSquad synthetic_squad(int n, const std::string& version) {
     nlohmann::json answers = nlohmann::json::array();
     int n_answers = version != "1.1" && i % 11 == 0 ? 0 : 1 + i % 3;
     for (int a = 0; a < n_answers; ++a)
-      answers.push_back({{"text", i % 13 == 0 && a == 0 ? "the" : phrase(i + a, 1 + (i + a) % 4)}, {"answer_start", 0}});
+      answers.push_back({{"text", i % 13 == 0 && a == 0 ? "the" : phrase(i + a, 1 + (i + a) % 4)},
+                         {"answer_start", 0}});
     qas.push_back({{"id", id}, {"question", "?"}, {"answers", answers}});
     if (i % 17 != 3) preds[id] = i % 19 == 0 ? "" : phrase(i + 1, 1 + i % 5);
     na[id] = static_cast<double>((i * 37) % 101) / 100.0;
   }
-  nlohmann::json data = nlohmann::json::array({{{"title", "t"}, {"paragraphs", {{{"context", "c"}, {"qas", qas}}}}}});
+  nlohmann::json data =
+      nlohmann::json::array({{{"title", "t"}, {"paragraphs", {{{"context", "c"}, {"qas", qas}}}}}});
   return {dataset_text(data, version), preds.dump(), na.dump()};
 }
 
@@ -263,8 +291,10 @@ TEST(SquadTest, ThreadCountChangesNoNumberAndNoOrder) {
     o.threads = 1;
     SquadResult one = evaluate_squad(ds, preds, version == "1.1" ? nullptr : &na, o);
     ASSERT_FALSE(one.missing.empty()) << version;
-    if (version == "1.1") EXPECT_GT(one.exact_match, 0) << version;
-    else EXPECT_TRUE(one.best_f1.has_value()) << version;
+    if (version == "1.1")
+      EXPECT_GT(one.exact_match, 0) << version;
+    else
+      EXPECT_TRUE(one.best_f1.has_value()) << version;
     for (int t : {2, 3, 8, 0}) {
       o.threads = t;
       expect_identical(one, evaluate_squad(ds, preds, version == "1.1" ? nullptr : &na, o),
@@ -282,7 +312,8 @@ TEST(SquadTest, PredictionOrderChangesNoNumber) {
     auto na = parse_squad_na_probs(syn.na, "na.json");
     auto preds = nlohmann::ordered_json::parse(syn.preds);
     std::vector<std::pair<std::string, std::string>> members;
-    for (auto it = preds.begin(); it != preds.end(); ++it) members.emplace_back(it.key(), it.value().get<std::string>());
+    for (auto it = preds.begin(); it != preds.end(); ++it)
+      members.emplace_back(it.key(), it.value().get<std::string>());
     auto text_of = [](const std::vector<std::pair<std::string, std::string>>& m) {
       nlohmann::ordered_json j = nlohmann::ordered_json::object();
       for (const auto& [k, v] : m) j[k] = v;
@@ -290,11 +321,14 @@ TEST(SquadTest, PredictionOrderChangesNoNumber) {
     };
     SquadOptions o;
     o.allow_missing = true;
-    SquadResult in_order = evaluate_squad(ds, parse_squad_predictions(text_of(members), "p"), &na, o);
+    SquadResult in_order =
+        evaluate_squad(ds, parse_squad_predictions(text_of(members), "p"), &na, o);
     std::reverse(members.begin(), members.end());
-    SquadResult reversed = evaluate_squad(ds, parse_squad_predictions(text_of(members), "p"), &na, o);
+    SquadResult reversed =
+        evaluate_squad(ds, parse_squad_predictions(text_of(members), "p"), &na, o);
     std::shuffle(members.begin(), members.end(), std::mt19937(5));
-    SquadResult shuffled = evaluate_squad(ds, parse_squad_predictions(text_of(members), "p"), &na, o);
+    SquadResult shuffled =
+        evaluate_squad(ds, parse_squad_predictions(text_of(members), "p"), &na, o);
     EXPECT_EQ(in_order.to_json().dump(), reversed.to_json().dump()) << version;
     EXPECT_EQ(in_order.to_json().dump(), shuffled.to_json().dump()) << version;
     EXPECT_EQ(in_order.item_f1, shuffled.item_f1) << version;
@@ -313,7 +347,8 @@ TEST(SquadTest, FirstBadQuestionIsReportedWhateverTheThreads) {
     qas.push_back({{"id", id}, {"question", "?"}, {"answers", answers}});
     preds[id] = "x";
   }
-  nlohmann::json data = nlohmann::json::array({{{"title", "t"}, {"paragraphs", {{{"context", "c"}, {"qas", qas}}}}}});
+  nlohmann::json data =
+      nlohmann::json::array({{{"title", "t"}, {"paragraphs", {{{"context", "c"}, {"qas", qas}}}}}});
   auto ds = parse_squad_dataset(dataset_text(data, "1.1"), "d.json");
   auto p = parse_squad_predictions(preds.dump(), "p.json");
   for (int t : {1, 2, 4}) {
@@ -342,10 +377,12 @@ TEST(SquadTest, PublishedPredictionsReproduceSourcesMd) {
     std::string file = (*it)[1];
     double em = std::stod((*it)[2]), f1 = std::stod((*it)[3]);
     bool v2 = file.rfind("v2.0", 0) == 0;
-    auto dev = shared_dir() / "data/squad" / (v2 ? "dev-v2.0.reconstructed.json.gz" : "dev-v1.1.json.gz");
+    auto dev =
+        shared_dir() / "data/squad" / (v2 ? "dev-v2.0.reconstructed.json.gz" : "dev-v1.1.json.gz");
     auto pred = shared_dir() / "data/squad/predictions" / file;
     if (!std::filesystem::exists(dev) || !std::filesystem::exists(pred)) continue;
-    auto r = evaluate_squad(load_squad_dataset(dev.string()), load_squad_predictions(pred.string()), nullptr, {});
+    auto r = evaluate_squad(load_squad_dataset(dev.string()), load_squad_predictions(pred.string()),
+                            nullptr, {});
     double got_em = v2 ? r.exact : r.exact_match;
     // SOURCES.md records the official output rounded to 3 decimals.
     EXPECT_NEAR(em, got_em, 0.0005 + 1e-9) << file;
@@ -371,15 +408,16 @@ TEST(SquadTest, BenchInputsGiveTheRecordedOfficialOutputs) {
   UNIEVAL_REQUIRE_SHARED("golden/bench/expected_squad11.json");
   auto b = shared_dir() / "golden/bench";
   auto r11 = evaluate_squad(load_squad_dataset((b / "squad11_synth_dev.json.gz").string()),
-                            load_squad_predictions((b / "squad11_synth_pred.json.gz").string()), nullptr, {});
+                            load_squad_predictions((b / "squad11_synth_pred.json.gz").string()),
+                            nullptr, {});
   expect_same_json(read_json_file(b / "expected_squad11.json"), r11.to_json(), "squad11 bench");
   auto ds2 = load_squad_dataset((b / "squad2_synth_dev.json.gz").string());
   auto p2 = load_squad_predictions((b / "squad2_synth_pred.json.gz").string());
   auto na = load_squad_na_probs((b / "squad2_synth_na.json.gz").string());
-  expect_same_json(read_json_file(b / "expected_squad2_no_na.json"), evaluate_squad(ds2, p2, nullptr, {}).to_json(),
-                   "squad2 bench");
-  expect_same_json(read_json_file(b / "expected_squad2_with_na.json"), evaluate_squad(ds2, p2, &na, {}).to_json(),
-                   "squad2 bench na");
+  expect_same_json(read_json_file(b / "expected_squad2_no_na.json"),
+                   evaluate_squad(ds2, p2, nullptr, {}).to_json(), "squad2 bench");
+  expect_same_json(read_json_file(b / "expected_squad2_with_na.json"),
+                   evaluate_squad(ds2, p2, &na, {}).to_json(), "squad2 bench na");
 }
 
 }  // namespace

@@ -1,10 +1,10 @@
 // The one token interner (metrics/token_interner.h): first-seen ids, find, text, both storages.
+#include "metrics/token_interner.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "metrics/token_interner.h"
 
 namespace unieval::metrics {
 namespace {
@@ -37,7 +37,8 @@ TEST(TokenInternerTest, CopiesOutliveTheCallersStringsAndSurviveGrowth) {
 }
 
 TEST(TokenInternerTest, ViewsGiveTheSameIds) {
-  std::vector<std::string> toks = {"b", "a", "b", "c", "a", "longer-than-eight", "longer-than-eight"};
+  std::vector<std::string> toks = {
+      "b", "a", "b", "c", "a", "longer-than-eight", "longer-than-eight"};
   TokenInterner copies, views(TokenInterner::kViews);
   for (const auto& t : toks) EXPECT_EQ(copies.intern(t), views.intern(t));
   EXPECT_EQ(views.text(3), "longer-than-eight");

@@ -3,9 +3,9 @@
 #include <gtest/gtest.h>
 
 #include "metrics/text/mteval_tokenize.h"
+#include "metrics/text/py_lower.h"
 #include "metrics/text/tokenize_13a.h"
 #include "metrics/text/tokenize_intl.h"
-#include "metrics/text/py_lower.h"
 
 namespace unieval::metrics::text {
 namespace {
@@ -23,15 +23,17 @@ TEST(Tokenize13aTest, PunctuationNumbersAndEntities) {
 
 TEST(Tokenize13aTest, PythonLower) {
   EXPECT_EQ(py_lower("ABC déF"), "abc déf");
-  EXPECT_EQ(py_lower("\xc3\x9c"), "\xc3\xbc");           // Ü -> ü
-  EXPECT_EQ(py_lower("\xc4\xb0"), "i\xcc\x87");          // İ -> i + combining dot (full mapping)
+  EXPECT_EQ(py_lower("\xc3\x9c"), "\xc3\xbc");   // Ü -> ü
+  EXPECT_EQ(py_lower("\xc4\xb0"), "i\xcc\x87");  // İ -> i + combining dot (full mapping)
   EXPECT_EQ(py_lower("\xce\x9f\xce\xa3"), "\xce\xbf\xcf\x82");  // final sigma, as Python
 }
 
 TEST(TokenizeZhTest, CjkCharactersAndSacrebleuRangeQuirk) {
   EXPECT_EQ(tokenize_zh("我爱NLP."), "我 爱 NLP .");
   // sacrebleu's range "\u20000".."\u2a6d6" really covers U+2001..U+2A6D: an em dash is padded.
-  EXPECT_EQ(tokenize_zh("a\xe2\x80\x94" "b"), "a \xe2\x80\x94 b");
+  EXPECT_EQ(tokenize_zh("a\xe2\x80\x94"
+                        "b"),
+            "a \xe2\x80\x94 b");
   // ... but U+2000 itself is not in it (and is whitespace anyway).
   EXPECT_EQ(tokenize_zh("  x  "), "x");
 }
@@ -44,7 +46,9 @@ TEST(TokenizeCharTest, EveryCodePoint) {
 TEST(TokenizeIntlTest, UnicodeClasses) {
   EXPECT_EQ(tokenize_intl("Hello, world! 1,000.5$"), "Hello , world ! 1,000.5 $");
   // Symbols (\p{S}) are always split; punctuation between digits stays.
-  EXPECT_EQ(tokenize_intl("\xc2\xbd\xe2\x89\xa4" "3\xe2\x80\xb0!"), "\xc2\xbd \xe2\x89\xa4 3 \xe2\x80\xb0 !");
+  EXPECT_EQ(tokenize_intl("\xc2\xbd\xe2\x89\xa4"
+                          "3\xe2\x80\xb0!"),
+            "\xc2\xbd \xe2\x89\xa4 3 \xe2\x80\xb0 !");
   // mteval-v14 quirk kept by sacrebleu: a number followed by a final dot keeps the dot.
   EXPECT_EQ(tokenize_intl("in 2019."), "in 2019.");
 }
@@ -60,8 +64,16 @@ TEST(MtevalTokenizeTest, V14cKeepsUrlsV13aShattersThem) {
 }
 
 TEST(MtevalTokenizeTest, AsciiOnlyLowercasingExceptInternational) {
-  EXPECT_EQ(mteval_normalize("\xc3\x9c" "ber", MtevalTokenization::kV14c, false), "\xc3\x9c" "ber");
-  EXPECT_EQ(mteval_normalize("\xc3\x9c" "ber", MtevalTokenization::kIntl, false), "\xc3\xbc" "ber");
+  EXPECT_EQ(mteval_normalize("\xc3\x9c"
+                             "ber",
+                             MtevalTokenization::kV14c, false),
+            "\xc3\x9c"
+            "ber");
+  EXPECT_EQ(mteval_normalize("\xc3\x9c"
+                             "ber",
+                             MtevalTokenization::kIntl, false),
+            "\xc3\xbc"
+            "ber");
 }
 
 TEST(MtevalTokenizeTest, PerlSplitAndDstc7Writer) {

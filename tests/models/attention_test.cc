@@ -2,9 +2,8 @@
 // device / precision / thread options.
 #include "models/nn/attention.h"
 
-#include <gtest/gtest.h>
-
 #include <dlfcn.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 #include <iostream>
@@ -63,9 +62,9 @@ Inputs make_inputs(uint64_t seed, MaskKind kind) {
   in.q = torch::randn({3, 4, 7, 8}) * 2.0;
   in.k = torch::randn({3, 4, 7, 8}) * 2.0;
   in.v = torch::randn({3, 4, 7, 8});
-  auto m = build_mask(kind, {7, 5, 6}, 7, kind == MaskKind::kSeq2Seq
-                                              ? std::vector<int64_t>{3, 2, 6}
-                                              : std::vector<int64_t>{});
+  auto m = build_mask(
+      kind, {7, 5, 6}, 7,
+      kind == MaskKind::kSeq2Seq ? std::vector<int64_t>{3, 2, 6} : std::vector<int64_t>{});
   in.bias = additive_attention_mask(m, torch::kFloat);  // [B,1,T,T]
   return in;
 }
@@ -118,7 +117,8 @@ TEST(AttentionTest, FusedMatchesExplicitWhereAvailable) {
 
 TEST(AttentionTest, FullyMaskedRowIsUniformNotNan) {
   // HF's finfo.min bias: a row with every key masked averages the values instead of NaN.
-  auto q = torch::randn({1, 1, 2, 4}), k = torch::randn({1, 1, 3, 4}), v = torch::randn({1, 1, 3, 4});
+  auto q = torch::randn({1, 1, 2, 4}), k = torch::randn({1, 1, 3, 4}),
+       v = torch::randn({1, 1, 3, 4});
   auto m = torch::tensor({{{1, 1, 0}, {0, 0, 0}}}, torch::kLong);
   auto out = attention(q, k, v, additive_attention_mask(m, torch::kFloat));
   EXPECT_FALSE(out.isnan().any().item<bool>());
@@ -141,12 +141,15 @@ TEST(AttentionTest, DecodingStepProductsEqualBmm) {
         auto q = x.view({B, tq, H, d}).permute({0, 2, 1, 3});
         auto kbuf = torch::randn({B, H, t + 7, d}), vbuf = torch::randn({B, H, t + 7, d});
         auto k = kbuf.narrow(2, 0, t), v = vbuf.narrow(2, 0, t);
-        auto bias = additive_attention_mask((torch::rand({B, tq, t}) > 0.2).to(torch::kLong), torch::kFloat);
-        auto scores = torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(d)) + bias;
+        auto bias = additive_attention_mask((torch::rand({B, tq, t}) > 0.2).to(torch::kLong),
+                                            torch::kFloat);
+        auto scores =
+            torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(d)) + bias;
         auto expected = torch::matmul(torch::softmax(scores, -1), v);
         auto got = attention(q, k, v, bias, 0.1, /*training=*/false, AttentionPath::kExplicit);
         ASSERT_EQ(got.sizes(), expected.sizes());
-        EXPECT_TRUE(torch::allclose(got, expected, 1e-5, 1e-6)) << "d " << d << " tq " << tq << " t " << t;
+        EXPECT_TRUE(torch::allclose(got, expected, 1e-5, 1e-6))
+            << "d " << d << " tq " << tq << " t " << t;
         bit_equal += torch::equal(got, expected);
         ++cases;
       }

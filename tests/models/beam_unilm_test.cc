@@ -98,7 +98,9 @@ TEST(UnilmDecodingTest, BatchSizeInvariance) {
 class RoundedScorer : public StepScorer {
  public:
   explicit RoundedScorer(StepScorer& inner) : inner_(inner) {}
-  torch::Tensor step(const StepRequest& req) override { return torch::round(inner_.step(req) * 2) / 2; }
+  torch::Tensor step(const StepRequest& req) override {
+    return torch::round(inner_.step(req) * 2) / 2;
+  }
 
  private:
   StepScorer& inner_;
@@ -119,7 +121,8 @@ TEST(UnilmDecodingTest, TensorSearchOnTheModelEqualsReference) {
         o.beam = beam;
         o.n_best = beam;
         o.max_len = len;
-        o.min_len = len == 40 ? 20 : 0;  // forces long outputs: the cache outgrows nothing, reorders a lot
+        o.min_len =
+            len == 40 ? 20 : 0;  // forces long outputs: the cache outgrows nothing, reorders a lot
         o.no_repeat_ngram = len == 9 ? 2 : 0;
         o.length_penalty = len == 3 ? 0.0 : 0.8;
         UnilmStepScorer sa(m, sources(), ids, {}, true), sb(m, sources(), ids, {}, true);
@@ -130,9 +133,11 @@ TEST(UnilmDecodingTest, TensorSearchOnTheModelEqualsReference) {
         auto want = beam_search_reference(b, 5, ids.sep, o);
         ASSERT_EQ(got.size(), want.size());
         for (size_t e = 0; e < got.size(); ++e) {
-          ASSERT_EQ(got[e].size(), want[e].size()) << "beam " << beam << " len " << len << " tied " << tied;
+          ASSERT_EQ(got[e].size(), want[e].size())
+              << "beam " << beam << " len " << len << " tied " << tied;
           for (size_t i = 0; i < got[e].size(); ++i) {
-            EXPECT_EQ(got[e][i].tokens, want[e][i].tokens) << "beam " << beam << " len " << len << " tied " << tied;
+            EXPECT_EQ(got[e][i].tokens, want[e][i].tokens)
+                << "beam " << beam << " len " << len << " tied " << tied;
             EXPECT_EQ(got[e][i].log_prob, want[e][i].log_prob);
             EXPECT_EQ(got[e][i].score, want[e][i].score);
             EXPECT_EQ(got[e][i].eos, want[e][i].eos);

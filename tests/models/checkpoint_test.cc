@@ -89,11 +89,14 @@ TEST(CheckpointTest, HfNameVariantsLoad) {
   for (auto& [name, t] : checkpoint_tensors(*a, false)) {
     std::string k = name;
     if (k.rfind("bert.", 0) == 0) k = k.substr(5);  // a bare BertModel checkpoint
-    if (k.size() > 16 && k.substr(k.size() - 16) == "LayerNorm.weight") k = k.substr(0, k.size() - 6) + "gamma";
-    if (k.size() > 14 && k.substr(k.size() - 14) == "LayerNorm.bias") k = k.substr(0, k.size() - 4) + "beta";
+    if (k.size() > 16 && k.substr(k.size() - 16) == "LayerNorm.weight")
+      k = k.substr(0, k.size() - 6) + "gamma";
+    if (k.size() > 14 && k.substr(k.size() - 14) == "LayerNorm.bias")
+      k = k.substr(0, k.size() - 4) + "beta";
     renamed.emplace_back(k, t);
   }
-  renamed.emplace_back("bert.embeddings.position_ids", torch::arange(64, torch::kLong).unsqueeze(0));
+  renamed.emplace_back("bert.embeddings.position_ids",
+                       torch::arange(64, torch::kLong).unsqueeze(0));
   renamed.emplace_back("cls.seq_relationship.weight", torch::zeros({2, 32}));
   std::string path = (dir.path() / "v.safetensors").string();
   write_safetensors(path, renamed);
@@ -102,7 +105,8 @@ TEST(CheckpointTest, HfNameVariantsLoad) {
   EXPECT_TRUE(r.complete()) << r.summary();
   EXPECT_TRUE(contains(r.ignored_keys, "bert.embeddings.position_ids"));
   EXPECT_TRUE(contains(r.ignored_keys, "cls.seq_relationship.weight"));
-  EXPECT_TRUE(contains(r.renamed_keys, "embeddings.LayerNorm.gamma -> bert.embeddings.LayerNorm.weight"));
+  EXPECT_TRUE(
+      contains(r.renamed_keys, "embeddings.LayerNorm.gamma -> bert.embeddings.LayerNorm.weight"));
   EXPECT_TRUE(same_parameters(a, b));
   EXPECT_EQ(checkpoint_key_to_parameter("cls.predictions.decoder.bias"), "cls.predictions.bias");
   EXPECT_EQ(checkpoint_key_to_parameter("encoder.layer.0.output.LayerNorm.beta"),

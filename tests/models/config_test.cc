@@ -14,7 +14,8 @@ using unieval::testing::TempDir;
 
 TEST(ConfigTest, ReadsHfFixtureConfigs) {
   UNIEVAL_REQUIRE_SHARED("golden/hf_bert/B_unilm_h48_l3/config.json");
-  auto a = BertConfig::from_json_file((shared_dir() / "golden/hf_bert/A_h32_l2/config.json").string());
+  auto a =
+      BertConfig::from_json_file((shared_dir() / "golden/hf_bert/A_h32_l2/config.json").string());
   EXPECT_EQ(a.vocab_size, 512);
   EXPECT_EQ(a.hidden_size, 32);
   EXPECT_EQ(a.num_hidden_layers, 2);

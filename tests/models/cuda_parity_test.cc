@@ -2,9 +2,9 @@
 // vocabulary 512) on both devices. fp32, random weights: the forward, the loss, every gradient and
 // one AdamW step agree within 1e-5 relative (Frobenius norm of the difference over the norm of the
 // CPU value, TF32 off; the attention key biases, whose exact gradient is zero, are checked to be
-// zero up to rounding instead). Trained weights (2,000 steps of a chain task, so that the next-token
-// distributions are peaked as a real model's are, not the near-ties of random weights): beam
-// search returns the same tokens on 50 inputs; bf16 autocast keeps the forward within 3e-2
+// zero up to rounding instead). Trained weights (2,000 steps of a chain task, so that the
+// next-token distributions are peaked as a real model's are, not the near-ties of random weights):
+// beam search returns the same tokens on 50 inputs; bf16 autocast keeps the forward within 3e-2
 // relative and the same top-1 token on >= 98% of greedy steps (both devices scored along the
 // CPU's path). Skipped without a GPU;
 // UNIEVAL_PARITY_DEVICE=cpu runs every comparison CPU against CPU, a dry run of this file's own
@@ -19,17 +19,17 @@
 #include <string>
 #include <vector>
 
-#include "models/nn/device.h"
-#include "models/nn/gpt.h"
-#include "models/training/gpt_finetune.h"
-#include "models/training/optim.h"
 #include "models/decoding/search.h"
 #include "models/decoding/search_gpt.h"
 #include "models/decoding/search_unilm.h"
-#include "models/training/seq2seq_data.h"
+#include "models/nn/device.h"
+#include "models/nn/gpt.h"
 #include "models/nn/torch_compat.h"
-#include "models/training/trainer.h"
 #include "models/nn/transformer.h"
+#include "models/training/gpt_finetune.h"
+#include "models/training/optim.h"
+#include "models/training/seq2seq_data.h"
+#include "models/training/trainer.h"
 #include "tests/models/tiny_ids.h"
 
 // Its own namespace: the unity build puts the model test files of a folder into one program.
@@ -49,14 +49,18 @@ bool dry_run() {
   return v != nullptr && std::string(v) == "cpu";
 }
 bool have_device() { return dry_run() || torch::cuda::is_available(); }
-torch::Device other() { return dry_run() ? torch::Device(torch::kCPU) : torch::Device(torch::kCUDA, 0); }
-#define SKIP_WITHOUT_DEVICE()                                                                          \
-  if (!have_device()) GTEST_SKIP() << "no CUDA device here (ci/gpu/checks runs this on a lent GPU; " \
-                                      "UNIEVAL_PARITY_DEVICE=cpu dry-runs it on the CPU)"
+torch::Device other() {
+  return dry_run() ? torch::Device(torch::kCPU) : torch::Device(torch::kCUDA, 0);
+}
+#define SKIP_WITHOUT_DEVICE()                                                    \
+  if (!have_device())                                                            \
+  GTEST_SKIP() << "no CUDA device here (ci/gpu/checks runs this on a lent GPU; " \
+                  "UNIEVAL_PARITY_DEVICE=cpu dry-runs it on the CPU)"
 
 // ||a - ref|| / ||ref|| in float64 on the CPU (the absolute norm when ref is zero).
 double rel(const torch::Tensor& a, const torch::Tensor& ref) {
-  const auto x = a.detach().to(torch::kCPU, torch::kDouble), r = ref.detach().to(torch::kCPU, torch::kDouble);
+  const auto x = a.detach().to(torch::kCPU, torch::kDouble),
+             r = ref.detach().to(torch::kCPU, torch::kDouble);
   const double num = (x - r).norm().item<double>(), den = r.norm().item<double>();
   return den == 0.0 ? num : num / den;
 }
@@ -94,7 +98,8 @@ M train_then_copy(M t, M m, LossAt loss_at, const char* name) {
     opt.step(o.lr);
     if (s + 1 == kTrainSteps) loss = l.template item<double>();
   }
-  std::cout << "[ parity ] " << name << " trained " << kTrainSteps << " steps, last loss " << loss << "\n";
+  std::cout << "[ parity ] " << name << " trained " << kTrainSteps << " steps, last loss " << loss
+            << "\n";
   copy_into(m, t, torch::kCPU);
   m->eval();
   return m;
@@ -108,7 +113,8 @@ void expect_gradients_and_adamw_step_match(M& cpu, M& dev, ZeroExact zero_exact,
   auto pc = cpu->named_parameters(), pd = dev->named_parameters();
   double total = 0.0;
   for (const auto& item : pc)
-    if (item.value().grad().defined()) total += item.value().grad().pow(2).sum().template item<double>();
+    if (item.value().grad().defined())
+      total += item.value().grad().pow(2).sum().template item<double>();
   total = std::sqrt(total);
   int compared = 0;
   for (const auto& item : pc) {
@@ -127,7 +133,8 @@ void expect_gradients_and_adamw_step_match(M& cpu, M& dev, ZeroExact zero_exact,
   OptimizerOptions o;
   o.lr = 1e-3;
   o.weight_decay = 0.01;
-  Optimizer oc(named_pairs(cpu->named_parameters()), o), od(named_pairs(dev->named_parameters()), o);
+  Optimizer oc(named_pairs(cpu->named_parameters()), o),
+      od(named_pairs(dev->named_parameters()), o);
   oc.step(o.lr);
   od.step(o.lr);
   for (const auto& item : pc) {
@@ -178,7 +185,8 @@ struct UnilmLoss {
 };
 
 UnilmLoss unilm_loss(UnilmModel& m, const TrainBatch& b, const torch::Device& dev) {
-  BertOutput out = m->forward(b.input_ids.to(dev), b.token_type_ids.to(dev), b.attention_mask.to(dev));
+  BertOutput out =
+      m->forward(b.input_ids.to(dev), b.token_type_ids.to(dev), b.attention_mask.to(dev));
   const int64_t H = out.last_hidden_state.size(-1);
   torch::Tensor h = out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(dev));
   auto [loss, nll] = label_smoothed_nll(m->mlm_logits(h), b.labels.to(dev), 0.1);
@@ -195,16 +203,18 @@ TrainBatch unilm_batch(uint64_t seed) {
   return make_train_batch(pairs, idx, o, testing::tiny_special_ids(kVocab), rng);
 }
 
-// A UniLM trained (on the compared device, fast there) for kTrainSteps seeded steps of the chain task: peaked distributions,
-// so that the search comparisons are about the devices and not about near-ties of random weights.
+// A UniLM trained (on the compared device, fast there) for kTrainSteps seeded steps of the chain
+// task: peaked distributions, so that the search comparisons are about the devices and not about
+// near-ties of random weights.
 UnilmModel& trained_unilm() {
   static UnilmModel model = [] {
     torch::manual_seed(7);
     UnilmModel t(unilm_config(), UnilmHeads{});
     t->init_weights();
-    return train_then_copy(t, UnilmModel(unilm_config(), UnilmHeads{}),
-                           [](UnilmModel& m, int s) { return unilm_loss(m, unilm_batch(1000 + s), other()).loss; },
-                           "unilm");
+    return train_then_copy(
+        t, UnilmModel(unilm_config(), UnilmHeads{}),
+        [](UnilmModel& m, int s) { return unilm_loss(m, unilm_batch(1000 + s), other()).loss; },
+        "unilm");
   }();
   return model;
 }
@@ -219,13 +229,18 @@ TEST(CudaParityTest, UnilmForwardLossGradientsAndAdamWStepMatchTheCpu) {
   const TrainBatch b = unilm_batch(5);
   const UnilmLoss lc = unilm_loss(cpu, b, torch::kCPU), ld = unilm_loss(dev, b, other());
   EXPECT_LE(rel(ld.hidden, lc.hidden), kFp32Tolerance) << "last hidden state";
-  EXPECT_LE(rel(ld.loss, lc.loss), kFp32Tolerance) << "loss " << ld.loss.item<double>() << " vs " << lc.loss.item<double>();
+  EXPECT_LE(rel(ld.loss, lc.loss), kFp32Tolerance)
+      << "loss " << ld.loss.item<double>() << " vs " << lc.loss.item<double>();
   lc.loss.backward();
   ld.loss.backward();
   // The attention key bias adds q.b to every score of a query: softmax ignores it, so its exact
   // gradient is zero.
   expect_gradients_and_adamw_step_match(
-      cpu, dev, [](const std::string& name) { return name.find("attention.self.key.bias") != std::string::npos; }, 40);
+      cpu, dev,
+      [](const std::string& name) {
+        return name.find("attention.self.key.bias") != std::string::npos;
+      },
+      40);
 }
 
 std::vector<std::vector<int64_t>> test_sources() {
@@ -267,11 +282,14 @@ TEST(CudaParityTest, UnilmBeamSearchReturnsTheSameTokensOnFiftyInputs) {
     int learned = 0;
     const auto src = test_sources();
     for (int i = 0; i < kInputs; ++i) {
-      EXPECT_EQ(b[static_cast<size_t>(i)], a[static_cast<size_t>(i)]) << algorithm << " input " << i;
-      learned += !a[static_cast<size_t>(i)].empty() && a[static_cast<size_t>(i)][0] == src[static_cast<size_t>(i)][0];
+      EXPECT_EQ(b[static_cast<size_t>(i)], a[static_cast<size_t>(i)])
+          << algorithm << " input " << i;
+      learned += !a[static_cast<size_t>(i)].empty() &&
+                 a[static_cast<size_t>(i)][0] == src[static_cast<size_t>(i)][0];
     }
     // Not a test of learning: it shows the outputs are not one degenerate string everywhere.
-    std::cout << "[ parity ] unilm " << algorithm << " beam 5: " << learned << "/" << kInputs << " start with the source's first token\n";
+    std::cout << "[ parity ] unilm " << algorithm << " beam 5: " << learned << "/" << kInputs
+              << " start with the source's first token\n";
   }
 }
 
@@ -321,11 +339,12 @@ TEST(CudaParityTest, UnilmBf16AutocastWithinToleranceAndSameTopOneOnGreedySteps)
     ld = unilm_loss(dev, b, other());
   }
   const double r = rel(ld.hidden.to(torch::kFloat), lc.hidden);
-  std::cout << "[ parity ] unilm bf16 hidden relative error " << r << ", loss " << ld.loss.item<double>() << " vs "
-            << lc.loss.item<double>() << "\n";
+  std::cout << "[ parity ] unilm bf16 hidden relative error " << r << ", loss "
+            << ld.loss.item<double>() << " vs " << lc.loss.item<double>() << "\n";
   EXPECT_LE(r, kBf16Tolerance);
   const SpecialIds ids = testing::tiny_special_ids(kVocab);
-  UnilmStepScorer sc(cpu, test_sources(), ids, Seq2SeqDataOptions{}), sd(dev, test_sources(), ids, Seq2SeqDataOptions{});
+  UnilmStepScorer sc(cpu, test_sources(), ids, Seq2SeqDataOptions{}),
+      sd(dev, test_sources(), ids, Seq2SeqDataOptions{});
   BothDevices both(sc, sd, bf16_runtime());
   SearchOptions so;
   so.max_len = 16;
@@ -334,7 +353,8 @@ TEST(CudaParityTest, UnilmBf16AutocastWithinToleranceAndSameTopOneOnGreedySteps)
   generate(both, ex, ids.sep, so, ids.pad);
   ASSERT_GT(both.steps, kInputs * 4);
   const double share = static_cast<double>(both.agree) / static_cast<double>(both.steps);
-  std::cout << "[ parity ] unilm bf16 greedy top-1 agreement " << both.agree << "/" << both.steps << "\n";
+  std::cout << "[ parity ] unilm bf16 greedy top-1 agreement " << both.agree << "/" << both.steps
+            << "\n";
   EXPECT_GE(share, kBf16TopOneAgreement);
 }
 
@@ -358,7 +378,8 @@ std::vector<std::vector<int32_t>> chain_rows(int n, uint64_t seed, bool prompt_o
   for (int i = 0; i < n; ++i) {
     std::vector<int32_t> row{tok(rng)};
     const int k = prompt_only ? prompt(rng) : len(rng);
-    while (static_cast<int>(row.size()) < k) row.push_back(static_cast<int32_t>(successor(row.back())));
+    while (static_cast<int>(row.size()) < k)
+      row.push_back(static_cast<int32_t>(successor(row.back())));
     out.push_back(row);
   }
   return out;
@@ -369,7 +390,8 @@ struct GptLoss {
 };
 
 // Next-token cross-entropy over the real positions of right-padded rows.
-GptLoss gpt_loss(GptModel& m, const std::vector<std::vector<int32_t>>& rows, const torch::Device& dev) {
+GptLoss gpt_loss(GptModel& m, const std::vector<std::vector<int32_t>>& rows,
+                 const torch::Device& dev) {
   int64_t T = 0;
   for (const auto& r : rows) T = std::max<int64_t>(T, static_cast<int64_t>(r.size()));
   const auto B = static_cast<int64_t>(rows.size());
@@ -395,9 +417,12 @@ GptModel& trained_gpt() {
     torch::manual_seed(9);
     GptModel t(gpt_config(), GptHeads{});
     t->init_weights();
-    return train_then_copy(t, GptModel(gpt_config(), GptHeads{}),
-                           [](GptModel& m, int s) { return gpt_loss(m, chain_rows(32, 2000 + s, false), other()).loss; },
-                           "gpt");
+    return train_then_copy(
+        t, GptModel(gpt_config(), GptHeads{}),
+        [](GptModel& m, int s) {
+          return gpt_loss(m, chain_rows(32, 2000 + s, false), other()).loss;
+        },
+        "gpt");
   }();
   return model;
 }
@@ -415,7 +440,8 @@ TEST(CudaParityTest, GptForwardLossGradientsAndAdamWStepMatchTheCpu) {
   EXPECT_LE(rel(ld.loss, lc.loss), kFp32Tolerance) << "loss";
   lc.loss.backward();
   ld.loss.backward();
-  expect_gradients_and_adamw_step_match(cpu, dev, [](const std::string&) { return false; }, 30);
+  expect_gradients_and_adamw_step_match(
+      cpu, dev, [](const std::string&) { return false; }, 30);
 }
 
 std::vector<std::vector<int64_t>> gpt_beam(GptModel& m) {
@@ -438,8 +464,10 @@ TEST(CudaParityTest, GptBeamSearchAndBf16GreedyMatchTheCpu) {
   dev->eval();
   const auto a = gpt_beam(cpu), b = gpt_beam(dev);
   ASSERT_EQ(a.size(), static_cast<size_t>(kInputs));
-  for (int i = 0; i < kInputs; ++i) EXPECT_EQ(b[static_cast<size_t>(i)], a[static_cast<size_t>(i)]) << "input " << i;
-  GptScorer sc(cpu, chain_rows(kInputs, 515151, true), 12), sd(dev, chain_rows(kInputs, 515151, true), 12);
+  for (int i = 0; i < kInputs; ++i)
+    EXPECT_EQ(b[static_cast<size_t>(i)], a[static_cast<size_t>(i)]) << "input " << i;
+  GptScorer sc(cpu, chain_rows(kInputs, 515151, true), 12),
+      sd(dev, chain_rows(kInputs, 515151, true), 12);
   BothDevices both(sc, sd, bf16_runtime());
   SearchOptions so;
   so.max_len = 12;
@@ -447,8 +475,10 @@ TEST(CudaParityTest, GptBeamSearchAndBf16GreedyMatchTheCpu) {
   for (int i = 0; i < kInputs; ++i) ex[static_cast<size_t>(i)] = i;
   generate(both, ex, 0, so);
   ASSERT_GT(both.steps, static_cast<int64_t>(kInputs) * 4);
-  std::cout << "[ parity ] gpt bf16 greedy top-1 agreement " << both.agree << "/" << both.steps << "\n";
-  EXPECT_GE(static_cast<double>(both.agree) / static_cast<double>(both.steps), kBf16TopOneAgreement);
+  std::cout << "[ parity ] gpt bf16 greedy top-1 agreement " << both.agree << "/" << both.steps
+            << "\n";
+  EXPECT_GE(static_cast<double>(both.agree) / static_cast<double>(both.steps),
+            kBf16TopOneAgreement);
 }
 
 }  // namespace

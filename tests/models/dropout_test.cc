@@ -1,13 +1,12 @@
-// models/nn/dropout.h: Philox4x32-10 against Random123's known-answer vectors; the mask's rate, lanes
-// and determinism (seed, thread count); values and gradient as torch's inverted dropout; the
+// models/nn/dropout.h: Philox4x32-10 against Random123's known-answer vectors; the mask's rate,
+// lanes and determinism (seed, thread count); values and gradient as torch's inverted dropout; the
 // fallbacks.
-#include <gtest/gtest.h>
+#include "models/nn/dropout.h"
 
 #include <ATen/Parallel.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
-
-#include "models/nn/dropout.h"
 
 namespace unieval::models {
 namespace {
@@ -15,10 +14,13 @@ namespace {
 TEST(DropoutTest, PhiloxMatchesRandom123KnownAnswers) {
   // Random123 kat_vectors, philox4x32 with 10 rounds.
   using C = std::array<uint32_t, 4>;
-  EXPECT_EQ(philox4x32_10({0, 0, 0, 0}, {0, 0}), (C{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}));
-  EXPECT_EQ(philox4x32_10({0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}, {0xffffffffu, 0xffffffffu}),
+  EXPECT_EQ(philox4x32_10({0, 0, 0, 0}, {0, 0}),
+            (C{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}));
+  EXPECT_EQ(philox4x32_10({0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu},
+                          {0xffffffffu, 0xffffffffu}),
             (C{0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu}));
-  EXPECT_EQ(philox4x32_10({0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}, {0xa4093822u, 0x299f31d0u}),
+  EXPECT_EQ(philox4x32_10({0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u},
+                          {0xa4093822u, 0x299f31d0u}),
             (C{0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u}));
 }
 
@@ -34,7 +36,8 @@ TEST(DropoutTest, KeepsOneMinusPAndScalesLikeTorch) {
   EXPECT_NEAR(rate, 1 - p, 5 * sigma);
   // Each of the four words of a Philox block drives its own lane (element index mod 4).
   auto lanes = kept.view({-1, 4}).to(torch::kDouble).mean(0);
-  for (int j = 0; j < 4; ++j) EXPECT_NEAR(lanes[j].item<double>(), 1 - p, 5 * sigma * 2) << "lane " << j;
+  for (int j = 0; j < 4; ++j)
+    EXPECT_NEAR(lanes[j].item<double>(), 1 - p, 5 * sigma * 2) << "lane " << j;
   // Kept values are exactly x * (1.0f / float(1 - p)), as torch's noise.div_(1 - p) then mul.
   const float scale = 1.0f / static_cast<float>(1.0 - p);
   EXPECT_TRUE(torch::equal(y.masked_select(kept), x.masked_select(kept) * scale));

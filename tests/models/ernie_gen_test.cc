@@ -1,6 +1,7 @@
-// ERNIE-GEN (models/training/ernie_gen.h): the mask matrices of Figure 3d written out by hand, flows that
-// never see what their mask forbids, the shared contextual flow, infilling decoding against the
-// training-time word flow and against exhaustive search, the span vocabulary and the fragments.
+// ERNIE-GEN (models/training/ernie_gen.h): the mask matrices of Figure 3d written out by hand,
+// flows that never see what their mask forbids, the shared contextual flow, infilling decoding
+// against the training-time word flow and against exhaustive search, the span vocabulary and the
+// fragments.
 #include "models/training/ernie_gen.h"
 
 #include <gtest/gtest.h>
@@ -15,7 +16,8 @@
 #include "models/decoding/search_unilm.h"
 #include "tests/models/tiny_ids.h"
 
-// unieval::models::ernie_gen_test: its helpers' names are used by other test files of the same unity batch.
+// unieval::models::ernie_gen_test: its helpers' names are used by other test files of the same
+// unity batch.
 namespace unieval::models::ernie_gen_test {
 namespace {
 
@@ -96,8 +98,8 @@ std::vector<Seq2SeqExample> examples() {
   return {{{6, 7, 8}, {9, 10, 11, 12}}, {{13, 14, 15, 16, 17}, {18, 19}}, {{20}, {21, 22, 23}}};
 }
 
-ErnieGenBatch batch_of(const std::vector<Seq2SeqExample>& ex, double lambda, double noise, uint64_t seed,
-                       const SpanVocab* vocab, bool bos = false) {
+ErnieGenBatch batch_of(const std::vector<Seq2SeqExample>& ex, double lambda, double noise,
+                       uint64_t seed, const SpanVocab* vocab, bool bos = false) {
   ErnieGenOptions eg;
   eg.lambda = lambda;
   eg.noise_prob = noise;
@@ -119,16 +121,14 @@ TEST(ErnieGenBatchTest, LayoutPositionsLabelsAndNoise) {
   ASSERT_TRUE(sv.has_bigram(9, 10));
   ErnieGenBatch b = batch_of(examples(), 0.5, 0.0, 1, &sv);
   // X of example 0: [CLS] 6 7 8 [SEP] 9 10 11 12 [SEP]; its [ATTN]s sit at the target's positions.
-  EXPECT_EQ(vec(b.context.input_ids[0].slice(0, 0, 10)),
-            (Ids{2, 6, 7, 8, 3, 9, 10, 11, 12, 3}));
+  EXPECT_EQ(vec(b.context.input_ids[0].slice(0, 0, 10)), (Ids{2, 6, 7, 8, 3, 9, 10, 11, 12, 3}));
   EXPECT_EQ(vec(b.word.input_ids[0]), (Ids{5, 5, 5, 5, 5}));
   EXPECT_EQ(vec(b.word.position_ids[0]), (Ids{5, 6, 7, 8, 9}));
   EXPECT_EQ(b.word.token_type_ids[0][0].item<int64_t>(), 1);
   EXPECT_EQ(b.context.token_type_ids[0][4].item<int64_t>(), 0);
   EXPECT_EQ(b.context.token_type_ids[0][5].item<int64_t>(), 1);
   // Labels: every target word and the closing [SEP], example by example.
-  EXPECT_EQ(vec(b.labels),
-            (Ids{9, 10, 11, 12, 3, 18, 19, 3, 21, 22, 23, 3}));
+  EXPECT_EQ(vec(b.labels), (Ids{9, 10, 11, 12, 3, 18, 19, 3, 21, 22, 23, 3}));
   // Span flow of example 0: a_6 (t2 = 10) shares t1's span: it sees X up to the source only.
   const int64_t Tx = b.context.input_ids.size(1);
   EXPECT_EQ(b.span.mask[0][1].slice(0, 0, Tx).sum().item<int64_t>(), 5);
@@ -141,7 +141,8 @@ TEST(ErnieGenBatchTest, LayoutPositionsLabelsAndNoise) {
   EXPECT_EQ(vec(n.labels), vec(b.labels));
   EXPECT_FALSE(n.span.mask.defined());
   // Same seed, same noise.
-  EXPECT_TRUE(torch::equal(batch_of(examples(), 1.0, 0.5, 7, nullptr).context.input_ids, n.context.input_ids));
+  EXPECT_TRUE(torch::equal(batch_of(examples(), 1.0, 0.5, 7, nullptr).context.input_ids,
+                           n.context.input_ids));
   EXPECT_THROW(batch_of(examples(), 0.5, 0.0, 1, nullptr), InputError);
 }
 
@@ -152,7 +153,8 @@ TEST(ErnieGenForwardTest, SharedContextualFlowEqualsOneConcatenatedPass) {
   torch::NoGradGuard g;
   MultiFlowOutput out = multi_flow_forward(m, b.context, {b.word, b.span});
   // The same attention as one sequence [X, A_W, A_S] under the block mask of Eq. 5.
-  const int64_t B = 3, Tx = b.context.input_ids.size(1), Tm = b.word.input_ids.size(1), T = Tx + 2 * Tm;
+  const int64_t B = 3, Tx = b.context.input_ids.size(1), Tm = b.word.input_ids.size(1),
+                T = Tx + 2 * Tm;
   torch::Tensor mask = torch::zeros({B, T, T}, torch::kLong);
   mask.slice(1, 0, Tx).slice(2, 0, Tx).copy_(b.context.mask);
   mask.slice(1, Tx, Tx + Tm).slice(2, 0, Tx + Tm).copy_(b.word.mask);
@@ -187,7 +189,8 @@ TEST(ErnieGenForwardTest, FlowsNeverSeeForbiddenPositions) {
   MultiFlowOutput out = multi_flow_forward(m, p.context, {p.word, p.span});
   for (int f = 0; f < 2; ++f) {
     for (int64_t i = 0; i < 3; ++i)
-      EXPECT_TRUE(torch::equal(out.flows[f][0][i], ref.flows[f][0][i])) << "flow " << f << " row " << i;
+      EXPECT_TRUE(torch::equal(out.flows[f][0][i], ref.flows[f][0][i]))
+          << "flow " << f << " row " << i;
     EXPECT_FALSE(torch::allclose(out.flows[f][0][3], ref.flows[f][0][3])) << "flow " << f;
   }
   // The span flow's a2 (in t1's span) does not see t1 either; the word flow's a2 does.
@@ -204,12 +207,13 @@ TEST(ErnieGenForwardTest, FlowsNeverSeeForbiddenPositions) {
   r.word.input_ids = b.word.input_ids.clone();
   r.word.input_ids[0][3] = 31;
   MultiFlowOutput out3 = multi_flow_forward(m, r.context, {r.word});
-  for (int64_t i = 0; i < 3; ++i) EXPECT_TRUE(torch::equal(out3.flows[0][0][i], ref.flows[0][0][i]));
+  for (int64_t i = 0; i < 3; ++i)
+    EXPECT_TRUE(torch::equal(out3.flows[0][0][i], ref.flows[0][0][i]));
 }
 
 // Log-probabilities of the word flow for target `tgt` after `src` (teacher forcing, no noise).
-torch::Tensor word_flow_log_probs(UnilmModel& m, const std::vector<int64_t>& src, const std::vector<int64_t>& tgt,
-                                  bool bos = false) {
+torch::Tensor word_flow_log_probs(UnilmModel& m, const std::vector<int64_t>& src,
+                                  const std::vector<int64_t>& tgt, bool bos = false) {
   ErnieGenBatch b = batch_of({{src, tgt}}, 1.0, 0.0, 1, nullptr, bos);
   MultiFlowOutput out = multi_flow_forward(m, b.context, {b.word});
   return torch::log_softmax(m->mlm_logits(out.flows[0][0]), -1);  // [m+1, V]
@@ -238,7 +242,10 @@ TEST(ErnieGenDecodingTest, InfillingStepsEqualTheTrainingWordFlow) {
     }
   }
   // The [CLS]-opened layout is another model input: other distributions.
-  EXPECT_GT((word_flow_log_probs(m, src, y, true) - word_flow_log_probs(m, src, y, false)).abs().max().item<double>(),
+  EXPECT_GT((word_flow_log_probs(m, src, y, true) - word_flow_log_probs(m, src, y, false))
+                .abs()
+                .max()
+                .item<double>(),
             1e-3);
   // [ATTN] and [MASK] are different queries: UniLM's decoding gives another distribution.
   const torch::Tensor ref = word_flow_log_probs(m, src, y);
@@ -313,7 +320,8 @@ TEST(ErnieGenDecodingTest, WideBeamEqualsExhaustiveSearchOnATinyVocabulary) {
       std::vector<int64_t> words(seq.begin(), seq.end() - (w == ids.sep ? 1 : 0));
       const torch::Tensor lp = word_flow_log_probs(m, src, words);
       double s = 0;
-      for (size_t i = 0; i < seq.size(); ++i) s += lp[static_cast<int64_t>(i)][seq[i]].item<double>();
+      for (size_t i = 0; i < seq.size(); ++i)
+        s += lp[static_cast<int64_t>(i)][seq[i]].item<double>();
       if (s > best) best = s, best_tokens = words;
     }
   };

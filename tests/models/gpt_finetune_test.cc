@@ -1,9 +1,8 @@
-// GPT fine-tuning (models/training/gpt_finetune.h): the multiple-choice and entailment heads learn small
-// synthetic tasks from scratch, with the auxiliary LM loss on (λ = 0.5) and off (λ = 0); the
+// GPT fine-tuning (models/training/gpt_finetune.h): the multiple-choice and entailment heads learn
+// small synthetic tasks from scratch, with the auxiliary LM loss on (λ = 0.5) and off (λ = 0); the
 // auxiliary loss is logged on its own; similarity sums both orders; zero-shot scoring agrees with
 // the LM's own log-softmax.
 #include "models/training/gpt_finetune.h"
-#include "models/decoding/search_gpt.h"
 
 #include <gtest/gtest.h>
 
@@ -11,9 +10,11 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "models/decoding/search_gpt.h"
 #include "tests/test_util.h"
 
-// unieval::models::gpt_finetune_test: its helpers' names are used by other test files of the same unity batch.
+// unieval::models::gpt_finetune_test: its helpers' names are used by other test files of the same
+// unity batch.
 namespace unieval::models::gpt_finetune_test {
 namespace {
 
@@ -91,7 +92,8 @@ TEST(GptFinetuneTest, MultipleChoiceHeadLearnsWithAuxiliaryLm) {
   TempDir tmp;
   RunDir run((tmp.path() / "run").string());
   run.create({{"kind", "gpt-test"}}, model->config().to_json(), "");
-  TrainResult r = train_gpt(model, train, GptHead::kMultipleChoice, fast_options(300), 0.5, &run, false);
+  TrainResult r =
+      train_gpt(model, train, GptHead::kMultipleChoice, fast_options(300), 0.5, &run, false);
   EXPECT_TRUE(r.finished);
   const double acc = accuracy(model, test, GptHead::kMultipleChoice);
   EXPECT_GE(acc, 0.9) << "loss " << r.first_loss << " -> " << r.last_loss;
@@ -101,7 +103,8 @@ TEST(GptFinetuneTest, MultipleChoiceHeadLearnsWithAuxiliaryLm) {
   ASSERT_TRUE(lines.back().contains("task_loss"));
   // loss = task + 0.5 · lm, each logged.
   EXPECT_NEAR(lines.back()["loss"].get<double>(),
-              lines.back()["task_loss"].get<double>() + 0.5 * lines.back()["lm_loss"].get<double>(), 1e-6);  // float32 sums
+              lines.back()["task_loss"].get<double>() + 0.5 * lines.back()["lm_loss"].get<double>(),
+              1e-6);  // float32 sums
   EXPECT_LT(lines.back()["lm_loss"].get<double>(), lines.front()["lm_loss"].get<double>());
   // The checkpoint is an HF-named GPT directory.
   EXPECT_TRUE(std::filesystem::exists(tmp.path() / "run/checkpoint/model.safetensors"));
@@ -117,7 +120,8 @@ TEST(GptFinetuneTest, EntailmentHeadLearnsWithoutAuxiliaryLm) {
   run.create({{"kind", "gpt-test"}}, model->config().to_json(), "");
   TrainResult r = train_gpt(model, train, GptHead::kClassify, fast_options(600), 0.0, &run, false);
   EXPECT_TRUE(r.finished);
-  EXPECT_GE(accuracy(model, test, GptHead::kClassify), 0.9) << "loss " << r.first_loss << " -> " << r.last_loss;
+  EXPECT_GE(accuracy(model, test, GptHead::kClassify), 0.9)
+      << "loss " << r.first_loss << " -> " << r.last_loss;
   auto lines = log_lines(tmp);
   ASSERT_FALSE(lines.empty());
   EXPECT_FALSE(lines.back().contains("lm_loss"));
@@ -156,7 +160,10 @@ TEST(GptFinetuneTest, SimilaritySumsBothOrdersAndLossesMatchHandComputation) {
   int count = 0;
   for (const auto& s : {f.seqs[0], f.seqs[1], g.seqs[0], g.seqs[1]}) {
     std::vector<int64_t> v(s.begin(), s.end());
-    auto lp = torch::log_softmax(model->lm_logits(model->forward(torch::tensor(v, torch::kLong).view({1, -1})).last_hidden_state), -1);
+    auto lp = torch::log_softmax(
+        model->lm_logits(
+            model->forward(torch::tensor(v, torch::kLong).view({1, -1})).last_hidden_state),
+        -1);
     for (size_t t = 1; t < s.size(); ++t, ++count) nll -= lp[0][t - 1][s[t]].item<double>();
   }
   EXPECT_EQ(count, 18);
@@ -198,7 +205,8 @@ TEST(GptGenerateTest, GreedyAndBeamOverTheScorerFollowTheLm) {
     std::vector<int64_t> seq(prompts[e].begin(), prompts[e].end()), gen;
     for (int t = 0; t < o.max_len; ++t) {
       auto h = model->forward(torch::tensor(seq, torch::kLong).view({1, -1})).last_hidden_state;
-      const int64_t next = model->lm_logits(h[0][static_cast<int64_t>(seq.size()) - 1]).argmax().item<int64_t>();
+      const int64_t next =
+          model->lm_logits(h[0][static_cast<int64_t>(seq.size()) - 1]).argmax().item<int64_t>();
       if (next == eos) break;
       gen.push_back(next);
       seq.push_back(next);
@@ -220,17 +228,22 @@ TEST(GptGenerateTest, GreedyAndBeamOverTheScorerFollowTheLm) {
   o.max_len = 5;
   o.seed = 3;
   GptScorer s1(model, prompts, o.max_len), s2(model, prompts, o.max_len);
-  EXPECT_EQ(generate(s1, {0, 1}, eos, o)[0][0].tokens, generate(s2, {0, 1}, eos, o)[0][0].tokens);  // seeded
+  EXPECT_EQ(generate(s1, {0, 1}, eos, o)[0][0].tokens,
+            generate(s2, {0, 1}, eos, o)[0][0].tokens);  // seeded
   EXPECT_THROW(GptScorer(model, prompts, 64), InputError);
 }
 
 TEST(GptFinetuneTest, BadTrainingInputsAreInputErrors) {
   GptModel model(GptConfig::tiny(kVocab, 0.0), gpt_heads(GptHead::kClassify, 2));
   std::vector<GptFeature> bad = {GptFeature{{{kStart, 1, kExtract}}, 5}};
-  EXPECT_THROW(train_gpt(model, bad, GptHead::kClassify, fast_options(1), 0.5, nullptr, false), InputError);
-  bad = {GptFeature{{{kStart, 1, kExtract}}, 0}, GptFeature{{{kStart, kExtract}, {kStart, kExtract}}, 0}};
-  EXPECT_THROW(train_gpt(model, bad, GptHead::kClassify, fast_options(1), 0.5, nullptr, false), InputError);
-  EXPECT_THROW(train_gpt(model, {}, GptHead::kClassify, fast_options(1), 0.5, nullptr, false), InputError);
+  EXPECT_THROW(train_gpt(model, bad, GptHead::kClassify, fast_options(1), 0.5, nullptr, false),
+               InputError);
+  bad = {GptFeature{{{kStart, 1, kExtract}}, 0},
+         GptFeature{{{kStart, kExtract}, {kStart, kExtract}}, 0}};
+  EXPECT_THROW(train_gpt(model, bad, GptHead::kClassify, fast_options(1), 0.5, nullptr, false),
+               InputError);
+  EXPECT_THROW(train_gpt(model, {}, GptHead::kClassify, fast_options(1), 0.5, nullptr, false),
+               InputError);
 }
 
 }  // namespace

@@ -38,7 +38,8 @@ torch::Tensor long_tensor(const nlohmann::json& j) {
   std::vector<float> v;
   flatten(j, v);
   std::vector<int64_t> shape;
-  for (const nlohmann::json* p = &j; p->is_array(); p = &(*p)[0]) shape.push_back(static_cast<int64_t>(p->size()));
+  for (const nlohmann::json* p = &j; p->is_array(); p = &(*p)[0])
+    shape.push_back(static_cast<int64_t>(p->size()));
   std::vector<int64_t> ints(v.begin(), v.end());
   return torch::tensor(ints, torch::kLong).view(shape);
 }
@@ -52,10 +53,12 @@ double max_diff(const torch::Tensor& a, const torch::Tensor& b) {
 void check_fixture(const std::string& name, const std::string& weights) {
   const auto dir = shared_dir() / "golden/hf_gpt" / name;
   const auto cases = nlohmann::json::parse(core::read_file((dir / "cases.json").string()));
-  GptModel model(GptConfig::from_json_file((dir / "config.json").string()), GptHeads{.multiple_choice = true});
+  GptModel model(GptConfig::from_json_file((dir / "config.json").string()),
+                 GptHeads{.multiple_choice = true});
   LoadReport r = load_gpt_weights(model, (dir / weights).string());
   EXPECT_TRUE(r.unexpected_keys.empty()) << r.summary();
-  ASSERT_EQ(r.missing_keys, (std::vector<std::string>{"multiple_choice_head.summary.weight", "multiple_choice_head.summary.bias"}))
+  ASSERT_EQ(r.missing_keys, (std::vector<std::string>{"multiple_choice_head.summary.weight",
+                                                      "multiple_choice_head.summary.bias"}))
       << r.summary();
   EXPECT_TRUE(r.tied_conflicts.empty());
   const size_t ignored = 1 + model->config().n_layer;  // position_ids + one causal buffer per block
@@ -73,13 +76,18 @@ void check_fixture(const std::string& name, const std::string& weights) {
     if (ids.dim() == 3) {
       const int64_t B = ids.size(0), C = ids.size(1), T = ids.size(2);
       GptOutput o = model->forward(ids.view({B * C, T}));
-      EXPECT_LE(max_diff(o.last_hidden_state.view({B, C, T, -1}), float_tensor(out["last_hidden_state"])), 1e-4);
+      EXPECT_LE(
+          max_diff(o.last_hidden_state.view({B, C, T, -1}), float_tensor(out["last_hidden_state"])),
+          1e-4);
       torch::Tensor mc_ids = long_tensor(in["mc_token_ids"]).view({B * C});
-      torch::Tensor logits = model->choice_score(GptModelImpl::gather_positions(o.last_hidden_state, mc_ids)).view({B, C});
+      torch::Tensor logits =
+          model->choice_score(GptModelImpl::gather_positions(o.last_hidden_state, mc_ids))
+              .view({B, C});
       EXPECT_LE(max_diff(logits, float_tensor(out["mc_logits"])), 1e-4);
     } else {
-      GptOutput o = model->forward(ids, long_tensor(in["attention_mask"]), long_tensor(in["token_type_ids"]),
-                                   long_tensor(in["position_ids"]), /*output_hidden_states=*/true);
+      GptOutput o =
+          model->forward(ids, long_tensor(in["attention_mask"]), long_tensor(in["token_type_ids"]),
+                         long_tensor(in["position_ids"]), /*output_hidden_states=*/true);
       EXPECT_LE(max_diff(o.last_hidden_state, float_tensor(out["last_hidden_state"])), 1e-4);
       EXPECT_LE(max_diff(torch::stack(o.hidden_states), float_tensor(out["hidden_states"])), 1e-4);
       EXPECT_LE(max_diff(model->lm_logits(o.last_hidden_state), float_tensor(out["logits"])), 2e-4);
@@ -111,17 +119,20 @@ TEST(GptParityTest, TiedDroppedCheckpointTiesTheHead) {
 // ---- a tiny model against an op-by-op reference ----
 
 // Post-LN GPT written out from the paper / HF layout with plain tensor ops (no module code).
-torch::Tensor reference_forward(const SafetensorsFile& st, const GptConfig& cfg, const torch::Tensor& ids,
-                                const torch::Tensor& mask) {
+torch::Tensor reference_forward(const SafetensorsFile& st, const GptConfig& cfg,
+                                const torch::Tensor& ids, const torch::Tensor& mask) {
   auto W = [&](const std::string& n) { return st.tensor(n).to(torch::kDouble); };
   const int64_t B = ids.size(0), T = ids.size(1), E = cfg.n_embd, H = cfg.n_head, d = E / H;
-  torch::Tensor x = W("transformer.tokens_embed.weight").index_select(0, ids.view(-1)).view({B, T, E}) +
-                    W("transformer.positions_embed.weight").narrow(0, 0, T).unsqueeze(0);
+  torch::Tensor x =
+      W("transformer.tokens_embed.weight").index_select(0, ids.view(-1)).view({B, T, E}) +
+      W("transformer.positions_embed.weight").narrow(0, 0, T).unsqueeze(0);
   auto ln = [&](const torch::Tensor& v, const std::string& p) {
     torch::Tensor mu = v.mean(-1, true), var = (v - mu).pow(2).mean(-1, true);
     return (v - mu) / (var + cfg.layer_norm_epsilon).sqrt() * W(p + ".weight") + W(p + ".bias");
   };
-  auto conv = [&](const torch::Tensor& v, const std::string& p) { return v.matmul(W(p + ".weight")) + W(p + ".bias"); };
+  auto conv = [&](const torch::Tensor& v, const std::string& p) {
+    return v.matmul(W(p + ".weight")) + W(p + ".bias");
+  };
   auto gelu = [](const torch::Tensor& v) {
     return 0.5 * v * (1 + torch::tanh(std::sqrt(2.0 / M_PI) * (v + 0.044715 * v.pow(3))));
   };
@@ -137,14 +148,16 @@ torch::Tensor reference_forward(const SafetensorsFile& st, const GptConfig& cfg,
           std::vector<int64_t> js;
           for (int64_t j = 0; j <= i; ++j) {
             if (mask[b][j].item<int64_t>() == 0) continue;
-            s.push_back((q * qkv[b][j].narrow(0, E + h * d, d)).sum().item<double>() / std::sqrt(double(d)));
+            s.push_back((q * qkv[b][j].narrow(0, E + h * d, d)).sum().item<double>() /
+                        std::sqrt(double(d)));
             js.push_back(j);
           }
           const double mx = *std::max_element(s.begin(), s.end());
           double z = 0;
           for (double& v : s) z += (v = std::exp(v - mx));
           torch::Tensor acc = torch::zeros({d}, torch::kDouble);
-          for (size_t k = 0; k < js.size(); ++k) acc += s[k] / z * qkv[b][js[k]].narrow(0, 2 * E + h * d, d);
+          for (size_t k = 0; k < js.size(); ++k)
+            acc += s[k] / z * qkv[b][js[k]].narrow(0, 2 * E + h * d, d);
           out[b][i].narrow(0, h * d, d).copy_(acc);
         }
     torch::Tensor n = ln(x + conv(out, p + ".attn.c_proj"), p + ".ln_1");
@@ -162,7 +175,8 @@ TEST(GptTinyTest, SavesHfConv1dLayoutReloadsAndMatchesReference) {
     // Non-trivial LayerNorm affines and biases, so that a missing one shows.
     torch::NoGradGuard g;
     for (auto& p : model->named_parameters())
-      if (p.key().find("bias") != std::string::npos || p.key().find(".ln_") != std::string::npos) p.value().add_(torch::randn_like(p.value()) * 0.1);
+      if (p.key().find("bias") != std::string::npos || p.key().find(".ln_") != std::string::npos)
+        p.value().add_(torch::randn_like(p.value()) * 0.1);
   }
   model->eval();
   TempDir tmp;
@@ -193,7 +207,8 @@ TEST(GptTinyTest, SavesHfConv1dLayoutReloadsAndMatchesReference) {
   EXPECT_LE(max_diff(a[1].narrow(0, 0, 5), ref[1].narrow(0, 0, 5)), 1e-4);
   EXPECT_LE(max_diff(a[1], ref[1]), 1e-4);  // pad queries attend to the real keys only
   // The LM head is the tied token matrix.
-  EXPECT_LE(max_diff(model->lm_logits(a), a.matmul(model->transformer->tokens_embed->weight.t())), 0.0);
+  EXPECT_LE(max_diff(model->lm_logits(a), a.matmul(model->transformer->tokens_embed->weight.t())),
+            0.0);
 }
 
 // pytorch_model.bin (the zip torch.save writes) of a bare OpenAIGPTModel: keys without the
@@ -208,11 +223,13 @@ TEST(GptTinyTest, BareModelPytorchBinLoadsLikeItsSafetensorsTwin) {
   c10::Dict<std::string, at::Tensor> dict;
   const std::string prefix = "transformer.";
   for (const auto& item : model->named_parameters()) {
-    const std::string k = item.key().rfind(prefix, 0) == 0 ? item.key().substr(prefix.size()) : item.key();
+    const std::string k =
+        item.key().rfind(prefix, 0) == 0 ? item.key().substr(prefix.size()) : item.key();
     dict.insert(k, item.value().detach().clone());
   }
   dict.insert("position_ids", torch::arange(64, torch::kLong));
-  for (int l = 0; l < 2; ++l) dict.insert("h." + std::to_string(l) + ".attn.bias", torch::ones({1, 1, 64, 64}).tril());
+  for (int l = 0; l < 2; ++l)
+    dict.insert("h." + std::to_string(l) + ".attn.bias", torch::ones({1, 1, 64, 64}).tril());
   const std::vector<char> bytes = torch::pickle_save(c10::IValue(dict));
   {
     std::ofstream out(dir / "pytorch_model.bin", std::ios::binary);
@@ -226,7 +243,8 @@ TEST(GptTinyTest, BareModelPytorchBinLoadsLikeItsSafetensorsTwin) {
   EXPECT_FALSE(r.renamed_keys.empty());
   torch::NoGradGuard ng;
   torch::Tensor ids = torch::randint(0, 40, {2, 9}, torch::kLong);
-  EXPECT_TRUE(torch::equal(model->forward(ids).last_hidden_state, back->forward(ids).last_hidden_state));
+  EXPECT_TRUE(
+      torch::equal(model->forward(ids).last_hidden_state, back->forward(ids).last_hidden_state));
   // Strict loading names what does not fit: a checkpoint with a stray key.
   dict.insert("h.0.mystery", torch::zeros({1}));
   const std::vector<char> more = torch::pickle_save(c10::IValue(dict));
@@ -237,7 +255,8 @@ TEST(GptTinyTest, BareModelPytorchBinLoadsLikeItsSafetensorsTwin) {
   LoadReport r2;
   load_gpt_checkpoint(dir.string(), {}, &r2);
   EXPECT_EQ(r2.unexpected_keys, (std::vector<std::string>{"h.0.mystery"}));
-  EXPECT_THROW(load_gpt_weights(back, (dir / "pytorch_model.bin").string(), /*strict=*/true), InputError);
+  EXPECT_THROW(load_gpt_weights(back, (dir / "pytorch_model.bin").string(), /*strict=*/true),
+               InputError);
 }
 
 TEST(GptTinyTest, ResizeKeepsRowsAndBadInputsAreInputErrors) {

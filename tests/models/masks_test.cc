@@ -75,8 +75,7 @@ TEST(MasksTest, Seq2SeqBatchWithPadding) {
       {1, 1, 1, 1, 0, 0, 0, 0},  // t1
       {1, 1, 1, 1, 1, 0, 0, 0},  // [EOS]
       {1, 1, 1, 1, 1, 0, 0, 0},  // pad rows see every real key
-      {1, 1, 1, 1, 1, 0, 0, 0},
-      {1, 1, 1, 1, 1, 0, 0, 0},
+      {1, 1, 1, 1, 1, 0, 0, 0}, {1, 1, 1, 1, 1, 0, 0, 0},
   };
   EXPECT_EQ(rows(m, 1), expected);
 }
@@ -103,7 +102,8 @@ TEST(MasksTest, MatchesPaddingMaskAndDefaults) {
   // The bidirectional 3-D mask is the 2-D padding mask broadcast over queries.
   auto bi = build_mask(MaskKind::kBidirectional, {2, 4});
   EXPECT_TRUE(torch::equal(bi, p.unsqueeze(1).expand({2, 4, 4})));
-  EXPECT_EQ(build_mask(MaskKind::kLeftToRight, {3}, 0, {}, torch::kBool).scalar_type(), torch::kBool);
+  EXPECT_EQ(build_mask(MaskKind::kLeftToRight, {3}, 0, {}, torch::kBool).scalar_type(),
+            torch::kBool);
 }
 
 TEST(MasksTest, RejectsBadLengths) {

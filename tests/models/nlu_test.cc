@@ -1,6 +1,8 @@
-// Understanding heads (models/training/nlu.h): tiny models from scratch learn a separable classification
-// rule, a monotone regression target and a marked span; batching by length does not change a
-// prediction; BERT's best-span search; resume == uninterrupted training.
+// Understanding heads (models/training/nlu.h): tiny models from scratch learn a separable
+// classification rule, a monotone regression target and a marked span; batching by length does not
+// change a prediction; BERT's best-span search; resume == uninterrupted training.
+#include "models/training/nlu.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <random>
 
 #include "core/error.h"
-#include "models/training/nlu.h"
 #include "models/io/run_dir.h"
 #include "tests/test_util.h"
 
@@ -35,7 +36,8 @@ TrainOptions fast_train(int64_t steps) {
 NluFeature random_row(std::mt19937& rng, int len) {
   NluFeature f;
   f.ids.push_back(kCls);
-  for (int i = 0; i < len; ++i) f.ids.push_back(kFirstWord + static_cast<int32_t>(rng() % (kVocab - kFirstWord)));
+  for (int i = 0; i < len; ++i)
+    f.ids.push_back(kFirstWord + static_cast<int32_t>(rng() % (kVocab - kFirstWord)));
   f.ids.push_back(kSep);
   f.types.assign(f.ids.size(), 0);
   return f;
@@ -83,7 +85,9 @@ std::vector<NluFeature> span_data(int n, uint32_t seed) {
   return out;
 }
 
-int64_t argmax(const std::vector<float>& v) { return std::max_element(v.begin(), v.end()) - v.begin(); }
+int64_t argmax(const std::vector<float>& v) {
+  return std::max_element(v.begin(), v.end()) - v.begin();
+}
 
 TEST(NluTest, ClassificationLearnsASeparableRule) {
   torch::manual_seed(1);
@@ -222,7 +226,6 @@ TEST(NluTest, BadTargetsAreInputErrors) {
   EXPECT_THROW(nlu_heads(NluHead::kClassify, 1), InputError);
 }
 
-
 // unieval_pooling "mean" (models/nn/config.h): the pooler reads the mean of the unmasked positions,
 // so padding a row changes nothing; "cls" is BERT's x[:, 0]. The config round-trips and refuses
 // other values.
@@ -245,8 +248,9 @@ TEST(NluTest, MeanPoolingAveragesTheUnmaskedPositionsOnly) {
   EXPECT_TRUE(torch::allclose(o.pooler_output[0], want0, 1e-5, 1e-6));
   EXPECT_TRUE(torch::allclose(o.pooler_output[1], want1, 1e-5, 1e-6));
   // The same row alone, unpadded, pools to the same vector.
-  BertOutput alone = model->forward(ids[1].slice(0, 0, 3).unsqueeze(0), types[1].slice(0, 0, 3).unsqueeze(0),
-                                    mask[1].slice(0, 0, 3).unsqueeze(0));
+  BertOutput alone =
+      model->forward(ids[1].slice(0, 0, 3).unsqueeze(0), types[1].slice(0, 0, 3).unsqueeze(0),
+                     mask[1].slice(0, 0, 3).unsqueeze(0));
   EXPECT_TRUE(torch::allclose(alone.pooler_output[0], o.pooler_output[1], 1e-5, 1e-6));
   // "cls" on the same weights: BERT's first position, which differs from the mean.
   BertConfig cls_cfg = BertConfig::tiny(kVocab, 0.0);
@@ -257,22 +261,25 @@ TEST(NluTest, MeanPoolingAveragesTheUnmaskedPositionsOnly) {
   }
   cls->eval();
   BertOutput c = cls->forward(ids, types, mask);
-  EXPECT_TRUE(torch::allclose(c.pooler_output, torch::tanh(cls->bert->pooler->dense(c.last_hidden_state.select(1, 0))),
-                              1e-5, 1e-6));
+  EXPECT_TRUE(torch::allclose(
+      c.pooler_output, torch::tanh(cls->bert->pooler->dense(c.last_hidden_state.select(1, 0))),
+      1e-5, 1e-6));
   EXPECT_FALSE(torch::allclose(c.pooler_output, o.pooler_output, 1e-3, 1e-3));
   // Padding-invariant predictions through predict_nlu's length batching.
   auto rows = classification_data(29, 9);
   PredictOptions one, many;
   one.batch_size = 1;
   many.batch_size = 8;
-  auto a = predict_nlu(model, rows, NluHead::kClassify, one), b = predict_nlu(model, rows, NluHead::kClassify, many);
+  auto a = predict_nlu(model, rows, NluHead::kClassify, one),
+       b = predict_nlu(model, rows, NluHead::kClassify, many);
   for (size_t i = 0; i < rows.size(); ++i)
     for (size_t k = 0; k < 2; ++k) EXPECT_NEAR(a[i].logits[k], b[i].logits[k], 1e-4);
 }
 
 TEST(NluTest, PoolingConfigRoundTripsAndRefusesOtherValues) {
   BertConfig cfg = BertConfig::tiny(kVocab, 0.0);
-  EXPECT_FALSE(cfg.to_json().contains("unieval_pooling"));  // HF's layout unchanged for BERT's pooler
+  EXPECT_FALSE(
+      cfg.to_json().contains("unieval_pooling"));  // HF's layout unchanged for BERT's pooler
   cfg.pooling = "mean";
   const auto j = cfg.to_json();
   EXPECT_EQ(j.at("unieval_pooling"), "mean");

@@ -1,11 +1,12 @@
 // Optimizers against LibTorch's own (AdamW, Adam) and a hand-computed Adamax; schedule; clipping;
 // state round trip.
+#include "models/training/optim.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "core/error.h"
-#include "models/training/optim.h"
 
 namespace unieval::models {
 namespace {
@@ -35,9 +36,11 @@ TEST(OptimizerTest, AdamWMatchesTorchAdamWWithDecayExclusion) {
   Optimizer opt({{"layer.dense.weight", mine.w}, {"layer.dense.bias", mine.b}}, o);
   std::vector<torch::optim::OptimizerParamGroup> groups;
   groups.emplace_back(std::vector<torch::Tensor>{ref.w},
-                      std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(0.01).eps(1e-8).weight_decay(0.1)));
+                      std::make_unique<torch::optim::AdamWOptions>(
+                          torch::optim::AdamWOptions(0.01).eps(1e-8).weight_decay(0.1)));
   groups.emplace_back(std::vector<torch::Tensor>{ref.b},
-                      std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(0.01).eps(1e-8).weight_decay(0.0)));
+                      std::make_unique<torch::optim::AdamWOptions>(
+                          torch::optim::AdamWOptions(0.01).eps(1e-8).weight_decay(0.0)));
   torch::optim::AdamW torch_opt(std::move(groups));
   for (int s = 0; s < 5; ++s) {
     opt.zero_grad();
@@ -61,9 +64,11 @@ TEST(OptimizerTest, AdamMatchesTorchAdam) {
   Optimizer opt({{"w", mine.w}, {"LayerNorm.weight", mine.b}}, o);
   std::vector<torch::optim::OptimizerParamGroup> groups;
   groups.emplace_back(std::vector<torch::Tensor>{ref.w},
-                      std::make_unique<torch::optim::AdamOptions>(torch::optim::AdamOptions(0.02).eps(1e-8).weight_decay(0.05)));
+                      std::make_unique<torch::optim::AdamOptions>(
+                          torch::optim::AdamOptions(0.02).eps(1e-8).weight_decay(0.05)));
   groups.emplace_back(std::vector<torch::Tensor>{ref.b},
-                      std::make_unique<torch::optim::AdamOptions>(torch::optim::AdamOptions(0.02).eps(1e-8).weight_decay(0.0)));
+                      std::make_unique<torch::optim::AdamOptions>(
+                          torch::optim::AdamOptions(0.02).eps(1e-8).weight_decay(0.0)));
   torch::optim::Adam torch_opt(std::move(groups));
   for (int s = 0; s < 4; ++s) {
     opt.zero_grad();
@@ -107,14 +112,16 @@ TEST(OptimizerTest, FusedCpuStepEqualsTensorOpsUpToFloatRounding) {
   // tail: 100003 elements); the same parameters in float64 take the tensor-op form.
   for (OptimizerKind kind : {OptimizerKind::kAdamW, OptimizerKind::kAdam}) {
     torch::manual_seed(21);
-    torch::Tensor w32 = torch::randn({100003}).requires_grad_(), b32 = torch::randn({7}).requires_grad_();
+    torch::Tensor w32 = torch::randn({100003}).requires_grad_(),
+                  b32 = torch::randn({7}).requires_grad_();
     torch::Tensor w64 = w32.detach().to(torch::kDouble).requires_grad_();
     torch::Tensor b64 = b32.detach().to(torch::kDouble).requires_grad_();
     OptimizerOptions o;
     o.kind = kind;
     o.lr = 0.01;
     o.weight_decay = 0.1;
-    Optimizer f({{"dense.weight", w32}, {"dense.bias", b32}}, o), d({{"dense.weight", w64}, {"dense.bias", b64}}, o);
+    Optimizer f({{"dense.weight", w32}, {"dense.bias", b32}}, o),
+        d({{"dense.weight", w64}, {"dense.bias", b64}}, o);
     for (int s = 0; s < 3; ++s) {
       torch::manual_seed(300 + s);
       torch::Tensor gw = torch::randn({100003}), gb = torch::randn({7});
@@ -129,7 +136,8 @@ TEST(OptimizerTest, FusedCpuStepEqualsTensorOpsUpToFloatRounding) {
     }
     EXPECT_TRUE(torch::allclose(w32.to(torch::kDouble), w64, 1e-5, 1e-6)) << to_string(kind);
     EXPECT_TRUE(torch::allclose(b32.to(torch::kDouble), b64, 1e-5, 1e-6)) << to_string(kind);
-    EXPECT_GT((w32.to(torch::kDouble) - w64).abs().max().item<double>(), 0.0);  // it did run in float
+    EXPECT_GT((w32.to(torch::kDouble) - w64).abs().max().item<double>(),
+              0.0);  // it did run in float
   }
 }
 
@@ -141,7 +149,8 @@ TEST(OptimizerTest, MultiTensorFormEqualsPerParameterForm) {
   for (OptimizerKind kind : {OptimizerKind::kAdamW, OptimizerKind::kAdam}) {
     for (torch::ScalarType dtype : {torch::kDouble, torch::kFloat}) {
       torch::manual_seed(23);
-      const std::vector<std::string> names{"dense.weight", "dense.bias", "LayerNorm.weight", "idle.weight"};
+      const std::vector<std::string> names{"dense.weight", "dense.bias", "LayerNorm.weight",
+                                           "idle.weight"};
       const std::vector<std::vector<int64_t>> shapes{{33, 17}, {17}, {17}, {5}};
       std::vector<torch::Tensor> a, b;
       NamedTensors na, nb;
@@ -172,7 +181,8 @@ TEST(OptimizerTest, MultiTensorFormEqualsPerParameterForm) {
         if (dtype == torch::kDouble) {
           EXPECT_TRUE(torch::equal(a[k], b[k])) << (a[k] - b[k]).abs().max().item<double>();
         } else {
-          EXPECT_TRUE(torch::allclose(a[k], b[k], 1e-5, 1e-6)) << (a[k] - b[k]).abs().max().item<double>();
+          EXPECT_TRUE(torch::allclose(a[k], b[k], 1e-5, 1e-6))
+              << (a[k] - b[k]).abs().max().item<double>();
         }
         EXPECT_FALSE(torch::equal(a[k], b[k].detach().clone().zero_()));
       }
@@ -193,7 +203,8 @@ TEST(OptimizerTest, MultiTensorFormEqualsPerParameterForm) {
 // On a GPU (skipped without one): AdamW's multi-tensor step and the multi-tensor clipping on CUDA
 // agree with the float64 CPU tensor ops up to float rounding.
 TEST(OptimizerTest, CudaStepAndClippingMatchTheCpu) {
-  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA device here (ci/gpu/checks runs this on a lent GPU)";
+  if (!torch::cuda::is_available())
+    GTEST_SKIP() << "no CUDA device here (ci/gpu/checks runs this on a lent GPU)";
   torch::manual_seed(29);
   const std::vector<std::string> names{"dense.weight", "dense.bias", "LayerNorm.weight"};
   const std::vector<std::vector<int64_t>> shapes{{257, 31}, {31}, {31}};
@@ -216,7 +227,8 @@ TEST(OptimizerTest, CudaStepAndClippingMatchTheCpu) {
       cpu[k].mutable_grad() = g.clone();
       gpu[k].mutable_grad() = g.to(torch::kCUDA, torch::kFloat);
     }
-    const double ng_norm = clip_grad_norm(og.params(), 1.0), nc_norm = clip_grad_norm(oc.params(), 1.0);
+    const double ng_norm = clip_grad_norm(og.params(), 1.0),
+                 nc_norm = clip_grad_norm(oc.params(), 1.0);
     EXPECT_NEAR(ng_norm, nc_norm, 1e-4 * nc_norm);
     og.step(0.01);
     oc.step(0.01);

@@ -1,6 +1,8 @@
-// The step-parity hook (models/training/parity_step.h, `finetune --parity-dump`): its UniLM loss, gradients
-// and BertAdam update held to references written out here in plain tensor ops (UniLM v1's
+// The step-parity hook (models/training/parity_step.h, `finetune --parity-dump`): its UniLM loss,
+// gradients and BertAdam update held to references written out here in plain tensor ops (UniLM v1's
 // LabelSmoothingLoss + loss_mask_and_normalize; BertAdam.step with per-parameter clipping).
+#include "models/training/parity_step.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 
 #include "core/error.h"
 #include "models/nn/masks.h"
-#include "models/training/parity_step.h"
 #include "models/training/trainer.h"
 
 namespace unieval::models::parity_step_test {
@@ -21,7 +22,8 @@ UnilmModel tiny_model(int64_t vocab) {
   return m;
 }
 
-// Two rows "[CLS] s s [SEP] t t t [SEP]" / shorter with padding, s2s mask, three slots (one padding).
+// Two rows "[CLS] s s [SEP] t t t [SEP]" / shorter with padding, s2s mask, three slots (one
+// padding).
 ParityBatch tiny_batch() {
   nlohmann::json j;
   j["input_ids"] = {{2, 10, 11, 3, 4, 13, 4, 3}, {2, 12, 3, 4, 14, 3, 0, 0}};
@@ -48,7 +50,9 @@ ParityBatch tiny_batch() {
 torch::Tensor reference_loss(UnilmModel& model, const ParityBatch& b, double eps) {
   BertOutput h = model->forward(b.input_ids, b.token_type_ids, b.attention_mask);
   const int64_t H = h.last_hidden_state.size(-1);
-  const torch::Tensor hm = h.last_hidden_state.gather(1, b.masked_pos.unsqueeze(-1).expand({-1, -1, H})).reshape({-1, H});
+  const torch::Tensor hm =
+      h.last_hidden_state.gather(1, b.masked_pos.unsqueeze(-1).expand({-1, -1, H}))
+          .reshape({-1, H});
   const torch::Tensor lp = torch::log_softmax(model->mlm_logits(hm).to(torch::kDouble), -1);
   const int64_t V = lp.size(1);
   const torch::Tensor labels = b.masked_ids.view({-1});
@@ -76,7 +80,8 @@ TEST(ParityStepTest, UnilmLossAndGradientsMatchTheOfficialForm) {
   l.backward();
   EXPECT_NEAR(steps[0].loss, l.item<double>(), 1e-5 * l.item<double>());
   EXPECT_EQ(steps[0].loss, steps[0].loss_unilm);
-  EXPECT_GT(steps[0].loss_ours - steps[0].loss_unilm, 0.3);  // ours = CE to the smoothed distribution
+  EXPECT_GT(steps[0].loss_ours - steps[0].loss_unilm,
+            0.3);  // ours = CE to the smoothed distribution
   size_t seen = 0;
   for (const auto& item : ref->named_parameters()) {
     if (!item.value().grad().defined()) continue;
@@ -86,7 +91,8 @@ TEST(ParityStepTest, UnilmLossAndGradientsMatchTheOfficialForm) {
     EXPECT_NEAR(steps[0].grad_norms.at(item.key()), want, 1e-5 * want + 1e-9) << item.key();
   }
   EXPECT_EQ(seen, steps[0].grad_norms.size());
-  EXPECT_FALSE(steps[0].grad_norms.count("bert.pooler.dense.weight"));  // unused: no gradient, as official
+  EXPECT_FALSE(
+      steps[0].grad_norms.count("bert.pooler.dense.weight"));  // unused: no gradient, as official
 }
 
 // BertAdam.step written out: per-parameter clip_grad_norm_, m/v without bias correction,
@@ -126,7 +132,8 @@ TEST(ParityStepTest, TwoStepsEqualBertAdamWithPerParameterClipping) {
       m[k] = m[k] * 0.9 + 0.1 * g;
       v[k] = v[k] * 0.999 + 0.001 * g * g;
       torch::Tensor update = m[k] / (v[k].sqrt() + 1e-6);
-      const bool no_decay = k.find("bias") != std::string::npos || k.find("LayerNorm") != std::string::npos;
+      const bool no_decay =
+          k.find("bias") != std::string::npos || k.find("LayerNorm") != std::string::npos;
       if (!no_decay) update = update + 0.01 * p;
       p.sub_(lr * update);
     }
@@ -134,8 +141,10 @@ TEST(ParityStepTest, TwoStepsEqualBertAdamWithPerParameterClipping) {
   auto mine = model->named_parameters();
   for (const auto& item : ref->named_parameters()) {
     const torch::Tensor d = (mine[item.key()] - item.value()).abs().max();
-    // fp32 Adam: m / (sqrt(v) + eps) of near-zero gradients amplifies rounding; 1e-3 of an lr-sized step.
-    EXPECT_LE(d.item<double>(), 1e-5 + 1e-5 * item.value().abs().max().item<double>()) << item.key();
+    // fp32 Adam: m / (sqrt(v) + eps) of near-zero gradients amplifies rounding; 1e-3 of an lr-sized
+    // step.
+    EXPECT_LE(d.item<double>(), 1e-5 + 1e-5 * item.value().abs().max().item<double>())
+        << item.key();
   }
   // The weights moved at the second step (not at the first: lr 0).
   UnilmModel init = tiny_model(V);
@@ -154,8 +163,10 @@ TEST(ParityStepTest, GlobalClippingAndOurLossAreSelectable) {
   EXPECT_EQ(s[0].loss, s[0].loss_ours);
   EXPECT_THROW(o.update_from_json(nlohmann::json{{"clip", "nope"}}, "batch.json"), InputError);
   EXPECT_THROW(o.update_from_json(nlohmann::json{{"loss", "kl"}}, "batch.json"), InputError);
-  const auto bad = nlohmann::json::parse(R"({"input_ids": [[2, 3]], "masked_pos": [[5]], "masked_ids": [[7]]})");
-  EXPECT_THROW(parity_batch_from_json(bad, "batch.json", nullptr), InputError);  // position outside T
+  const auto bad =
+      nlohmann::json::parse(R"({"input_ids": [[2, 3]], "masked_pos": [[5]], "masked_ids": [[7]]})");
+  EXPECT_THROW(parity_batch_from_json(bad, "batch.json", nullptr),
+               InputError);  // position outside T
 }
 
 // The options keep the key order parity.json had before their one declaration, and read back to

@@ -23,8 +23,9 @@ TEST(UnilmParityFixtureTest, ParityDumpMatchesTheOfficialSeq2SeqStep) {
   const fs::path fx = fs::path(UNIEVAL_SOURCE_DIR) / "tests/parity/fixtures/unilm_seq2seq_step";
   testing::TempDir tmp;
   const std::string out = (tmp.path() / "dump").string();
-  auto r = testing::run_cli("finetune --parity-dump " + testing::shq((fx / "batch.json").string()) + " --model " +
-                            testing::shq((fx / "model").string()) + " --out " + testing::shq(out) + " --threads 1");
+  auto r = testing::run_cli("finetune --parity-dump " + testing::shq((fx / "batch.json").string()) +
+                            " --model " + testing::shq((fx / "model").string()) + " --out " +
+                            testing::shq(out) + " --threads 1");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const auto got = nlohmann::json::parse(core::read_file(out + "/parity.json"));
   const auto want = nlohmann::json::parse(core::read_file((fx / "expected.json").string()));
@@ -44,7 +45,8 @@ TEST(UnilmParityFixtureTest, ParityDumpMatchesTheOfficialSeq2SeqStep) {
       EXPECT_NEAR(g["grad_norms"][name].get<double>(), n, 1e-5 * n + 1e-9) << name;
     }
   }
-  // The weights after the updates: ours (safetensors) against the official model's state dict (.bin).
+  // The weights after the updates: ours (safetensors) against the official model's state dict
+  // (.bin).
   UnilmModel mine = load_checkpoint((fx / "model").string());
   UnilmModel theirs = load_checkpoint((fx / "model").string());
   load_weights(*mine, out + "/model.safetensors");

@@ -8,14 +8,15 @@
 #include <set>
 
 #include "core/error.h"
+#include "models/io/run_dir.h"
 #include "models/training/pretrain_data.h"
 #include "models/training/pretrain_shard.h"
 #include "models/training/pretrainer.h"
-#include "models/io/run_dir.h"
-#include "tests/test_util.h"
 #include "tests/models/tiny_ids.h"
+#include "tests/test_util.h"
 
-// unieval::models::pretrain_test: its helpers' names are used by other test files of the same unity batch.
+// unieval::models::pretrain_test: its helpers' names are used by other test files of the same unity
+// batch.
 namespace unieval::models::pretrain_test {
 namespace {
 
@@ -68,7 +69,8 @@ TEST(TokenShardTest, BuildsDocumentsFromBlankLinesAndMapsTheFile) {
   const std::string vp = tmp.write("vocab.txt", vocab);
   // Two documents in the first file (blank lines between, an extra blank line too), one in the
   // second; a whitespace-only line is no sentence.
-  const std::string c1 = tmp.write("a.txt", "the cat sat .\nthe dog ran .\n\n\n   \nthe dog sat .\n");
+  const std::string c1 =
+      tmp.write("a.txt", "the cat sat .\nthe dog ran .\n\n\n   \nthe dog sat .\n");
   const std::string c2 = tmp.write("b.txt", "cat ran\n");
   auto tok = WordPieceTokenizer::from_file(vp, TokenizerOptions::bert(true));
   ShardBuildOptions b;
@@ -150,7 +152,8 @@ TEST(PretrainDataTest, UnidirectionalExamplesAreSingleSegments) {
   PretrainDataOptions o = all_masked(16);
   o.segments = "bert";
   std::mt19937_64 rng(3);
-  EXPECT_EQ(make_instance(shard, MaskKind::kLeftToRight, o, tiny_ids(), rng).token_type_ids, std::vector<int64_t>(7, 0));
+  EXPECT_EQ(make_instance(shard, MaskKind::kLeftToRight, o, tiny_ids(), rng).token_type_ids,
+            std::vector<int64_t>(7, 0));
 }
 
 TEST(PretrainDataTest, BidirectionalPairsCarryNextSentenceLabels) {
@@ -164,7 +167,9 @@ TEST(PretrainDataTest, BidirectionalPairsCarryNextSentenceLabels) {
     const auto t = original(x);
     ASSERT_EQ(x.nsp_label, 0);
     for (size_t i = 2; i + 1 < t.size(); ++i) {
-      if (static_cast<int64_t>(i) == x.source_length - 1 || static_cast<int64_t>(i) == x.source_length) continue;
+      if (static_cast<int64_t>(i) == x.source_length - 1 ||
+          static_cast<int64_t>(i) == x.source_length)
+        continue;
       EXPECT_EQ(t[i], t[i - 1] + 1) << "seed " << seed;  // consecutive text within each segment
     }
     EXPECT_EQ(t[x.source_length], t[x.source_length - 2] + 1);  // B starts where A ended
@@ -209,7 +214,8 @@ TEST(PretrainDataTest, MaskingRateSpansAndReplacement) {
     }
   }
   EXPECT_NEAR(double(as_mask) / double(masked), 0.8, 0.04);
-  EXPECT_NEAR(double(kept) / double(masked), 0.1, 0.03);  // (a random draw may equal the label: ~1/75)
+  EXPECT_NEAR(double(kept) / double(masked), 0.1,
+              0.03);  // (a random draw may equal the label: ~1/75)
   // 20% of the spans are bigrams or trigrams: about a fifth of the targets follow a masked
   // neighbour; without spans only chance adjacency (~4%) remains.
   EXPECT_GT(double(in_span) / double(masked), 0.15);
@@ -217,7 +223,8 @@ TEST(PretrainDataTest, MaskingRateSpansAndReplacement) {
   int64_t adjacent = 0, total = 0;
   for (int i = 0; i < 300; ++i) {
     PretrainInstance x = make_instance(shard, MaskKind::kLeftToRight, o, tiny_ids(), rng);
-    for (size_t k = 1; k < x.masked_positions.size(); ++k) adjacent += x.masked_positions[k - 1] + 1 == x.masked_positions[k];
+    for (size_t k = 1; k < x.masked_positions.size(); ++k)
+      adjacent += x.masked_positions[k - 1] + 1 == x.masked_positions[k];
     total += static_cast<int64_t>(x.masked_positions.size());
   }
   EXPECT_LT(double(adjacent) / double(total), 0.08);
@@ -240,7 +247,8 @@ TEST(PretrainDataTest, UnifiedBatchMixesObjectivesAndIsAFunctionOfTheStep) {
   EXPECT_TRUE(torch::equal(b.input_ids, again.input_ids));
   EXPECT_TRUE(torch::equal(b.attention_mask, again.attention_mask));
   PretrainBatch other = make_pretrain_batch(shard, cycle, o, tiny_ids(), 5, 4, 0, 1, 12);
-  EXPECT_FALSE(b.input_ids.sizes() == other.input_ids.sizes() && torch::equal(b.input_ids, other.input_ids));
+  EXPECT_FALSE(b.input_ids.sizes() == other.input_ids.sizes() &&
+               torch::equal(b.input_ids, other.input_ids));
   // Each row has its objective's mask: an r2l row's first real query sees every real key.
   for (size_t e = 0; e < b.objectives.size(); ++e) {
     const int64_t len = (b.input_ids[e] != 0).sum().item<int64_t>();

@@ -1,12 +1,11 @@
 // models/nn/row_ops.h: bit-identical to the LibTorch calls they replace, on the shapes a beam step
 // has (few rows, a vocabulary-wide last dimension) and around the 256-row cut-off.
-#include <gtest/gtest.h>
+#include "models/nn/row_ops.h"
 
 #include <ATen/Parallel.h>
+#include <gtest/gtest.h>
 
 #include <limits>
-
-#include "models/nn/row_ops.h"
 
 namespace unieval::models {
 namespace {
@@ -17,7 +16,8 @@ TEST(RowOpsTest, LogSoftmaxLastDimIsTorchsBitForBit) {
   for (int64_t rows : {1, 2, 3, 80, 255, 256, 300})
     for (int64_t v : {1, 7, 30522}) {
       auto x = torch::randn({rows, v}) * 4;
-      EXPECT_TRUE(torch::equal(log_softmax_last_dim(x), torch::log_softmax(x, -1))) << rows << "x" << v;
+      EXPECT_TRUE(torch::equal(log_softmax_last_dim(x), torch::log_softmax(x, -1)))
+          << rows << "x" << v;
     }
   auto x3 = torch::randn({5, 2, 1000});  // any leading shape; a non-contiguous input
   EXPECT_TRUE(torch::equal(log_softmax_last_dim(x3), torch::log_softmax(x3, -1)));
@@ -40,14 +40,16 @@ TEST(RowOpsTest, LogSoftmaxKeepsAutogradAndOtherDtypes) {
 }
 
 TEST(RowOpsTest, NanToNegInfIsNanToNum) {
-  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity(),
+              nan = std::numeric_limits<float>::quiet_NaN();
   auto x = torch::randn({80, 30522});
   x.index_put_({0, 5}, nan);
   x.index_put_({79, 30521}, nan);
   x.index_put_({3, 7}, inf);
   x.index_put_({4, 8}, -inf);
   auto got = nan_to_neg_inf(x);
-  auto expected = torch::nan_to_num(x, -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(),
+  auto expected = torch::nan_to_num(x, -std::numeric_limits<double>::infinity(),
+                                    std::numeric_limits<double>::infinity(),
                                     -std::numeric_limits<double>::infinity());
   EXPECT_TRUE(torch::equal(got, expected));
   EXPECT_EQ(got[0][5].item<float>(), -inf);

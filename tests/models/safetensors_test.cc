@@ -85,8 +85,8 @@ TEST(SafetensorsTest, RoundTripsEveryDtypeAndMetadata) {
 
 TEST(SafetensorsTest, ReadsTheHfFixture) {
   UNIEVAL_REQUIRE_SHARED("golden/hf_bert/A_h32_l2/model.safetensors");
-  auto f = SafetensorsFile::open(
-      (shared_dir() / "golden/hf_bert/A_h32_l2/model.safetensors").string());
+  auto f =
+      SafetensorsFile::open((shared_dir() / "golden/hf_bert/A_h32_l2/model.safetensors").string());
   EXPECT_EQ(f.metadata().at("format"), "pt");
   const auto* pos = f.find("bert.embeddings.position_ids");
   ASSERT_NE(pos, nullptr);
@@ -106,7 +106,8 @@ TEST(SafetensorsTest, RejectsTruncatedAndHostileFiles) {
   EXPECT_NE(expect_error("").find("truncated"), std::string::npos);
   EXPECT_NE(expect_error(std::string("\x10\0\0", 3)).find("truncated"), std::string::npos);
   // Header length beyond the file, beyond the 100 MB limit, and all 0xFF.
-  EXPECT_NE(expect_error(image(ok_header, data).substr(0, 40)).find("truncated"), std::string::npos);
+  EXPECT_NE(expect_error(image(ok_header, data).substr(0, 40)).find("truncated"),
+            std::string::npos);
   std::string huge = image(ok_header, data);
   huge[4] = 1;  // N = 2^32 + ...
   EXPECT_NE(expect_error(huge).find("limit"), std::string::npos);
@@ -126,16 +127,27 @@ TEST(SafetensorsTest, RejectsTruncatedAndHostileFiles) {
   expect_error(image(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[8,0]}})", data));
   expect_error(image(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0]}})", data));
   expect_error(image(R"({"a":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}})", data));
-  expect_error(image(R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4],"data_offsets":[0,8]}})", data));
+  expect_error(image(
+      R"({"a":{"dtype":"F32","shape":[4294967296,4294967296,4],"data_offsets":[0,8]}})", data));
   expect_error(image(R"({"a":7})", data));
-  expect_error(image(R"({"__metadata__":{"format":1},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})", data));
+  expect_error(
+      image(R"({"__metadata__":{"format":1},"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+            data));
   // Duplicate name, overlap, gap, bytes left over.
-  EXPECT_NE(expect_error(image(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", data))
-                .find("twice"),
-            std::string::npos);
-  EXPECT_NE(expect_error(image(R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", data))
-                .find("overlaps"),
-            std::string::npos);
+  EXPECT_NE(
+      expect_error(
+          image(
+              R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[0,4]},"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+              data))
+          .find("twice"),
+      std::string::npos);
+  EXPECT_NE(
+      expect_error(
+          image(
+              R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})",
+              data))
+          .find("overlaps"),
+      std::string::npos);
   EXPECT_NE(expect_error(image(R"({"a":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", data))
                 .find("gap"),
             std::string::npos);

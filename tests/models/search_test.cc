@@ -1,5 +1,7 @@
 // Beam search, greedy and sampling over toy scorers: beam search with a wide beam equals
 // exhaustive search; n-gram blocking, min/max length, batch independence.
+#include "models/decoding/search.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,7 +10,6 @@
 #include <numeric>
 
 #include "core/error.h"
-#include "models/decoding/search.h"
 #include "tests/models/beam_search_reference.h"
 
 namespace unieval::models {
@@ -41,13 +42,14 @@ class ToyScorer : public StepScorer {
     uint64_t h = seed_ * 1000003 + key;
     for (int64_t t : prefix) h = h * 31 + t + 7;
     auto gen = at::detail::createCPUGenerator(h);
-    torch::Tensor logits = torch::randn({vocab_}, gen, torch::TensorOptions().dtype(torch::kDouble)) * 2.0;
+    torch::Tensor logits =
+        torch::randn({vocab_}, gen, torch::TensorOptions().dtype(torch::kDouble)) * 2.0;
     if (eos_boost != 0) logits[eos_index] += eos_boost * static_cast<double>(prefix.size());
     return torch::log_softmax(logits, 0);
   }
   int calls = 0;
-  int64_t rows = 0;          // rows scored over all calls
-  double eos_boost = 0;      // added to the logit of eos_index per generated token
+  int64_t rows = 0;      // rows scored over all calls
+  double eos_boost = 0;  // added to the logit of eos_index per generated token
   int64_t eos_index = 0;
 
  private:
@@ -61,12 +63,14 @@ class ToyScorer : public StepScorer {
 std::vector<Hypothesis> exhaustive(const ToyScorer& s, int64_t key, int64_t vocab, int64_t eos,
                                    const SearchOptions& o) {
   std::vector<Hypothesis> all;
-  std::function<void(std::vector<int64_t>&, double)> rec = [&](std::vector<int64_t>& prefix, double lp) {
+  std::function<void(std::vector<int64_t>&, double)> rec = [&](std::vector<int64_t>& prefix,
+                                                               double lp) {
     torch::Tensor p = s.log_probs(key, prefix);
     auto banned = banned_by_ngram(prefix, o.no_repeat_ngram, o.ngram_ignore);
     for (int64_t w = 0; w < vocab; ++w) {
       if (w == eos && static_cast<int>(prefix.size()) < o.min_len) continue;
-      if (o.no_repeat_ngram > 0 && std::find(banned.begin(), banned.end(), w) != banned.end()) continue;
+      if (o.no_repeat_ngram > 0 && std::find(banned.begin(), banned.end(), w) != banned.end())
+        continue;
       const double l = lp + p[w].item<double>();
       const int64_t len = static_cast<int64_t>(prefix.size()) + 1;
       if (w == eos || len == o.max_len) {
@@ -89,7 +93,8 @@ std::vector<Hypothesis> exhaustive(const ToyScorer& s, int64_t key, int64_t voca
   };
   std::vector<int64_t> prefix;
   rec(prefix, 0.0);
-  std::stable_sort(all.begin(), all.end(), [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
+  std::stable_sort(all.begin(), all.end(),
+                   [](const Hypothesis& a, const Hypothesis& b) { return a.score > b.score; });
   return all;
 }
 
@@ -101,8 +106,8 @@ struct Case {
 
 TEST(BeamSearchTest, WideBeamEqualsExhaustiveSearch) {
   const int64_t V = 4, eos = 0;
-  for (const Case& c : {Case{0.0, 0, 0}, Case{1.0, 0, 0}, Case{0.6, 2, 0}, Case{0.0, 1, 2}, Case{2.0, 0, 2},
-                        Case{0.0, 0, -2}, Case{1.0, 1, -2}}) {
+  for (const Case& c : {Case{0.0, 0, 0}, Case{1.0, 0, 0}, Case{0.6, 2, 0}, Case{0.0, 1, 2},
+                        Case{2.0, 0, 2}, Case{0.0, 0, -2}, Case{1.0, 1, -2}}) {
     SearchOptions o;
     o.max_len = 5;
     if (c.ngram < 0) o.ngram_ignore = {2};  // negative: the n-gram ban with token 2 exempt
@@ -119,7 +124,8 @@ TEST(BeamSearchTest, WideBeamEqualsExhaustiveSearch) {
       ASSERT_GE(want.size(), 5u);
       ASSERT_EQ(got[e].size(), 5u) << "alpha " << c.alpha;
       for (int k = 0; k < 5; ++k) {
-        EXPECT_EQ(got[e][k].tokens, want[k].tokens) << "example " << e << " rank " << k << " alpha " << c.alpha;
+        EXPECT_EQ(got[e][k].tokens, want[k].tokens)
+            << "example " << e << " rank " << k << " alpha " << c.alpha;
         EXPECT_NEAR(got[e][k].score, want[k].score, 1e-9);
         EXPECT_EQ(got[e][k].eos, want[k].eos);
       }
@@ -144,7 +150,8 @@ TEST(BeamSearchTest, NarrowBeamNeverBeatsExhaustiveAndRespectsConstraints) {
     EXPECT_GE(t.size(), 2u);
     EXPECT_LE(t.size(), 6u);
     for (size_t i = 0; i + 3 < t.size(); ++i)
-      for (size_t j = i + 1; j + 1 < t.size(); ++j) EXPECT_FALSE(t[i] == t[j] && t[i + 1] == t[j + 1]);
+      for (size_t j = i + 1; j + 1 < t.size(); ++j)
+        EXPECT_FALSE(t[i] == t[j] && t[i + 1] == t[j + 1]);
   }
 }
 
@@ -233,11 +240,12 @@ TEST(NgramBlockingTest, BansTokensThatRepeatAnNgram) {
 // UniLM get_dup_ngram_candidates with forbid_ignore_set: an ignored word in the context bans
 // nothing; an ignored word is never banned; other words are banned as before.
 TEST(NgramBlockingTest, IgnoredWordsAsUnilmForbidIgnoreWord) {
-  EXPECT_TRUE(banned_by_ngram({1, 2, 3, 1, 2}, 3, {3}).empty());     // candidate ignored
-  EXPECT_TRUE(banned_by_ngram({1, 2, 3, 1, 2}, 3, {2}).empty());     // context holds an ignored word
+  EXPECT_TRUE(banned_by_ngram({1, 2, 3, 1, 2}, 3, {3}).empty());  // candidate ignored
+  EXPECT_TRUE(banned_by_ngram({1, 2, 3, 1, 2}, 3, {2}).empty());  // context holds an ignored word
   EXPECT_TRUE(banned_by_ngram({1, 2, 3, 1, 2}, 3, {1}).empty());
   EXPECT_EQ(banned_by_ngram({1, 2, 3, 1, 2}, 3, {7}), std::vector<int64_t>({3}));  // not involved
-  EXPECT_EQ(banned_by_ngram({4, 9, 4, 5, 4}, 2, {5}), std::vector<int64_t>({9}));  // 4->5 kept, 4->9 banned
+  EXPECT_EQ(banned_by_ngram({4, 9, 4, 5, 4}, 2, {5}),
+            std::vector<int64_t>({9}));  // 4->5 kept, 4->9 banned
   EXPECT_TRUE(banned_by_ngram({4, 9, 4, 5, 4}, 2, {4}).empty());
 }
 
@@ -251,7 +259,8 @@ class AlternatingScorer : public StepScorer {
     torch::Tensor out = torch::empty({static_cast<int64_t>(last.size()), 4}, torch::kDouble);
     for (size_t r = 0; r < last.size(); ++r) {
       const bool want_dot = last[r] == 1;
-      torch::Tensor logits = torch::tensor({-4.0, want_dot ? -2.0 : 3.0, want_dot ? 3.0 : -2.0, -1.0}, torch::kDouble);
+      torch::Tensor logits =
+          torch::tensor({-4.0, want_dot ? -2.0 : 3.0, want_dot ? 3.0 : -2.0, -1.0}, torch::kDouble);
       out[r] = torch::log_softmax(logits, 0);
     }
     return out;
@@ -305,7 +314,8 @@ TEST(BeamSearchTest, TensorSearchEqualsReference) {
   int compared = 0;
   for (int64_t V : {5, 40}) {
     for (int beam : {2, 3, 5}) {
-      for (const Case& c : {Case{0.0, 0, 0}, Case{1.0, 2, 0}, Case{0.6, 0, 3}, Case{0.0, 3, 2}, Case{0.0, 0, -2}}) {
+      for (const Case& c :
+           {Case{0.0, 0, 0}, Case{1.0, 2, 0}, Case{0.6, 0, 3}, Case{0.0, 3, 2}, Case{0.0, 0, -2}}) {
         for (auto dtype : {torch::kFloat, torch::kDouble}) {
           SearchOptions o;
           o.beam = beam;
@@ -369,9 +379,11 @@ BeamTrace unilm_reference(const ToyScorer& s, int64_t key, int64_t eos, const Se
       if (o.min_len > 0 && step < o.min_len) lp[eos] = -10000.0;
       std::vector<int64_t> order(lp.size());
       std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return lp[a] > lp[b]; });
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t a, int64_t b) { return lp[a] > lp[b]; });
       for (int j = 0; j < K; ++j) {
-        const double v = step == 0 ? lp[order[j]] : lp[order[j]] + (beam_eos[r] * -10000.0 + beam_scores[r]);
+        const double v =
+            step == 0 ? lp[order[j]] : lp[order[j]] + (beam_eos[r] * -10000.0 + beam_scores[r]);
         cand.push_back({v, static_cast<int64_t>(r), order[j]});
       }
     }
@@ -417,7 +429,8 @@ TEST(UnilmBeamSearchTest, EqualsUnilmsAlgorithmWrittenOut) {
         scorer.eos_boost = boost;
         scorer.eos_index = eos;
         std::vector<BeamTrace> traces;
-        auto got = beam_search_unilm(scorer, static_cast<int64_t>(keys.size()), eos, o, /*pad=*/0, &traces);
+        auto got = beam_search_unilm(scorer, static_cast<int64_t>(keys.size()), eos, o, /*pad=*/0,
+                                     &traces);
         ASSERT_EQ(got.size(), keys.size());
         for (size_t e = 0; e < keys.size(); ++e) {
           ToyScorer ref_scorer(V, 17 + K, keys);
@@ -505,7 +518,8 @@ TEST(UnilmBeamSearchTest, PickFromTraceAsDecodeSeq2seqAndGenSeqFromTrace) {
   t.ptrs.push_back({0, 0});
   o.trace_alpha = 0.0;
   h = best_from_trace(t, 0, 9, o);
-  EXPECT_EQ(h.tokens, std::vector<int64_t>({5, 6, 7}));  // frame 3 entry 0 extends frame 2 entry 1 (7)
+  EXPECT_EQ(h.tokens,
+            std::vector<int64_t>({5, 6, 7}));  // frame 3 entry 0 extends frame 2 entry 1 (7)
   EXPECT_DOUBLE_EQ(h.log_prob, -0.1);
 }
 

@@ -1,8 +1,8 @@
 // pytorch_model.bin: the zip format (written by LibTorch's torch::pickle_save, as torch.save does)
-// and the legacy format (hand-built here, byte by byte, as torch.save(_use_new_zipfile_serialization
-// =False) lays it out) load equal to their safetensors twins, under HF and original UniLM names;
-// malformed or hostile files are InputErrors naming the file; config numerics (layer_norm_eps),
-// unknown config fields and the UniLM v1 segment ids.
+// and the legacy format (hand-built here, byte by byte, as
+// torch.save(_use_new_zipfile_serialization =False) lays it out) load equal to their safetensors
+// twins, under HF and original UniLM names; malformed or hostile files are InputErrors naming the
+// file; config numerics (layer_norm_eps), unknown config fields and the UniLM v1 segment ids.
 #include "models/io/torch_bin.h"
 
 #include <gtest/gtest.h>
@@ -55,25 +55,41 @@ void write(const std::filesystem::path& p, const std::string& bytes) {
 
 struct Pickle {
   std::string b;
-  Pickle& op(int c) { b.push_back(static_cast<char>(c)); return *this; }
+  Pickle& op(int c) {
+    b.push_back(static_cast<char>(c));
+    return *this;
+  }
   Pickle& le(uint64_t v, int n) {
     for (int k = 0; k < n; ++k) b.push_back(static_cast<char>((v >> (8 * k)) & 0xff));
     return *this;
   }
   Pickle& proto() { return op(0x80).op(2); }
-  Pickle& str(const std::string& s) { op('X').le(s.size(), 4); b += s; return *this; }
+  Pickle& str(const std::string& s) {
+    op('X').le(s.size(), 4);
+    b += s;
+    return *this;
+  }
   Pickle& integer(int64_t v) { return op('J').le(static_cast<uint64_t>(v), 4); }
-  Pickle& global(const std::string& m, const std::string& n) { op('c'); b += m + "\n" + n + "\n"; return *this; }
+  Pickle& global(const std::string& m, const std::string& n) {
+    op('c');
+    b += m + "\n" + n + "\n";
+    return *this;
+  }
   Pickle& stop() { return op('.'); }
 };
 
 const char* storage_type(torch::ScalarType t) {
   switch (t) {
-    case torch::kFloat: return "FloatStorage";
-    case torch::kHalf: return "HalfStorage";
-    case torch::kBFloat16: return "BFloat16Storage";
-    case torch::kLong: return "LongStorage";
-    default: return "IntStorage";
+    case torch::kFloat:
+      return "FloatStorage";
+    case torch::kHalf:
+      return "HalfStorage";
+    case torch::kBFloat16:
+      return "BFloat16Storage";
+    case torch::kLong:
+      return "LongStorage";
+    default:
+      return "IntStorage";
   }
 }
 
@@ -86,7 +102,16 @@ std::string legacy_bytes(const NamedTensors& tensors) {
   p.b.append(reinterpret_cast<const char*>(magic), 10);
   p.stop();
   p.proto().op('M').le(1001, 2).stop();
-  p.proto().op('}').op('(').str("protocol_version").op('M').le(1001, 2).str("little_endian").op(0x88).op('u').stop();
+  p.proto()
+      .op('}')
+      .op('(')
+      .str("protocol_version")
+      .op('M')
+      .le(1001, 2)
+      .str("little_endian")
+      .op(0x88)
+      .op('u')
+      .stop();
   // The dict: OrderedDict() + SETITEMS + BUILD of the _metadata attribute (ignored).
   p.proto().global("collections", "OrderedDict").op(')').op('R').op('q').op(0).op('(');
   std::vector<std::string> keys;
@@ -96,7 +121,14 @@ std::string legacy_bytes(const NamedTensors& tensors) {
     keys.push_back(key);
     p.str(name);
     p.global("torch._utils", "_rebuild_tensor_v2").op('(');
-    p.op('(').str("storage").global("torch", storage_type(t.scalar_type())).str(key).str("cpu").integer(t.numel()).op('N').op('t');
+    p.op('(')
+        .str("storage")
+        .global("torch", storage_type(t.scalar_type()))
+        .str(key)
+        .str("cpu")
+        .integer(t.numel())
+        .op('N')
+        .op('t');
     p.op('Q').integer(0).op('(');
     for (int64_t s : t.sizes()) p.integer(s);
     p.op('t').op('(');
@@ -122,8 +154,8 @@ NamedTensors sample_tensors() {
   torch::manual_seed(3);
   torch::Tensor base = torch::randn({4, 6});
   return {{"a.weight", torch::randn({3, 5})},
-          {"transposed", base.t()},                   // non-contiguous strides
-          {"slice", base.narrow(0, 1, 2)},            // storage offset
+          {"transposed", base.t()},         // non-contiguous strides
+          {"slice", base.narrow(0, 1, 2)},  // storage offset
           {"half", torch::randn({7}).to(torch::kHalf)},
           {"bf16", torch::randn({2, 2}).to(torch::kBFloat16)},
           {"ids", torch::arange(5, torch::kLong)},
@@ -163,7 +195,8 @@ TEST(TorchBinTest, BinCheckpointEqualsSafetensorsTwin) {
     const auto d = dir.path() / fmt;
     std::filesystem::create_directories(d);
     std::filesystem::copy_file(dir.path() / "st/config.json", d / "config.json");
-    write(d / "pytorch_model.bin", std::string(fmt) == "zip" ? zip_bytes(tensors) : legacy_bytes(tensors));
+    write(d / "pytorch_model.bin",
+          std::string(fmt) == "zip" ? zip_bytes(tensors) : legacy_bytes(tensors));
     EXPECT_EQ(locate_checkpoint(d.string()).weights, (d / "pytorch_model.bin").string());
     LoadReport report;
     UnilmModel b = load_checkpoint(d.string(), {}, &report);
@@ -182,8 +215,10 @@ TEST(TorchBinTest, OriginalUnilmNames) {
   NamedTensors tensors;
   for (auto& [name, t] : checkpoint_tensors(*a, true)) {
     std::string k = name;
-    if (k.size() > 16 && k.compare(k.size() - 16, 16, "LayerNorm.weight") == 0) k = k.substr(0, k.size() - 6) + "gamma";
-    if (k.size() > 14 && k.compare(k.size() - 14, 14, "LayerNorm.bias") == 0) k = k.substr(0, k.size() - 4) + "beta";
+    if (k.size() > 16 && k.compare(k.size() - 16, 16, "LayerNorm.weight") == 0)
+      k = k.substr(0, k.size() - 6) + "gamma";
+    if (k.size() > 14 && k.compare(k.size() - 14, 14, "LayerNorm.bias") == 0)
+      k = k.substr(0, k.size() - 4) + "beta";
     tensors.emplace_back(k, t);
   }
   tensors.emplace_back("cls.seq_relationship.weight", torch::randn({2, 32}));
@@ -232,13 +267,15 @@ TEST(TorchBinTest, MalformedFilesAreInputErrors) {
   std::string bytes = legacy_bytes(one);
   const size_t at = bytes.size() - 16 - 8;  // the int64 element count before the 4 floats
   ASSERT_EQ(bytes.substr(at, 8), std::string("\x04\0\0\0\0\0\0\0", 8));
-  std::string shrunk = bytes.substr(0, at) + std::string("\x02\0\0\0\0\0\0\0", 8) + bytes.substr(at + 8, 8);
+  std::string shrunk =
+      bytes.substr(0, at) + std::string("\x02\0\0\0\0\0\0\0", 8) + bytes.substr(at + 8, 8);
   // (numel in the persistent id says 4, the file holds 2 elements)
   expect_input_error(shrunk, "storage '0'");
   // The checkpoint loader names the file too.
   TempDir dir;
   write(dir.path() / "pytorch_model.bin", zip.substr(0, 100));
-  core::write_file_atomic((dir.path() / "config.json").string(), BertConfig::tiny().to_json().dump());
+  core::write_file_atomic((dir.path() / "config.json").string(),
+                          BertConfig::tiny().to_json().dump());
   try {
     load_checkpoint(dir.path().string());
     ADD_FAILURE();
@@ -267,7 +304,8 @@ TEST(TorchBinTest, LayerNormEpsHonoured) {
   // The embedding LayerNorm by hand with eps 0.25.
   torch::NoGradGuard g;
   auto ids = torch::tensor({{2, 5, 9}}, torch::kLong);
-  auto out = b->forward(ids, {}, torch::ones({1, 3}, torch::kLong), {}, /*output_hidden_states=*/true);
+  auto out =
+      b->forward(ids, {}, torch::ones({1, 3}, torch::kLong), {}, /*output_hidden_states=*/true);
   auto e = b->named_parameters();
   torch::Tensor x = e["bert.embeddings.word_embeddings.weight"].index_select(0, ids[0]) +
                     e["bert.embeddings.position_embeddings.weight"].narrow(0, 0, 3) +
@@ -276,10 +314,11 @@ TEST(TorchBinTest, LayerNormEpsHonoured) {
   torch::Tensor want = (x - mu) / torch::sqrt(var + 0.25) * e["bert.embeddings.LayerNorm.weight"] +
                        e["bert.embeddings.LayerNorm.bias"];
   EXPECT_TRUE(torch::allclose(out.hidden_states.at(0)[0], want, 1e-5, 1e-5));
-  EXPECT_FALSE(torch::allclose(out.hidden_states.at(0)[0],
-                               (x - mu) / torch::sqrt(var + 1e-12) * e["bert.embeddings.LayerNorm.weight"] +
-                                   e["bert.embeddings.LayerNorm.bias"],
-                               1e-5, 1e-5));
+  EXPECT_FALSE(
+      torch::allclose(out.hidden_states.at(0)[0],
+                      (x - mu) / torch::sqrt(var + 1e-12) * e["bert.embeddings.LayerNorm.weight"] +
+                          e["bert.embeddings.LayerNorm.bias"],
+                      1e-5, 1e-5));
 }
 
 TEST(TorchBinTest, UnknownConfigFieldsReported) {

@@ -3,6 +3,8 @@
 // previous checkpoint loadable; `kill -9` at random points of a run that checkpoints every step
 // never leaves a run that cannot resume. The gradient all-reduce of data-parallel steps
 // (dist::GradientBuckets): buckets started during the backward sum like one flat all-reduce.
+#include "models/training/train_loop.h"
+
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -23,7 +25,6 @@
 #include "core/io.h"
 #include "models/dist/distributed.h"
 #include "models/io/run_dir.h"
-#include "models/training/train_loop.h"
 #include "tests/test_util.h"
 
 namespace unieval::models {
@@ -45,7 +46,8 @@ struct Fixture {
     h.mlm = true;
     return UnilmModel(cfg, h);
   }
-  LoopHooks hooks(int64_t nan_at, std::vector<std::vector<torch::Tensor>>* weights_at_entry = nullptr) {
+  LoopHooks hooks(int64_t nan_at,
+                  std::vector<std::vector<torch::Tensor>>* weights_at_entry = nullptr) {
     LoopHooks h;
     h.micro_batches = [this, weights_at_entry](int64_t) {
       if (weights_at_entry) {
@@ -57,7 +59,8 @@ struct Fixture {
     };
     h.micro_loss = [this, nan_at](int64_t step, int64_t) {
       BertOutput out = model->forward(ids, torch::zeros_like(ids), torch::ones_like(ids));
-      torch::Tensor logits = model->mlm_logits(out.last_hidden_state.reshape({-1, cfg.hidden_size}));
+      torch::Tensor logits =
+          model->mlm_logits(out.last_hidden_state.reshape({-1, cfg.hidden_size}));
       torch::Tensor loss = torch::nn::functional::cross_entropy(logits, labels);
       if (step == nan_at) loss = loss * std::numeric_limits<double>::quiet_NaN();
       return MicroLoss{loss, 1.0, ids.numel(), {}};
@@ -185,7 +188,8 @@ TEST(TrainLoopTest, AFailedCheckpointWriteLeavesThePreviousOneLoadable) {
 TEST(TrainLoopTest, KillNineDuringCheckpointWritesNeverLeavesARunThatCannotResume) {
   testing::TempDir tmp;
   std::string vocab = "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n";
-  const std::vector<std::string> words = {"the", "cat", "dog", "sat", "ran", "on", "a", "mat", "log", "."};
+  const std::vector<std::string> words = {"the", "cat", "dog", "sat", "ran",
+                                          "on",  "a",   "mat", "log", "."};
   for (const auto& w : words) vocab += w + "\n";
   const std::string vp = tmp.write("vocab.txt", vocab);
   std::string corpus;
@@ -205,12 +209,14 @@ TEST(TrainLoopTest, KillNineDuringCheckpointWritesNeverLeavesARunThatCannotResum
   const std::string out = (tmp.path() / "run").string();
   const std::string devnull = "/dev/null";
   auto spawn = [&](bool resume) {
-    std::vector<std::string> args = {UNIEVAL_BINARY, "pretrain", "--out", out, "--threads", "1", "--no-progress"};
+    std::vector<std::string> args = {UNIEVAL_BINARY, "pretrain", "--out",        out,
+                                     "--threads",    "1",        "--no-progress"};
     if (resume) {
       args.push_back("--resume");
     } else {
-      for (const char* a : {"--corpus", cp.c_str(), "--model-config", config.c_str(), "--vocab", vp.c_str(), "--steps",
-                            "100000", "--batch-size", "6", "--max-len", "24", "--save-every", "1"})
+      for (const char* a :
+           {"--corpus", cp.c_str(), "--model-config", config.c_str(), "--vocab", vp.c_str(),
+            "--steps", "100000", "--batch-size", "6", "--max-len", "24", "--save-every", "1"})
         args.emplace_back(a);
     }
     pid_t pid = fork();
@@ -234,21 +240,23 @@ TEST(TrainLoopTest, KillNineDuringCheckpointWritesNeverLeavesARunThatCannotResum
     pid_t pid = spawn(round > 0);
     ASSERT_GT(pid, 0);
     // Until the run has a checkpoint (the first round), then a random 50-400 ms more.
-    for (int i = 0; i < 600 && !checkpoint_exists(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    for (int i = 0; i < 600 && !checkpoint_exists(); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     std::this_thread::sleep_for(std::chrono::milliseconds(50 + delays() % 350));
     kill(pid, SIGKILL);
     int status = 0;
     waitpid(pid, &status, 0);
-    ASSERT_TRUE(WIFSIGNALED(status)) << "round " << round << ": the run ended before the kill (exit "
-                                     << WEXITSTATUS(status) << ")";
+    ASSERT_TRUE(WIFSIGNALED(status))
+        << "round " << round << ": the run ended before the kill (exit " << WEXITSTATUS(status)
+        << ")";
     ASSERT_TRUE(checkpoint_exists()) << "round " << round;
   }
   // It resumes: a few more steps, then stops cleanly.
-  auto r = testing::run_cli("pretrain --out " + testing::shq(out) + " --resume --stop-after 3 --threads 1 --no-progress --json");
+  auto r = testing::run_cli("pretrain --out " + testing::shq(out) +
+                            " --resume --stop-after 3 --threads 1 --no-progress --json");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("\"steps\""), std::string::npos) << r.out;
 }
-
 
 // Two ranks in two threads of this process (Gloo on loopback): each backpropagates its own input
 // through the same model; the bucketed, overlapped all-reduce leaves every gradient equal to the
@@ -257,8 +265,9 @@ TEST(GradientBucketsTest, OverlappedBucketsSumLikeOneFlatAllReduce) {
   if (!dist::have_gloo()) GTEST_SKIP() << "this build has no c10d with Gloo";
   torch::manual_seed(3);
   auto make = [] {
-    return torch::nn::Sequential(torch::nn::Linear(8, 16), torch::nn::Tanh(), torch::nn::Linear(16, 16),
-                                 torch::nn::Tanh(), torch::nn::Linear(16, 4));
+    return torch::nn::Sequential(torch::nn::Linear(8, 16), torch::nn::Tanh(),
+                                 torch::nn::Linear(16, 16), torch::nn::Tanh(),
+                                 torch::nn::Linear(16, 4));
   };
   torch::nn::Sequential reference = make();
   torch::nn::Linear unused(3, 3);  // in the parameter list, never reached by backward
@@ -297,8 +306,10 @@ TEST(GradientBucketsTest, OverlappedBucketsSumLikeOneFlatAllReduce) {
         b.finish();
         buckets[r] = b.buckets();
         early[r] = b.started_early();
-        for (size_t k = params.size() - 2; k < params.size(); ++k)  // the unused ones: zeros, defined
-          if (!params[k].grad().defined() || params[k].grad().abs().max().item<double>() != 0) errors[r] += "unused ";
+        for (size_t k = params.size() - 2; k < params.size();
+             ++k)  // the unused ones: zeros, defined
+          if (!params[k].grad().defined() || params[k].grad().abs().max().item<double>() != 0)
+            errors[r] += "unused ";
       } catch (const std::exception& e) {
         errors[r] = e.what();
       }
@@ -310,17 +321,19 @@ TEST(GradientBucketsTest, OverlappedBucketsSumLikeOneFlatAllReduce) {
     ASSERT_EQ(errors[1], "");
     EXPECT_GT(buckets[0], 2u);
     EXPECT_EQ(buckets[0], buckets[1]);
-    if (armed) EXPECT_EQ(early[0], buckets[0]);  // every bucket started during the backward
-    else EXPECT_EQ(early[0], 0u);
+    if (armed)
+      EXPECT_EQ(early[0], buckets[0]);  // every bucket started during the backward
+    else
+      EXPECT_EQ(early[0], 0u);
     const auto expected = both->parameters();
     for (int r = 0; r < 2; ++r) {
       const auto got = models[r]->parameters();
       for (size_t i = 0; i < expected.size(); ++i)
-        EXPECT_LE((got[i].grad() - expected[i].grad()).abs().max().item<double>(), 1e-6) << "rank " << r << " param " << i;
+        EXPECT_LE((got[i].grad() - expected[i].grad()).abs().max().item<double>(), 1e-6)
+            << "rank " << r << " param " << i;
     }
   }
 }
-
 
 // The backend a group gets: nccl for CUDA when the build has it, gloo otherwise; each refusal is
 // an InputError naming the flag.
@@ -349,7 +362,8 @@ TEST(ProcessGroupTest, BackendChoiceAndRefusals) {
 TEST(ProcessGroupTest, GroupOfOneOnEveryBackendOfThisBuild) {
   std::vector<std::pair<std::string, torch::Device>> cases;
   if (dist::have_gloo()) cases.emplace_back("gloo", torch::Device(torch::kCPU));
-  if (dist::have_nccl() && torch::cuda::is_available()) cases.emplace_back("nccl", torch::Device(torch::kCUDA, 0));
+  if (dist::have_nccl() && torch::cuda::is_available())
+    cases.emplace_back("nccl", torch::Device(torch::kCUDA, 0));
   if (cases.empty()) GTEST_SKIP() << "this build has no c10d backend this machine can run";
   for (const auto& [backend, device] : cases) {
     SCOPED_TRACE(backend);

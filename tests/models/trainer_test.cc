@@ -1,5 +1,7 @@
 // Seq2seq training: packing and target masking, token-budget batches, label smoothing, and
 // resume == uninterrupted.
+#include "models/training/trainer.h"
+
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,17 +11,16 @@
 #include <set>
 #include <sstream>
 
-#include "core/io.h"
 #include "core/error.h"
+#include "core/io.h"
 #include "models/io/checkpoint.h"
-#include "models/training/optim.h"
 #include "models/io/run_dir.h"
 #include "models/io/safetensors.h"
+#include "models/training/optim.h"
 #include "models/training/seq2seq_data.h"
 #include "models/training/train_util.h"
-#include "models/training/trainer.h"
-#include "tests/test_util.h"
 #include "tests/models/tiny_ids.h"
+#include "tests/test_util.h"
 
 namespace unieval::models {
 namespace {
@@ -43,8 +44,10 @@ TEST(Seq2SeqDataTest, PacksAndMasksTargetOnly) {
   EXPECT_EQ(ty[0][5], 1);
   EXPECT_EQ(ty[0][9], 1);
   // Example 0: round(0.5 * 5) = 2 (banker's? llround: 2.5 -> 3) masked target positions.
-  std::vector<int64_t> masked(b.masked_index.data_ptr<int64_t>(), b.masked_index.data_ptr<int64_t>() + b.masked_index.numel());
-  std::vector<int64_t> labels(b.labels.data_ptr<int64_t>(), b.labels.data_ptr<int64_t>() + b.labels.numel());
+  std::vector<int64_t> masked(b.masked_index.data_ptr<int64_t>(),
+                              b.masked_index.data_ptr<int64_t>() + b.masked_index.numel());
+  std::vector<int64_t> labels(b.labels.data_ptr<int64_t>(),
+                              b.labels.data_ptr<int64_t>() + b.labels.numel());
   int in_first = 0;
   const std::vector<int64_t> original0 = {2, 10, 11, 12, 3, 20, 21, 22, 23, 3};
   const std::vector<int64_t> original1 = {2, 13, 3, 24, 3};
@@ -108,7 +111,8 @@ TEST(LossTest, LabelSmoothingMatchesTorchCrossEntropy) {
   torch::Tensor labels = torch::randint(0, 11, {6}, torch::kInt64);
   auto [loss, nll] = label_smoothed_nll(logits, labels, 0.1);
   namespace F = torch::nn::functional;
-  torch::Tensor ref = F::cross_entropy(logits, labels, F::CrossEntropyFuncOptions().label_smoothing(0.1));
+  torch::Tensor ref =
+      F::cross_entropy(logits, labels, F::CrossEntropyFuncOptions().label_smoothing(0.1));
   torch::Tensor ref_nll = F::cross_entropy(logits, labels);
   EXPECT_NEAR(loss.item<double>(), ref.item<double>(), 1e-6);
   EXPECT_NEAR(nll.item<double>(), ref_nll.item<double>(), 1e-6);
@@ -117,25 +121,29 @@ TEST(LossTest, LabelSmoothingMatchesTorchCrossEntropy) {
 // UniLM v1's LabelSmoothingLoss (unilm-v1/src/pytorch_pretrained_bert/modeling.py) written out as
 // the module does it: one_hot = full(eps / (V - 2)), one_hot[0] = 0, scatter(label, 1 - eps), rows
 // labelled 0 zeroed, F.kl_div(log_probs, q, reduction='none').sum(-1) (0 where q = 0).
-torch::Tensor unilm_reference_kl(const torch::Tensor& logits, const torch::Tensor& labels, double eps) {
+torch::Tensor unilm_reference_kl(const torch::Tensor& logits, const torch::Tensor& labels,
+                                 double eps) {
   const int64_t V = logits.size(1);
   torch::Tensor lp = torch::log_softmax(logits.to(torch::kDouble), -1);
   torch::Tensor q = torch::full({logits.size(0), V}, eps / double(V - 2), torch::kDouble);
   q.select(1, 0).fill_(0.0);
   q.scatter_(1, labels.view({-1, 1}), 1.0 - eps);
   q.masked_fill_((labels == 0).view({-1, 1}), 0.0);
-  torch::Tensor term = torch::where(q > 0, q * (q.clamp_min(1e-300).log() - lp), torch::zeros_like(q));
+  torch::Tensor term =
+      torch::where(q > 0, q * (q.clamp_min(1e-300).log() - lp), torch::zeros_like(q));
   return term.sum(1).mean();
 }
 
 TEST(LossTest, UnilmKlMatchesTheOfficialLabelSmoothingLoss) {
   torch::manual_seed(1);
   torch::Tensor logits = torch::randn({7, 13});
-  torch::Tensor labels = torch::tensor({3, 0, 12, 5, 1, 7, 3}, torch::kInt64);  // one [PAD] row: counts 0
+  torch::Tensor labels =
+      torch::tensor({3, 0, 12, 5, 1, 7, 3}, torch::kInt64);  // one [PAD] row: counts 0
   for (double eps : {0.1, 0.3}) {
     torch::Tensor kl;
     auto [loss, nll] = label_smoothed_nll(logits, labels, eps, &kl);
-    EXPECT_NEAR(kl.item<double>(), unilm_reference_kl(logits, labels, eps).item<double>(), 1e-5) << eps;
+    EXPECT_NEAR(kl.item<double>(), unilm_reference_kl(logits, labels, eps).item<double>(), 1e-5)
+        << eps;
     EXPECT_FALSE(kl.requires_grad());
     // Not our training loss (cross-entropy to the uniformly smoothed distribution).
     EXPECT_GT(std::abs(loss.item<double>() - kl.item<double>()), 0.1) << eps;
@@ -176,7 +184,8 @@ std::vector<Seq2SeqExample> tiny_task(int64_t* vocab) {
     return v;
   };
   std::vector<Seq2SeqExample> ex;
-  for (size_t i = 0; i < t.train_src.size(); ++i) ex.push_back({enc(t.train_src[i]), enc(t.train_tgt[i])});
+  for (size_t i = 0; i < t.train_src.size(); ++i)
+    ex.push_back({enc(t.train_src[i]), enc(t.train_tgt[i])});
   return ex;
 }
 
@@ -230,11 +239,13 @@ TEST(TrainerTest, ResumeEqualsUninterruptedRun) {
   }
   EXPECT_EQ(saved.at("step").item<int64_t>(), 3);
   EXPECT_EQ(saved.size(), 2 * a->named_parameters().size() + 1);  // exp_avg, exp_avg_sq each, step
-  // A checkpoint of an older build holds optimizer.pt (a LibTorch archive) instead: resume reads it.
+  // A checkpoint of an older build holds optimizer.pt (a LibTorch archive) instead: resume reads
+  // it.
   RunDir legacy((tmp.path() / "legacy").string());
   fs::copy(part.path(), legacy.path(), fs::copy_options::recursive);
   fs::remove(fs::path(legacy.checkpoint_dir()) / kRunOptimizerFile);
-  core::write_file_atomic((fs::path(legacy.checkpoint_dir()) / "optimizer.pt").string(), serialize_tensors(saved));
+  core::write_file_atomic((fs::path(legacy.checkpoint_dir()) / "optimizer.pt").string(),
+                          serialize_tensors(saved));
   // A moment of the wrong shape is refused, naming the file.
   RunDir bad((tmp.path() / "bad").string());
   fs::copy(part.path(), bad.path(), fs::copy_options::recursive);
@@ -277,7 +288,8 @@ TEST(TrainerTest, ResumeEqualsUninterruptedRun) {
   auto pa = a->named_parameters();
   auto pc = c->named_parameters();
   for (const auto& item : pa) EXPECT_TRUE(torch::equal(item.value(), pc[item.key()])) << item.key();
-  for (const auto& item : pa) EXPECT_TRUE(torch::equal(item.value(), c_legacy->named_parameters()[item.key()]));
+  for (const auto& item : pa)
+    EXPECT_TRUE(torch::equal(item.value(), c_legacy->named_parameters()[item.key()]));
   // The log holds exactly steps 1..8 once.
   std::ifstream log(part.file("log.jsonl"));
   std::string line;
@@ -295,18 +307,19 @@ TEST(TrainerTest, ResumeEqualsUninterruptedRun) {
   // The checkpoint holds safetensors weights that load back to the same parameters.
   UnilmModel d = fresh_model(vocab);
   load_model_weights(d, (std::filesystem::path(part.checkpoint_dir()) / kRunWeightsFile).string());
-  for (const auto& item : pa) EXPECT_TRUE(torch::equal(item.value(), d->named_parameters()[item.key()]));
+  for (const auto& item : pa)
+    EXPECT_TRUE(torch::equal(item.value(), d->named_parameters()[item.key()]));
 }
 
 // The dev loss of the weights in a checkpoint directory (config.json + model.safetensors), worked
-// out from models/training/trainer.h's description of the dev evaluation rather than by calling dev_loss:
-// the model loaded by load_checkpoint, in eval mode; masks drawn by make_train_batch from a
-// generator seeded by (seed, 0x4000); the mean NLL (no label smoothing) of the masked target
+// out from models/training/trainer.h's description of the dev evaluation rather than by calling
+// dev_loss: the model loaded by load_checkpoint, in eval mode; masks drawn by make_train_batch from
+// a generator seeded by (seed, 0x4000); the mean NLL (no label smoothing) of the masked target
 // tokens, here in float64. make_train_batch draws each example's masks in turn, from its target
 // length and the generator alone, so the batching does not change them: all dev examples are one
 // batch here (the trainer cuts batches by batch_tokens).
-double independent_dev_loss(const std::string& dir, const std::vector<Seq2SeqExample>& dev, const SpecialIds& ids,
-                            const TrainOptions& o) {
+double independent_dev_loss(const std::string& dir, const std::vector<Seq2SeqExample>& dev,
+                            const SpecialIds& ids, const TrainOptions& o) {
   UnilmHeads heads;
   heads.pooler = false;
   LoadReport report;
@@ -350,16 +363,19 @@ TEST(TrainerTest, DevLossKeepsTheBestWeightsAndStopsEarly) {
   ASSERT_TRUE(r.finished);
   std::vector<std::pair<int64_t, double>> evals;
   for (const auto& l : testing::read_jsonl(run.file("log.jsonl")))
-    if (l.contains("dev_loss")) evals.push_back({l["step"].get<int64_t>(), l["dev_loss"].get<double>()});
+    if (l.contains("dev_loss"))
+      evals.push_back({l["step"].get<int64_t>(), l["dev_loss"].get<double>()});
   ASSERT_EQ(evals.size(), 3u);  // steps 4, 8, 12
   EXPECT_EQ(evals[0].first, 4);
   EXPECT_EQ(evals[2].first, 12);
-  auto best = std::min_element(evals.begin(), evals.end(), [](auto& x, auto& y) { return x.second < y.second; });
+  auto best = std::min_element(evals.begin(), evals.end(),
+                               [](auto& x, auto& y) { return x.second < y.second; });
   EXPECT_EQ(r.best_step, best->first);
   EXPECT_DOUBLE_EQ(r.best_dev_loss, best->second);
   // RUN/best holds the weights of that step: their dev loss, computed here from RUN/best's files
   // alone, is best.json's and the logged one.
-  auto info = nlohmann::json::parse(core::read_file((std::filesystem::path(run.best_dir()) / "best.json").string()));
+  auto info = nlohmann::json::parse(
+      core::read_file((std::filesystem::path(run.best_dir()) / "best.json").string()));
   EXPECT_EQ(info["step"].get<int64_t>(), best->first);
   EXPECT_DOUBLE_EQ(info["dev_loss"].get<double>(), best->second);
   const double best_loss = independent_dev_loss(run.best_dir(), dev, ids, o);
@@ -367,7 +383,8 @@ TEST(TrainerTest, DevLossKeepsTheBestWeightsAndStopsEarly) {
   // (The trainer sums float32 NLLs batch by batch: the two agreed within 2e-7.) The final weights
   // (RUN/checkpoint, step 12) are not the best: their dev loss is step 12's, another value, so
   // RUN/best holding them (or any other step's) would fail the check above.
-  ASSERT_NE(r.best_step, evals.back().first) << "the options no longer make the last step worse than the best";
+  ASSERT_NE(r.best_step, evals.back().first)
+      << "the options no longer make the last step worse than the best";
   const double final_loss = independent_dev_loss(run.checkpoint_dir(), dev, ids, o);
   EXPECT_NEAR(final_loss, evals.back().second, 1e-6);
   EXPECT_GT(final_loss - best_loss, 1e-4);

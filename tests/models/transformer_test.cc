@@ -106,7 +106,9 @@ torch::Tensor nested_to_tensor(const nlohmann::json& j, torch::ScalarType dtype)
 torch::Tensor output_tensor(const nlohmann::json& o) {
   auto data = o["data"].get<std::vector<double>>();
   // Parse as double, round to float32 (the fixture README's rule).
-  return torch::tensor(data, torch::kDouble).to(torch::kFloat).view(o["shape"].get<std::vector<int64_t>>());
+  return torch::tensor(data, torch::kDouble)
+      .to(torch::kFloat)
+      .view(o["shape"].get<std::vector<int64_t>>());
 }
 
 double max_abs_diff(const torch::Tensor& a, const torch::Tensor& b) {
@@ -140,7 +142,8 @@ TEST(TransformerTest, ParameterNamesAreHfNames) {
 }
 
 TEST(TransformerTest, TaskHeadsHaveHfNames) {
-  UnilmModel model(BertConfig::tiny(), UnilmHeads{.pooler = true, .mlm = false, .num_labels = 3, .span = true});
+  UnilmModel model(BertConfig::tiny(),
+                   UnilmHeads{.pooler = true, .mlm = false, .num_labels = 3, .span = true});
   auto params = model->named_parameters();
   ASSERT_NE(params.find("classifier.weight"), nullptr);
   EXPECT_EQ(params["classifier.weight"].sizes(), (std::vector<int64_t>{3, 32}));
@@ -305,7 +308,8 @@ TEST(TransformerTest, CachedStepsEqualFullForward) {
   torch::NoGradGuard no_grad;
   const int64_t S = 5, N = 4, T = S + N;
   auto ids = random_ids(2, T);
-  auto types = torch::cat({torch::zeros({2, S}, torch::kLong), torch::ones({2, N}, torch::kLong)}, 1);
+  auto types =
+      torch::cat({torch::zeros({2, S}, torch::kLong), torch::ones({2, N}, torch::kLong)}, 1);
   auto full = model->forward(ids, types, build_mask(MaskKind::kSeq2Seq, {T, T}, T, {S, S}))
                   .last_hidden_state;
   KVCache cache;
@@ -342,12 +346,14 @@ TEST(TransformerTest, UnilmMaskStepEqualsFullForward) {
     // Full: [src, y1..yk, MASK], T = S + k + 1.
     const int64_t T = S + k + 1;
     auto seq = torch::cat({src, ys.slice(1, 0, k), torch::full({1, 1}, kMaskId, torch::kLong)}, 1);
-    auto types = torch::cat({torch::zeros({1, S}, torch::kLong), torch::ones({1, k + 1}, torch::kLong)}, 1);
+    auto types =
+        torch::cat({torch::zeros({1, S}, torch::kLong), torch::ones({1, k + 1}, torch::kLong)}, 1);
     auto full = model->forward(seq, types, build_mask(MaskKind::kSeq2Seq, {T}, T, {S}));
     // Step: [y_k, MASK] at positions T-2, T-1; y_k sees cache + itself, MASK sees everything.
     const int64_t Tc = cache.length();
     ASSERT_EQ(Tc, T - 2);
-    auto step_ids = torch::cat({ys.slice(1, k - 1, k), torch::full({1, 1}, kMaskId, torch::kLong)}, 1);
+    auto step_ids =
+        torch::cat({ys.slice(1, k - 1, k), torch::full({1, 1}, kMaskId, torch::kLong)}, 1);
     auto mask = torch::ones({1, 2, Tc + 2}, torch::kLong);
     mask[0][0][Tc + 1] = 0;
     auto st = model->forward_step(step_ids, torch::ones({1, 2}, torch::kLong),
@@ -367,16 +373,17 @@ TEST(TransformerTest, ReorderCacheFollowsBeams) {
   auto ids = random_ids(3, 4);
   KVCache cache;
   // Left-to-right context, so that the cached positions never see the next token.
-  append_to_cache(cache,
-                  model->forward_step(ids, {}, {}, build_mask(MaskKind::kLeftToRight, {4, 4, 4}), cache),
-                  {0, 1, 2, 3});
+  append_to_cache(
+      cache, model->forward_step(ids, {}, {}, build_mask(MaskKind::kLeftToRight, {4, 4, 4}), cache),
+      {0, 1, 2, 3});
   auto next = random_ids(3, 1);
   auto beam = torch::tensor({2, 2, 0}, torch::kLong);
   KVCache reordered = cache;
   reorder_cache(reordered, beam);
   auto a = model->forward_step(next, {}, {}, {}, reordered).hidden;
-  auto full = model->forward(torch::cat({ids.index_select(0, beam), next}, 1), {},
-                             build_mask(MaskKind::kLeftToRight, {5, 5, 5}))
+  auto full = model
+                  ->forward(torch::cat({ids.index_select(0, beam), next}, 1), {},
+                            build_mask(MaskKind::kLeftToRight, {5, 5, 5}))
                   .last_hidden_state;
   EXPECT_LE(max_abs_diff(a.squeeze(1), full.select(1, 4)), 1e-5);
   EXPECT_THROW(model->forward_step(next.slice(0, 0, 2), {}, {}, {}, cache), InputError);
@@ -395,7 +402,8 @@ TEST(TransformerTest, PreallocatedCacheEqualsConcatenatingCache) {
   reserve_cache(pre, S + 1);
   EXPECT_EQ(pre.length(), S);
   EXPECT_EQ(pre.capacity(), S + 64);
-  const std::vector<std::vector<int64_t>> beams = {{0, 1, 2, 3}, {1, 1, 0, 3}, {3, 2, 1, 0}, {2, 2, 2, 2}};
+  const std::vector<std::vector<int64_t>> beams = {
+      {0, 1, 2, 3}, {1, 1, 0, 3}, {3, 2, 1, 0}, {2, 2, 2, 2}};
   for (int64_t t = 0; t < 40; ++t) {
     if (t == 20) reserve_cache(pre, pre.capacity() + 1);  // growth keeps the cached part
     if (t > 0) {
@@ -427,8 +435,9 @@ TEST(TransformerTest, PreallocatedCacheEqualsConcatenatingCache) {
   reorder_cache(plain, fewer);
   reorder_cache(pre, fewer);
   EXPECT_TRUE(torch::equal(plain.k[0], pre.k[0].narrow(2, 0, pre.length())));
-  EXPECT_THROW(model->forward_step(random_ids(2, 200), {}, torch::zeros({2, 200}, torch::kLong), {}, pre),
-               std::out_of_range);
+  EXPECT_THROW(
+      model->forward_step(random_ids(2, 200), {}, torch::zeros({2, 200}, torch::kLong), {}, pre),
+      std::out_of_range);
 }
 
 // ---- heads, dropout, errors ----
@@ -453,9 +462,10 @@ TEST(TransformerTest, ClassificationAndSpanHeads) {
   auto ids = random_ids(2, 6);
   auto out = model->forward(ids, {}, padding_mask({6, 4}));
   ASSERT_EQ(out.pooler_output.sizes(), (std::vector<int64_t>{2, 32}));
-  EXPECT_LE(max_abs_diff(out.pooler_output,
-                         torch::tanh(model->bert->pooler->dense(out.last_hidden_state.select(1, 0)))),
-            1e-6);
+  EXPECT_LE(
+      max_abs_diff(out.pooler_output,
+                   torch::tanh(model->bert->pooler->dense(out.last_hidden_state.select(1, 0)))),
+      1e-6);
   auto cls = model->classify(out.pooler_output);
   EXPECT_EQ(cls.sizes(), (std::vector<int64_t>{2, 3}));
   auto [start, end] = model->span_logits(out.last_hidden_state);
@@ -483,7 +493,8 @@ TEST(TransformerTest, DropoutOnlyInTrainMode) {
 }
 
 TEST(TransformerTest, BackwardReachesEveryParameter) {
-  auto model = tiny_model(11, UnilmHeads{.pooler = true, .mlm = true, .num_labels = 2, .span = true});
+  auto model =
+      tiny_model(11, UnilmHeads{.pooler = true, .mlm = true, .num_labels = 2, .span = true});
   model->train();
   auto ids = random_ids(2, 6);
   auto out = model->forward(ids, {}, padding_mask({6, 5}));
@@ -507,7 +518,8 @@ TEST(TransformerTest, HfInitialisation) {
   auto params = model->named_parameters();
   EXPECT_TRUE(torch::equal(params["bert.embeddings.LayerNorm.weight"], torch::ones({32})));
   EXPECT_TRUE(torch::equal(params["cls.predictions.bias"], torch::zeros({128})));
-  EXPECT_TRUE(torch::equal(params["bert.embeddings.word_embeddings.weight"][0], torch::zeros({32})));
+  EXPECT_TRUE(
+      torch::equal(params["bert.embeddings.word_embeddings.weight"][0], torch::zeros({32})));
   const double sd = params["bert.encoder.layer.0.intermediate.dense.weight"].std().item<double>();
   EXPECT_NEAR(sd, 0.02, 0.004);
 }
@@ -516,11 +528,11 @@ TEST(TransformerTest, RejectsBadInputs) {
   auto model = tiny_model(10);
   torch::NoGradGuard no_grad;
   auto ids = random_ids(2, 5);
-  EXPECT_THROW(model->forward(ids + 200), InputError);                      // > vocab
+  EXPECT_THROW(model->forward(ids + 200), InputError);                                  // > vocab
   EXPECT_THROW(model->forward(ids, torch::full({2, 5}, 2, torch::kLong)), InputError);  // type 2
   EXPECT_THROW(model->forward(ids, {}, torch::ones({2, 4}, torch::kLong)), InputError);
   EXPECT_THROW(model->forward(ids, {}, torch::ones({2, 5, 4}, torch::kLong)), InputError);
-  EXPECT_THROW(model->forward(random_ids(1, 65)), InputError);              // > max positions
+  EXPECT_THROW(model->forward(random_ids(1, 65)), InputError);  // > max positions
   EXPECT_THROW(model->forward(ids.unsqueeze(0)), InputError);
 }
 

@@ -3,9 +3,9 @@
 // (tests/parity/fixtures/unilm_trace_selection.json, made by tests/parity/gen/), and
 // decode_seq2seq.py's greedy path for --search unilm --beam 1.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "core/error.h"
@@ -16,7 +16,8 @@ namespace unieval::models {
 namespace {
 
 nlohmann::json fixture() {
-  std::ifstream in(std::string(UNIEVAL_SOURCE_DIR) + "/tests/parity/fixtures/unilm_trace_selection.json");
+  std::ifstream in(std::string(UNIEVAL_SOURCE_DIR) +
+                   "/tests/parity/fixtures/unilm_trace_selection.json");
   std::stringstream ss;
   ss << in.rdbuf();
   return nlohmann::json::parse(ss.str());
@@ -62,8 +63,10 @@ TEST(UnilmOfficialTest, TraceSelectionEqualsGenSeqFromTraceAsItRuns) {
     std::string line;
     for (int32_t p : kept) {
       const std::string& s = vocab.token(p);
-      if (s.rfind("##", 0) == 0 && !line.empty()) line += s.substr(2);
-      else line += (line.empty() ? "" : " ") + s;
+      if (s.rfind("##", 0) == 0 && !line.empty())
+        line += s.substr(2);
+      else
+        line += (line.empty() ? "" : " ") + s;
     }
     EXPECT_EQ(line, c.at("official_text").get<std::string>()) << "case " << cases;
     // What the script meant: the same routine given eos = [SEP].
@@ -102,7 +105,8 @@ TEST(UnilmOfficialTest, PythonSetOrderEqualsCPython) {
     ++n;
   }
   EXPECT_GT(n, 60);
-  EXPECT_EQ(python_set_order(102, 0), std::make_pair(int64_t{0}, int64_t{102}));  // BERT: [PAD] first
+  EXPECT_EQ(python_set_order(102, 0),
+            std::make_pair(int64_t{0}, int64_t{102}));  // BERT: [PAD] first
 }
 
 TEST(UnilmOfficialTest, BertIdsHandMadeConsequences) {
@@ -144,7 +148,8 @@ TEST(UnilmOfficialTest, BertIdsHandMadeConsequences) {
 // A scorer whose best next token is a fixed script of tokens, whatever came before.
 class ScriptScorer : public StepScorer {
  public:
-  ScriptScorer(int64_t vocab, std::vector<int64_t> script) : vocab_(vocab), script_(std::move(script)) {}
+  ScriptScorer(int64_t vocab, std::vector<int64_t> script)
+      : vocab_(vocab), script_(std::move(script)) {}
   torch::Tensor step(const StepRequest& req) override {
     const int64_t R = static_cast<int64_t>(req.example.size());
     torch::Tensor lp = torch::full({R, vocab_}, -5.0, torch::kFloat);
@@ -172,7 +177,8 @@ TEST(UnilmOfficialTest, GreedyIsDecodeSeq2seqsGreedyPath) {
   auto got = generate(s1, {0}, eos, o, pad);
   EXPECT_EQ(got[0][0].tokens, std::vector<int64_t>({5, 5}));  // min_len and the n-gram ban ignored
   EXPECT_TRUE(got[0][0].eos);
-  EXPECT_EQ(official_greedy_ignores(o), (std::vector<std::string>{"min_len 4", "no_repeat_ngram 1"}));
+  EXPECT_EQ(official_greedy_ignores(o),
+            (std::vector<std::string>{"min_len 4", "no_repeat_ngram 1"}));
   o.algorithm = "exact";  // the constrained greedy
   got = generate(s1, {0}, eos, o, pad);
   EXPECT_NE(got[0][0].tokens, std::vector<int64_t>({5, 5}));
@@ -185,7 +191,8 @@ TEST(UnilmOfficialTest, GreedyIsDecodeSeq2seqsGreedyPath) {
   EXPECT_EQ(generate(s2, {0}, eos, o, pad)[0][0].tokens, std::vector<int64_t>({6}));
   EXPECT_TRUE(official_greedy_ignores(o).empty());
   o.algorithm = "exact";
-  EXPECT_EQ(generate(s2, {0}, eos, o, pad)[0][0].tokens, std::vector<int64_t>({6, pad, 7, 7, 7, 7, 7, 7}));
+  EXPECT_EQ(generate(s2, {0}, eos, o, pad)[0][0].tokens,
+            std::vector<int64_t>({6, pad, 7, 7, 7, 7, 7, 7}));
 }
 
 }  // namespace

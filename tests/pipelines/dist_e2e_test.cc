@@ -1,16 +1,16 @@
-// Data-parallel fine-tuning and sharded decoding through the `unieval` binary (models/dist/distributed.h):
-// 2 Gloo processes on loopback train the demo-size model to the parameters of one process with
-// the same global batch (dropout on: every micro-batch re-seeds torch's generator, so the dropout
-// streams do not depend on the rank), a 2-rank run resumes in 1 process, the sharded decode is
-// byte-identical to the 1-process one, and a killed worker ends the run with an error naming its
-// rank while the last checkpoint stays loadable. One thread per rank. The same for `unieval
-// pretrain` (both objective sets, many small all-reduce buckets too) and `unieval run` (data,
-// training, sharded decode and the score).
+// Data-parallel fine-tuning and sharded decoding through the `unieval` binary
+// (models/dist/distributed.h): 2 Gloo processes on loopback train the demo-size model to the
+// parameters of one process with the same global batch (dropout on: every micro-batch re-seeds
+// torch's generator, so the dropout streams do not depend on the rank), a 2-rank run resumes in 1
+// process, the sharded decode is byte-identical to the 1-process one, and a killed worker ends the
+// run with an error naming its rank while the last checkpoint stays loadable. One thread per rank.
+// The same for `unieval pretrain` (both objective sets, many small all-reduce buckets too) and
+// `unieval run` (data, training, sharded decode and the score).
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
-#include <netinet/in.h>
-#include <arpa/inet.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -31,8 +31,8 @@ namespace unieval {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::shq;
 using testing::run_cli;
+using testing::shq;
 
 class DistTest : public ::testing::Test {
  protected:
@@ -45,22 +45,30 @@ class DistTest : public ::testing::Test {
     models::write_synthetic_task(models::make_synthetic_task(o), data().string());
     const auto vocab = core::read_lines((data() / "vocab.txt").string());
     // The demo's model (pipelines/seq2seq.cc DemoOptions::demo_config), with dropout on.
-    nlohmann::json cfg = {{"vocab_size", vocab.size()}, {"hidden_size", 64}, {"num_hidden_layers", 2},
-                          {"num_attention_heads", 4}, {"intermediate_size", 128},
-                          {"max_position_embeddings", 32}, {"type_vocab_size", 2},
-                          {"hidden_dropout_prob", 0.1}, {"attention_probs_dropout_prob", 0.1}};
+    nlohmann::json cfg = {{"vocab_size", vocab.size()},
+                          {"hidden_size", 64},
+                          {"num_hidden_layers", 2},
+                          {"num_attention_heads", 4},
+                          {"intermediate_size", 128},
+                          {"max_position_embeddings", 32},
+                          {"type_vocab_size", 2},
+                          {"hidden_dropout_prob", 0.1},
+                          {"attention_probs_dropout_prob", 0.1}};
     tmp.write("config.json", cfg.dump());
   }
   fs::path data() const { return tmp.path() / "data"; }
   std::string run(const std::string& name) const { return (tmp.path() / name).string(); }
   // Global batch: 2 micro-batches of 8 examples per step.
   std::string finetune(const std::string& name, const std::string& extra) const {
-    return testing::finetune_args("reverse", tmp.path() / "config.json", data(), run(name),
-                                  "--steps 8 --batch-size 8 --accum 2 --lr 1e-3 --threads 1 --no-progress --json " + extra);
+    return testing::finetune_args(
+        "reverse", tmp.path() / "config.json", data(), run(name),
+        "--steps 8 --batch-size 8 --accum 2 --lr 1e-3 --threads 1 --no-progress --json " + extra);
   }
-  std::string decode(const std::string& name, const std::string& out, const std::string& extra) const {
+  std::string decode(const std::string& name, const std::string& out,
+                     const std::string& extra) const {
     return "decode --run " + shq(run(name)) + " --split test --out " + shq(run(out)) +
-           " --batch-size 3 --beam 3 --max-len 8 --min-len 3 --threads 1 --no-progress --json " + extra;
+           " --batch-size 3 --beam 3 --max-len 8 --min-len 3 --threads 1 --no-progress --json " +
+           extra;
   }
   // Max |a - b| over every parameter of two checkpoints (infinity when the names differ).
   static double max_abs_diff(const std::string& a_path, const std::string& b_path) {
@@ -74,7 +82,9 @@ class DistTest : public ::testing::Test {
     }
     return m;
   }
-  std::string weights(const std::string& name) const { return run(name) + "/checkpoint/model.safetensors"; }
+  std::string weights(const std::string& name) const {
+    return run(name) + "/checkpoint/model.safetensors";
+  }
   testing::TempDir tmp;
 };
 
@@ -123,7 +133,8 @@ TEST_F(DistTest, ShardedDecodeIsByteIdentical) {
     EXPECT_EQ(core::read_file(run(out)), expected) << n;
     EXPECT_EQ(testing::last_json_line(d.out)["decoded_now"].get<int>(), 13);
     for (int r = 0; r < n; ++r)  // the shards were merged and removed
-      EXPECT_FALSE(fs::exists(run(out) + ".shard-" + std::to_string(r) + "-of-" + std::to_string(n)));
+      EXPECT_FALSE(
+          fs::exists(run(out) + ".shard-" + std::to_string(r) + "-of-" + std::to_string(n)));
   }
 }
 
@@ -144,10 +155,12 @@ std::vector<pid_t> children_with_env(pid_t parent, const std::string& var) {
     if (close == std::string::npos) continue;
     int ppid = 0;
     char state = 0;
-    if (std::sscanf(s.c_str() + close + 1, " %c %d", &state, &ppid) != 2 || ppid != parent) continue;
+    if (std::sscanf(s.c_str() + close + 1, " %c %d", &state, &ppid) != 2 || ppid != parent)
+      continue;
     std::ifstream env(e.path() / "environ", std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(env)), std::istreambuf_iterator<char>());
-    if (text.find(std::string(1, '\0') + var + '\0') != std::string::npos || text.rfind(var + '\0', 0) == 0)
+    if (text.find(std::string(1, '\0') + var + '\0') != std::string::npos ||
+        text.rfind(var + '\0', 0) == 0)
       out.push_back(static_cast<pid_t>(std::stol(name)));
   }
   return out;
@@ -155,9 +168,10 @@ std::vector<pid_t> children_with_env(pid_t parent, const std::string& var) {
 
 TEST_F(DistTest, KilledWorkerStopsTheRunAndLeavesTheCheckpointLoadable) {
   const std::string err_path = run("launcher.err");
-  const std::string cmd = std::string("exec '") + UNIEVAL_BINARY + "' " +
-                          replace(finetune("k", "--nproc 2 --save-every 2"), "--steps 8", "--steps 100000") +
-                          " >/dev/null 2>" + shq(err_path);
+  const std::string cmd =
+      std::string("exec '") + UNIEVAL_BINARY + "' " +
+      replace(finetune("k", "--nproc 2 --save-every 2"), "--steps 8", "--steps 100000") +
+      " >/dev/null 2>" + shq(err_path);
   const pid_t launcher = ::fork();
   ASSERT_GE(launcher, 0);
   if (launcher == 0) {
@@ -202,7 +216,9 @@ TEST_F(DistTest, PortInUseAndTooFewMicroBatchesAreInputErrors) {
   auto r = run_cli(finetune("p", "--nproc 2 --master-port " + std::to_string(port)));
   ::close(fd);
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("--master-port " + std::to_string(port) + ": the port of 127.0.0.1 is in use"), std::string::npos)
+  EXPECT_NE(
+      r.err.find("--master-port " + std::to_string(port) + ": the port of 127.0.0.1 is in use"),
+      std::string::npos)
       << r.err;
   auto accum = run_cli(replace(finetune("q", "--nproc 2"), "--accum 2", "--accum 1"));
   EXPECT_EQ(accum.exit_code, 2);
@@ -257,9 +273,11 @@ TEST_F(DistTest, PretrainTwoRanksMatchOneProcessBothObjectiveSetsAndResumeAcross
   const std::string corpus = tmp.write("corpus.txt", corpus_of((data() / "vocab.txt").string()));
   for (const std::string objectives : {"unified", "ernie-gen"}) {
     auto pretrain = [&](const std::string& name, const std::string& extra) {
-      return "pretrain --corpus " + shq(corpus) + " --model-config " + shq((tmp.path() / "config.json").string()) +
-             " --vocab " + shq((data() / "vocab.txt").string()) + " --out " + shq(run(objectives + name)) +
-             " --objectives " + objectives + " --segments bert --steps 4 --batch-size 6 --accum 2 --max-len 24" +
+      return "pretrain --corpus " + shq(corpus) + " --model-config " +
+             shq((tmp.path() / "config.json").string()) + " --vocab " +
+             shq((data() / "vocab.txt").string()) + " --out " + shq(run(objectives + name)) +
+             " --objectives " + objectives +
+             " --segments bert --steps 4 --batch-size 6 --accum 2 --max-len 24" +
              " --lr 1e-3 --save-every 2 --threads 1 --no-progress --json " + extra;
     };
     auto one = run_cli(pretrain("-one", ""));
@@ -267,12 +285,14 @@ TEST_F(DistTest, PretrainTwoRanksMatchOneProcessBothObjectiveSetsAndResumeAcross
     auto two = run_cli(pretrain("-two", "--nproc 2"));
     ASSERT_EQ(two.exit_code, 0) << two.err;
     const std::string w1 = run(objectives + "-one") + "/checkpoint/model.safetensors";
-    EXPECT_LE(max_abs_diff(w1, run(objectives + "-two") + "/checkpoint/model.safetensors"), 1e-5) << objectives;
+    EXPECT_LE(max_abs_diff(w1, run(objectives + "-two") + "/checkpoint/model.safetensors"), 1e-5)
+        << objectives;
     // The summary and the log lines say the whole step's values (every rank's part summed).
     const auto j1 = testing::last_json_line(one.out), j2 = testing::last_json_line(two.out);
     EXPECT_EQ(j2["tokens_seen"], j1["tokens_seen"]);
     for (const auto& [k, v] : j1["objective_loss"].items())
-      EXPECT_NEAR(j2["objective_loss"][k].get<double>(), v.get<double>(), 1e-6) << objectives << " " << k;
+      EXPECT_NEAR(j2["objective_loss"][k].get<double>(), v.get<double>(), 1e-6)
+          << objectives << " " << k;
     const auto l1 = testing::read_jsonl(run(objectives + "-one") + "/log.jsonl");
     const auto l2 = testing::read_jsonl(run(objectives + "-two") + "/log.jsonl");
     ASSERT_EQ(l1.size(), 4u);
@@ -282,8 +302,11 @@ TEST_F(DistTest, PretrainTwoRanksMatchOneProcessBothObjectiveSetsAndResumeAcross
       for (const auto& [k, v] : l1[i].items()) {
         if (k == "elapsed_s") continue;
         ASSERT_TRUE(l2[i].contains(k)) << k;
-        if (v.is_number_float()) EXPECT_NEAR(l2[i][k].get<double>(), v.get<double>(), 1e-6) << objectives << " " << k << " " << i;
-        else EXPECT_EQ(l2[i][k], v) << objectives << " " << k << " " << i;
+        if (v.is_number_float())
+          EXPECT_NEAR(l2[i][k].get<double>(), v.get<double>(), 1e-6)
+              << objectives << " " << k << " " << i;
+        else
+          EXPECT_EQ(l2[i][k], v) << objectives << " " << k << " " << i;
       }
     }
     // Buckets of 2 KiB: the all-reduce runs in many pieces, started during the backward.
@@ -292,26 +315,35 @@ TEST_F(DistTest, PretrainTwoRanksMatchOneProcessBothObjectiveSetsAndResumeAcross
       auto b = run_cli(pretrain("-buckets", "--nproc 2"));
       ASSERT_EQ(b.exit_code, 0) << b.err;
     }
-    EXPECT_LE(max_abs_diff(w1, run(objectives + "-buckets") + "/checkpoint/model.safetensors"), 1e-5) << objectives;
+    EXPECT_LE(max_abs_diff(w1, run(objectives + "-buckets") + "/checkpoint/model.safetensors"),
+              1e-5)
+        << objectives;
     // Stopped with 2 ranks, resumed in one process.
     auto a = run_cli(pretrain("-resumed", "--nproc 2 --stop-after 2"));
     ASSERT_EQ(a.exit_code, 0) << a.err;
-    auto a2 = run_cli("pretrain --out " + shq(run(objectives + "-resumed")) + " --resume --threads 1 --no-progress");
+    auto a2 = run_cli("pretrain --out " + shq(run(objectives + "-resumed")) +
+                      " --resume --threads 1 --no-progress");
     ASSERT_EQ(a2.exit_code, 0) << a2.err;
-    EXPECT_LE(max_abs_diff(w1, run(objectives + "-resumed") + "/checkpoint/model.safetensors"), 1e-5) << objectives;
+    EXPECT_LE(max_abs_diff(w1, run(objectives + "-resumed") + "/checkpoint/model.safetensors"),
+              1e-5)
+        << objectives;
   }
 }
 
 TEST_F(DistTest, RunTwoRanksEqualsOneProcess) {
   // The synthetic task in the SQuAD-QG layout (nqg's processed files).
   for (const char* split : {"train", "dev", "test"}) {
-    tmp.write("qg/src-" + std::string(split) + ".txt", core::read_file((data() / (std::string(split) + ".src")).string()));
-    tmp.write("qg/tgt-" + std::string(split) + ".txt", core::read_file((data() / (std::string(split) + ".tgt")).string()));
+    tmp.write("qg/src-" + std::string(split) + ".txt",
+              core::read_file((data() / (std::string(split) + ".src")).string()));
+    tmp.write("qg/tgt-" + std::string(split) + ".txt",
+              core::read_file((data() / (std::string(split) + ".tgt")).string()));
   }
   auto cmd = [&](const std::string& name) {
-    return "run --task squad-qg --data " + shq(run("qg")) + " --out " + shq(run(name)) + " --model-config " +
-           shq((tmp.path() / "config.json").string()) + " --vocab " + shq((data() / "vocab.txt").string()) +
-           " --steps 8 --batch-size 8 --accum 2 --lr 1e-3 --max-src-len 12 --max-tgt-len 12 --max-len 8 --beam 3" +
+    return "run --task squad-qg --data " + shq(run("qg")) + " --out " + shq(run(name)) +
+           " --model-config " + shq((tmp.path() / "config.json").string()) + " --vocab " +
+           shq((data() / "vocab.txt").string()) +
+           " --steps 8 --batch-size 8 --accum 2 --lr 1e-3 --max-src-len 12 --max-tgt-len 12 "
+           "--max-len 8 --beam 3" +
            " --decode-batch 3 --skip-metric meteor --threads 1 --no-progress --json";
   };
   auto one = run_cli(cmd("run-one"));
@@ -321,13 +353,17 @@ TEST_F(DistTest, RunTwoRanksEqualsOneProcess) {
   const auto j1 = testing::last_json_line(one.out), j2 = testing::last_json_line(two.out);
   EXPECT_EQ(j2["summary"], j1["summary"]);
   EXPECT_EQ(j2["run"]["hypotheses_sha256"], j1["run"]["hypotheses_sha256"]);
-  EXPECT_EQ(core::read_file(run("run-two") + "/eval/hyp.txt"), core::read_file(run("run-one") + "/eval/hyp.txt"));
-  EXPECT_LE(max_abs_diff(run("run-one") + "/checkpoint/model.safetensors", run("run-two") + "/checkpoint/model.safetensors"), 1e-5);
+  EXPECT_EQ(core::read_file(run("run-two") + "/eval/hyp.txt"),
+            core::read_file(run("run-one") + "/eval/hyp.txt"));
+  EXPECT_LE(max_abs_diff(run("run-one") + "/checkpoint/model.safetensors",
+                         run("run-two") + "/checkpoint/model.safetensors"),
+            1e-5);
   for (const auto& line : testing::read_jsonl(run("run-two") + "/log.jsonl"))
     if (line.contains("grad_norm")) {
       EXPECT_TRUE(line.contains("allreduce_s"));  // trained on two ranks
     }
-  // A finished run asked again with another world size prints its result (N is not part of the request).
+  // A finished run asked again with another world size prints its result (N is not part of the
+  // request).
   auto again = run_cli(cmd("run-two"));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(testing::last_json_line(again.out)["summary"], j1["summary"]);
@@ -337,7 +373,9 @@ TEST_F(DistTest, AMalformedBucketSizeIsRefusedBeforeAnythingIsWritten) {
   ScopedEnv bad("UNIEVAL_DIST_BUCKET_MB", "abc");
   auto r = run_cli(finetune("bucket", "--nproc 2"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("UNIEVAL_DIST_BUCKET_MB='abc' is not a positive number of MiB"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("UNIEVAL_DIST_BUCKET_MB='abc' is not a positive number of MiB"),
+            std::string::npos)
+      << r.err;
   EXPECT_FALSE(fs::exists(run("bucket")));
 }
 

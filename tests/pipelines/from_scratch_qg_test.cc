@@ -36,25 +36,30 @@ TEST(FromScratchQgTest, ThreeThousandRealPairsBeatTheConstantQuestion) {
   TempDir tmp;
   const fs::path qg = shared_dir() / "data/squad_qg";
   const std::string vocab = (tmp.path() / "vocab.txt").string();
-  auto v = run_cli("vocab --base " + shq((shared_dir() / "data/vocab/bert-uncased-vocab.txt").string()) +
-                   " --corpus " + shq((qg / "src-train.txt.gz").string()) + " " +
-                   shq((qg / "tgt-train.txt.gz").string()) + " --size 8000 --out " + shq(vocab));
+  auto v =
+      run_cli("vocab --base " + shq((shared_dir() / "data/vocab/bert-uncased-vocab.txt").string()) +
+              " --corpus " + shq((qg / "src-train.txt.gz").string()) + " " +
+              shq((qg / "tgt-train.txt.gz").string()) + " --size 8000 --out " + shq(vocab));
   ASSERT_EQ(v.exit_code, 0) << v.err;
-  tmp.write("config.json",
-            R"({"vocab_size": 8000, "hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
+  tmp.write(
+      "config.json",
+      R"({"vocab_size": 8000, "hidden_size": 128, "num_hidden_layers": 2, "num_attention_heads": 4,
                 "intermediate_size": 512, "max_position_embeddings": 160, "type_vocab_size": 2})");
   const std::string run = (tmp.path() / "run").string();
-  auto r = run_cli("run --task squad-qg --data " + shq(qg.string()) + " --preset squad-qg-scratch" +
-                   " --train-split train --train-limit 3000 --dev-split none --eval-split test --eval-limit 400" +
-                   " --model-config " + shq((tmp.path() / "config.json").string()) + " --vocab " + shq(vocab) +
-                   " --out " + shq(run) +
-                   " --epochs 30 --batch-size 32 --lr 2e-3 --warmup 200 --max-src-len 64 --max-tgt-len 24"
-                   " --max-len 24 --skip-metric meteor --threads 2 --no-progress --json");
+  auto r = run_cli(
+      "run --task squad-qg --data " + shq(qg.string()) + " --preset squad-qg-scratch" +
+      " --train-split train --train-limit 3000 --dev-split none --eval-split test --eval-limit "
+      "400" +
+      " --model-config " + shq((tmp.path() / "config.json").string()) + " --vocab " + shq(vocab) +
+      " --out " + shq(run) +
+      " --epochs 30 --batch-size 32 --lr 2e-3 --warmup 200 --max-src-len 64 --max-tgt-len 24"
+      " --max-len 24 --skip-metric meteor --threads 2 --no-progress --json");
   ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
   const nlohmann::json j = last_json_line(r.out);
   EXPECT_EQ(j["run"]["request"]["preset"], "squad-qg-scratch");
   EXPECT_EQ(j["diagnostics"]["empty"], 0) << j["diagnostics"].dump();
-  EXPECT_LT(j["diagnostics"]["repeated"].get<int>(), j["diagnostics"]["hypotheses"].get<int>() / 20);
+  EXPECT_LT(j["diagnostics"]["repeated"].get<int>(),
+            j["diagnostics"]["hypotheses"].get<int>() / 20);
   EXPECT_GT(j["diagnostics"]["distinct"].get<int>(), j["diagnostics"]["hypotheses"].get<int>() / 2);
   for (const auto& h : core::read_lines(run + "/eval/hyp.txt"))
     for (const char* special : {"[PAD]", "[UNK]", "[CLS]", "[MASK]", "[unused"})

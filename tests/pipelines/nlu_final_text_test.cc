@@ -11,7 +11,8 @@ namespace {
 
 models::WordPieceTokenizer uncased() {
   testing::TempDir tmp;
-  const std::string vocab = tmp.write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n1990\n##s\n");
+  const std::string vocab =
+      tmp.write("vocab.txt", "[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nthe\n1990\n##s\n");
   return models::WordPieceTokenizer::from_file(vocab, models::TokenizerOptions::bert(true));
 }
 
@@ -49,7 +50,8 @@ TEST(BertPredTextTest, DropsEveryDoubleHashAsRunSquadDoes) {
 
 TEST(BertPredTextTest, SpanStartingInsideAWordMapsToItsTail) {
   const auto tok = uncased();
-  EXPECT_EQ(bert_final_text(bert_pred_text({"##man", ",", "viking"}), "Norseman, Viking", tok), "man, Viking");
+  EXPECT_EQ(bert_final_text(bert_pred_text({"##man", ",", "viking"}), "Norseman, Viking", tok),
+            "man, Viking");
   // The pre-#38 text kept "##man": not found in the basic tokens, whole words came back.
   EXPECT_EQ(bert_final_text("##man , viking", "Norseman, Viking", tok), "Norseman, Viking");
 }

@@ -6,8 +6,8 @@
 #include <cstdlib>
 
 #include "core/io.h"
-#include "results/run_result.h"
 #include "pipelines/reproduce.h"
+#include "results/run_result.h"
 #include "tests/test_util.h"
 
 namespace unieval::pipelines {
@@ -61,7 +61,8 @@ TEST(ReproduceGptTest, UnilmTable8ReversedBlockUsesTheReversedSplit) {
   // Du et al.'s dev questions as the reversed block's UniLM output: 10,570 lines, which only the
   // reversed split's test set (Du's dev files) accepts; squad-qg's test set has 11,877.
   auto dev = core::read_lines((shared_dir() / "data/squad_qg/tgt-dev.txt.gz").string());
-  out.write("reversed-dev-test-split-zhao-et-al-2018--unilm.txt", unieval::testing::join_lines(dev));
+  out.write("reversed-dev-test-split-zhao-et-al-2018--unilm.txt",
+            unieval::testing::join_lines(dev));
   ReproduceOptions o;
   o.paper = "unilm";
   o.table = "8";

@@ -76,8 +76,8 @@ TEST(ReproduceTest, OutputsDirResultFileFillsARow) {
   o.data_dir = empty.path().string();
   auto r = reproduce(o);
   const auto* u = row(r, "UniLM");
-  EXPECT_EQ(cell(u, "EM")->status, CellStatus::kMatch);       // 80.52 vs 80.5 (±0.05)
-  EXPECT_EQ(cell(u, "F1")->status, CellStatus::kMismatch);    // 83.0 vs 83.4
+  EXPECT_EQ(cell(u, "EM")->status, CellStatus::kMatch);     // 80.52 vs 80.5 (±0.05)
+  EXPECT_EQ(cell(u, "F1")->status, CellStatus::kMismatch);  // 83.0 vs 83.4
   EXPECT_NEAR(*cell(u, "F1")->ours - *cell(u, "F1")->published, -0.4, 1e-9);
   EXPECT_TRUE(r.mismatch);
   EXPECT_EQ(cell(row(r, "BERT_LARGE"), "EM")->status, CellStatus::kPublishedOnly);

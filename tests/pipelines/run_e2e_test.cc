@@ -32,26 +32,30 @@ using testing::last_json_line;
 // Required fields present, every top-level field documented, and the reader accepts it; the
 // "run" block's required fields and sha256 patterns.
 void expect_valid_result(const nlohmann::json& j) {
-  const auto schema = nlohmann::json::parse(
-      core::read_file(std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_result.v1.schema.json"));
+  const auto schema = nlohmann::json::parse(core::read_file(
+      std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_result.v1.schema.json"));
   for (const auto& f : schema["required"]) EXPECT_TRUE(j.contains(f.get<std::string>())) << f;
-  for (const auto& [k, v] : j.items()) EXPECT_TRUE(schema["properties"].contains(k)) << k << " undocumented";
+  for (const auto& [k, v] : j.items())
+    EXPECT_TRUE(schema["properties"].contains(k)) << k << " undocumented";
   EXPECT_NO_THROW(results::run_result_from_json(j, "result"));
   ASSERT_TRUE(j.contains("run"));
-  for (const auto& f : schema["properties"]["run"]["required"]) EXPECT_TRUE(j["run"].contains(f.get<std::string>())) << f;
+  for (const auto& f : schema["properties"]["run"]["required"])
+    EXPECT_TRUE(j["run"].contains(f.get<std::string>())) << f;
   const std::string sha = j["run"]["checkpoint_sha256"].get<std::string>();
   EXPECT_EQ(sha.size(), 64u);
   EXPECT_EQ(sha.find_first_not_of("0123456789abcdef"), std::string::npos);
   for (const auto& k : schema["properties"]["run"]["properties"].items()) (void)k;
   for (const auto& [k, v] : j["run"].items())
-    EXPECT_TRUE(schema["properties"]["run"]["properties"].contains(k)) << "run." << k << " undocumented";
+    EXPECT_TRUE(schema["properties"]["run"]["properties"].contains(k))
+        << "run." << k << " undocumented";
 }
 
 class RunCliTest : public ::testing::Test {
  protected:
   void SetUp() override {
     // A templated QG task: "the N V the O ." -> "what did the N V ?"
-    const std::vector<std::string> nouns = {"cat", "dog", "king", "queen", "farmer", "pilot", "judge", "baker"};
+    const std::vector<std::string> nouns = {"cat",    "dog",   "king",  "queen",
+                                            "farmer", "pilot", "judge", "baker"};
     const std::vector<std::string> verbs = {"see", "find", "build", "paint", "sell", "hold"};
     const std::vector<std::string> objs = {"house", "boat", "map", "tree", "bridge", "wall", "car"};
     std::mt19937 rng(7);
@@ -75,21 +79,25 @@ class RunCliTest : public ::testing::Test {
       for (const auto& w : *list) vocab += w + "\n";
     vocab_size = static_cast<int>(core::split_lines(vocab, "vocab").size());
     tmp.write("vocab.txt", vocab);
-    nlohmann::json cfg = {{"vocab_size", vocab_size}, {"hidden_size", 32}, {"num_hidden_layers", 2},
-                          {"num_attention_heads", 4}, {"intermediate_size", 64}, {"max_position_embeddings", 40},
+    nlohmann::json cfg = {{"vocab_size", vocab_size},   {"hidden_size", 32},
+                          {"num_hidden_layers", 2},     {"num_attention_heads", 4},
+                          {"intermediate_size", 64},    {"max_position_embeddings", 40},
                           {"hidden_dropout_prob", 0.0}, {"attention_probs_dropout_prob", 0.0}};
     tmp.write("config.json", cfg.dump());
   }
   std::string path(const std::string& rel) const { return (tmp.path() / rel).string(); }
   // 500 steps by default: with 60 (and up to ~300) the tiny model writes one question for every
-  // sentence and does not beat the constant baseline (the result's diagnostics and baselines say so).
-  std::string run_cmd(const std::string& out, const std::string& extra = "", const std::string& data = "qg",
-                      int steps = 500, int dev_every = 100) const {
-    return "run --task squad-qg --data " + shq(path(data)) + " --out " + shq(path(out)) + " --model-config " +
-           shq(path("config.json")) + " --vocab " + shq(path("vocab.txt")) +
+  // sentence and does not beat the constant baseline (the result's diagnostics and baselines say
+  // so).
+  std::string run_cmd(const std::string& out, const std::string& extra = "",
+                      const std::string& data = "qg", int steps = 500, int dev_every = 100) const {
+    return "run --task squad-qg --data " + shq(path(data)) + " --out " + shq(path(out)) +
+           " --model-config " + shq(path("config.json")) + " --vocab " + shq(path("vocab.txt")) +
            " --train-limit 200 --eval-limit 40 --steps " + std::to_string(steps) +
            " --batch-size 16 --lr 2e-3 --warmup 0.1 --dev-every " + std::to_string(dev_every) +
-           " --max-src-len 12 --max-tgt-len 10 --max-len 10 --threads 2 --no-progress --json --skip-metric meteor " + extra;
+           " --max-src-len 12 --max-tgt-len 10 --max-len 10 --threads 2 --no-progress --json "
+           "--skip-metric meteor " +
+           extra;
   }
   TempDir tmp;
   int vocab_size = 0;
@@ -104,19 +112,21 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
   EXPECT_EQ(j["split"], "test");
   EXPECT_GT(j["data"]["examples"].get<int>(), 0);
   EXPECT_LE(j["data"]["examples"].get<int>(), 40);
-  for (const char* s : {"bleu1", "bleu2", "bleu3", "bleu4", "rougeL"}) EXPECT_TRUE(j["summary"].contains(s)) << s;
+  for (const char* s : {"bleu1", "bleu2", "bleu3", "bleu4", "rougeL"})
+    EXPECT_TRUE(j["summary"].contains(s)) << s;
   EXPECT_EQ(j["run"]["eval_examples"], 40);
   EXPECT_EQ(j["run"]["train_examples"], 200);
   EXPECT_EQ(j["run"]["dev_examples"], 20);
   EXPECT_EQ(j["run"]["checkpoint"], "best");
   EXPECT_EQ(j["run"]["request"]["preset"], "squad-qg");
   EXPECT_EQ(j["run"]["request"]["decode"]["beam"], 1);  // the preset's (UniLM README) decoding
-  EXPECT_EQ(j["run"]["data_files"].size(), 6u);       // train, dev, test src/tgt
+  EXPECT_EQ(j["run"]["data_files"].size(), 6u);         // train, dev, test src/tgt
   // The task is learnable: a tiny model gets most of the template right.
   EXPECT_GT(j["summary"]["bleu1"].get<double>(), 0.5) << r.out;
   // Dev loss in the log, and the best checkpoint kept.
   int dev_lines = 0;
-  for (const auto& l : testing::read_jsonl(tmp.path() / "run1" / "log.jsonl")) dev_lines += l.contains("dev_loss");
+  for (const auto& l : testing::read_jsonl(tmp.path() / "run1" / "log.jsonl"))
+    dev_lines += l.contains("dev_loss");
   EXPECT_EQ(dev_lines, 5);
   EXPECT_TRUE(fs::exists(tmp.path() / "run1" / "best" / "model.safetensors"));
   // The leaderboard row.
@@ -130,7 +140,8 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
   // ROUGE-L with a paired-bootstrap p < 0.05 (1000 resamples, the run's seed), and printed as rows
   // under the model's row.
   ASSERT_TRUE(j.contains("baselines")) << r.out;
-  EXPECT_FALSE(nlohmann::json::parse(core::read_file(path("run1/request.json"))).contains("baselines"));  // on: absent
+  EXPECT_FALSE(nlohmann::json::parse(core::read_file(path("run1/request.json")))
+                   .contains("baselines"));  // on: absent
   std::map<std::string, nlohmann::json> baselines;
   for (const auto& b : j["baselines"]) baselines[b["name"].get<std::string>()] = b;
   ASSERT_EQ(baselines.size(), 2u) << j["baselines"].dump();
@@ -140,7 +151,8 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
     EXPECT_EQ(b["pred"], path(std::string("run1/baselines/") + name + "/pred.txt"));
     EXPECT_EQ(core::read_lines(b["pred"].get<std::string>()).size(), 40u);
     EXPECT_FALSE(b["description"].get<std::string>().empty());
-    for (const char* s : {"bleu1", "bleu4", "rougeL"}) EXPECT_TRUE(b["summary"].contains(s)) << name << " " << s;
+    for (const char* s : {"bleu1", "bleu4", "rougeL"})
+      EXPECT_TRUE(b["summary"].contains(s)) << name << " " << s;
     const auto& pb = b["paired_bootstrap"];
     EXPECT_EQ(pb["resamples"], 1000);
     EXPECT_EQ(pb["seed"], j["run"]["request"]["finetune"]["seed"]);
@@ -150,8 +162,10 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
       ASSERT_TRUE(tests.count(s)) << name << " " << s << " " << pb.dump();
       EXPECT_GT(tests[s]["delta"].get<double>(), 0.0) << name << " " << s << " " << pb.dump();
       EXPECT_LT(tests[s]["p_value"].get<double>(), 0.05) << name << " " << s << " " << pb.dump();
-      EXPECT_DOUBLE_EQ(tests[s]["baseline"].get<double>(), b["summary"][s].get<double>()) << name << " " << s;
-      EXPECT_DOUBLE_EQ(tests[s]["system"].get<double>(), j["summary"][s].get<double>()) << name << " " << s;
+      EXPECT_DOUBLE_EQ(tests[s]["baseline"].get<double>(), b["summary"][s].get<double>())
+          << name << " " << s;
+      EXPECT_DOUBLE_EQ(tests[s]["system"].get<double>(), j["summary"][s].get<double>())
+          << name << " " << s;
     }
     const size_t model_row = r.out.find("| unieval-run:squad-qg");
     const size_t row = r.out.find(std::string("| baseline: ") + name);
@@ -166,11 +180,13 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
   const auto copy = core::read_lines(path("run1/baselines/copy-source/pred.txt"));
   const auto sources = core::read_lines(path("run1/data/eval.src"));
   ASSERT_EQ(copy.size(), sources.size());
-  for (size_t i = 0; i < copy.size(); ++i) EXPECT_EQ(copy[i], sources[i]) << i;  // "the N V the O ." is 6 words
+  for (size_t i = 0; i < copy.size(); ++i)
+    EXPECT_EQ(copy[i], sources[i]) << i;  // "the N V the O ." is 6 words
   // The training curves beside the result, and `unieval plot` draws them again.
   const std::string curves = core::read_file(path("run1/curves.svg"));
   EXPECT_EQ(curves.rfind("<?xml", 0), 0u);
-  for (const char* series : {"data-series=\"loss\"", "data-series=\"dev loss\"", "data-series=\"lr\""})
+  for (const char* series :
+       {"data-series=\"loss\"", "data-series=\"dev loss\"", "data-series=\"lr\""})
     EXPECT_NE(curves.find(series), std::string::npos) << series;
   auto plot = run_cli("plot --run " + shq(path("run1")) + " --out " + shq(path("c.svg")));
   ASSERT_EQ(plot.exit_code, 0) << plot.err;
@@ -182,7 +198,9 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(last_json_line(again.out), j);
   EXPECT_EQ(core::read_file(path("run1/result.json")), result_text);
-  auto from_table = [](const std::string& out) { return out.substr(std::min(out.find("**squad-qg"), out.size())); };
+  auto from_table = [](const std::string& out) {
+    return out.substr(std::min(out.find("**squad-qg"), out.size()));
+  };
   EXPECT_EQ(from_table(again.out), from_table(r.out));
   EXPECT_NE(from_table(again.out).find("| baseline: copy-source"), std::string::npos) << again.out;
 
@@ -220,9 +238,9 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
 
   // A checkpoint whose vocabulary size disagrees with --vocab: exit 2 naming the vocab file.
   tmp.write("vocab_big.txt", core::read_file(path("vocab.txt")) + "extra\n");
-  auto mism = run_cli("run --task squad-qg --data " + shq(path("qg")) + " --out " + shq(path("run3")) + " --model " +
-                      shq(path("run1/checkpoint")) + " --vocab " + shq(path("vocab_big.txt")) +
-                      " --no-progress --skip-metric meteor");
+  auto mism = run_cli("run --task squad-qg --data " + shq(path("qg")) + " --out " +
+                      shq(path("run3")) + " --model " + shq(path("run1/checkpoint")) + " --vocab " +
+                      shq(path("vocab_big.txt")) + " --no-progress --skip-metric meteor");
   EXPECT_EQ(mism.exit_code, 2);
   EXPECT_NE(mism.err.find("vocab_big.txt"), std::string::npos) << mism.err;
   EXPECT_NE(mism.err.find("more than the vocab_size"), std::string::npos) << mism.err;
@@ -233,10 +251,11 @@ TEST_F(RunCliTest, TrainsDecodesScoresAndResumes) {
   std::string small = core::read_file(path("vocab.txt"));
   small.erase(small.rfind("car\n"));
   tmp.write("vocab_small.txt", small);
-  auto padded = run_cli("run --task squad-qg --data " + shq(path("qg")) + " --out " + shq(path("run4")) + " --model " +
-                        shq(path("run1/checkpoint")) + " --vocab " + shq(path("vocab_small.txt")) +
-                        " --train-limit 40 --eval-limit 8 --steps 2 --batch-size 8 --max-src-len 12 --max-tgt-len 10"
-                        " --max-len 10 --threads 2 --no-progress --json --skip-metric meteor");
+  auto padded = run_cli(
+      "run --task squad-qg --data " + shq(path("qg")) + " --out " + shq(path("run4")) +
+      " --model " + shq(path("run1/checkpoint")) + " --vocab " + shq(path("vocab_small.txt")) +
+      " --train-limit 40 --eval-limit 8 --steps 2 --batch-size 8 --max-src-len 12 --max-tgt-len 10"
+      " --max-len 10 --threads 2 --no-progress --json --skip-metric meteor");
   ASSERT_EQ(padded.exit_code, 0) << padded.err;
   EXPECT_EQ(last_json_line(padded.out)["run"]["eval_examples"], 8);
   const auto hyps = core::read_lines(path("run4/eval/hyp.txt"));
@@ -258,19 +277,24 @@ TEST_F(RunCliTest, NoTrainAndStepsZeroEvaluateTheInitialModel) {
     expect_valid_result(j);
     EXPECT_EQ(j["run"]["train"]["steps"], 0);
     EXPECT_EQ(j["run"]["train"]["total_steps"], 0);
-    const auto st = nlohmann::json::parse(core::read_file(path("nt-" + arch + "/checkpoint/trainer_state.json")));
+    const auto st = nlohmann::json::parse(
+        core::read_file(path("nt-" + arch + "/checkpoint/trainer_state.json")));
     EXPECT_EQ(st["step"], 0);
     auto b = run_cli(run_cmd("s0-" + arch, "--arch " + arch, "qg", 0));
     ASSERT_EQ(b.exit_code, 0) << b.err << b.out;
     EXPECT_EQ(last_json_line(b.out)["run"]["train"]["total_steps"], 0);
-    EXPECT_EQ(core::read_file(path("nt-" + arch + "/eval/hyp.txt")), core::read_file(path("s0-" + arch + "/eval/hyp.txt")));
-    auto c = run_cli("run --task squad-qg --data " + shq(path("qg")) + " --out " + shq(path("ck-" + arch)) + " --model " +
+    EXPECT_EQ(core::read_file(path("nt-" + arch + "/eval/hyp.txt")),
+              core::read_file(path("s0-" + arch + "/eval/hyp.txt")));
+    auto c = run_cli("run --task squad-qg --data " + shq(path("qg")) + " --out " +
+                     shq(path("ck-" + arch)) + " --model " +
                      shq(path("nt-" + arch + "/checkpoint")) + " --arch " + arch +
-                     " --no-train --eval-limit 40 --max-src-len 12 --max-tgt-len 10 --max-len 10 --threads 2 --no-progress"
+                     " --no-train --eval-limit 40 --max-src-len 12 --max-tgt-len 10 --max-len 10 "
+                     "--threads 2 --no-progress"
                      " --json --skip-metric meteor");
     ASSERT_EQ(c.exit_code, 0) << c.err << c.out;
     EXPECT_EQ(last_json_line(c.out)["run"]["train"]["total_steps"], 0);
-    EXPECT_EQ(core::read_file(path("nt-" + arch + "/eval/hyp.txt")), core::read_file(path("ck-" + arch + "/eval/hyp.txt")));
+    EXPECT_EQ(core::read_file(path("nt-" + arch + "/eval/hyp.txt")),
+              core::read_file(path("ck-" + arch + "/eval/hyp.txt")));
   }
   auto neg = run_cli(run_cmd("neg", "", "qg", -1));
   EXPECT_EQ(neg.exit_code, 2) << neg.err;
@@ -289,9 +313,11 @@ TEST_F(RunCliTest, ErnieGenArchTrainsDecodesAndScores) {
   // Learnable with infilling decoding too.
   EXPECT_GT(j["summary"]["bleu1"].get<double>(), 0.5) << r.out;
   // The official scripts' layout ([CLS] opens the target) trains and decodes as well.
-  auto bos = run_cli(run_cmd("eg-bos", "--arch ernie-gen --noise-prob 0.2 --target-bos", "qg", 60, 20));
+  auto bos =
+      run_cli(run_cmd("eg-bos", "--arch ernie-gen --noise-prob 0.2 --target-bos", "qg", 60, 20));
   ASSERT_EQ(bos.exit_code, 0) << bos.err;
-  EXPECT_EQ(nlohmann::json::parse(core::read_file(path("eg-bos/run.json")))["train"]["target_bos"], true);
+  EXPECT_EQ(nlohmann::json::parse(core::read_file(path("eg-bos/run.json")))["train"]["target_bos"],
+            true);
   EXPECT_GT(last_json_line(bos.out)["summary"]["bleu1"].get<double>(), 0.5) << bos.out;
   EXPECT_NE(last_json_line(bos.out)["run"]["hypotheses_sha256"], j["run"]["hypotheses_sha256"]);
   // UniLM's masking with the ERNIE-GEN layout is refused before anything is written.
@@ -307,12 +333,14 @@ TEST_F(RunCliTest, ErnieGenArchTrainsDecodesAndScores) {
   auto ck_cfg = nlohmann::json::parse(core::read_file(path("eg/checkpoint/config.json")));
   ck_cfg["unieval_arch"] = "ernie-gen";
   tmp.write("egck/config.json", ck_cfg.dump());
-  auto from_ck = run_cli("run --task squad-qg --data " + shq(path("qg")) + " --out " + shq(path("eg-ck")) +
-                         " --model " + shq(path("egck")) + " --steps 2 --eval-limit 4 --max-len 6 --threads 1"
+  auto from_ck = run_cli("run --task squad-qg --data " + shq(path("qg")) + " --out " +
+                         shq(path("eg-ck")) + " --model " + shq(path("egck")) +
+                         " --steps 2 --eval-limit 4 --max-len 6 --threads 1"
                          " --no-progress --json --skip-metric meteor");
   ASSERT_EQ(from_ck.exit_code, 0) << from_ck.err;
   EXPECT_EQ(last_json_line(from_ck.out)["run"]["request"]["finetune"]["arch"], "ernie-gen");
-  EXPECT_EQ(nlohmann::json::parse(core::read_file(path("eg-ck/run.json")))["train"]["arch"], "ernie-gen");
+  EXPECT_EQ(nlohmann::json::parse(core::read_file(path("eg-ck/run.json")))["train"]["arch"],
+            "ernie-gen");
   auto bad = run_cli(run_cmd("eg-bad", "--arch xlnet"));
   EXPECT_EQ(bad.exit_code, 2);
   EXPECT_NE(bad.err.find("xlnet"), std::string::npos) << bad.err;
@@ -360,7 +388,8 @@ TEST_F(RunCliTest, BadInputExitsTwoNamingTheFileAndWritesNothing) {
   auto notrun = run_cli(run_cmd("bad3"));
   EXPECT_EQ(notrun.exit_code, 2);
   EXPECT_EQ(core::read_file(path("bad3/keep.txt")), "x");
-  EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path() / "bad3"), fs::directory_iterator()), 1);
+  EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path() / "bad3"), fs::directory_iterator()),
+            1);
 
   // --segment-ids: malformed, or beyond the config's type_vocab_size (2): exit 2, nothing written.
   for (const char* bad : {"--segment-ids 4", "--segment-ids a,b", "--segment-ids 4,5"}) {
@@ -384,7 +413,8 @@ TEST_F(RunCliTest, SegmentIdsOverrideRecorded) {
   // Without the flag: the family's (0,1 for type_vocab_size 2), and no key in the request.
   auto d = run_cli(run_cmd("seg0", "--stop-after 1"));
   ASSERT_EQ(d.exit_code, 0) << d.err;
-  EXPECT_FALSE(nlohmann::json::parse(core::read_file(path("seg0/request.json"))).contains("segment_ids"));
+  EXPECT_FALSE(
+      nlohmann::json::parse(core::read_file(path("seg0/request.json"))).contains("segment_ids"));
   auto info0 = nlohmann::json::parse(core::read_file(path("seg0/run.json")));
   EXPECT_EQ(info0["train"]["source_type"], 0);
   EXPECT_EQ(info0["segment_ids_from"], "checkpoint family");
@@ -408,16 +438,19 @@ TEST_F(RunCliTest, CoqaBudgetCountsWordPieces) {
                            {"answers", {{{"turn_id", 1}, {"input_text", "yes"}}}}}}}};
   tmp.write("coqa/coqa-train-v1.0.json", doc.dump());
   tmp.write("coqa/coqa-dev-v1.0.json", doc.dump());
-  auto r = run_cli("run --task coqa-gen --data " + shq(path("coqa")) + " --out " + shq(path("coqa_run")) +
-                   " --model-config " + shq(path("config_wp.json")) + " --vocab " + shq(path("vocab_wp.txt")) +
-                   " --max-src-words 9 --max-src-len 12 --max-tgt-len 4 --stop-after 1 --threads 2 --no-progress");
+  auto r = run_cli("run --task coqa-gen --data " + shq(path("coqa")) + " --out " +
+                   shq(path("coqa_run")) + " --model-config " + shq(path("config_wp.json")) +
+                   " --vocab " + shq(path("vocab_wp.txt")) +
+                   " --max-src-words 9 --max-src-len 12 --max-tgt-len 4 --stop-after 1 --threads 2 "
+                   "--no-progress");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   // Budget 9 tokens: "who" (1) + 4 passage words of 2 pieces each = 9 (counting words: 8 words).
   const auto src = core::read_lines(path("coqa_run/data/eval.src"));
   ASSERT_EQ(src.size(), 1u);
   EXPECT_EQ(src[0], "who catdog catdog catdog catdog");
   const auto manifest = nlohmann::json::parse(core::read_file(path("coqa_run/data/manifest.json")));
-  EXPECT_NE(manifest["reader"].get<std::string>().find("WordPiece tokens"), std::string::npos) << manifest["reader"];
+  EXPECT_NE(manifest["reader"].get<std::string>().find("WordPiece tokens"), std::string::npos)
+      << manifest["reader"];
 }
 
 }  // namespace

@@ -11,11 +11,11 @@
 
 #include "core/io.h"
 #include "models/io/safetensors.h"
-#include "models/training/seq2seq_data.h"
 #include "models/tokenizer/wordpiece.h"
+#include "models/training/seq2seq_data.h"
 #include "results/run_summary.h"
-#include "tests/schema_check.h"
 #include "tests/json_line.h"
+#include "tests/schema_check.h"
 #include "tests/test_util.h"
 
 namespace unieval {
@@ -58,15 +58,16 @@ class FinetuneCliTest : public ::testing::Test {
     o.n_dev = 4;
     o.n_test = 12;
     models::write_synthetic_task(models::make_synthetic_task(o), (tmp.path() / "data").string());
-    nlohmann::json cfg = {{"vocab_size", 15}, {"hidden_size", 32}, {"num_hidden_layers", 2},
-                          {"num_attention_heads", 4}, {"intermediate_size", 64},
-                          {"max_position_embeddings", 32}, {"hidden_dropout_prob", 0.1},
-                          {"attention_probs_dropout_prob", 0.1}};
+    nlohmann::json cfg = {{"vocab_size", 15},           {"hidden_size", 32},
+                          {"num_hidden_layers", 2},     {"num_attention_heads", 4},
+                          {"intermediate_size", 64},    {"max_position_embeddings", 32},
+                          {"hidden_dropout_prob", 0.1}, {"attention_probs_dropout_prob", 0.1}};
     tmp.write("config.json", cfg.dump());
   }
   std::string finetune(const std::string& run, const std::string& extra) {
-    return testing::finetune_args("copy", tmp.path() / "config.json", tmp.path() / "data", tmp.path() / run,
-                                  "--steps 12 --batch-size 8 --lr 1e-3 --threads 1 --no-progress --json " + extra);
+    return testing::finetune_args(
+        "copy", tmp.path() / "config.json", tmp.path() / "data", tmp.path() / run,
+        "--steps 12 --batch-size 8 --lr 1e-3 --threads 1 --no-progress --json " + extra);
   }
   TempDir tmp;
 };
@@ -78,8 +79,8 @@ TEST_F(FinetuneCliTest, KilledRunResumesToTheSameParameters) {
   ASSERT_EQ(part.exit_code, 0) << part.err;
   EXPECT_FALSE(last_json_line(part.out)["finished"].get<bool>());
   // The run summary for dashboards, under its published schema.
-  const auto summary_schema = nlohmann::json::parse(
-      core::read_file(std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_summary.v1.schema.json"));
+  const auto summary_schema = nlohmann::json::parse(core::read_file(
+      std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_summary.v1.schema.json"));
   auto summary = [&](const std::string& rel) {
     auto j = nlohmann::json::parse(core::read_file((tmp.path() / rel).string()));
     EXPECT_EQ(testing::schema_problems(j, summary_schema), std::vector<std::string>{}) << rel;
@@ -90,16 +91,20 @@ TEST_F(FinetuneCliTest, KilledRunResumesToTheSameParameters) {
   EXPECT_EQ(summary("part/summary.json")["summary"]["steps"], 5);
   auto again = run_cli(finetune("part", ""));
   EXPECT_EQ(again.exit_code, 2) << "a second run into the same directory needs --resume";
-  auto resumed = run_cli("finetune --out " + shq((tmp.path() / "part").string()) + " --resume --no-progress --json");
+  auto resumed = run_cli("finetune --out " + shq((tmp.path() / "part").string()) +
+                         " --resume --no-progress --json");
   ASSERT_EQ(resumed.exit_code, 0) << resumed.err;
   EXPECT_TRUE(last_json_line(resumed.out)["finished"].get<bool>());
   EXPECT_EQ(summary("part/summary.json")["status"], "finished");
   EXPECT_EQ(summary("part/summary.json")["command"], "finetune");
-  EXPECT_EQ(summary("full/summary.json")["summary"]["last_loss"], last_json_line(full.out)["last_loss"]);
+  EXPECT_EQ(summary("full/summary.json")["summary"]["last_loss"],
+            last_json_line(full.out)["last_loss"]);
   EXPECT_EQ(last_json_line(resumed.out)["last_loss"], last_json_line(full.out)["last_loss"]);
   // Same weights byte for byte.
-  const std::string a = core::read_file((tmp.path() / "full/checkpoint/model.safetensors").string());
-  const std::string b = core::read_file((tmp.path() / "part/checkpoint/model.safetensors").string());
+  const std::string a =
+      core::read_file((tmp.path() / "full/checkpoint/model.safetensors").string());
+  const std::string b =
+      core::read_file((tmp.path() / "part/checkpoint/model.safetensors").string());
   EXPECT_TRUE(a == b);
   // And the same log, step by step (elapsed time aside).
   auto la = core::split_lines(core::read_file((tmp.path() / "full/log.jsonl").string()), "a");
@@ -113,10 +118,12 @@ TEST_F(FinetuneCliTest, KilledRunResumesToTheSameParameters) {
 
   // Decode: batch sizes 1 and 5 give the same output; an interrupted decode continues.
   const std::string run = shq((tmp.path() / "full").string());
-  auto d1 = run_cli("decode --run " + run + " --split test --beam 3 --max-len 8 --batch-size 1 --no-progress --out " +
+  auto d1 = run_cli("decode --run " + run +
+                    " --split test --beam 3 --max-len 8 --batch-size 1 --no-progress --out " +
                     shq((tmp.path() / "b1.txt").string()));
   ASSERT_EQ(d1.exit_code, 0) << d1.err;
-  auto d5 = run_cli("decode --run " + run + " --split test --beam 3 --max-len 8 --batch-size 5 --no-progress --out " +
+  auto d5 = run_cli("decode --run " + run +
+                    " --split test --beam 3 --max-len 8 --batch-size 5 --no-progress --out " +
                     shq((tmp.path() / "b5.txt").string()));
   ASSERT_EQ(d5.exit_code, 0) << d5.err;
   const std::string t1 = core::read_file((tmp.path() / "b1.txt").string());
@@ -124,14 +131,17 @@ TEST_F(FinetuneCliTest, KilledRunResumesToTheSameParameters) {
   EXPECT_EQ(core::split_lines(t1, "b1").size(), 12u);
   // An interrupted decode (stopped after 2 batches of 5) continues where it stopped.
   const std::string pout = shq((tmp.path() / "p.txt").string());
-  const std::string dcmd = "decode --run " + run + " --split test --beam 3 --max-len 8 --batch-size 5 --no-progress --json --out " + pout;
+  const std::string dcmd =
+      "decode --run " + run +
+      " --split test --beam 3 --max-len 8 --batch-size 5 --no-progress --json --out " + pout;
   auto d2 = run_cli(dcmd + " --stop-after 2");
   ASSERT_EQ(d2.exit_code, 0) << d2.err;
   EXPECT_FALSE(last_json_line(d2.out)["complete"].get<bool>());
   EXPECT_EQ(summary("p.txt.summary.json")["status"], "stopped");
   EXPECT_EQ(summary("p.txt.summary.json")["command"], "decode");
   EXPECT_FALSE(std::filesystem::exists(tmp.path() / "p.txt"));
-  EXPECT_EQ(core::split_lines(core::read_file((tmp.path() / "p.txt.partial").string()), "p").size(), 10u);
+  EXPECT_EQ(core::split_lines(core::read_file((tmp.path() / "p.txt.partial").string()), "p").size(),
+            10u);
   auto d3 = run_cli(dcmd);
   ASSERT_EQ(d3.exit_code, 0) << d3.err;
   EXPECT_EQ(last_json_line(d3.out)["decoded_now"].get<int>(), 2);
@@ -142,10 +152,12 @@ TEST_F(FinetuneCliTest, KilledRunResumesToTheSameParameters) {
 }
 
 TEST_F(FinetuneCliTest, BadInputsAreClearErrors) {
-  auto r = run_cli("finetune --model-config " + shq((tmp.path() / "config.json").string()) + " --data " +
-                   shq((tmp.path() / "nowhere").string()) + " --out " + shq((tmp.path() / "x").string()));
+  auto r = run_cli("finetune --model-config " + shq((tmp.path() / "config.json").string()) +
+                   " --data " + shq((tmp.path() / "nowhere").string()) + " --out " +
+                   shq((tmp.path() / "x").string()));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_NE(r.err.find("nowhere/"), std::string::npos) << "the error names the missing file: " << r.err;
+  EXPECT_NE(r.err.find("nowhere/"), std::string::npos)
+      << "the error names the missing file: " << r.err;
   auto p = run_cli("finetune --preset nope --model-config x --data y --out z");
   EXPECT_EQ(p.exit_code, 2);
   if (!torch::cuda::is_available()) {
@@ -159,16 +171,18 @@ TEST_F(FinetuneCliTest, BadInputsAreClearErrors) {
 
 // A checkpoint whose config vocab_size is larger than its vocab.txt (the padded embedding rows
 // of HF checkpoints): whatever the weights favour, no search emits an id without a vocabulary
-// line (models/decoding/vocab_limit.h). The padded rows get the largest output bias, so without the mask
-// every search picks them and decode fails on "token id out of range".
+// line (models/decoding/vocab_limit.h). The padded rows get the largest output bias, so without the
+// mask every search picks them and decode fails on "token id out of range".
 TEST_F(FinetuneCliTest, DecodeNeverEmitsAnIdWithoutAVocabularyEntry) {
   const int64_t padded = 40;
-  nlohmann::json cfg = nlohmann::json::parse(core::read_file((tmp.path() / "config.json").string()));
+  nlohmann::json cfg =
+      nlohmann::json::parse(core::read_file((tmp.path() / "config.json").string()));
   cfg["vocab_size"] = padded;
   tmp.write("padded.json", cfg.dump());
   const auto run = tmp.path() / "padded";
-  auto f = run_cli(testing::finetune_args("copy", tmp.path() / "padded.json", tmp.path() / "data", run,
-                                          "--steps 2 --batch-size 8 --threads 1 --no-progress"));
+  auto f =
+      run_cli(testing::finetune_args("copy", tmp.path() / "padded.json", tmp.path() / "data", run,
+                                     "--steps 2 --batch-size 8 --threads 1 --no-progress"));
   ASSERT_EQ(f.exit_code, 0) << f.err;
   const auto ckpt = run / "checkpoint";
   const models::Vocab vocab = models::Vocab::from_file((ckpt / "vocab.txt").string());
@@ -189,17 +203,20 @@ TEST_F(FinetuneCliTest, DecodeNeverEmitsAnIdWithoutAVocabularyEntry) {
   ASSERT_TRUE(biased) << "no cls.predictions.bias in " << weights;
   models::write_safetensors(weights, tensors);
 
-  for (const std::string search : {"--beam 1", "--beam 3", "--beam 3 --search unilm", "--sample --seed 1"}) {
+  for (const std::string search :
+       {"--beam 1", "--beam 3", "--beam 3 --search unilm", "--sample --seed 1"}) {
     const auto out = tmp.path() / "padded.txt";
     std::filesystem::remove(out);
-    auto d = run_cli("decode --run " + shq(run.string()) + " --split test --max-len 6 --threads 1 --no-progress " +
-                     search + " --out " + shq(out.string()));
+    auto d = run_cli("decode --run " + shq(run.string()) +
+                     " --split test --max-len 6 --threads 1 --no-progress " + search + " --out " +
+                     shq(out.string()));
     ASSERT_EQ(d.exit_code, 0) << search << ": " << d.err;
     const auto lines = core::split_lines(core::read_file(out.string()), out.string());
     ASSERT_EQ(lines.size(), 12u) << search;
     for (const auto& line : lines) {
       std::istringstream words(line);
-      for (std::string w; words >> w;) EXPECT_TRUE(vocab.contains(w)) << search << ": '" << w << "' in '" << line << "'";
+      for (std::string w; words >> w;)
+        EXPECT_TRUE(vocab.contains(w)) << search << ": '" << w << "' in '" << line << "'";
     }
   }
 }

@@ -11,7 +11,8 @@
 namespace unieval::results {
 namespace {
 
-RunResult run(const std::string& system, double exact, double f1, const std::string& sig = "squad|v:2.0") {
+RunResult run(const std::string& system, double exact, double f1,
+              const std::string& sig = "squad|v:2.0") {
   RunResult r;
   r.task = "squad-v2";
   r.split = "dev";
@@ -126,9 +127,9 @@ TableOptions opts(TableFormat f, const std::string& sort_by = "") {
 TEST(LeaderboardTest, SortedBestMarkedSignatureUnderneath) {
   std::vector<RunResult> runs = {run("low", 60, 70), run("high", 80, 65)};
   std::string md = render_leaderboard(runs, opts(TableFormat::kMarkdown));
-  EXPECT_LT(md.find("| high"), md.find("| low"));            // sorted by the first column
-  EXPECT_NE(md.find("**80.00**"), std::string::npos);         // best exact
-  EXPECT_NE(md.find("**70.00**"), std::string::npos);         // best f1 belongs to "low"
+  EXPECT_LT(md.find("| high"), md.find("| low"));      // sorted by the first column
+  EXPECT_NE(md.find("**80.00**"), std::string::npos);  // best exact
+  EXPECT_NE(md.find("**70.00**"), std::string::npos);  // best f1 belongs to "low"
   EXPECT_EQ(md.find("**60.00**"), std::string::npos);
   EXPECT_NE(md.find("signature squad-v2: squad|v:2.0"), std::string::npos);
   std::string by_f1 = render_leaderboard(runs, opts(TableFormat::kMarkdown, "f1"));
@@ -137,7 +138,8 @@ TEST(LeaderboardTest, SortedBestMarkedSignatureUnderneath) {
   EXPECT_NE(tex.find("\\textbf{80.00}"), std::string::npos);
   std::string html = render_leaderboard(runs, opts(TableFormat::kHtml));
   EXPECT_EQ(html.rfind("<!DOCTYPE html>", 0), 0u);
-  EXPECT_NE(html.find("<td class=\"num best\" data-k=\"80.0\""), std::string::npos);  // best exact, bold
+  EXPECT_NE(html.find("<td class=\"num best\" data-k=\"80.0\""),
+            std::string::npos);  // best exact, bold
   EXPECT_NE(html.find("<td class=\"num best\" data-k=\"70.0\""), std::string::npos);  // best f1
   EXPECT_EQ(html.find("<td class=\"num best\" data-k=\"60.0\""), std::string::npos);
   EXPECT_LT(html.find("data-k=\"high\""), html.find("data-k=\"low\""));

@@ -28,7 +28,10 @@ std::string check_xml(const std::string& s, std::vector<Element>* elements) {
   size_t i = 0;
   std::vector<std::string> open;
   bool root_seen = false;
-  auto name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' || c == '.'; };
+  auto name_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == ':' ||
+           c == '.';
+  };
   auto check_text = [&](const std::string& t) -> std::string {
     for (size_t k = 0; k < t.size(); ++k) {
       if (t[k] == '<') return "'<' in text or attribute";
@@ -36,7 +39,8 @@ std::string check_xml(const std::string& s, std::vector<Element>* elements) {
         size_t semi = t.find(';', k);
         if (semi == std::string::npos) return "unterminated entity";
         std::string ent = t.substr(k + 1, semi - k - 1);
-        if (ent != "amp" && ent != "lt" && ent != "gt" && ent != "quot" && ent != "apos" && ent.rfind('#', 0) != 0)
+        if (ent != "amp" && ent != "lt" && ent != "gt" && ent != "quot" && ent != "apos" &&
+            ent.rfind('#', 0) != 0)
           return "unknown entity &" + ent + ";";
       }
     }
@@ -50,7 +54,8 @@ std::string check_xml(const std::string& s, std::vector<Element>* elements) {
   while (i < s.size()) {
     size_t lt = s.find('<', i);
     std::string text = s.substr(i, lt == std::string::npos ? std::string::npos : lt - i);
-    if (open.empty() && text.find_first_not_of(" \t\r\n") != std::string::npos) return "text outside the root";
+    if (open.empty() && text.find_first_not_of(" \t\r\n") != std::string::npos)
+      return "text outside the root";
     if (auto p = check_text(text); !p.empty()) return p;
     if (lt == std::string::npos) break;
     if (s.compare(lt, 4, "<!--") == 0) {
@@ -82,7 +87,8 @@ std::string check_xml(const std::string& s, std::vector<Element>* elements) {
       size_t a = k;
       while (k < tag.size() && name_char(tag[k])) ++k;
       std::string an = tag.substr(a, k - a);
-      if (an.empty() || k >= tag.size() || tag[k] != '=') return "bad attribute in <" + e.name + ">";
+      if (an.empty() || k >= tag.size() || tag[k] != '=')
+        return "bad attribute in <" + e.name + ">";
       ++k;
       if (k >= tag.size() || (tag[k] != '"' && tag[k] != '\'')) return "unquoted attribute " + an;
       char q = tag[k++];
@@ -129,15 +135,19 @@ TEST(CurvesTest, PretrainLogHasOneCurvePerObjectiveAndTokensPerSecond) {
     log += "{\"step\": " + std::to_string(step) + ", \"loss\": " + std::to_string(mlm + lm + nsp) +
            ", \"mlm\": " + std::to_string(mlm + lm) + ", \"nsp\": " + std::to_string(nsp) +
            ", \"loss_mlm\": " + std::to_string(mlm) + ", \"loss_lm\": " + std::to_string(lm) +
-           ", \"lr\": " + std::to_string(1e-4 * step / 100) + ", \"tokens\": 512, \"tokens_seen\": " +
-           std::to_string(step * 512) + ", \"elapsed_s\": " + std::to_string(step * 0.25) + "}\n";
-    if (step % 50 == 0) log += "{\"step\": " + std::to_string(step) + ", \"dev_loss\": " + std::to_string(9.0 / step) + "}\n";
+           ", \"lr\": " + std::to_string(1e-4 * step / 100) +
+           ", \"tokens\": 512, \"tokens_seen\": " + std::to_string(step * 512) +
+           ", \"elapsed_s\": " + std::to_string(step * 0.25) + "}\n";
+    if (step % 50 == 0)
+      log += "{\"step\": " + std::to_string(step) +
+             ", \"dev_loss\": " + std::to_string(9.0 / step) + "}\n";
   }
   auto series = read_training_log(tmp.write("log.jsonl", log));
   std::map<std::string, const CurveSeries*> by;
   for (const auto& s : series) by[s.name] = &s;
-  ASSERT_TRUE(by.count("loss") && by.count("loss mlm") && by.count("loss lm") && by.count("loss nsp") &&
-              by.count("dev loss") && by.count("lr") && by.count("tokens/s"));
+  ASSERT_TRUE(by.count("loss") && by.count("loss mlm") && by.count("loss lm") &&
+              by.count("loss nsp") && by.count("dev loss") && by.count("lr") &&
+              by.count("tokens/s"));
   EXPECT_EQ(by["loss"]->points.size(), 10u);
   EXPECT_EQ(by["dev loss"]->points.size(), 2u);
   EXPECT_EQ(by["tokens/s"]->points.size(), 9u);  // between consecutive lines
@@ -149,20 +159,24 @@ TEST(CurvesTest, PretrainLogHasOneCurvePerObjectiveAndTokensPerSecond) {
   EXPECT_EQ(els.at(0).name, "svg");
   EXPECT_EQ(els.at(0).attrs.at("xmlns"), "http://www.w3.org/2000/svg");
   auto p = paths(els);
-  EXPECT_EQ(p, (std::vector<std::string>{"loss", "loss lm", "loss mlm", "loss nsp", "dev loss", "lr", "tokens/s"}));  // objectives by name
+  EXPECT_EQ(p, (std::vector<std::string>{"loss", "loss lm", "loss mlm", "loss nsp", "dev loss",
+                                         "lr", "tokens/s"}));  // objectives by name
   EXPECT_NE(svg.find("run &lt;a&amp;b&gt;"), std::string::npos);
 }
 
 TEST(CurvesTest, FinetuneLogWithResumeAndNonFiniteValues) {
   TempDir tmp;
   // A single objective: no per-objective curves. A resume restarts elapsed_s: no rate across it.
-  auto path = tmp.write("log.jsonl",
-                        "{\"step\": 1, \"loss\": 3.0, \"nll\": 3.0, \"lr\": 0.001, \"tokens\": 100, \"elapsed_s\": 1.0}\n"
-                        "{\"step\": 2, \"loss\": 2.5, \"nll\": 2.5, \"lr\": 0.001, \"tokens\": 100, \"elapsed_s\": 2.0}\n"
-                        "{\"step\": 3, \"loss\": null, \"lr\": 0.001, \"tokens\": 100, \"elapsed_s\": 0.5}\n"
-                        "{\"step\": 4, \"loss\": 2.0, \"lr\": 0.0005, \"tokens\": 100, \"elapsed_s\": 1.0}\n"
-                        "{\"step\": 4, \"dev_loss\": 2.2, \"best_dev_loss\": 2.2, \"best_step\": 4}\n"
-                        "\n");
+  auto path = tmp.write(
+      "log.jsonl",
+      "{\"step\": 1, \"loss\": 3.0, \"nll\": 3.0, \"lr\": 0.001, \"tokens\": 100, \"elapsed_s\": "
+      "1.0}\n"
+      "{\"step\": 2, \"loss\": 2.5, \"nll\": 2.5, \"lr\": 0.001, \"tokens\": 100, \"elapsed_s\": "
+      "2.0}\n"
+      "{\"step\": 3, \"loss\": null, \"lr\": 0.001, \"tokens\": 100, \"elapsed_s\": 0.5}\n"
+      "{\"step\": 4, \"loss\": 2.0, \"lr\": 0.0005, \"tokens\": 100, \"elapsed_s\": 1.0}\n"
+      "{\"step\": 4, \"dev_loss\": 2.2, \"best_dev_loss\": 2.2, \"best_step\": 4}\n"
+      "\n");
   auto series = read_training_log(path);
   std::vector<std::string> names;
   for (const auto& s : series) names.push_back(s.name);
@@ -182,13 +196,15 @@ TEST(CurvesTest, FinetuneLogWithResumeAndNonFiniteValues) {
 TEST(CurvesTest, MalformedLogNamesTheLine) {
   TempDir tmp;
   try {
-    read_training_log(tmp.write("log.jsonl", "{\"step\": 1, \"loss\": 2}\n{\"step\": 2, \"loss\": \n"));
+    read_training_log(
+        tmp.write("log.jsonl", "{\"step\": 1, \"loss\": 2}\n{\"step\": 2, \"loss\": \n"));
     FAIL() << "no error";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("log.jsonl:2"), std::string::npos) << e.what();
   }
   EXPECT_THROW(read_training_log(tmp.write("b.jsonl", "{\"loss\": 2}\n")), InputError);
-  EXPECT_THROW(read_training_log(tmp.write("c.jsonl", "{\"step\": 1, \"loss\": \"x\"}\n")), InputError);
+  EXPECT_THROW(read_training_log(tmp.write("c.jsonl", "{\"step\": 1, \"loss\": \"x\"}\n")),
+               InputError);
   std::vector<Element> els;
   EXPECT_EQ(check_xml(render_curves_svg({}, "empty"), &els), "");
   EXPECT_TRUE(paths(els).empty());

@@ -9,13 +9,15 @@
 namespace unieval::results {
 namespace {
 
-RunResult glue(const std::string& task, const std::string& system, std::map<std::string, double> scores) {
+RunResult glue(const std::string& task, const std::string& system,
+               std::map<std::string, double> scores) {
   RunResult r;
   r.task = task;
   r.system = system;
   r.split = "dev";
   r.metrics.push_back({"glue", "glue|x", {}});
-  for (const auto& [k, v] : scores) r.scores.push_back({k, v, "glue", "fraction", true, std::nullopt});
+  for (const auto& [k, v] : scores)
+    r.scores.push_back({k, v, "glue", "fraction", true, std::nullopt});
   return r;
 }
 

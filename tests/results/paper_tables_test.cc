@@ -30,11 +30,16 @@ TEST(PaperTablesTest, BuiltInDataParseAndFillEveryPrintedCell) {
 
 TEST(PaperTablesTest, PrintedShapesMatchThePapers) {
   auto tables = load_paper_tables();
-  struct Shape { const char* paper; const char* table; size_t rows, cols; };
-  for (const Shape& s : {Shape{"unilm", "3", 6, 3}, Shape{"unilm", "4", 7, 3}, Shape{"unilm", "5", 3, 2},
-                         Shape{"unilm", "8", 8, 3}, Shape{"unilm", "10", 3, 7}, Shape{"unilm", "11", 3, 12},
-                         Shape{"gpt", "2", 7, 6}, Shape{"gpt", "5", 4, 9}, Shape{"ernie-gen", "3", 11, 5},
-                         Shape{"ernie-gen", "7", 8, 9}}) {
+  struct Shape {
+    const char* paper;
+    const char* table;
+    size_t rows, cols;
+  };
+  for (const Shape& s :
+       {Shape{"unilm", "3", 6, 3}, Shape{"unilm", "4", 7, 3}, Shape{"unilm", "5", 3, 2},
+        Shape{"unilm", "8", 8, 3}, Shape{"unilm", "10", 3, 7}, Shape{"unilm", "11", 3, 12},
+        Shape{"gpt", "2", 7, 6}, Shape{"gpt", "5", 4, 9}, Shape{"ernie-gen", "3", 11, 5},
+        Shape{"ernie-gen", "7", 8, 9}}) {
     const auto* t = find_table(tables, s.paper, s.table);
     ASSERT_NE(t, nullptr) << s.paper << " " << s.table;
     EXPECT_EQ(t->row_keys().size(), s.rows) << s.paper << " " << s.table;
@@ -104,13 +109,15 @@ TEST(PaperTablesTest, EveryValueOccursInTheSeedText) {
 
 TEST(PaperTablesTest, MalformedCellNamesFileAndLine) {
   TempDir dir;
-  dir.write("tables.json",
-            R"({"schema": "unieval-paper-tables/1", "papers": {"p": {"title": "t", "authors": "a", "seed": "s"}},
+  dir.write(
+      "tables.json",
+      R"({"schema": "unieval-paper-tables/1", "papers": {"p": {"title": "t", "authors": "a", "seed": "s"}},
                 "tables": [{"paper": "p", "table": "1", "caption": "c", "task": "x", "split": "test",
                             "seed": "s", "columns": ["A"], "rows": 1}]})");
-  dir.write("p.jsonl",
-            R"({"paper": "p", "table": "1", "block": "", "system": "S", "task": "x", "split": "test", "column": "A", "metric": "m", "scale": 1, "unit": "raw", "display": "1.5", "value": 1.5})"
-            "\n{not json\n");
+  dir.write(
+      "p.jsonl",
+      R"({"paper": "p", "table": "1", "block": "", "system": "S", "task": "x", "split": "test", "column": "A", "metric": "m", "scale": 1, "unit": "raw", "display": "1.5", "value": 1.5})"
+      "\n{not json\n");
   try {
     load_paper_tables(dir.path().string());
     FAIL() << "expected InputError";
@@ -126,9 +133,10 @@ TEST(PaperTablesTest, MissingCellIsAShapeError) {
             R"({"schema": "unieval-paper-tables/1", "papers": {},
                 "tables": [{"paper": "p", "table": "1", "caption": "c", "task": "x", "split": "test",
                             "seed": "s", "columns": ["A", "B"], "rows": 1}]})");
-  dir.write("p.jsonl",
-            R"({"paper": "p", "table": "1", "block": "", "system": "S", "task": "x", "split": "test", "column": "A", "metric": "m", "scale": 1, "unit": "raw", "display": "1.5", "value": 1.5})"
-            "\n");
+  dir.write(
+      "p.jsonl",
+      R"({"paper": "p", "table": "1", "block": "", "system": "S", "task": "x", "split": "test", "column": "A", "metric": "m", "scale": 1, "unit": "raw", "display": "1.5", "value": 1.5})"
+      "\n");
   EXPECT_THROW(load_paper_tables(dir.path().string()), InputError);
 }
 
@@ -138,9 +146,10 @@ TEST(PaperTablesTest, ValueMustMatchDisplay) {
             R"({"schema": "unieval-paper-tables/1", "papers": {},
                 "tables": [{"paper": "p", "table": "1", "caption": "c", "task": "x", "split": "test",
                             "seed": "s", "columns": ["A"], "rows": 1}]})");
-  dir.write("p.jsonl",
-            R"({"paper": "p", "table": "1", "block": "", "system": "S", "task": "x", "split": "test", "column": "A", "metric": "m", "scale": 1, "unit": "raw", "display": "1.5", "value": 1.6})"
-            "\n");
+  dir.write(
+      "p.jsonl",
+      R"({"paper": "p", "table": "1", "block": "", "system": "S", "task": "x", "split": "test", "column": "A", "metric": "m", "scale": 1, "unit": "raw", "display": "1.5", "value": 1.6})"
+      "\n");
   EXPECT_THROW(load_paper_tables(dir.path().string()), InputError);
 }
 

@@ -79,12 +79,15 @@ TEST(RunResultTest, JsonHasSchemaVersionAndSummary) {
 }
 
 TEST(RunResultTest, SchemaFileListsTheRequiredFields) {
-  std::string text = core::read_file(std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_result.v1.schema.json");
+  std::string text = core::read_file(std::string(UNIEVAL_SOURCE_DIR) +
+                                     "/results/schema/run_result.v1.schema.json");
   auto schema = nlohmann::json::parse(text);
   EXPECT_EQ(schema["$id"], kRunResultSchemaId);
   auto j = to_json(sample());
-  for (const auto& field : schema["required"]) EXPECT_TRUE(j.contains(field.get<std::string>())) << field;
-  for (const auto& [k, v] : j.items()) EXPECT_TRUE(schema["properties"].contains(k)) << k << " undocumented";
+  for (const auto& field : schema["required"])
+    EXPECT_TRUE(j.contains(field.get<std::string>())) << field;
+  for (const auto& [k, v] : j.items())
+    EXPECT_TRUE(schema["properties"].contains(k)) << k << " undocumented";
 }
 
 TEST(RunResultTest, ErrorsNameFileAndField) {
@@ -100,8 +103,10 @@ TEST(RunResultTest, ErrorsNameFileAndField) {
     }
   };
   bad("{\"schema_version\": 1,\n \"task\": ", "malformed JSON");
-  bad(R"({"schema_version": 2, "tool": {"version": "9"}, "task": "x", "metrics": [], "scores": []})", "schema version 1");
-  bad(R"({"schema_version": 1, "tool": {"version": "0"}, "metrics": [], "scores": []})", "task: missing");
+  bad(R"({"schema_version": 2, "tool": {"version": "9"}, "task": "x", "metrics": [], "scores": []})",
+      "schema version 1");
+  bad(R"({"schema_version": 1, "tool": {"version": "0"}, "metrics": [], "scores": []})",
+      "task: missing");
   bad(R"({"schema_version": 1, "tool": {"version": "0"}, "task": "x", "metrics": [], "scores": [{"name": "f1", "value": 1, "metric": "nope"}]})",
       "scores[0].metric");
   bad(R"({"schema_version": 1, "tool": {"version": "0"}, "task": "x", "metrics": [{"id": "m", "signature": "s"}], "scores": [{"name": "f1", "value": "1", "metric": "m"}]})",
@@ -114,13 +119,16 @@ TEST(Sha256Test, KnownVectors) {
   EXPECT_EQ(sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq"),
             "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
   std::string million(1000000, 'a');
-  EXPECT_EQ(sha256_hex(million), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+  EXPECT_EQ(sha256_hex(million),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
 TEST(Sha256Test, FileDigestMatchesSourcesChecksum) {
   UNIEVAL_REQUIRE_SHARED("data/squad/predictions/v2.0-dev.bert-large-single.json.gz");
   // SOURCES.md lists the stored file's sha256 prefix 8efce090.
-  auto d = sha256_file((unieval::testing::shared_dir() / "data/squad/predictions/v2.0-dev.bert-large-single.json.gz").string());
+  auto d = sha256_file(
+      (unieval::testing::shared_dir() / "data/squad/predictions/v2.0-dev.bert-large-single.json.gz")
+          .string());
   EXPECT_EQ(d.substr(0, 8), "8efce090");
 }
 

@@ -11,13 +11,14 @@ namespace unieval::results {
 namespace {
 
 nlohmann::json schema() {
-  return nlohmann::json::parse(core::read_file(std::string(UNIEVAL_SOURCE_DIR) + "/results/schema/run_summary.v1.schema.json"));
+  return nlohmann::json::parse(core::read_file(std::string(UNIEVAL_SOURCE_DIR) +
+                                               "/results/schema/run_summary.v1.schema.json"));
 }
 
 nlohmann::json finetune_summary() {
-  nlohmann::ordered_json s = {{"run", "runs/a"}, {"examples", 200}, {"steps", 40}, {"total_steps", 40},
-                              {"finished", true}, {"first_loss", 5.5}, {"last_loss", 1.25},
-                              {"tokens_per_second", 1234.5}};
+  nlohmann::ordered_json s = {
+      {"run", "runs/a"},  {"examples", 200},   {"steps", 40},       {"total_steps", 40},
+      {"finished", true}, {"first_loss", 5.5}, {"last_loss", 1.25}, {"tokens_per_second", 1234.5}};
   return nlohmann::json::parse(make_run_summary("finetune", "runs/a", true, s).dump());
 }
 
@@ -29,7 +30,11 @@ TEST(RunSummaryTest, MadeSummariesFollowThePublishedSchema) {
   EXPECT_FALSE(j["created"].get<std::string>().empty());
   EXPECT_EQ(testing::schema_problems(j, schema()), std::vector<std::string>{});
   EXPECT_NO_THROW(validate_run_summary(j, "s.json"));
-  nlohmann::ordered_json d = {{"out", "hyp.txt"}, {"examples", 10}, {"decoded_now", 10}, {"complete", false}, {"seconds", 0.5}};
+  nlohmann::ordered_json d = {{"out", "hyp.txt"},
+                              {"examples", 10},
+                              {"decoded_now", 10},
+                              {"complete", false},
+                              {"seconds", 0.5}};
   auto dj = nlohmann::json::parse(make_run_summary("decode", "runs/a", false, d).dump());
   EXPECT_EQ(dj["status"], "stopped");
   EXPECT_EQ(testing::schema_problems(dj, schema()), std::vector<std::string>{});
@@ -73,9 +78,10 @@ TEST(RunSummaryTest, ValidatorAgreesWithTheSchemaFile) {
 }
 
 TEST(RunSummaryTest, WriteRefusesAnInvalidSummary) {
-  EXPECT_THROW(write_run_summary("/nonexistent/should-not-be-written.json",
-                                 make_run_summary("finetune", "r", true, nlohmann::ordered_json::object())),
-               InputError);
+  EXPECT_THROW(
+      write_run_summary("/nonexistent/should-not-be-written.json",
+                        make_run_summary("finetune", "r", true, nlohmann::ordered_json::object())),
+      InputError);
 }
 
 }  // namespace

@@ -82,7 +82,8 @@ TEST(DiagnosticsTest, LengthRatioAndReferenceFree) {
   ASSERT_EQ(w.size(), 1u);
   EXPECT_NE(w[0].find("0.25 times as long as the references"), std::string::npos) << w[0];
   // Too long as well.
-  EXPECT_TRUE(any_contains(diagnostic_warnings(diagnose_outputs({"a b c d e"}, {"a b"})), "2.50 times as long"));
+  EXPECT_TRUE(any_contains(diagnostic_warnings(diagnose_outputs({"a b c d e"}, {"a b"})),
+                           "2.50 times as long"));
   // Without references: no ratio (null in JSON), no length warning.
   const OutputDiagnostics free = diagnose_outputs({"a", "b"}, {});
   EXPECT_FALSE(free.length_ratio.has_value());
@@ -98,8 +99,9 @@ TEST(DiagnosticsTest, JsonHasExactlyTheDocumentedNamesAndReadsBack) {
   const auto j = to_json(d);
   std::vector<std::string> names;
   for (const auto& [k, v] : j.items()) names.push_back(k);
-  EXPECT_EQ(names, (std::vector<std::string>{"hypotheses", "empty", "repeated", "distinct", "most_common",
-                                             "mean_hyp_words", "mean_ref_words", "length_ratio"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"hypotheses", "empty", "repeated", "distinct", "most_common",
+                                      "mean_hyp_words", "mean_ref_words", "length_ratio"}));
   EXPECT_EQ(j["most_common"], nlohmann::ordered_json({{"text", "s s s"}, {"count", 2}}));
   const OutputDiagnostics back = diagnostics_from_json(nlohmann::json::parse(j.dump()));
   EXPECT_EQ(to_json(back), j);
@@ -107,7 +109,9 @@ TEST(DiagnosticsTest, JsonHasExactlyTheDocumentedNamesAndReadsBack) {
   // Rendered in a few lines.
   const std::string text = render_diagnostics(d);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 3);
-  EXPECT_NE(text.find("3 hypotheses, 1 empty, 2 with a word 3+ times in a row, 2 distinct"), std::string::npos) << text;
+  EXPECT_NE(text.find("3 hypotheses, 1 empty, 2 with a word 3+ times in a row, 2 distinct"),
+            std::string::npos)
+      << text;
 }
 
 }  // namespace

@@ -1,15 +1,13 @@
 // The dstc7 adapter (dstc.py pipeline) and the organisers' score sheet.
-#include "tasks/dstc7.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
-
 #include <cmath>
+#include <cstdlib>
 
 #include "core/error.h"
 #include "pipelines/evaluate.h"
+#include "tasks/dstc7.h"
 #include "tests/test_util.h"
 
 namespace unieval::tasks {
@@ -55,15 +53,17 @@ TEST(Dstc7TaskTest, ReferenceFreeScoresOnKeysSortedAndCleaned) {
 TEST(Dstc7TaskTest, RefsFileGivesNistAndBleu) {
   TempDir tmp;
   auto keys = tmp.write("keys.txt", "k1\nk2\n");
-  auto refs = tmp.write("test.refs", "k1\t1|the cat sat on the mat\t1|human reply here\t2|a cat sat on a mat\n"
-                                     "k2\t1|i like green tea\t1|human again\t3|i love tea\n");
+  auto refs = tmp.write("test.refs",
+                        "k1\t1|the cat sat on the mat\t1|human reply here\t2|a cat sat on a mat\n"
+                        "k2\t1|i like green tea\t1|human again\t3|i love tea\n");
   auto sub = tmp.write("sub.txt", "k1\t-\tthe cat sat on the mat\nk2\t-\ti like tea\n");
   auto req = request(refs, sub);
   req.options["keys"] = keys;
   req.skip_metrics = {"meteor"};  // no METEOR resources here (without this: an error, tested below)
   auto r = evaluate(req);
-  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(),
-                          [](const std::string& n) { return n.find("--skip-metric meteor") != std::string::npos; }));
+  EXPECT_TRUE(std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("--skip-metric meteor") != std::string::npos;
+  }));
   ASSERT_NE(r.score("nist4"), nullptr);
   ASSERT_NE(r.score("bleu4"), nullptr);
   EXPECT_GT(r.score("nist4")->value, 0);
@@ -77,7 +77,8 @@ TEST(Dstc7TaskTest, RefsFileGivesNistAndBleu) {
     evaluate(strict);
     ADD_FAILURE();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("--option meteor_data=DIR"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("--option meteor_data=DIR"), std::string::npos)
+        << e.what();
     EXPECT_NE(std::string(e.what()).find("--skip-metric meteor"), std::string::npos) << e.what();
   }
   // A key without references is an error naming the refs file.
@@ -137,7 +138,8 @@ TEST(Dstc7TaskTest, RealConstantBaselineMatchesTheOrganisersSheet) {
 
 TEST(Dstc7TaskTest, RealScoreSheetHasTheTable10Rows) {
   UNIEVAL_REQUIRE_SHARED("data/dstc7/dstc7-task2-automatic-scores.tsv");
-  auto sheet = read_dstc7_score_sheet((shared_dir() / "data/dstc7/dstc7-task2-automatic-scores.tsv").string());
+  auto sheet = read_dstc7_score_sheet(
+      (shared_dir() / "data/dstc7/dstc7-task2-automatic-scores.tsv").string());
   // UniLM Table 10 prints the best system as 2.523 / 1.83 / 8.07 / 9.030 / 15.133 (TeamB-Primary).
   const auto& b = sheet.at("TeamB-Primary");
   EXPECT_NEAR(b.at("nist4"), 2.523, 5e-4);

@@ -49,15 +49,18 @@ TEST(NluSplitTest, ParsesAndSlicesLikePython) {
 TEST(NluGlueTest, ReadsOriginalAndHfLayouts) {
   TempDir tmp;
   tmp.write("SST-2/train.tsv", "sentence\tlabel\ngood film \t1\nbad film \t0\nfine\t1\n");
-  GlueSplit g = read_glue_split("glue-sst2", (tmp.path() / "SST-2").string(), parse_split_spec("train[1:]"));
+  GlueSplit g =
+      read_glue_split("glue-sst2", (tmp.path() / "SST-2").string(), parse_split_spec("train[1:]"));
   ASSERT_EQ(g.rows.size(), 2u);
   EXPECT_EQ(g.rows[0].a, "bad film ");
   EXPECT_EQ(g.rows[0].label, 0);
   EXPECT_EQ(g.rows[0].line, 3);
   EXPECT_EQ(g.rows[1].index, "2");
   // The gold subset is read by the glue-sst2 adapter's reader.
-  EXPECT_EQ(metrics::parse_glue_labels(glue_gold_text(g), "gold", metrics::GlueTask::kSst2), (std::vector<double>{0, 1}));
-  EXPECT_EQ(metrics::parse_glue_labels(glue_predictions_text(g, {1, 1}), "pred", metrics::GlueTask::kSst2),
+  EXPECT_EQ(metrics::parse_glue_labels(glue_gold_text(g), "gold", metrics::GlueTask::kSst2),
+            (std::vector<double>{0, 1}));
+  EXPECT_EQ(metrics::parse_glue_labels(glue_predictions_text(g, {1, 1}), "pred",
+                                       metrics::GlueTask::kSst2),
             (std::vector<double>{1, 1}));
   // CoLA without header; MNLI dev_matched with gold_label; RTE HF export beside the folder name.
   tmp.write("CoLA/dev.tsv", "gj04\t1\t\tThe cat sat.\ngj04\t0\t*\tCat the sat.\n");
@@ -65,17 +68,21 @@ TEST(NluGlueTest, ReadsOriginalAndHfLayouts) {
   ASSERT_EQ(g.rows.size(), 2u);
   EXPECT_EQ(g.rows[1].a, "Cat the sat.");
   EXPECT_EQ(g.rows[1].label, 0);
-  EXPECT_EQ(metrics::parse_glue_labels(glue_gold_text(g), "gold", metrics::GlueTask::kCola), (std::vector<double>{1, 0}));
-  tmp.write("MNLI/dev_matched.tsv",
-            "index\tpromptID\tpairID\tgenre\tsentence1_binary_parse\tsentence2_binary_parse\tsentence1_parse\t"
-            "sentence2_parse\tsentence1\tsentence2\tlabel1\tgold_label\n"
-            "0\t1\t1n\tgov\t(a)\t(b)\t(a)\t(b)\tA man eats.\tSomeone eats.\tentailment\tentailment\n");
+  EXPECT_EQ(metrics::parse_glue_labels(glue_gold_text(g), "gold", metrics::GlueTask::kCola),
+            (std::vector<double>{1, 0}));
+  tmp.write(
+      "MNLI/dev_matched.tsv",
+      "index\tpromptID\tpairID\tgenre\tsentence1_binary_parse\tsentence2_binary_parse\tsentence1_"
+      "parse\t"
+      "sentence2_parse\tsentence1\tsentence2\tlabel1\tgold_label\n"
+      "0\t1\t1n\tgov\t(a)\t(b)\t(a)\t(b)\tA man eats.\tSomeone eats.\tentailment\tentailment\n");
   g = read_glue_split("glue-mnli", (tmp.path() / "MNLI").string(), parse_split_spec("dev"));
   ASSERT_EQ(g.rows.size(), 1u);
   EXPECT_EQ(g.rows[0].a, "A man eats.");
   EXPECT_EQ(g.rows[0].b, "Someone eats.");
   EXPECT_EQ(g.rows[0].label, 1);  // contradiction, entailment, neutral
-  tmp.write("RTE.dev.hf-export.tsv", "sentence1\tsentence2\tlabel\tidx\nA b.\tC d.\t1\t0\nE f.\tG h.\t0\t1\n");
+  tmp.write("RTE.dev.hf-export.tsv",
+            "sentence1\tsentence2\tlabel\tidx\nA b.\tC d.\t1\t0\nE f.\tG h.\t0\t1\n");
   g = read_glue_split("glue-rte", (tmp.path() / "RTE").string(), parse_split_spec("dev"));
   ASSERT_EQ(g.rows.size(), 2u);
   EXPECT_EQ(g.rows[0].b, "C d.");
@@ -85,14 +92,17 @@ TEST(NluGlueTest, ReadsOriginalAndHfLayouts) {
   g = read_glue_split("glue-qnli", (tmp.path() / "QNLI").string(), parse_split_spec("dev"));
   EXPECT_EQ(g.rows.at(0).a, "Who?");
   EXPECT_EQ(g.rows.at(0).b, "He did.");
-  tmp.write("STS-B/dev.tsv", "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore\n"
-                             "0\tmain\tx\t2012\t1\tnone\tnone\tA.\tB.\t3.8\n");
+  tmp.write(
+      "STS-B/dev.tsv",
+      "index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore\n"
+      "0\tmain\tx\t2012\t1\tnone\tnone\tA.\tB.\t3.8\n");
   g = read_glue_split("glue-stsb", (tmp.path() / "STS-B").string(), parse_split_spec("dev"));
   EXPECT_TRUE(g.regression());
   EXPECT_DOUBLE_EQ(g.rows.at(0).label, 3.8);
   // A split file given as the data itself (as SQuAD and CoQA take one): whatever the split is
   // called, its slice of that file.
-  g = read_glue_split("glue-rte", (tmp.path() / "RTE.dev.hf-export.tsv").string(), parse_split_spec("dev[1:]"));
+  g = read_glue_split("glue-rte", (tmp.path() / "RTE.dev.hf-export.tsv").string(),
+                      parse_split_spec("dev[1:]"));
   ASSERT_EQ(g.rows.size(), 1u);
   EXPECT_EQ(g.rows[0].a, "E f.");
   EXPECT_EQ(g.file, (tmp.path() / "RTE.dev.hf-export.tsv").string());
@@ -101,11 +111,15 @@ TEST(NluGlueTest, ReadsOriginalAndHfLayouts) {
 TEST(NluGlueTest, UnknownLabelNamesFileAndLine) {
   TempDir tmp;
   const std::string f = tmp.write("SST-2/train.tsv", "sentence\tlabel\ngood\t1\nbad\tmaybe\n");
-  const std::string e = error_of([&] { read_glue_split("glue-sst2", (tmp.path() / "SST-2").string(), parse_split_spec("train")); });
+  const std::string e = error_of([&] {
+    read_glue_split("glue-sst2", (tmp.path() / "SST-2").string(), parse_split_spec("train"));
+  });
   EXPECT_NE(e.find(f), std::string::npos) << e;
   EXPECT_NE(e.find(":3"), std::string::npos) << e;
   EXPECT_NE(e.find("maybe"), std::string::npos) << e;
-  const std::string missing = error_of([&] { read_glue_split("glue-sst2", (tmp.path() / "SST-2").string(), parse_split_spec("test")); });
+  const std::string missing = error_of([&] {
+    read_glue_split("glue-sst2", (tmp.path() / "SST-2").string(), parse_split_spec("test"));
+  });
   EXPECT_NE(missing.find("split 'test'"), std::string::npos) << missing;
 }
 
@@ -118,15 +132,25 @@ nlohmann::json squad_doc() {
              {"paragraphs",
               {{{"context", ctx},
                 {"qas",
-                 {{{"id", "q1"}, {"question", "Where?"}, {"is_impossible", false}, {"answers", {{{"text", "Paris"}, {"answer_start", 16}}}}},
-                  {{"id", "q2"}, {"question", "Who?"}, {"is_impossible", true}, {"answers", nlohmann::json::array()}},
-                  {{"id", "q3"}, {"question", "What?"}, {"is_impossible", false}, {"answers", {{{"text", "1990s records"}, {"answer_start", 27}}}}}}}}}}}}}};
+                 {{{"id", "q1"},
+                   {"question", "Where?"},
+                   {"is_impossible", false},
+                   {"answers", {{{"text", "Paris"}, {"answer_start", 16}}}}},
+                  {{"id", "q2"},
+                   {"question", "Who?"},
+                   {"is_impossible", true},
+                   {"answers", nlohmann::json::array()}},
+                  {{"id", "q3"},
+                   {"question", "What?"},
+                   {"is_impossible", false},
+                   {"answers", {{{"text", "1990s records"}, {"answer_start", 27}}}}}}}}}}}}}};
 }
 
 TEST(NluSquadTest, MapsOffsetsToWordsAndWritesTheGoldSubset) {
   TempDir tmp;
   tmp.write("sq/dev-v2.0.json", squad_doc().dump());
-  SquadSplit s = read_squad_split("squad-v2", (tmp.path() / "sq").string(), parse_split_spec("dev[1:]"));
+  SquadSplit s =
+      read_squad_split("squad-v2", (tmp.path() / "sq").string(), parse_split_spec("dev[1:]"));
   ASSERT_EQ(s.questions.size(), 2u);
   EXPECT_TRUE(s.questions[0].impossible);
   const std::vector<std::string> words = s.contexts.at(s.questions[1].context).words;
@@ -149,7 +173,9 @@ TEST(NluSquadTest, AnswerOutsideTheContextNamesFileAndId) {
   auto doc = squad_doc();
   doc["data"][0]["paragraphs"][0]["qas"][2]["answers"][0]["answer_start"] = 40;
   const std::string f = tmp.write("sq/train-v2.0.json", doc.dump());
-  const std::string e = error_of([&] { read_squad_split("squad-v2", (tmp.path() / "sq").string(), parse_split_spec("train")); });
+  const std::string e = error_of([&] {
+    read_squad_split("squad-v2", (tmp.path() / "sq").string(), parse_split_spec("train"));
+  });
   EXPECT_NE(e.find(f), std::string::npos) << e;
   EXPECT_NE(e.find("q3"), std::string::npos) << e;
   EXPECT_NE(e.find("outside the context"), std::string::npos) << e;
@@ -169,16 +195,35 @@ nlohmann::json coqa_doc() {
                {{"input_text", "Where does she ride it?"}, {"turn_id", 3}},
                {{"input_text", "Does she like cats?"}, {"turn_id", 4}}}},
              {"answers",
-              {{{"span_start", 5}, {"span_end", 20}, {"span_text", "has a red bike"}, {"input_text", "a red bike"}, {"turn_id", 1}},
-               {{"span_start", 9}, {"span_end", 18}, {"span_text", "a red bike"}, {"input_text", "yes"}, {"turn_id", 2}},
-               {{"span_start", 26}, {"span_end", 44}, {"span_text", "rides it to school"}, {"input_text", "to school"}, {"turn_id", 3}},
-               {{"span_start", -1}, {"span_end", -1}, {"span_text", "unknown"}, {"input_text", "unknown"}, {"turn_id", 4}}}},
+              {{{"span_start", 5},
+                {"span_end", 20},
+                {"span_text", "has a red bike"},
+                {"input_text", "a red bike"},
+                {"turn_id", 1}},
+               {{"span_start", 9},
+                {"span_end", 18},
+                {"span_text", "a red bike"},
+                {"input_text", "yes"},
+                {"turn_id", 2}},
+               {{"span_start", 26},
+                {"span_end", 44},
+                {"span_text", "rides it to school"},
+                {"input_text", "to school"},
+                {"turn_id", 3}},
+               {{"span_start", -1},
+                {"span_end", -1},
+                {"span_text", "unknown"},
+                {"input_text", "unknown"},
+                {"turn_id", 4}}}},
              {"additional_answers",
               {{"0",
                 {{{"input_text", "red bike"}, {"turn_id", 1}, {"span_start", 5}, {"span_end", 20}},
                  {{"input_text", "yes"}, {"turn_id", 2}, {"span_start", 9}, {"span_end", 18}},
                  {{"input_text", "school"}, {"turn_id", 3}, {"span_start", 26}, {"span_end", 44}},
-                 {{"input_text", "unknown"}, {"turn_id", 4}, {"span_start", -1}, {"span_end", -1}}}}}}}}}};
+                 {{"input_text", "unknown"},
+                  {"turn_id", 4},
+                  {"span_start", -1},
+                  {"span_end", -1}}}}}}}}}};
 }
 
 TEST(NluCoqaTest, HistoryClassesAndBestF1Span) {
@@ -208,7 +253,8 @@ TEST(NluCoqaTest, TurnWithoutAnswerNamesFileAndId) {
   auto doc = coqa_doc();
   doc["data"][0]["answers"].erase(3);
   const std::string f = tmp.write("c/coqa-train-v1.0.json", doc.dump());
-  const std::string e = error_of([&] { read_coqa_split((tmp.path() / "c").string(), parse_split_spec("train")); });
+  const std::string e =
+      error_of([&] { read_coqa_split((tmp.path() / "c").string(), parse_split_spec("train")); });
   EXPECT_NE(e.find(f), std::string::npos) << e;
   EXPECT_NE(e.find("story s1 turn 4"), std::string::npos) << e;
 }

@@ -51,7 +51,8 @@ TEST(PresetTest, UnilmDecodingOfTheOfficialDecodeCommands) {
   ASSERT_NE(g, nullptr);
   EXPECT_EQ(g->decode.at("max_len"), 32);
   EXPECT_DOUBLE_EQ(g->decode.at("length_penalty").get<double>(), 0.0);
-  EXPECT_EQ(g->decode.at("ngram_ignore_words").get<std::vector<std::string>>(), std::vector<std::string>{"."});
+  EXPECT_EQ(g->decode.at("ngram_ignore_words").get<std::vector<std::string>>(),
+            std::vector<std::string>{"."});
   EXPECT_EQ(g->decode.at("algorithm"), "unilm");
   // gen_seq_from_trace.py --alpha 0.6, as the script runs (#38).
   EXPECT_DOUBLE_EQ(g->decode.at("trace_alpha").get<double>(), 0.6);
@@ -63,7 +64,8 @@ TEST(PresetTest, UnilmDecodingOfTheOfficialDecodeCommands) {
   EXPECT_DOUBLE_EQ(c->decode.at("trace_alpha").get<double>(), 1.0);
   EXPECT_EQ(c->decode.at("trace_selection"), "official");
   EXPECT_EQ(c->decode.at("algorithm"), "unilm");
-  EXPECT_EQ(c->decode.at("ngram_ignore_words").get<std::vector<std::string>>(), (std::vector<std::string>{".", "[X_SEP]"}));
+  EXPECT_EQ(c->decode.at("ngram_ignore_words").get<std::vector<std::string>>(),
+            (std::vector<std::string>{".", "[X_SEP]"}));
   EXPECT_EQ(c->eval_options.at("trunc_len"), "70");
   const Preset* q = find_preset("squad-qg");
   ASSERT_NE(q, nullptr);
@@ -86,7 +88,8 @@ TEST(PresetTest, FromScratchRecipesAndTheirModelConfigs) {
   EXPECT_DOUBLE_EQ(q->train.at("noise_prob").get<double>(), 0.0);
   // Decoding that cannot return an empty question or print a special token.
   EXPECT_GE(q->decode.at("min_len").get<int>(), 1);
-  EXPECT_EQ(q->decode.at("not_predict_words").get<std::vector<std::string>>(), std::vector<std::string>{"@special"});
+  EXPECT_EQ(q->decode.at("not_predict_words").get<std::vector<std::string>>(),
+            std::vector<std::string>{"@special"});
   EXPECT_EQ(q->decode.at("no_repeat_ngram"), 3);
   const Preset* g = find_preset("glue-sst2-scratch");
   ASSERT_NE(g, nullptr);
@@ -94,12 +97,14 @@ TEST(PresetTest, FromScratchRecipesAndTheirModelConfigs) {
   EXPECT_EQ(g->task, "glue-sst2");
   // The model configs the notes name exist, and their vocabulary size is the vocab command's 8,000.
   for (const char* name : {"squad-qg-scratch", "glue-sst2-scratch"}) {
-    const std::string path = std::string(UNIEVAL_SOURCE_DIR) + "/tasks/scratch/" + name + ".config.json";
+    const std::string path =
+        std::string(UNIEVAL_SOURCE_DIR) + "/tasks/scratch/" + name + ".config.json";
     std::ifstream in(path);
     ASSERT_TRUE(in) << path;
     const auto cfg = nlohmann::json::parse(in);
     EXPECT_EQ(cfg.at("vocab_size"), 8000) << path;
-    EXPECT_NE(find_preset(name)->note.find(std::string("tasks/scratch/") + name + ".config.json"), std::string::npos);
+    EXPECT_NE(find_preset(name)->note.find(std::string("tasks/scratch/") + name + ".config.json"),
+              std::string::npos);
   }
 }
 

@@ -2,6 +2,8 @@
 // dataset's distributed format; bad input names the file; and the round trip the run scores
 // through: references → WordPiece → decode detokeniser (pieces glued, no HF clean-up) → task
 // post-processing → the task's adapter gives BLEU-4 = 1 (squad-qg) and ROUGE 100 (cnndm).
+#include "tasks/seq2seq_tasks.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,7 +14,6 @@
 #include "core/error.h"
 #include "core/io.h"
 #include "models/tokenizer/wordpiece.h"
-#include "tasks/seq2seq_tasks.h"
 #include "pipelines/evaluate.h"
 #include "tasks/task.h"
 #include "tasks/unilm_text.h"
@@ -21,11 +22,11 @@
 namespace unieval::tasks {
 namespace {
 
-using testing::TempDir;
 using models::DetokenizeOptions;
 using models::TokenizerOptions;
 using models::Vocab;
 using models::WordPieceTokenizer;
+using testing::TempDir;
 
 std::string error_of(const std::function<void()>& f) {
   try {
@@ -84,7 +85,8 @@ TEST(Seq2SeqTasks, CnndmLineFilesAndStories) {
   ASSERT_EQ(s.src.size(), 2u);
   EXPECT_EQ(s.tgt[0], "first sentence . [X_SEP] second one .");
   EXPECT_EQ(s.refs[0], "first sentence . <S_SEP> second one .");
-  d.write("raw/stories/b.story", "Line one of B.\n\nLine two.\n\n@highlight\n\nHigh one\n\n@highlight\n\nHigh two\n");
+  d.write("raw/stories/b.story",
+          "Line one of B.\n\nLine two.\n\n@highlight\n\nHigh one\n\n@highlight\n\nHigh two\n");
   d.write("raw/stories/a.story", "Article A.\n\n@highlight\n\nOnly highlight\n");
   d.write("raw/test.list", "b\na.story\n");
   Seq2SeqSplit r = read_seq2seq_split("cnndm", (d.path() / "raw").string(), "test");
@@ -94,13 +96,15 @@ TEST(Seq2SeqTasks, CnndmLineFilesAndStories) {
   EXPECT_EQ(r.refs[0], "High one <S_SEP> High two");
   EXPECT_EQ(r.ids[1], "a");
   d.write("raw2/test/x.story", "No highlights here.\n");
-  std::string e = error_of([&] { read_seq2seq_split("cnndm", (d.path() / "raw2").string(), "test"); });
+  std::string e =
+      error_of([&] { read_seq2seq_split("cnndm", (d.path() / "raw2").string(), "test"); });
   EXPECT_NE(e.find("x.story"), std::string::npos) << e;
 }
 
 TEST(Seq2SeqTasks, GigawordOrgData) {
   TempDir d;
-  d.write("test.src.txt", "australia 's current account deficit shrinks by a record #.## billion dlrs\n");
+  d.write("test.src.txt",
+          "australia 's current account deficit shrinks by a record #.## billion dlrs\n");
   d.write("test.tgt.txt", "australian current account deficit narrows sharply\n");
   Seq2SeqSplit s = read_seq2seq_split("gigaword", d.path().string(), "test");
   ASSERT_EQ(s.src.size(), 1u);
@@ -109,14 +113,17 @@ TEST(Seq2SeqTasks, GigawordOrgData) {
 
 TEST(Seq2SeqTasks, CoqaGenHistoryAndPassageWindow) {
   TempDir d;
-  nlohmann::json doc = {{"version", "1.0"},
-                        {"data",
-                         {{{"id", "s1"},
-                           {"source", "wikipedia"},
-                           {"story", "w1 w2 w3 w4 w5 w6 cat w8 w9 w10 w11 w12"},
-                           {"questions", {{{"turn_id", 1}, {"input_text", "who is here?"}},
-                                          {{"turn_id", 2}, {"input_text", "the cat?"}}}},
-                           {"answers", {{{"turn_id", 1}, {"input_text", "w1"}}, {{"turn_id", 2}, {"input_text", "yes"}}}}}}}};
+  nlohmann::json doc = {
+      {"version", "1.0"},
+      {"data",
+       {{{"id", "s1"},
+         {"source", "wikipedia"},
+         {"story", "w1 w2 w3 w4 w5 w6 cat w8 w9 w10 w11 w12"},
+         {"questions",
+          {{{"turn_id", 1}, {"input_text", "who is here?"}},
+           {{"turn_id", 2}, {"input_text", "the cat?"}}}},
+         {"answers",
+          {{{"turn_id", 1}, {"input_text", "w1"}}, {{"turn_id", 2}, {"input_text", "yes"}}}}}}}};
   d.write("coqa-dev-v1.0.json", doc.dump());
   Seq2SeqReadOptions o;
   o.max_src_words = 8;
@@ -140,14 +147,17 @@ TEST(Seq2SeqTasks, CoqaGenHistoryAndPassageWindow) {
 // units: here a word of n characters counts n.
 TEST(Seq2SeqTasks, CoqaGenBudgetInTheLengthFunctionsUnits) {
   TempDir d;
-  nlohmann::json doc = {{"version", "1.0"},
-                        {"data",
-                         {{{"id", "s1"},
-                           {"source", "wikipedia"},
-                           {"story", "w1 w2 w3 w4 w5 w6 cat w8 w9 w10 w11 w12"},
-                           {"questions", {{{"turn_id", 1}, {"input_text", "who is here?"}},
-                                          {{"turn_id", 2}, {"input_text", "the cat?"}}}},
-                           {"answers", {{{"turn_id", 1}, {"input_text", "w1"}}, {{"turn_id", 2}, {"input_text", "yes"}}}}}}}};
+  nlohmann::json doc = {
+      {"version", "1.0"},
+      {"data",
+       {{{"id", "s1"},
+         {"source", "wikipedia"},
+         {"story", "w1 w2 w3 w4 w5 w6 cat w8 w9 w10 w11 w12"},
+         {"questions",
+          {{{"turn_id", 1}, {"input_text", "who is here?"}},
+           {{"turn_id", 2}, {"input_text", "the cat?"}}}},
+         {"answers",
+          {{{"turn_id", 1}, {"input_text", "w1"}}, {{"turn_id", 2}, {"input_text", "yes"}}}}}}}};
   d.write("coqa-dev-v1.0.json", doc.dump());
   Seq2SeqReadOptions o;
   o.max_src_words = 12;
@@ -186,7 +196,8 @@ TEST(Seq2SeqTasks, PersonachatConvai2Text) {
   EXPECT_EQ(s.tgt[1], "yes , cats .");
   EXPECT_EQ(s.src[2], "i run. hey");
   d.write("bad/valid.txt", "1 your persona: x\n2 no tab here\n");
-  std::string e = error_of([&] { read_seq2seq_split("personachat", (d.path() / "bad").string(), "valid"); });
+  std::string e =
+      error_of([&] { read_seq2seq_split("personachat", (d.path() / "bad").string(), "valid"); });
   EXPECT_NE(e.find("valid.txt:2"), std::string::npos) << e;
 }
 
@@ -195,7 +206,8 @@ TEST(Seq2SeqTasks, PersonachatConvai2Text) {
 // A vocabulary holding every WordPiece word of the texts (basic tokenizer output) and the specials.
 WordPieceTokenizer vocab_for(const std::vector<std::string>& texts) {
   std::set<std::string> words;
-  WordPieceTokenizer probe(Vocab({"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}), TokenizerOptions::bert(true));
+  WordPieceTokenizer probe(Vocab({"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"}),
+                           TokenizerOptions::bert(true));
   for (const auto& t : texts)
     for (const auto& w : probe.basic_tokenize(t)) words.insert(w);
   std::vector<std::string> v = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
@@ -217,7 +229,8 @@ std::vector<std::string> decode_round_trip(const WordPieceTokenizer& tok, const 
   return out;
 }
 
-results::RunResult score_references(const Seq2SeqSplit& s, const WordPieceTokenizer& tok, const std::string& dir) {
+results::RunResult score_references(const Seq2SeqSplit& s, const WordPieceTokenizer& tok,
+                                    const std::string& dir) {
   EvalFiles e = write_eval_files(s, dir);
   write_predictions(s, decode_round_trip(tok, s.task, s.tgt), e.pred);
   EvalRequest req;
@@ -229,7 +242,8 @@ results::RunResult score_references(const Seq2SeqSplit& s, const WordPieceTokeni
   // ROUGE-1.5.5's -m without the WordNet table (not the published setting; enough for identity).
   if (s.task == "cnndm") req.options["wordnet_exceptions"] = "false";
   // No METEOR resources in the fixtures: left out on request.
-  if (s.task == "squad-qg" || s.task == "squad-qg-reversed" || s.task == "dstc7") req.skip_metrics = {"meteor"};
+  if (s.task == "squad-qg" || s.task == "squad-qg-reversed" || s.task == "dstc7")
+    req.skip_metrics = {"meteor"};
   return pipelines::evaluate(req);
 }
 
@@ -269,9 +283,10 @@ struct RoundTripCheck {
 RoundTripCheck real_round_trip(const std::string& vocab, bool lowercase, const std::string& dir) {
   Seq2SeqReadOptions o;
   o.limit = 2000;
-  Seq2SeqSplit s = read_seq2seq_split("squad-qg", (testing::shared_dir() / "data/squad_qg").string(), "dev", o);
-  WordPieceTokenizer tok =
-      WordPieceTokenizer::from_file((testing::shared_dir() / "data/vocab" / vocab).string(), TokenizerOptions::bert(lowercase));
+  Seq2SeqSplit s =
+      read_seq2seq_split("squad-qg", (testing::shared_dir() / "data/squad_qg").string(), "dev", o);
+  WordPieceTokenizer tok = WordPieceTokenizer::from_file(
+      (testing::shared_dir() / "data/vocab" / vocab).string(), TokenizerOptions::bert(lowercase));
   RoundTripCheck c;
   c.bleu4 = score_references(s, tok, dir).score("bleu4")->value;
   const auto back = decode_round_trip(tok, s.task, s.tgt);
@@ -282,14 +297,18 @@ RoundTripCheck real_round_trip(const std::string& vocab, bool lowercase, const s
     std::vector<int32_t> ids;
     tok.encode_ids(s.tgt[i], &ids);
     const bool has_unk = std::find(ids.begin(), ids.end(), unk) != ids.end();
-    const bool non_ascii = std::any_of(s.tgt[i].begin(), s.tgt[i].end(), [](char ch) { return (ch & 0x80) != 0; });
+    const bool non_ascii =
+        std::any_of(s.tgt[i].begin(), s.tgt[i].end(), [](char ch) { return (ch & 0x80) != 0; });
     auto no_spaces = [](std::string x) {
       x.erase(std::remove(x.begin(), x.end(), ' '), x.end());
       return x;
     };
-    if (has_unk) ++c.unk;
-    else if (lowercase && non_ascii) ++c.accents;
-    else if (no_spaces(back[i]) == no_spaces(s.tgt[i])) ++c.split;
+    if (has_unk)
+      ++c.unk;
+    else if (lowercase && non_ascii)
+      ++c.accents;
+    else if (no_spaces(back[i]) == no_spaces(s.tgt[i]))
+      ++c.split;
   }
   return c;
 }
@@ -299,14 +318,16 @@ TEST(Seq2SeqTasks, SquadQgRealReferencesThroughTheDecoder) {
   UNIEVAL_REQUIRE_SHARED("data/vocab/bert-uncased-vocab.txt");
   UNIEVAL_REQUIRE_SHARED("data/vocab/unilm-cased-vocab.txt");
   TempDir d;
-  const RoundTripCheck uncased = real_round_trip("bert-uncased-vocab.txt", true, (d.path() / "u").string());
-  const RoundTripCheck cased = real_round_trip("unilm-cased-vocab.txt", false, (d.path() / "c").string());
+  const RoundTripCheck uncased =
+      real_round_trip("bert-uncased-vocab.txt", true, (d.path() / "u").string());
+  const RoundTripCheck cased =
+      real_round_trip("unilm-cased-vocab.txt", false, (d.path() / "c").string());
   RecordProperty("bleu4_uncased", std::to_string(uncased.bleu4));
   RecordProperty("bleu4_cased", std::to_string(cased.bleu4));
   for (const auto* c : {&uncased, &cased})
-    std::cerr << (c == &uncased ? "uncased" : "cased") << ": bleu4 " << c->bleu4 << ", " << c->differing
-              << " of 2000 differ: " << c->split << " punctuation split, " << c->unk << " [UNK], " << c->accents
-              << " accents\n";
+    std::cerr << (c == &uncased ? "uncased" : "cased") << ": bleu4 " << c->bleu4 << ", "
+              << c->differing << " of 2000 differ: " << c->split << " punctuation split, " << c->unk
+              << " [UNK], " << c->accents << " accents\n";
   // Every loss is a punctuation split, an [UNK] or (uncased) an accent (HF clean-up, which glued
   // "?" to the word, took the uncased trip to 0.84); UniLM's cased setting keeps the accents.
   EXPECT_GT(uncased.differing, 0u);
@@ -321,9 +342,10 @@ TEST(Seq2SeqTasks, SquadQgRealReferencesThroughTheDecoder) {
 TEST(Seq2SeqTasks, CnndmReferencesThroughTheDecoderScoreRouge100) {
   TempDir d;
   d.write("test.src", "an article .\nanother article .\n");
-  d.write("test.tgt",
-          "the first sentence of the summary is here . <S_SEP> a second sentence follows it closely .\n"
-          "only one sentence in this reference summary .\n");
+  d.write(
+      "test.tgt",
+      "the first sentence of the summary is here . <S_SEP> a second sentence follows it closely .\n"
+      "only one sentence in this reference summary .\n");
   Seq2SeqSplit s = read_seq2seq_split("cnndm", d.path().string(), "test");
   WordPieceTokenizer tok = vocab_for(s.tgt);
   results::RunResult r = score_references(s, tok, (d.path() / "eval").string());

@@ -46,18 +46,22 @@ TEST(GlueTaskTest, RealRteAllEntailment) {
   TempDir tmp;
   std::string zeros;
   for (int i = 0; i < 277; ++i) zeros += "0\n";
-  auto r = evaluate(request("glue-rte", (shared_dir() / "data/glue/RTE.dev.hf-export.tsv.gz").string(),
-                            tmp.write("p.txt", zeros)));
+  auto r =
+      evaluate(request("glue-rte", (shared_dir() / "data/glue/RTE.dev.hf-export.tsv.gz").string(),
+                       tmp.write("p.txt", zeros)));
   // SOURCES.md: 146 entailment (label 0) of 277.
   EXPECT_DOUBLE_EQ(r.score("accuracy")->value, 146.0 / 277.0);
 }
 
 TEST(CoqaTaskTest, OverallAndDomains) {
   TempDir tmp;
-  auto data = tmp.write("coqa.json", R"({"version": "1.0", "data": [{"source": "wikipedia", "id": "s1", "story": "x",
+  auto data = tmp.write(
+      "coqa.json", R"({"version": "1.0", "data": [{"source": "wikipedia", "id": "s1", "story": "x",
     "questions": [{"input_text": "q", "turn_id": 1}, {"input_text": "q2", "turn_id": 2}],
     "answers": [{"input_text": "white", "turn_id": 1}, {"input_text": "a dog", "turn_id": 2}]}]})");
-  auto pred = tmp.write("pred.json", R"([{"id": "s1", "turn_id": 1, "answer": "White"}, {"id": "s1", "turn_id": 2, "answer": "cat"}])");
+  auto pred = tmp.write(
+      "pred.json",
+      R"([{"id": "s1", "turn_id": 1, "answer": "White"}, {"id": "s1", "turn_id": 2, "answer": "cat"}])");
   auto r = evaluate(request("coqa-gen", data, pred));
   EXPECT_EQ(r.task, "coqa-gen");
   EXPECT_DOUBLE_EQ(r.score("f1")->value, 50.0);
@@ -69,9 +73,10 @@ TEST(CoqaTaskTest, OverallAndDomains) {
 
 TEST(PersonachatTaskTest, ReadsConvai2AndCleansPredictions) {
   TempDir tmp;
-  auto data = tmp.write("valid.txt",
-                        "1 your persona: i like tea.\n2 hi there\thello how are you ?\n3 fine\tthat is good .\n"
-                        "1 your persona: i run.\n2 hey\ti ' m tired\t\tcand1|cand2\n");
+  auto data = tmp.write(
+      "valid.txt",
+      "1 your persona: i like tea.\n2 hi there\thello how are you ?\n3 fine\tthat is good .\n"
+      "1 your persona: i run.\n2 hey\ti ' m tired\t\tcand1|cand2\n");
   EXPECT_EQ(read_convai2_responses(data),
             (std::vector<std::string>{"hello how are you ?", "that is good .", "i ' m tired"}));
   EXPECT_EQ(ernie_gen_persona_clean("i do not know , it ' s a well - known fact i 've seen"),
@@ -101,7 +106,8 @@ TEST(PersonachatTaskTest, RealConvai2ValidationHas7801Responses) {
 }
 
 // A summarization request that stems without the WordNet table (no ROUGE data needed).
-EvalRequest summarization_request(const std::string& task, const std::string& data, const std::string& pred) {
+EvalRequest summarization_request(const std::string& task, const std::string& data,
+                                  const std::string& pred) {
   EvalRequest r = request(task, data, pred);
   r.options["wordnet_exceptions"] = "false";
   return r;
@@ -109,18 +115,25 @@ EvalRequest summarization_request(const std::string& task, const std::string& da
 
 TEST(SummarizationTaskTest, SentenceMarkersAndRouge) {
   EXPECT_EQ(summary_sentences("a b . <S_SEP> c d ."), (std::vector<std::string>{"a b .", "c d ."}));
-  EXPECT_EQ(summary_sentences("<t> a b . </t> <t> c . </t>"), (std::vector<std::string>{"a b .", "c ."}));
+  EXPECT_EQ(summary_sentences("<t> a b . </t> <t> c . </t>"),
+            (std::vector<std::string>{"a b .", "c ."}));
   EXPECT_EQ(summary_sentences("one [X_SEP] two"), (std::vector<std::string>{"one", "two"}));
   TempDir tmp;
-  auto ref = tmp.write("ref.txt", "the cat sat on the mat . <q> it was happy .\npolice arrest a man .\n");
-  auto same = evaluate(summarization_request("cnndm", ref, tmp.write("same.txt", "the cat sat on the mat . <q> it was happy .\npolice arrest a man .\n")));
+  auto ref =
+      tmp.write("ref.txt", "the cat sat on the mat . <q> it was happy .\npolice arrest a man .\n");
+  auto same = evaluate(summarization_request(
+      "cnndm", ref,
+      tmp.write("same.txt",
+                "the cat sat on the mat . <q> it was happy .\npolice arrest a man .\n")));
   EXPECT_DOUBLE_EQ(same.score("rouge1_f")->value, 1.0);
   EXPECT_DOUBLE_EQ(same.score("rougeL_f")->value, 1.0);
-  auto other = evaluate(summarization_request("gigaword", ref, tmp.write("o.txt", "a dog ran .\npolice arrest a woman .\n")));
+  auto other = evaluate(summarization_request(
+      "gigaword", ref, tmp.write("o.txt", "a dog ran .\npolice arrest a woman .\n")));
   EXPECT_LT(other.score("rouge2_f")->value, 0.5);
   ASSERT_TRUE(other.score("rouge1_f")->ci.has_value());
   EXPECT_EQ(other.score("rouge1_f")->ci->method, "rouge-1.5.5-bootstrap");
-  EXPECT_THROW(evaluate(summarization_request("cnndm", ref, tmp.write("short.txt", "x\n"))), InputError);
+  EXPECT_THROW(evaluate(summarization_request("cnndm", ref, tmp.write("short.txt", "x\n"))),
+               InputError);
 }
 
 // Restores an environment variable when the test ends.
@@ -129,8 +142,10 @@ struct EnvGuard {
     if (const char* v = std::getenv(name)) old_ = v;
   }
   ~EnvGuard() {
-    if (old_) setenv(name_, old_->c_str(), 1);
-    else unsetenv(name_);
+    if (old_)
+      setenv(name_, old_->c_str(), 1);
+    else
+      unsetenv(name_);
   }
   const char* name_;
   std::optional<std::string> old_;
@@ -170,7 +185,8 @@ TEST(SummarizationTaskTest, StemmingWithoutRougeDataIsAnErrorWithTheFix) {
   auto noexc = evaluate(summarization_request("gigaword", ref, pred));
   EXPECT_NE(rouge_signature(noexc).find("|m:1|exc:none|"), std::string::npos);
   bool noted = false;
-  for (const auto& n : noexc.notes) noted |= n.find("wordnet_exceptions=false") != std::string::npos;
+  for (const auto& n : noexc.notes)
+    noted |= n.find("wordnet_exceptions=false") != std::string::npos;
   EXPECT_TRUE(noted);
   req = request("gigaword", ref, pred);
   req.options["wordnet_exceptions"] = "maybe";
@@ -190,7 +206,8 @@ TEST(SummarizationTaskTest, StemmingWithRougeDataUsesTheWordNetTable) {
   EXPECT_NE(rouge_signature(r).find("|exc:wn2.0|"), std::string::npos) << rouge_signature(r);
   EXPECT_DOUBLE_EQ(r.score("rouge1_f")->value, 1.0);  // went -> go through the exception table
   setenv("UNIEVAL_ROUGE_DATA", (shared_dir() / "data/rouge155").string().c_str(), 1);
-  EXPECT_NE(rouge_signature(evaluate(request("gigaword", ref, pred))).find("|exc:wn2.0|"), std::string::npos);
+  EXPECT_NE(rouge_signature(evaluate(request("gigaword", ref, pred))).find("|exc:wn2.0|"),
+            std::string::npos);
 }
 
 }  // namespace

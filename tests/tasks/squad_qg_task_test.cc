@@ -40,16 +40,19 @@ bool has_note(const results::RunResult& r, const std::string& part) {
 TEST(UnilmFixTokenizationTest, RulesOfTheSpec) {
   EXPECT_EQ(unilm_fix_tokenization("( a ) [ b ] { c } [UNK] & < >"),
             "-lrb- a -rrb- -lsb- b -rsb- -lcb- c -rcb- UNK &amp; &lt; &gt;");
-  EXPECT_EQ(unilm_fix_tokenization("he said \" yes \" and \" no \""), "he said `` yes '' and `` no ''");
+  EXPECT_EQ(unilm_fix_tokenization("he said \" yes \" and \" no \""),
+            "he said `` yes '' and `` no ''");
   EXPECT_EQ(unilm_fix_tokenization("why don ' t you ?"), "why do n't you ?");
-  EXPECT_EQ(unilm_fix_tokenization("it ' s john ' s and we ' d , we ' ll"), "it 's john 's and we 'd , we 'll");
+  EXPECT_EQ(unilm_fix_tokenization("it ' s john ' s and we ' d , we ' ll"),
+            "it 's john 's and we 'd , we 'll");
   EXPECT_EQ(unilm_fix_tokenization("the ' best ' one"), "the ` best ' one");
   EXPECT_EQ(unilm_fix_tokenization("wait . . . what"), "wait ... what");
   EXPECT_EQ(unilm_fix_tokenization("$ 3 , 000 , 000 and 3 . 03"), "$ 3,000,000 and 3.03");
   // U . N . -> "U.N." and the script then sees the closing "." again.
   EXPECT_EQ(unilm_fix_tokenization("the U . N . said"), "the U.N. . said");
   EXPECT_EQ(unilm_fix_tokenization("u . n ."), "u . n .");  // lower case: no rule
-  EXPECT_EQ(unilm_fix_tokenization("a well - known long - term plan"), "a well-known long-term plan");
+  EXPECT_EQ(unilm_fix_tokenization("a well - known long - term plan"),
+            "a well-known long-term plan");
   EXPECT_EQ(unilm_fix_tokenization("- start , end -"), "- start , end -");
   EXPECT_EQ(unilm_fix_tokenization("a - - b"), "a -- b");
   EXPECT_EQ(unilm_fix_tokenization("1990 - ( x )"), "1990 - -lrb- x -rrb-");
@@ -67,7 +70,8 @@ TEST(SquadQgTaskTest, SourceGroupingLastPredictionWins) {
   // prediction of line 2 is the one scored. It equals line 1's reference.
   tmp.write("qg/src-test.txt", "The cat sat .\n  the cat sat .  \na dog ran .\n");
   tmp.write("qg/tgt-test.txt", "what sat on it ?\nwho sat on the mat ?\nwhat ran away fast ?\n");
-  auto pred = tmp.write("pred.txt", "completely wrong words\nWhat sat on it ?\nWhat ran away fast ?\n");
+  auto pred =
+      tmp.write("pred.txt", "completely wrong words\nWhat sat on it ?\nWhat ran away fast ?\n");
   auto r = evaluate(qg_request("squad-qg", (tmp.path() / "qg").string(), pred));
   EXPECT_EQ(r.task, "squad-qg");
   EXPECT_EQ(r.split, "test");
@@ -80,7 +84,8 @@ TEST(SquadQgTaskTest, SourceGroupingLastPredictionWins) {
   EXPECT_EQ(r.score("meteor"), nullptr);
 
   // The first prediction of the shared source does not count: swapping it in drops the score.
-  auto first = tmp.write("first.txt", "What sat on it ?\ncompletely wrong words\nWhat ran away fast ?\n");
+  auto first =
+      tmp.write("first.txt", "What sat on it ?\ncompletely wrong words\nWhat ran away fast ?\n");
   auto f = evaluate(qg_request("squad-qg", (tmp.path() / "qg").string(), first));
   EXPECT_LT(f.score("rougeL")->value, 0.6);
 
@@ -114,7 +119,8 @@ TEST(SquadQgTaskTest, FinalLineWithoutNewlineLosesItsLastCharacter) {
   EXPECT_LT(r.score("rougeL")->value, 1.0);  // scored as "what is x"
   EXPECT_TRUE(has_note(r, "line[:-1]"));
   bool clipped = false;
-  EXPECT_EQ(read_lines_py_slice(tmp.write("q.txt", "ab\ncd"), &clipped), (std::vector<std::string>{"ab", "c"}));
+  EXPECT_EQ(read_lines_py_slice(tmp.write("q.txt", "ab\ncd"), &clipped),
+            (std::vector<std::string>{"ab", "c"}));
   EXPECT_TRUE(clipped);
 }
 
@@ -171,8 +177,10 @@ TEST(SquadQgTaskTest, BadInputNamesTheFile) {
 TEST(SquadQgTaskTest, ErnieGenPipelineOnUnilmTokenizedReferences) {
   TempDir tmp;
   // UniLM qg_data layout: WordPiece references, a passage+answer source per line.
-  tmp.write("qg_data/test/test.pa.tok.txt", "The Passage [SEP] answer\nthe passage [SEP] answer\nother [SEP] x\n");
-  tmp.write("qg_data/test/test.q.tok.txt", "what is the ##ir name ?\nWho won ?\nwhere is it ( now ) ?\n");
+  tmp.write("qg_data/test/test.pa.tok.txt",
+            "The Passage [SEP] answer\nthe passage [SEP] answer\nother [SEP] x\n");
+  tmp.write("qg_data/test/test.q.tok.txt",
+            "what is the ##ir name ?\nWho won ?\nwhere is it ( now ) ?\n");
   auto pred = tmp.write("p.txt", "x\nWhat is their NAME ?\nwhere is it ( now ) ?\n");
   auto req = qg_request("squad-qg", (tmp.path() / "qg_data").string(), pred);
   req.options["pipeline"] = "ernie-gen";
@@ -181,7 +189,8 @@ TEST(SquadQgTaskTest, ErnieGenPipelineOnUnilmTokenizedReferences) {
   EXPECT_EQ(r.examples, 2);
   EXPECT_DOUBLE_EQ(r.score("rougeL")->value, 1.0);
   // The UniLM pipeline keeps the pieces and turns "(" into -lrb-: no longer a match.
-  auto unilm = evaluate(qg_request("squad-qg", (tmp.path() / "qg_data/test/test.q.tok.txt").string(), pred));
+  auto unilm =
+      evaluate(qg_request("squad-qg", (tmp.path() / "qg_data/test/test.q.tok.txt").string(), pred));
   EXPECT_LT(unilm.score("rougeL")->value, 1.0);
   req.options["fix_tokenization"] = "true";
   EXPECT_THROW(evaluate(req), InputError);
@@ -250,7 +259,8 @@ TEST(SquadQgTaskTest, RealDuSplitReferencesAgainstThemselves) {
       } catch (const InputError& e) {
         const std::string what = e.what();
         EXPECT_NE(what.find("paraphrase-en.gz"), std::string::npos) << what;
-        EXPECT_NE(what.find("--option meteor_modules=exact,stem,synonym"), std::string::npos) << what;
+        EXPECT_NE(what.find("--option meteor_modules=exact,stem,synonym"), std::string::npos)
+            << what;
         EXPECT_NE(what.find("--skip-metric meteor"), std::string::npos) << what;
       }
     }
@@ -295,7 +305,8 @@ TEST(SquadQgTaskTest, MeteorPolicy) {
     evaluate(req);
     ADD_FAILURE();
   } catch (const InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("bleu-coco meteor rouge-l-coco"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("bleu-coco meteor rouge-l-coco"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -371,7 +382,9 @@ struct PairedFixture {
       const std::string n = std::to_string(i);
       src += "sentence number " + n + " talks about topic " + n + " and its history .\n";
       tgt += "what does sentence " + n + " talk about ?\n";
-      good_text += (i % 10 == 0 ? std::string("who wrote the history ?") : "what does sentence " + n + " talk about ?") + "\n";
+      good_text += (i % 10 == 0 ? std::string("who wrote the history ?")
+                                : "what does sentence " + n + " talk about ?") +
+                   "\n";
       bad_text += "what is the name of the ?\n";
     }
     tmp.write("qg/src-test.txt", src);
@@ -414,7 +427,8 @@ TEST(SquadQgTaskTest, PairedBootstrapAgainstABaselinesPredictions) {
 
   // A system against itself: no difference on any resample, p = 1.
   req.paired_pred = f.good;
-  const results::RunResult self = evaluate(req);  // (not iterated as a temporary: it would be destroyed first)
+  const results::RunResult self =
+      evaluate(req);  // (not iterated as a temporary: it would be destroyed first)
   for (const auto& t : self.extra.at("paired_bootstrap").at("scores")) {
     EXPECT_EQ(t["delta"].get<double>(), 0.0);
     EXPECT_EQ(t["p_value"].get<double>(), 1.0);

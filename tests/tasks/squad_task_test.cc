@@ -1,10 +1,9 @@
 // The squad adapters: small files written here, plus the published SQuAD predictions in ../shared.
-#include "tasks/squad.h"
-
 #include <gtest/gtest.h>
 
 #include "core/error.h"
 #include "pipelines/evaluate.h"
+#include "tasks/squad.h"
 #include "tests/tasks/task_test_util.h"
 #include "tests/test_util.h"
 
@@ -16,7 +15,8 @@ using pipelines::evaluate;  // adapters are exercised through the evaluate flow
 using unieval::testing::shared_dir;
 using unieval::testing::TempDir;
 
-const char* kData = R"({"version": "v2.0", "data": [{"title": "T", "paragraphs": [{"context": "The cat sat.", "qas": [
+const char* kData =
+    R"({"version": "v2.0", "data": [{"title": "T", "paragraphs": [{"context": "The cat sat.", "qas": [
   {"id": "q1", "question": "Who sat?", "answers": [{"text": "the cat", "answer_start": 0}], "is_impossible": false},
   {"id": "q2", "question": "Who flew?", "answers": [], "is_impossible": true}]}]}]})";
 
@@ -74,10 +74,11 @@ TEST(SquadTaskTest, MalformedInputNamesFileAndProblem) {
       EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
     }
   };
-  expect_error(R"({"q1": "cat", "q2": "", "q9": "x"})", "q9");   // unknown id
-  expect_error(R"({"q1": "cat"})", "q2");                         // missing prediction
-  expect_error("{\"q1\": \"cat\",\n \"q2\": ", "p.json:2");         // bad JSON, line named
-  EXPECT_THROW(evaluate(request("squad-v2", data, tmp.path().string() + "/absent.json")), InputError);
+  expect_error(R"({"q1": "cat", "q2": "", "q9": "x"})", "q9");  // unknown id
+  expect_error(R"({"q1": "cat"})", "q2");                       // missing prediction
+  expect_error("{\"q1\": \"cat\",\n \"q2\": ", "p.json:2");     // bad JSON, line named
+  EXPECT_THROW(evaluate(request("squad-v2", data, tmp.path().string() + "/absent.json")),
+               InputError);
   auto req = request("squad-v2", data, tmp.write("ok.json", R"({"q1": "cat", "q2": ""})"));
   req.options["na_prob_tresh"] = "0.5";  // typo'd option
   EXPECT_THROW(evaluate(req), InputError);
@@ -88,7 +89,9 @@ TEST(SquadTaskTest, MalformedInputNamesFileAndProblem) {
 
 TEST(SquadTaskTest, V11DataScoresExactMatchAndF1) {
   TempDir tmp;
-  auto data = tmp.write("dev.json", R"({"version": "1.1", "data": [{"title": "T", "paragraphs": [{"context": "c", "qas": [
+  auto data = tmp.write(
+      "dev.json",
+      R"({"version": "1.1", "data": [{"title": "T", "paragraphs": [{"context": "c", "qas": [
     {"id": "a", "question": "?", "answers": [{"text": "Paris", "answer_start": 0}, {"text": "in Paris", "answer_start": 0}]}]}]}]})");
   auto pred = tmp.write("p.json", R"({"a": "paris!"})");
   auto r = evaluate(request("squad", data, pred));
@@ -123,10 +126,14 @@ TEST(SquadTaskTest, RealPublishedV11AndV2Predictions) {
     const char* em_key;
     double em, f1;
   } cases[] = {
-      {"dev-v1.1.json.gz", "predictions/v1.1-dev.bert-large-ensemble.json.gz", "exact_match", 86.206, 92.196},
-      {"dev-v1.1.json.gz", "predictions/v1.1-dev.r-net-plus-ensemble.json.gz", "exact_match", 82.469, 88.478},
-      {"dev-v2.0.reconstructed.json.gz", "predictions/v2.0-dev.bidaf-selfatt-elmo-single.json.gz", "exact", 65.704, 67.876},
-      {"dev-v2.0.reconstructed.json.gz", "predictions/v2.0-dev.nlnet-single.json.gz", "exact", 75.828, 78.778},
+      {"dev-v1.1.json.gz", "predictions/v1.1-dev.bert-large-ensemble.json.gz", "exact_match",
+       86.206, 92.196},
+      {"dev-v1.1.json.gz", "predictions/v1.1-dev.r-net-plus-ensemble.json.gz", "exact_match",
+       82.469, 88.478},
+      {"dev-v2.0.reconstructed.json.gz", "predictions/v2.0-dev.bidaf-selfatt-elmo-single.json.gz",
+       "exact", 65.704, 67.876},
+      {"dev-v2.0.reconstructed.json.gz", "predictions/v2.0-dev.nlnet-single.json.gz", "exact",
+       75.828, 78.778},
   };
   for (const auto& c : cases) {
     auto r = evaluate(request("squad", (d / c.data).string(), (d / c.pred).string()));

@@ -7,7 +7,8 @@
 namespace unieval::tasks {
 
 // An evaluation request with the defaults of every other field.
-inline EvalRequest request(const std::string& task, const std::string& data, const std::string& pred) {
+inline EvalRequest request(const std::string& task, const std::string& data,
+                           const std::string& pred) {
   EvalRequest r;
   r.task = task;
   r.data = data;

@@ -21,11 +21,11 @@ using Pieces = std::vector<std::string>;
 // merges by rank: 0 (l,o)  1 (lo,w</w>)  2 (e,r</w>)  3 (lo,w)  4 (low,er</w>)  5 (a,a)
 BpeTokenizer tiny() {
   std::unordered_map<std::string, int32_t> enc = {
-      {"<unk>", 0}, {"l", 1},    {"o", 2},     {"w", 3},      {"e", 4},     {"lo", 5},    {"low</w>", 6},
-      {"er</w>", 7}, {"low", 8}, {"lower</w>", 9}, {",</w>", 10}, {"!</w>", 11}, {"e</w>", 12}, {"x</w>", 13},
-      {"aa", 14},   {"a</w>", 15}};
-  std::vector<std::pair<std::string, std::string>> merges = {{"l", "o"},     {"lo", "w</w>"}, {"e", "r</w>"},
-                                                             {"lo", "w"},    {"low", "er</w>"}, {"a", "a"}};
+      {"<unk>", 0},   {"l", 1},      {"o", 2},   {"w", 3},         {"e", 4},      {"lo", 5},
+      {"low</w>", 6}, {"er</w>", 7}, {"low", 8}, {"lower</w>", 9}, {",</w>", 10}, {"!</w>", 11},
+      {"e</w>", 12},  {"x</w>", 13}, {"aa", 14}, {"a</w>", 15}};
+  std::vector<std::pair<std::string, std::string>> merges = {
+      {"l", "o"}, {"lo", "w</w>"}, {"e", "r</w>"}, {"lo", "w"}, {"low", "er</w>"}, {"a", "a"}};
   return BpeTokenizer(enc, merges);
 }
 
@@ -33,7 +33,8 @@ TEST(BpeTest, MergesApplyInRankOrder) {
   const BpeTokenizer t = tiny();
   // l o w</w> -> (l,o)#0 -> lo w</w> -> (lo,w</w>)#1 -> low</w>
   EXPECT_EQ(t.bpe("low"), (Pieces{"low</w>"}));
-  // l o w e r</w> -> lo w e r</w> -> (e,r</w>)#2 before (lo,w)#3 -> lo w er</w> -> low er</w> -> lower</w>
+  // l o w e r</w> -> lo w e r</w> -> (e,r</w>)#2 before (lo,w)#3 -> lo w er</w> -> low er</w> ->
+  // lower</w>
   EXPECT_EQ(t.bpe("lower"), (Pieces{"lower</w>"}));
   // l o w e</w>: (lo,w)#3 applies, (w,e</w>) has no rank: stops at low e</w>
   EXPECT_EQ(t.bpe("lowe"), (Pieces{"low", "e</w>"}));
@@ -49,7 +50,7 @@ TEST(BpeTest, WordFinalPieceCarriesEndOfWord) {
 TEST(BpeTest, EveryNonOverlappingOccurrenceMergesLeftToRight) {
   const BpeTokenizer t = tiny();
   EXPECT_EQ(t.bpe("lolox"), (Pieces{"lo", "lo", "x</w>"}));
-  EXPECT_EQ(t.bpe("aaa"), (Pieces{"aa", "a</w>"}));      // a a a</w>: the first pair only
+  EXPECT_EQ(t.bpe("aaa"), (Pieces{"aa", "a</w>"}));        // a a a</w>: the first pair only
   EXPECT_EQ(t.bpe("aaaa"), (Pieces{"aa", "a", "a</w>"}));  // a a a a</w>: (a, a</w>) is not (a,a)
 }
 
@@ -115,7 +116,8 @@ TEST(BpeGptVocabTest, ReleaseVocabularyAndSpecialIds) {
   EXPECT_EQ(t.encode("The").tokens, (Pieces{"the</w>"}));
   EXPECT_EQ(t.id("the</w>"), 481);
   // The first merges of vocab_40000.bpe are (t,h), (i,n), (e,d</w>).
-  EXPECT_EQ(t.bpe("ined"), (Pieces{"ined</w>"}));  // i n e d</w> -> in e d</w> -> in ed</w> -> ined</w>
+  EXPECT_EQ(t.bpe("ined"),
+            (Pieces{"ined</w>"}));  // i n e d</w> -> in e d</w> -> in ed</w> -> ined</w>
 }
 
 TEST(BpeGptVocabTest, RoundTripOnRealText) {

@@ -18,14 +18,17 @@ using unieval::testing::TempDir;
 
 // 37 entries: 5 specials (and two placeholders), 9 longer pieces, 21 single characters.
 const std::vector<std::string> kBase = {
-    "[PAD]", "[unused0]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[X_SEP]",            // 0-6
-    "the", "cat", "hat", "sat", "and", "dog", "##s", "##at", "ca", "th",             // 7-16
-    "t", "h", "e", "c", "a", "s", "n", "d", "o", "g", ".",                           // 17-27
-    "##t", "##h", "##e", "##a", "##n", "##d", "##o", "##g", "##c"};                  // 28-36
+    "[PAD]", "[unused0]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[X_SEP]",  // 0-6
+    "the",   "cat",       "hat",   "sat",   "and",   "dog",    "##s",     "##at", "ca",
+    "th",  // 7-16
+    "t",     "h",         "e",     "c",     "a",     "s",      "n",       "d",    "o",
+    "g",     ".",                                                                          // 17-27
+    "##t",   "##h",       "##e",   "##a",   "##n",   "##d",    "##o",     "##g",  "##c"};  // 28-36
 
 // Under the base (uncased): the cat sat . | the hat and the cat | cat ##s [UNK] dog ##s [UNK] |
 // (nothing) | a [UNK] -> 15 words, 17 pieces, 3 [UNK]; the 3, cat 3, then hat sat and dog 1 each.
-const std::vector<std::string> kCorpus = {"The cat sat.", "the hat and the cat", "cats, dogs!", "", "a zebra"};
+const std::vector<std::string> kCorpus = {"The cat sat.", "the hat and the cat", "cats, dogs!", "",
+                                          "a zebra"};
 
 PieceCounts base_counts(const WordPieceTokenizer& tok, int threads = 1) {
   PieceCounts c;
@@ -66,15 +69,15 @@ TEST(VocabSubsetTest, ChoosesTheMostFrequentPiecesInBaseOrder) {
   // the, cat (3 each), then of the four pieces seen once the two with the lower ids: hat, sat.
   const std::vector<std::string> expected = {
       "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "hat", "sat", "##s",
-      "t", "h", "e", "c", "a", "s", "n", "d", "o", "g", ".",
-      "##t", "##h", "##e", "##a", "##n", "##d", "##o", "##g", "##c"};
+      "t",     "h",     "e",     "c",     "a",      "s",   "n",   "d",   "o",   "g",
+      ".",     "##t",   "##h",   "##e",   "##a",    "##n", "##d", "##o", "##g", "##c"};
   EXPECT_EQ(v.tokens, expected);
   EXPECT_EQ(v.text(), testing::join_lines(expected));
-  EXPECT_EQ(v.specials, 5u);     // not [unused0], nor [X_SEP] (not in the tokenised corpus)
+  EXPECT_EQ(v.specials, 5u);  // not [unused0], nor [X_SEP] (not in the tokenised corpus)
   EXPECT_EQ(v.characters, 21u);
   EXPECT_EQ(v.frequent, 4u);
   EXPECT_EQ(v.unseen, 0u);
-  EXPECT_EQ(v.covered, 15u);     // all 17 base pieces but "and" and "dog"
+  EXPECT_EQ(v.covered, 15u);  // all 17 base pieces but "and" and "dog"
   for (size_t k = 0; k < v.tokens.size(); ++k) EXPECT_EQ(kBase[size_t(v.base_ids[k])], v.tokens[k]);
 
   // The same counts from two threads; the same choice every time.
@@ -114,10 +117,12 @@ TEST(VocabSubsetTest, BuildsFromFilesAndNeverAddsUnknownPieces) {
   // Line by line: no more [UNK] with the new vocabulary than with the base.
   WordPieceTokenizer old_tok(base, TokenizerOptions::bert(true));
   WordPieceTokenizer new_tok(Vocab(v.tokens), TokenizerOptions::bert(true));
-  for (const auto& line : kCorpus) EXPECT_LE(count_unk(new_tok, line), count_unk(old_tok, line)) << line;
+  for (const auto& line : kCorpus)
+    EXPECT_LE(count_unk(new_tok, line), count_unk(old_tok, line)) << line;
   // Deterministic whatever the thread count.
   o.threads = 3;
-  EXPECT_EQ(build_vocab_subset(base, "base.txt", TokenizerOptions::bert(true), {corpus}, o).tokens, v.tokens);
+  EXPECT_EQ(build_vocab_subset(base, "base.txt", TokenizerOptions::bert(true), {corpus}, o).tokens,
+            v.tokens);
 }
 
 TEST(VocabSubsetTest, KeepsOtherBracketedTokensTheCorpusHolds) {
@@ -140,7 +145,8 @@ TEST(VocabSubsetTest, RefusesBadInputNamingTheFile) {
   const std::string corpus = tmp.write("corpus.txt", testing::join_lines(kCorpus));
   const Vocab base(kBase);
   const auto t = TokenizerOptions::bert(true);
-  auto error_of = [&](const Vocab& b, const std::vector<std::string>& files, size_t size) -> std::string {
+  auto error_of = [&](const Vocab& b, const std::vector<std::string>& files,
+                      size_t size) -> std::string {
     VocabSubsetOptions o;
     o.size = size;
     try {
@@ -162,7 +168,8 @@ TEST(VocabSubsetTest, RefusesBadInputNamingTheFile) {
   const std::string empty = tmp.write("empty.txt", "");
   EXPECT_NE(error_of(base, {empty}, 28).find("empty.txt: corpus file is empty"), std::string::npos);
   const std::string blank = tmp.write("blank.txt", "\n  \n");
-  EXPECT_NE(error_of(base, {blank}, 28).find("blank.txt: corpus file has no words"), std::string::npos);
+  EXPECT_NE(error_of(base, {blank}, 28).find("blank.txt: corpus file has no words"),
+            std::string::npos);
   const std::string bad = tmp.write("bad.txt", "the cat\nthe \xff cat\n");
   EXPECT_NE(error_of(base, {bad}, 28).find("bad.txt:2"), std::string::npos);
 }

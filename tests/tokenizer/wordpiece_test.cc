@@ -33,8 +33,10 @@ TEST(WordPieceGoldenTest, EveryCaseMatchesTheOriginalFullTokenizer) {
   ASSERT_EQ(cases.size(), 762u);
   int passed = 0;
   for (const auto& c : cases) {
-    const auto& tok = golden_tokenizer(c["vocab"].get<std::string>(), c["do_lower_case"].get<bool>());
-    std::string text = c["text"].get<std::string>();  // nlohmann joins surrogate-pair escapes into UTF-8
+    const auto& tok =
+        golden_tokenizer(c["vocab"].get<std::string>(), c["do_lower_case"].get<bool>());
+    std::string text =
+        c["text"].get<std::string>();  // nlohmann joins surrogate-pair escapes into UTF-8
     auto basic = tok.basic_tokenize(text);
     auto enc = tok.encode(text);
     auto exp_basic = c["expected"]["basic_tokens"].get<std::vector<std::string>>();
@@ -120,8 +122,8 @@ TEST(WordPieceTest, CleaningCjkAndPunctuation) {
   auto tok = small(TokenizerOptions::bert(true));
   // ZWSP (Cf) glues, NBSP (Zs) splits, U+2028 splits, CJK split, € is a symbol, ¿ punctuation.
   EXPECT_EQ(tok.basic_tokenize("a\u200Bb c\u00A0d e\u2028f \u4E2D\u6587x \u20AC5 \u00BFq"),
-            (std::vector<std::string>{"ab", "c", "d", "e", "f", "\u4E2D", "\u6587", "x",
-                                      "\u20AC5", "\u00BF", "q"}));
+            (std::vector<std::string>{"ab", "c", "d", "e", "f", "\u4E2D", "\u6587", "x", "\u20AC5",
+                                      "\u00BF", "q"}));
   // Lower-casing: final sigma judged within the whitespace token; U+0130 -> i (+ stripped dot).
   EXPECT_EQ(tok.basic_tokenize("\u039F\u0394\u039F\u03A3 \u0130"),
             (std::vector<std::string>{"\u03BF\u03B4\u03BF\u03C2", "i"}));
@@ -183,7 +185,8 @@ TEST(VocabTest, CopiesAndMovesLookUpInTheirOwnTokens) {
   // A tokenizer holds its vocabulary by value: a copy of one outliving the original still encodes.
   std::optional<WordPieceTokenizer> tok;
   {
-    WordPieceTokenizer original(Vocab({"[PAD]", "[UNK]", "hello", "##lo", "world"}), TokenizerOptions::bert(true));
+    WordPieceTokenizer original(Vocab({"[PAD]", "[UNK]", "hello", "##lo", "world"}),
+                                TokenizerOptions::bert(true));
     tok.emplace(original);
   }
   Vocab filler({"qqqqq", "rrrrr", "sssss", "ttttt", "uuuuu"});

@@ -17,12 +17,14 @@ const char* kDemoUsage =
     "usage: unieval demo [--json] [--threads N] [--out DIR] [--task reverse|sort|copy] [--seed S]\n"
     "                    [--arch unilm|ernie-gen] [--noise-prob P]\n"
     "\n"
-    "Generates a small seq2seq task in code (default: reverse sequences of 3-6 pseudo-words; seeded),\n"
+    "Generates a small seq2seq task in code (default: reverse sequences of 3-6 pseudo-words; "
+    "seeded),\n"
     "fine-tunes a tiny UniLM (2 layers, hidden 64) from scratch on CPU with the seq2seq recipe,\n"
     "decodes the 200 held-out examples with beam search (beam 4) and scores them: exact match\n"
     "(SQuAD v1.1 EM, as a fraction) and sacreBLEU. Prints a leaderboard row; with --json the last\n"
     "stdout line is a JSON object with exact_match (0-1), bleu, losses and timings.\n"
-    "--arch ernie-gen trains ERNIE-GEN's way instead (multi-flow [ATTN] infilling, target noised at\n"
+    "--arch ernie-gen trains ERNIE-GEN's way instead (multi-flow [ATTN] infilling, target noised "
+    "at\n"
     "--noise-prob, default 0.5 for it, 0 for unilm) and decodes by infilling decoding.\n"
     "--out DIR keeps the data, the run directory and test.hyp there (default: a temporary\n"
     "directory, removed).\n"
@@ -33,15 +35,15 @@ const char* kDemoUsage =
 
 int cmd_demo(const Args& args) {
   po::options_description desc("demo options");
-  desc.add_options()
-      ("json", po::bool_switch(), "print the result as JSON (last line)")
-      ("out", po::value<std::string>()->default_value(""), "keep everything in DIR")
-      ("task", po::value<std::string>()->default_value("reverse"), "reverse | sort | copy")
-      ("seed", po::value<uint64_t>()->default_value(1), "seed of the task and the training")
-      ("epochs", po::value<int64_t>(), "training epochs (default 40)")
-      ("arch", po::value<std::string>()->default_value("unilm"), "unilm | ernie-gen")
-      ("noise-prob", po::value<double>(), "noise-aware generation: target words replaced at random (ernie-gen: 0.5)")
-      ("no-progress", po::bool_switch(), "no progress bars");
+  desc.add_options()("json", po::bool_switch(), "print the result as JSON (last line)")(
+      "out", po::value<std::string>()->default_value(""), "keep everything in DIR")(
+      "task", po::value<std::string>()->default_value("reverse"), "reverse | sort | copy")(
+      "seed", po::value<uint64_t>()->default_value(1), "seed of the task and the training")(
+      "epochs", po::value<int64_t>(), "training epochs (default 40)")(
+      "arch", po::value<std::string>()->default_value("unilm"), "unilm | ernie-gen")(
+      "noise-prob", po::value<double>(),
+      "noise-aware generation: target words replaced at random (ernie-gen: 0.5)")(
+      "no-progress", po::bool_switch(), "no progress bars");
   add_threads_flag(desc);
   auto vm = parse(args, desc, kDemoUsage);
 
@@ -60,9 +62,10 @@ int cmd_demo(const Args& args) {
   pipelines::DemoResult r = pipelines::run_demo(o);
 
   char row[512];
-  std::snprintf(row, sizeof row, "| %s-tiny (demo) | synthetic-%s | %d | %.4f | %.2f | %.4f -> %.4f | %.1f s |",
-                arch.c_str(), o.task.kind.c_str(), static_cast<int>(r.examples), r.exact_match, r.bleu, r.first_loss, r.last_loss,
-                r.train_seconds + r.decode_seconds);
+  std::snprintf(row, sizeof row,
+                "| %s-tiny (demo) | synthetic-%s | %d | %.4f | %.2f | %.4f -> %.4f | %.1f s |",
+                arch.c_str(), o.task.kind.c_str(), static_cast<int>(r.examples), r.exact_match,
+                r.bleu, r.first_loss, r.last_loss, r.train_seconds + r.decode_seconds);
   std::cout << "| system | task | examples | exact_match | BLEU | train loss | time |\n"
             << "|---|---|---:|---:|---:|---|---:|\n"
             << row << "\n";

@@ -29,19 +29,25 @@ const char* kEncodeUsage =
     "\n"
     "Runs the checkpoint DIR (config.json + model.safetensors, HF BERT names; or a .safetensors\n"
     "file beside a config.json) in eval mode on every case of CASES.json:\n"
-    "  {\"cases\": [{\"name\": ..., \"inputs\": {\"input_ids\": [B][T], \"token_type_ids\": [B][T],\n"
+    "  {\"cases\": [{\"name\": ..., \"inputs\": {\"input_ids\": [B][T], \"token_type_ids\": "
+    "[B][T],\n"
     "               \"attention_mask\": [B][T] (padding) or [B][T][T] (1 = query i sees key j),\n"
     "               \"position_ids\": [B][T] or null}}]}\n"
     "and writes {\"cases\": [{\"name\", \"outputs\": {\"last_hidden_state\", \"pooler_output\",\n"
-    "\"logits\"}}]} in input order, each output {\"shape\", \"data\"} (flat, row-major; logits are the\n"
-    "MLM scores). --json prints it, --output writes it; otherwise a summary table is printed. When a\n"
-    "case also holds expected \"outputs\" (as ../shared/golden/hf_bert/*/cases.json does), the table\n"
+    "\"logits\"}}]} in input order, each output {\"shape\", \"data\"} (flat, row-major; logits are "
+    "the\n"
+    "MLM scores). --json prints it, --output writes it; otherwise a summary table is printed. When "
+    "a\n"
+    "case also holds expected \"outputs\" (as ../shared/golden/hf_bert/*/cases.json does), the "
+    "table\n"
     "shows max|diff| against them; --check exits 1 when one exceeds --atol (--logits-atol for\n"
     "logits).\n"
     "An openai-gpt checkpoint (config.json with model_type \"openai-gpt\"; HF GPT names, Conv1D\n"
-    "layout) is run as HF's OpenAIGPTLMHeadModel: outputs last_hidden_state and logits (the tied LM\n"
+    "layout) is run as HF's OpenAIGPTLMHeadModel: outputs last_hidden_state and logits (the tied "
+    "LM\n"
     "head; no pooler); token_type_ids are vocabulary ids as in HF; input_ids may be [B][C][T]\n"
-    "(multiple choice, no mask) with \"mc_token_ids\": [B][C], which adds \"mc_logits\" [B, C] when\n"
+    "(multiple choice, no mask) with \"mc_token_ids\": [B][C], which adds \"mc_logits\" [B, C] "
+    "when\n"
     "the checkpoint holds multiple_choice_head.summary (or --mc-head FILE supplies it).\n"
     "\n"
     "example: unieval encode --model ../shared/golden/hf_bert/A_h32_l2 \\\n"
@@ -50,7 +56,7 @@ const char* kEncodeUsage =
 struct Case {
   std::string name;
   torch::Tensor ids, types, mask, positions, mc;  // ids [B,T] (GPT multiple choice: [B,C,T])
-  nlohmann::json expected;  // the case's "outputs", or null
+  nlohmann::json expected;                        // the case's "outputs", or null
 };
 
 // Flattens a rectangular nested array of numbers; returns its shape.
@@ -60,8 +66,8 @@ void flatten(const nlohmann::json& j, size_t depth, std::vector<int64_t>& shape,
     if (shape.size() <= depth) {
       shape.push_back(static_cast<int64_t>(j.size()));
     } else if (shape[depth] != static_cast<int64_t>(j.size())) {
-      throw InputError(what + " is not rectangular (rows of length " + std::to_string(shape[depth]) +
-                       " and " + std::to_string(j.size()) + ")");
+      throw InputError(what + " is not rectangular (rows of length " +
+                       std::to_string(shape[depth]) + " and " + std::to_string(j.size()) + ")");
     }
     for (const auto& x : j) flatten(x, depth + 1, shape, out, what);
     return;
@@ -76,7 +82,8 @@ void flatten(const nlohmann::json& j, size_t depth, std::vector<int64_t>& shape,
   }
 }
 
-torch::Tensor int_tensor(const nlohmann::json& j, const std::string& what, int min_dim, int max_dim) {
+torch::Tensor int_tensor(const nlohmann::json& j, const std::string& what, int min_dim,
+                         int max_dim) {
   std::vector<int64_t> shape;
   std::vector<double> vals;
   flatten(j, 0, shape, vals, what);
@@ -87,7 +94,8 @@ torch::Tensor int_tensor(const nlohmann::json& j, const std::string& what, int m
   std::vector<int64_t> ints;
   ints.reserve(vals.size());
   for (double v : vals) {
-    if (v != std::floor(v) || std::fabs(v) > 9e15) throw InputError(what + " holds a non-integer: " + std::to_string(v));
+    if (v != std::floor(v) || std::fabs(v) > 9e15)
+      throw InputError(what + " holds a non-integer: " + std::to_string(v));
     ints.push_back(static_cast<int64_t>(v));
   }
   return torch::tensor(ints, torch::kLong).reshape(shape);
@@ -113,10 +121,12 @@ std::vector<Case> read_cases(const std::string& path) {
     const auto& c = (*arr)[i];
     Case out;
     out.name = "case" + std::to_string(i);
-    if (!c.is_object()) throw InputError(path, 0, "case " + std::to_string(i) + " is not an object");
+    if (!c.is_object())
+      throw InputError(path, 0, "case " + std::to_string(i) + " is not an object");
     if (auto n = c.find("name"); n != c.end() && n->is_string()) out.name = n->get<std::string>();
     const nlohmann::json& in = c.contains("inputs") ? c["inputs"] : c;
-    if (!in.is_object()) throw InputError(path, 0, "case '" + out.name + "': inputs is not an object");
+    if (!in.is_object())
+      throw InputError(path, 0, "case '" + out.name + "': inputs is not an object");
     try {
       if (!in.contains("input_ids")) throw InputError("no input_ids");
       out.ids = int_tensor(in["input_ids"], "input_ids", 2, 3);
@@ -210,25 +220,32 @@ struct Encoder {
   bool gpt = false;
   models::UnilmModel model{nullptr};
   models::GptModel gpt_model{nullptr};
-  bool has_mc = false;          // GPT: a multiple-choice head was loaded
-  int64_t max_positions = 0;    // longest input the model takes
+  bool has_mc = false;        // GPT: a multiple-choice head was loaded
+  int64_t max_positions = 0;  // longest input the model takes
 };
 
-Encoder load_encoder(const po::variables_map& vm, const models::Runtime& rt, models::LoadReport& report) {
+Encoder load_encoder(const po::variables_map& vm, const models::Runtime& rt,
+                     models::LoadReport& report) {
   Encoder e;
   const std::string model_path = vm["model"].as<std::string>();
   e.gpt = models::is_gpt_checkpoint(model_path);
   if (e.gpt) {
-    e.gpt_model = models::load_gpt_checkpoint(model_path, models::GptHeads{.num_labels = 0, .multiple_choice = true}, &report);
+    e.gpt_model = models::load_gpt_checkpoint(
+        model_path, models::GptHeads{.num_labels = 0, .multiple_choice = true}, &report);
     auto& miss = report.missing_keys;
     const size_t before = miss.size();
-    miss.erase(std::remove_if(miss.begin(), miss.end(), [](const std::string& k) { return k.rfind("multiple_choice_head.", 0) == 0; }),
+    miss.erase(std::remove_if(
+                   miss.begin(), miss.end(),
+                   [](const std::string& k) { return k.rfind("multiple_choice_head.", 0) == 0; }),
                miss.end());
     e.has_mc = before == miss.size();
     if (vm.count("mc-head")) {
-      models::LoadReport mc = models::load_gpt_weights(e.gpt_model, vm["mc-head"].as<std::string>());
+      models::LoadReport mc =
+          models::load_gpt_weights(e.gpt_model, vm["mc-head"].as<std::string>());
       e.has_mc = mc.loaded == 2;
-      if (!e.has_mc) throw InputError(vm["mc-head"].as<std::string>(), 0, "holds no multiple_choice_head.summary.{weight,bias}");
+      if (!e.has_mc)
+        throw InputError(vm["mc-head"].as<std::string>(), 0,
+                         "holds no multiple_choice_head.summary.{weight,bias}");
     }
     e.gpt_model->to(rt.device);
     e.gpt_model->eval();
@@ -246,17 +263,22 @@ Encoder load_encoder(const po::variables_map& vm, const models::Runtime& rt, mod
 
 int cmd_encode(const Args& args) {
   po::options_description desc("encode options");
-  desc.add_options()
-      ("model", po::value<std::string>()->required(), "checkpoint directory (config.json + model.safetensors) or .safetensors file")
-      ("input", po::value<std::string>()->required(), "CASES.json ({\"cases\": [{\"name\", \"inputs\": {...}}]})")
-      ("json", po::bool_switch(), "print the outputs as JSON on standard output")
-      ("output", po::value<std::string>(), "write the outputs JSON to this file (atomically)")
-      ("hidden-states", po::bool_switch(), "also output hidden_states [L+1, B, T, H]")
-      ("check", po::bool_switch(), "exit 1 when an expected output in CASES.json differs beyond tolerance")
-      ("atol", po::value<double>()->default_value(1e-4), "tolerance for hidden states and pooler (max abs)")
-      ("logits-atol", po::value<double>()->default_value(2e-4), "tolerance for logits (max abs)")
-      ("precision", po::value<std::string>()->default_value("fp32"), "fp32 | bf16 | fp16 (CUDA autocast) | auto")
-      ("mc-head", po::value<std::string>(), "GPT: a safetensors file with multiple_choice_head.summary.{weight,bias} (adds mc_logits)");
+  desc.add_options()("model", po::value<std::string>()->required(),
+                     "checkpoint directory (config.json + model.safetensors) or .safetensors file")(
+      "input", po::value<std::string>()->required(),
+      "CASES.json ({\"cases\": [{\"name\", \"inputs\": {...}}]})")(
+      "json", po::bool_switch(), "print the outputs as JSON on standard output")(
+      "output", po::value<std::string>(), "write the outputs JSON to this file (atomically)")(
+      "hidden-states", po::bool_switch(), "also output hidden_states [L+1, B, T, H]")(
+      "check", po::bool_switch(),
+      "exit 1 when an expected output in CASES.json differs beyond tolerance")(
+      "atol", po::value<double>()->default_value(1e-4),
+      "tolerance for hidden states and pooler (max abs)")(
+      "logits-atol", po::value<double>()->default_value(2e-4), "tolerance for logits (max abs)")(
+      "precision", po::value<std::string>()->default_value("fp32"),
+      "fp32 | bf16 | fp16 (CUDA autocast) | auto")(
+      "mc-head", po::value<std::string>(),
+      "GPT: a safetensors file with multiple_choice_head.summary.{weight,bias} (adds mc_logits)");
   add_device_flags(desc, "CPU threads (0 = default)");
   auto vm = parse(args, desc, kEncodeUsage);
 
@@ -286,8 +308,10 @@ int cmd_encode(const Args& args) {
     };
     const int64_t T = c.ids.size(c.ids.dim() - 1);
     if (!c.positions.defined() && T > max_positions)
-      throw ctx("sequence length " + std::to_string(T) + " exceeds the model's " + std::to_string(max_positions) + " positions");
-    if (!gpt && c.ids.dim() != 2) throw ctx("input_ids must be [batch, time] for a BERT checkpoint");
+      throw ctx("sequence length " + std::to_string(T) + " exceeds the model's " +
+                std::to_string(max_positions) + " positions");
+    if (!gpt && c.ids.dim() != 2)
+      throw ctx("input_ids must be [batch, time] for a BERT checkpoint");
     std::vector<std::pair<std::string, torch::Tensor>> outputs;
     try {
       auto dev_or_undef = [&](const torch::Tensor& t) { return t.defined() ? t.to(rt.device) : t; };
@@ -307,13 +331,17 @@ int cmd_encode(const Args& args) {
         outputs.emplace_back("last_hidden_state", as_input(out.last_hidden_state));
         outputs.emplace_back("logits", as_input(gpt_model->lm_logits(out.last_hidden_state)));
         if (mc && c.mc.defined() && has_mc) {
-          torch::Tensor ext = models::GptModelImpl::gather_positions(out.last_hidden_state, c.mc.reshape({-1}).to(rt.device));
-          outputs.emplace_back("mc_logits", gpt_model->choice_score(ext).view({shape[0], shape[1]}));
+          torch::Tensor ext = models::GptModelImpl::gather_positions(
+              out.last_hidden_state, c.mc.reshape({-1}).to(rt.device));
+          outputs.emplace_back("mc_logits",
+                               gpt_model->choice_score(ext).view({shape[0], shape[1]}));
         }
-        if (want_hidden && !mc) outputs.emplace_back("hidden_states", torch::stack(out.hidden_states));
+        if (want_hidden && !mc)
+          outputs.emplace_back("hidden_states", torch::stack(out.hidden_states));
       } else {
-        models::BertOutput out = model->forward(c.ids.to(rt.device), dev_or_undef(c.types), dev_or_undef(c.mask),
-                                                dev_or_undef(c.positions), want_hidden);
+        models::BertOutput out =
+            model->forward(c.ids.to(rt.device), dev_or_undef(c.types), dev_or_undef(c.mask),
+                           dev_or_undef(c.positions), want_hidden);
         outputs = {{"last_hidden_state", out.last_hidden_state},
                    {"pooler_output", out.pooler_output},
                    {"logits", model->mlm_logits(out.last_hidden_state)}};
@@ -365,11 +393,15 @@ int cmd_encode(const Args& args) {
     std::cout << table.str();
     std::cout << "model " << vm["model"].as<std::string>() << " on " << rt.describe() << "; "
               << report.loaded << " parameters loaded";
-    if (any_expected) std::cout << (any_fail ? "; expected outputs: MISMATCH" : "; expected outputs: all within tolerance");
+    if (any_expected)
+      std::cout << (any_fail ? "; expected outputs: MISMATCH"
+                             : "; expected outputs: all within tolerance");
     std::cout << "\n";
   }
   if (vm["check"].as<bool>()) {
-    if (!any_expected) throw InputError(vm["input"].as<std::string>(), 0, "--check: the cases hold no expected outputs");
+    if (!any_expected)
+      throw InputError(vm["input"].as<std::string>(), 0,
+                       "--check: the cases hold no expected outputs");
     if (any_fail) {
       std::cerr << "unieval encode: outputs differ from the expected ones beyond tolerance\n";
       return kExitFailure;

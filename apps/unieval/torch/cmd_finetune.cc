@@ -1,19 +1,20 @@
 // `unieval finetune`: UniLM sequence-to-sequence fine-tuning into a resumable run directory.
-// Logic: pipelines/seq2seq.h (finetune), models/training/trainer.h, pipelines/presets.h (tasks/presets.h).
+// Logic: pipelines/seq2seq.h (finetune), models/training/trainer.h, pipelines/presets.h
+// (tasks/presets.h).
 #include <filesystem>
 #include <iostream>
 #include <string>
 
 #include "apps/unieval/commands.h"
+#include "apps/unieval/torch/model_flags.h"
+#include "core/error.h"
 #include "core/io.h"
 #include "models/io/checkpoint.h"
 #include "models/nn/device.h"
 #include "models/training/parity_step.h"
-#include "results/run_summary.h"
-#include "apps/unieval/torch/model_flags.h"
-#include "core/error.h"
 #include "pipelines/presets.h"
 #include "pipelines/seq2seq.h"
+#include "results/run_summary.h"
 #include "tasks/presets.h"
 
 namespace unieval::cli {
@@ -21,22 +22,34 @@ namespace unieval::cli {
 namespace {
 
 std::string finetune_usage() {
-  return "usage: unieval finetune --task T (--model DIR | --model-config config.json) --data DIR --out RUN\n"
-         "                        [--preset NAME] [--device cpu|cuda] [--threads N] [overrides] [--resume]\n"
+  return "usage: unieval finetune --task T (--model DIR | --model-config config.json) --data DIR "
+         "--out RUN\n"
+         "                        [--preset NAME] [--device cpu|cuda] [--threads N] [overrides] "
+         "[--resume]\n"
          "\n"
-         "Fine-tunes a UniLM/BERT checkpoint as a sequence-to-sequence model (UniLM §2.5): \"[CLS] S1\n"
-         "[SEP] S2 [SEP]\" under the seq2seq mask, target tokens (final [SEP] included) masked with\n"
-         "--mask-prob, label-smoothed cross-entropy on the masked positions, AdamW with linear warm-up\n"
-         "and decay. DATA holds UniLM's line files train.src / train.tgt (dev.*, test.* for decode).\n"
-         "--model DIR: config.json + model.safetensors + vocab.txt (HF layout). --model-config: train\n"
+         "Fine-tunes a UniLM/BERT checkpoint as a sequence-to-sequence model (UniLM §2.5): \"[CLS] "
+         "S1\n"
+         "[SEP] S2 [SEP]\" under the seq2seq mask, target tokens (final [SEP] included) masked "
+         "with\n"
+         "--mask-prob, label-smoothed cross-entropy on the masked positions, AdamW with linear "
+         "warm-up\n"
+         "and decay. DATA holds UniLM's line files train.src / train.tgt (dev.*, test.* for "
+         "decode).\n"
+         "--model DIR: config.json + model.safetensors + vocab.txt (HF layout). --model-config: "
+         "train\n"
          "from scratch (vocab from --vocab or DATA/vocab.txt).\n"
-         "RUN gets run.json, config.json, vocab.txt, log.jsonl and checkpoint/ (weights, optimizer,\n"
+         "RUN gets run.json, config.json, vocab.txt, log.jsonl and checkpoint/ (weights, "
+         "optimizer,\n"
          "RNG, step); --resume continues a stopped run exactly where its last checkpoint was.\n"
          "A preset sets the paper's recipe; any flag given overrides it.\n"
-         "--arch ernie-gen trains ERNIE-GEN's way (Xiao et al. 2020 §3): the target noised at --noise-prob\n"
-         "feeds the contextual flow, [ATTN] symbols in a word-by-word flow (and with --span-lambda < 1 a\n"
-         "span-by-span flow over a t-statistic span vocabulary) predict every target word; decode then\n"
-         "uses infilling decoding. Without --arch or a preset naming one, the checkpoint's config.json\n"
+         "--arch ernie-gen trains ERNIE-GEN's way (Xiao et al. 2020 §3): the target noised at "
+         "--noise-prob\n"
+         "feeds the contextual flow, [ATTN] symbols in a word-by-word flow (and with --span-lambda "
+         "< 1 a\n"
+         "span-by-span flow over a t-statistic span vocabulary) predict every target word; decode "
+         "then\n"
+         "uses infilling decoding. Without --arch or a preset naming one, the checkpoint's "
+         "config.json\n"
          "\"unieval_arch\" decides (else unilm).\n"
          "--nproc N trains data parallel in N local processes (Gloo; the global batch is --accum\n"
          "micro-batches, split across ranks: give --accum >= N); RANK/WORLD_SIZE/MASTER_ADDR/\n"
@@ -45,30 +58,40 @@ std::string finetune_usage() {
          "presets (UniLM §3, ERNIE-GEN Table 1):\n" +
          tasks::presets_help() +
          "\n"
-         "--parity-dump BATCH.json --model CKPT --out DIR: one step on a given batch, for parity checks\n"
+         "--parity-dump BATCH.json --model CKPT --out DIR: one step on a given batch, for parity "
+         "checks\n"
          "(unieval finetune --parity-dump --help).\n"
          "\n"
-         "example: unieval finetune --task gigaword --preset gigaword --model unilm-base --data gigaword --out run1";
+         "example: unieval finetune --task gigaword --preset gigaword --model unilm-base --data "
+         "gigaword --out run1";
 }
 
 std::string parity_usage() {
-  return "usage: unieval finetune --parity-dump BATCH.json --model CKPT --out DIR [--device cpu|cuda] [--threads N]\n"
+  return "usage: unieval finetune --parity-dump BATCH.json --model CKPT --out DIR [--device "
+         "cpu|cuda] [--threads N]\n"
          "\n"
-         "One training step of the masked-LM objective on a batch given in full (input ids, segments, the\n"
-         "attention mask, masked positions and labels, and the step's options: loss unilm|ours, label\n"
-         "smoothing, lr and schedule, BertAdam-style per-parameter or global clipping, steps), for\n"
-         "comparing with the official code (models/training/parity_step.h has the file format). Writes\n"
-         "DIR/parity.json (per step: lr, loss, loss_unilm, loss_ours, gradient norm per parameter before\n"
+         "One training step of the masked-LM objective on a batch given in full (input ids, "
+         "segments, the\n"
+         "attention mask, masked positions and labels, and the step's options: loss unilm|ours, "
+         "label\n"
+         "smoothing, lr and schedule, BertAdam-style per-parameter or global clipping, steps), "
+         "for\n"
+         "comparing with the official code (models/training/parity_step.h has the file format). "
+         "Writes\n"
+         "DIR/parity.json (per step: lr, loss, loss_unilm, loss_ours, gradient norm per parameter "
+         "before\n"
          "clipping) and DIR/model.safetensors (the updated weights).";
 }
 
 // `finetune --parity-dump`: its own flags (no task, data or run directory).
 int finetune_parity_dump(const Args& args) {
   po::options_description desc("finetune --parity-dump options");
-  desc.add_options()
-      ("parity-dump", po::value<std::string>()->required(), "batch JSON (models/training/parity_step.h)")
-      ("model", po::value<std::string>()->required(), "checkpoint: directory, .safetensors or .bin (with config.json)")
-      ("out", po::value<std::string>()->required(), "directory for parity.json and model.safetensors");
+  desc.add_options()("parity-dump", po::value<std::string>()->required(),
+                     "batch JSON (models/training/parity_step.h)")(
+      "model", po::value<std::string>()->required(),
+      "checkpoint: directory, .safetensors or .bin (with config.json)")(
+      "out", po::value<std::string>()->required(),
+      "directory for parity.json and model.safetensors");
   add_device_flags(desc);
   auto vm = parse(args, desc, parity_usage());
   const std::string batch_path = vm["parity-dump"].as<std::string>();
@@ -88,12 +111,14 @@ int finetune_parity_dump(const Args& args) {
   const auto steps = models::parity_step(model, batch, o);
   const std::filesystem::path out = vm["out"].as<std::string>();
   std::filesystem::create_directories(out);
-  core::write_file_atomic((out / "parity.json").string(), models::parity_report_json(o, steps).dump(2) + "\n");
+  core::write_file_atomic((out / "parity.json").string(),
+                          models::parity_report_json(o, steps).dump(2) + "\n");
   models::save_weights(*model, (out / "model.safetensors").string());
   for (const auto& s : steps)
-    std::cout << "parity: step " << s.step << " lr " << s.lr << " loss " << s.loss << " (unilm " << s.loss_unilm
-              << ", ours " << s.loss_ours << ") grad_norm " << s.grad_norm << "\n";
-  std::cout << "wrote " << (out / "parity.json").string() << " and " << (out / "model.safetensors").string() << "\n";
+    std::cout << "parity: step " << s.step << " lr " << s.lr << " loss " << s.loss << " (unilm "
+              << s.loss_unilm << ", ours " << s.loss_ours << ") grad_norm " << s.grad_norm << "\n";
+  std::cout << "wrote " << (out / "parity.json").string() << " and "
+            << (out / "model.safetensors").string() << "\n";
   return 0;
 }
 
@@ -101,24 +126,29 @@ int finetune_parity_dump(const Args& args) {
 
 int cmd_finetune(const Args& args) {
   for (const auto& a : args)
-    if (a == "--parity-dump" || a.rfind("--parity-dump=", 0) == 0) return finetune_parity_dump(args);
+    if (a == "--parity-dump" || a.rfind("--parity-dump=", 0) == 0)
+      return finetune_parity_dump(args);
   po::options_description desc("finetune options");
-  desc.add_options()
-      ("task", po::value<std::string>()->default_value(""), "task name (recorded; e.g. gigaword)")
-      ("model", po::value<std::string>(), "checkpoint directory (config.json, model.safetensors, vocab.txt)")
-      ("model-config", po::value<std::string>(), "config.json: train from scratch instead")
-      ("vocab", po::value<std::string>(), "vocab.txt (default: MODEL/vocab.txt or DATA/vocab.txt)")
-      ("data", po::value<std::string>(), "data directory with train.src / train.tgt")
-      ("out", po::value<std::string>()->required(), "run directory")
-      ("preset", po::value<std::string>(), "paper recipe by name (see above)")
-      ("resume", po::bool_switch(), "continue RUN from its checkpoint (other training flags are ignored)")
-      ("arch", po::value<std::string>(),
-       "unilm (target masking) | ernie-gen (multi-flow: [ATTN] infilling flows, noised target, loss at every "
-       "target word; decoding then infills). Default: the preset's, else the checkpoint's, else unilm")
-      ("stop-after", po::value<int64_t>()->default_value(0), "checkpoint and stop after N steps of this call")
-      ("limit", po::value<int64_t>()->default_value(0), "use only the first N training examples")
-      ("no-progress", po::bool_switch(), "no progress bar")
-      ("json", po::bool_switch(), "print a JSON summary");
+  desc.add_options()("task", po::value<std::string>()->default_value(""),
+                     "task name (recorded; e.g. gigaword)")(
+      "model", po::value<std::string>(),
+      "checkpoint directory (config.json, model.safetensors, vocab.txt)")(
+      "model-config", po::value<std::string>(), "config.json: train from scratch instead")(
+      "vocab", po::value<std::string>(), "vocab.txt (default: MODEL/vocab.txt or DATA/vocab.txt)")(
+      "data", po::value<std::string>(), "data directory with train.src / train.tgt")(
+      "out", po::value<std::string>()->required(), "run directory")(
+      "preset", po::value<std::string>(), "paper recipe by name (see above)")(
+      "resume", po::bool_switch(),
+      "continue RUN from its checkpoint (other training flags are ignored)")(
+      "arch", po::value<std::string>(),
+      "unilm (target masking) | ernie-gen (multi-flow: [ATTN] infilling flows, noised target, loss "
+      "at every "
+      "target word; decoding then infills). Default: the preset's, else the checkpoint's, else "
+      "unilm")("stop-after", po::value<int64_t>()->default_value(0),
+               "checkpoint and stop after N steps of this call")(
+      "limit", po::value<int64_t>()->default_value(0), "use only the first N training examples")(
+      "no-progress", po::bool_switch(), "no progress bar")("json", po::bool_switch(),
+                                                           "print a JSON summary");
   add_train_flags(desc);
   add_text_flags(desc);
   add_segment_ids_flag(desc);
@@ -136,8 +166,11 @@ int cmd_finetune(const Args& args) {
   if (!f.resume) {
     if (vm.count("preset")) {
       const tasks::Preset* data = tasks::find_preset(vm["preset"].as<std::string>());
-      if (!data) throw InputError("unknown --preset '" + vm["preset"].as<std::string>() + "' (see --help)");
-      if (!data->seq2seq) throw InputError("--preset " + data->name + " is an NLU recipe; finetune trains seq2seq tasks");
+      if (!data)
+        throw InputError("unknown --preset '" + vm["preset"].as<std::string>() + "' (see --help)");
+      if (!data->seq2seq)
+        throw InputError("--preset " + data->name +
+                         " is an NLU recipe; finetune trains seq2seq tasks");
       const pipelines::ModelPreset p = pipelines::resolve_preset(*data);
       f.preset = data->name;
       f.train = p.train;
@@ -158,7 +191,8 @@ int cmd_finetune(const Args& args) {
   if (vm.count("vocab")) f.vocab = vm["vocab"].as<std::string>();
   if (vm.count("data")) f.data_dir = vm["data"].as<std::string>();
   f.tokenized_input = vm["tokenized-input"].as<bool>();
-  if (!f.resume) f.lowercase = lowercase_from_flags(vm, f.model_dir, f.vocab);  // (a resumed run: run.json's)
+  if (!f.resume)
+    f.lowercase = lowercase_from_flags(vm, f.model_dir, f.vocab);  // (a resumed run: run.json's)
   auto& t = f.train;
   apply_train_flags(vm, t, f.dropout);
   if (vm.count("arch")) {
@@ -189,9 +223,10 @@ int cmd_finetune(const Args& args) {
   if (vm["json"].as<bool>()) {
     print_json(j);
   } else {
-    std::cout << "run " << r.run_dir << ": step " << r.train.steps_done << "/" << r.train.total_steps
-              << (r.train.finished ? " (finished)" : " (stopped; continue with --resume)") << ", loss "
-              << r.train.last_loss << "\n";
+    std::cout << "run " << r.run_dir << ": step " << r.train.steps_done << "/"
+              << r.train.total_steps
+              << (r.train.finished ? " (finished)" : " (stopped; continue with --resume)")
+              << ", loss " << r.train.last_loss << "\n";
   }
   return kExitOk;
 }

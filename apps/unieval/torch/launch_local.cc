@@ -25,7 +25,8 @@ std::string describe_status(int status) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     const char* name = ::strsignal(sig);
-    return "was killed by signal " + std::to_string(sig) + (name ? std::string(" (") + name + ")" : std::string());
+    return "was killed by signal " + std::to_string(sig) +
+           (name ? std::string(" (") + name + ")" : std::string());
   }
   return "ended with wait status " + std::to_string(status);
 }
@@ -40,7 +41,8 @@ int launch_local(const LaunchOptions& opts) {
   if (port == 0) {
     port = models::dist::free_port();
   } else if (!models::dist::port_available(port)) {
-    throw InputError("--master-port " + std::to_string(port) + ": the port of 127.0.0.1 is in use (choose another, or "
+    throw InputError("--master-port " + std::to_string(port) +
+                     ": the port of 127.0.0.1 is in use (choose another, or "
                      "leave --master-port out for a free one)");
   }
   // Everything the children need is built before fork: between fork and exec only execve runs.
@@ -50,7 +52,8 @@ int launch_local(const LaunchOptions& opts) {
   std::vector<char*> argv;
   for (auto& a : argv_s) argv.push_back(a.data());
   argv.push_back(nullptr);
-  static const char* kOwn[] = {"RANK=", "LOCAL_RANK=", "WORLD_SIZE=", "MASTER_ADDR=", "MASTER_PORT="};
+  static const char* kOwn[] = {
+      "RANK=", "LOCAL_RANK=", "WORLD_SIZE=", "MASTER_ADDR=", "MASTER_PORT="};
   std::vector<std::string> base_env;
   for (char** e = environ; *e; ++e) {
     bool own = false;
@@ -118,7 +121,8 @@ int launch_local(const LaunchOptions& opts) {
   if (failed_rank >= 0 && remaining > 0) {
     // The others would notice through Gloo (a closed connection) or its timeout; do not wait.
     stop_all(SIGTERM);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(opts.grace_s);
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::duration<double>(opts.grace_s);
     bool killed = false;
     while (remaining > 0) {
       int status = 0;
@@ -136,8 +140,8 @@ int launch_local(const LaunchOptions& opts) {
     }
   }
   if (failed_rank < 0) return 0;
-  std::cerr << "unieval " << opts.command << ": error: rank " << failed_rank << " of " << opts.nproc << " "
-            << describe_status(failed_status) << "; the other ranks were stopped\n";
+  std::cerr << "unieval " << opts.command << ": error: rank " << failed_rank << " of " << opts.nproc
+            << " " << describe_status(failed_status) << "; the other ranks were stopped\n";
   if (WIFEXITED(failed_status)) {
     const int code = WEXITSTATUS(failed_status);
     return code == 1 || code == 2 ? code : 3;

@@ -10,11 +10,12 @@
 namespace unieval::cli {
 
 struct LaunchOptions {
-  int nproc = 1;                  // workers to start
-  int master_port = 0;            // 0: a free port of 127.0.0.1
-  std::string command;            // the unieval-model command the workers run ("finetune", "decode")
-  std::vector<std::string> args;  // its arguments (unchanged: workers see WORLD_SIZE and do not launch)
-  double grace_s = 10.0;          // after a worker fails: SIGTERM to the others, SIGKILL after this
+  int nproc = 1;        // workers to start
+  int master_port = 0;  // 0: a free port of 127.0.0.1
+  std::string command;  // the unieval-model command the workers run ("finetune", "decode")
+  std::vector<std::string>
+      args;               // its arguments (unchanged: workers see WORLD_SIZE and do not launch)
+  double grace_s = 10.0;  // after a worker fails: SIGTERM to the others, SIGKILL after this
 };
 
 // Starts nproc copies of this executable (/proc/self/exe COMMAND ARGS...) with RANK, LOCAL_RANK,

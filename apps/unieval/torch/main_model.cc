@@ -1,5 +1,5 @@
-// unieval-model: the LibTorch half of the `unieval` CLI (encode, finetune, pretrain, decode, demo, run).
-// `unieval` execs it for those commands so that scoring never loads LibTorch; it can also be
+// unieval-model: the LibTorch half of the `unieval` CLI (encode, finetune, pretrain, decode, demo,
+// run). `unieval` execs it for those commands so that scoring never loads LibTorch; it can also be
 // run directly with the same arguments.
 #include <iostream>
 #include <string>
@@ -16,17 +16,15 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
-    {"encode", unieval::cli::cmd_encode},
-    {"finetune", unieval::cli::cmd_finetune},
-    {"pretrain", unieval::cli::cmd_pretrain},
-    {"decode", unieval::cli::cmd_decode},
-    {"demo", unieval::cli::cmd_demo},
-    {"run", unieval::cli::cmd_run},
+    {"encode", unieval::cli::cmd_encode},     {"finetune", unieval::cli::cmd_finetune},
+    {"pretrain", unieval::cli::cmd_pretrain}, {"decode", unieval::cli::cmd_decode},
+    {"demo", unieval::cli::cmd_demo},         {"run", unieval::cli::cmd_run},
 };
 
 void usage(std::ostream& os) {
   os << "unieval-model " << UNIEVAL_VERSION << " (" << UNIEVAL_GIT_COMMIT << ")\n"
-     << "usage: unieval {encode|finetune|pretrain|decode|demo|run} [options]   (see unieval --help)\n";
+     << "usage: unieval {encode|finetune|pretrain|decode|demo|run} [options]   (see unieval "
+        "--help)\n";
 }
 
 }  // namespace

@@ -1,13 +1,12 @@
 #include "apps/unieval/torch/model_flags.h"
 
-#include "apps/unieval/torch/launch_local.h"
-
 #include <iostream>
 #include <type_traits>
 
+#include "apps/unieval/torch/launch_local.h"
 #include "core/error.h"
-#include "models/nn/device.h"
 #include "models/dist/distributed.h"
+#include "models/nn/device.h"
 #include "models/training/optim.h"
 #include "pipelines/seq2seq.h"
 
@@ -33,13 +32,16 @@ void add_train_flags(po::options_description& desc) {
   desc.add_options()("dropout", po::value<double>(), "hidden and attention dropout of the model");
 }
 
-void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t, std::optional<double>& dropout) {
+void apply_train_flags(const po::variables_map& vm, models::TrainOptions& t,
+                       std::optional<double>& dropout) {
   apply_option_flags(vm, t, {"steps"});
   if (vm.count("steps")) {
     const int64_t s = vm["steps"].as<int64_t>();
     if (s < 0) throw InputError("--steps must be >= 0");
-    if (s == 0) t.no_train = true;  // zero means zero (not "unset": the preset's epochs would run)
-    else t.max_steps = s;
+    if (s == 0)
+      t.no_train = true;  // zero means zero (not "unset": the preset's epochs would run)
+    else
+      t.max_steps = s;
   }
   apply_warmup_flag(vm, t.warmup_steps, t.warmup_ratio);
   if (vm.count("dropout")) dropout = vm["dropout"].as<double>();
@@ -101,19 +103,20 @@ void add_search_flags(po::options_description& desc, const char* seed_flag) {
   add_option_flags<models::SearchOptions>(desc, search_flag(seed_flag));
 }
 
-void apply_search_flags(const po::variables_map& vm, models::SearchOptions& s, const char* seed_flag) {
+void apply_search_flags(const po::variables_map& vm, models::SearchOptions& s,
+                        const char* seed_flag) {
   apply_option_flags(vm, s, {}, search_flag(seed_flag));
   if (s.n_best > s.beam) s.n_best = s.beam;
 }
 
 void add_text_flags(po::options_description& desc) {
-  desc.add_options()
-      ("lowercase", po::bool_switch(), "uncased tokenizer (default: as the checkpoint: tokenizer_config.json "
-       "do_lower_case, else its vocabulary: upper-case pieces mean cased)")
-      ("no-lowercase", po::bool_switch(), "cased tokenizer (default: as the checkpoint)")
-      ("tokenized-input", po::bool_switch(),
-       "the lines are WordPiece pieces joined by spaces, used as they are (UniLM --tokenized_input; "
-       "an unknown piece is [UNK])");
+  desc.add_options()("lowercase", po::bool_switch(),
+                     "uncased tokenizer (default: as the checkpoint: tokenizer_config.json "
+                     "do_lower_case, else its vocabulary: upper-case pieces mean cased)")(
+      "no-lowercase", po::bool_switch(), "cased tokenizer (default: as the checkpoint)")(
+      "tokenized-input", po::bool_switch(),
+      "the lines are WordPiece pieces joined by spaces, used as they are (UniLM --tokenized_input; "
+      "an unknown piece is [UNK])");
 }
 
 std::optional<bool> lowercase_flag(const po::variables_map& vm) {
@@ -124,17 +127,20 @@ std::optional<bool> lowercase_flag(const po::variables_map& vm) {
   return std::nullopt;
 }
 
-bool lowercase_from_flags(const po::variables_map& vm, const std::string& checkpoint, const std::string& vocab) {
-  const pipelines::LowercaseDecision d = pipelines::decide_lowercase(lowercase_flag(vm), checkpoint, vocab);
+bool lowercase_from_flags(const po::variables_map& vm, const std::string& checkpoint,
+                          const std::string& vocab) {
+  const pipelines::LowercaseDecision d =
+      pipelines::decide_lowercase(lowercase_flag(vm), checkpoint, vocab);
   if (is_main_rank())
     for (const auto& w : d.warnings) std::cerr << "warning: " << w << "\n";
   return d.lowercase;
 }
 
 void add_segment_ids_flag(po::options_description& desc) {
-  desc.add_options()("segment-ids", po::value<std::string>(),
-                     "S,T: segment ids of source and target (default: the checkpoint family's, 4,5 for UniLM v1 "
-                     "with type_vocab_size 6, else the config's unilm_segment_ids, else 0,1)");
+  desc.add_options()(
+      "segment-ids", po::value<std::string>(),
+      "S,T: segment ids of source and target (default: the checkpoint family's, 4,5 for UniLM v1 "
+      "with type_vocab_size 6, else the config's unilm_segment_ids, else 0,1)");
 }
 
 std::optional<std::pair<int64_t, int64_t>> segment_ids_flag(const po::variables_map& vm) {
@@ -143,7 +149,8 @@ std::optional<std::pair<int64_t, int64_t>> segment_ids_flag(const po::variables_
   const size_t comma = v.find(',');
   auto number = [&](const std::string& s) {
     if (s.empty() || s.size() > 6 || s.find_first_not_of("0123456789") != std::string::npos)
-      throw InputError("--segment-ids " + v + ": expected two non-negative integers S,T (e.g. 4,5)");
+      throw InputError("--segment-ids " + v +
+                       ": expected two non-negative integers S,T (e.g. 4,5)");
     return static_cast<int64_t>(std::stoll(s));
   };
   if (comma == std::string::npos) number("");
@@ -151,33 +158,41 @@ std::optional<std::pair<int64_t, int64_t>> segment_ids_flag(const po::variables_
 }
 
 void add_dist_flags(po::options_description& desc) {
-  desc.add_options()
-      ("nproc", po::value<int>()->default_value(1), "worker processes on this machine (data parallel; see README)")
-      ("master-port", po::value<int>()->default_value(0), "--nproc: rendezvous port of 127.0.0.1 (0 = a free one)")
-      ("backend", po::value<std::string>()->default_value(""), "process group: gloo | nccl (default: nccl on CUDA, else gloo)");
+  desc.add_options()("nproc", po::value<int>()->default_value(1),
+                     "worker processes on this machine (data parallel; see README)")(
+      "master-port", po::value<int>()->default_value(0),
+      "--nproc: rendezvous port of 127.0.0.1 (0 = a free one)")(
+      "backend", po::value<std::string>()->default_value(""),
+      "process group: gloo | nccl (default: nccl on CUDA, else gloo)");
 }
 
-std::optional<int> launch_workers_if_asked(const po::variables_map& vm, const std::string& command, const Args& args) {
+std::optional<int> launch_workers_if_asked(const po::variables_map& vm, const std::string& command,
+                                           const Args& args) {
   const int nproc = vm["nproc"].as<int>();
   if (nproc < 1) throw InputError("--nproc must be at least 1");
   if (models::dist::launched_as_worker()) {
     const int world = models::dist::env_from_environment().world_size;
     if (!vm["nproc"].defaulted() && nproc != world)
-      throw InputError("--nproc " + std::to_string(nproc) + " differs from WORLD_SIZE=" + std::to_string(world));
+      throw InputError("--nproc " + std::to_string(nproc) +
+                       " differs from WORLD_SIZE=" + std::to_string(world));
     return std::nullopt;
   }
   if (nproc == 1) return std::nullopt;
   // What every worker would refuse is refused once, before any starts.
   if (!models::dist::have_c10d())
-    throw InputError("--nproc " + std::to_string(nproc) + ": this build of unieval has no c10d process groups; run "
+    throw InputError("--nproc " + std::to_string(nproc) +
+                     ": this build of unieval has no c10d process groups; run "
                      "with --nproc 1");
-  const torch::Device device = models::parse_device(vm.count("device") ? vm["device"].as<std::string>() : "cpu");
+  const torch::Device device =
+      models::parse_device(vm.count("device") ? vm["device"].as<std::string>() : "cpu");
   (void)models::dist::resolve_backend(vm["backend"].as<std::string>(), device);
   if (device.is_cuda()) {
     const int gpus = static_cast<int>(torch::cuda::device_count());
     if (nproc > gpus)
-      throw InputError("--nproc " + std::to_string(nproc) + " with --device cuda: each worker takes its own GPU "
-                       "(cuda:LOCAL_RANK), and " + std::to_string(gpus) + " are visible");
+      throw InputError("--nproc " + std::to_string(nproc) +
+                       " with --device cuda: each worker takes its own GPU "
+                       "(cuda:LOCAL_RANK), and " +
+                       std::to_string(gpus) + " are visible");
   }
   LaunchOptions o;
   o.nproc = nproc;
@@ -187,6 +202,8 @@ std::optional<int> launch_workers_if_asked(const po::variables_map& vm, const st
   return launch_local(o);
 }
 
-bool is_main_rank() { return !models::dist::launched_as_worker() || models::dist::env_from_environment().rank == 0; }
+bool is_main_rank() {
+  return !models::dist::launched_as_worker() || models::dist::env_from_environment().rank == 0;
+}
 
 }  // namespace unieval::cli

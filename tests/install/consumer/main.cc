@@ -1,11 +1,11 @@
 // bleu_consumer HYP REF...: sacreBLEU corpus BLEU (default options) of HYP against the reference
 // files, computed by an installed unieval::metrics; prints the score (17 digits) and the signature.
+#include <unieval/metrics/bleu.h>
+
 #include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
-
-#include <unieval/metrics/bleu.h>
 
 static std::vector<std::string> read_lines(const char* path) {
   std::ifstream in(path);
