@@ -31,8 +31,11 @@
 // "S2 [SEP]" as before.
 //
 // Noise (ρ, ERNIE-GEN's noise_prob): floor(ρ · |S2|) positions of S2 drawn without replacement are
-// replaced in T' by a token uniform over the regular vocabulary (the official fine-tuning code
-// draws a fixed count the same way); the closing [SEP] is never noised (our choice).
+// replaced in T' by a token uniform over the regular vocabulary; the closing [SEP] is never noised.
+// This is the later ERNIE dygraph port's rule (a fixed count), not the paper code's: the `repro`
+// branch of PaddlePaddle/ERNIE (ernie-gen/reader/seq2seq_reader.py) noises each position after the
+// target's [CLS], the closing [SEP] included, with probability ρ, by a token uniform over the whole
+// vocabulary, special tokens included (tests/parity/fixtures/ernie_gen_masks.json records it).
 //
 // Loss (Eq. 7): λ · CE(word flow) + (1 − λ) · CE(span flow), both over every target position,
 // label-smoothed (models/training/trainer.h); the paper's λ is 0.5 in pre-training and 1.0 in
