@@ -475,6 +475,40 @@ std::string norm_word(const std::string& w) {
 
 }  // namespace
 
+// The sub-span [start, end] of words[ws..we] (a CoQA rationale) with the best word F1 against
+// the free-form answer (first best wins); start/end are left alone when no sub-span overlaps it.
+static void best_f1_subspan(const std::vector<std::string>& words, int64_t ws, int64_t we,
+                            const std::string& answer, int64_t& start, int64_t& end) {
+  std::vector<std::string> aw;
+  std::vector<int64_t> dummy;
+  split_words(answer, aw, dummy);
+  std::map<std::string, int> gold;
+  int ng = 0;
+  for (const auto& w : aw) {
+    std::string n = norm_word(w);
+    if (!n.empty()) ++gold[n], ++ng;
+  }
+  double best = 0;
+  for (int64_t i = ws; i <= we && ng > 0; ++i) {
+    std::map<std::string, int> seen;
+    int common = 0, np = 0;
+    for (int64_t j = i; j <= we; ++j) {
+      std::string n = norm_word(words[j]);
+      if (!n.empty()) {
+        ++np;
+        if (++seen[n] <= (gold.count(n) ? gold[n] : 0)) ++common;
+      }
+      if (common == 0 || np == 0) continue;
+      const double p = double(common) / np, r = double(common) / ng, f = 2 * p * r / (p + r);
+      if (f > best) {
+        best = f;
+        start = i;
+        end = j;
+      }
+    }
+  }
+}
+
 CoqaSplit read_coqa_split(const std::string& data, const SplitSpec& split, int history_turns) {
   const fs::path dir(data);
   std::string file;
@@ -560,38 +594,8 @@ CoqaSplit read_coqa_split(const std::string& data, const SplitSpec& split, int h
         int64_t ws = std::max<int64_t>(0, c2w[a]), we = std::max<int64_t>(ws, c2w[z]);
         turn.start_word = ws;
         turn.end_word = we;
-        if (turn.kind == CoqaAnswerKind::kSpan) {
-          // Best word-F1 sub-span of the rationale against the free-form answer.
-          std::vector<std::string> aw, dummy_w;
-          std::vector<int64_t> dummy;
-          split_words(turn.answer, aw, dummy);
-          std::map<std::string, int> gold;
-          int ng = 0;
-          for (const auto& w : aw) {
-            std::string n = norm_word(w);
-            if (!n.empty()) ++gold[n], ++ng;
-          }
-          double best = 0;
-          for (int64_t i = ws; i <= we && ng > 0; ++i) {
-            std::map<std::string, int> seen;
-            int common = 0, np = 0;
-            for (int64_t j = i; j <= we; ++j) {
-              std::string n = norm_word(ctx.words[j]);
-              if (!n.empty()) {
-                ++np;
-                if (++seen[n] <= (gold.count(n) ? gold[n] : 0)) ++common;
-              }
-              if (common == 0 || np == 0) continue;
-              const double p = double(common) / np, r = double(common) / ng,
-                           f = 2 * p * r / (p + r);
-              if (f > best) {
-                best = f;
-                turn.start_word = i;
-                turn.end_word = j;
-              }
-            }
-          }
-        }
+        if (turn.kind == CoqaAnswerKind::kSpan)
+          best_f1_subspan(ctx.words, ws, we, turn.answer, turn.start_word, turn.end_word);
       }
       all.push_back(std::move(turn));
       refs.push_back({si, t});

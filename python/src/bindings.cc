@@ -478,6 +478,10 @@ void bind_significance(py::module_& mod) {
         };
         return py::make_tuple(bytes(out.a), bytes(out.b));
       });
+}
+
+// The Resampler factories, one per metric (BLEU, chrF, TER).
+void bind_resamplers(py::module_& mod) {
   mod.def(
       "bleu_resampler",
       [](const std::string& tokenize, const std::string& smooth, std::optional<double> smooth_value,
@@ -1026,6 +1030,7 @@ PYBIND11_MODULE(_core, mod) {
   bind_chrf(mod);
   bind_ter(mod);
   bind_significance(mod);
+  bind_resamplers(mod);
   bind_rouge_score(mod);
   bind_rouge155(mod);
   bind_meteor(mod);
