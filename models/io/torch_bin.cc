@@ -121,6 +121,7 @@ class Unpickler {
   ObjPtr load() {
     for (;;) {
       const uint8_t op = u8();
+      if (scalar_op(op) || container_op(op)) continue;
       switch (op) {
         case 0x80: {  // PROTO
           const uint8_t p = u8();
@@ -138,133 +139,6 @@ class Unpickler {
           marks_.push_back(stack_.size());
           depth_check();
           break;
-        case 'N':
-          push(make(Obj::kNone));
-          break;
-        case 0x88:
-        case 0x89: {
-          auto o = make(Obj::kBool);
-          o->i = op == 0x88;
-          push(o);
-          break;
-        }
-        case 'J': {
-          auto o = make(Obj::kInt);
-          o->i = static_cast<int32_t>(le(4));
-          push(o);
-          break;
-        }
-        case 'K': {
-          auto o = make(Obj::kInt);
-          o->i = u8();
-          push(o);
-          break;
-        }
-        case 'M': {
-          auto o = make(Obj::kInt);
-          o->i = static_cast<int64_t>(le(2));
-          push(o);
-          break;
-        }
-        case 0x8a: {  // LONG1
-          const size_t n = u8();
-          std::string bytes = take(n);
-          auto o = make(Obj::kInt);
-          if (n > 8) {
-            o->kind = Obj::kBigInt;
-            o->s = bytes;
-          } else if (n > 0) {
-            uint64_t v = 0;
-            for (size_t k = 0; k < n; ++k) v |= uint64_t(uint8_t(bytes[k])) << (8 * k);
-            if (n < 8 && (uint8_t(bytes[n - 1]) & 0x80)) v |= ~uint64_t(0) << (8 * n);  // sign
-            o->i = static_cast<int64_t>(v);
-          }
-          push(o);
-          break;
-        }
-        case 'G': {  // BINFLOAT, big-endian
-          std::string b = take(8);
-          uint64_t v = 0;
-          for (int k = 0; k < 8; ++k) v = (v << 8) | uint8_t(b[k]);
-          auto o = make(Obj::kFloat);
-          std::memcpy(&o->f, &v, 8);
-          push(o);
-          break;
-        }
-        case 'X':
-          str(le(4));
-          break;  // BINUNICODE
-        case 0x8c:
-          str(u8());
-          break;  // SHORT_BINUNICODE
-        case 0x8d:
-          str(le(8));
-          break;  // BINUNICODE8
-        case 'T':
-          str(le(4));
-          break;  // BINSTRING (py2)
-        case 'U':
-          str(u8());
-          break;  // SHORT_BINSTRING (py2)
-        case ')':
-          push(make(Obj::kTuple));
-          break;
-        case 't': {
-          auto o = make(Obj::kTuple);
-          o->items = pop_mark();
-          push(o);
-          break;
-        }
-        case 0x85:
-        case 0x86:
-        case 0x87: {
-          const size_t n = op - 0x84;
-          if (stack_.size() < n + base()) fail("malformed pickle (TUPLE on a short stack)");
-          auto o = make(Obj::kTuple);
-          o->items.assign(stack_.end() - n, stack_.end());
-          stack_.resize(stack_.size() - n);
-          push(o);
-          break;
-        }
-        case ']':
-          push(make(Obj::kList));
-          break;
-        case 'l': {
-          auto o = make(Obj::kList);
-          o->items = pop_mark();
-          push(o);
-          break;
-        }
-        case 'a': {
-          ObjPtr v = pop();
-          append(top(), {v});
-          break;
-        }
-        case 'e': {
-          auto items = pop_mark();
-          append(top(), items);
-          break;
-        }
-        case '}':
-          push(make(Obj::kDict));
-          break;
-        case 'd': {
-          auto o = make(Obj::kDict);
-          set_items(o, pop_mark());
-          push(o);
-          break;
-        }
-        case 's': {
-          ObjPtr v = pop();
-          ObjPtr k = pop();
-          set_items(top(), {k, v});
-          break;
-        }
-        case 'u': {
-          auto items = pop_mark();
-          set_items(top(), items);
-          break;
-        }
         case 'c': {  // GLOBAL "module\nname\n"
           std::string module = line(), name = line();
           global(module + "." + name);
@@ -319,6 +193,149 @@ class Unpickler {
                " (only plain state dicts are read)");
         }
       }
+    }
+  }
+
+  // The opcodes that push a scalar (None, bools, ints, floats, strings); false for any other.
+  bool scalar_op(uint8_t op) {
+    switch (op) {
+      case 'N':
+        push(make(Obj::kNone));
+        return true;
+      case 0x88:
+      case 0x89: {
+        auto o = make(Obj::kBool);
+        o->i = op == 0x88;
+        push(o);
+        return true;
+      }
+      case 'J': {
+        auto o = make(Obj::kInt);
+        o->i = static_cast<int32_t>(le(4));
+        push(o);
+        return true;
+      }
+      case 'K': {
+        auto o = make(Obj::kInt);
+        o->i = u8();
+        push(o);
+        return true;
+      }
+      case 'M': {
+        auto o = make(Obj::kInt);
+        o->i = static_cast<int64_t>(le(2));
+        push(o);
+        return true;
+      }
+      case 0x8a: {  // LONG1
+        const size_t n = u8();
+        std::string bytes = take(n);
+        auto o = make(Obj::kInt);
+        if (n > 8) {
+          o->kind = Obj::kBigInt;
+          o->s = bytes;
+        } else if (n > 0) {
+          uint64_t v = 0;
+          for (size_t k = 0; k < n; ++k) v |= uint64_t(uint8_t(bytes[k])) << (8 * k);
+          if (n < 8 && (uint8_t(bytes[n - 1]) & 0x80)) v |= ~uint64_t(0) << (8 * n);  // sign
+          o->i = static_cast<int64_t>(v);
+        }
+        push(o);
+        return true;
+      }
+      case 'G': {  // BINFLOAT, big-endian
+        std::string b = take(8);
+        uint64_t v = 0;
+        for (int k = 0; k < 8; ++k) v = (v << 8) | uint8_t(b[k]);
+        auto o = make(Obj::kFloat);
+        std::memcpy(&o->f, &v, 8);
+        push(o);
+        return true;
+      }
+      case 'X':
+        str(le(4));
+        return true;  // BINUNICODE
+      case 0x8c:
+        str(u8());
+        return true;  // SHORT_BINUNICODE
+      case 0x8d:
+        str(le(8));
+        return true;  // BINUNICODE8
+      case 'T':
+        str(le(4));
+        return true;  // BINSTRING (py2)
+      case 'U':
+        str(u8());
+        return true;  // SHORT_BINSTRING (py2)
+      default:
+        return false;
+    }
+  }
+
+  // The opcodes that build or fill tuples, lists and dicts; false for any other.
+  bool container_op(uint8_t op) {
+    switch (op) {
+      case ')':
+        push(make(Obj::kTuple));
+        return true;
+      case 't': {
+        auto o = make(Obj::kTuple);
+        o->items = pop_mark();
+        push(o);
+        return true;
+      }
+      case 0x85:
+      case 0x86:
+      case 0x87: {
+        const size_t n = op - 0x84;
+        if (stack_.size() < n + base()) fail("malformed pickle (TUPLE on a short stack)");
+        auto o = make(Obj::kTuple);
+        o->items.assign(stack_.end() - n, stack_.end());
+        stack_.resize(stack_.size() - n);
+        push(o);
+        return true;
+      }
+      case ']':
+        push(make(Obj::kList));
+        return true;
+      case 'l': {
+        auto o = make(Obj::kList);
+        o->items = pop_mark();
+        push(o);
+        return true;
+      }
+      case 'a': {
+        ObjPtr v = pop();
+        append(top(), {v});
+        return true;
+      }
+      case 'e': {
+        auto items = pop_mark();
+        append(top(), items);
+        return true;
+      }
+      case '}':
+        push(make(Obj::kDict));
+        return true;
+      case 'd': {
+        auto o = make(Obj::kDict);
+        set_items(o, pop_mark());
+        push(o);
+        return true;
+      }
+      case 's': {
+        ObjPtr v = pop();
+        ObjPtr k = pop();
+        set_items(top(), {k, v});
+        return true;
+      }
+      case 'u': {
+        auto items = pop_mark();
+        set_items(top(), items);
+        return true;
+      }
+      default:
+        return false;
     }
   }
 

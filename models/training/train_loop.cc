@@ -159,6 +159,36 @@ void check_accum_covers_ranks(int64_t accum) {
                      "batch is accum micro-batches whatever the number of ranks)");
 }
 
+// Data parallel: finishes the step's gradient all-reduce and sums the report's partial sums over
+// the ranks (loss, tokens, then its named log fields, integers kept integers); the all-reduce's
+// seconds.
+static double reduce_step_report(dist::ProcessGroup& group, dist::GradientBuckets& buckets,
+                                 StepReport& r) {
+  const double allreduce_s = buckets.finish();
+  std::vector<double> sums{r.loss, static_cast<double>(r.tokens)};
+  std::vector<ojson*> where;
+  for (const auto& key : r.summed) {
+    ojson* obj = r.log.is_object() && r.log.contains(key)             ? &r.log
+                 : r.log_tail.is_object() && r.log_tail.contains(key) ? &r.log_tail
+                                                                      : nullptr;
+    if (!obj)
+      throw std::logic_error("run_train_loop: summed field '" + key + "' is not in the report");
+    sums.push_back((*obj)[key].get<double>());
+    where.push_back(obj);
+  }
+  dist::all_reduce_sum(group, sums);
+  r.loss = sums[0];
+  r.tokens = std::llround(sums[1]);
+  for (size_t i = 0; i < r.summed.size(); ++i) {
+    ojson& v = (*where[i])[r.summed[i]];
+    if (v.is_number_integer())
+      v = std::llround(sums[2 + i]);
+    else
+      v = sums[2 + i];
+  }
+  return allreduce_s;
+}
+
 LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, RunDir* run,
                           bool resume, const LoopHooks& hooks) {
   if (!hooks.micro_batches || !hooks.micro_loss)
@@ -219,32 +249,7 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
   while (step < total && !stopped) {
     optimizer.zero_grad();
     StepReport r = micro_batch_step(hooks, opts.seed, step);
-    double allreduce_s = 0.0;
-    if (group) {
-      allreduce_s = buckets->finish();
-      // The report's partial sums: loss, tokens, then the named log fields.
-      std::vector<double> sums{r.loss, static_cast<double>(r.tokens)};
-      std::vector<ojson*> where;
-      for (const auto& key : r.summed) {
-        ojson* obj = r.log.is_object() && r.log.contains(key)             ? &r.log
-                     : r.log_tail.is_object() && r.log_tail.contains(key) ? &r.log_tail
-                                                                          : nullptr;
-        if (!obj)
-          throw std::logic_error("run_train_loop: summed field '" + key + "' is not in the report");
-        sums.push_back((*obj)[key].get<double>());
-        where.push_back(obj);
-      }
-      dist::all_reduce_sum(*group, sums);
-      r.loss = sums[0];
-      r.tokens = std::llround(sums[1]);
-      for (size_t i = 0; i < r.summed.size(); ++i) {
-        ojson& v = (*where[i])[r.summed[i]];
-        if (v.is_number_integer())
-          v = std::llround(sums[2 + i]);
-        else
-          v = sums[2 + i];
-      }
-    }
+    const double allreduce_s = group ? reduce_step_report(*group, *buckets, r) : 0.0;
     if (hooks.reduced) hooks.reduced(r);
     const double grad_norm = clip_grad_norm(optimizer.params(), opts.max_grad_norm);
     const double lr = schedule.lr(step);

@@ -106,8 +106,11 @@ std::string run_usage() {
 
 }  // namespace
 
-int cmd_run(const Args& args) {
-  po::options_description desc("run options");
+namespace {
+
+// run's flags: its own, then the derived training, understanding, text, search, device and
+// process-group flags.
+void add_run_flags(po::options_description& desc) {
   desc.add_options()("task", po::value<std::string>()->required(),
                      "generation or understanding task")(
       "data", po::value<std::string>()->required(), "the task's data in its distributed format")(
@@ -167,6 +170,13 @@ int cmd_run(const Args& args) {
   add_device_flags(desc);
   add_precision_flag(desc);
   add_dist_flags(desc);
+}
+
+}  // namespace
+
+int cmd_run(const Args& args) {
+  po::options_description desc("run options");
+  add_run_flags(desc);
   auto vm = parse(args, desc, run_usage());
   if (auto code = launch_workers_if_asked(vm, "run", args)) return *code;
   const bool main_rank = is_main_rank();
