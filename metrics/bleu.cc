@@ -190,46 +190,41 @@ std::string bleu_tokenize_line(const std::string& line, const BleuOptions& opts)
   return std::string(s);
 }
 
-void append_ids_single_space(std::string_view s, Vocabulary& vocab, std::vector<uint32_t>& out) {
+namespace {
+
+// The ids of a line's BLEU tokens, id_of(token) each: tokenised as sacreBLEU does, then split on
+// Python whitespace (none, char) or on the single spaces the other tokenisers already leave.
+template <class IdOf>
+void line_ids(const std::string& line, const BleuOptions& opts, IdOf id_of,
+              std::vector<uint32_t>& out) {
+  out.clear();
+  std::string tok = bleu_tokenize_line(line, opts);
+  if (opts.tokenize == BleuTokenize::kNone || opts.tokenize == BleuTokenize::kChar) {
+    for (auto t : core::py_split(tok)) out.push_back(id_of(t));
+    return;
+  }
+  const std::string_view s = tok;  // already ' '.join(split())
   size_t start = 0;
   while (start < s.size()) {
     size_t sp = s.find(' ', start);
     if (sp == std::string_view::npos) sp = s.size();
-    if (sp > start) out.push_back(vocab.id(s.substr(start, sp - start)));
+    if (sp > start) out.push_back(id_of(s.substr(start, sp - start)));
     start = sp + 1;
   }
 }
 
-void append_ids_py_split(std::string_view s, Vocabulary& vocab, std::vector<uint32_t>& out) {
-  for (auto t : core::py_split(s)) out.push_back(vocab.id(t));
-}
+}  // namespace
 
 void bleu_line_ids(const std::string& line, const BleuOptions& opts, Vocabulary& vocab,
                    std::vector<uint32_t>& out) {
-  out.clear();
-  std::string tok = bleu_tokenize_line(line, opts);
-  if (opts.tokenize == BleuTokenize::kNone || opts.tokenize == BleuTokenize::kChar)
-    append_ids_py_split(tok, vocab, out);
-  else
-    append_ids_single_space(tok, vocab, out);  // already ' '.join(split())
+  line_ids(
+      line, opts, [&vocab](std::string_view t) { return vocab.id(t); }, out);
 }
 
 void bleu_line_known_ids(const std::string& line, const BleuOptions& opts, const Vocabulary& vocab,
                          std::vector<uint32_t>& out) {
-  out.clear();
-  std::string tok = bleu_tokenize_line(line, opts);
-  if (opts.tokenize == BleuTokenize::kNone || opts.tokenize == BleuTokenize::kChar) {
-    for (auto t : core::py_split(tok)) out.push_back(vocab.find(t));
-    return;
-  }
-  std::string_view s = tok;  // already ' '.join(split())
-  size_t start = 0;
-  while (start < s.size()) {
-    size_t sp = s.find(' ', start);
-    if (sp == std::string_view::npos) sp = s.size();
-    if (sp > start) out.push_back(vocab.find(s.substr(start, sp - start)));
-    start = sp + 1;
-  }
+  line_ids(
+      line, opts, [&vocab](std::string_view t) { return vocab.find(t); }, out);
 }
 
 void check_streams(size_t n_hyps, const std::vector<std::vector<std::string>>& refs) {

@@ -17,9 +17,6 @@ void bleu_line_ids(const std::string& line, const BleuOptions& opts, Vocabulary&
 // Same, looking tokens up without adding them: a token vocab lacks is Vocabulary::kNone.
 void bleu_line_known_ids(const std::string& line, const BleuOptions& opts, const Vocabulary& vocab,
                          std::vector<uint32_t>& out);
-// Ids of the fields of s split on single spaces / on Python whitespace.
-void append_ids_single_space(std::string_view s, Vocabulary& vocab, std::vector<uint32_t>& out);
-void append_ids_py_split(std::string_view s, Vocabulary& vocab, std::vector<uint32_t>& out);
 // Every reference stream must have n_hyps lines (InputError otherwise).
 void check_streams(size_t n_hyps, const std::vector<std::vector<std::string>>& refs);
 
