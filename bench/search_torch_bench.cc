@@ -8,8 +8,7 @@
 // sentences/s; `identical` is 1 when both searches returned the same n-best lists (checked once).
 //
 //   build/bench/search_torch_bench --benchmark_min_time=1 [--benchmark_format=json]
-//   OMP_WAIT_POLICY=PASSIVE build/bench/search_torch_bench ...   (the threads comparison, #24 item
-//   3)
+//   OMP_WAIT_POLICY=PASSIVE build/bench/search_torch_bench ...   (the threads comparison, #24 item 3)
 #include <benchmark/benchmark.h>
 
 #include <random>

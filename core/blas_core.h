@@ -7,8 +7,7 @@
 // same loss to the last printed digit). OpenBLAS reads OPENBLAS_CORETYPE once, when it loads, so
 // `unieval` decides before it execs `unieval-model` (apps/unieval/main.cc):
 //
-//   if (auto core = unieval::core::openblas_coretype_override()) setenv("OPENBLAS_CORETYPE",
-//   core->c_str(), 0);
+//   if (auto core = unieval::core::openblas_coretype_override()) setenv("OPENBLAS_CORETYPE", core->c_str(), 0);
 //
 // The rule only replaces a fallback: OPENBLAS_CORETYPE already set (by the user, or by a machine
 // whose OpenBLAS is known to misbehave) or UNIEVAL_OPENBLAS_CORETYPE=0 leaves everything as it is;

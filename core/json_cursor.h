@@ -9,19 +9,18 @@
 
 namespace unieval::core {
 
-// A forward-only scan of checked JSON text (core::JsonDocument::check_text) that builds nothing,
-// for a reader that wants a few fields of a large file: the SQuAD dataset reader keeps ids and
-// answer texts and skips contexts and questions, most of the bytes and of the nodes a JsonDocument
-// builds.
+// A forward-only scan of checked JSON text (core::JsonDocument::check_text) that builds nothing, for
+// a reader that wants a few fields of a large file: the SQuAD dataset reader keeps ids and answer
+// texts and skips contexts and questions, most of the bytes and of the nodes a JsonDocument builds.
 //
 // It accepts exactly the text JsonDocument::parse_checked accepts (the same lexer, json_lexer.h,
 // and the same nesting limit) but names no problem: anything it does not accept -- a syntax
 // error anywhere, also inside skipped values, or a layout its reader does not handle -- throws
 // JsonCursor::Refused, and the reader then parses the text with JsonDocument::parse_checked, whose
 // accessors name the problem (file, line). A reader with a cursor therefore returns what its
-// JsonDocument path returns and fails as it fails (tests/metrics/squad_reader_test.cc holds the
-// SQuAD readers to that). The cursor never writes the text: strings come back as raw spans, decoded
-// in place (decode) once the whole scan has succeeded.
+// JsonDocument path returns and fails as it fails (tests/metrics/squad_reader_test.cc holds the SQuAD
+// readers to that). The cursor never writes the text: strings come back as raw spans, decoded in
+// place (decode) once the whole scan has succeeded.
 //
 //   core::JsonCursor c(text.data(), text.size());    // text from JsonDocument::read_text
 //   core::JsonCursor::Span key, id;
@@ -29,8 +28,8 @@ namespace unieval::core {
 //     for (auto obj = c.object(); obj.next(key);)
 //       if (core::JsonCursor::plain(text.data(), key) == "id") id = c.string(); else c.skip();
 //     c.finish();
-//   } catch (const core::JsonCursor::Refused&) { /* JsonDocument::parse_checked(std::move(text),
-//   ...) */ } std::string_view value = core::JsonCursor::decode(text.data(), id);
+//   } catch (const core::JsonCursor::Refused&) { /* JsonDocument::parse_checked(std::move(text), ...) */ }
+//   std::string_view value = core::JsonCursor::decode(text.data(), id);
 class JsonCursor {
  public:
   struct Refused {};  // thrown for anything the cursor does not accept

@@ -101,8 +101,8 @@ class JsonDocument {
  public:
   // Parses text; `source_name` is used in error messages.
   static JsonDocument parse(std::string text, std::string source_name);
-  // Reads (unieval::core::read_decompressed: gzip transparent, a .gz file inflated straight into
-  // the document's buffer, a pipe read once) and parses a file.
+  // Reads (unieval::core::read_decompressed: gzip transparent, a .gz file inflated straight into the
+  // document's buffer, a pipe read once) and parses a file.
   static JsonDocument parse_file(const std::string& path);
 
   // parse_file in two steps, for a reader that first tries a core::JsonCursor (json_cursor.h) over

@@ -34,8 +34,7 @@ inline Split split_mode(const uint8_t* data, size_t size) {
 }
 
 // Text the readers would have accepted: every command refuses invalid UTF-8 when reading a file
-// (docs/metrics.md "Invalid UTF-8"), so the normalisers and tokenisers are only ever given valid
-// UTF-8.
+// (docs/metrics.md "Invalid UTF-8"), so the normalisers and tokenisers are only ever given valid UTF-8.
 inline bool valid_utf8(std::string_view s) {
   return core::find_invalid_utf8(s) == std::string::npos;
 }

@@ -1,12 +1,12 @@
 // Fuzz target: the official scripts' tokenisers and normalisers (metrics/text/): sacreBLEU 13a /
 // zh / char / intl, mteval v13a / v14c / intl, ROUGE-1.5.5 and rouge-score tokens, METEOR 1.5's
-// normalizeLine + Java lower case + StringTokenizer, the SQuAD answer normaliser, the DSTC7
-// cleaner, the stemmers (Porter ROUGE / NLTK, Snowball) and Python's str.lower().
+// normalizeLine + Java lower case + StringTokenizer, the SQuAD answer normaliser, the DSTC7 cleaner,
+// the stemmers (Porter ROUGE / NLTK, Snowball) and Python's str.lower().
 //
 // Input: one mode byte (which normaliser, and its option bits), then the text. Only valid UTF-8 is
-// passed on: every command refuses invalid UTF-8 when it reads a file (docs/metrics.md "Invalid
-// UTF-8"), so no normaliser ever sees it. A normaliser must not crash, hang or trip a sanitizer,
-// and must return valid UTF-8 (the scores and the JSON output are built from it).
+// passed on: every command refuses invalid UTF-8 when it reads a file (docs/metrics.md "Invalid UTF-8"),
+// so no normaliser ever sees it. A normaliser must not crash, hang or trip a sanitizer, and must
+// return valid UTF-8 (the scores and the JSON output are built from it).
 #include <string>
 #include <vector>
 

@@ -3,8 +3,7 @@
 //   SQuAD data / predictions / na-probs (metrics/squad.h), each read both through the cursor and
 //   through the document alone, which must agree (same result, or the same error message);
 //   CoQA data / predictions (metrics/coqa.h); GLUE label files for every task (metrics/glue.h);
-//   the CSV parser (tasks/files/gpt_task_files.h) and the GPT task files (SNLI, SciTail, Story
-//   Cloze, a RACE article file).
+//   the CSV parser (tasks/files/gpt_task_files.h) and the GPT task files (SNLI, SciTail, Story Cloze, a RACE article file).
 // Every reader must return or throw unieval::InputError.
 #include <string>
 #include <vector>

@@ -4,13 +4,11 @@
 // Distinct-n (lexical diversity) in the flavours our target papers used, each identical to its
 // official script:
 //
-//   | flavour   | official code                                   | tokens                     |
-//   fields                    | | dstc7     | DSTC7 evaluation/src/metrics.py calc_diversity   |
-//   line.strip('\n').split()   | div_1, div_2, avg_len     | |           | + calc_len (UniLM Table
-//   10)                      | (opt. DSTC7 clean_str)     |                           | | plato |
-//   PLATO metrics.py distinct()                      | line.split()               | intra_dist_n,
-//   inter_dist_n | | ernie-gen | ERNIE-GEN persona_chat/eval.py (= PLATO distinct) |
-//   line.strip().split(" ")    | intra_dist_n, inter_dist_n |
+//   | flavour   | official code                                   | tokens                     | fields                    |
+//   | dstc7     | DSTC7 evaluation/src/metrics.py calc_diversity   | line.strip('\n').split()   | div_1, div_2, avg_len     |
+//   |           | + calc_len (UniLM Table 10)                      | (opt. DSTC7 clean_str)     |                           |
+//   | plato     | PLATO metrics.py distinct()                      | line.split()               | intra_dist_n, inter_dist_n |
+//   | ernie-gen | ERNIE-GEN persona_chat/eval.py (= PLATO distinct) | line.strip().split(" ")    | intra_dist_n, inter_dist_n |
 //
 //   * dstc7: div_n = |distinct n-grams over the corpus| / |n-gram occurrences| (corpus level);
 //     avg_len = mean token count. No n-gram at all: the official script raises

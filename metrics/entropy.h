@@ -10,8 +10,7 @@
 // clean_str), natural log (nats), summed in first-seen n-gram order as the official dict
 // iteration. No n-gram of an order: H_n = 0.0 (the official sum over nothing).
 //
-//   auto r = unieval::metrics::entropy(lines, {});   r.to_json() -> {"entropy_1": ..., "entropy_4":
-//   ...}
+//   auto r = unieval::metrics::entropy(lines, {});   r.to_json() -> {"entropy_1": ..., "entropy_4": ...}
 //
 // Options (EntropyOptions):
 //   | field       | default      | meaning                                        |

@@ -1,6 +1,5 @@
 // family_rouge.cc: the rouge family of the metric protocol (metrics/protocol.h):
-//   --metric rouge         ROUGE-1.5.5 (default --mode rouge155) or google rouge-score (--mode
-//   rouge-score)
+//   --metric rouge         ROUGE-1.5.5 (default --mode rouge155) or google rouge-score (--mode rouge-score)
 //   --metric rouge-l-coco  coco-caption / nqg ROUGE-L (beta 1.2)
 // The Perl flags of ROUGE-1.5.5 are accepted as written (-c 95 -r 1000 -n 2 -a -m, -2 -1 -U ...).
 #include <algorithm>

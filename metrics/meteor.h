@@ -22,22 +22,22 @@
 //   opt.normalize = MeteorNormalize::kNorm;            // the jar's -norm
 //   MeteorScorer scorer(opt);                          // loads the resources once
 //   MeteorResult r = scorer.score(hyps, {refs0, refs1});  // refs[k][i]: k-th ref of segment i
-//   r.score;             // "Final score" of `java -jar meteor-1.5.jar hyp ref -r 2 -l en -norm
-//   ...` r.segment_scores;    // the jar's "Segment i score" r.segments[i].to_string();  // the
-//   23-number line of -stdio SCORE / -ssOut
+//   r.score;             // "Final score" of `java -jar meteor-1.5.jar hyp ref -r 2 -l en -norm ...`
+//   r.segment_scores;    // the jar's "Segment i score"
+//   r.segments[i].to_string();  // the 23-number line of -stdio SCORE / -ssOut
 //
 // Options (jar flag in brackets):
-// | field           | default                   | meaning |
+// | field           | default                   | meaning                                          |
 // |-----------------|---------------------------|--------------------------------------------------|
-// | task            | "rank"                    | [-t] rank, adq, hter, li, tune: α β γ δ + weights
-// | | params          | empty = task's            | [-p] α β γ δ | | modules         | exact stem
-// synonym para.  | [-m] matching stages, in order                    | | weights         | empty =
-// task's, by position| [-w] one per module (missing ones count 0)       | | normalize       | kNone
-// | [-lower] kLower, [-norm] kNorm, [-norm -noPunct]  | | beam_size       | 40 | [-x] beam of the
-// alignment search                 | | data_dir        | $UNIEVAL_METEOR_DATA      | METEOR
-// resources: function/, synonym/, nonbreaking/| | paraphrase_file | DIR/[data/]paraphrase-en.gz|
-// [-a] paraphrase table (plain or gzip)            | | threads         | 0 = all cores (max 8) |
-// segments are scored in parallel; output identical |
+// | task            | "rank"                    | [-t] rank, adq, hter, li, tune: α β γ δ + weights |
+// | params          | empty = task's            | [-p] α β γ δ                                      |
+// | modules         | exact stem synonym para.  | [-m] matching stages, in order                    |
+// | weights         | empty = task's, by position| [-w] one per module (missing ones count 0)       |
+// | normalize       | kNone                     | [-lower] kLower, [-norm] kNorm, [-norm -noPunct]  |
+// | beam_size       | 40                        | [-x] beam of the alignment search                 |
+// | data_dir        | $UNIEVAL_METEOR_DATA      | METEOR resources: function/, synonym/, nonbreaking/|
+// | paraphrase_file | DIR/[data/]paraphrase-en.gz| [-a] paraphrase table (plain or gzip)            |
+// | threads         | 0 = all cores (max 8)     | segments are scored in parallel; output identical |
 //
 // English parameters (Constants.java): rank α=0.85 β=0.20 γ=0.60 δ=0.75, weights 1.0 0.6 0.8 0.6;
 // adq 0.75 1.40 0.45 0.70 / 1.0 1.0 0.6 0.8; hter 0.40 1.50 0.35 0.55 / 1.0 0.2 0.6 0.8;

@@ -9,10 +9,10 @@
 // addressing over flat arrays, so counting 500,000 n-grams costs no allocation per n-gram
 // (the node-based std::unordered_map spent most of its time in malloc and page faults).
 //
-//   TokenInterner tok;  std::vector<uint32_t> ids, starts;     // segment s:
-//   ids[starts[s]..starts[s+1]) NgramLevels lv(ids, starts);                                //
-//   order 1 = the token ids while (lv.order() < 4) lv.next();                           //
-//   lv.ids()[p]: id of the n-gram at p lv.types(); // distinct n-grams of this order
+//   TokenInterner tok;  std::vector<uint32_t> ids, starts;     // segment s: ids[starts[s]..starts[s+1])
+//   NgramLevels lv(ids, starts);                                // order 1 = the token ids
+//   while (lv.order() < 4) lv.next();                           // lv.ids()[p]: id of the n-gram at p
+//   lv.types();                                                 // distinct n-grams of this order
 #include <algorithm>
 #include <cstdint>
 #include <cstring>

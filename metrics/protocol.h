@@ -34,13 +34,12 @@
 //   bootstrap_ci(r.items, r.resample, o);  // Bleu_1..4 CIs
 //
 // Language resources (one policy, the same in `score`, `eval` and `run`): a resource directory is
-// taken from its flag (--rouge-data, --meteor-data; `eval --option rouge_data=... /
-// meteor_data=...`), else from its environment variable (UNIEVAL_ROUGE_DATA, UNIEVAL_METEOR_DATA);
-// when a metric that needs it is asked for and neither names it, scoring stops with an InputError
-// saying which flag or variable to set and which option scores without it (MetricSpec::check,
-// check_metric_resources(); the caller's spelling of the flags comes from ResourceHints). `eval`
-// and `run` leave a metric out only when the user asks (`--skip-metric NAME`), and say so in the
-// result's notes.
+// taken from its flag (--rouge-data, --meteor-data; `eval --option rouge_data=... / meteor_data=...`),
+// else from its environment variable (UNIEVAL_ROUGE_DATA, UNIEVAL_METEOR_DATA); when a metric that
+// needs it is asked for and neither names it, scoring stops with an InputError saying which flag or
+// variable to set and which option scores without it (MetricSpec::check, check_metric_resources();
+// the caller's spelling of the flags comes from ResourceHints). `eval` and `run` leave a metric
+// out only when the user asks (`--skip-metric NAME`), and say so in the result's notes.
 //
 // Option types (OptionType) and how they parse:
 //   | type         | command line          | value                                          |
@@ -181,8 +180,7 @@ class ScoreContext {
   const ScoreFn& resample() const { return resample_; }
   const std::vector<std::string>& segment_names() const { return segment_names_; }
   std::vector<std::vector<double>>& segments() { return segments_; }
-  // With --json one JSON line, else one "key = value" line per scalar (nested objects joined by
-  // '.').
+  // With --json one JSON line, else one "key = value" line per scalar (nested objects joined by '.').
   void emit(const nlohmann::ordered_json& j);
   void print(const std::string& text) { out_ += text; }  // human report text
   void warn(const std::string& message) const {

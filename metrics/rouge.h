@@ -36,9 +36,9 @@
 // | skip_unigram     | -u    | false   | SU instead of S                                          |
 // | skip_both        | -U    | false   | S and SU                                                 |
 // | stem             | -m    | false   | exceptions + Porter on tokens longer than 3              |
-// | use_exceptions   |       | true    | false = stem without WordNet exceptions (explicit
-// opt-out)| | remove_stopwords | -s    | false   | drop smart_common_words.txt tokens | |
-// length_limit     | -l N  | 0       | first N words of every summary (peer and models)         |
+// | use_exceptions   |       | true    | false = stem without WordNet exceptions (explicit opt-out)|
+// | remove_stopwords | -s    | false   | drop smart_common_words.txt tokens                       |
+// | length_limit     | -l N  | 0       | first N words of every summary (peer and models)         |
 // | byte_limit       | -b N  | 0       | first N bytes of every summary                           |
 // | formula          | -f    | 'A'     | A = model average, B = best model                        |
 // | alpha            | -p    | 0.5     | F = PR / ((1-alpha)P + alpha R)                          |

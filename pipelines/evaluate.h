@@ -1,8 +1,8 @@
 #pragma once
 // evaluate(): a task + a dataset in its distribution format + a file of system outputs -> the
 // task's official metric set as a RunResult, with provenance (tool, commit, data and prediction
-// sha256), timings and, on request, bootstrap confidence intervals (metrics/bootstrap.h). `unieval
-// eval` is a thin shell over it; `unieval run` calls it on its decoded outputs.
+// sha256), timings and, on request, bootstrap confidence intervals (metrics/bootstrap.h). `unieval eval` is a thin
+// shell over it; `unieval run` calls it on its decoded outputs.
 //
 //   unieval::tasks::EvalRequest req;
 //   req.task = "squad-v2";  req.data = "dev-v2.0.json";  req.pred = "predictions.json";
@@ -28,10 +28,9 @@ namespace unieval::pipelines {
 // bootstrap, metrics/bootstrap.h, BootstrapDraw::kUniformInt): mean scores from their per-example
 // values (TaskOutput::mean_decomposable: SQuAD, CoQA, GLUE accuracy, ...), corpus scores of
 // decomposable metrics from the metric's own resampling function (TaskOutput::resampled: coco
-// BLEU-1..4 and METEOR of squad-qg, resampled over the source keys; coco ROUGE-L is a mean).
-// ROUGE-1.5.5 keeps its own published bootstrap. The options given are kept in the result's
-// "eval_options" (read by `reproduce` to refuse results scored under other metric settings than a
-// paper's).
+// BLEU-1..4 and METEOR of squad-qg, resampled over the source keys; coco ROUGE-L is a mean). ROUGE-1.5.5 keeps its own published
+// bootstrap. The options given are kept in the result's "eval_options" (read by `reproduce` to
+// refuse results scored under other metric settings than a paper's).
 //
 // Paired significance (req.paired_pred, needs req.bootstrap > 0): the same task on a baseline's
 // outputs, then every score that has a CI is resampled for both systems on the same indices

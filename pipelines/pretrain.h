@@ -1,7 +1,6 @@
 #pragma once
 // `unieval pretrain`: corpus files → token shard (tokenised once, memory-mapped) → unified LM
-// pre-training (models/training/pretrainer.h) in a resumable run directory whose RUN/checkpoint is
-// a
+// pre-training (models/training/pretrainer.h) in a resumable run directory whose RUN/checkpoint is a
 // `--model` directory for `unieval finetune` / `unieval run`.
 //
 //   PretrainPipelineOptions p;
@@ -11,8 +10,8 @@
 //
 // The shard: `shard` ("" = RUN/corpus.shard) is reused when its header records the same corpus
 // files (path, size, mtime), vocabulary and lower-casing, and rebuilt otherwise (so several runs
-// may share one shard). Corpus format: models/training/pretrain_shard.h (one sentence per line,
-// blank line between documents).
+// may share one shard). Corpus format: models/training/pretrain_shard.h (one sentence per line, blank line
+// between documents).
 //
 // Checks (InputError → exit 2): no corpus file, an empty corpus, a corpus line that is not UTF-8
 // (file:line), a vocabulary without [PAD], [UNK], [CLS], [SEP] or [MASK], a vocabulary larger than
@@ -28,12 +27,12 @@
 // | out_dir                 |         | the run directory                                     |
 // | shard                   | ""      | shard path ("" = RUN/corpus.shard)                     |
 // | lowercase               | true    | uncased tokeniser                                     |
-// | train                   |         | models/training/pretrainer.h options | | dropout | unset |
-// overrides hidden/attention dropout of the config       | | device                  | cpu     |
-// device, threads (models/nn/device.h)                      | | resume                  | false   |
-// continue RUN from its checkpoint (its run.json options) | | backend                 | ""      |
-// process group with WORLD_SIZE > 1 (models/dist/distributed.h):| |                         | |
-// gloo / nccl; "" = nccl on CUDA, else gloo                |
+// | train                   |         | models/training/pretrainer.h options                           |
+// | dropout                 | unset   | overrides hidden/attention dropout of the config       |
+// | device                  | cpu     | device, threads (models/nn/device.h)                      |
+// | resume                  | false   | continue RUN from its checkpoint (its run.json options) |
+// | backend                 | ""      | process group with WORLD_SIZE > 1 (models/dist/distributed.h):|
+// |                         |         | gloo / nccl; "" = nccl on CUDA, else gloo                |
 //
 // Data parallel (`--nproc N`, or WORLD_SIZE from a launcher): every rank checks the inputs, rank 0
 // builds the shard while the others wait, every rank reads it; rank r computes the micro-batches

@@ -79,8 +79,7 @@ std::string default_data_dir() {
 
 namespace {
 
-// Our numbers for one row: score name -> value in unieval units (by task), and where they came
-// from.
+// Our numbers for one row: score name -> value in unieval units (by task), and where they came from.
 struct RowScores {
   std::string source;
   std::vector<results::RunResult> runs;  // matched to cells by task + metric
@@ -100,8 +99,7 @@ bool task_matches(const results::RunResult& r, const results::PaperCell& c) {
   if (r.task == c.task + "-reversed")
     return true;  // squad-qg-reversed in a squad-qg table's reversed block
   // squad tables: "squad-v2" cells accept the resolved adapter keys.
-  // Multi-task tables (glue, nli, ...): the run's task minus its family prefix must name the
-  // column.
+  // Multi-task tables (glue, nli, ...): the run's task minus its family prefix must name the column.
   auto dash = r.task.find('-');
   std::string family = dash == std::string::npos ? r.task : r.task.substr(0, dash);
   std::string rest = dash == std::string::npos ? r.task : r.task.substr(dash + 1);
@@ -474,8 +472,7 @@ std::pair<std::string, std::string> place_run(const results::PaperTable& t,
                                               const results::RunResult& r,
                                               const std::string& path) {
   if (!r.extra.contains("run") || !r.extra["run"].contains("request")) {
-    // A result file of `unieval eval`: its task, split, size and settings, then its row by
-    // --system.
+    // A result file of `unieval eval`: its task, split, size and settings, then its row by --system.
     const bool reversed =
         r.task.size() > 9 && r.task.compare(r.task.size() - 9, 9, "-reversed") == 0;
     const std::string base_task = reversed ? r.task.substr(0, r.task.size() - 9) : r.task;

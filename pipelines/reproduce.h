@@ -27,9 +27,8 @@
 //      split was cut (--eval-limit) or its size is not the split's full size (split_size()), or
 //      when its metric settings are not the paper's (adapter options other than resource paths
 //      and the preset's own evaluation options).
-//      --outputs RESULT.json (a result file of `unieval eval`, no "run" block) is checked and
-//      placed the same way: task, split, examples == split_size(), eval_options, then its --system
-//      row.
+//      --outputs RESULT.json (a result file of `unieval eval`, no "run" block) is checked and placed
+//      the same way: task, split, examples == split_size(), eval_options, then its --system row.
 //   2. built-in recipes for rows whose material is public (recipes()): UniLM Table 5 BERT_LARGE
 //      from the published BERT-large SQuAD 2.0 dev predictions; UniLM Table 10 "Best System"
 //      and "Human" from the DSTC7 organisers' score sheet (rows TeamB-Primary, Human).
@@ -82,9 +81,10 @@ struct ReproducedCell {
 
 struct ReproducedRow {
   std::string block, system;
-  std::string source;   // where ours came from ("" = published only)
-  bool quoted = false;  // ours is a published sheet's value (e.g. DSTC7's organisers'), not
-                        // recomputed: its cells count as quoted_cells, never as reproduced
+  std::string source;  // where ours came from ("" = published only)
+  bool quoted =
+      false;  // ours is a published sheet's value (e.g. DSTC7's organisers'), not recomputed:
+              // its cells count as quoted_cells, never as reproduced
   std::vector<ReproducedCell> cells;  // in the table's column order
 };
 

@@ -17,8 +17,7 @@
 //              vocabulary vs model) before RUN is written.
 //   2. train   pipelines::finetune into RUN (run.json, checkpoint/, log.jsonl); with a dev split,
 //              the dev loss every dev_every steps, RUN/best = the best-dev-loss weights, optional
-//              early stopping (models/training/trainer.h); a checkpoint that is not finished is
-//              resumed.
+//              early stopping (models/training/trainer.h); a checkpoint that is not finished is resumed.
 //   3. decode  pipelines::decode of RUN/data/eval.src with RUN/best (else RUN/checkpoint), the
 //              preset's decoding, WordPiece pieces glued without HF clean-up → RUN/eval/hyp.txt
 //              (resumable through hyp.txt.partial).
@@ -71,11 +70,11 @@
 // | nlu              |         | understanding tasks: featurisation, answers (nlu_options.h)    |
 // | arch             | ""      | "gpt": GPT fine-tuning / zero-shot (pipelines/run_gpt.h);       |
 // |                  |         | "ernie-gen": ERNIE-GEN multi-flow fine-tuning + infilling       |
-// |                  |         | decoding (models/training/ernie_gen.h); "" / "unilm" / "bert":
-// UniLM     | | lm_coef          | 0.5     | GPT: λ of the auxiliary LM loss (0 = off) | |
-// zero_shot        | false   | GPT: the §5 heuristics instead of fine-tuning                   | |
-// baselines        | true    | score the suite's baselines after the model (below); false =    | |
-// |         | --no-baselines, request.json "baselines": false (absent = on)   |
+// |                  |         | decoding (models/training/ernie_gen.h); "" / "unilm" / "bert": UniLM     |
+// | lm_coef          | 0.5     | GPT: λ of the auxiliary LM loss (0 = off)                       |
+// | zero_shot        | false   | GPT: the §5 heuristics instead of fine-tuning                   |
+// | baselines        | true    | score the suite's baselines after the model (below); false =    |
+// |                  |         | --no-baselines, request.json "baselines": false (absent = on)   |
 //
 // Data parallel (`--nproc N` or WORLD_SIZE; pipelines/run_common.h RunRanks): every rank reads and
 // checks the data, rank 0 writes RUN; training is split across the ranks (a step's --accum
@@ -131,9 +130,8 @@ struct RunOptions {
   std::map<std::string, std::string> eval_options;  // adapter options
   std::vector<std::string> skip_metrics;            // metrics of the task's set left out on request
   int64_t stop_after = 0;                           // stop training after N steps of this call
-  std::optional<std::pair<int64_t, int64_t>>
-      segment_ids;         // source/target segment ids (unset: the
-                           // checkpoint family's); in request.json when set
+  std::optional<std::pair<int64_t, int64_t>> segment_ids;  // source/target segment ids (unset: the
+      // checkpoint family's); in request.json when set
   bool progress = true;    // progress on stderr
   NluRunOptions nlu;       // understanding tasks (pipelines/run_nlu.h)
   std::string arch;        // "" (the preset's / checkpoint's), "unilm", "ernie-gen"

@@ -52,11 +52,11 @@ void check_run_sources(const RunOptions& o);
 std::string first_difference(const nlohmann::json& a, const nlohmann::json& b,
                              const std::string& path = "");
 
-// The ranks of a data-parallel run (`--nproc N`, or WORLD_SIZE from a launcher;
-// models/dist/distributed.h). Every rank reads and checks the same inputs; rank 0 alone writes RUN;
-// the others wait at sync() wherever they next read what rank 0 wrote. The fine-tuning step is
-// split across the ranks, decoding is sharded (pipelines/seq2seq.h), and prediction and scoring are
-// rank 0's. In one process there is no group, writer() is true and sync() does nothing.
+// The ranks of a data-parallel run (`--nproc N`, or WORLD_SIZE from a launcher; models/dist/distributed.h).
+// Every rank reads and checks the same inputs; rank 0 alone writes RUN; the others wait at sync()
+// wherever they next read what rank 0 wrote. The fine-tuning step is split across the ranks,
+// decoding is sharded (pipelines/seq2seq.h), and prediction and scoring are rank 0's. In one process
+// there is no group, writer() is true and sync() does nothing.
 struct RunRanks {
   models::dist::ProcessGroup* group = nullptr;
   bool writer() const { return !group || group->rank() == 0; }

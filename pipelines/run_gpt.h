@@ -17,9 +17,9 @@
 // pairs without a gold label ("-") are neither trained on nor scored.
 //
 //   RunOptions o;  o.arch = "gpt";  o.task = "glue-rte";  o.data = "glue/RTE";  o.out = "runs/rte";
-//   o.model = "openai-gpt";            // HF folder: config.json, model.safetensors, vocab.json,
-//   merges.txt apply_gpt_preset(o, "gpt");        // §4.1 recipe (tasks/presets.cc) RunOutcome r =
-//   run_gpt_task(o);
+//   o.model = "openai-gpt";            // HF folder: config.json, model.safetensors, vocab.json, merges.txt
+//   apply_gpt_preset(o, "gpt");        // §4.1 recipe (tasks/presets.cc)
+//   RunOutcome r = run_gpt_task(o);
 //
 // Model and tokenizer: --model DIR is an openai-gpt checkpoint (models/nn/gpt.h; weights loaded by
 // name, the missing/unexpected report printed); the BPE files are --vocab DIR when given, else
@@ -47,8 +47,7 @@
 //   glue-sst2  a "very" -> compare log p("positive") and log p("negative") for the next token
 //              ("positive</w>" vs "negative</w>"); 1 when positive is likelier
 //   glue-cola  the average token log-probability of a (every token after the first), thresholded;
-//              no special token is used (the pretrained model has no rows for them); the threshold
-//              is the one that maximises MCC on the training split
+//              no special token is used (the pretrained model has no rows for them); the threshold is the one that maximises MCC on the training split
 //              (--train-split, --train-limit; the paper does not say how it thresholded), and is
 //              recorded in the result ("run"."zero_shot_threshold")
 //   race*, story-cloze  the option with the highest average token log-probability of its tokens

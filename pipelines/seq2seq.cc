@@ -199,11 +199,10 @@ void resolve_decode_words(const Vocab& vocab, const std::string& vocab_path, int
   search.not_predict = not_predict_ids(vocab, search.not_predict_words, eos, vocab_path);
 }
 
-// (pipelines/seq2seq.h) The generation keys of a checkpoint's config.json (ours; written by
-// ERNIE-GEN pre-training, and by hand into converted releases): "unieval_arch": "unilm" |
-// "ernie-gen" sets train.arch unless the caller chose one (arch_given); for ernie-gen,
-// "unieval_target_bos": true opens the target stream with [CLS] (models/training/seq2seq_data.h
-// target_bos).
+// (pipelines/seq2seq.h) The generation keys of a checkpoint's config.json (ours; written by ERNIE-GEN pre-training, and
+// by hand into converted releases): "unieval_arch": "unilm" | "ernie-gen" sets train.arch unless
+// the caller chose one (arch_given); for ernie-gen, "unieval_target_bos": true opens the target
+// stream with [CLS] (models/training/seq2seq_data.h target_bos).
 void apply_config_generation_keys(const std::string& config_path, bool arch_given,
                                   TrainOptions& train) {
   nlohmann::json j;
@@ -326,8 +325,7 @@ DecodeSetup decode_setup_model(const std::string& model, const std::string& arch
   d.ids = special_ids(d.tok->vocab(), d.vocab_path);
   d.train = train;
   if (!arch.empty()) d.train.arch = arch;
-  // arch: the flag, else the preset's (train.arch set), else config.json's unieval_arch, else
-  // unilm.
+  // arch: the flag, else the preset's (train.arch set), else config.json's unieval_arch, else unilm.
   apply_config_generation_keys(files.config, !d.train.arch.empty(), d.train);
   if (d.train.arch.empty()) d.train.arch = "unilm";
   d.train.validate();

@@ -1,9 +1,8 @@
 #pragma once
 // Sequence-to-sequence pipelines behind `unieval finetune`, `unieval decode` and `unieval demo`:
 // reading UniLM's line-file data layout, tokenising, training into a run directory
-// (models/training/trainer.h), decoding a split with beam search or sampling
-// (models/decoding/search.h), and the self-contained demo (synthetic task → tiny model → beam
-// search → exact match / BLEU).
+// (models/training/trainer.h), decoding a split with beam search or sampling (models/decoding/search.h), and the
+// self-contained demo (synthetic task → tiny model → beam search → exact match / BLEU).
 //
 // Data layout (as UniLM's distributed data, e.g. cnndm / gigaword / qg folders):
 //   DATA/train.src, DATA/train.tgt, DATA/dev.src, DATA/dev.tgt, DATA/test.src, DATA/test.tgt
@@ -12,9 +11,10 @@
 //
 //   FinetuneOptions f;  f.model_dir = "unilm-base";  f.data_dir = "gigaword";  f.out_dir = "run1";
 //   f.train = resolve_preset("gigaword").train;   // pipelines/presets.h
-//   finetune(f);                                  // run1/ as described in
-//   models/training/trainer.h DecodeOptions d;  d.run_dir = "run1";  d.split = "test";  d.out =
-//   "run1/test.hyp"; d.search.beam = 5;  d.search.no_repeat_ngram = 3; decode(d);
+//   finetune(f);                                  // run1/ as described in models/training/trainer.h
+//   DecodeOptions d;  d.run_dir = "run1";  d.split = "test";  d.out = "run1/test.hyp";
+//   d.search.beam = 5;  d.search.no_repeat_ngram = 3;
+//   decode(d);
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -53,10 +53,9 @@ struct FinetuneOptions {
   std::string dev_split;          // "" = none; else DATA/<dev_split>.src/.tgt give the
                                   // dev loss every train.dev_every steps (RUN/best)
   int64_t dev_limit = 0;          // > 0: only the first N dev examples
-  std::optional<std::pair<int64_t, int64_t>>
-      segment_ids;          // source/target segment ids (unset: the
-                            // checkpoint family's, BertConfig::seq2seq_segment_ids);
-                            // recorded in run.json train.source_type/target_type
+  std::optional<std::pair<int64_t, int64_t>> segment_ids;  // source/target segment ids (unset: the
+      // checkpoint family's, BertConfig::seq2seq_segment_ids);
+      // recorded in run.json train.source_type/target_type
   std::string backend;      // process group backend with WORLD_SIZE > 1 (models/
                             // distributed.h): gloo | nccl | "" (nccl on CUDA, else gloo)
   bool arch_given = false;  // train.arch was chosen (flag or preset); false: the
@@ -121,9 +120,8 @@ struct DecodeOptions {
   std::string backend;  // process group backend with WORLD_SIZE > 1 ("" = auto)
   std::string arch;     // "" = the run's (run.json train.arch); "ernie-gen": infilling
                         // decoding with [ATTN] (models/decoding/search_unilm.h), "unilm": [MASK]
-  std::optional<bool>
-      tokenized_input;  // source lines are WordPiece pieces joined by spaces
-                        // (pretokenized_ids); unset = the run's (run.json tokenized_input)
+  std::optional<bool> tokenized_input;  // source lines are WordPiece pieces joined by spaces
+      // (pretokenized_ids); unset = the run's (run.json tokenized_input)
 };
 
 struct DecodeResult {
@@ -137,14 +135,12 @@ struct DecodeResult {
 // The preparation both sides of a seq2seq run share, so that what decoding feeds the model is what
 // training fed it (tests/pipelines/decode_consistency_test.cc checks it on real pairs):
 //  * training_examples: tokenised and truncated pairs as `finetune` trains on them (heads kept to
-//    max_src_len/max_tgt_len; a pair over the position table keeps its target, its source
-//    shortened);
-//  * decode_source: a source as `decode` feeds it (the same tokeniser, heads kept to max_src_len
-//  and
+//    max_src_len/max_tgt_len; a pair over the position table keeps its target, its source shortened);
+//  * decode_source: a source as `decode` feeds it (the same tokeniser, heads kept to max_src_len and
 //    to what leaves max_len positions for the output);
 //  * decode_setup: what `decode` reads from a run before decoding (config, tokenizer with the run's
-//    lower-casing, special ids, run.json's train options, the query token: [ATTN] for ERNIE-GEN
-//    runs, [MASK] for UniLM); load_decode_model the checkpoint's weights in eval mode on a device.
+//    lower-casing, special ids, run.json's train options, the query token: [ATTN] for ERNIE-GEN runs,
+//    [MASK] for UniLM); load_decode_model the checkpoint's weights in eval mode on a device.
 // With tokenized_input the lines are WordPiece pieces joined by white space (pretokenized_ids).
 std::vector<models::Seq2SeqExample> training_examples(const models::WordPieceTokenizer& tok,
                                                       const std::vector<std::string>& src,
@@ -195,8 +191,8 @@ models::UnilmModel load_decode_model(const DecodeSetup& setup, const torch::Devi
 // end; after a barrier rank 0 merges the shards in input order into OUT and removes them. On
 // rank 0 the result holds every hypothesis; on the others their shard's.
 //
-// Fine-tuning with WORLD_SIZE > 1 trains data parallel (models/training/train_loop.h); only rank 0
-// creates the run directory and writes into it.
+// Fine-tuning with WORLD_SIZE > 1 trains data parallel (models/training/train_loop.h); only rank 0 creates
+// the run directory and writes into it.
 DecodeResult decode(const DecodeOptions& opts);
 
 // The words of `search` as ids of `vocab`: ngram_ignore_words -> ngram_ignore (UniLM's
@@ -206,8 +202,8 @@ DecodeResult decode(const DecodeOptions& opts);
 void resolve_decode_words(const models::Vocab& vocab, const std::string& vocab_path, int64_t eos,
                           models::SearchOptions& search);
 
-// True when gen_seq_from_trace.py's simple_postprocess applies to the hypotheses, decoding
-// following the script (official_trace_postprocess: --search unilm, beam > 1, --trace-alpha > 0,
+// True when gen_seq_from_trace.py's simple_postprocess applies to the hypotheses, decoding following
+// the script (official_trace_postprocess: --search unilm, beam > 1, --trace-alpha > 0,
 // --trace-selection official): the pieces are grouped into words as its detokenize() groups them
 // (models::simple_postprocess_pieces).
 bool official_trace_postprocess(const models::SearchOptions& s);
@@ -215,8 +211,8 @@ bool official_trace_postprocess(const models::SearchOptions& s);
 // min_len / no_repeat_ngram (models::official_greedy_ignores).
 void warn_official_greedy(const models::SearchOptions& s);
 
-// Search options <-> the JSON of run.json's "decode" and of presets (models/decoding/search.h: keys
-// as the field names, absent keys keep the defaults, unknown keys are errors).
+// Search options <-> the JSON of run.json's "decode" and of presets (models/decoding/search.h: keys as
+// the field names, absent keys keep the defaults, unknown keys are errors).
 using models::search_from_json;
 using models::search_to_json;
 

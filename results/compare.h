@@ -2,9 +2,8 @@
 // Regression gate over two RunResults (`unieval compare BASELINE.json CURRENT.json`).
 //
 //   Comparison c = compare_runs(base, cur, {{{"f1", 0.1}}});
-//   if (!c.compatible) ...          // exit 2: not the same evaluation (reasons in
-//   incompatibilities) else if (c.regression) ...      // exit 1: a score got worse by more than
-//   its tolerance
+//   if (!c.compatible) ...          // exit 2: not the same evaluation (reasons in incompatibilities)
+//   else if (c.regression) ...      // exit 1: a score got worse by more than its tolerance
 //
 // Compatibility (never silently compare different things; every check that fails is listed):
 //   task          equal

@@ -6,10 +6,10 @@
 //   auto series = read_training_log("RUN/log.jsonl");            // InputError naming file:line
 //   core::write_file_atomic("RUN/curves.svg", render_curves_svg(series, "RUN"));
 //
-// log.jsonl is the one models/training/trainer.h and models/training/pretrainer.h write: one JSON
-// object per line; training lines carry "step", "loss", "lr", "elapsed_s" and "tokens" (tokens of
-// that step) or "tokens_seen" (running total); pre-training lines add one "loss_<objective>" per
-// objective and "nsp"; dev lines carry "step" and "dev_loss". Series, by panel (x = step):
+// log.jsonl is the one models/training/trainer.h and models/training/pretrainer.h write: one JSON object per line;
+// training lines carry "step", "loss", "lr", "elapsed_s" and "tokens" (tokens of that step) or
+// "tokens_seen" (running total); pre-training lines add one "loss_<objective>" per objective and
+// "nsp"; dev lines carry "step" and "dev_loss". Series, by panel (x = step):
 //   loss           "loss" (training), one "loss <objective>" per loss_<objective> key and "nsp"
 //                  where the log has several objectives, "dev loss"
 //   learning rate  "lr"

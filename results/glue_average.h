@@ -8,12 +8,11 @@
 //
 // Per task (as the GLUE leaderboard and `unieval score --metric glue-score`, metrics/glue.h):
 // CoLA = MCC; MRPC, QQP = mean(F1, accuracy); STS-B = mean(Pearson, Spearman); SST-2, MNLI-m,
-// MNLI-mm, QNLI, RTE, WNLI = accuracy; AX is never averaged. Values are the results' fractions x
-// 100 (percent, as the paper tables print them). Average = the unweighted mean over the tasks
-// present, MNLI counted once as mean(MNLI-m, MNLI-mm) when both are present (the leaderboard's
-// "Score" convention); the column "tasks" says how many tasks entered it, so a partial average is
-// never mistaken for the nine-task GLUE score. A system with several results for one task: the last
-// given.
+// MNLI-mm, QNLI, RTE, WNLI = accuracy; AX is never averaged. Values are the results' fractions x 100
+// (percent, as the paper tables print them). Average = the unweighted mean over the tasks present,
+// MNLI counted once as mean(MNLI-m, MNLI-mm) when both are present (the leaderboard's "Score"
+// convention); the column "tasks" says how many tasks entered it, so a partial average is never
+// mistaken for the nine-task GLUE score. A system with several results for one task: the last given.
 #include <vector>
 
 #include "results/run_result.h"

@@ -34,8 +34,7 @@ enum class TableFormat { kMarkdown, kLatex, kHtml, kCsv };
 // "md"/"markdown", "latex"/"tex", "html", "csv"; InputError otherwise.
 TableFormat parse_table_format(const std::string& name);
 
-// A plain grid of strings, rendered in any TableFormat (used by leaderboards, compare and
-// reproduce).
+// A plain grid of strings, rendered in any TableFormat (used by leaderboards, compare and reproduce).
 struct Grid {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
@@ -57,8 +56,8 @@ struct PairedTest {
   std::string task, split, score;
   std::string better, worse;  // system names (better = the column's best)
   double p_value = 1;
-  std::string method;  // "paired bootstrap of the per-example mean, 1000 resamples, seed 12345,
-                       // 11873 examples"
+  std::string
+      method;  // "paired bootstrap of the per-example mean, 1000 resamples, seed 12345, 11873 examples"
 };
 
 struct TableOptions {

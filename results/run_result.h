@@ -11,8 +11,7 @@
 //   r.metrics.push_back({"squad-v2", "squad-v2|official:evaluate-v2.0.py|na_prob_thresh:1.0", {}});
 //   r.scores.push_back({"exact", 78.742, "squad-v2", "percent", true, std::nullopt});
 //   write_run_result("out.json", r);                 // atomic: temp file + rename
-//   RunResult back = read_run_result("out.json");    // InputError naming file and field on bad
-//   input
+//   RunResult back = read_run_result("out.json");    // InputError naming file and field on bad input
 //
 // Versioning: `schema_version` is 1. A reader accepts files whose major version it knows and
 // rejects newer ones with a clear message; fields it does not know are kept in `extra`.
@@ -101,12 +100,10 @@ struct RunResult {
 void stamp_provenance(RunResult& r);
 
 nlohmann::ordered_json to_json(const RunResult& r);
-// Validates against the v1 schema's required fields and types; InputError(source, 0, "field:
-// problem").
+// Validates against the v1 schema's required fields and types; InputError(source, 0, "field: problem").
 RunResult run_result_from_json(const nlohmann::json& j, const std::string& source);
 
-// Reads a RunResult file; InputError naming the file on unreadable, malformed or incompatible
-// input.
+// Reads a RunResult file; InputError naming the file on unreadable, malformed or incompatible input.
 RunResult read_run_result(const std::string& path);
 // Writes atomically (temp file + rename); "-" writes to stdout.
 void write_run_result(const std::string& path, const RunResult& r);

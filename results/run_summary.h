@@ -13,8 +13,7 @@
 //
 //   auto s = make_run_summary("finetune", "runs/qg", true, {{"steps", 100}, ...});
 //   write_run_summary("runs/qg/summary.json", s);
-//   validate_run_summary(nlohmann::json::parse(text), "summary.json");  // InputError naming the
-//   field
+//   validate_run_summary(nlohmann::json::parse(text), "summary.json");  // InputError naming the field
 #include <nlohmann/json.hpp>
 #include <string>
 

@@ -16,18 +16,18 @@
 // str.split() on ASCII text); a multi-sentence hypothesis (cnndm's lines joined by '\n') is
 // one hypothesis.
 //
-// | field (JSON name)  | meaning |
+// | field (JSON name)  | meaning                                                                   |
 // |--------------------|---------------------------------------------------------------------------|
-// | hypotheses         | number of hypotheses | | empty              | hypotheses that are empty or
-// whitespace only                              | | repeated           | hypotheses in which some
-// word occurs 3 or more times in a row             | | distinct           | number of distinct
-// hypothesis strings (exact bytes)                       | | most_common        | {"text",
-// "count"}: the most frequent hypothesis string (ties: the one     | |                    | that
-// occurs first) and how often it occurs                                | | mean_hyp_words     |
-// mean words per hypothesis (empty ones count 0)                            | | mean_ref_words |
-// mean words per reference; with several references per hypothesis, over    | | | the FIRST
-// reference of each (0 when the task scores without references)   | | length_ratio       |
-// mean_hyp_words / mean_ref_words (null without references or when 0)       |
+// | hypotheses         | number of hypotheses                                                      |
+// | empty              | hypotheses that are empty or whitespace only                              |
+// | repeated           | hypotheses in which some word occurs 3 or more times in a row             |
+// | distinct           | number of distinct hypothesis strings (exact bytes)                       |
+// | most_common        | {"text", "count"}: the most frequent hypothesis string (ties: the one     |
+// |                    | that occurs first) and how often it occurs                                |
+// | mean_hyp_words     | mean words per hypothesis (empty ones count 0)                            |
+// | mean_ref_words     | mean words per reference; with several references per hypothesis, over    |
+// |                    | the FIRST reference of each (0 when the task scores without references)   |
+// | length_ratio       | mean_hyp_words / mean_ref_words (null without references or when 0)       |
 //
 // Warnings (diagnostic_warnings), each one line:
 //   more than 1% of the hypotheses empty; more than 5% repeated; length_ratio below 0.5 or

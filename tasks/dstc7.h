@@ -5,8 +5,7 @@
 // see docs/metrics/bleu_nist_meteor.md §6). This is UniLM Table 10's metric set.
 //
 //   unieval eval --task dstc7 --data test.refs --option keys=test.2k.txt --pred submission.txt
-//   unieval eval --task dstc7 --data test.2k.keys.txt.gz --pred
-//   constant-baseline.test.convos.txt.gz
+//   unieval eval --task dstc7 --data test.2k.keys.txt.gz --pred constant-baseline.test.convos.txt.gz
 //     (reference-free: only Entropy-1..4, Div-1/2 and avg length; the official test.refs is not
 //      redistributable)
 //

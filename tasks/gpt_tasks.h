@@ -25,8 +25,7 @@
 //               race-m = middle only, race-h = high only; `race` also reports accuracy_middle and
 //               accuracy_high. Ids "<file id>-<question index from 0>" ("high1234.txt-0").
 //               Answers: A-D (or 0-3 as an option index).
-//   story-cloze the Story Cloze Test CSV (cloze_test_{val,test}__spring2016 -
-//   cloze_test_ALL_*.csv):
+//   story-cloze the Story Cloze Test CSV (cloze_test_{val,test}__spring2016 - cloze_test_ALL_*.csv):
 //               header with InputStoryid and AnswerRightEnding (1 or 2); RFC 4180 quoting.
 //   dprd        the release's train.c.txt / test.c.txt: blocks of four lines (the sentence, the
 //               pronoun, the two candidates separated by a comma, the answer) separated by blank

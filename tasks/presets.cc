@@ -131,13 +131,12 @@ void add_unilm_generation(std::vector<Preset>& v) {
                  "around '.' and [X_SEP]); UniLM's beam search, the hypothesis picked by "
                  "re-ranking its traces with alpha 1.0 as gen_seq_from_trace.py"});
     // microsoft/unilm unilm-v1/README.md CNN/DM decode: --max_tgt_length 128 --beam_size 5
-    // --forbid_duplicate_ngrams --forbid_ignore_word ".|[X_SEP]"; gen_seq_from_trace.py
-    // --alpha 1.0; cnndm/eval.py --trunc_len 70.
+    // --forbid_duplicate_ngrams --forbid_ignore_word ".|[X_SEP]"; gen_seq_from_trace.py --alpha 1.0;
+    // cnndm/eval.py --trunc_len 70.
     p.decode["length_penalty"] = 0.0;
     p.decode["algorithm"] = "unilm";
     p.decode["trace_alpha"] = 1.0;
-    // The published numbers came from the script as it runs ([SEP]/[PAD] swapped,
-    // simple_postprocess).
+    // The published numbers came from the script as it runs ([SEP]/[PAD] swapped, simple_postprocess).
     p.decode["trace_selection"] = "official";
     p.decode["ngram_ignore_words"] = {".", "[X_SEP]"};
     p.eval_options = {{"trunc_len", "70"}};
@@ -205,8 +204,7 @@ void add_unilm_generation(std::vector<Preset>& v) {
                .decode_max_len = 48,
                .unstated = {},
                .note = "input truncated to 464 tokens (a passage chunk containing the answer)"});
-    // microsoft/unilm unilm-v1/README.md QG decode: --max_tgt_length 48 --beam_size 1
-    // --length_penalty 0.
+    // microsoft/unilm unilm-v1/README.md QG decode: --max_tgt_length 48 --beam_size 1 --length_penalty 0.
     p.decode["length_penalty"] = 0.0;
     p.decode_source = "microsoft/unilm unilm-v1/README.md (question generation decode command)";
     v.push_back(p);

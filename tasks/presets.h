@@ -21,9 +21,8 @@
 //             --forbid_ignore_word ".|[X_SEP]" --need_score_traces, then gen_seq_from_trace.py
 //             --alpha 1.0 (the hypothesis picked by re-ranking the beam traces), eval.py
 //             --trunc_len 70
-// These become decode options: "algorithm": "unilm" (UniLM's own beam search,
-// models/decoding/search.h beam_search_unilm), "trace_alpha" (gen_seq_from_trace's re-ranking),
-// "ngram_ignore_words"
+// These become decode options: "algorithm": "unilm" (UniLM's own beam search, models/decoding/search.h
+// beam_search_unilm), "trace_alpha" (gen_seq_from_trace's re-ranking), "ngram_ignore_words"
 // (--forbid_ignore_word, resolved to ids with the run's vocabulary by the decode pipeline).
 //   squad-qg  --max_tgt_length 48  --beam_size 1 --length_penalty 0
 // The README gives no decode command for CoQA and DSTC7: those keep the paper's §3.2 / §3.4
@@ -31,10 +30,9 @@
 //
 // Mapping onto the trainer: "batch size" -> batch_size (examples per optimizer step, accum 1,
 // token budget batch_size x max_len); "maximum length" L with source limit S -> max_src_len S,
-// max_tgt_len L - S - 3; ERNIE-GEN presets train with "arch": "ernie-gen"
-// (models/training/ernie_gen.h: multi-flow attention, the noising rate rho_f -> noise_prob on the
-// contextual flow's target, lambda 1.0 as §3.3 gives for fine-tuning) and decode by infilling
-// decoding.
+// max_tgt_len L - S - 3; ERNIE-GEN presets train with "arch": "ernie-gen" (models/training/ernie_gen.h:
+// multi-flow attention, the noising rate rho_f -> noise_prob on the contextual flow's target,
+// lambda 1.0 as §3.3 gives for fine-tuning) and decode by infilling decoding.
 //
 //   const tasks::Preset* p = tasks::find_preset("gigaword");   // nullptr when unknown
 //   p->train["epochs"];  p->decode["beam"];  p->dropout;

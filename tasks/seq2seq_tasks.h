@@ -15,39 +15,35 @@
 // (casing included); the WordPiece tokenizer of the run lower-cases for uncased models. What each
 // reader does:
 //
-// | task              | --data                                   | source → target; truncation,
-// casing            |
+// | task              | --data                                   | source → target; truncation, casing            |
 // |-------------------|------------------------------------------|-------------------------------------------------|
-// | squad-qg          | nqg data/processed: src-S.txt, tgt-S.txt | sentence → question (Du et al.
-// 2017, tokenised, | |                   | (.gz ok); splits train, dev, test        | lower-cased
-// by nqg); PTB brackets -lrb- ... are | |                   | | mapped to ( ) [ ] { } and `` '' to
-// " for the    | |                   |                                          | model (UniLM's
-// eval.py fix_tokenization maps    | |                   | | them back); no truncation here
-// (max_src_len)    | | squad-qg-reversed | same files, dev and test swapped          | as squad-qg
-// (Zhao et al. 2018 split)           | | cnndm             | UniLM folder S.src + S.tgt (or |
-// article → summary sentences joined by          | |                   | S.src.txt/S.tgt.txt), or
-// raw CNN/DM      | " [X_SEP] " (UniLM's decoder separator; gold    | |                   |
-// stories: S/*.story, or stories/*.story + | separators <S_SEP> [X_SEP] <q> ##SENT## read); | | |
-// S.list (one story file name per line)    | casing kept; article truncated by max_src_len  | |
-// gigaword          | UniLM org_data: S.src.txt + S.tgt.txt    | sentence → headline; as
-// distributed (lower,    | |                   | (or S.src/S.tgt)                         | digits
-// '#', UNK); no truncation here           | | coqa-gen          | CoQA JSON (coqa-train-v1.0.json,
-// | "q1 a1 ... q(k-1) a(k-1) qk" + passage chunk →  | |                   | coqa-dev-v1.0.json) or
-// a folder with     | free-form answer; UniLM §3.2: history first,   | |                   | them
-// (train, dev)                        | then the passage window of max_src_words −      | | | |
-// |history| units with the most word overlap     | |                   | | with the question
-// (default 470); units are     | |                   |                                          |
-// words, or WordPiece tokens when `length` is    | |                   | | given (`unieval run`
-// does); casing kept        | | dstc7             | task-2 S.convos.txt + S.facts.txt        |
-// context turns (EOS → " ") + facts of the        | |                   | (hash, subreddit, conv
-// id, score, turns, | conversation → response; the context keeps     | |                   |
-// response / hash, subreddit, conv id,     | its last max_src_words/2 words, facts fill the | | |
-// domain, fact)                            | rest (default 469 words); casing kept          | |
-// personachat       | ConvAI2 text (S_self_original_no_cands   | persona sentences + dialogue
-// history + the      | |                   | .txt, .gz ok; S = train, valid) or file  | partner's
-// utterance → response; the history    | |                   | | keeps its last words to fit
-// max_src_words      | |                   |                                          | (default
-// 469); text lower-cased as ConvAI2 is  |
+// | squad-qg          | nqg data/processed: src-S.txt, tgt-S.txt | sentence → question (Du et al. 2017, tokenised, |
+// |                   | (.gz ok); splits train, dev, test        | lower-cased by nqg); PTB brackets -lrb- ... are |
+// |                   |                                          | mapped to ( ) [ ] { } and `` '' to " for the    |
+// |                   |                                          | model (UniLM's eval.py fix_tokenization maps    |
+// |                   |                                          | them back); no truncation here (max_src_len)    |
+// | squad-qg-reversed | same files, dev and test swapped          | as squad-qg (Zhao et al. 2018 split)           |
+// | cnndm             | UniLM folder S.src + S.tgt (or           | article → summary sentences joined by          |
+// |                   | S.src.txt/S.tgt.txt), or raw CNN/DM      | " [X_SEP] " (UniLM's decoder separator; gold    |
+// |                   | stories: S/*.story, or stories/*.story + | separators <S_SEP> [X_SEP] <q> ##SENT## read); |
+// |                   | S.list (one story file name per line)    | casing kept; article truncated by max_src_len  |
+// | gigaword          | UniLM org_data: S.src.txt + S.tgt.txt    | sentence → headline; as distributed (lower,    |
+// |                   | (or S.src/S.tgt)                         | digits '#', UNK); no truncation here           |
+// | coqa-gen          | CoQA JSON (coqa-train-v1.0.json,         | "q1 a1 ... q(k-1) a(k-1) qk" + passage chunk →  |
+// |                   | coqa-dev-v1.0.json) or a folder with     | free-form answer; UniLM §3.2: history first,   |
+// |                   | them (train, dev)                        | then the passage window of max_src_words −      |
+// |                   |                                          | |history| units with the most word overlap     |
+// |                   |                                          | with the question (default 470); units are     |
+// |                   |                                          | words, or WordPiece tokens when `length` is    |
+// |                   |                                          | given (`unieval run` does); casing kept        |
+// | dstc7             | task-2 S.convos.txt + S.facts.txt        | context turns (EOS → " ") + facts of the        |
+// |                   | (hash, subreddit, conv id, score, turns, | conversation → response; the context keeps     |
+// |                   | response / hash, subreddit, conv id,     | its last max_src_words/2 words, facts fill the |
+// |                   | domain, fact)                            | rest (default 469 words); casing kept          |
+// | personachat       | ConvAI2 text (S_self_original_no_cands   | persona sentences + dialogue history + the      |
+// |                   | .txt, .gz ok; S = train, valid) or file  | partner's utterance → response; the history    |
+// |                   |                                          | keeps its last words to fit max_src_words      |
+// |                   |                                          | (default 469); text lower-cased as ConvAI2 is  |
 //
 // | Seq2SeqReadOptions | default | meaning                                                       |
 // |--------------------|---------|---------------------------------------------------------------|
@@ -97,8 +93,7 @@ bool is_seq2seq_task(const std::string& task);
 Seq2SeqSplit read_seq2seq_split(const std::string& task, const std::string& data,
                                 const std::string& split, const Seq2SeqReadOptions& opts = {});
 
-// What pipelines::evaluate needs to score predictions of a split's examples (written under a
-// folder).
+// What pipelines::evaluate needs to score predictions of a split's examples (written under a folder).
 struct EvalFiles {
   std::string data;                            // EvalRequest::data
   std::string split;                           // EvalRequest::split

@@ -118,8 +118,7 @@ QgSettings qg_settings(const EvalRequest& req) {
   return q;
 }
 
-// The official metric set of eval.py: coco BLEU-1..4, METEOR 1.5 -norm (coco wrapper), coco
-// ROUGE-L.
+// The official metric set of eval.py: coco BLEU-1..4, METEOR 1.5 -norm (coco wrapper), coco ROUGE-L.
 std::vector<TaskMetric> qg_metrics(const EvalRequest& req) {
   const QgSettings q = qg_settings(req);
   TaskMetric bleu;

@@ -17,14 +17,14 @@
 // missing predictions) is an InputError naming the file, the line or id, and the problem.
 //
 // The registered tasks (task_registry()) and what they compute:
-//   squad-v1.1, squad-v2      official evaluate-v1.1.py / evaluate-v2.0.py EM and F1
-//   (tasks/squad.h) dstc7                     DSTC7 task 2 dstc.py: NIST, BLEU, METEOR, entropy,
-//   div, length (tasks/dstc7.h) coqa, coqa-gen            official CoQA evaluate-v1.0 F1/EM
-//   (tasks/coqa.h) glue-*                    GLUE metric of each task (tasks/glue.h) personachat
-//   ERNIE-GEN/PLATO BLEU-1/2, Distinct-1/2 (tasks/personachat.h) cnndm, gigaword(-10k) ROUGE-1.5.5
-//   F1 of R-1/2/L; UniLM cnndm post-processing (tasks/summarization.h) squad-qg(-reversed)
-//   nqg/UniLM qg/eval.py: coco BLEU-4, METEOR, coco ROUGE-L (tasks/squad_qg.h) snli, scitail,
-//   race(-m/-h), story-cloze   accuracy (tasks/gpt_tasks.h)
+//   squad-v1.1, squad-v2      official evaluate-v1.1.py / evaluate-v2.0.py EM and F1 (tasks/squad.h)
+//   dstc7                     DSTC7 task 2 dstc.py: NIST, BLEU, METEOR, entropy, div, length (tasks/dstc7.h)
+//   coqa, coqa-gen            official CoQA evaluate-v1.0 F1/EM (tasks/coqa.h)
+//   glue-*                    GLUE metric of each task (tasks/glue.h)
+//   personachat               ERNIE-GEN/PLATO BLEU-1/2, Distinct-1/2 (tasks/personachat.h)
+//   cnndm, gigaword(-10k)     ROUGE-1.5.5 F1 of R-1/2/L; UniLM cnndm post-processing (tasks/summarization.h)
+//   squad-qg(-reversed)       nqg/UniLM qg/eval.py: coco BLEU-4, METEOR, coco ROUGE-L (tasks/squad_qg.h)
+//   snli, scitail, race(-m/-h), story-cloze   accuracy (tasks/gpt_tasks.h)
 // (see task_registry() for the list compiled into this build)
 #include <functional>
 #include <map>
@@ -71,8 +71,7 @@ struct ResampledScores {
   std::map<std::string, size_t> scores;
 };
 
-// What an adapter returns: scores and signatures; pipelines::evaluate() adds provenance and
-// timings.
+// What an adapter returns: scores and signatures; pipelines::evaluate() adds provenance and timings.
 struct TaskOutput {
   results::RunResult result;  // task/metrics/scores/examples/per_example/notes filled
   // Per-example values of scores that are plain means over examples (SQuAD EM/F1, accuracy):

@@ -27,8 +27,7 @@ struct Exit {
 };
 
 // Parses args against desc (and positionals). Long options only as written in full (no
-// abbreviations); unknown options are errors. --help/-h prints "usage" and desc, then throws
-// Exit{0}.
+// abbreviations); unknown options are errors. --help/-h prints "usage" and desc, then throws Exit{0}.
 po::variables_map parse(const Args& args, const po::options_description& desc,
                         const std::string& usage,
                         const po::positional_options_description* positional = nullptr);

@@ -1,8 +1,8 @@
 // unieval: evaluation and paper reproduction for UniLM / ERNIE-GEN / GPT-style models.
 //
 // This binary links no LibTorch, so scoring starts in milliseconds. The model commands
-// (encode, finetune, pretrain, decode, demo, run) live in the sibling binary `unieval-model`, which
-// this one execs with the same arguments; a user still types `unieval finetune ...`.
+// (encode, finetune, pretrain, decode, demo, run) live in the sibling binary `unieval-model`, which this one
+// execs with the same arguments; a user still types `unieval finetune ...`.
 #include <unistd.h>
 
 #include <cerrno>

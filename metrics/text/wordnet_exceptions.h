@@ -5,8 +5,7 @@
 // stemming (`MorphStem` in ROUGE-1.5.5.pl: a token longer than 3 characters that is a key of the
 // table is replaced by its value and not stemmed further).
 //
-//   auto exc =
-//   unieval::metrics::text::WordNetExceptions::load_dir("/path/ROUGE-1.5.5/data/WordNet-2.0-Exceptions");
+//   auto exc = unieval::metrics::text::WordNetExceptions::load_dir("/path/ROUGE-1.5.5/data/WordNet-2.0-Exceptions");
 //   exc.lookup("went");    // "go"
 //   exc.lookup("better");  // "well" (adv.exc read after adj.exc, as in the shipped DB)
 //

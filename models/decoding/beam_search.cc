@@ -1,7 +1,6 @@
 // Follows HF transformers (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
-// The exact beam search of models/decoding/search.h (beam_search): the distribution stays on the
-// scorer's device, one top-(K+1) per row comes to the host, and the finished/live bookkeeping runs
-// there.
+// The exact beam search of models/decoding/search.h (beam_search): the distribution stays on the scorer's
+// device, one top-(K+1) per row comes to the host, and the finished/live bookkeeping runs there.
 #include <algorithm>
 #include <cmath>
 

@@ -1,7 +1,7 @@
 // Follows HF transformers (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
-// Greedy decoding and top-k/top-p sampling of models/decoding/search.h (greedy_or_sample): one
-// strategy that extends every row by one token per step, with the token chosen by a sampler (the
-// argmax, or a draw from the filtered distribution).
+// Greedy decoding and top-k/top-p sampling of models/decoding/search.h (greedy_or_sample): one strategy
+// that extends every row by one token per step, with the token chosen by a sampler (the argmax,
+// or a draw from the filtered distribution).
 #include <algorithm>
 #include <cmath>
 #include <random>

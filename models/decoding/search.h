@@ -3,13 +3,13 @@
 // THIRD_PARTY_NOTICES.md.
 // Decoding algorithms over an abstract next-token scorer: beam search, greedy, and top-k/top-p
 // sampling. The model side is a StepScorer: UniLM / ERNIE-GEN incremental decoding with cached
-// keys/values in models/decoding/search_unilm.h, GPT in models/decoding/search_gpt.h; these
-// functions only see log-probabilities, so they are tested against toy scorers (beam search with a
-// wide beam == exhaustive search).
+// keys/values in models/decoding/search_unilm.h, GPT in models/decoding/search_gpt.h; these functions only see
+// log-probabilities, so they are tested against toy scorers (beam search with a wide beam ==
+// exhaustive search).
 //
 // Decoding is a strategy (SearchStrategy, chosen by search_strategy from the options) over one
-// list of step constraints (models/decoding/search_constraints.h: minimum length, n-gram ban,
-// vocabulary limit), which every strategy applies in one place per step, on the scorer's device:
+// list of step constraints (models/decoding/search_constraints.h: minimum length, n-gram ban, vocabulary
+// limit), which every strategy applies in one place per step, on the scorer's device:
 //
 // | strategy     | options                     | source               | constraints          |
 // |--------------|-----------------------------|----------------------|----------------------|
@@ -23,48 +23,48 @@
 //   auto nbest = generate(scorer, /*example ids*/ {0, 1, 2}, eos_id, opts);
 //   nbest[i][0].tokens   // best hypothesis of example i, without the EOS
 //
-// | option          | default | meaning |
+// | option          | default | meaning                                                              |
 // |-----------------|---------|----------------------------------------------------------------------|
-// | beam            | 1       | beam size K (1 and sample = false: greedy) | | n_best          | 1
-// | hypotheses returned per example (≤ beam)                              | | length_penalty  | 0
-// | alpha: score = sum log p / len^alpha, len counts the EOS (HF style)   | | min_len         | 0
-// | EOS is forbidden before this many tokens have been generated         | | max_len         | 32
-// | at most this many tokens (EOS included); a hypothesis that reaches it | |                 | |
-// without EOS ends there ("truncated")                                 | | no_repeat_ngram | 0 | n
-// > 0: a token that would repeat an n-gram of the hypothesis is banned | |                 | |
-// (fairseq/UniLM "remove duplicated trigrams" with n = 3)              | | ngram_ignore    | {} |
-// token ids exempt from the n-gram ban as UniLM's --forbid_ignore_word: | |                 | | a
-// context (last n-1 tokens) holding one bans nothing, and one is never | |                 | |
-// banned (banned_by_ngram)                                              | | ngram_ignore_words | {}
-// | the same as words (".", "[X_SEP]"); the caller resolves them to ids   | |                 | |
-// with its vocabulary (pipelines: decode); kept for run.json / presets  | | not_predict     | {} |
-// token ids never generated: the caller passes them in       | |                 |         |
-// generate's VocabMask (log-prob -inf at every step)         | | not_predict_words | {}    | the
-// same as words, '|'-separated on the command line (UniLM's          | |                 | |
-// --not_predict_token); "@special" stands for every bracketed vocabulary | |                 | |
-// entry ([PAD] [CLS] [MASK] [unused7] ...) but the end token; resolved by | |                 | |
-// the caller with its vocabulary (pipelines: decode)                     | | algorithm       |
-// "exact" | beam search: "exact" (below) or "unilm": microsoft/unilm's            | | |         |
-// BertForSeq2SeqDecoder.beam_search, frame by frame with traces         | |                 | |
-// (beam_search_unilm); length_penalty is then its GNMT-form penalty     | | trace_alpha     | 0 |
-// "unilm" only, > 0: the hypothesis is picked by re-ranking the traces  | |                 | | as
-// gen_seq_from_trace.py --alpha does (best_from_trace)               | | trace_selection |
-// "official" | how trace_alpha re-ranks: "official" = gen_seq_from_trace.py as it  | | |         |
-// runs (its set-unpacking of ([SEP], [PAD]) ids, the zero frames         | |                 | |
-// decode_seq2seq.py pads traces with, and simple_postprocess applied by  | |                 | |
-// the caller: the published CNN/DM and Gigaword numbers), "intended" =   | |                 | |
-// what the script meant ([SEP] ends, [PAD] pads); see best_from_trace    | | sample          |
-// false   | sample each token instead of searching (beam ignored)                |
+// | beam            | 1       | beam size K (1 and sample = false: greedy)                            |
+// | n_best          | 1       | hypotheses returned per example (≤ beam)                              |
+// | length_penalty  | 0       | alpha: score = sum log p / len^alpha, len counts the EOS (HF style)   |
+// | min_len         | 0       | EOS is forbidden before this many tokens have been generated         |
+// | max_len         | 32      | at most this many tokens (EOS included); a hypothesis that reaches it |
+// |                 |         | without EOS ends there ("truncated")                                 |
+// | no_repeat_ngram | 0       | n > 0: a token that would repeat an n-gram of the hypothesis is banned |
+// |                 |         | (fairseq/UniLM "remove duplicated trigrams" with n = 3)              |
+// | ngram_ignore    | {}      | token ids exempt from the n-gram ban as UniLM's --forbid_ignore_word: |
+// |                 |         | a context (last n-1 tokens) holding one bans nothing, and one is never |
+// |                 |         | banned (banned_by_ngram)                                              |
+// | ngram_ignore_words | {}   | the same as words (".", "[X_SEP]"); the caller resolves them to ids   |
+// |                 |         | with its vocabulary (pipelines: decode); kept for run.json / presets  |
+// | not_predict     | {}      | token ids never generated: the caller passes them in       |
+// |                 |         | generate's VocabMask (log-prob -inf at every step)         |
+// | not_predict_words | {}    | the same as words, '|'-separated on the command line (UniLM's          |
+// |                 |         | --not_predict_token); "@special" stands for every bracketed vocabulary |
+// |                 |         | entry ([PAD] [CLS] [MASK] [unused7] ...) but the end token; resolved by |
+// |                 |         | the caller with its vocabulary (pipelines: decode)                     |
+// | algorithm       | "exact" | beam search: "exact" (below) or "unilm": microsoft/unilm's            |
+// |                 |         | BertForSeq2SeqDecoder.beam_search, frame by frame with traces         |
+// |                 |         | (beam_search_unilm); length_penalty is then its GNMT-form penalty     |
+// | trace_alpha     | 0       | "unilm" only, > 0: the hypothesis is picked by re-ranking the traces  |
+// |                 |         | as gen_seq_from_trace.py --alpha does (best_from_trace)               |
+// | trace_selection | "official" | how trace_alpha re-ranks: "official" = gen_seq_from_trace.py as it  |
+// |                 |         | runs (its set-unpacking of ([SEP], [PAD]) ids, the zero frames         |
+// |                 |         | decode_seq2seq.py pads traces with, and simple_postprocess applied by  |
+// |                 |         | the caller: the published CNN/DM and Gigaword numbers), "intended" =   |
+// |                 |         | what the script meant ([SEP] ends, [PAD] pads); see best_from_trace    |
+// | sample          | false   | sample each token instead of searching (beam ignored)                |
 //
 // Greedy (beam 1, no sampling) with algorithm "unilm" is decode_seq2seq.py's greedy path
 // (BertForSeq2SeqDecoder.forward with beam size 1): the argmax at every step, ended by [SEP] or
 // [PAD]; it applies --not_predict_token but never --min_len nor the n-gram ban, so min_len and
 // no_repeat_ngram are ignored there (official_greedy_ignores lists them for a warning). Greedy with
 // algorithm "exact" applies both.
-// | top_k, top_p    | 0, 1.0  | sampling: keep the k best / the smallest set with mass ≥ p (0/1:
-// off) | | temperature     | 1.0     | sampling: logits divided by it | | seed            | 0 |
-// sampling: each example draws from its own generator seeded by (seed,  | |                 | |
-// example id), so results do not depend on batch composition           |
+// | top_k, top_p    | 0, 1.0  | sampling: keep the k best / the smallest set with mass ≥ p (0/1: off) |
+// | temperature     | 1.0     | sampling: logits divided by it                                       |
+// | seed            | 0       | sampling: each example draws from its own generator seeded by (seed,  |
+// |                 |         | example id), so results do not depend on batch composition           |
 //
 // Beam search, precisely (one step, per example): every live hypothesis h (log-prob s_h) is
 // extended by every allowed token w: s = s_h + log p(w|h). Extensions by EOS, and extensions that
@@ -174,9 +174,9 @@ enum class SearchStrategy { kBeam, kUnilmBeam, kGreedy, kUnilmGreedy, kSample };
 SearchStrategy search_strategy(const SearchOptions& opts);
 
 // The ids a decoding may never produce, masked to -inf at every step by the VocabLimit constraint
-// (models/decoding/search_constraints.h): ids >= entries (a config vocab_size padded past the
-// vocabulary, see models/decoding/vocab_limit.h) and the banned ids (SearchOptions::not_predict).
-// entries 0: no limit (banned must then be empty).
+// (models/decoding/search_constraints.h): ids >= entries (a config vocab_size padded past the vocabulary,
+// see models/decoding/vocab_limit.h) and the banned ids (SearchOptions::not_predict). entries 0: no limit
+// (banned must then be empty).
 struct VocabMask {
   int64_t entries = 0;
   std::vector<int64_t> banned;

@@ -2,9 +2,9 @@
 // Follows UniLM (MIT) and HF transformers (Apache-2.0) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
 // The bans and masks of one decoding step as one list of constraints, applied in one place per
-// step on the scorer's device: every search strategy of models/decoding/search.h (beam, UniLM beam,
-// greedy, sampling) passes its scorer's log-probabilities through its StepConstraints and bans
-// nothing itself. A constraint only records what it changes (StepEdits: host lists of cells and
+// step on the scorer's device: every search strategy of models/decoding/search.h (beam, UniLM beam, greedy,
+// sampling) passes its scorer's log-probabilities through its StepConstraints and bans nothing
+// itself. A constraint only records what it changes (StepEdits: host lists of cells and
 // columns); StepEdits::apply then makes one copy of the scorer's tensor and writes them. The
 // decomposition (constraint objects feeding one applier) is CTranslate2's LogitsProcessor /
 // DisableTokens design idea; the arithmetic is each search's own, unchanged.

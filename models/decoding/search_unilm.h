@@ -1,8 +1,7 @@
 #pragma once
 // Follows UniLM (MIT) and ERNIE-GEN (Apache-2.0) behaviour; no code copied; see
 // THIRD_PARTY_NOTICES.md.
-// UniLM incremental decoding as a StepScorer (models/decoding/search.h): the next-token
-// distribution of
+// UniLM incremental decoding as a StepScorer (models/decoding/search.h): the next-token distribution of
 // "[CLS] S1 [SEP] y1 .. y(t-1) [MASK]" under the seq2seq mask, read at the [MASK] position.
 //
 // Cached (default), as unilm s2s-ft `BertForSeq2SeqDecoder`: the source is encoded once and its
@@ -10,9 +9,8 @@
 // [y(t-1), MASK] at positions (|S1|+2+t-1, |S1|+2+t) and caches only y(t-1) (a token's states
 // depend only on the tokens before it, so the cache is exact); beams are reordered by the
 // request's parent indices. The per-row cache is preallocated (reserve_cache: the source plus 64
-// positions, doubled when a longer output needs it) and reordered in place. Uncached re-runs the
-// whole packed sequence every step (the reference the cached path is tested against: same tokens,
-// scores within float tolerance).
+// positions, doubled when a longer output needs it) and reordered in place. Uncached re-runs the whole packed sequence every step (the reference
+// the cached path is tested against: same tokens, scores within float tolerance).
 //
 // A batch holds examples of different source lengths: sources are right-padded, pad keys are
 // masked out for every query, and positions are explicit per row, so an example's result does not

@@ -3,14 +3,13 @@
 // vocab_size is larger than its vocab.txt (HF checkpoints often pad the embedding matrix, e.g. to
 // a multiple of 8) has output rows for ids that no vocabulary line names. Their log-probabilities
 // are set to -inf at every step, so no search (beam, "unilm" beam, greedy, sampling) can pick them;
-// generate applies it as the VocabLimit constraint of its step list
-// (models/decoding/search_constraints.h) when given a VocabMask, and VocabLimitScorer applies the
-// same constraint as a StepScorer wrapper; the others are left as they are (not renormalised), as
-// HF transformers' logits processors mask banned tokens. Decoding chose masking over refusing such
-// checkpoints because the padded rows are legitimate in published checkpoints. A vocabulary LARGER
-// than vocab_size is refused instead, by check_vocab_fits below (its ids would index past the
-// embedding matrix). Both decoders pass the mask to generate: `decode --run` (UniLM, vocab.txt
-// entries and
+// generate applies it as the VocabLimit constraint of its step list (models/decoding/search_constraints.h)
+// when given a VocabMask, and VocabLimitScorer applies the same constraint as a StepScorer wrapper;
+// the others are left as they are (not renormalised), as HF transformers' logits processors mask
+// banned tokens. Decoding chose masking over refusing such checkpoints because the padded rows are
+// legitimate in published checkpoints. A vocabulary LARGER than vocab_size is refused instead,
+// by check_vocab_fits below (its ids would index past the embedding matrix).
+// Both decoders pass the mask to generate: `decode --run` (UniLM, vocab.txt entries and
 // --not-predict ids) and `decode --model` (GPT, BpeTokenizer::size(): the encoder's entries and
 // the three special tokens).
 //

@@ -1,17 +1,16 @@
 #pragma once
 // The c10d half of models/nn/torch_compat.h: which LibTorch's distributed headers we compile
-// against. Only models/dist/distributed.cc includes it, and only when CMake found the c10d headers
-// and at least one backend (UNIEVAL_HAVE_C10D; UNIEVAL_HAVE_GLOO and/or UNIEVAL_C10D_NCCL,
+// against. Only models/dist/distributed.cc includes it, and only when CMake found the c10d headers and
+// at least one backend (UNIEVAL_HAVE_C10D; UNIEVAL_HAVE_GLOO and/or UNIEVAL_C10D_NCCL,
 // models/CMakeLists.txt). The 2.x column is written from the 2.x header API (read); the NCCL row
 // has not been compiled yet (no GPU session since it was written).
 //
-// | name                | LibTorch 1.13 (Debian, CI)           | LibTorch 2.x (GPU machine) |
+// | name                | LibTorch 1.13 (Debian, CI)           | LibTorch 2.x (GPU machine)            |
 // |---------------------|--------------------------------------|---------------------------------------|
-// | Group               | c10d::ProcessGroup (Gloo derives it) | c10d::Backend (Gloo/NCCL derive
-// it)   | | kHaveGloo           | true when Gloo's headers were found   | the same (the wheels may
-// lack them)   | | kHaveNccl           | false unless UNIEVAL_C10D_NCCL        | the same
-// (-DUNIEVAL_C10D_NCCL=ON)     | | make_group(...)     | ProcessGroupGloo(store, rank, size,
-// Options{timeout, devices}) / ProcessGroupNCCL |
+// | Group               | c10d::ProcessGroup (Gloo derives it) | c10d::Backend (Gloo/NCCL derive it)   |
+// | kHaveGloo           | true when Gloo's headers were found   | the same (the wheels may lack them)   |
+// | kHaveNccl           | false unless UNIEVAL_C10D_NCCL        | the same (-DUNIEVAL_C10D_NCCL=ON)     |
+// | make_group(...)     | ProcessGroupGloo(store, rank, size, Options{timeout, devices}) / ProcessGroupNCCL |
 //
 // The headers guard ProcessGroupGloo / ProcessGroupNCCL with USE_C10D_GLOO / USE_C10D_NCCL, which
 // LibTorch's CMake config may not export (Debian's exports USE_C10D_GLOO): we define them when

@@ -234,8 +234,7 @@ ProcessGroup* default_group() { return default_slot().get(); }
 int rank() { return default_group() ? default_group()->rank() : 0; }
 int world_size() { return default_group() ? default_group()->size() : 1; }
 
-// ---- gradient buckets
-// ----------------------------------------------------------------------------
+// ---- gradient buckets ----------------------------------------------------------------------------
 
 namespace {
 

@@ -15,8 +15,7 @@
 // | MASTER_PORT | 29500     | its port                                                       |
 // | UNIEVAL_DIST_TIMEOUT_S | 1800 | rendezvous and collective timeout in seconds           |
 // | UNIEVAL_DIST_BUCKET_MB | 25   | gradient all-reduce bucket size (GradientBuckets)       |
-// | GLOO_SOCKET_IFNAME | | network interface for Gloo (default: loopback when MASTER_ADDR is local)
-// |
+// | GLOO_SOCKET_IFNAME | | network interface for Gloo (default: loopback when MASTER_ADDR is local) |
 //
 //   dist::ProcessGroup* g = dist::init_from_env("", device);   // null when WORLD_SIZE is 1
 //   GradientBuckets b(*g, params, bucket_bytes_from_env());       // the gradient sums (below)
@@ -25,11 +24,11 @@
 // (init_from_env), the training loop and the trainers ask for it (default_group()). World size 1
 // creates nothing, so a one-process run is exactly what it was before this file existed.
 //
-// Equivalence (models/training/train_loop.h, models/training/trainer.h): the micro-batches of an
-// optimizer step are a function of (seed, step) only; rank r computes micro-batches j ≡ r (mod N),
-// each weighted by its share of the step's global token count; the gradients are summed (all-reduce
-// SUM). So N ranks reproduce one rank with the same --accum up to floating-point summation order,
-// and a run can be resumed with any N.
+// Equivalence (models/training/train_loop.h, models/training/trainer.h): the micro-batches of an optimizer step are
+// a function of (seed, step) only; rank r computes micro-batches j ≡ r (mod N), each weighted by
+// its share of the step's global token count; the gradients are summed (all-reduce SUM). So N
+// ranks reproduce one rank with the same --accum up to floating-point summation order, and a run
+// can be resumed with any N.
 #include <torch/torch.h>
 
 #include <chrono>
@@ -101,8 +100,7 @@ class ProcessGroup {
   torch::Device device_ = torch::kCPU;
 };
 
-// "gloo" | "nccl" | "" (auto: nccl on CUDA when the build has it, else gloo); InputError for
-// others.
+// "gloo" | "nccl" | "" (auto: nccl on CUDA when the build has it, else gloo); InputError for others.
 std::string resolve_backend(const std::string& backend, const torch::Device& device);
 
 // Creates the default group from the environment (once; later calls return it). Null when the
@@ -119,11 +117,10 @@ int world_size();  // 1 without one
 // armed, a post-hook on each parameter's gradient accumulator counts it ready; a bucket whose
 // parameters are all ready is all-reduced asynchronously once every bucket before it has been
 // started. arm(loss) first walks the loss's graph: a parameter it cannot reach (a head this
-// step does not use) is ready at once, as with DDP's find_unused_parameters. finish() starts the
-// buckets still waiting (a parameter this backward did not reach: its gradient counts as zeros and
-// is defined afterwards), waits for all of them and writes the sums back into the gradients. Every
-// rank starts the buckets in the same order, whatever the timing, so the collectives always match;
-// the sums are element for element those of one flat all-reduce.
+// step does not use) is ready at once, as with DDP's find_unused_parameters. finish() starts the buckets still waiting (a parameter this backward did not reach: its
+// gradient counts as zeros and is defined afterwards), waits for all of them and writes the sums
+// back into the gradients. Every rank starts the buckets in the same order, whatever the timing, so
+// the collectives always match; the sums are element for element those of one flat all-reduce.
 //
 //   GradientBuckets b(group, optimizer.params(), bucket_bytes_from_env());
 //   ... micro-batches ...;  b.arm(last_loss);  last_loss.backward();   // overlaps

@@ -2,8 +2,8 @@
 // Follows safetensors (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // The LibTorch-free half of the safetensors reader: the 8-byte length, the JSON header and the
 // validation of every entry's dtype, shape and data_offsets against the data section (the rules of
-// huggingface/safetensors `Metadata::validate`). models/io/safetensors.h opens, maps and reads
-// tensors over it; fuzz/safetensors_fuzz.cc fuzzes it without LibTorch.
+// huggingface/safetensors `Metadata::validate`). models/io/safetensors.h opens, maps and reads tensors
+// over it; fuzz/safetensors_fuzz.cc fuzzes it without LibTorch.
 //
 //   std::string image = core::read_file("model.safetensors");
 //   auto h = unieval::models::parse_safetensors_header(
@@ -13,8 +13,7 @@
 //
 // Each failure is an InputError(source, 0, problem) naming the tensor when there is one:
 //   * fewer than 8 bytes; header length N larger than the bytes that follow or than 100,000,000;
-//   * header not UTF-8, not JSON, not an object, a duplicate name, "__metadata__" not
-//   string->string;
+//   * header not UTF-8, not JSON, not an object, a duplicate name, "__metadata__" not string->string;
 //   * an entry without a known dtype, a shape of non-negative integers, or two data_offsets
 //     begin <= end; end - begin != numel x dtype size (checked for overflow);
 //   * offsets past the data section, overlapping tensors, gaps between them, or data-section bytes

@@ -5,8 +5,7 @@
 //
 //   ckpt/config.json          HF BertConfig (models/nn/config.h)
 //   ckpt/model.safetensors    weights under HF BERT names (models/io/safetensors.h), or
-//   ckpt/pytorch_model.bin    a torch.save'd state dict, zip or legacy format
-//   (models/io/torch_bin.h),
+//   ckpt/pytorch_model.bin    a torch.save'd state dict, zip or legacy format (models/io/torch_bin.h),
 //                             read when model.safetensors is absent (HF and original UniLM names)
 //   ckpt/vocab.txt            WordPiece vocabulary (optional; models/tokenizer/wordpiece.h)
 //
@@ -40,9 +39,8 @@
 // the key set of HF's save_pretrained(safe_serialization=True), loadable by HF's BertForPreTraining
 // (which reports cls.seq_relationship.* as newly initialised).
 //
-// `load_checkpoint` also accepts the path of a .safetensors or .bin (.pt, .pth) file; config.json
-// is then read from the same directory (to test a differently named weights file, e.g.
-// model.tied_dropped.safetensors).
+// `load_checkpoint` also accepts the path of a .safetensors or .bin (.pt, .pth) file; config.json is then read from the
+// same directory (to test a differently named weights file, e.g. model.tied_dropped.safetensors).
 #include <torch/torch.h>
 
 #include <functional>

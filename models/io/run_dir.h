@@ -1,7 +1,7 @@
 #pragma once
-// A run directory (models/training/trainer.h describes its layout): RunDir writes and reads its
-// files, each atomically (a file: temp + rename; RUN/checkpoint and RUN/best: a whole directory
-// swapped in), and the model weights inside it.
+// A run directory (models/training/trainer.h describes its layout): RunDir writes and reads its files, each
+// atomically (a file: temp + rename; RUN/checkpoint and RUN/best: a whole directory swapped in),
+// and the model weights inside it.
 //
 // Weights are safetensors (models/io/safetensors.h) under HF parameter names, so RUN/checkpoint is
 // loadable as a `--model` directory and by Hugging Face (tied decoder weights are not stored; HF
@@ -65,8 +65,8 @@ class RunDir {
   void save_best(torch::nn::Module& model, const nlohmann::ordered_json& info);
   void save_best(UnilmModel& model, const nlohmann::ordered_json& info) { save_best(*model, info); }
 
-  // checkpoint/trainer_state.json (models/training/train_loop.h writes it), null when there is
-  // none; and whether it says training is over (every step done, or stopped early on the dev loss).
+  // checkpoint/trainer_state.json (models/training/train_loop.h writes it), null when there is none; and
+  // whether it says training is over (every step done, or stopped early on the dev loss).
   nlohmann::json trainer_state() const;
   bool training_finished() const;
 

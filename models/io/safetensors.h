@@ -17,8 +17,7 @@
 // an InputError naming the file, and the tensor when there is one), as strict as the reference Rust
 // implementation so that hostile or truncated files never reach a tensor:
 //   * file shorter than 8 bytes; N larger than the file or than 100,000,000 (the reference limit);
-//   * header not UTF-8, not JSON, not an object, a duplicate name, "__metadata__" not
-//   string->string;
+//   * header not UTF-8, not JSON, not an object, a duplicate name, "__metadata__" not string->string;
 //   * an entry without a known dtype, a shape of non-negative integers, or two data_offsets
 //     begin <= end; end - begin != numel x dtype size (checked for overflow);
 //   * offsets past the data section, overlapping tensors, gaps between them, or data-section bytes

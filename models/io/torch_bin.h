@@ -15,20 +15,20 @@
 //     are refused;
 //   * legacy (`_use_new_zipfile_serialization=False`, PyTorch < 1.6; UniLM v1's own checkpoints):
 //     five pickles back to back — magic number 0x1950a86a20f9469cfc6c, protocol 1001, sys info
-//     (little_endian must be true), the dict, the sorted list of storage keys — then for each key
-//     an int64 element count and the storage's bytes.
+//     (little_endian must be true), the dict, the sorted list of storage keys — then for each key an
+//     int64 element count and the storage's bytes.
 //
 // The unpickler accepts protocols 2-5 and only these objects: None, bools, ints, floats, str,
 // bytes-free tuples, lists, dicts, and these globals — collections.OrderedDict (called with no
 // items; its BUILD state, the `_metadata` attribute, is ignored), torch._utils._rebuild_tensor_v2
-// (storage, offset, size, stride, requires_grad, hooks[, metadata]),
-// torch._utils._rebuild_parameter, torch.jit._pickle.restore_type_tag (identity), and storages
-// torch.{Float,Double,Half,BFloat16, Long,Int,Short,Char,Byte,Bool}Storage through persistent ids
-// ('storage', type, key, location, numel[, view]). Anything else (another global, an opcode outside
-// this set, a storage not in the file, a view past its storage's end, a top level that is not a
-// dict of str -> tensor, truncation, more than 64 nested levels or 10^7 objects) is an InputError
-// naming the file. Tensors are returned as CPU copies in the stored dtype, keys in the file's
-// order; non-tensor values (HF's `_metadata`, integers) are skipped.
+// (storage, offset, size, stride, requires_grad, hooks[, metadata]), torch._utils._rebuild_parameter,
+// torch.jit._pickle.restore_type_tag (identity), and storages torch.{Float,Double,Half,BFloat16,
+// Long,Int,Short,Char,Byte,Bool}Storage through persistent ids ('storage', type, key, location,
+// numel[, view]). Anything else (another global, an opcode outside this set, a storage not in the
+// file, a view past its storage's end, a top level that is not a dict of str -> tensor,
+// truncation, more than 64 nested levels or 10^7 objects) is an InputError naming the file. Tensors
+// are returned as CPU copies in the stored dtype, keys in the file's order; non-tensor values
+// (HF's `_metadata`, integers) are skipped.
 #include <torch/torch.h>
 
 #include <string>

@@ -32,15 +32,15 @@ torch::Tensor bias_in_dtype(const torch::Tensor& bias, torch::ScalarType dtype) 
 
 // ---- the two products of a decoding step, without bmm ----
 // A beam-search step has 1-2 query positions per (batch, head): LibTorch 1.13's bmm makes one BLAS
-// call per (batch, head) for those 1×d·d×T products, and on 2 cores those calls were 45% of a
-// beam-5 decode. Here each (batch, head) is a few hundred multiply-adds, all (batch, head)s in one
-// parallel loop. Each output element is one fused multiply-add chain over the contraction index in
-// order, from 0, which is how OpenBLAS's sgemm micro-kernels accumulate an element of C when C has
-// at most 3 rows: on this project's machines (OpenBLAS 0.3.21, Zen kernels) the values are
-// bit-equal to bmm's, so beam search returns the same bytes as before
-// (tests/models/attention_test.cc; with 4+ rows, or under ATen's 400-multiply-add cut-off below
-// which bmm does not call BLAS, they differ in the last bit, so those stay on bmm). Other BLAS
-// builds may round differently: the test then only holds them to float rounding.
+// call per (batch, head) for those 1×d·d×T products, and on 2 cores those calls were 45% of a beam-5
+// decode. Here each (batch, head) is a few hundred multiply-adds, all (batch, head)s in one parallel
+// loop. Each output element is one fused multiply-add chain over the contraction index in order,
+// from 0, which is how OpenBLAS's sgemm micro-kernels accumulate an element of C when C has at
+// most 3 rows: on this project's machines (OpenBLAS 0.3.21, Zen kernels) the values are bit-equal
+// to bmm's, so beam search returns the same bytes as before (tests/models/attention_test.cc; with
+// 4+ rows, or under ATen's 400-multiply-add cut-off below which bmm does not call BLAS, they
+// differ in the last bit, so those stay on bmm). Other BLAS builds may round differently: the
+// test then only holds them to float rounding.
 
 constexpr int64_t kMaxStepQueries = 3;     // more query positions: bmm (a prefix, training)
 constexpr int64_t kMinStepProducts = 400;  // ATen's bmm below this: its own loops

@@ -25,25 +25,25 @@
 // transform). Note that unilm-v1's own code hard-codes LayerNorm eps 1e-5 and its distributed
 // configs have no layer_norm_eps: give "layer_norm_eps": 1e-5 in config.json to match it.
 //
-// | field                        | default | meaning |
+// | field                        | default | meaning                                                  |
 // |------------------------------|---------|----------------------------------------------------------|
-// | vocab_size                   | 30522   | rows of the word-embedding / MLM decoder matrix | |
-// hidden_size                  | 768     | model width H | | num_hidden_layers            | 12 |
-// transformer blocks                                       | | num_attention_heads          | 12 |
-// heads; must divide hidden_size                           | | intermediate_size            | 3072
-// | feed-forward inner width                                 | | hidden_act                   |
-// "gelu"  | "gelu" (exact erf form), "gelu_new" (tanh approx.), "relu" | | hidden_dropout_prob |
-// 0.1     | dropout on embeddings and block outputs (train() only)   | |
-// attention_probs_dropout_prob | 0.1     | dropout on attention probabilities (train() only) | |
-// max_position_embeddings      | 512     | rows of the position-embedding matrix | |
-// type_vocab_size              | 2       | rows of the segment (token type) matrix; UniLM v1 uses 6
-// | | initializer_range            | 0.02    | std of the N(0, σ²) init of new weights (HF
-// _init_weights)| | layer_norm_eps               | 1e-12   | LayerNorm epsilon | | pad_token_id | 0
-// | word-embedding padding_idx (its row gets no gradient)    | | position_embedding_type      |
-// "absolute" | only "absolute" is supported (InputError otherwise)   | | classifier_dropout | null
-// | dropout before the classification head; null = hidden_dropout_prob | | unilm_segment_ids |
-// absent  | [source, target] segment ids of seq2seq packing (ours)   | | unieval_pooling | "cls" |
-// pooler input: "cls" (BERT) or "mean" of the unmasked positions (ours) |
+// | vocab_size                   | 30522   | rows of the word-embedding / MLM decoder matrix          |
+// | hidden_size                  | 768     | model width H                                            |
+// | num_hidden_layers            | 12      | transformer blocks                                       |
+// | num_attention_heads          | 12      | heads; must divide hidden_size                           |
+// | intermediate_size            | 3072    | feed-forward inner width                                 |
+// | hidden_act                   | "gelu"  | "gelu" (exact erf form), "gelu_new" (tanh approx.), "relu" |
+// | hidden_dropout_prob          | 0.1     | dropout on embeddings and block outputs (train() only)   |
+// | attention_probs_dropout_prob | 0.1     | dropout on attention probabilities (train() only)        |
+// | max_position_embeddings      | 512     | rows of the position-embedding matrix                    |
+// | type_vocab_size              | 2       | rows of the segment (token type) matrix; UniLM v1 uses 6 |
+// | initializer_range            | 0.02    | std of the N(0, σ²) init of new weights (HF _init_weights)|
+// | layer_norm_eps               | 1e-12   | LayerNorm epsilon                                        |
+// | pad_token_id                 | 0       | word-embedding padding_idx (its row gets no gradient)    |
+// | position_embedding_type      | "absolute" | only "absolute" is supported (InputError otherwise)   |
+// | classifier_dropout           | null    | dropout before the classification head; null = hidden_dropout_prob |
+// | unilm_segment_ids            | absent  | [source, target] segment ids of seq2seq packing (ours)   |
+// | unieval_pooling              | "cls"   | pooler input: "cls" (BERT) or "mean" of the unmasked positions (ours) |
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>

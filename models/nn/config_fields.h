@@ -1,7 +1,7 @@
 #pragma once
-// Typed reads of HF config.json fields (models/nn/config.h BertConfig, models/nn/gpt.h GptConfig):
-// a missing or null key leaves the field alone; a wrong JSON type is an InputError(source, 0, "key:
-// problem").
+// Typed reads of HF config.json fields (models/nn/config.h BertConfig, models/nn/gpt.h GptConfig): a
+// missing or null key leaves the field alone; a wrong JSON type is an InputError(source, 0,
+// "key: problem").
 #include <cmath>
 #include <cstdint>
 #include <nlohmann/json.hpp>

@@ -3,17 +3,17 @@
 // flags of the LibTorch subcommands (finetune, decode, encode, demo) map onto DeviceOptions.
 //
 //   DeviceOptions opt{.device = "cuda", .precision = "auto"};
-//   Runtime rt = configure_runtime(opt);       // InputError if CUDA is absent in this
-//   build/machine model->to(rt.device); { AutocastScope amp(rt); auto out =
-//   model->forward(ids.to(rt.device), ...); }
+//   Runtime rt = configure_runtime(opt);       // InputError if CUDA is absent in this build/machine
+//   model->to(rt.device);
+//   { AutocastScope amp(rt); auto out = model->forward(ids.to(rt.device), ...); }
 //
-// | field      | default | meaning |
+// | field      | default | meaning                                                                 |
 // |------------|---------|-------------------------------------------------------------------------|
-// | device     | "cpu"   | "cpu", "cuda" or "cuda:N"; "cuda" in a worker of a data-parallel launch
-// | |            |         | (WORLD_SIZE set) is cuda:LOCAL_RANK (models/dist/distributed.h) | |
-// threads    | 0       | CPU intra-op threads; 0 = LibTorch's default (one per core)             |
-// | precision  | "auto"  | "auto" (fp32 on CPU, bf16 autocast on CUDA), "fp32", "bf16", "fp16" | |
-// allow_tf32 | false   | CUDA only: TF32 matmuls for fp32 (faster, ~1e-3 relative error)          |
+// | device     | "cpu"   | "cpu", "cuda" or "cuda:N"; "cuda" in a worker of a data-parallel launch  |
+// |            |         | (WORLD_SIZE set) is cuda:LOCAL_RANK (models/dist/distributed.h)              |
+// | threads    | 0       | CPU intra-op threads; 0 = LibTorch's default (one per core)             |
+// | precision  | "auto"  | "auto" (fp32 on CPU, bf16 autocast on CUDA), "fp32", "bf16", "fp16"     |
+// | allow_tf32 | false   | CUDA only: TF32 matmuls for fp32 (faster, ~1e-3 relative error)          |
 //
 // Precision: parameters stay fp32 (the master weights); bf16/fp16 are autocast regions
 // (AutocastScope), as torch.autocast in the Python recipes. Reduced precision is CUDA-only: on
@@ -53,9 +53,8 @@ struct DeviceOptions {
   bool allow_tf32 = false;         // CUDA fp32 matmuls in TF32
 };
 
-// Parses "cpu", "cuda" (cuda:LOCAL_RANK in a launched worker), "cuda:N". InputError for anything
-// else, and for CUDA when this LibTorch has no CUDA or no GPU is visible ("--device cuda: CUDA is
-// not available (...)").
+// Parses "cpu", "cuda" (cuda:LOCAL_RANK in a launched worker), "cuda:N". InputError for anything else, and for CUDA when this LibTorch
+// has no CUDA or no GPU is visible ("--device cuda: CUDA is not available (...)").
 torch::Device parse_device(const std::string& spec);
 
 // True when this LibTorch build can run on a GPU right now.

@@ -29,12 +29,11 @@
 // Parameter names (named_parameters(), exactly HF's `OpenAIGPTLMHeadModel.state_dict()` minus
 // buffers and the tied lm_head):
 //   transformer.tokens_embed.weight [V,E], transformer.positions_embed.weight [P,E]
-//   transformer.h.{i}.attn.c_attn.{weight [E,3E], bias},
-//   transformer.h.{i}.attn.c_proj.{weight,bias} transformer.h.{i}.ln_1.{weight,bias},
-//   transformer.h.{i}.mlp.c_fc.{weight [E,4E],bias} transformer.h.{i}.mlp.c_proj.{weight
-//   [4E,E],bias}, transformer.h.{i}.ln_2.{weight,bias} multiple_choice_head.summary.{weight [1,E],
-//   bias}   (GptHeads::multiple_choice; HF DoubleHeads) classifier.{weight [K,E], bias}
-//   (GptHeads::num_labels = K > 0; ours: the
+//   transformer.h.{i}.attn.c_attn.{weight [E,3E], bias}, transformer.h.{i}.attn.c_proj.{weight,bias}
+//   transformer.h.{i}.ln_1.{weight,bias}, transformer.h.{i}.mlp.c_fc.{weight [E,4E],bias}
+//   transformer.h.{i}.mlp.c_proj.{weight [4E,E],bias}, transformer.h.{i}.ln_2.{weight,bias}
+//   multiple_choice_head.summary.{weight [1,E], bias}   (GptHeads::multiple_choice; HF DoubleHeads)
+//   classifier.{weight [K,E], bias}                     (GptHeads::num_labels = K > 0; ours: the
 //                                                        §3.2 W_y on the extract state)
 // Loading (load_gpt_weights / load_gpt_checkpoint; models/io/checkpoint.h LoadReport):
 //   * `lm_head.weight` is the tie: loaded into transformer.tokens_embed.weight after it (HF

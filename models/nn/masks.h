@@ -7,8 +7,8 @@
 // (1 − M)·finfo.min bias of the paper's Eq. 2, where 0 ↦ −∞).
 //
 //   // "[SOS] t1 t2 [EOS] t3 t4 t5 [EOS]": source of 4 tokens, target of 4
-//   auto m = build_mask(MaskKind::kSeq2Seq, /*lengths=*/{8}, /*max_len=*/8,
-//   /*source_lengths=*/{4}); model->forward(ids, types, m);
+//   auto m = build_mask(MaskKind::kSeq2Seq, /*lengths=*/{8}, /*max_len=*/8, /*source_lengths=*/{4});
+//   model->forward(ids, types, m);
 //
 // | kind           | real query i (i < len) may attend to real key j (j < len) when        |
 // |----------------|-----------------------------------------------------------------------|

@@ -3,17 +3,14 @@
 // 1.13 (CPU only); the GPU machine has LibTorch 2.x with CUDA. Everything else in the project
 // calls these wrappers and never tests TORCH_VERSION_* itself.
 //
-// | wrapper                         | LibTorch 1.13                       | LibTorch 2.x |
+// | wrapper                         | LibTorch 1.13                       | LibTorch 2.x                          |
 // |---------------------------------|-------------------------------------|---------------------------------------|
-// | kHaveFusedSdpa                  | false                               | true | |
-// fused_sdpa(q,k,v,bias,p)        | throws (never called: see attention.cc) |
-// at::scaled_dot_product_attention   | | set_cuda_autocast(on, dtype)    |
-// at::autocast::set_enabled + set_autocast_gpu_dtype | 2.4+: set_autocast_enabled(kCUDA) +
-// set_autocast_dtype(kCUDA) | | cuda_autocast_enabled()         | at::autocast::is_enabled()
-// | 2.4+: is_autocast_enabled(kCUDA)      | | cuda_autocast_dtype()           |
-// at::autocast::get_autocast_gpu_dtype() | 2.4+: get_autocast_dtype(kCUDA)   | |
-// set_allow_tf32(bool)            | Context float32 matmul precision + cuDNN TF32 (same API in
-// both) |  |
+// | kHaveFusedSdpa                  | false                               | true                                  |
+// | fused_sdpa(q,k,v,bias,p)        | throws (never called: see attention.cc) | at::scaled_dot_product_attention   |
+// | set_cuda_autocast(on, dtype)    | at::autocast::set_enabled + set_autocast_gpu_dtype | 2.4+: set_autocast_enabled(kCUDA) + set_autocast_dtype(kCUDA) |
+// | cuda_autocast_enabled()         | at::autocast::is_enabled()          | 2.4+: is_autocast_enabled(kCUDA)      |
+// | cuda_autocast_dtype()           | at::autocast::get_autocast_gpu_dtype() | 2.4+: get_autocast_dtype(kCUDA)   |
+// | set_allow_tf32(bool)            | Context float32 matmul precision + cuDNN TF32 (same API in both) |  |
 //
 // The `scale` argument of scaled_dot_product_attention appeared in 2.1; with 2.0 the default
 // 1/√d is the one BERT uses anyway, so it is not passed.

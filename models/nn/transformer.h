@@ -1,11 +1,10 @@
 #pragma once
 // Follows HF transformers (Apache-2.0) behaviour; no code copied; see THIRD_PARTY_NOTICES.md.
 // The UniLM / BERT transformer in LibTorch, numerically equal to Hugging Face transformers
-// v4.30.2 `modeling_bert.py` (BertModel, BertForPreTraining's MLM head,
-// BertForSequenceClassification, BertForQuestionAnswering) in fp32 eval mode, with HF's parameter
-// names so that HF checkpoints load by name. UniLM (Dong et al. 2019, §2) is this network plus the
-// self-attention mask M that selects bidirectional, left-to-right, right-to-left or seq2seq context
-// (models/nn/masks.h).
+// v4.30.2 `modeling_bert.py` (BertModel, BertForPreTraining's MLM head, BertForSequenceClassification,
+// BertForQuestionAnswering) in fp32 eval mode, with HF's parameter names so that HF checkpoints
+// load by name. UniLM (Dong et al. 2019, §2) is this network plus the self-attention mask M that
+// selects bidirectional, left-to-right, right-to-left or seq2seq context (models/nn/masks.h).
 //
 //   using namespace unieval::models;
 //   UnilmModel model(BertConfig::from_json_file("ckpt/config.json"), UnilmHeads{.num_labels = 3});
@@ -26,17 +25,15 @@
 //   bert.embeddings.{word_embeddings,position_embeddings,token_type_embeddings}.weight
 //   bert.embeddings.LayerNorm.{weight,bias}
 //   bert.encoder.layer.{i}.attention.self.{query,key,value}.{weight,bias}
-//   bert.encoder.layer.{i}.attention.output.dense.{weight,bias},
-//   ....attention.output.LayerNorm.{weight,bias}
+//   bert.encoder.layer.{i}.attention.output.dense.{weight,bias}, ....attention.output.LayerNorm.{weight,bias}
 //   bert.encoder.layer.{i}.intermediate.dense.{weight,bias}
-//   bert.encoder.layer.{i}.output.dense.{weight,bias},
-//   bert.encoder.layer.{i}.output.LayerNorm.{weight,bias} bert.pooler.dense.{weight,bias} (when
-//   heads.pooler) cls.predictions.bias, cls.predictions.transform.dense.{weight,bias},
+//   bert.encoder.layer.{i}.output.dense.{weight,bias}, bert.encoder.layer.{i}.output.LayerNorm.{weight,bias}
+//   bert.pooler.dense.{weight,bias}                                (when heads.pooler)
+//   cls.predictions.bias, cls.predictions.transform.dense.{weight,bias},
 //   cls.predictions.transform.LayerNorm.{weight,bias}              (when heads.mlm)
-//   cls.seq_relationship.{weight,bias}                             (when heads.nsp; HF
-//   BertForPreTraining) classifier.{weight,bias}                                       (when
-//   heads.num_labels > 0) qa_outputs.{weight,bias}                                       (when
-//   heads.span)
+//   cls.seq_relationship.{weight,bias}                             (when heads.nsp; HF BertForPreTraining)
+//   classifier.{weight,bias}                                       (when heads.num_labels > 0)
+//   qa_outputs.{weight,bias}                                       (when heads.span)
 // Tied weights: the MLM decoder is NOT a parameter. HF's `cls.predictions.decoder.weight` is
 // `bert.embeddings.word_embeddings.weight` and `cls.predictions.decoder.bias` is
 // `cls.predictions.bias` (a loader maps those checkpoint keys onto them; kTiedAliases below).
@@ -83,8 +80,7 @@
 
 namespace unieval::models {
 
-// Checkpoint keys that are aliases of a model parameter (tied weights): {checkpoint key,
-// parameter}.
+// Checkpoint keys that are aliases of a model parameter (tied weights): {checkpoint key, parameter}.
 inline const std::array<std::pair<const char*, const char*>, 2> kTiedAliases = {{
     {"cls.predictions.decoder.weight", "bert.embeddings.word_embeddings.weight"},
     {"cls.predictions.decoder.bias", "cls.predictions.bias"},
@@ -114,8 +110,7 @@ torch::Tensor additive_attention_mask(const torch::Tensor& mask, torch::ScalarTy
 
 struct BertEmbeddingsImpl : torch::nn::Module {
   explicit BertEmbeddingsImpl(const BertConfig& cfg);
-  // ids, types, positions: [B,T] int64 (types/positions may be undefined: zeros /
-  // arange(T)+offset).
+  // ids, types, positions: [B,T] int64 (types/positions may be undefined: zeros / arange(T)+offset).
   torch::Tensor forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
                         const torch::Tensor& position_ids, int64_t past_length = 0);
   torch::nn::Embedding word_embeddings{nullptr}, position_embeddings{nullptr},

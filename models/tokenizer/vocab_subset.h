@@ -23,15 +23,15 @@
 //                                      {"src-train.txt.gz", "tgt-train.txt.gz"}, o);
 //   core::write_file_atomic("vocab-8k.txt", v.text());
 //
-// | VocabSubsetOptions | default                          | meaning |
+// | VocabSubsetOptions | default                          | meaning                                  |
 // |--------------------|----------------------------------|------------------------------------------|
-// | size               | 0 (required)                     | entries of the new vocabulary | |
-// specials           | [PAD] [UNK] [CLS] [SEP] [MASK]   | always kept; each must be in the base |
-// | threads            | 0                                | workers (0: all cores, at most 8); the
-// | |                    |                                  | result does not depend on it | |
-// progress_every     | 100000                           | lines between progress calls | | progress
-// | none                             | progress(pass 1|2, file being read,      | | | | lines of
-// the pass so far)                |
+// | size               | 0 (required)                     | entries of the new vocabulary            |
+// | specials           | [PAD] [UNK] [CLS] [SEP] [MASK]   | always kept; each must be in the base    |
+// | threads            | 0                                | workers (0: all cores, at most 8); the   |
+// |                    |                                  | result does not depend on it             |
+// | progress_every     | 100000                           | lines between progress calls             |
+// | progress           | none                             | progress(pass 1|2, file being read,      |
+// |                    |                                  | lines of the pass so far)                |
 //
 // Corpus files: one text per line, plain or gzip (core/io.h read_lines: invalid UTF-8 is an
 // InputError naming file:line). A missing base special token, an empty corpus file, a corpus
@@ -106,8 +106,8 @@ struct VocabSubset {
 // vocab: `unieval tokenize` and `unieval vocab` keep case by default then).
 bool vocab_is_cased(const Vocab& vocab);
 
-// The lower-casing of `--lowercase` / `--no-lowercase` (at most one is true), else the
-// vocabulary's: lower-case unless vocab_is_cased.
+// The lower-casing of `--lowercase` / `--no-lowercase` (at most one is true), else the vocabulary's:
+// lower-case unless vocab_is_cased.
 bool choose_lowercase(bool lowercase_flag, bool no_lowercase_flag, const Vocab& vocab);
 
 // The entries rules 1-2 keep before looking at the corpus (the required specials and the single

@@ -34,22 +34,21 @@
 // reproduces Python 3.11's `unicodedata` for every code point (checked code point by code point on
 // category class, lower-casing and NFD; see the tokenizer tests and README section `models`).
 //
-//   auto tok = unieval::models::WordPieceTokenizer::from_file("vocab.txt", {.do_lower_case =
-//   true}); auto enc = tok.encode("UNwant\u00E9d,running");   // tokens {"un", "##want", "##ed",
-//   ",", "runn", "##ing"} std::string text = tok.detokenize(enc.tokens);    // "unwanted, running"
-//   (with clean_up_spaces)
+//   auto tok = unieval::models::WordPieceTokenizer::from_file("vocab.txt", {.do_lower_case = true});
+//   auto enc = tok.encode("UNwant\u00E9d,running");   // tokens {"un", "##want", "##ed", ",", "runn", "##ing"}
+//   std::string text = tok.detokenize(enc.tokens);    // "unwanted, running" (with clean_up_spaces)
 //
-// | option                   | default   | meaning |
+// | option                   | default   | meaning                                                     |
 // |--------------------------|-----------|-------------------------------------------------------------|
-// | do_lower_case            | true      | lower-case (and by default strip accents) each token |
-// | strip_accents            | unset     | NFD + drop Mn; unset = same as do_lower_case (BERT) | |
-// tokenize_chinese_chars   | true      | split CJK ideographs into one token each | |
-// max_input_chars_per_word | 200       | longer words are [UNK] (BERT 200, HF 100) | | nfc | false
-// | NFC-normalise the whole text first (HF >= 4.31)             | | keep_special_tokens      |
-// false     | `special_tokens` in the raw text stay whole (HF)            | | special_tokens |
-// [CLS] [SEP] [MASK] [UNK] [PAD] | protected tokens when keep_special_tokens | | unk_token | [UNK]
-// | token for words WordPiece cannot cover (must be in vocab)   | | unicode14                | true
-// | treat code points assigned after Unicode 14.0 as unassigned |
+// | do_lower_case            | true      | lower-case (and by default strip accents) each token        |
+// | strip_accents            | unset     | NFD + drop Mn; unset = same as do_lower_case (BERT)          |
+// | tokenize_chinese_chars   | true      | split CJK ideographs into one token each                    |
+// | max_input_chars_per_word | 200       | longer words are [UNK] (BERT 200, HF 100)                   |
+// | nfc                      | false     | NFC-normalise the whole text first (HF >= 4.31)             |
+// | keep_special_tokens      | false     | `special_tokens` in the raw text stay whole (HF)            |
+// | special_tokens           | [CLS] [SEP] [MASK] [UNK] [PAD] | protected tokens when keep_special_tokens |
+// | unk_token                | [UNK]     | token for words WordPiece cannot cover (must be in vocab)   |
+// | unicode14                | true      | treat code points assigned after Unicode 14.0 as unassigned |
 #include <cstdint>
 #include <optional>
 #include <string>

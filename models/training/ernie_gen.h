@@ -23,9 +23,9 @@
 // computed once per layer and shared by both generation flows (multi_flow_forward), so X is the
 // same whatever flows run. With one-token spans M_S = M_W.
 //
-// Packing as UniLM (models/training/seq2seq_data.h): S = "[CLS] S1 [SEP]" and T = "S2 [SEP]" (the
-// [SEP] is predicted, so the model learns to stop); source/target segment ids from the options.
-// With data.target_bos (the layout of the official ERNIE-GEN scripts and released checkpoints) the
+// Packing as UniLM (models/training/seq2seq_data.h): S = "[CLS] S1 [SEP]" and T = "S2 [SEP]" (the [SEP]
+// is predicted, so the model learns to stop); source/target segment ids from the options. With
+// data.target_bos (the layout of the official ERNIE-GEN scripts and released checkpoints) the
 // target stream is "[CLS] S2 [SEP]": the [CLS] opens it at the first target position, is seen by
 // every target word and [ATTN], and is not predicted; the [ATTN]s stand at the positions of
 // "S2 [SEP]" as before.
@@ -38,8 +38,8 @@
 // vocabulary, special tokens included (tests/parity/fixtures/ernie_gen_masks.json records it).
 //
 // Loss (Eq. 7): λ · CE(word flow) + (1 − λ) · CE(span flow), both over every target position,
-// label-smoothed (models/training/trainer.h); the paper's λ is 0.5 in pre-training and 1.0 in
-// fine-tuning, where the span flow is then not run at all.
+// label-smoothed (models/training/trainer.h); the paper's λ is 0.5 in pre-training and 1.0 in fine-tuning,
+// where the span flow is then not run at all.
 //
 // Span vocabulary (§3.3): over a corpus of token sequences, every bigram and trigram w gets the
 // t-statistic t(w) = (P(w) − P'(w)) / sqrt(σ²/N) with P(w) = count(w)/N (N = the number of n-grams

@@ -13,20 +13,20 @@
 //   multiple choice [start] context [delim] answer_k [extract] for each k: K sequences, each
 //                   scored by a linear layer, softmax over k
 //
-// | head             | model part (models/nn/gpt.h)      | task loss L2 |
+// | head             | model part (models/nn/gpt.h)      | task loss L2                               |
 // |------------------|--------------------------------|--------------------------------------------|
-// | kClassify        | classifier Linear(E → K) on the | cross-entropy (the sum of the extract | |
-// | (summed) extract state          | states of the example's sequences)         | | kRegress |
-// classifier Linear(E → 1)        | MSE (STS-B)                                | | kMultipleChoice
-// | multiple_choice_head Linear(E→1)| cross-entropy over the K choice scores     |
+// | kClassify        | classifier Linear(E → K) on the | cross-entropy (the sum of the extract      |
+// |                  | (summed) extract state          | states of the example's sequences)         |
+// | kRegress         | classifier Linear(E → 1)        | MSE (STS-B)                                |
+// | kMultipleChoice  | multiple_choice_head Linear(E→1)| cross-entropy over the K choice scores     |
 //
 // Loss (§3.2 eq. 3): L3 = L2 + λ·L1, L1 the next-token negative log-likelihood over every real
 // position of every sequence of the batch (the token after the last one has no target), averaged
 // over those tokens (HF's DoubleHeads lm_loss; the release averaged per sequence first). λ =
 // lm_coef (0.5 in §4.1; 0 turns the auxiliary objective off and skips the LM logits). The loop,
-// optimizer, schedule, checkpoints and resume are models/training/train_loop.h's; each log line
-// holds "loss" (L3), "task_loss" (L2) and "lm_loss" (L1, also when λ = 0 it is omitted). Dropout is
-// re-seeded per micro-batch from (seed, step, j), as the other fine-tuning loops.
+// optimizer, schedule, checkpoints and resume are models/training/train_loop.h's; each log line holds
+// "loss" (L3), "task_loss" (L2) and "lm_loss" (L1, also when λ = 0 it is omitted).
+// Dropout is re-seeded per micro-batch from (seed, step, j), as the other fine-tuning loops.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -71,9 +71,9 @@ std::vector<std::vector<float>> predict_gpt(GptModel& model,
                                             const std::vector<GptFeature>& features, GptHead head,
                                             int64_t batch_size = 32, bool progress = false);
 
-// Trains with run_train_loop (models/training/train_loop.h). Throws InputError on empty input, an
-// empty sequence, sequences longer than n_positions, labels outside the head, or examples of one
-// task with different sequence counts.
+// Trains with run_train_loop (models/training/train_loop.h). Throws InputError on empty input, an empty
+// sequence, sequences longer than n_positions, labels outside the head, or examples of one task
+// with different sequence counts.
 TrainResult train_gpt(GptModel& model, const std::vector<GptFeature>& features, GptHead head,
                       const TrainOptions& opts, double lm_coef, RunDir* run, bool resume);
 

@@ -9,8 +9,8 @@
 //   using namespace unieval::models;
 //   UnilmModel model(cfg, nlu_heads(NluHead::kClassify, /*num_labels=*/2));
 //   TrainResult r = train_nlu(model, features, NluHead::kClassify, opts, &run, /*resume=*/false);
-//   std::vector<NluPrediction> p = predict_nlu(model, features, NluHead::kClassify, {.batch_size =
-//   64}); int label = argmax(p[0].logits);
+//   std::vector<NluPrediction> p = predict_nlu(model, features, NluHead::kClassify, {.batch_size = 64});
+//   int label = argmax(p[0].logits);
 //
 // | head        | model parts                   | loss (per example, mean over the batch)       |
 // |-------------|-------------------------------|-----------------------------------------------|
@@ -33,8 +33,8 @@
 //
 // Training (train_nlu) uses the optimizer, schedule, clipping, batching (token budget + example
 // cap, shuffled per epoch from (seed, epoch)), run directory, checkpoints, logging and resume of
-// models/training/trainer.h; TrainOptions fields that only concern seq2seq masking are ignored.
-// Dropout is re-seeded per step from (seed, step), so a resumed run continues bit-identically.
+// models/training/trainer.h; TrainOptions fields that only concern seq2seq masking are ignored. Dropout is
+// re-seeded per step from (seed, step), so a resumed run continues bit-identically.
 //
 // Prediction (predict_nlu): eval mode, no gradient; features sorted by length and batched so that
 // no batch is padded beyond its longest row (batch_size examples and batch_tokens tokens at most);

@@ -4,27 +4,27 @@
 // Optimizers and the learning-rate schedule of the UniLM / BERT fine-tuning recipes.
 //
 // Written here (not torch::optim) because LibTorch 1.13 has no Adamax, and because the state must
-// be saved and restored bit-exactly by a resumed run (see models/training/trainer.h): every
-// optimizer keeps its state as named tensors, `state_dict()` / `load_state_dict()`.
+// be saved and restored bit-exactly by a resumed run (see models/training/trainer.h): every optimizer keeps
+// its state as named tensors, `state_dict()` / `load_state_dict()`.
 //
-//   auto params = model->named_parameters();            // HF names ("...LayerNorm.weight",
-//   "...bias") unieval::models::Optimizer opt(named_pairs(params), {.kind = OptimizerKind::kAdamW,
-//   .lr = 3e-5}); LinearSchedule sched{3e-5, /*warmup*/ 100, /*total*/ 1000}; loss.backward();
-//   clip_grad_norm(opt.params(), 1.0); opt.step(sched.lr(step)); opt.zero_grad();
+//   auto params = model->named_parameters();            // HF names ("...LayerNorm.weight", "...bias")
+//   unieval::models::Optimizer opt(named_pairs(params), {.kind = OptimizerKind::kAdamW, .lr = 3e-5});
+//   LinearSchedule sched{3e-5, /*warmup*/ 100, /*total*/ 1000};
+//   loss.backward(); clip_grad_norm(opt.params(), 1.0); opt.step(sched.lr(step)); opt.zero_grad();
 //
-// | option          | default | meaning |
+// | option          | default | meaning                                                              |
 // |-----------------|---------|----------------------------------------------------------------------|
-// | kind            | AdamW   | AdamW (decoupled decay, HF/BertAdam), Adam (L2 in the gradient),
-// Adamax | | lr              | 3e-5    | peak learning rate (the schedule scales it per step) | |
-// beta1, beta2    | 0.9, 0.999 | UniLM §2.4 / ERNIE-GEN §4.1 | | eps             | 1e-6    | BERT's
-// AdamWeightDecay value; ERNIE-GEN uses 1e-9                      | | weight_decay    | 0.01    |
-// not applied to biases and LayerNorm weights (BERT's exclusion list)   | | bias_correction | true
-// | false = BertAdam (google-research/bert optimization.py) behaviour     |
+// | kind            | AdamW   | AdamW (decoupled decay, HF/BertAdam), Adam (L2 in the gradient), Adamax |
+// | lr              | 3e-5    | peak learning rate (the schedule scales it per step)                  |
+// | beta1, beta2    | 0.9, 0.999 | UniLM §2.4 / ERNIE-GEN §4.1                                         |
+// | eps             | 1e-6    | BERT's AdamWeightDecay value; ERNIE-GEN uses 1e-9                      |
+// | weight_decay    | 0.01    | not applied to biases and LayerNorm weights (BERT's exclusion list)   |
+// | bias_correction | true    | false = BertAdam (google-research/bert optimization.py) behaviour     |
 //
 // Update rules (t = 1, 2, ...; g the gradient; decay only on parameters that decay):
-//   AdamW : m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;  p -= lr (m/bc1) / (sqrt(v/bc2) + eps) +
-//   lr wd p Adam  : g += wd p, then as AdamW without the decoupled term (torch.optim.Adam) Adamax:
-//   g += wd p;  m = b1 m + (1-b1) g;  u = max(b2 u, |g| + eps);  p -= lr/bc1 · m / u
+//   AdamW : m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2;  p -= lr (m/bc1) / (sqrt(v/bc2) + eps) + lr wd p
+//   Adam  : g += wd p, then as AdamW without the decoupled term (torch.optim.Adam)
+//   Adamax: g += wd p;  m = b1 m + (1-b1) g;  u = max(b2 u, |g| + eps);  p -= lr/bc1 · m / u
 //           (torch.optim.Adamax; the UniLM GLUE recipe, §3.5)
 // bc1 = 1 - b1^t, bc2 = 1 - b2^t (1 when bias_correction is false).
 #include <torch/torch.h>

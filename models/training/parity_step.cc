@@ -128,8 +128,7 @@ std::vector<ParityStepReport> parity_step(UnilmModel& model, const ParityBatch& 
         h.last_hidden_state.gather(1, pos.unsqueeze(-1).expand({-1, -1, H})).reshape({-1, H});
     const torch::Tensor logits = model->mlm_logits(hm).to(torch::kFloat);
     const torch::Tensor lp = torch::log_softmax(logits, -1);
-    // UniLM: loss_mask_and_normalize(LabelSmoothingLoss rows, masked_weights) = sum(l·w) / (sum(w)
-    // + 1e-5).
+    // UniLM: loss_mask_and_normalize(LabelSmoothingLoss rows, masked_weights) = sum(l·w) / (sum(w) + 1e-5).
     const torch::Tensor unilm =
         (unilm_smoothed_kl_rows(lp, labels, o.label_smoothing) * w).sum() / (w.sum() + 1e-5);
     // Ours: label_smoothed_nll over the slots that count (weight > 0), mean.

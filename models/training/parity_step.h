@@ -11,35 +11,33 @@
 //     "input_ids":      [[...T]...B],           int; [MASK] already in place
 //     "token_type_ids": [[...T]...B],           optional (zeros)
 //     "attention_mask": [[[...T]...T]...B] 0/1  (or [[...T]...B]; optional: all ones); for UniLM's
-//                                               seq2seq fine-tuning the 3-D s2s mask
-//                                               seq2seq_loader.py builds
+//                                               seq2seq fine-tuning the 3-D s2s mask seq2seq_loader.py builds
 //     "masked_pos":     [[...P]...B],           positions of the masked tokens
 //     "masked_ids":     [[...P]...B],           their labels (0 = [PAD]: a padding slot)
 //     "masked_weights": [[...P]...B],           optional (1 where masked_ids != 0)
 //     "options": {...}                          optional: ParityStepOptions below
 //   }
 //
-// | option          | default         | meaning |
+// | option          | default         | meaning                                                          |
 // |-----------------|-----------------|------------------------------------------------------------------|
-// | loss            | "unilm"         | backpropagated: "unilm" = UniLM v1
-// BertForPreTrainingLossMask:    | |                 |                 | KL label smoothing
-// (LabelSmoothingLoss, eps/(V-2), [PAD] excluded) | |                 |                 | summed
-// over slots · weight / (sum of weights + 1e-5)              | |                 | |
-// (loss_mask_and_normalize); "ours" = unieval's training loss:      | |                 | |
-// label_smoothed_nll (models/training/trainer.h), mean over weighted slots   | | label_smoothing |
-// 0.1             | eps                                                              | | lr | 3e-5
-// | peak learning rate                                               | | warmup_steps    | 0 |
-// LinearSchedule (models/training/optim.h): update s uses lr(s), s = 0, 1, ...| | total_steps     |
-// 1               |   (= BertAdam's warmup_linear(s / t_total, warmup) when warmup ·  | | | |
-// t_total is a whole number)                                     | | optimizer       | "adamw" |
-// models/training/optim.h kinds; weight_decay, eps, beta1, beta2 as there    | | weight_decay    |
-// 0.01            |                                                                  | | eps | 1e-6
-// |                                                                  | | bias_correction | false |
-// false = BertAdam (no bias correction)                            | | max_grad_norm   | 1.0 | <=
-// 0: no clipping                                                | | clip            |
-// "per_parameter" | "per_parameter" = BertAdam (clip_grad_norm_ on each parameter     | | | |
-// inside step()); "global" = unieval's trainer (one global norm)    | | steps           | 1 |
-// forward + backward + update this many times on the same batch     |
+// | loss            | "unilm"         | backpropagated: "unilm" = UniLM v1 BertForPreTrainingLossMask:    |
+// |                 |                 | KL label smoothing (LabelSmoothingLoss, eps/(V-2), [PAD] excluded) |
+// |                 |                 | summed over slots · weight / (sum of weights + 1e-5)              |
+// |                 |                 | (loss_mask_and_normalize); "ours" = unieval's training loss:      |
+// |                 |                 | label_smoothed_nll (models/training/trainer.h), mean over weighted slots   |
+// | label_smoothing | 0.1             | eps                                                              |
+// | lr              | 3e-5            | peak learning rate                                               |
+// | warmup_steps    | 0               | LinearSchedule (models/training/optim.h): update s uses lr(s), s = 0, 1, ...|
+// | total_steps     | 1               |   (= BertAdam's warmup_linear(s / t_total, warmup) when warmup ·  |
+// |                 |                 |   t_total is a whole number)                                     |
+// | optimizer       | "adamw"         | models/training/optim.h kinds; weight_decay, eps, beta1, beta2 as there    |
+// | weight_decay    | 0.01            |                                                                  |
+// | eps             | 1e-6            |                                                                  |
+// | bias_correction | false           | false = BertAdam (no bias correction)                            |
+// | max_grad_norm   | 1.0             | <= 0: no clipping                                                |
+// | clip            | "per_parameter" | "per_parameter" = BertAdam (clip_grad_norm_ on each parameter     |
+// |                 |                 | inside step()); "global" = unieval's trainer (one global norm)    |
+// | steps           | 1               | forward + backward + update this many times on the same batch     |
 //
 // With BertAdam's warm-up the first update has lr 0 (warmup_linear(0) = 0): give steps 2 to see
 // the weights move.

@@ -1,25 +1,25 @@
 #pragma once
 // Unified language-model pre-training examples (UniLM, Dong et al. 2019, §2.1–2.4): segments
-// sampled from a token shard (models/training/pretrain_shard.h), packed, cloze-masked and batched
-// with the self-attention mask of their objective (models/nn/masks.h).
+// sampled from a token shard (models/training/pretrain_shard.h), packed, cloze-masked and batched with the
+// self-attention mask of their objective (models/nn/masks.h).
 //
 // Objectives (MaskKind) and their inputs; segment ids as UniLM v1's `new_segment_ids`
 // (microsoft/unilm, unilm-v1/src/biunilm/seq2seq_loader.py and the type_vocab_size-6 embedding
 // initialisation in pytorch_pretrained_bert/modeling.py):
-//   | objective      | input                          | segment ids (unilm) | (bert) | extra |
+//   | objective      | input                          | segment ids (unilm) | (bert) | extra        |
 //   |----------------|--------------------------------|---------------------|--------|--------------|
-//   | bidirectional  | [CLS] A [SEP] B [SEP]          | 0 … 0, 1 … 1        | 0 / 1  | NSP on [CLS]
-//   | | seq2seq        | [CLS] A [SEP] B [SEP]          | 4 … 4, 5 … 5        | 0 / 1  | | |
-//   left-to-right  | [CLS] S [SEP]                  | 2 …                 | 0      |              |
-//   | right-to-left  | [CLS] S [SEP]                  | 3 …                 | 0      | |
+//   | bidirectional  | [CLS] A [SEP] B [SEP]          | 0 … 0, 1 … 1        | 0 / 1  | NSP on [CLS] |
+//   | seq2seq        | [CLS] A [SEP] B [SEP]          | 4 … 4, 5 … 5        | 0 / 1  |              |
+//   | left-to-right  | [CLS] S [SEP]                  | 2 …                 | 0      |              |
+//   | right-to-left  | [CLS] S [SEP]                  | 3 …                 | 0      |              |
 // A and B are consecutive sentences of one document cut at a random sentence boundary (one long
 // sentence is cut at a random token); for the bidirectional objective B is, with probability
-// nsp_random_prob (and always when the chunk is one sentence), text from a random sentence of
-// another document (chosen uniformly among the other documents) and the NSP label is 1 ("random"),
-// else 0 ("is next", HF's convention). Pairs are truncated as BERT's `truncate_seq_pair` (the
-// longer side loses a token at its front or back, at random). The text budget is max_len minus the
-// special tokens, or with probability short_seq_prob a random length in [2, budget] (BERT's
-// short_seq_prob).
+// nsp_random_prob (and always when the chunk is one sentence), text from a random sentence of another
+// document (chosen uniformly among the other documents) and the
+// NSP label is 1 ("random"), else 0 ("is next", HF's convention). Pairs are truncated as BERT's
+// `truncate_seq_pair` (the longer side loses a token at its front or back, at random). The text
+// budget is max_len minus the special tokens, or with probability short_seq_prob a random length
+// in [2, budget] (BERT's short_seq_prob).
 //
 // Masking (UniLM §2.3–2.4), the same for every objective, over the text tokens of both segments
 // ([CLS]/[SEP] are never masked): n = min(max_pred, max(1, round(mask_prob · text tokens)))

@@ -93,8 +93,8 @@ class PretrainObjective {
   virtual void reduced(StepReport& r, PretrainResult& result) const = 0;
 };
 
-// UniLM's unified objectives (models/training/pretrain_data.h): the cloze loss at the masked
-// positions (a mean over the step's masked tokens) plus, for bidirectional rows, NSP.
+// UniLM's unified objectives (models/training/pretrain_data.h): the cloze loss at the masked positions
+// (a mean over the step's masked tokens) plus, for bidirectional rows, NSP.
 class UnifiedObjective final : public PretrainObjective {
  public:
   UnifiedObjective(UnilmModel& model, const TokenShard& shard, const SpecialIds& ids,

@@ -2,37 +2,35 @@
 // Unified language-model pre-training (UniLM §2.3–2.4): the training loop behind
 // `unieval pretrain`, resumable in the run directory layout of models/training/trainer.h.
 //
-// One optimizer step = `accum` micro-batches of `batch_size` examples
-// (models/training/pretrain_data.h: objectives mixed per the cycle, cloze masks, NSP labels for
-// bidirectional pairs). Loss of a step = mean cross-entropy over all its masked tokens (every
-// objective together, UniLM's "sum of the LM objectives" as one cloze loss) + mean NSP
-// cross-entropy over its bidirectional examples (BERT: masked_lm_loss + next_sentence_loss). Then
-// gradient clipping and the optimizer update with linear warm-up and decay
-// (models/training/optim.h).
+// One optimizer step = `accum` micro-batches of `batch_size` examples (models/training/pretrain_data.h:
+// objectives mixed per the cycle, cloze masks, NSP labels for bidirectional pairs). Loss of a step
+// = mean cross-entropy over all its masked tokens (every objective together, UniLM's "sum of the
+// LM objectives" as one cloze loss) + mean NSP cross-entropy over its bidirectional examples (BERT:
+// masked_lm_loss + next_sentence_loss). Then gradient clipping and the optimizer update with
+// linear warm-up and decay (models/training/optim.h).
 //
 //   PretrainOptions o;  o.max_steps = 1000;  o.objectives = "unified";
 //   UnilmModel model(cfg, pretrain_heads(o));   // pooler + MLM (+ NSP when bidirectional is used)
 //   RunDir run("run");  run.create(info, cfg, vocab_text);
 //   PretrainResult r = pretrain(model, shard, ids, o, &run, /*resume=*/false);
 //
-// Reproducibility: the batches are a function of (seed, step, micro)
-// (models/training/pretrain_data.h) and torch's generator (dropout) is re-seeded with (seed, step,
-// micro) before each forward, so a stopped and resumed run (weights, optimizer moments and the step
-// restored from RUN/checkpoint) continues bit-identically on the same machine and thread count
-// (tested).
+// Reproducibility: the batches are a function of (seed, step, micro) (models/training/pretrain_data.h)
+// and torch's generator (dropout) is re-seeded with (seed, step, micro) before each forward, so a
+// stopped and resumed run (weights, optimizer moments and the step restored from RUN/checkpoint)
+// continues bit-identically on the same machine and thread count (tested).
 //
 // Budget: max_steps, or with `tokens` > 0 steps = ceil(tokens / (batch_size · accum · max_len)),
 // a budget in input positions, the same for every objective mix. max_steps = 0 writes the
 // initialised model as the checkpoint (the "no pre-training" arm of an experiment: the same
 // seeded initial weights as the other arms).
 //
-// ERNIE-GEN pre-training (--objectives ernie-gen; Xiao et al. 2020 §3.1–3.3,
-// models/training/ernie_gen.h): each example is a text of consecutive sentences whose
-// multi-granularity fragments (γ = 0.25 of it, lengths from U(1,4) w.p. 0.4 else U(4,32)) become
-// the target T and the rest the source S'; the model is trained with the multi-flow loss λ·word +
-// (1 − λ)·span (λ 0.5) over T noised at ρ_p (0.05), the span flow's boundaries from a t-statistic
-// span vocabulary built over the shard's sentences at the start (top 200,000 bigrams and 50,000
-// trigrams). Segment ids as seq2seq. Log fields: loss, word, span (mean NLL of each flow).
+// ERNIE-GEN pre-training (--objectives ernie-gen; Xiao et al. 2020 §3.1–3.3, models/training/ernie_gen.h):
+// each example is a text of consecutive sentences whose multi-granularity fragments (γ = 0.25 of
+// it, lengths from U(1,4) w.p. 0.4 else U(4,32)) become the target T and the rest the source S';
+// the model is trained with the multi-flow loss λ·word + (1 − λ)·span (λ 0.5) over T noised at ρ_p
+// (0.05), the span flow's boundaries from a t-statistic span vocabulary built over the shard's
+// sentences at the start (top 200,000 bigrams and 50,000 trigrams). Segment ids as seq2seq.
+// Log fields: loss, word, span (mean NLL of each flow).
 //
 // RUN/log.jsonl gets one line per logged step: step, loss, mlm, nsp, nsp_acc, loss_<objective>
 // (mean cloze loss of each objective present in the step), lr, grad_norm, tokens, masked,
@@ -59,8 +57,7 @@
 // | stop_after            | 0       | > 0: checkpoint and return after N steps of this call    |
 // | progress              | true    | progress on stderr                                       |
 // | skip_nonfinite        | false   | NaN/inf loss or gradient: skip the update (else stop;    |
-// |                       |         | the last checkpoint is intact; models/training/train_loop.h)
-// |
+// |                       |         | the last checkpoint is intact; models/training/train_loop.h)      |
 #include <cstdint>
 #include <map>
 #include <nlohmann/json.hpp>

@@ -9,8 +9,7 @@
 // one). Target masking: n = max(1, round(mask_prob · |S2 [SEP]|)) positions of "S2 [SEP]" (the
 // final [SEP] included, so the model learns to stop), at most max_pred, drawn without replacement
 // (unilm s2s-ft `Preprocess4Seq2seq`); each is replaced by [MASK] or, with mask_80_10_10, by [MASK]
-// 80% / a random token 10% / itself 10% (BERT's rule). The loss is computed at those positions
-// only.
+// 80% / a random token 10% / itself 10% (BERT's rule). The loss is computed at those positions only.
 //
 //   Seq2SeqDataOptions o;  o.max_src_len = 192;  o.max_tgt_len = 32;  o.mask_prob = 0.7;
 //   auto batches = make_batches(lengths, /*batch_tokens*/ 4096, /*max_examples*/ 64, rng);

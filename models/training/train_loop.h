@@ -1,16 +1,16 @@
 #pragma once
 // The optimizer-step loop that fine-tuning (models/training/trainer.cc), the understanding heads
-// (models/training/nlu.cc), GPT (models/training/gpt_finetune.cc) and pre-training
-// (models/training/pretrainer.cc) share. The loop owns what is the same for all of them: the
-// micro-batch loop of a step (which micro-batches this rank computes, re-seeding torch's generator
-// before each, backward of the weighted loss, the one host read of the step's values after its last
-// backward), the optimizer, linear warm-up and decay, gradient clipping, resuming from
-// RUN/checkpoint (weights, optimizer moments, counters), trainer_state.json, the log.jsonl lines,
-// the progress line on stderr, periodic checkpoints and stop_after. The caller owns what a
-// micro-batch is and its loss (hooks.micro_batches packs a step's micro-batches, hooks.micro_loss
-// gives one's loss), the log fields made of the values read back (hooks.report), what it keeps in
-// the checkpoint besides the step (hooks.save_state / load_state), and anything it does after an
-// update (hooks.after_step: dev evaluation, best checkpoint, early stopping).
+// (models/training/nlu.cc), GPT (models/training/gpt_finetune.cc) and pre-training (models/training/pretrainer.cc) share.
+// The loop owns what is the same for all of them: the micro-batch loop of a step (which
+// micro-batches this rank computes, re-seeding torch's generator before each, backward of the
+// weighted loss, the one host read of the step's values after its last backward), the optimizer,
+// linear warm-up and decay, gradient clipping, resuming from RUN/checkpoint (weights, optimizer
+// moments, counters), trainer_state.json, the log.jsonl lines, the progress line on stderr,
+// periodic checkpoints and stop_after. The caller owns what a micro-batch is and its loss
+// (hooks.micro_batches packs a step's micro-batches, hooks.micro_loss gives one's loss), the log
+// fields made of the values read back (hooks.report), what it keeps in the checkpoint besides the
+// step (hooks.save_state / load_state), and anything it does after an update (hooks.after_step:
+// dev evaluation, best checkpoint, early stopping).
 //
 //   LoopOptions o{.optim = opts.optim, .total_steps = 500, .warmup_steps = 50, ...};
 //   LoopHooks h;
@@ -36,8 +36,8 @@
 // Step s is trained with the learning rate schedule.lr(s); a checkpoint after it holds
 // "step": s + 1. A step whose loss or gradient norm is NaN or infinite is never applied: the loop
 // stops with an InputError naming the step and the last checkpoint (which stays as it was: a
-// checkpoint is replaced only as a whole, models/training/trainer.h), or with skip_nonfinite leaves
-// the weights and optimizer moments as they were, counts the step and logs it {"step", "skipped":
+// checkpoint is replaced only as a whole, models/training/trainer.h), or with skip_nonfinite leaves the
+// weights and optimizer moments as they were, counts the step and logs it {"step", "skipped":
 // "nan"|"inf", ...}. A log line is {"step", <report.log>, "lr", "grad_norm", <report.log_tail>,
 // "elapsed_s"}.
 //
@@ -148,9 +148,9 @@ struct LoopHooks {
   std::function<void(StepReport& report)> reduced;
 };
 
-// Data parallel steps (models/dist/distributed.h): rank r of N computes the micro-batches j ≡ r
-// (mod N) of every step, so N ranks reproduce one process with the same --accum. True for every j
-// without a process group.
+// Data parallel steps (models/dist/distributed.h): rank r of N computes the micro-batches j ≡ r (mod N)
+// of every step, so N ranks reproduce one process with the same --accum. True for every j without
+// a process group.
 bool owns_micro_batch(int64_t j);
 // InputError unless a step's `accum` micro-batches give every rank at least one.
 void check_accum_covers_ranks(int64_t accum);
@@ -171,8 +171,7 @@ struct LoopResult {
 // Runs the loop on `model` (train() mode inside, eval() on return). With a run directory,
 // checkpoints and log lines go there and `resume` continues from RUN/checkpoint (InputError when
 // there is none); without one nothing is written. Any module: the UniLM/BERT model, GPT
-// (models/nn/gpt.h); its named_parameters() are the optimizer's parameters and the checkpoint's
-// names.
+// (models/nn/gpt.h); its named_parameters() are the optimizer's parameters and the checkpoint's names.
 LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, RunDir* run,
                           bool resume, const LoopHooks& hooks);
 inline LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, RunDir* run,

@@ -1,6 +1,6 @@
 #pragma once
-// Small pieces the training loops share (models/training/trainer.cc fine-tuning,
-// models/training/pretrainer.cc and models/training/pretrain_data.cc pre-training).
+// Small pieces the training loops share (models/training/trainer.cc fine-tuning, models/training/pretrainer.cc and
+// models/training/pretrain_data.cc pre-training).
 #include <cstdint>
 #include <string>
 

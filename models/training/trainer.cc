@@ -185,8 +185,8 @@ class UnilmObjective final : public Seq2SeqObjective {
   std::vector<TrainBatch> micro_;
 };
 
-// ERNIE-GEN (models/training/ernie_gen.h): the multi-flow loss at every target position of the
-// noised target, λ·word + (1−λ)·span.
+// ERNIE-GEN (models/training/ernie_gen.h): the multi-flow loss at every target position of the noised
+// target, λ·word + (1−λ)·span.
 class ErnieGenObjective final : public Seq2SeqObjective {
  public:
   ErnieGenObjective(UnilmModel& model, const std::vector<Seq2SeqExample>& train,

@@ -3,11 +3,10 @@
 // see THIRD_PARTY_NOTICES.md.
 // UniLM sequence-to-sequence fine-tuning (UniLM §2.5, §3) with resumable run directories.
 //
-// One optimizer step = `accum` micro-batches (batches by token budget,
-// models/training/seq2seq_data.h); each micro-batch: pack + mask targets, forward under the seq2seq
-// mask, MLM logits at the masked positions only, label-smoothed cross-entropy; the step's loss is
-// the mean over all its masked tokens; then gradient clipping, the optimizer update with the
-// scheduled learning rate.
+// One optimizer step = `accum` micro-batches (batches by token budget, models/training/seq2seq_data.h);
+// each micro-batch: pack + mask targets, forward under the seq2seq mask, MLM logits at the masked
+// positions only, label-smoothed cross-entropy; the step's loss is the mean over all its masked
+// tokens; then gradient clipping, the optimizer update with the scheduled learning rate.
 //
 // Label smoothing (eps), as torch.nn.CrossEntropyLoss(label_smoothing=eps):
 //   loss = (1 - eps) · (-log p[y]) + eps · mean_v(-log p[v])
@@ -22,8 +21,7 @@
 // j ≡ r (mod N) of each step (every rank packs all of them, so each loss is weighted by the step's
 // global masked-token count); the loop sums the gradients over ranks. Seeds depend on (seed, step,
 // j) only, so N ranks reproduce one process with the same accum up to summation order, and a run
-// resumes with any N. Needs accum ≥ N (InputError otherwise). Only rank 0 writes RUN (and
-// RUN/best).
+// resumes with any N. Needs accum ≥ N (InputError otherwise). Only rank 0 writes RUN (and RUN/best).
 //
 // Run directory (every file written atomically, temp + rename):
 //   RUN/run.json              what produced the run: task, data, model source, all options
@@ -41,37 +39,37 @@
 //
 // | TrainOptions field | default | meaning                                                      |
 // |--------------------|---------|--------------------------------------------------------------|
-// | optim              | AdamW   | models/training/optim.h (lr, betas, eps, weight decay) | |
-// epochs             | 1       | passes over the training set                                  | |
-// max_steps          | 0       | > 0: stop after this many optimizer steps (schedule total)    | |
-// no_train           | false   | zero steps: the checkpoint is the initial model (--no-train,  | |
-// |         | --steps 0), so a run only evaluates it                        | | warmup_steps | -1
-// | ≥ 0: warm-up steps; -1: warmup_ratio · total                  | | warmup_ratio       | 0.1 |
-// warm-up as a fraction of the total steps                      | | max_grad_norm      | 1.0     |
-// clip the global gradient norm (≤ 0: off)                      | | accum              | 1       |
-// micro-batches per optimizer step                              | | batch_tokens       | 4096    |
-// token budget of a micro-batch (examples × longest)            | | batch_size         | 0       |
-// > 0: at most this many examples per micro-batch               | | label_smoothing    | 0.1     |
-// eps above (UniLM §3.1)                                        | | data               |         |
-// truncation and masking (models/training/seq2seq_data.h)                | | seed               |
-// 42      | the single seed of the run                                    | | save_every         |
-// 0       | checkpoint every N steps (0: only at the end / on stop)       | | log_every          |
-// 1       | write a log line every N steps                                | | stop_after         |
-// 0       | > 0: checkpoint and return after this many steps in this call | | progress           |
-// true    | progress bar on stderr                                        | | dev_every          |
-// 0       | with dev examples: dev loss every N steps and at the end;      | |                    |
-// | -1: once per epoch (the first epoch's steps); 0: never        | | early_stop         | 0 | > 0:
-// stop after N dev evaluations without a better dev loss   | | skip_nonfinite     | false   | a
-// NaN/inf loss or gradient: skip that update (else stop with  | |                    |         | an
-// error; the last checkpoint is intact; models/training/train_loop.h)  | | arch               |
-// unilm   | "unilm": UniLM target masking, loss at the masked positions;  | |                    |
-// | "ernie-gen": ERNIE-GEN multi-flow training (models/training/ernie_gen.h):| | |         | noised
-// target T' (rate data.noise_prob), [ATTN] flows, loss at | |                    |         | every
-// target position; mask_prob/max_pred/mask_80_10_10 unused| | ernie.lambda       | 1.0     |
-// "span_lambda": λ of ERNIE-GEN Eq. 7 (< 1 adds the span flow,   | |                    |         |
-// its V_span built from the training targets at the start)       | | ernie.top_bigrams/ | 200000/ |
-// "span_bigrams"/"span_trigrams": V_span sizes (§3.3)            | | top_trigrams       | 50000   |
-// |
+// | optim              | AdamW   | models/training/optim.h (lr, betas, eps, weight decay)                 |
+// | epochs             | 1       | passes over the training set                                  |
+// | max_steps          | 0       | > 0: stop after this many optimizer steps (schedule total)    |
+// | no_train           | false   | zero steps: the checkpoint is the initial model (--no-train,  |
+// |                    |         | --steps 0), so a run only evaluates it                        |
+// | warmup_steps       | -1      | ≥ 0: warm-up steps; -1: warmup_ratio · total                  |
+// | warmup_ratio       | 0.1     | warm-up as a fraction of the total steps                      |
+// | max_grad_norm      | 1.0     | clip the global gradient norm (≤ 0: off)                      |
+// | accum              | 1       | micro-batches per optimizer step                              |
+// | batch_tokens       | 4096    | token budget of a micro-batch (examples × longest)            |
+// | batch_size         | 0       | > 0: at most this many examples per micro-batch               |
+// | label_smoothing    | 0.1     | eps above (UniLM §3.1)                                        |
+// | data               |         | truncation and masking (models/training/seq2seq_data.h)                |
+// | seed               | 42      | the single seed of the run                                    |
+// | save_every         | 0       | checkpoint every N steps (0: only at the end / on stop)       |
+// | log_every          | 1       | write a log line every N steps                                |
+// | stop_after         | 0       | > 0: checkpoint and return after this many steps in this call |
+// | progress           | true    | progress bar on stderr                                        |
+// | dev_every          | 0       | with dev examples: dev loss every N steps and at the end;      |
+// |                    |         | -1: once per epoch (the first epoch's steps); 0: never        |
+// | early_stop         | 0       | > 0: stop after N dev evaluations without a better dev loss   |
+// | skip_nonfinite     | false   | a NaN/inf loss or gradient: skip that update (else stop with  |
+// |                    |         | an error; the last checkpoint is intact; models/training/train_loop.h)  |
+// | arch               | unilm   | "unilm": UniLM target masking, loss at the masked positions;  |
+// |                    |         | "ernie-gen": ERNIE-GEN multi-flow training (models/training/ernie_gen.h):|
+// |                    |         | noised target T' (rate data.noise_prob), [ATTN] flows, loss at |
+// |                    |         | every target position; mask_prob/max_pred/mask_80_10_10 unused|
+// | ernie.lambda       | 1.0     | "span_lambda": λ of ERNIE-GEN Eq. 7 (< 1 adds the span flow,   |
+// |                    |         | its V_span built from the training targets at the start)       |
+// | ernie.top_bigrams/ | 200000/ | "span_bigrams"/"span_trigrams": V_span sizes (§3.3)            |
+// | top_trigrams       | 50000   |                                                               |
 //
 // Dev evaluation (train_seq2seq with dev examples and dev_every > 0): the mean label-free NLL of
 // the masked target tokens of the dev examples, in eval mode, with masks drawn from a generator
@@ -212,8 +210,8 @@ std::pair<torch::Tensor, torch::Tensor> label_smoothed_nll(const torch::Tensor& 
 // The masked-LM loss as UniLM v1 computes and logs it (microsoft/unilm unilm-v1/src
 // pytorch_pretrained_bert/modeling.py LabelSmoothingLoss, with eps > 0; plain NLL when eps = 0),
 // mean over rows: KL(q || p) with q = 1 - eps on the label, eps / (V - 2) on every other token but
-// id 0 ([PAD], ignore_index), 0 on [PAD]; a row labelled 0 counts 0 (with eps = 0 it counts its
-// NLL, as modeling.py's CrossEntropyLoss has no ignore_index). log_probs [N,V] float, labels [N].
+// id 0 ([PAD], ignore_index), 0 on [PAD]; a row labelled 0 counts 0 (with eps = 0 it counts its NLL,
+// as modeling.py's CrossEntropyLoss has no ignore_index). log_probs [N,V] float, labels [N].
 // It is not our training loss: "loss" is the cross-entropy to (1 - eps)·onehot + eps/V, which
 // exceeds it by about H(q) (1.3526 nats for eps 0.1, V 28996) and differs slightly in the gradient
 // (eps spread over V - 2 tokens, not V). log.jsonl carries both: "loss" and "loss_unilm".

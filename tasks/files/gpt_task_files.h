@@ -15,18 +15,19 @@ namespace unieval::tasks {
 // files, ids and labels as the adapters above.
 struct GptTaskExample {
   std::string id;
-  // snli/scitail {premise, hypothesis}; race {article, question}; story-cloze {the four story
-  // sentences joined by spaces}; dprd {sentence, pronoun}
-  std::vector<std::string> texts;
-  // race: the options; story-cloze: the two endings; dprd: the candidates
-  std::vector<std::string> choices;
+  std::vector<std::string> texts;  // snli/scitail {premise, hypothesis}; race {article, question};
+                                   // story-cloze {the four story sentences joined by spaces};
+                                   // dprd {sentence, pronoun}
+  std::vector<std::string>
+      choices;         // race: the options; story-cloze: the two endings; dprd: the candidates
   int64_t label = 0;   // index into GptTaskData::labels (multiple choice: the answer)
   bool scored = true;  // false: SNLI "-", the other RACE level: neither trained nor scored
 };
 struct GptTaskData {
   std::string task, file;
-  // snli entailment neutral contradiction; scitail entails neutral; race A-D; story-cloze 1 2
-  std::vector<std::string> labels;
+  std::vector<std::string>
+      labels;                    // snli entailment neutral contradiction; scitail entails neutral;
+                                 // race A-D; story-cloze 1 2
   bool multiple_choice = false;  // race*, story-cloze
   std::vector<GptTaskExample> examples;
 };

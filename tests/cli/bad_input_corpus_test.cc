@@ -581,8 +581,7 @@ void add_model_cases(std::vector<Case>& out) {
            {"vocab.txt", "[SEP]"});
   dec_case("run_dir_empty", {{"run/.keep", ""}}, {"run"});
   dec_case("run_config_json_truncated", {{"run/run.json", "{\"model\":"}}, {"run.json", "line 1"});
-  // A vocabulary with ids past the embedding table (a smaller one is masked:
-  // models/decoding/vocab_limit.h).
+  // A vocabulary with ids past the embedding table (a smaller one is masked: models/decoding/vocab_limit.h).
   dec_case("run_vocab_larger_than_config", {{"run/checkpoint/vocab.txt", vocab_past_the_config()}},
            {"checkpoint/vocab.txt", "checkpoint/config.json", "41 entries"});
 

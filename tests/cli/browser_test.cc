@@ -48,8 +48,8 @@ std::string base64_decode(const std::string& in) {
   };
   std::string out;
   int bits = 0;
-  uint32_t acc = 0;  // only the low `bits` bits matter; unsigned, so old bits shift out (int
-                     // overflowed: UBSan)
+  uint32_t acc =
+      0;  // only the low `bits` bits matter; unsigned, so old bits shift out (int overflowed: UBSan)
   for (char c : in) {
     int v = val(c);
     if (v < 0) continue;

@@ -127,8 +127,8 @@ TEST(PretrainCliTest, RunsToTheStepBudgetAndItsCheckpointFineTunes) {
   EXPECT_EQ(last_json_line(ft.out)["steps"], 3);
 }
 
-// ERNIE-GEN pre-training (--objectives ernie-gen): fragments + multi-flow loss, resumable to the
-// same weights, and its checkpoint carries the architecture into fine-tuning and decoding.
+// ERNIE-GEN pre-training (--objectives ernie-gen): fragments + multi-flow loss, resumable to the same
+// weights, and its checkpoint carries the architecture into fine-tuning and decoding.
 TEST(PretrainCliTest, ErnieGenObjectiveTrainsResumesAndCarriesItsArchitecture) {
   SKIP_WITHOUT_PRETRAIN();
   Fixture f;
@@ -156,8 +156,8 @@ TEST(PretrainCliTest, ErnieGenObjectiveTrainsResumesAndCarriesItsArchitecture) {
                     "--stop-after 12")
                 .exit_code,
             0);
-  // The same thread count as the first call (bit identity holds per thread count; LibTorch's
-  // default is one thread per physical core, 2 on a 2-core VM without hyperthreads).
+  // The same thread count as the first call (bit identity holds per thread count; LibTorch's default
+  // is one thread per physical core, 2 on a 2-core VM without hyperthreads).
   ASSERT_EQ(run_cli("pretrain --out " + shq(q) + " --resume --threads 1 --no-progress").exit_code,
             0);
   EXPECT_EQ(core::read_file(q + "/checkpoint/model.safetensors"),

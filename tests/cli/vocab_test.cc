@@ -157,12 +157,12 @@ TEST(VocabCliTest, BadInputExitsTwoNamingTheFileAndWritesNothing) {
   }
 }
 
-// The real corpus: SQuAD question generation (Du et al.) train sources and targets, 8,000 entries
-// of the BERT uncased vocabulary. Measured: 151,444 lines, 3,577,777 words; 5 specials, 1,994
-// single characters, 6,001 by frequency; 1.0958 pieces per word with the base, 1.2581 with the new
-// vocab; [UNK] 873 with both: growth 0, i.e. 0.0000 per 1,000 pieces (every character of the base
-// is kept, so a word the base covers stays covered); coverage 90.49%. The bounds leave a little
-// room for tokenizer changes, none for a broken choice (dropping the characters loses whole words).
+// The real corpus: SQuAD question generation (Du et al.) train sources and targets, 8,000 entries of
+// the BERT uncased vocabulary. Measured: 151,444 lines, 3,577,777 words; 5 specials, 1,994 single
+// characters, 6,001 by frequency; 1.0958 pieces per word with the base, 1.2581 with the new vocab;
+// [UNK] 873 with both: growth 0, i.e. 0.0000 per 1,000 pieces (every character of the base is
+// kept, so a word the base covers stays covered); coverage 90.49%. The bounds leave a little room
+// for tokenizer changes, none for a broken choice (dropping the characters loses whole words).
 TEST(VocabCliTest, SquadQgEightThousandBarelyGrowsUnknownPieces) {
   UNIEVAL_REQUIRE_SHARED("data/vocab/bert-uncased-vocab.txt");
   UNIEVAL_REQUIRE_SHARED("data/squad_qg/src-train.txt.gz");

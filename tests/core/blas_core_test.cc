@@ -33,8 +33,7 @@ TEST(BlasCoreTest, AnySettingOfTheUserWins) {
   setenv("UNIEVAL_OPENBLAS_CORETYPE", "0", 1);
   EXPECT_FALSE(openblas_coretype_override());
   unsetenv("UNIEVAL_OPENBLAS_CORETYPE");
-  // Unset: whatever this machine's libblas.so.3 and CPU give, only SkylakeX or Haswell can come
-  // out.
+  // Unset: whatever this machine's libblas.so.3 and CPU give, only SkylakeX or Haswell can come out.
   if (auto c = openblas_coretype_override()) {
     EXPECT_TRUE(*c == "SkylakeX" || *c == "Haswell") << *c;
   }

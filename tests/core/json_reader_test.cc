@@ -312,8 +312,7 @@ TEST(JsonReaderTest, CursorAgreesWithTheParserOnRandomMutations) {
 
 // Fuzz finding (fuzz/json_fuzz.cc under ASan): text whose length is a multiple of 32 and all ASCII
 // made the UTF-8 check read the byte after the text, and loop for ever when that byte was >= 0x80.
-// Here the byte after the text is 0xFF (inside the vector's capacity): the check must stop at the
-// end.
+// Here the byte after the text is 0xFF (inside the vector's capacity): the check must stop at the end.
 TEST(JsonReaderTest, Utf8CheckStopsAtTheEndOfAllAsciiTextOf32Bytes) {
   for (size_t n : {32u, 64u, 96u}) {
     unieval::core::HugeVector<char> text;

@@ -2,8 +2,8 @@
 // The test oracle of beam_search (models/decoding/search.h), and the baseline of
 // bench/search_torch_bench.cc: the exact beam search as it was first written, walking every
 // step's whole [rows, V] distribution on the host in float64 with the bans applied there row by
-// row. beam_search (top-k on the device, bans in models/decoding/search_constraints.h) must return
-// what it returns; it is no part of the library.
+// row. beam_search (top-k on the device, bans in models/decoding/search_constraints.h) must return what it
+// returns; it is no part of the library.
 //
 //   auto want = beam_search_reference(scorer, n_examples, eos, opts);
 #include <torch/torch.h>

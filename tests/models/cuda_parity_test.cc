@@ -2,9 +2,9 @@
 // vocabulary 512) on both devices. fp32, random weights: the forward, the loss, every gradient and
 // one AdamW step agree within 1e-5 relative (Frobenius norm of the difference over the norm of the
 // CPU value, TF32 off; the attention key biases, whose exact gradient is zero, are checked to be
-// zero up to rounding instead). Trained weights (2,000 steps of a chain task, so that the
-// next-token distributions are peaked as a real model's are, not the near-ties of random weights):
-// beam search returns the same tokens on 50 inputs; bf16 autocast keeps the forward within 3e-2
+// zero up to rounding instead). Trained weights (2,000 steps of a chain task, so that the next-token
+// distributions are peaked as a real model's are, not the near-ties of random weights): beam
+// search returns the same tokens on 50 inputs; bf16 autocast keeps the forward within 3e-2
 // relative and the same top-1 token on >= 98% of greedy steps (both devices scored along the
 // CPU's path). Skipped without a GPU;
 // UNIEVAL_PARITY_DEVICE=cpu runs every comparison CPU against CPU, a dry run of this file's own
@@ -203,9 +203,8 @@ TrainBatch unilm_batch(uint64_t seed) {
   return make_train_batch(pairs, idx, o, testing::tiny_special_ids(kVocab), rng);
 }
 
-// A UniLM trained (on the compared device, fast there) for kTrainSteps seeded steps of the chain
-// task: peaked distributions, so that the search comparisons are about the devices and not about
-// near-ties of random weights.
+// A UniLM trained (on the compared device, fast there) for kTrainSteps seeded steps of the chain task: peaked distributions,
+// so that the search comparisons are about the devices and not about near-ties of random weights.
 UnilmModel& trained_unilm() {
   static UnilmModel model = [] {
     torch::manual_seed(7);

@@ -1,5 +1,5 @@
-// models/nn/dropout.h: Philox4x32-10 against Random123's known-answer vectors; the mask's rate,
-// lanes and determinism (seed, thread count); values and gradient as torch's inverted dropout; the
+// models/nn/dropout.h: Philox4x32-10 against Random123's known-answer vectors; the mask's rate, lanes
+// and determinism (seed, thread count); values and gradient as torch's inverted dropout; the
 // fallbacks.
 #include "models/nn/dropout.h"
 

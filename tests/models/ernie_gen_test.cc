@@ -1,7 +1,6 @@
-// ERNIE-GEN (models/training/ernie_gen.h): the mask matrices of Figure 3d written out by hand,
-// flows that never see what their mask forbids, the shared contextual flow, infilling decoding
-// against the training-time word flow and against exhaustive search, the span vocabulary and the
-// fragments.
+// ERNIE-GEN (models/training/ernie_gen.h): the mask matrices of Figure 3d written out by hand, flows that
+// never see what their mask forbids, the shared contextual flow, infilling decoding against the
+// training-time word flow and against exhaustive search, the span vocabulary and the fragments.
 #include "models/training/ernie_gen.h"
 
 #include <gtest/gtest.h>
@@ -16,8 +15,7 @@
 #include "models/decoding/search_unilm.h"
 #include "tests/models/tiny_ids.h"
 
-// unieval::models::ernie_gen_test: its helpers' names are used by other test files of the same
-// unity batch.
+// unieval::models::ernie_gen_test: its helpers' names are used by other test files of the same unity batch.
 namespace unieval::models::ernie_gen_test {
 namespace {
 

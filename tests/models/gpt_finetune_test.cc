@@ -1,5 +1,5 @@
-// GPT fine-tuning (models/training/gpt_finetune.h): the multiple-choice and entailment heads learn
-// small synthetic tasks from scratch, with the auxiliary LM loss on (λ = 0.5) and off (λ = 0); the
+// GPT fine-tuning (models/training/gpt_finetune.h): the multiple-choice and entailment heads learn small
+// synthetic tasks from scratch, with the auxiliary LM loss on (λ = 0.5) and off (λ = 0); the
 // auxiliary loss is logged on its own; similarity sums both orders; zero-shot scoring agrees with
 // the LM's own log-softmax.
 #include "models/training/gpt_finetune.h"
@@ -13,8 +13,7 @@
 #include "models/decoding/search_gpt.h"
 #include "tests/test_util.h"
 
-// unieval::models::gpt_finetune_test: its helpers' names are used by other test files of the same
-// unity batch.
+// unieval::models::gpt_finetune_test: its helpers' names are used by other test files of the same unity batch.
 namespace unieval::models::gpt_finetune_test {
 namespace {
 

@@ -1,6 +1,6 @@
-// Understanding heads (models/training/nlu.h): tiny models from scratch learn a separable
-// classification rule, a monotone regression target and a marked span; batching by length does not
-// change a prediction; BERT's best-span search; resume == uninterrupted training.
+// Understanding heads (models/training/nlu.h): tiny models from scratch learn a separable classification
+// rule, a monotone regression target and a marked span; batching by length does not change a
+// prediction; BERT's best-span search; resume == uninterrupted training.
 #include "models/training/nlu.h"
 
 #include <gtest/gtest.h>

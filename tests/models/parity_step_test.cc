@@ -1,5 +1,5 @@
-// The step-parity hook (models/training/parity_step.h, `finetune --parity-dump`): its UniLM loss,
-// gradients and BertAdam update held to references written out here in plain tensor ops (UniLM v1's
+// The step-parity hook (models/training/parity_step.h, `finetune --parity-dump`): its UniLM loss, gradients
+// and BertAdam update held to references written out here in plain tensor ops (UniLM v1's
 // LabelSmoothingLoss + loss_mask_and_normalize; BertAdam.step with per-parameter clipping).
 #include "models/training/parity_step.h"
 
@@ -22,8 +22,7 @@ UnilmModel tiny_model(int64_t vocab) {
   return m;
 }
 
-// Two rows "[CLS] s s [SEP] t t t [SEP]" / shorter with padding, s2s mask, three slots (one
-// padding).
+// Two rows "[CLS] s s [SEP] t t t [SEP]" / shorter with padding, s2s mask, three slots (one padding).
 ParityBatch tiny_batch() {
   nlohmann::json j;
   j["input_ids"] = {{2, 10, 11, 3, 4, 13, 4, 3}, {2, 12, 3, 4, 14, 3, 0, 0}};
@@ -141,8 +140,7 @@ TEST(ParityStepTest, TwoStepsEqualBertAdamWithPerParameterClipping) {
   auto mine = model->named_parameters();
   for (const auto& item : ref->named_parameters()) {
     const torch::Tensor d = (mine[item.key()] - item.value()).abs().max();
-    // fp32 Adam: m / (sqrt(v) + eps) of near-zero gradients amplifies rounding; 1e-3 of an lr-sized
-    // step.
+    // fp32 Adam: m / (sqrt(v) + eps) of near-zero gradients amplifies rounding; 1e-3 of an lr-sized step.
     EXPECT_LE(d.item<double>(), 1e-5 + 1e-5 * item.value().abs().max().item<double>())
         << item.key();
   }

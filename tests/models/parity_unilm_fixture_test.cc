@@ -45,8 +45,7 @@ TEST(UnilmParityFixtureTest, ParityDumpMatchesTheOfficialSeq2SeqStep) {
       EXPECT_NEAR(g["grad_norms"][name].get<double>(), n, 1e-5 * n + 1e-9) << name;
     }
   }
-  // The weights after the updates: ours (safetensors) against the official model's state dict
-  // (.bin).
+  // The weights after the updates: ours (safetensors) against the official model's state dict (.bin).
   UnilmModel mine = load_checkpoint((fx / "model").string());
   UnilmModel theirs = load_checkpoint((fx / "model").string());
   load_weights(*mine, out + "/model.safetensors");

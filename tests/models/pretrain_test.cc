@@ -15,8 +15,7 @@
 #include "tests/models/tiny_ids.h"
 #include "tests/test_util.h"
 
-// unieval::models::pretrain_test: its helpers' names are used by other test files of the same unity
-// batch.
+// unieval::models::pretrain_test: its helpers' names are used by other test files of the same unity batch.
 namespace unieval::models::pretrain_test {
 namespace {
 

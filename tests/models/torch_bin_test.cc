@@ -1,8 +1,8 @@
 // pytorch_model.bin: the zip format (written by LibTorch's torch::pickle_save, as torch.save does)
-// and the legacy format (hand-built here, byte by byte, as
-// torch.save(_use_new_zipfile_serialization =False) lays it out) load equal to their safetensors
-// twins, under HF and original UniLM names; malformed or hostile files are InputErrors naming the
-// file; config numerics (layer_norm_eps), unknown config fields and the UniLM v1 segment ids.
+// and the legacy format (hand-built here, byte by byte, as torch.save(_use_new_zipfile_serialization
+// =False) lays it out) load equal to their safetensors twins, under HF and original UniLM names;
+// malformed or hostile files are InputErrors naming the file; config numerics (layer_norm_eps),
+// unknown config fields and the UniLM v1 segment ids.
 #include "models/io/torch_bin.h"
 
 #include <gtest/gtest.h>

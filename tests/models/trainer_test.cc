@@ -239,8 +239,7 @@ TEST(TrainerTest, ResumeEqualsUninterruptedRun) {
   }
   EXPECT_EQ(saved.at("step").item<int64_t>(), 3);
   EXPECT_EQ(saved.size(), 2 * a->named_parameters().size() + 1);  // exp_avg, exp_avg_sq each, step
-  // A checkpoint of an older build holds optimizer.pt (a LibTorch archive) instead: resume reads
-  // it.
+  // A checkpoint of an older build holds optimizer.pt (a LibTorch archive) instead: resume reads it.
   RunDir legacy((tmp.path() / "legacy").string());
   fs::copy(part.path(), legacy.path(), fs::copy_options::recursive);
   fs::remove(fs::path(legacy.checkpoint_dir()) / kRunOptimizerFile);
@@ -312,9 +311,9 @@ TEST(TrainerTest, ResumeEqualsUninterruptedRun) {
 }
 
 // The dev loss of the weights in a checkpoint directory (config.json + model.safetensors), worked
-// out from models/training/trainer.h's description of the dev evaluation rather than by calling
-// dev_loss: the model loaded by load_checkpoint, in eval mode; masks drawn by make_train_batch from
-// a generator seeded by (seed, 0x4000); the mean NLL (no label smoothing) of the masked target
+// out from models/training/trainer.h's description of the dev evaluation rather than by calling dev_loss:
+// the model loaded by load_checkpoint, in eval mode; masks drawn by make_train_batch from a
+// generator seeded by (seed, 0x4000); the mean NLL (no label smoothing) of the masked target
 // tokens, here in float64. make_train_batch draws each example's masks in turn, from its target
 // length and the generator alone, so the batching does not change them: all dev examples are one
 // batch here (the trainer cuts batches by batch_tokens).

@@ -1,5 +1,5 @@
-// The vocabulary against the embedding table (models/decoding/vocab_limit.h): VocabLimitScorer
-// masks the ids past a smaller vocabulary, check_vocab_fits refuses a larger one naming both files.
+// The vocabulary against the embedding table (models/decoding/vocab_limit.h): VocabLimitScorer masks the
+// ids past a smaller vocabulary, check_vocab_fits refuses a larger one naming both files.
 #include "models/decoding/vocab_limit.h"
 
 #include <gtest/gtest.h>

@@ -58,8 +58,7 @@ TEST(DecodeModelTest, UnilmBeamSearchAsDecodeSeq2seq) {
 }
 
 TEST(DecodeModelTest, GreedyIsTheOfficialGreedyPathWithAWarning) {
-  // decode_seq2seq.py --beam_size 1 --min_len 6 --forbid_duplicate_ngrams --ngram_size 2 ignores
-  // both.
+  // decode_seq2seq.py --beam_size 1 --min_len 6 --forbid_duplicate_ngrams --ngram_size 2 ignores both.
   const Decoded d =
       decode("ckpt", "test", "--search unilm --beam 1 --min-len 6 --no-repeat-ngram 2");
   ASSERT_EQ(d.exit_code, 0) << d.err;
@@ -113,8 +112,8 @@ TEST(DecodeModelTest, BadModelInputsAreClearErrors) {
   EXPECT_NE(r.err.find("one of --run and --model"), std::string::npos) << r.err;
 }
 
-// An ERNIE-GEN checkpoint (a run's, no run around it): decode --model --arch ernie-gen is decode
-// --run, as a directory and as a .safetensors file.
+// An ERNIE-GEN checkpoint (a run's, no run around it): decode --model --arch ernie-gen is decode --run,
+// as a directory and as a .safetensors file.
 TEST(DecodeModelTest, ErnieGenCheckpointDecodesAsItsRun) {
   TempDir tmp;
   models::SyntheticTaskOptions o;
@@ -168,8 +167,7 @@ TEST(TokenizedInputTest, PiecesAsTheyAre) {
   EXPECT_THROW(pipelines::pretokenized_ids(no_unk, "a b"), InputError);
 }
 
-// `run --tokenized-input` is refused where no WordPiece seq2seq lines are read (not a silent
-// no-op).
+// `run --tokenized-input` is refused where no WordPiece seq2seq lines are read (not a silent no-op).
 TEST(TokenizedInputTest, RunRefusesItForUnderstandingTasks) {
   TempDir tmp;
   tmp.write("sst/train.tsv", "sentence\tlabel\nhi\t1\n");

@@ -1,11 +1,11 @@
-// Data-parallel fine-tuning and sharded decoding through the `unieval` binary
-// (models/dist/distributed.h): 2 Gloo processes on loopback train the demo-size model to the
-// parameters of one process with the same global batch (dropout on: every micro-batch re-seeds
-// torch's generator, so the dropout streams do not depend on the rank), a 2-rank run resumes in 1
-// process, the sharded decode is byte-identical to the 1-process one, and a killed worker ends the
-// run with an error naming its rank while the last checkpoint stays loadable. One thread per rank.
-// The same for `unieval pretrain` (both objective sets, many small all-reduce buckets too) and
-// `unieval run` (data, training, sharded decode and the score).
+// Data-parallel fine-tuning and sharded decoding through the `unieval` binary (models/dist/distributed.h):
+// 2 Gloo processes on loopback train the demo-size model to the parameters of one process with
+// the same global batch (dropout on: every micro-batch re-seeds torch's generator, so the dropout
+// streams do not depend on the rank), a 2-rank run resumes in 1 process, the sharded decode is
+// byte-identical to the 1-process one, and a killed worker ends the run with an error naming its
+// rank while the last checkpoint stays loadable. One thread per rank. The same for `unieval
+// pretrain` (both objective sets, many small all-reduce buckets too) and `unieval run` (data,
+// training, sharded decode and the score).
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -362,8 +362,7 @@ TEST_F(DistTest, RunTwoRanksEqualsOneProcess) {
     if (line.contains("grad_norm")) {
       EXPECT_TRUE(line.contains("allreduce_s"));  // trained on two ranks
     }
-  // A finished run asked again with another world size prints its result (N is not part of the
-  // request).
+  // A finished run asked again with another world size prints its result (N is not part of the request).
   auto again = run_cli(cmd("run-two"));
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(testing::last_json_line(again.out)["summary"], j1["summary"]);

@@ -87,8 +87,7 @@ class RunCliTest : public ::testing::Test {
   }
   std::string path(const std::string& rel) const { return (tmp.path() / rel).string(); }
   // 500 steps by default: with 60 (and up to ~300) the tiny model writes one question for every
-  // sentence and does not beat the constant baseline (the result's diagnostics and baselines say
-  // so).
+  // sentence and does not beat the constant baseline (the result's diagnostics and baselines say so).
   std::string run_cmd(const std::string& out, const std::string& extra = "",
                       const std::string& data = "qg", int steps = 500, int dev_every = 100) const {
     return "run --task squad-qg --data " + shq(path(data)) + " --out " + shq(path(out)) +

@@ -1,9 +1,9 @@
 // `unieval run --arch gpt` through the binary, on fixtures written here (a word-level BPE
 // vocabulary, tiny GPTs trained from scratch): SST-2 classification with the auxiliary LM loss
 // (logged on its own), SNLI entailment without it (pairs without gold skipped), RACE and Story
-// Cloze multiple choice, the zero-shot heuristics from a finished run's checkpoint; predictions
-// accepted by `unieval eval`; bad options exit 2. `unieval decode --model` on the same vocabulary:
-// no id past it is emitted, and a vocabulary past the config's vocab_size is refused.
+// Cloze multiple choice, the zero-shot heuristics from a finished run's checkpoint; predictions accepted by
+// `unieval eval`; bad options exit 2. `unieval decode --model` on the same vocabulary: no id past
+// it is emitted, and a vocabulary past the config's vocab_size is refused.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -144,8 +144,7 @@ TEST_F(RunGptTest, Sst2WithAuxiliaryLmThenZeroShotFromItsCheckpoint) {
     EXPECT_EQ(core::read_file((tmp.path() / "R/checkpoint" / name).string()),
               core::read_file(path(std::string("bpe/") + name)))
         << name;
-  // Zero-shot (§5) from the fine-tuned checkpoint (an openai-gpt folder, no --vocab) runs end to
-  // end.
+  // Zero-shot (§5) from the fine-tuned checkpoint (an openai-gpt folder, no --vocab) runs end to end.
   auto z = run_cli("run --arch gpt --zero-shot --task glue-sst2 --data " + shq(path("SST-2")) +
                    " --eval-split 'dev[400:]' --model " + shq(path("R/checkpoint")) + " --out " +
                    shq(path("Z")) + " --max-seq-len 40 --threads 2 --no-progress --json");
@@ -365,8 +364,8 @@ TEST_F(RunGptTest, BadOptionsExitTwo) {
 
 // A GPT whose vocab_size is padded past its BPE vocabulary (the encoder's entries and the three
 // specials): the padded rows get the largest logit at every position, so without the mask
-// (models/decoding/vocab_limit.h) every search picks them and decode fails on "token id outside the
-// BPE vocabulary". With it, greedy and beam search continue with the best real token and sampling
+// (models/decoding/vocab_limit.h) every search picks them and decode fails on "token id outside the BPE
+// vocabulary". With it, greedy and beam search continue with the best real token and sampling
 // stays inside the vocabulary.
 TEST_F(RunGptTest, DecodeNeverEmitsAnIdWithoutAVocabularyEntry) {
   const models::BpeTokenizer tok = models::BpeTokenizer::from_dir(path("bpe"));

@@ -18,8 +18,7 @@
 #include "tests/json_line.h"
 #include "tests/test_util.h"
 
-// unieval::run_nlu_e2e_test: its helpers' names are used by other test files of the same unity
-// batch.
+// unieval::run_nlu_e2e_test: its helpers' names are used by other test files of the same unity batch.
 namespace unieval::run_nlu_e2e_test {
 namespace {
 

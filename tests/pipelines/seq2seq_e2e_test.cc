@@ -171,8 +171,8 @@ TEST_F(FinetuneCliTest, BadInputsAreClearErrors) {
 
 // A checkpoint whose config vocab_size is larger than its vocab.txt (the padded embedding rows
 // of HF checkpoints): whatever the weights favour, no search emits an id without a vocabulary
-// line (models/decoding/vocab_limit.h). The padded rows get the largest output bias, so without the
-// mask every search picks them and decode fails on "token id out of range".
+// line (models/decoding/vocab_limit.h). The padded rows get the largest output bias, so without the mask
+// every search picks them and decode fails on "token id out of range".
 TEST_F(FinetuneCliTest, DecodeNeverEmitsAnIdWithoutAVocabularyEntry) {
   const int64_t padded = 40;
   nlohmann::json cfg =

@@ -33,8 +33,7 @@ TEST(BpeTest, MergesApplyInRankOrder) {
   const BpeTokenizer t = tiny();
   // l o w</w> -> (l,o)#0 -> lo w</w> -> (lo,w</w>)#1 -> low</w>
   EXPECT_EQ(t.bpe("low"), (Pieces{"low</w>"}));
-  // l o w e r</w> -> lo w e r</w> -> (e,r</w>)#2 before (lo,w)#3 -> lo w er</w> -> low er</w> ->
-  // lower</w>
+  // l o w e r</w> -> lo w e r</w> -> (e,r</w>)#2 before (lo,w)#3 -> lo w er</w> -> low er</w> -> lower</w>
   EXPECT_EQ(t.bpe("lower"), (Pieces{"lower</w>"}));
   // l o w e</w>: (lo,w)#3 applies, (w,e</w>) has no rank: stops at low e</w>
   EXPECT_EQ(t.bpe("lowe"), (Pieces{"low", "e</w>"}));

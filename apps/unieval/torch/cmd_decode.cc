@@ -1,8 +1,7 @@
 // `unieval decode`: decode a split with a fine-tuned run (beam search, greedy, sampling), or
 // continue prompts with a GPT checkpoint (--model).
-// Logic: pipelines/seq2seq.h (decode), models/decoding/search.h, models/decoding/search_unilm.h,
-// models/training/gpt_finetune.h, models/decoding/vocab_limit.h (no id past the tokenizer's
-// vocabulary is emitted).
+// Logic: pipelines/seq2seq.h (decode), models/decoding/search.h, models/decoding/search_unilm.h, models/training/gpt_finetune.h,
+// models/decoding/vocab_limit.h (no id past the tokenizer's vocabulary is emitted).
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -93,8 +92,8 @@ int decode_gpt(const po::variables_map& vm) {
                              ? model_path
                              : std::filesystem::path(model_path).parent_path().string());
   const models::BpeTokenizer tok = models::BpeTokenizer::from_dir(bpe_dir);
-  // Before the weights load: a BPE encoder larger than the token rows is refused
-  // (models/decoding/vocab_limit.h); a smaller one is masked below.
+  // Before the weights load: a BPE encoder larger than the token rows is refused (models/decoding/vocab_limit.h);
+  // a smaller one is masked below.
   const std::string config_path = models::locate_checkpoint(model_path).config;
   models::check_vocab_fits(tok.encoder_size(), models::BpeTokenizer::files_in(bpe_dir).at(0),
                            models::GptConfig::from_json_file(config_path).vocab_size, config_path);

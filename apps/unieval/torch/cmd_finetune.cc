@@ -1,6 +1,5 @@
 // `unieval finetune`: UniLM sequence-to-sequence fine-tuning into a resumable run directory.
-// Logic: pipelines/seq2seq.h (finetune), models/training/trainer.h, pipelines/presets.h
-// (tasks/presets.h).
+// Logic: pipelines/seq2seq.h (finetune), models/training/trainer.h, pipelines/presets.h (tasks/presets.h).
 #include <filesystem>
 #include <iostream>
 #include <string>

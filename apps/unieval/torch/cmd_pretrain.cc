@@ -1,6 +1,5 @@
 // `unieval pretrain`: unified language-model pre-training (UniLM §2.3–2.4) into a resumable run
-// directory. Logic: pipelines/pretrain.h, models/training/pretrainer.h,
-// models/training/pretrain_data.h.
+// directory. Logic: pipelines/pretrain.h, models/training/pretrainer.h, models/training/pretrain_data.h.
 #include <filesystem>
 #include <iostream>
 #include <string>

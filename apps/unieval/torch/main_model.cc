@@ -1,5 +1,5 @@
-// unieval-model: the LibTorch half of the `unieval` CLI (encode, finetune, pretrain, decode, demo,
-// run). `unieval` execs it for those commands so that scoring never loads LibTorch; it can also be
+// unieval-model: the LibTorch half of the `unieval` CLI (encode, finetune, pretrain, decode, demo, run).
+// `unieval` execs it for those commands so that scoring never loads LibTorch; it can also be
 // run directly with the same arguments.
 #include <iostream>
 #include <string>

@@ -94,8 +94,7 @@ void add_precision_flag(po::options_description& desc);
 // The flags above that the command defines (device, threads, precision) into a DeviceOptions.
 models::DeviceOptions device_flags(const po::variables_map& vm);
 
-// --beam --length-penalty --min-len --max-len --no-repeat-ngram --ngram-ignore --search
-// --trace-alpha
+// --beam --length-penalty --min-len --max-len --no-repeat-ngram --ngram-ignore --search --trace-alpha
 // --trace-selection
 // --sample --top-k --top-p
 // --temperature --decode-seed (seed_flag: the name of the sampling-seed flag)
