@@ -284,9 +284,10 @@ std::vector<QaAnswer> decode_qa(const std::vector<QaItem>& items, const QaFeatur
       for (size_t c = 0; c < p.logits.size(); ++c)
         a.class_prob[c] += std::exp(double(p.logits[c]) - mx) / z;
     }
+    // p holds the padding positions too (run_squad's n-best ranks them; never allowed).
     std::vector<char> allowed_end(p.start.size(), 0);
-    for (size_t i = static_cast<size_t>(m.doc_offset); i + 1 < p.start.size(); ++i)
-      allowed_end[i] = 1;
+    const size_t len = qf.features[fi].ids.size();
+    for (size_t i = static_cast<size_t>(m.doc_offset); i + 1 < len; ++i) allowed_end[i] = 1;
     std::vector<char> allowed_start = allowed_end;
     for (size_t i = 0; i < allowed_start.size(); ++i)
       allowed_start[i] = allowed_start[i] && m.max_context[i];
@@ -702,6 +703,8 @@ class NluStages : public RunStages {
     popt.batch_size = no_.predict_batch;
     popt.batch_tokens = no_.predict_batch * static_cast<int64_t>(no_.max_seq_len);
     popt.pad_id = sp_.pad;
+    // QA windows padded to max_seq_len as run_squad feeds them: its n-best counts the padding.
+    if (shape_.kind != Kind::kGlue) popt.pad_to = no_.max_seq_len;
     popt.progress = o_.progress;
     const auto t_pred = std::chrono::steady_clock::now();
     models::AutocastScope amp(rt);

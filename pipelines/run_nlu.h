@@ -19,7 +19,8 @@
 //   2. train    WordPiece features (below), models::train_nlu into RUN (checkpoint/, log.jsonl,
 //               run.json); resumable (--stop-after, then the same command).
 //   3. predict  models::predict_nlu on the eval features with RUN/checkpoint: length-sorted
-//               batches padded to their longest row.
+//               batches padded to their longest row (SQuAD/CoQA windows: to max_seq_len, as
+//               run_squad.py feeds them; see Answers).
 //   4. score    predictions in the official formats -> RUN/eval/: GLUE `pred.tsv` (index<TAB>
 //               prediction), SQuAD `predictions.json` + `na_prob.json` (v2.0: null score minus the
 //               best span score, BERT's null_odds), CoQA `predictions.json` ([{id, turn_id,
@@ -42,7 +43,9 @@
 // counts as an answer start only in the window where it has the most context (BERT
 // _check_is_max_context).
 // Answers: the best span over all windows of a question (n_best start x end candidates, length
-// <= max_answer_len), printed as the original text it covers, trimmed inside its first and last
+// <= max_answer_len; as in run_squad.py the n_best highest logits are taken over all max_seq_len
+// positions of the padded window, so padding, question and [SEP] positions use up candidates and
+// a short window can have none valid), printed as the original text it covers, trimmed inside its first and last
 // whitespace word as BERT's get_final_text does ("1990s" where the pieces say "1990";
 // bert_final_text below), from the pieces' text as run_squad.py builds it (bert_pred_text: every
 // "##" dropped, so a span starting inside a word maps to that word's tail). A question with no

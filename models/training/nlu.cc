@@ -61,8 +61,8 @@ UnilmHeads nlu_heads(NluHead head, int64_t num_labels) {
 }
 
 NluBatch make_nlu_batch(const std::vector<NluFeature>& features, const std::vector<size_t>& idx,
-                        int64_t pad_id) {
-  int64_t T = 0;
+                        int64_t pad_id, int64_t min_len) {
+  int64_t T = std::max<int64_t>(0, min_len);
   for (size_t i : idx) T = std::max<int64_t>(T, static_cast<int64_t>(features[i].ids.size()));
   const int64_t B = static_cast<int64_t>(idx.size());
   std::vector<int64_t> ids(B * T, pad_id), types(B * T, 0), mask(B * T, 0), labels(B), starts(B),
@@ -155,7 +155,7 @@ std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluF
   int last_decile = -1;
   while (i < order.size()) {
     std::vector<size_t> idx;
-    int64_t longest = 0;
+    int64_t longest = std::max<int64_t>(0, opts.pad_to);
     while (i < order.size()) {
       const int64_t len =
           std::max<int64_t>(longest, static_cast<int64_t>(features[order[i]].ids.size()));
@@ -165,7 +165,7 @@ std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluF
       longest = len;
       idx.push_back(order[i++]);
     }
-    NluBatch b = to_device(make_nlu_batch(features, idx, opts.pad_id), device);
+    NluBatch b = to_device(make_nlu_batch(features, idx, opts.pad_id, opts.pad_to), device);
     BertOutput o = model->forward(b.input_ids, b.token_type_ids, b.attention_mask);
     torch::Tensor logits, s, e;
     if (head != NluHead::kSpan)
@@ -177,7 +177,8 @@ std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluF
     }
     for (size_t r = 0; r < idx.size(); ++r) {
       NluPrediction& p = out[idx[r]];
-      const int64_t len = static_cast<int64_t>(features[idx[r]].ids.size());
+      const int64_t len =
+          std::max<int64_t>(opts.pad_to, static_cast<int64_t>(features[idx[r]].ids.size()));
       if (logits.defined()) {
         const float* lp = logits.data_ptr<float>() + r * logits.size(1);
         p.logits.assign(lp, lp + logits.size(1));

@@ -27,7 +27,10 @@
 //
 // Differences from BERT / HF, stated: padding positions are excluded from the span softmax
 // (their logits set to -inf; BERT pads with zero-id tokens that stay in the softmax; no effect on
-// the argmax of real positions, a small effect on the loss). The answer-class head of kSpanClass
+// the argmax of real positions, a small effect on the loss). Prediction does keep them where BERT's
+// decoding sees them: with PredictOptions::pad_to, span logits come for every position up to
+// pad_to (run_squad.py pads each window to max_seq_length, and its n-best start/end search ranks
+// the padding positions too, which then fail the validity filter; see best_spans). The answer-class head of kSpanClass
 // is ours: UniLM §3.2 says only that CoQA is fine-tuned "as BERT_LARGE" in the extractive
 // setting; published BERT CoQA systems add yes/no/unknown logits on [CLS] in the same way.
 //
@@ -41,8 +44,9 @@
 // results come back in the input order.
 //
 // Span decoding (best_spans): BERT's _get_best_indexes + candidate filter: the n_best highest start
-// and end logits, pairs with allowed start/end, end >= start and end - start + 1 <= max_answer_len,
-// scored start + end, best first. null_score() is start[0] + end[0] (the [CLS] span).
+// and end logits over all the positions given (padding ones included when the logits are padded,
+// as run_squad.py's are), pairs with allowed start/end, end >= start and end - start + 1 <=
+// max_answer_len, scored start + end, best first. null_score() is start[0] + end[0] (the [CLS] span).
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -76,8 +80,9 @@ struct NluBatch {
   torch::Tensor labels, targets, starts, ends;
   int64_t tokens = 0;  // non-padding tokens
 };
+// min_len: pad to at least this many positions (0 = the longest row).
 NluBatch make_nlu_batch(const std::vector<NluFeature>& features, const std::vector<size_t>& idx,
-                        int64_t pad_id);
+                        int64_t pad_id, int64_t min_len = 0);
 
 // The head's loss on a batch (model mode as set by the caller). Batch tensors must be on the
 // model's device.
@@ -85,13 +90,16 @@ torch::Tensor nlu_loss(UnilmModel& model, const NluBatch& batch, NluHead head);
 
 struct NluPrediction {
   std::vector<float> logits;      // class logits (kClassify, kSpanClass) or {value} (kRegress)
-  std::vector<float> start, end;  // span heads: per position of the feature
+  std::vector<float> start, end;  // span heads: per position of the feature (and of the padding
+                                  // up to PredictOptions::pad_to)
 };
 
 struct PredictOptions {
   int64_t batch_size = 64;       // examples per batch at most
   int64_t batch_tokens = 16384;  // examples × longest at most (a longer row gets its own batch)
   int64_t pad_id = 0;            // [PAD]
+  int64_t pad_to = 0;            // rows padded to at least this length; span logits returned for
+                                 // all of its positions (run_squad's max_seq_length; 0 = none)
   bool progress = false;         // progress lines on stderr
 };
 std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluFeature>& features,
