@@ -26,7 +26,9 @@
 // | vocab                   |         | vocab.txt; required unless resume                      |
 // | out_dir                 |         | the run directory                                     |
 // | shard                   | ""      | shard path ("" = RUN/corpus.shard)                     |
-// | lowercase               | true    | uncased tokeniser                                     |
+// | lowercase               | true    | uncased tokeniser (`unieval pretrain`: --lowercase /   |
+// |                         |         | --no-lowercase, else as the vocabulary: upper-case     |
+// |                         |         | pieces mean cased; a resumed run keeps run.json's)     |
 // | train                   |         | models/training/pretrainer.h options                           |
 // | dropout                 | unset   | overrides hidden/attention dropout of the config       |
 // | device                  | cpu     | device, threads (models/nn/device.h)                      |

@@ -330,7 +330,8 @@ ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples,
 }
 
 ErnieGenLossTensors ernie_gen_loss_tensors(UnilmModel& model, const ErnieGenBatch& batch,
-                                           double lambda, double label_smoothing) {
+                                           double lambda, double label_smoothing,
+                                           LabelSmoothing form) {
   const torch::Device device = device_of(*model);
   std::vector<FlowInput> flows = {batch.word};
   const bool with_span = lambda < 1.0;
@@ -341,7 +342,7 @@ ErnieGenLossTensors ernie_gen_loss_tensors(UnilmModel& model, const ErnieGenBatc
   auto flow_loss = [&](const torch::Tensor& h) {
     const int64_t H = h.size(-1);
     return label_smoothed_nll(model->mlm_logits(h.reshape({-1, H}).index_select(0, index)), labels,
-                              label_smoothing);
+                              label_smoothing, nullptr, form);
   };
   ErnieGenLossTensors r;
   auto [lw, nw] = flow_loss(out.flows[0]);
@@ -356,8 +357,8 @@ ErnieGenLossTensors ernie_gen_loss_tensors(UnilmModel& model, const ErnieGenBatc
 }
 
 ErnieGenLoss ernie_gen_loss(UnilmModel& model, const ErnieGenBatch& batch, double lambda,
-                            double label_smoothing) {
-  const ErnieGenLossTensors t = ernie_gen_loss_tensors(model, batch, lambda, label_smoothing);
+                            double label_smoothing, LabelSmoothing form) {
+  const ErnieGenLossTensors t = ernie_gen_loss_tensors(model, batch, lambda, label_smoothing, form);
   ErnieGenLoss r;
   r.loss = t.loss;
   r.word_nll = t.word_nll.item<double>();

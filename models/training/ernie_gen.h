@@ -77,6 +77,7 @@
 #include "models/nn/transformer.h"
 #include "models/training/pretrain_shard.h"
 #include "models/training/seq2seq_data.h"
+#include "models/training/smoothing.h"
 
 namespace unieval::models {
 
@@ -165,7 +166,7 @@ struct ErnieGenLoss {
 
 // Forward + loss of a batch on the model's device.
 ErnieGenLoss ernie_gen_loss(UnilmModel& model, const ErnieGenBatch& batch, double lambda,
-                            double label_smoothing);
+                            double label_smoothing, LabelSmoothing form = LabelSmoothing::kUniform);
 
 // ernie_gen_loss without reading anything back to the host (training: the loop reads a step's
 // values once, models/training/train_loop.h): the NLL means as tensors on the model's device.
@@ -175,7 +176,8 @@ struct ErnieGenLossTensors {
   torch::Tensor span_nll;  // of the span flow; undefined without it (lambda = 1)
 };
 ErnieGenLossTensors ernie_gen_loss_tensors(UnilmModel& model, const ErnieGenBatch& batch,
-                                           double lambda, double label_smoothing);
+                                           double lambda, double label_smoothing,
+                                           LabelSmoothing form = LabelSmoothing::kUniform);
 
 // Multi-granularity target fragments of one text (header comment): {S', T} as token ids.
 Seq2SeqExample sample_fragments(const std::vector<int64_t>& text, double ratio,

@@ -323,6 +323,25 @@ double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm)
   return total;
 }
 
+ClipMode parse_clip_mode(const std::string& name) {
+  if (name == "global") return ClipMode::kGlobal;
+  if (name == "per_parameter") return ClipMode::kPerParameter;
+  throw InputError("unknown clip mode '" + name + "' (global or per_parameter)");
+}
+
+std::string to_string(ClipMode mode) {
+  return mode == ClipMode::kGlobal ? "global" : "per_parameter";
+}
+
+double clip_gradients(const std::vector<torch::Tensor>& params, double max_norm, ClipMode mode) {
+  if (mode == ClipMode::kGlobal) return clip_grad_norm(params, max_norm);
+  const double total = clip_grad_norm(params, 0.0);  // measured only
+  if (max_norm > 0)
+    for (const auto& p : params)
+      if (p.grad().defined()) clip_grad_norm({p}, max_norm);
+  return total;
+}
+
 double LinearSchedule::lr(int64_t step) const {
   if (warmup > 0 && step < warmup) return peak * double(step) / double(warmup);
   if (total <= warmup) return peak;

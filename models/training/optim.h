@@ -140,6 +140,22 @@ class Optimizer {
 // are measured and scaled with multi-tensor ops (one host sync: the returned norm).
 double clip_grad_norm(const std::vector<torch::Tensor>& params, double max_norm);
 
+// How gradients are clipped: kGlobal scales all of them by one factor (clip_grad_norm above,
+// torch / HF / unieval's default); kPerParameter clips each parameter's gradient by its own norm,
+// as UniLM v1's BertAdam does inside step() (pytorch_pretrained_bert optimization.py:
+// clip_grad_norm_(p, max_grad_norm) for each p).
+enum class ClipMode { kGlobal, kPerParameter };
+// "global" | "per_parameter" (InputError otherwise).
+ClipMode parse_clip_mode(const std::string& name);
+std::string to_string(ClipMode mode);
+inline std::string field_to_string(ClipMode mode) { return to_string(mode); }
+inline ClipMode field_from_string(const std::string& name, ClipMode) {
+  return parse_clip_mode(name);
+}
+// Clips as `mode` says; returns the global L2 norm before clipping (what the log's grad_norm
+// reports either way). max_norm <= 0 only measures.
+double clip_gradients(const std::vector<torch::Tensor>& params, double max_norm, ClipMode mode);
+
 // Linear warm-up from 0 to peak over warmup steps, then linear decay to 0 at total steps
 // (HF get_linear_schedule_with_warmup, UniLM §2.4), numbered like it: update s = 0, 1, ... uses
 //   lr(s) = peak * s / warmup                       for s < warmup

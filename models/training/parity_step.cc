@@ -151,15 +151,7 @@ std::vector<ParityStepReport> parity_step(UnilmModel& model, const ParityBatch& 
       total_sq += n * n;
     }
     r.grad_norm = std::sqrt(total_sq);
-    if (o.max_grad_norm > 0) {
-      if (o.clip == "global") {
-        clip_grad_norm(opt.params(), o.max_grad_norm);
-      } else {
-        // BertAdam.step: clip_grad_norm_(p, max_grad_norm) on each parameter by itself.
-        for (const auto& p : opt.params())
-          if (p.grad().defined()) clip_grad_norm({p}, o.max_grad_norm);
-      }
-    }
+    clip_gradients(opt.params(), o.max_grad_norm, parse_clip_mode(o.clip));
     r.lr = schedule.lr(s);
     opt.step(r.lr);
     out.push_back(std::move(r));

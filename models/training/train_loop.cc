@@ -251,7 +251,7 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
     StepReport r = micro_batch_step(hooks, opts.seed, step);
     const double allreduce_s = group ? reduce_step_report(*group, *buckets, r) : 0.0;
     if (hooks.reduced) hooks.reduced(r);
-    const double grad_norm = clip_grad_norm(optimizer.params(), opts.max_grad_norm);
+    const double grad_norm = clip_gradients(optimizer.params(), opts.max_grad_norm, opts.clip);
     const double lr = schedule.lr(step);
     const bool finite = std::isfinite(r.loss) && std::isfinite(grad_norm);
     if (!finite) {
@@ -387,8 +387,10 @@ EpochBatches fine_tuning_batches(std::vector<int64_t> lengths, const TrainOption
 
 LoopOptions loop_options(const TrainOptions& opts, const EpochBatches& batches) {
   // no_train: a schedule of zero steps; run_train_loop then checkpoints the initial model.
-  return loop_options_for(opts,
-                          opts.no_train ? 0 : batches.total_steps(opts.epochs, opts.max_steps));
+  LoopOptions loop =
+      loop_options_for(opts, opts.no_train ? 0 : batches.total_steps(opts.epochs, opts.max_steps));
+  loop.clip = opts.clip;
+  return loop;
 }
 
 }  // namespace unieval::models

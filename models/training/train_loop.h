@@ -68,13 +68,14 @@
 namespace unieval::models {
 
 struct LoopOptions {
-  OptimizerOptions optim;       // update rule; optim.lr is the peak learning rate
-  int64_t total_steps = 0;      // the schedule's total (0: only the initial checkpoint is written)
-  int64_t warmup_steps = 0;     // linear warm-up steps
-  double max_grad_norm = 1.0;   // clipping (≤ 0: measured only)
-  uint64_t seed = 42;           // recorded in trainer_state.json
-  int64_t save_every = 0;       // checkpoint period (0: at the end / on stop only)
-  int64_t log_every = 1;        // log period (0: none)
+  OptimizerOptions optim;      // update rule; optim.lr is the peak learning rate
+  int64_t total_steps = 0;     // the schedule's total (0: only the initial checkpoint is written)
+  int64_t warmup_steps = 0;    // linear warm-up steps
+  double max_grad_norm = 1.0;  // clipping (≤ 0: measured only)
+  ClipMode clip = ClipMode::kGlobal;  // one global factor, or each parameter by itself
+  uint64_t seed = 42;                 // recorded in trainer_state.json
+  int64_t save_every = 0;             // checkpoint period (0: at the end / on stop only)
+  int64_t log_every = 1;              // log period (0: none)
   int64_t stop_after = 0;       // > 0: checkpoint and return after this many steps of this call
   bool progress = true;         // progress line on stderr
   bool skip_nonfinite = false;  // a NaN/inf loss or gradient norm: skip the update (else stop)

@@ -60,13 +60,30 @@ void TrainOptions::validate() const {
     throw InputError("--label-smoothing must be in [0, 1)");
 }
 
+LabelSmoothing parse_label_smoothing(const std::string& name) {
+  if (name == "uniform") return LabelSmoothing::kUniform;
+  if (name == "unilm") return LabelSmoothing::kUnilm;
+  throw InputError("unknown label smoothing form '" + name + "' (uniform or unilm)");
+}
+
+std::string to_string(LabelSmoothing form) {
+  return form == LabelSmoothing::kUniform ? "uniform" : "unilm";
+}
+
 // ---- loss ------------------------------------------------------------------------------------
 
 std::pair<torch::Tensor, torch::Tensor> label_smoothed_nll(const torch::Tensor& logits,
                                                            const torch::Tensor& labels, double eps,
-                                                           torch::Tensor* unilm_kl) {
+                                                           torch::Tensor* unilm_kl,
+                                                           LabelSmoothing form) {
   torch::Tensor lp = torch::log_softmax(logits.to(torch::kFloat), -1);
   torch::Tensor nll = -lp.gather(1, labels.view({-1, 1})).squeeze(1);
+  if (form == LabelSmoothing::kUnilm) {
+    torch::Tensor loss = lp.size(0) == 0 ? torch::zeros({}, lp.options())
+                                         : unilm_smoothed_kl_rows(lp, labels, eps).mean();
+    if (unilm_kl) *unilm_kl = loss.detach();
+    return {loss, nll.mean()};
+  }
   torch::Tensor loss = nll;
   if (eps > 0) loss = (1.0 - eps) * nll - eps * lp.mean(-1);
   if (unilm_kl) {
@@ -156,8 +173,8 @@ class UnilmObjective final : public Seq2SeqObjective {
     torch::Tensor h =
         out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device_));
     torch::Tensor kl;
-    auto [loss, nll] =
-        label_smoothed_nll(model_->mlm_logits(h), b.labels.to(device_), opts_.label_smoothing, &kl);
+    auto [loss, nll] = label_smoothed_nll(model_->mlm_logits(h), b.labels.to(device_),
+                                          opts_.label_smoothing, &kl, opts_.smoothing);
     const double w = double(b.labels.size(0)) / double(masked_total);
     return {loss, w, b.tokens, {{"nll", nll}, {"loss_unilm", kl}}};
   }
@@ -210,7 +227,7 @@ class ErnieGenObjective final : public Seq2SeqObjective {
   MicroLoss loss(int64_t j, int64_t masked_total) override {
     const ErnieGenBatch& b = micro_[static_cast<size_t>(j)];
     const ErnieGenLossTensors l =
-        ernie_gen_loss_tensors(model_, b, eg_.lambda, opts_.label_smoothing);
+        ernie_gen_loss_tensors(model_, b, eg_.lambda, opts_.label_smoothing, opts_.smoothing);
     const double w = double(b.labels.size(0)) / double(masked_total);
     MicroLoss m{l.loss, w, b.tokens, {{"nll", l.word_nll}}};
     if (l.span_nll.defined()) m.values.emplace_back("span_nll", l.span_nll);

@@ -51,6 +51,10 @@
 // | batch_tokens       | 4096    | token budget of a micro-batch (examples × longest)            |
 // | batch_size         | 0       | > 0: at most this many examples per micro-batch               |
 // | label_smoothing    | 0.1     | eps above (UniLM §3.1)                                        |
+// | smoothing          | uniform | the smoothed loss's form: uniform (eps/V, the formula above) |
+// |                    |         | or unilm (UniLM v1's KL form, LabelSmoothing below)           |
+// | clip               | global  | global: one factor for all gradients; per_parameter: each    |
+// |                    |         | parameter's gradient clipped by itself (UniLM v1's BertAdam)  |
 // | data               |         | truncation and masking (models/training/seq2seq_data.h)                |
 // | seed               | 42      | the single seed of the run                                    |
 // | save_every         | 0       | checkpoint every N steps (0: only at the end / on stop)       |
@@ -92,6 +96,7 @@
 #include "models/training/ernie_gen.h"
 #include "models/training/optim.h"
 #include "models/training/seq2seq_data.h"
+#include "models/training/smoothing.h"
 
 namespace unieval::models {
 
@@ -112,18 +117,21 @@ struct TrainOptions {
   int64_t batch_tokens = 4096;   // micro-batch token budget
   int64_t batch_size = 0;        // micro-batch example cap (0 = none)
   double label_smoothing = 0.1;  // label smoothing eps
-  Seq2SeqDataOptions data;       // truncation, masking, segment ids
-  uint64_t seed = 42;            // seed of everything
-  int64_t save_every = 0;        // checkpoint period in steps (0 = end only)
-  int64_t log_every = 1;         // log period in steps
-  int64_t stop_after = 0;        // stop after this many steps in this call (0 = run to the end)
-  bool progress = true;          // progress bar on stderr
-  int64_t dev_every = 0;         // dev loss period in steps (-1 = per epoch, 0 = none)
-  int64_t early_stop = 0;        // patience in dev evaluations (0 = never stop early)
-  bool skip_nonfinite = false;   // NaN/inf loss: skip the update instead of stopping
-  std::string arch = "unilm";    // "unilm" (masked fine-tuning) | "ernie-gen" (multi-flow)
-  ErnieGenOptions ernie;         // arch ernie-gen: lambda, span vocabulary sizes (its
-                                 // noise_prob is data.noise_prob)
+  // The smoothed loss's form (above) and gradient clipping (models/training/optim.h).
+  LabelSmoothing smoothing = LabelSmoothing::kUniform;
+  ClipMode clip = ClipMode::kGlobal;
+  Seq2SeqDataOptions data;      // truncation, masking, segment ids
+  uint64_t seed = 42;           // seed of everything
+  int64_t save_every = 0;       // checkpoint period in steps (0 = end only)
+  int64_t log_every = 1;        // log period in steps
+  int64_t stop_after = 0;       // stop after this many steps in this call (0 = run to the end)
+  bool progress = true;         // progress bar on stderr
+  int64_t dev_every = 0;        // dev loss period in steps (-1 = per epoch, 0 = none)
+  int64_t early_stop = 0;       // patience in dev evaluations (0 = never stop early)
+  bool skip_nonfinite = false;  // NaN/inf loss: skip the update instead of stopping
+  std::string arch = "unilm";   // "unilm" (masked fine-tuning) | "ernie-gen" (multi-flow)
+  ErnieGenOptions ernie;        // arch ernie-gen: lambda, span vocabulary sizes (its
+                                // noise_prob is data.noise_prob)
 
   // The options' one declaration (core/fields.h): run.json's "train" keys in their order, the
   // flags of finetune / run (apps/unieval/torch/model_flags.cc) and the keys a preset's "train"
@@ -149,6 +157,16 @@ struct TrainOptions {
     v(Field("batch_tokens", "token budget per micro-batch"), s.batch_tokens);
     v(Field("batch_size", "examples per micro-batch cap (0 = none)"), s.batch_size);
     v(Field("label_smoothing", "label smoothing eps"), s.label_smoothing);
+    v(Field("smoothing",
+            "label smoothing form: uniform (eps/V, torch CrossEntropyLoss) | unilm (UniLM v1's KL, "
+            "eps/(V-2) without [PAD]; seq2seq fine-tuning)")
+          .unless_default(),
+      s.smoothing);
+    v(Field("clip",
+            "gradient clipping: global (one norm) | per_parameter (each parameter by itself, as "
+            "UniLM v1's BertAdam)")
+          .unless_default(),
+      s.clip);
     v(Field("max_src_len", "source tokens kept"), s.data.max_src_len);
     v(Field("max_tgt_len", "target tokens kept"), s.data.max_tgt_len);
     v(Field("mask_prob", "fraction of target tokens masked"), s.data.mask_prob);
@@ -201,11 +219,12 @@ struct TrainOptions {
 };
 
 // Label-smoothed cross-entropy, mean over rows. logits [N,V] (any float dtype), labels [N].
-// Returns {smoothed loss, plain NLL (for reporting)}. With `unilm_kl`, also the value UniLM v1
+// Returns {smoothed loss, plain NLL (for reporting)}; form kUnilm: the loss is
+// unilm_smoothed_kl's (differentiable). With `unilm_kl`, also the value UniLM v1
 // logs for the same logits (unilm_smoothed_kl below), detached.
-std::pair<torch::Tensor, torch::Tensor> label_smoothed_nll(const torch::Tensor& logits,
-                                                           const torch::Tensor& labels, double eps,
-                                                           torch::Tensor* unilm_kl = nullptr);
+std::pair<torch::Tensor, torch::Tensor> label_smoothed_nll(
+    const torch::Tensor& logits, const torch::Tensor& labels, double eps,
+    torch::Tensor* unilm_kl = nullptr, LabelSmoothing form = LabelSmoothing::kUniform);
 
 // The masked-LM loss as UniLM v1 computes and logs it (microsoft/unilm unilm-v1/src
 // pytorch_pretrained_bert/modeling.py LabelSmoothingLoss, with eps > 0; plain NLL when eps = 0),

@@ -190,6 +190,36 @@ TEST(PretrainCliTest, ErnieGenObjectiveTrainsResumesAndCarriesItsArchitecture) {
             2);
 }
 
+// Casing follows the vocabulary as in finetune/run (issue #38): an all-lower-case vocabulary
+// pre-trains uncased, one with upper-case pieces cased; --lowercase / --no-lowercase override,
+// both at once is exit 2. run.json records the choice (a resumed run keeps it).
+TEST(PretrainCliTest, CasingFollowsTheVocabularyUnlessAFlagSays) {
+  SKIP_WITHOUT_PRETRAIN();
+  Fixture f;
+  auto lowercase_of = [&](const std::string& out) {
+    return nlohmann::json::parse(core::read_file(out + "/run.json")).at("lowercase").get<bool>();
+  };
+  ASSERT_EQ(run_cli(f.args(f.corpus, f.run("u")) + " --steps 1").exit_code, 0);
+  EXPECT_TRUE(lowercase_of(f.run("u")));
+  // The same vocabulary with two cased pieces (still 40 entries).
+  std::string v = core::read_file(f.vocab);
+  v.replace(v.find("wfe\n"), 4, "Wfe\n");
+  v.replace(v.find("wfd\n"), 4, "Wfd\n");
+  const std::string cased_vocab = f.tmp.write("cased/vocab.txt", v);
+  const std::string cased_args =
+      "pretrain --corpus " + shq(f.corpus) + " --model-config " + shq(f.config) + " --vocab " +
+      shq(cased_vocab) + " --threads 1 --no-progress --batch-size 12 --max-len 32 --steps 1";
+  ASSERT_EQ(run_cli(cased_args + " --out " + shq(f.run("c"))).exit_code, 0);
+  EXPECT_FALSE(lowercase_of(f.run("c")));
+  ASSERT_EQ(run_cli(cased_args + " --lowercase --out " + shq(f.run("cl"))).exit_code, 0);
+  EXPECT_TRUE(lowercase_of(f.run("cl")));
+  ASSERT_EQ(run_cli(f.args(f.corpus, f.run("un")) + " --steps 1 --no-lowercase").exit_code, 0);
+  EXPECT_FALSE(lowercase_of(f.run("un")));
+  EXPECT_EQ(
+      run_cli(f.args(f.corpus, f.run("both")) + " --steps 1 --lowercase --no-lowercase").exit_code,
+      2);
+}
+
 TEST(PretrainCliTest, BadInputsExitTwo) {
   SKIP_WITHOUT_PRETRAIN();
   Fixture f;

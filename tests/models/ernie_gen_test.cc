@@ -346,6 +346,21 @@ TEST(ErnieGenLossTest, WordAndSpanFlowsWeightedByLambda) {
   EXPECT_EQ(word.span_nll, 0.0);
 }
 
+// --smoothing unilm with ERNIE-GEN: the word flow's loss is UniLM's KL of the same logits, so the
+// two forms differ by the same amount as label_smoothed_nll's forms on the word-flow logits; with
+// eps 0 both are the plain NLL.
+TEST(ErnieGenLossTest, SmoothingFormReachesEachFlow) {
+  UnilmModel m = random_model();
+  ErnieGenBatch b = batch_of(examples(), 1.0, 0.0, 1, nullptr);
+  torch::NoGradGuard g;
+  const ErnieGenLoss uniform = ernie_gen_loss(m, b, 1.0, 0.1, LabelSmoothing::kUniform);
+  const ErnieGenLoss kl = ernie_gen_loss(m, b, 1.0, 0.1, LabelSmoothing::kUnilm);
+  EXPECT_NEAR(uniform.word_nll, kl.word_nll, 1e-6);                      // the same logits
+  EXPECT_GT(uniform.loss.item<double>() - kl.loss.item<double>(), 0.1);  // about H(q)
+  EXPECT_NEAR(ernie_gen_loss(m, b, 1.0, 0.0, LabelSmoothing::kUnilm).loss.item<double>(),
+              uniform.word_nll, 1e-5);
+}
+
 TEST(SpanVocabTest, TStatisticAndGreedySpans) {
   // t = (P(w) - P(w1)P(w2)) / sqrt(P(w)(1 - P(w)) / N) by hand.
   EXPECT_NEAR(t_statistic(4, 100, {0.1, 0.2}), (0.04 - 0.02) / std::sqrt(0.04 * 0.96 / 100), 1e-12);

@@ -318,6 +318,31 @@ TEST(ClipTest, ScalesToMaxNorm) {
   EXPECT_NEAR(a.grad()[0].item<double>(), 0.6, 1e-5);
 }
 
+// UniLM v1's BertAdam clips each parameter by itself; the returned norm is the global one either
+// way (the log's grad_norm).
+TEST(ClipTest, PerParameterClipsEachGradientByItsOwnNorm) {
+  auto grads = [] {
+    torch::Tensor a = torch::zeros({2}).requires_grad_(), b = torch::zeros({1}).requires_grad_();
+    a.mutable_grad() = torch::tensor({3.0f, 0.0f});
+    b.mutable_grad() = torch::tensor({0.5f});
+    return std::vector<torch::Tensor>{a, b};
+  };
+  auto per = grads();
+  EXPECT_NEAR(clip_gradients(per, 1.0, ClipMode::kPerParameter), std::sqrt(9.25), 1e-6);
+  EXPECT_NEAR(per[0].grad()[0].item<double>(), 3.0 / (3.0 + 1e-6), 1e-6);  // down to norm 1
+  EXPECT_NEAR(per[1].grad()[0].item<double>(), 0.5, 1e-7);                 // under 1: as it was
+  auto global = grads();
+  EXPECT_NEAR(clip_gradients(global, 1.0, ClipMode::kGlobal), std::sqrt(9.25), 1e-6);
+  EXPECT_NEAR(global[0].grad()[0].item<double>(), 3.0 / std::sqrt(9.25), 1e-5);
+  EXPECT_NEAR(global[1].grad()[0].item<double>(), 0.5 / std::sqrt(9.25), 1e-5);
+  auto off = grads();
+  EXPECT_NEAR(clip_gradients(off, 0.0, ClipMode::kPerParameter), std::sqrt(9.25), 1e-6);
+  EXPECT_NEAR(off[0].grad()[0].item<double>(), 3.0, 1e-7);  // measured only
+  EXPECT_EQ(parse_clip_mode("per_parameter"), ClipMode::kPerParameter);
+  EXPECT_EQ(to_string(ClipMode::kGlobal), "global");
+  EXPECT_THROW(parse_clip_mode("per-parameter"), InputError);
+}
+
 TEST(OptimizerOptionsTest, JsonRoundTripAndTypeErrors) {
   OptimizerOptions o;
   o.kind = OptimizerKind::kAdamax;

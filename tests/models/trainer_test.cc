@@ -165,6 +165,58 @@ TEST(LossTest, UnilmKlMatchesTheOfficialLabelSmoothingLoss) {
   EXPECT_NEAR(lu.item<double>() - klu.item<double>(), h, 1e-4);  // ours = official + 1.3526 here
 }
 
+// The two forms' gradients with respect to the logits are softmax(logits) - q, q the smoothed
+// target: uniform (1 - eps)·onehot + eps/V; unilm 1 - eps on the label, eps/(V-2) on the others
+// but [PAD] (id 0), 0 on [PAD]. The unilm form's loss is the KL that UniLM v1 logs.
+TEST(LossTest, UnilmFormTrainsOnTheOfficialKlAndItsGradient) {
+  torch::manual_seed(2);
+  const int64_t N = 5, V = 9;
+  const double eps = 0.2;
+  torch::Tensor labels = torch::tensor({3, 8, 1, 5, 3}, torch::kInt64);
+  for (const LabelSmoothing form : {LabelSmoothing::kUniform, LabelSmoothing::kUnilm}) {
+    torch::Tensor logits = torch::randn({N, V}, torch::kDouble).requires_grad_();
+    torch::Tensor kl;
+    auto [loss, nll] = label_smoothed_nll(logits, labels, eps, &kl, form);
+    loss.backward();
+    torch::Tensor q;
+    if (form == LabelSmoothing::kUniform) {
+      q = torch::full({N, V}, eps / V, torch::kDouble);
+      q.scatter_add_(1, labels.view({-1, 1}), torch::full({N, 1}, 1.0 - eps, torch::kDouble));
+    } else {
+      q = torch::full({N, V}, eps / double(V - 2), torch::kDouble);
+      q.select(1, 0).fill_(0.0);
+      q.scatter_(1, labels.view({-1, 1}), 1.0 - eps);
+      EXPECT_NEAR(loss.item<double>(),
+                  unilm_reference_kl(logits.detach(), labels, eps).item<double>(), 1e-6);
+      EXPECT_NEAR(loss.item<double>(), kl.item<double>(), 1e-12);  // "loss" == "loss_unilm"
+    }
+    torch::Tensor expected = (torch::softmax(logits.detach(), -1) - q) / double(N);
+    EXPECT_LT((logits.grad() - expected).abs().max().item<double>(), 1e-6) << to_string(form);
+  }
+  EXPECT_EQ(parse_label_smoothing("unilm"), LabelSmoothing::kUnilm);
+  EXPECT_THROW(parse_label_smoothing("kl"), InputError);
+}
+
+// run.json keeps the two new keys only when set; a bad value is an InputError.
+TEST(TrainOptionsTest, SmoothingAndClipKeys) {
+  TrainOptions o;
+  EXPECT_FALSE(o.to_json().contains("smoothing"));
+  EXPECT_FALSE(o.to_json().contains("clip"));
+  o.smoothing = LabelSmoothing::kUnilm;
+  o.clip = ClipMode::kPerParameter;
+  const auto j = o.to_json();
+  EXPECT_EQ(j.at("smoothing"), "unilm");
+  EXPECT_EQ(j.at("clip"), "per_parameter");
+  TrainOptions back;
+  back.update_from_json(j, "run.json");
+  EXPECT_EQ(back.smoothing, LabelSmoothing::kUnilm);
+  EXPECT_EQ(back.clip, ClipMode::kPerParameter);
+  EXPECT_THROW(back.update_from_json(nlohmann::json{{"clip", "each"}}, "run.json"), InputError);
+  TrainOptions eg = o;
+  eg.arch = "ernie-gen";
+  EXPECT_NO_THROW(eg.validate());  // each flow takes the chosen form
+}
+
 // A tiny generated task, tokenised by word index.
 std::vector<Seq2SeqExample> tiny_task(int64_t* vocab) {
   SyntheticTaskOptions o;
@@ -419,6 +471,47 @@ TEST(TrainerTest, LossFallsOnAToyTask) {
   double tail = 0;
   for (size_t i = 0; i < 5; ++i) tail += r.losses[r.losses.size() - 1 - i] / 5;
   EXPECT_LT(tail, r.losses[0] * 0.95);
+}
+
+// The official forms end to end: smoothing unilm trains on the logged KL (log.jsonl "loss" ==
+// "loss_unilm" on every line); per-parameter clipping logs the global norm and gives other
+// weights than global clipping from the same start when the norm exceeds the threshold.
+TEST(TrainerTest, UnilmSmoothingAndPerParameterClipping) {
+  int64_t vocab = 0;
+  auto data = tiny_task(&vocab);
+  TrainOptions o;
+  o.optim.lr = 3e-3;
+  o.max_steps = 3;
+  o.batch_tokens = 16 * 12;
+  o.batch_size = 16;
+  o.max_grad_norm = 0.05;  // below every step's norm: both modes clip
+  o.progress = false;
+  o.smoothing = LabelSmoothing::kUnilm;
+  std::map<std::string, torch::Tensor> weights;
+  for (const ClipMode clip : {ClipMode::kGlobal, ClipMode::kPerParameter}) {
+    o.clip = clip;
+    testing::TempDir tmp;
+    const std::string dir = (tmp.path() / "run").string();
+    RunDir run(dir);
+    run.create(o.to_json(), BertConfig::tiny(vocab, 0.1), "v\n");
+    UnilmModel m = fresh_model(vocab);
+    train_seq2seq(m, data, tiny_ids(vocab), o, &run, false);
+    std::ifstream log(dir + "/log.jsonl");
+    std::string line;
+    int lines = 0;
+    while (std::getline(log, line)) {
+      const auto j = nlohmann::json::parse(line);
+      if (!j.contains("loss_unilm")) continue;
+      EXPECT_DOUBLE_EQ(j.at("loss").get<double>(), j.at("loss_unilm").get<double>()) << line;
+      EXPECT_GT(j.at("grad_norm").get<double>(), o.max_grad_norm);
+      ++lines;
+    }
+    EXPECT_EQ(lines, 3);
+    weights[to_string(clip)] =
+        m->named_parameters()["bert.embeddings.word_embeddings.weight"].clone();
+    std::filesystem::remove_all(dir);
+  }
+  EXPECT_FALSE(torch::allclose(weights["global"], weights["per_parameter"]));
 }
 
 }  // namespace

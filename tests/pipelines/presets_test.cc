@@ -146,8 +146,11 @@ TEST(ResolvePresetTest, TrainOptionsWriteRunJsonKeysInTheirOrder) {
   t.skip_nonfinite = true;
   t.arch = "ernie-gen";
   t.data.target_bos = true;
+  t.smoothing = models::LabelSmoothing::kUnilm;
+  t.clip = models::ClipMode::kPerParameter;
   std::vector<std::string> all = base;
   all.insert(all.begin() + 9, "no_train");
+  all.insert(all.begin() + 17, {"smoothing", "clip"});  // after label_smoothing
   for (const char* k :
        {"skip_nonfinite", "arch", "span_lambda", "span_bigrams", "span_trigrams", "target_bos"})
     all.push_back(k);

@@ -83,8 +83,10 @@ int cmd_pretrain(const Args& args) {
       "checkpoint and stop after N steps of this call")(
       "resume", po::bool_switch(),
       "continue RUN from its checkpoint (other training flags are ignored)")(
-      "no-lowercase", po::bool_switch(), "cased tokenizer")("no-progress", po::bool_switch(),
-                                                            "no progress on stderr")(
+      "lowercase", po::bool_switch(),
+      "uncased tokenizer (default: as the vocabulary: upper-case pieces mean cased)")(
+      "no-lowercase", po::bool_switch(), "cased tokenizer (default: as the vocabulary)")(
+      "no-progress", po::bool_switch(), "no progress on stderr")(
       "json", po::bool_switch(), "print a JSON summary (last line)");
   add_option_flags<models::PretrainOptions>(desc);  // the options' fields
   add_warmup_flag(desc, "warm-up: steps if >= 1, else a fraction of the total (default 0.05)");
@@ -112,7 +114,8 @@ int cmd_pretrain(const Args& args) {
   if (vm.count("dropout")) p.dropout = vm["dropout"].as<double>();
   t.stop_after = vm["stop-after"].as<int64_t>();
   t.progress = !vm["no-progress"].as<bool>() && main_rank;
-  p.lowercase = !vm["no-lowercase"].as<bool>();
+  // A resumed run keeps run.json's casing; a new one follows --vocab unless a flag says.
+  p.lowercase = lowercase_from_flags(vm, "", p.resume ? std::string() : p.vocab);
   p.device = device_flags(vm);
 
   p.backend = vm["backend"].as<std::string>();
