@@ -56,7 +56,7 @@ using Form = tasks::GptForm;  // GPT Figure 1's input transformation of a task (
 
 // Figure 1's transformations of a non-GLUE example.
 GptFeature task_feature(const tasks::GptTaskExample& e, Form form, const models::BpeTokenizer& tok,
-                        int max_len) {
+                        int max_len, bool per_text_cut) {
   auto ids = [&](const std::string& t) { return bpe_ids(tok, t); };
   GptFeature f;
   f.label = e.label;
@@ -73,29 +73,15 @@ GptFeature task_feature(const tasks::GptTaskExample& e, Form form, const models:
     f.seqs.push_back(std::move(s));
     return f;
   }
-  // Multiple choice: [start] context [delim] answer_k [extract]; the document (texts[0]) is cut at
-  // its end first, then the answer, so that the question (texts[1]) is kept.
-  std::vector<int32_t> doc = ids(e.texts.at(0)),
-                       q = e.texts.size() > 1 ? ids(e.texts[1]) : std::vector<int32_t>{};
-  for (const auto& choice : e.choices) {
-    std::vector<int32_t> d = doc, a = ids(choice), qq = q;
-    while (d.size() + qq.size() + a.size() > budget) {
-      if (!d.empty())
-        d.pop_back();
-      else if (a.size() > qq.size())
-        a.pop_back();
-      else
-        qq.pop_back();
-    }
-    std::vector<int32_t> s = {tok.start_id()};
-    s.insert(s.end(), d.begin(), d.end());
-    s.insert(s.end(), qq.begin(), qq.end());
-    s.push_back(tok.delimiter_id());
-    s.insert(s.end(), a.begin(), a.end());
-    s.push_back(tok.classify_id());
-    f.seqs.push_back(std::move(s));
-  }
-  return f;
+  // Multiple choice (models::gpt_choice_feature): story-cloze as the release's transform_roc,
+  // the others (RACE) with the document cut first so that the question is kept.
+  std::vector<std::vector<int32_t>> choices;
+  for (const auto& c : e.choices) choices.push_back(ids(c));
+  return models::gpt_choice_feature(
+      ids(e.texts.at(0)), e.texts.size() > 1 ? ids(e.texts[1]) : std::vector<int32_t>{}, choices,
+      e.label, max_len,
+      per_text_cut ? models::GptChoiceCut::kPerText : models::GptChoiceCut::kDocumentFirst,
+      {tok.start_id(), tok.delimiter_id(), tok.classify_id()});
 }
 
 // One split of either family.
@@ -484,7 +470,8 @@ class GptStages : public RunStages {
       for (const auto& r : sp.glue->rows)
         f.push_back(glue_feature(r, form_, tok(), max_len_, sp.glue->regression()));
     else
-      for (const auto& e : sp.gpt->examples) f.push_back(task_feature(e, form_, tok(), max_len_));
+      for (const auto& e : sp.gpt->examples)
+        f.push_back(task_feature(e, form_, tok(), max_len_, task_.name == "story-cloze"));
     return f;
   }
 

@@ -38,8 +38,11 @@
 //   snli, scitail (entailment)               [start] premise [delim] hypothesis [extract]
 //   race*, story-cloze (multiple choice)     [start] document question [delim] answer_k [extract]
 //                                            per option (story-cloze: the four sentences and
-//                                            each ending), softmax over k; the document is cut
-//                                            at its end when a sequence is too long
+//                                            each ending), softmax over k; race: the document is
+//                                            cut at its end when a sequence is too long;
+//                                            story-cloze: the story and each ending cut to their
+//                                            first max_seq_len/2 − 2 tokens, as the release's
+//                                            transform_roc (models::gpt_choice_feature)
 // Training: models::train_gpt (loss L2 + λ·L1, λ = lm_coef; RUN/log.jsonl logs loss, task_loss,
 // lm_loss). Prediction: argmax of the head (STS-B: the value).
 //

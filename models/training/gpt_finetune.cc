@@ -67,6 +67,42 @@ torch::Tensor head_output(GptModel& model, const torch::Tensor& ext, const GptBa
 
 }  // namespace
 
+GptFeature gpt_choice_feature(const std::vector<int32_t>& document,
+                              const std::vector<int32_t>& question,
+                              const std::vector<std::vector<int32_t>>& choices, int64_t label,
+                              int64_t max_len, GptChoiceCut cut, const GptSpecialIds& ids) {
+  GptFeature f;
+  f.label = label;
+  const size_t budget = static_cast<size_t>(std::max<int64_t>(0, max_len - 3));
+  const size_t cap = static_cast<size_t>(std::max<int64_t>(0, max_len / 2 - 2));
+  for (const auto& choice : choices) {
+    std::vector<int32_t> d = document, qq = question, a = choice;
+    if (cut == GptChoiceCut::kPerText) {
+      d.insert(d.end(), qq.begin(), qq.end());
+      qq.clear();
+      if (d.size() > cap) d.resize(cap);
+      if (a.size() > cap) a.resize(cap);
+    } else {
+      while (d.size() + qq.size() + a.size() > budget) {
+        if (!d.empty())
+          d.pop_back();
+        else if (a.size() > qq.size())
+          a.pop_back();
+        else
+          qq.pop_back();
+      }
+    }
+    std::vector<int32_t> s = {ids.start};
+    s.insert(s.end(), d.begin(), d.end());
+    s.insert(s.end(), qq.begin(), qq.end());
+    s.push_back(ids.delimiter);
+    s.insert(s.end(), a.begin(), a.end());
+    s.push_back(ids.extract);
+    f.seqs.push_back(std::move(s));
+  }
+  return f;
+}
+
 GptBatch make_gpt_batch(const std::vector<GptFeature>& features, const std::vector<size_t>& idx,
                         int64_t pad_id) {
   GptBatch b;

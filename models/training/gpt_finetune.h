@@ -27,6 +27,8 @@
 // optimizer, schedule, checkpoints and resume are models/training/train_loop.h's; each log line holds
 // "loss" (L3), "task_loss" (L2) and "lm_loss" (L1, also when λ = 0 it is omitted).
 // Dropout is re-seeded per micro-batch from (seed, step, j), as the other fine-tuning loops.
+// Checked (tests/models/gpt_double_heads_parity_test.cc) against HF v4.30.2
+// OpenAIGPTDoubleHeadsModel (losses, mc logits, gradients) and the release's transform_roc.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -50,6 +52,27 @@ struct GptFeature {
   int64_t label = 0;
   float target = 0.0f;
 };
+
+// Figure 1's multiple-choice transformation on token ids: one sequence per choice,
+// [start] context [delimiter] choice_k [extract], context = document ++ question. The cut that
+// keeps every sequence within max_len tokens:
+//   kPerText        openai/finetune-transformer-lm train.py transform_roc (ROCStories, the only
+//                   task of the released code; HF run_openai_gpt.py ports it): the context and each
+//                   choice cut to their first max_len/2 − 2 tokens (its max_len = n_ctx//2 − 2),
+//                   so a sequence has at most max_len − 1 tokens
+//   kDocumentFirst  ours (the release has no code for longer documents, e.g. RACE): the document
+//                   cut at its end first, then the longer of choice and question, until context +
+//                   choice ≤ max_len − 3 (the question is kept)
+// The release's positions (ids n_vocab + n_special + t in its one embedding table) are the rows t
+// of positions_embed here; its mask is attention_mask, its pool_idx (first extract token) `last`.
+enum class GptChoiceCut { kPerText, kDocumentFirst };
+struct GptSpecialIds {
+  int32_t start = 0, delimiter = 0, extract = 0;
+};
+GptFeature gpt_choice_feature(const std::vector<int32_t>& document,
+                              const std::vector<int32_t>& question,
+                              const std::vector<std::vector<int32_t>>& choices, int64_t label,
+                              int64_t max_len, GptChoiceCut cut, const GptSpecialIds& ids);
 
 // A padded batch of B examples with N sequences each: ids/mask [B·N, T], last [B·N] (index of each
 // extract token), labels/targets [B].

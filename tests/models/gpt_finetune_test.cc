@@ -245,5 +245,26 @@ TEST(GptFinetuneTest, BadTrainingInputsAreInputErrors) {
                InputError);
 }
 
+// gpt_choice_feature's two cuts (the per-text one is checked against the release's transform_roc
+// in gpt_double_heads_parity_test.cc): the document-first cut keeps the question and the answer.
+TEST(GptFinetuneTest, ChoiceFeatureCuts) {
+  const GptSpecialIds ids{kStart, kDelim, kExtract};
+  const std::vector<int32_t> doc = {1, 2, 3, 4, 5, 6}, q = {7, 8};
+  const std::vector<std::vector<int32_t>> choices = {{1}, {2, 3, 4}};
+  GptFeature f = gpt_choice_feature(doc, q, choices, 1, 9, GptChoiceCut::kDocumentFirst, ids);
+  EXPECT_EQ(f.label, 1);
+  ASSERT_EQ(f.seqs.size(), 2u);
+  // budget 9 − 3 = 6 tokens of document + question + answer.
+  EXPECT_EQ(f.seqs[0], (std::vector<int32_t>{kStart, 1, 2, 3, 7, 8, kDelim, 1, kExtract}));
+  EXPECT_EQ(f.seqs[1], (std::vector<int32_t>{kStart, 1, 7, 8, kDelim, 2, 3, 4, kExtract}));
+  // Nothing left of the document: the longer of answer and question is cut next.
+  f = gpt_choice_feature(doc, q, {{1, 2, 3, 4}}, 0, 6, GptChoiceCut::kDocumentFirst, ids);
+  EXPECT_EQ(f.seqs[0], (std::vector<int32_t>{kStart, 7, kDelim, 1, 2, kExtract}));
+  // Per text: document ++ question and each answer cut to their first 9/2 − 2 = 2 tokens.
+  f = gpt_choice_feature(doc, q, choices, 0, 9, GptChoiceCut::kPerText, ids);
+  EXPECT_EQ(f.seqs[0], (std::vector<int32_t>{kStart, 1, 2, kDelim, 1, kExtract}));
+  EXPECT_EQ(f.seqs[1], (std::vector<int32_t>{kStart, 1, 2, kDelim, 2, 3, kExtract}));
+}
+
 }  // namespace
 }  // namespace unieval::models::gpt_finetune_test
