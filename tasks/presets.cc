@@ -98,6 +98,9 @@ Preset ernie(const ErnieRecipe& r) {
   p.train["max_tgt_len"] = r.max_tgt;
   p.train["arch"] = "ernie-gen";
   p.train["noise_prob"] = r.noise;
+  // Not in the paper; what produced its numbers (PaddlePaddle/ERNIE `repro`, the released configs'
+  // random_noise): each target position, [SEP] included, noised with probability rho.
+  p.train["noise_rule"] = "per_position";
   p.train["span_lambda"] = 1.0;
   p.decode["beam"] = r.beam;
   p.decode["max_len"] = r.decode_max_len;

@@ -36,6 +36,16 @@ std::string shape_str(const torch::Tensor& t) {
 
 }  // namespace
 
+NoiseRule parse_noise_rule(const std::string& name) {
+  if (name == "count") return NoiseRule::kCount;
+  if (name == "per_position") return NoiseRule::kPerPosition;
+  throw InputError("unknown noise rule '" + name + "' (count or per_position)");
+}
+
+std::string to_string(NoiseRule rule) {
+  return rule == NoiseRule::kCount ? "count" : "per_position";
+}
+
 void ErnieGenOptions::validate() const {
   if (!(lambda >= 0.0 && lambda <= 1.0)) throw InputError("--span-lambda must be in [0, 1]");
   if (!(noise_prob >= 0.0 && noise_prob < 1.0)) throw InputError("--noise-prob must be in [0, 1)");
@@ -296,9 +306,18 @@ ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples,
     for (int64_t w : ex.tgt) in[b][t] = w, ty[b][t++] = data.target_type;
     in[b][t] = ids.sep, ty[b][t++] = data.target_type;
     batch.tokens += t;
-    // Noise-aware generation: floor(ρ·|S2|) target words replaced in T' (labels stay true).
+    // Noise-aware generation: target tokens replaced in T' (labels stay true).
     const int64_t n_words = static_cast<int64_t>(ex.tgt.size());
-    const int64_t n_noise = static_cast<int64_t>(std::floor(eg.noise_prob * double(n_words)));
+    if (eg.noise_rule == NoiseRule::kPerPosition && eg.noise_prob > 0) {
+      // The paper code: each of "S2 [SEP]" with probability ρ, by any token of the vocabulary.
+      std::uniform_real_distribution<double> coin(0.0, 1.0);
+      std::uniform_int_distribution<int64_t> any_token(0, ids.vocab_size - 1);
+      for (int64_t p = src[b]; p < src[b] + tgt[b]; ++p)
+        if (coin(rng) < eg.noise_prob) in[b][p] = any_token(rng), nz[b][p] = 1;
+    }
+    const int64_t n_noise = eg.noise_rule == NoiseRule::kCount
+                                ? static_cast<int64_t>(std::floor(eg.noise_prob * double(n_words)))
+                                : 0;
     if (n_noise > 0) {
       std::vector<int64_t> pos(n_words);
       std::iota(pos.begin(), pos.end(), src[b]);

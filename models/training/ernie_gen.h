@@ -30,12 +30,16 @@
 // every target word and [ATTN], and is not predicted; the [ATTN]s stand at the positions of
 // "S2 [SEP]" as before.
 //
-// Noise (ρ, ERNIE-GEN's noise_prob): floor(ρ · |S2|) positions of S2 drawn without replacement are
-// replaced in T' by a token uniform over the regular vocabulary; the closing [SEP] is never noised.
-// This is the later ERNIE dygraph port's rule (a fixed count), not the paper code's: the `repro`
-// branch of PaddlePaddle/ERNIE (ernie-gen/reader/seq2seq_reader.py) noises each position after the
-// target's [CLS], the closing [SEP] included, with probability ρ, by a token uniform over the whole
-// vocabulary, special tokens included (tests/parity/fixtures/ernie_gen_masks.json records it).
+// Noise (ρ, ERNIE-GEN's noise_prob), two rules (ErnieGenOptions::noise_rule):
+//   kCount (default): floor(ρ · |S2|) positions of S2 drawn without replacement are replaced in T'
+//     by a token uniform over the regular vocabulary; the closing [SEP] is never noised. The later
+//     ERNIE dygraph port's rule (a fixed count).
+//   kPerPosition: the paper code's rule (the `repro` branch of PaddlePaddle/ERNIE,
+//     ernie-gen/reader/seq2seq_reader.py, random_noise): every position of "S2 [SEP]" (after the
+//     target's [CLS] when there is one), the closing [SEP] included, is replaced with probability
+//     ρ, each by itself, by a token uniform over the whole vocabulary, special tokens included
+//     (tests/parity/fixtures/ernie_gen_masks.json records a batch of it; the draws come from
+//     Python's `random` there and from the run's generator here).
 //
 // Loss (Eq. 7): λ · CE(word flow) + (1 − λ) · CE(span flow), both over every target position,
 // label-smoothed (models/training/trainer.h); the paper's λ is 0.5 in pre-training and 1.0 in fine-tuning,
@@ -63,6 +67,7 @@
 // |-----------------|---------|--------------------------------------------------------------|
 // | lambda          | 1.0     | λ of Eq. 7: weight of the word-by-word flow (1 = no span flow)|
 // | noise_prob      | 0.0     | ρ (ρ_p in pre-training, ρ_f in fine-tuning)                   |
+// | noise_rule      | count   | count (floor(ρ·|S2|) words) or per_position (the paper code)  |
 // | top_bigrams     | 200000  | bigrams kept in V_span (§3.3)                                  |
 // | top_trigrams    | 50000   | trigrams kept in V_span                                        |
 // | fragment_ratio  | 0.25    | γ of §3.1                                                      |
@@ -81,12 +86,22 @@
 
 namespace unieval::models {
 
+// The noise rule (header comment): "count" | "per_position".
+enum class NoiseRule { kCount, kPerPosition };
+NoiseRule parse_noise_rule(const std::string& name);
+std::string to_string(NoiseRule rule);
+inline std::string field_to_string(NoiseRule rule) { return to_string(rule); }
+inline NoiseRule field_from_string(const std::string& name, NoiseRule) {
+  return parse_noise_rule(name);
+}
+
 struct ErnieGenOptions {
-  double lambda = 1.0;           // word-flow weight (Eq. 7)
-  double noise_prob = 0.0;       // noising rate ρ
-  int64_t top_bigrams = 200000;  // V_span bigrams
-  int64_t top_trigrams = 50000;  // V_span trigrams
-  double fragment_ratio = 0.25;  // γ (pre-training fragments)
+  double lambda = 1.0;                       // word-flow weight (Eq. 7)
+  double noise_prob = 0.0;                   // noising rate ρ
+  NoiseRule noise_rule = NoiseRule::kCount;  // how ρ is applied (header comment)
+  int64_t top_bigrams = 200000;              // V_span bigrams
+  int64_t top_trigrams = 50000;              // V_span trigrams
+  double fragment_ratio = 0.25;              // γ (pre-training fragments)
 
   void validate() const;  // InputError naming the option
 };

@@ -150,6 +150,11 @@ struct PretrainOptions {
     v(Field("noise_prob", "ernie-gen: noising rate rho_p of the target (default 0.05)")
           .when(ernie_gen),
       s.ernie.noise_prob);
+    v(Field("noise_rule",
+            "ernie-gen: count (floor(rho*|target|) words) | per_position (each target token and "
+            "[SEP] with probability rho, as the paper code; default count)")
+          .when(ernie_gen && s.ernie.noise_rule != NoiseRule::kCount),
+      s.ernie.noise_rule);
     v(Field("span_bigrams",
             "ernie-gen: bigrams of the t-statistic span vocabulary (default 200000)")
           .when(ernie_gen),

@@ -193,6 +193,12 @@ struct TrainOptions {
             "span-by-span flow (default 1)")
           .when(ernie_gen),
       s.ernie.lambda);
+    v(Field("noise_rule",
+            "ernie-gen: count (floor(rho*|target|) words, the dygraph port) | per_position (each "
+            "target token and the closing [SEP] with probability rho, any vocabulary token: the "
+            "paper code)")
+          .when(ernie_gen && s.ernie.noise_rule != NoiseRule::kCount),
+      s.ernie.noise_rule);
     v(Field("span_bigrams", "ernie-gen: bigrams of the t-statistic span vocabulary (200000)")
           .when(ernie_gen),
       s.ernie.top_bigrams);

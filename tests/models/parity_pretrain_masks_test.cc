@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -225,8 +226,10 @@ TEST(ErnieGenParityTest, MultiFlowBatchMatchesOfficialReader) {
 
 // The official noise (ρ = 0.5, Python's `random`, recorded for reference): what is noised is only
 // ever the target stream after its [CLS] (target words and the closing [SEP]); the masks, types,
-// positions, query inputs and labels are those of the clean batch. Ours noises target words only,
-// a fixed count (a documented choice, models/training/ernie_gen.h), so the draws are not compared.
+// positions, query inputs and labels are those of the clean batch. Ours under noise_rule
+// per_position (the paper code's rule, the ERNIE-GEN presets) can change exactly that set and
+// nothing else; under the default count rule, target words only. The draws themselves (Python's
+// generator against ours) are not compared.
 TEST(ErnieGenParityTest, OfficialNoiseLeavesEverythingButTargetTokens) {
   const ErnieGenCase c = ernie_gen_case();
   const auto& clean = c.fx["batches"]["clean"];
@@ -248,16 +251,27 @@ TEST(ErnieGenParityTest, OfficialNoiseLeavesEverythingButTargetTokens) {
   // Ours under the same ρ: only target words change, and the rest of the batch is the clean one.
   std::vector<size_t> idx(c.examples.size());
   for (size_t i = 0; i < idx.size(); ++i) idx[i] = i;
-  ErnieGenOptions eg;
-  eg.noise_prob = noised["noise_prob"];
-  std::mt19937_64 rng(7);
-  const ErnieGenBatch ours = make_ernie_gen_batch(c.examples, idx, c.data, eg, c.ids, nullptr, rng);
-  for (size_t e = 0; e < a.size(); ++e)
-    for (size_t t = 0; t < a[e].size(); ++t)
-      if (ours.context.input_ids[e][t].item<int64_t>() != a[e][t]) {
-        EXPECT_GT(static_cast<int64_t>(t), tgt_start[e]) << "example " << e;
-        EXPECT_EQ(ours.noised[e][t].item<int64_t>(), 1);
-      }
+  for (const NoiseRule rule : {NoiseRule::kCount, NoiseRule::kPerPosition}) {
+    ErnieGenOptions eg;
+    eg.noise_prob = noised["noise_prob"];
+    eg.noise_rule = rule;
+    std::set<int64_t> sep_noised;  // examples whose closing [SEP] was noised, over 50 draws
+    for (uint64_t seed = 0; seed < 50; ++seed) {
+      std::mt19937_64 rng(seed);
+      const ErnieGenBatch ours =
+          make_ernie_gen_batch(c.examples, idx, c.data, eg, c.ids, nullptr, rng);
+      for (size_t e = 0; e < a.size(); ++e)
+        for (size_t t = 0; t < a[e].size(); ++t)
+          if (ours.noised[e][t].item<int64_t>() == 1) {
+            EXPECT_GT(static_cast<int64_t>(t), tgt_start[e]) << "example " << e;
+            if (t + 1 == a[e].size()) sep_noised.insert(static_cast<int64_t>(e));
+          } else {
+            EXPECT_EQ(ours.context.input_ids[e][t].item<int64_t>(), a[e][t]);
+          }
+    }
+    // The closing [SEP]: the paper code's rule noises it, the count rule never does.
+    EXPECT_EQ(sep_noised.empty(), rule == NoiseRule::kCount) << to_string(rule);
+  }
 }
 
 }  // namespace

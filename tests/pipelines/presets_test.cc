@@ -148,11 +148,12 @@ TEST(ResolvePresetTest, TrainOptionsWriteRunJsonKeysInTheirOrder) {
   t.data.target_bos = true;
   t.smoothing = models::LabelSmoothing::kUnilm;
   t.clip = models::ClipMode::kPerParameter;
+  t.ernie.noise_rule = models::NoiseRule::kPerPosition;
   std::vector<std::string> all = base;
   all.insert(all.begin() + 9, "no_train");
   all.insert(all.begin() + 17, {"smoothing", "clip"});  // after label_smoothing
-  for (const char* k :
-       {"skip_nonfinite", "arch", "span_lambda", "span_bigrams", "span_trigrams", "target_bos"})
+  for (const char* k : {"skip_nonfinite", "arch", "span_lambda", "noise_rule", "span_bigrams",
+                        "span_trigrams", "target_bos"})
     all.push_back(k);
   EXPECT_EQ(keys_in_order(t.to_json()), all);
   EXPECT_EQ(train_option_keys(), std::set<std::string>(all.begin(), all.end()));
@@ -239,9 +240,10 @@ TEST(ResolvePresetTest, PretrainOptionsRoundTripInRunJsonOrder) {
   p.tokens = 5000;
   p.warmup_steps = 7;
   p.ernie.fragment_ratio = 0.3;
+  p.ernie.noise_rule = models::NoiseRule::kPerPosition;
   p.optim.weight_decay = 0.0;
   std::vector<std::string> all = base;
-  for (const char* k : {"skip_nonfinite", "span_lambda", "noise_prob", "span_bigrams",
+  for (const char* k : {"skip_nonfinite", "span_lambda", "noise_prob", "noise_rule", "span_bigrams",
                         "span_trigrams", "fragment_ratio"})
     all.push_back(k);
   const nlohmann::ordered_json j = p.to_json();
@@ -251,6 +253,7 @@ TEST(ResolvePresetTest, PretrainOptionsRoundTripInRunJsonOrder) {
   EXPECT_EQ(back.to_json().dump(), j.dump());
   EXPECT_EQ(back.data.segments, "bert");
   EXPECT_DOUBLE_EQ(back.ernie.fragment_ratio, 0.3);
+  EXPECT_EQ(back.ernie.noise_rule, models::NoiseRule::kPerPosition);
   try {
     back.update_from_json(nlohmann::json{{"fragment_ration", 0.2}}, "run.json");
     FAIL() << "no error";
