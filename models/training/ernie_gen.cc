@@ -254,7 +254,8 @@ MultiFlowOutput multi_flow_forward(UnilmModel& model, const FlowInput& context,
 ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples,
                                    const std::vector<size_t>& idx, const Seq2SeqDataOptions& data,
                                    const ErnieGenOptions& eg, const SpecialIds& ids,
-                                   const SpanVocab* span_vocab, std::mt19937_64& rng) {
+                                   const SpanVocab* span_vocab, std::mt19937_64& rng,
+                                   NoiseReplay* replay) {
   const bool with_span = eg.lambda < 1.0;
   if (with_span && !span_vocab)
     throw InputError("the span-by-span flow (lambda < 1) needs a span vocabulary");
@@ -312,8 +313,20 @@ ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples,
       // The paper code: each of "S2 [SEP]" with probability ρ, by any token of the vocabulary.
       std::uniform_real_distribution<double> coin(0.0, 1.0);
       std::uniform_int_distribution<int64_t> any_token(0, ids.vocab_size - 1);
+      auto draw_coin = [&] {
+        if (!replay) return coin(rng);
+        if (replay->next_coin >= replay->coins.size())
+          throw InputError("noise replay: out of coins");
+        return replay->coins[replay->next_coin++];
+      };
+      auto draw_token = [&] {
+        if (!replay) return any_token(rng);
+        if (replay->next_token >= replay->tokens.size())
+          throw InputError("noise replay: out of tokens");
+        return replay->tokens[replay->next_token++];
+      };
       for (int64_t p = src[b]; p < src[b] + tgt[b]; ++p)
-        if (coin(rng) < eg.noise_prob) in[b][p] = any_token(rng), nz[b][p] = 1;
+        if (draw_coin() < eg.noise_prob) in[b][p] = draw_token(), nz[b][p] = 1;
     }
     const int64_t n_noise = eg.noise_rule == NoiseRule::kCount
                                 ? static_cast<int64_t>(std::floor(eg.noise_prob * double(n_words)))

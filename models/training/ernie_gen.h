@@ -167,12 +167,22 @@ struct ErnieGenBatch {
   int64_t tokens = 0;          // non-padding tokens of X
 };
 
+// Given noise draws for the per_position rule, used in order instead of rng's: per target
+// position a coin in [0, 1) (noised when < ρ) and, for a noised one, its token (parity tests
+// replay the official reader's Python `random` draws). Running out is an InputError.
+struct NoiseReplay {
+  std::vector<double> coins;
+  std::vector<int64_t> tokens;
+  size_t next_coin = 0, next_token = 0;
+};
+
 // Packs examples[idx...] (already truncated). span_vocab: needed when eg.lambda < 1 (InputError
-// otherwise). rng draws the noise.
+// otherwise). rng draws the noise (replay, when given, the per_position rule's draws).
 ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples,
                                    const std::vector<size_t>& idx, const Seq2SeqDataOptions& data,
                                    const ErnieGenOptions& eg, const SpecialIds& ids,
-                                   const SpanVocab* span_vocab, std::mt19937_64& rng);
+                                   const SpanVocab* span_vocab, std::mt19937_64& rng,
+                                   NoiseReplay* replay = nullptr);
 
 struct ErnieGenLoss {
   torch::Tensor loss;  // λ·word + (1−λ)·span, label-smoothed (backward() on this)

@@ -224,12 +224,12 @@ TEST(ErnieGenParityTest, MultiFlowBatchMatchesOfficialReader) {
             want_labels);
 }
 
-// The official noise (ρ = 0.5, Python's `random`, recorded for reference): what is noised is only
-// ever the target stream after its [CLS] (target words and the closing [SEP]); the masks, types,
-// positions, query inputs and labels are those of the clean batch. Ours under noise_rule
-// per_position (the paper code's rule, the ERNIE-GEN presets) can change exactly that set and
-// nothing else; under the default count rule, target words only. The draws themselves (Python's
-// generator against ours) are not compared.
+// The official noise (ρ = 0.3, Python's `random`): what is noised is only ever the target stream
+// after its [CLS] (target words and the closing [SEP]); the masks, types, positions, query inputs
+// and labels are those of the clean batch. Ours under noise_rule per_position (the paper code's
+// rule, the ERNIE-GEN presets) can change exactly that set and nothing else; under the default
+// count rule, target words only. Fed the official draws (NoiseReplay), per_position gives the
+// official noised batch token for token.
 TEST(ErnieGenParityTest, OfficialNoiseLeavesEverythingButTargetTokens) {
   const ErnieGenCase c = ernie_gen_case();
   const auto& clean = c.fx["batches"]["clean"];
@@ -272,6 +272,27 @@ TEST(ErnieGenParityTest, OfficialNoiseLeavesEverythingButTargetTokens) {
     // The closing [SEP]: the paper code's rule noises it, the count rule never does.
     EXPECT_EQ(sep_noised.empty(), rule == NoiseRule::kCount) << to_string(rule);
   }
+  // The official draws replayed: the same noised tokens, every draw used.
+  ErnieGenOptions eg;
+  eg.noise_prob = noised["noise_prob"];
+  eg.noise_rule = NoiseRule::kPerPosition;
+  NoiseReplay replay;
+  replay.coins = noised["draws"]["coins"].get<std::vector<double>>();
+  replay.tokens = noised["draws"]["tokens"].get<Ids>();
+  std::mt19937_64 unused(0);
+  const ErnieGenBatch ours =
+      make_ernie_gen_batch(c.examples, idx, c.data, eg, c.ids, nullptr, unused, &replay);
+  EXPECT_EQ(replay.next_coin, replay.coins.size());
+  EXPECT_EQ(replay.next_token, replay.tokens.size());
+  int noised_positions = 0;
+  for (size_t e = 0; e < b.size(); ++e)
+    for (size_t t = 0; t < b[e].size(); ++t) {
+      if (b[e][t] == c.ids.pad && a[e][t] == c.ids.pad) continue;  // padding
+      EXPECT_EQ(ours.context.input_ids[e][t].item<int64_t>(), b[e][t])
+          << "example " << e << " position " << t;
+      noised_positions += ours.noised[e][t].item<int64_t>() == 1;
+    }
+  EXPECT_EQ(noised_positions, static_cast<int>(replay.tokens.size()));
 }
 
 }  // namespace

@@ -17,9 +17,11 @@ mask, ids, tgt_pos). Stand-ins, not changes: a `paddle.fluid` module (only its L
 in the decode path), and the Python 2 builtins the code was written for (`map` and `range` returning
 lists, `xrange`) set in the two modules' namespaces. Settings as the released configs
 (configs/*/squad-qg_conf): tgt_type_id 3, continuous_position, random_noise, tokenized input.
-Batches: "clean" (noise_prob 0) and "noised" (noise_prob 0.5, `random.seed(7)` before the batch;
-the noise comes from Python's `random`, so it is recorded for reference, not reproducible by
-another generator).
+Batches: "clean" (noise_prob 0) and "noised" (noise_prob 0.3, `random.seed(7)` before the batch).
+The noise comes from Python's `random`; the reader's `random` is a recording stand-in (the real
+module's draws, in order), so the noised batch carries its draws ("draws": the coins of
+random.random() and the tokens of random.randint) for replaying them through another
+implementation of the rule.
 """
 import builtins
 import collections
@@ -50,6 +52,28 @@ def py2_range(*args):
 for module in (batching, seq2seq_reader):
     module.map, module.range = py2_map, py2_range
 seq2seq_reader.xrange = builtins.range
+
+
+class RecordingRandom:
+    """Stand-in for the reader's `random` module: the real module's draws, recorded in order (the
+    noise coins of random.random() and the tokens of random.randint), so that another
+    implementation of the rule can be fed the very same draws."""
+
+    def __init__(self):
+        self.coins, self.tokens = [], []
+
+    def random(self):
+        x = random.random()
+        self.coins.append(x)
+        return x
+
+    def randint(self, a, b):
+        x = random.randint(a, b)
+        self.tokens.append(x)
+        return x
+
+    def __getattr__(self, name):
+        return getattr(random, name)
 
 vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "[ATTN]", "[NOISE]"] + ["s%d" % i for i in range(1, 9)] + \
         ["t%d" % i for i in range(1, 7)]
@@ -88,8 +112,10 @@ out = {"official": {"repository": "https://github.com/PaddlePaddle/ERNIE", "bran
                     "command": "python3 tests/parity/gen/ernie_gen_masks.py ERNIE_GEN_DIR COMMIT OUT.json"},
        "vocab": vocab, "examples": [{"src": s.split(" "), "tgt": t.split(" ")} for s, t in EXAMPLES],
        "tgt_type_id": 3, "batches": {}}
-for name, noise_prob in (("clean", 0.0), ("noised", 0.5)):
+for name, noise_prob in (("clean", 0.0), ("noised", 0.3)):
     reader = make_reader(noise_prob)
+    recorder = RecordingRandom()
+    seq2seq_reader.random = recorder
     random.seed(7)
     batch = next(reader._prepare_batch_data(list(examples), batch_size=len(examples), phase="train"))
     assert len(batch) == len(names)
@@ -97,6 +123,8 @@ for name, noise_prob in (("clean", 0.0), ("noised", 0.5)):
     for key, value in zip(names, batch):
         rec[key] = squeeze(value)
     rec["tgt_start_idx"] = [reader._convert_example_to_record(e).tgt_start_idx for e in examples]
+    if noise_prob > 0:
+        rec["draws"] = {"coins": recorder.coins, "tokens": recorder.tokens}
     out["batches"][name] = rec
 os.unlink(vocab_file.name)
 with open(out_path, "w") as f:
