@@ -77,29 +77,34 @@ struct Piece {
   char tag = 's';
   JsonCursor::Span span;
 };
+Piece text(std::string literal) {
+  Piece p{};  // span value-initialised, as the aggregate form left it
+  p.literal = std::move(literal);
+  return p;
+}
 void walk_cursor(JsonCursor& c, std::vector<Piece>& plan) {
   char k = c.peek();
   if (k == '{') {
-    plan.push_back({"{"});
+    plan.push_back(text("{"));
     JsonCursor::Span key;
     for (auto obj = c.object(); obj.next(key);) {
       plan.push_back({"", true, 'k', key});
       walk_cursor(c, plan);
     }
-    plan.push_back({"}"});
+    plan.push_back(text("}"));
   } else if (k == '[') {
-    plan.push_back({"["});
+    plan.push_back(text("["));
     for (auto arr = c.array(); arr.next();) walk_cursor(c, plan);
-    plan.push_back({"]"});
+    plan.push_back(text("]"));
   } else if (k == '"') {
     plan.push_back({"", true, 's', c.string()});
   } else if (k == 't' || k == 'f' || k == 'n') {
     c.skip();  // the cursor has no literal accessor; skip checks the literal as the parser does
-    plan.push_back({k == 't' ? "true;" : k == 'f' ? "false;" : "null;"});
+    plan.push_back(text(k == 't' ? "true;" : k == 'f' ? "false;" : "null;"));
   } else {
     std::string s;
     append_number(s, c.number());
-    plan.push_back({s});
+    plan.push_back(text(s));
   }
 }
 
