@@ -335,11 +335,14 @@ std::string to_string(ClipMode mode) {
 
 double clip_gradients(const std::vector<torch::Tensor>& params, double max_norm, ClipMode mode) {
   if (mode == ClipMode::kGlobal) return clip_grad_norm(params, max_norm);
-  const double total = clip_grad_norm(params, 0.0);  // measured only
-  if (max_norm > 0)
-    for (const auto& p : params)
-      if (p.grad().defined()) clip_grad_norm({p}, max_norm);
-  return total;
+  // Each norm once: it scales its own gradient and adds to the global norm.
+  double total_sq = 0.0;
+  for (const auto& p : params) {
+    if (!p.grad().defined()) continue;
+    const double norm = clip_grad_norm({p}, max_norm);
+    total_sq += norm * norm;
+  }
+  return std::sqrt(total_sq);
 }
 
 double LinearSchedule::lr(int64_t step) const {
