@@ -60,6 +60,14 @@ bool has_repeated_run(const std::vector<std::string>& words) {
   return false;
 }
 
+bool has_glued_punctuation(const std::vector<std::string>& words) {
+  auto mark = [](char c) { return c == '?' || c == '!' || c == ',' || c == ';' || c == ':'; };
+  for (const auto& w : words)
+    if (w.size() >= 2 && mark(w.back()) && !mark(w[w.size() - 2]) && w[w.size() - 2] != '.')
+      return true;
+  return false;
+}
+
 OutputDiagnostics diagnose_outputs(const std::vector<std::string>& hyps,
                                    const std::vector<std::string>& first_refs) {
   if (!first_refs.empty() && first_refs.size() != hyps.size())
@@ -74,6 +82,7 @@ OutputDiagnostics diagnose_outputs(const std::vector<std::string>& hyps,
     hyp_words += static_cast<int64_t>(w.size());
     if (w.empty()) ++d.empty;
     if (has_repeated_run(w)) ++d.repeated;
+    if (has_glued_punctuation(w)) ++d.glued_hyps;
     d.most_common_count = std::max(d.most_common_count, ++counts[h]);
   }
   // Ties: the string that occurs first in the list.
@@ -86,7 +95,11 @@ OutputDiagnostics diagnose_outputs(const std::vector<std::string>& hyps,
   if (!hyps.empty()) d.mean_hyp_words = double(hyp_words) / double(hyps.size());
   if (!first_refs.empty()) {
     int64_t ref_words = 0;
-    for (const auto& r : first_refs) ref_words += static_cast<int64_t>(whitespace_words(r).size());
+    for (const auto& r : first_refs) {
+      const std::vector<std::string> w = whitespace_words(r);
+      ref_words += static_cast<int64_t>(w.size());
+      if (has_glued_punctuation(w)) ++d.glued_refs;
+    }
     d.mean_ref_words = double(ref_words) / double(first_refs.size());
     if (d.mean_ref_words > 0) d.length_ratio = d.mean_hyp_words / d.mean_ref_words;
   }
@@ -108,6 +121,23 @@ std::vector<std::string> diagnostic_warnings(const OutputDiagnostics& d) {
     w.push_back("hypotheses are " + fixed(*d.length_ratio, 2) +
                 " times as long as the references (" + fixed(d.mean_hyp_words, 1) + " vs " +
                 fixed(d.mean_ref_words, 1) + " words on average; outside 0.5-2)");
+  if (d.mean_ref_words > 0) {
+    const double hyp_share = double(d.glued_hyps) / n, ref_share = double(d.glued_refs) / n;
+    const std::string counts = std::to_string(d.glued_hyps) + of +
+                               percent(d.glued_hyps, d.hypotheses) + ") and " +
+                               std::to_string(d.glued_refs) + " of the first references (" +
+                               percent(d.glued_refs, d.hypotheses) + ")";
+    if (hyp_share - ref_share > kMaxGluedShareGap)
+      w.push_back(counts +
+                  " attach '?', '!', ',', ';' or ':' to a word (\"world?\"): the references "
+                  "are tokenised and the hypotheses are not, so those words never match "
+                  "(tokenise the hypotheses as the references; `unieval decode --no-clean-up` "
+                  "writes the references' form)");
+    else if (ref_share - hyp_share > kMaxGluedShareGap)
+      w.push_back(counts +
+                  " attach '?', '!', ',', ';' or ':' to a word (\"world?\"): the hypotheses "
+                  "are tokenised and the references are not, so those words never match");
+  }
   if (d.most_common_count > 1 && double(d.most_common_count) / n > kMaxMostCommonFraction)
     w.push_back("one hypothesis, " + quoted(d.most_common) + ", makes up " +
                 std::to_string(d.most_common_count) + of +
@@ -126,6 +156,8 @@ nlohmann::ordered_json to_json(const OutputDiagnostics& d) {
   j["mean_ref_words"] = d.mean_ref_words;
   j["length_ratio"] =
       d.length_ratio ? nlohmann::ordered_json(*d.length_ratio) : nlohmann::ordered_json();
+  if (d.mean_ref_words > 0)
+    j["glued_punctuation"] = {{"hypotheses", d.glued_hyps}, {"references", d.glued_refs}};
   return j;
 }
 
@@ -152,6 +184,13 @@ OutputDiagnostics diagnostics_from_json(const nlohmann::json& j) {
   d.mean_ref_words = number("mean_ref_words");
   if (j.contains("length_ratio") && j["length_ratio"].is_number())
     d.length_ratio = j["length_ratio"].get<double>();
+  if (j.contains("glued_punctuation") && j["glued_punctuation"].is_object()) {
+    const auto& g = j["glued_punctuation"];
+    if (g.contains("hypotheses") && g["hypotheses"].is_number())
+      d.glued_hyps = g["hypotheses"].get<int64_t>();
+    if (g.contains("references") && g["references"].is_number())
+      d.glued_refs = g["references"].get<int64_t>();
+  }
   return d;
 }
 

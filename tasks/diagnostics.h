@@ -28,11 +28,17 @@
 // | mean_ref_words     | mean words per reference; with several references per hypothesis, over    |
 // |                    | the FIRST reference of each (0 when the task scores without references)   |
 // | length_ratio       | mean_hyp_words / mean_ref_words (null without references or when 0)       |
+// | glued_punctuation  | {"hypotheses", "references"}: how many hypotheses, and how many first     |
+// |                    | references, have a word with '?', '!', ',', ';' or ':' attached to its     |
+// |                    | end ("world?"; a word of punctuation alone does not count). Absent without |
+// |                    | references                                                                |
 //
 // Warnings (diagnostic_warnings), each one line:
 //   more than 1% of the hypotheses empty; more than 5% repeated; length_ratio below 0.5 or
 //   above 2; one hypothesis string more than 20% of all (counted when it occurs at least twice:
-//   a string seen once is no collapse, however few the hypotheses).
+//   a string seen once is no collapse, however few the hypotheses); the share of hypotheses with
+//   glued punctuation more than 20 points above or below the references' (tokenised references,
+//   detokenised hypotheses, or the reverse: the words with the mark then never match).
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -51,6 +57,8 @@ struct OutputDiagnostics {
   double mean_hyp_words = 0;           // mean words per hypothesis
   double mean_ref_words = 0;           // mean words of the first reference (0: none)
   std::optional<double> length_ratio;  // mean_hyp_words / mean_ref_words (unset: no references)
+  int64_t glued_hyps = 0;              // hypotheses with glued punctuation (table above)
+  int64_t glued_refs = 0;              // first references with glued punctuation
 };
 
 // The thresholds of diagnostic_warnings().
@@ -59,6 +67,7 @@ constexpr double kMaxRepeatedFraction = 0.05;
 constexpr double kMinLengthRatio = 0.5;
 constexpr double kMaxLengthRatio = 2.0;
 constexpr double kMaxMostCommonFraction = 0.2;
+constexpr double kMaxGluedShareGap = 0.2;  // |hypotheses' share - references'| of glued punctuation
 constexpr int kRepeatRun = 3;  // a word this many times in a row makes a hypothesis "repeated"
 
 // Diagnostics of `hyps` against `first_refs` (the first reference of each hypothesis, aligned
@@ -71,6 +80,9 @@ OutputDiagnostics diagnose_outputs(const std::vector<std::string>& hyps,
 std::vector<std::string> whitespace_words(const std::string& text);
 // True when some word occurs kRepeatRun or more times in a row.
 bool has_repeated_run(const std::vector<std::string>& words);
+// True when some word ends in '?', '!', ',', ';' or ':' after a byte that is none of those nor '.'
+// ("world?", "says:"; not "?", "...?" or "?!").
+bool has_glued_punctuation(const std::vector<std::string>& words);
 
 // One line per abnormal value (thresholds above); empty when nothing is abnormal.
 std::vector<std::string> diagnostic_warnings(const OutputDiagnostics& d);

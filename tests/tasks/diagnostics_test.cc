@@ -99,9 +99,9 @@ TEST(DiagnosticsTest, JsonHasExactlyTheDocumentedNamesAndReadsBack) {
   const auto j = to_json(d);
   std::vector<std::string> names;
   for (const auto& [k, v] : j.items()) names.push_back(k);
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"hypotheses", "empty", "repeated", "distinct", "most_common",
-                                      "mean_hyp_words", "mean_ref_words", "length_ratio"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"hypotheses", "empty", "repeated", "distinct",
+                                             "most_common", "mean_hyp_words", "mean_ref_words",
+                                             "length_ratio", "glued_punctuation"}));
   EXPECT_EQ(j["most_common"], nlohmann::ordered_json({{"text", "s s s"}, {"count", 2}}));
   const OutputDiagnostics back = diagnostics_from_json(nlohmann::json::parse(j.dump()));
   EXPECT_EQ(to_json(back), j);
@@ -112,6 +112,48 @@ TEST(DiagnosticsTest, JsonHasExactlyTheDocumentedNamesAndReadsBack) {
   EXPECT_NE(text.find("3 hypotheses, 1 empty, 2 with a word 3+ times in a row, 2 distinct"),
             std::string::npos)
       << text;
+}
+
+TEST(DiagnosticsTest, GluedPunctuationIsCountedPerLineAndWarnsOnlyOnAGap) {
+  EXPECT_TRUE(has_glued_punctuation({"what", "is", "it?"}));
+  EXPECT_TRUE(has_glued_punctuation({"he", "said:", "no"}));
+  EXPECT_TRUE(has_glued_punctuation({"paris,", "france"}));
+  EXPECT_TRUE(has_glued_punctuation({"\xc3\xa9t\xc3\xa9!"}));  // "été!": any byte before the mark
+  EXPECT_FALSE(has_glued_punctuation({"what", "is", "it", "?"}));
+  EXPECT_FALSE(has_glued_punctuation({"?", "!", "..."}));
+  EXPECT_FALSE(has_glued_punctuation({"?!", "...?", "u.s."}));  // marks only, or after '.'
+  EXPECT_FALSE(has_glued_punctuation({}));
+
+  // Du's tokenised references against HF-detokenised questions: 3 of 4 glued, none of the
+  // references: a gap of 75 points, warned about.
+  const std::vector<std::string> detok = {"who won?", "where is it?", "when, then?", "how ?"};
+  const std::vector<std::string> tok = {"who won ?", "where is it ?", "when , then ?", "how ?"};
+  const OutputDiagnostics d = diagnose_outputs(detok, tok);
+  EXPECT_EQ(d.glued_hyps, 3);
+  EXPECT_EQ(d.glued_refs, 0);
+  EXPECT_EQ(to_json(d)["glued_punctuation"],
+            nlohmann::ordered_json({{"hypotheses", 3}, {"references", 0}}));
+  const auto w = diagnostic_warnings(d);
+  EXPECT_TRUE(any_contains(w, "3 of 4 hypotheses (75.0%) and 0 of the first references (0.0%)"));
+  EXPECT_TRUE(any_contains(w, "the references are tokenised and the hypotheses are not"));
+  EXPECT_TRUE(any_contains(w, "--no-clean-up"));
+  // The reverse gap is named the other way round.
+  EXPECT_TRUE(any_contains(diagnostic_warnings(diagnose_outputs(tok, detok)),
+                           "the hypotheses are tokenised and the references are not"));
+  // Both tokenised, or both not: no warning about it. A gap of exactly 20 points is not above.
+  EXPECT_FALSE(any_contains(diagnostic_warnings(diagnose_outputs(tok, tok)), "attach"));
+  EXPECT_FALSE(any_contains(diagnostic_warnings(diagnose_outputs(detok, detok)), "attach"));
+  const std::vector<std::string> five = {"a?", "b", "c", "d", "e"};
+  EXPECT_FALSE(any_contains(diagnostic_warnings(diagnose_outputs(five, {"a", "b", "c", "d", "e"})),
+                            "attach"));
+  // Without references nothing is counted or written.
+  const OutputDiagnostics free = diagnose_outputs(detok, {});
+  EXPECT_EQ(free.glued_hyps, 3);
+  EXPECT_FALSE(to_json(free).contains("glued_punctuation"));
+  EXPECT_FALSE(any_contains(diagnostic_warnings(free), "attach"));
+  // Read back from JSON, the same warning.
+  EXPECT_EQ(diagnostic_warnings(diagnostics_from_json(nlohmann::json::parse(to_json(d).dump()))),
+            w);
 }
 
 }  // namespace
