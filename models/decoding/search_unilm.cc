@@ -35,8 +35,11 @@ torch::Tensor UnilmStepScorer::step(const StepRequest& req) {
   return use_cache_ ? step_cached(req) : step_uncached(req);
 }
 
-torch::Tensor UnilmStepScorer::log_probs(const torch::Tensor& hidden) {
-  return log_softmax_last_dim(model_->mlm_logits(hidden).to(torch::kFloat));
+torch::Tensor UnilmStepScorer::log_probs(const torch::Tensor& hidden,
+                                         const torch::Tensor& examples) {
+  if (!model_->copy) return log_softmax_last_dim(model_->mlm_logits(hidden).to(torch::kFloat));
+  const CopySource rows = copy_source_.select(examples);
+  return model_->next_token_log_probs(hidden.unsqueeze(1), {}, &rows);
 }
 
 torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
@@ -74,6 +77,11 @@ torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
     std::vector<int64_t> all(L);
     for (int64_t i = 0; i < L; ++i) all[i] = i;
     append_to_cache(source_cache_, out, all);
+    if (model_->copy) {
+      std::vector<int64_t> words(B);
+      for (int64_t b = 0; b < B; ++b) words[b] = src_len_[b] - 2;
+      copy_source_ = packed_copy_source(out.hidden, ids.to(device_), words);
+    }
     // Rows of step 0 = the requested examples.
     cache_ = source_cache_;
     torch::Tensor rows = index_tensor(req.example, device_);
@@ -84,7 +92,7 @@ torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
       // ERNIE-GEN's layout: [CLS] opens the target, fed with the first query and cached.
       std::vector<int64_t> prev(R, ids_.cls), pos(R);
       for (int64_t r = 0; r < R; ++r) pos[r] = src_len_[req.example[r]];
-      return feed_pair(prev, pos);
+      return feed_pair(prev, pos, rows);
     }
     // Feed [MASK] at position |S1|+2.
     std::vector<int64_t> p(R);
@@ -95,7 +103,7 @@ torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
     torch::Tensor q_mask =
         torch::cat({valid_, torch::ones({R, 1}, valid_.options())}, 1).unsqueeze(1);
     StepOutput s = model_->forward_step(q_ids, q_types, q_pos, q_mask, cache_);
-    return log_probs(s.hidden.select(1, 0));
+    return log_probs(s.hidden.select(1, 0), rows);
   }
   // Step t >= 1: reorder to the surviving rows, then feed [y(t-1), MASK].
   torch::Tensor parent = index_tensor(req.parent, device_);
@@ -104,11 +112,12 @@ torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
   const int64_t bos = types_.target_bos ? 1 : 0;
   std::vector<int64_t> pos(R);
   for (int64_t r = 0; r < R; ++r) pos[r] = src_len_[req.example[r]] + bos + req.step - 1;
-  return feed_pair(req.last_token, pos);
+  return feed_pair(req.last_token, pos, index_tensor(req.example, device_));
 }
 
 torch::Tensor UnilmStepScorer::feed_pair(const std::vector<int64_t>& prev,
-                                         const std::vector<int64_t>& pos) {
+                                         const std::vector<int64_t>& pos,
+                                         const torch::Tensor& examples) {
   const int64_t R = static_cast<int64_t>(prev.size());
   reserve_cache(cache_, cache_.length() + 2);
   std::vector<int64_t> p(2 * R), tok(2 * R);
@@ -128,7 +137,7 @@ torch::Tensor UnilmStepScorer::feed_pair(const std::vector<int64_t>& prev,
   StepOutput s = model_->forward_step(q_ids, q_types, q_pos, q_mask, cache_);
   append_to_cache(cache_, s, {0});
   valid_ = torch::cat({valid_, torch::ones({R, 1}, valid_.options())}, 1);
-  return log_probs(s.hidden.select(1, 1));
+  return log_probs(s.hidden.select(1, 1), examples);
 }
 
 torch::Tensor UnilmStepScorer::step_uncached(const StepRequest& req) {
@@ -169,7 +178,11 @@ torch::Tensor UnilmStepScorer::step_uncached(const StepRequest& req) {
   BertOutput out = model_->forward(ids.to(device_), types.to(device_), mask.to(device_));
   torch::Tensor h =
       out.last_hidden_state.reshape({R * T, -1}).index_select(0, index_tensor(last, device_));
-  return log_probs(h);
+  if (!model_->copy) return log_probs(h, {});
+  std::vector<int64_t> words(R);
+  for (int64_t r = 0; r < R; ++r) words[r] = sl[r] - 2;
+  const CopySource rows = packed_copy_source(out.last_hidden_state, ids.to(device_), words);
+  return model_->next_token_log_probs(h.unsqueeze(1), {}, &rows);
 }
 
 }  // namespace unieval::models

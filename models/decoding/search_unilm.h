@@ -22,6 +22,9 @@
 // prediction replaces it in the contextual flow (the fed-back word, cached, sees the source and
 // the words up to itself: M_C) and the [ATTN] is dropped (never cached). Training and decoding
 // then agree position for position (tested against models/training/ernie_gen.h multi_flow_forward).
+// A model with the copy head (config unieval_copy, models/nn/copy_head.h) mixes each step's
+// distribution with a copy of its example's source, read from the source's last-layer states
+// (kept from the encoding when cached, from the packed sequence's source part when not).
 // With types.target_bos (the official ERNIE-GEN layout) step 0 feeds [[CLS], ATTN] and caches the
 // [CLS]; every later position is one further on.
 //
@@ -51,10 +54,14 @@ class UnilmStepScorer : public StepScorer {
  private:
   torch::Tensor step_cached(const StepRequest& req);
   torch::Tensor step_uncached(const StepRequest& req);
-  torch::Tensor log_probs(const torch::Tensor& hidden);  // [R,H] -> [R,V] float log-softmax
+  // [R,H] -> [R,V] float log-probabilities; with the copy head (config unieval_copy) the mixture
+  // over the sources of each row's example (`examples`, [R] int64 on the device).
+  torch::Tensor log_probs(const torch::Tensor& hidden, const torch::Tensor& examples);
   // Feeds [prev, query] at positions (pos, pos + 1) of every row, caches prev; the query's
   // next-token log-probabilities.
-  torch::Tensor feed_pair(const std::vector<int64_t>& prev, const std::vector<int64_t>& pos);
+  // examples: [R] int64 each row's example (the copy head's source).
+  torch::Tensor feed_pair(const std::vector<int64_t>& prev, const std::vector<int64_t>& pos,
+                          const torch::Tensor& examples);
 
   UnilmModel model_;
   std::vector<std::vector<int64_t>> sources_;
@@ -65,9 +72,10 @@ class UnilmStepScorer : public StepScorer {
   torch::Device device_;
   std::vector<int64_t> src_len_;  // packed source length per example ([CLS] S1 [SEP])
   // cached state, one row per live hypothesis
-  KVCache source_cache_;  // [B, ...] encoded sources
-  KVCache cache_;         // per row (source + generated prefix)
-  torch::Tensor valid_;   // [rows, cached] 0/1: which cached keys are real
+  KVCache source_cache_;    // [B, ...] encoded sources
+  CopySource copy_source_;  // [B, ...] the sources' last-layer states (copy head only)
+  KVCache cache_;           // per row (source + generated prefix)
+  torch::Tensor valid_;     // [rows, cached] 0/1: which cached keys are real
   // uncached state
   std::vector<std::vector<int64_t>> prefix_;  // per row: generated tokens
 };

@@ -119,6 +119,10 @@ BertConfig BertConfig::from_json(const nlohmann::json& j, const std::string& sou
       bad(source, "unieval_pooling", "expected \"cls\" or \"mean\", got " + it->dump());
     c.pooling = it->get<std::string>();
   }
+  if (auto it = j.find("unieval_copy"); it != j.end() && !it->is_null()) {
+    if (!it->is_boolean()) bad(source, "unieval_copy", "expected true or false, got " + it->dump());
+    c.copy = it->get<bool>();
+  }
   static const std::set<std::string> kRead = {"vocab_size",
                                               "hidden_size",
                                               "num_hidden_layers",
@@ -135,7 +139,8 @@ BertConfig BertConfig::from_json(const nlohmann::json& j, const std::string& sou
                                               "position_embedding_type",
                                               "classifier_dropout",
                                               "unilm_segment_ids",
-                                              "unieval_pooling"};
+                                              "unieval_pooling",
+                                              "unieval_copy"};
   // Keys without numerics (HF bookkeeping, generation and label settings).
   static const std::set<std::string> kNoNumerics = {"architectures",
                                                     "model_type",
@@ -211,6 +216,7 @@ nlohmann::json BertConfig::to_json() const {
   if (unilm_segment_ids)
     j["unilm_segment_ids"] = {unilm_segment_ids->first, unilm_segment_ids->second};
   if (pooling != "cls") j["unieval_pooling"] = pooling;  // HF's BertPooler knows only [CLS]
+  if (copy) j["unieval_copy"] = true;                    // HF has no copy head
   return j;
 }
 

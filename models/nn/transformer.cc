@@ -287,6 +287,18 @@ UnilmModelImpl::UnilmModelImpl(const BertConfig& cfg, const UnilmHeads& heads)
   if (heads_.span)
     qa_outputs = register_module("qa_outputs", torch::nn::Linear(cfg_.hidden_size, 2));
   init_weights();
+  // Built and drawn after everything else (and last in modules(), so init_weights() draws it last
+  // too): a model without it has the same initial weights as before it existed.
+  if (cfg_.copy && heads_.mlm) {
+    copy = register_module("copy", CopyHead(cfg_));
+    torch::NoGradGuard no_grad;
+    for (auto& m : copy->modules(/*include_self=*/false)) {
+      if (auto* lin = m->as<torch::nn::Linear>()) {
+        lin->weight.normal_(0.0, cfg_.initializer_range);
+        lin->bias.zero_();
+      }
+    }
+  }
 }
 
 torch::Tensor UnilmModelImpl::run_layers(torch::Tensor x, const torch::Tensor& bias,
@@ -346,6 +358,31 @@ BertOutput UnilmModelImpl::forward(const torch::Tensor& input_ids,
 torch::Tensor UnilmModelImpl::mlm_logits(const torch::Tensor& hidden) {
   if (!cls) throw InputError("this model was built without the MLM head (heads.mlm = false)");
   return cls->predictions->forward(hidden, bert->embeddings->word_embeddings->weight);
+}
+
+torch::Tensor UnilmModelImpl::next_token_log_probs(const torch::Tensor& hidden,
+                                                   const torch::Tensor& index,
+                                                   const CopySource* source) {
+  const int64_t H = hidden.size(-1);
+  const torch::Tensor flat = hidden.reshape({-1, H});
+  const torch::Tensor rows = index.defined() ? flat.index_select(0, index) : flat;
+  const torch::Tensor logits = mlm_logits(rows);
+  if (!copy) return torch::log_softmax(logits.to(torch::kFloat), -1);
+  if (!source)
+    throw InputError("this model has a copy head (config unieval_copy): give the copy source");
+  if (hidden.dim() != 3 || source->hidden.size(0) != hidden.size(0))
+    throw InputError("next_token_log_probs: query states [B,Tq,H] and a copy source of B rows");
+  auto [attn, z] = copy->forward(hidden, *source);  // [B,Tq,S], [B,Tq]
+  const int64_t B = hidden.size(0), Tq = hidden.size(1), S = attn.size(-1);
+  torch::Tensor a = attn.reshape({B * Tq, S});
+  torch::Tensor g = z.reshape({B * Tq});
+  torch::Tensor ids = source->ids.unsqueeze(1).expand({B, Tq, S}).reshape({B * Tq, S});
+  if (index.defined()) {
+    a = a.index_select(0, index);
+    g = g.index_select(0, index);
+    ids = ids.index_select(0, index);
+  }
+  return mix_copy_log_probs(logits, a, g, ids);
 }
 
 torch::Tensor UnilmModelImpl::nsp_logits(const torch::Tensor& pooled) {

@@ -34,6 +34,7 @@
 //   cls.seq_relationship.{weight,bias}                             (when heads.nsp; HF BertForPreTraining)
 //   classifier.{weight,bias}                                       (when heads.num_labels > 0)
 //   qa_outputs.{weight,bias}                                       (when heads.span)
+//   copy.{query,key,gate}.{weight,bias}         (config unieval_copy, ours; models/nn/copy_head.h)
 // Tied weights: the MLM decoder is NOT a parameter. HF's `cls.predictions.decoder.weight` is
 // `bert.embeddings.word_embeddings.weight` and `cls.predictions.decoder.bias` is
 // `cls.predictions.bias` (a loader maps those checkpoint keys onto them; kTiedAliases below).
@@ -76,6 +77,7 @@
 #include <vector>
 
 #include "models/nn/config.h"
+#include "models/nn/copy_head.h"
 #include "models/nn/dropout.h"
 
 namespace unieval::models {
@@ -258,6 +260,12 @@ class UnilmModelImpl : public torch::nn::Module {
 
   // MLM prediction scores [B,T,V] from hidden [B,T,H] (or [N,H] for gathered positions).
   torch::Tensor mlm_logits(const torch::Tensor& hidden);
+  // Next-token log-probabilities [N,V] (float) at query states hidden [B,Tq,H], rows gathered by
+  // the flat index [N] (b*Tq + t; undefined: all B*Tq rows). Without the copy head (config
+  // unieval_copy false) log_softmax(mlm_logits); with it the mixture of models/nn/copy_head.h over
+  // `source` (B rows), which must then be given.
+  torch::Tensor next_token_log_probs(const torch::Tensor& hidden, const torch::Tensor& index,
+                                     const CopySource* source);
   // Next-sentence logits [B,2] from pooler_output (index 0 = "B follows A", HF's convention).
   torch::Tensor nsp_logits(const torch::Tensor& pooled);
   // Classification logits [B,num_labels] from pooler_output (dropout as HF, train() only).
@@ -289,6 +297,7 @@ class UnilmModelImpl : public torch::nn::Module {
   torch::nn::Linear classifier{nullptr};  // null unless heads.num_labels > 0
   Dropout classifier_dropout{nullptr};
   torch::nn::Linear qa_outputs{nullptr};  // null unless heads.span
+  CopyHead copy{nullptr};                 // null unless config unieval_copy (and heads.mlm)
 
  private:
   // Embedding output → encoder; fills new K/V per layer when asked.

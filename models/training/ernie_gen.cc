@@ -28,7 +28,7 @@ uint64_t key_of(std::initializer_list<int64_t> ids) {
   return k << (kKeyBits * (3 - n));
 }
 
-std::string shape_str(const torch::Tensor& t) {
+std::string shape_text(const torch::Tensor& t) {
   std::string s = "[";
   for (int64_t i = 0; i < t.dim(); ++i) s += (i ? "," : "") + std::to_string(t.size(i));
   return s + "]";
@@ -222,8 +222,8 @@ MultiFlowOutput multi_flow_forward(UnilmModel& model, const FlowInput& context,
   const int64_t B = context.input_ids.size(0), Tx = context.input_ids.size(1);
   if (context.mask.dim() != 3 || context.mask.size(0) != B || context.mask.size(1) != Tx ||
       context.mask.size(2) != Tx)
-    throw InputError("contextual-flow mask shape " + shape_str(context.mask) + " does not fit " +
-                     shape_str(context.input_ids));
+    throw InputError("contextual-flow mask shape " + shape_text(context.mask) + " does not fit " +
+                     shape_text(context.input_ids));
   auto dev = [&](const torch::Tensor& t) { return t.defined() ? t.to(device) : t; };
   torch::Tensor x = bert->embeddings->forward(dev(context.input_ids), dev(context.token_type_ids),
                                               dev(context.position_ids));
@@ -233,7 +233,7 @@ MultiFlowOutput multi_flow_forward(UnilmModel& model, const FlowInput& context,
     const int64_t Tm = f.input_ids.size(1);
     if (f.input_ids.size(0) != B || f.mask.dim() != 3 || f.mask.size(0) != B ||
         f.mask.size(1) != Tm || f.mask.size(2) != Tx + Tm)
-      throw InputError("generation-flow mask shape " + shape_str(f.mask) + " does not fit " +
+      throw InputError("generation-flow mask shape " + shape_text(f.mask) + " does not fit " +
                        std::to_string(Tm) + " symbols after a contextual flow of " +
                        std::to_string(Tx) + " (expected [B,Tm,Tx+Tm])");
     a.push_back(
@@ -262,16 +262,18 @@ ErnieGenBatch make_ernie_gen_batch(const std::vector<Seq2SeqExample>& examples,
   const int64_t B = static_cast<int64_t>(idx.size());
   const int64_t bos = data.target_bos ? 1 : 0;  // "[CLS]" opening the target stream
   // src: the source part of X (with the target's [CLS] when bos), tgt: the predicted symbols.
-  std::vector<int64_t> src(B), tgt(B);
+  std::vector<int64_t> src(B), tgt(B), batch_source_len(B);
   int64_t Tx = 0, Tm = 0;
   for (int64_t b = 0; b < B; ++b) {
     const auto& ex = examples[idx[b]];
     src[b] = static_cast<int64_t>(ex.src.size()) + 2 + bos;
+    batch_source_len[b] = static_cast<int64_t>(ex.src.size());
     tgt[b] = static_cast<int64_t>(ex.tgt.size()) + 1;
     Tx = std::max(Tx, src[b] + tgt[b]);
     Tm = std::max(Tm, tgt[b]);
   }
   ErnieGenBatch batch;
+  batch.source_len = batch_source_len;
   auto& c = batch.context;
   c.input_ids = torch::full({B, Tx}, ids.pad, torch::kInt64);
   c.token_type_ids = torch::full({B, Tx}, data.source_type, torch::kInt64);
@@ -371,8 +373,18 @@ ErnieGenLossTensors ernie_gen_loss_tensors(UnilmModel& model, const ErnieGenBatc
   MultiFlowOutput out = multi_flow_forward(model, batch.context, flows);
   const torch::Tensor index = batch.target_index.to(device);
   const torch::Tensor labels = batch.labels.to(device);
+  // With the copy head (config unieval_copy) each flow's predictions mix in a copy of S, read from
+  // the contextual flow's states; label_smoothed_nll of log-probabilities is the loss of them
+  // (log_softmax leaves log-probabilities as they are).
+  CopySource copy_source;
+  if (model->copy)
+    copy_source =
+        packed_copy_source(out.context, batch.context.input_ids.to(device), batch.source_len);
   auto flow_loss = [&](const torch::Tensor& h) {
     const int64_t H = h.size(-1);
+    if (model->copy)
+      return label_smoothed_nll(model->next_token_log_probs(h, index, &copy_source), labels,
+                                label_smoothing, nullptr, form);
     return label_smoothed_nll(model->mlm_logits(h.reshape({-1, H}).index_select(0, index)), labels,
                               label_smoothing, nullptr, form);
   };

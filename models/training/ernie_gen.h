@@ -161,10 +161,11 @@ struct ErnieGenBatch {
   FlowInput context;  // X = [CLS] S [SEP] T' [SEP], mask M_C (padding as models/nn/masks.h)
   FlowInput word;     // A_W, mask M_W (padding rows see themselves only)
   FlowInput span;     // A_S, mask M_S (undefined tensors when lambda == 1)
-  torch::Tensor target_index;  // [N] flat b*Tm + i of every real [ATTN] position
-  torch::Tensor labels;        // [N] the true target token there
-  torch::Tensor noised;        // [B,Tx] 0/1: positions of X whose token was replaced
-  int64_t tokens = 0;          // non-padding tokens of X
+  torch::Tensor target_index;       // [N] flat b*Tm + i of every real [ATTN] position
+  torch::Tensor labels;             // [N] the true target token there
+  torch::Tensor noised;             // [B,Tx] 0/1: positions of X whose token was replaced
+  int64_t tokens = 0;               // non-padding tokens of X
+  std::vector<int64_t> source_len;  // per row |S| (positions 1..|S| of X; the copy head's source)
 };
 
 // Given noise draws for the per_position rule, used in order instead of rng's: per target

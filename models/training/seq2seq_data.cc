@@ -63,6 +63,7 @@ TrainBatch make_train_batch(const std::vector<Seq2SeqExample>& examples,
     for (int64_t w : ex.src) in[b][t] = w, ty[b][t++] = opts.source_type;
     in[b][t] = ids.sep, ty[b][t++] = opts.source_type;
     src_len[b] = t;
+    batch.source_len.push_back(static_cast<int64_t>(ex.src.size()));
     for (int64_t w : ex.tgt) in[b][t] = w, ty[b][t++] = opts.target_type;
     in[b][t] = ids.sep, ty[b][t++] = opts.target_type;
     tgt_len[b] = t - src_len[b];

@@ -87,12 +87,13 @@ inline int64_t packed_length(const Seq2SeqExample& ex) {
 
 // One padded training batch (CPU tensors).
 struct TrainBatch {
-  torch::Tensor input_ids;       // [B, T] int64, masked target positions replaced
-  torch::Tensor token_type_ids;  // [B, T] int64
-  torch::Tensor attention_mask;  // [B, T, T] int64 0/1, seq2seq mask with padding
-  torch::Tensor masked_index;    // [N] int64: flat index b*T + t of every masked position
-  torch::Tensor labels;          // [N] int64: original token at each masked position
-  int64_t tokens = 0;            // non-padding tokens in the batch
+  torch::Tensor input_ids;          // [B, T] int64, masked target positions replaced
+  torch::Tensor token_type_ids;     // [B, T] int64
+  torch::Tensor attention_mask;     // [B, T, T] int64 0/1, seq2seq mask with padding
+  torch::Tensor masked_index;       // [N] int64: flat index b*T + t of every masked position
+  torch::Tensor labels;             // [N] int64: original token at each masked position
+  int64_t tokens = 0;               // non-padding tokens in the batch
+  std::vector<int64_t> source_len;  // per row |S1| (positions 1..|S1|; the copy head's source)
 };
 
 // Packs and masks examples[idx...] (already truncated). rng draws the masked positions.

@@ -169,11 +169,8 @@ class UnilmObjective final : public Seq2SeqObjective {
     const TrainBatch& b = micro_[static_cast<size_t>(j)];
     BertOutput out = model_->forward(b.input_ids.to(device_), b.token_type_ids.to(device_),
                                      b.attention_mask.to(device_));
-    const int64_t H = out.last_hidden_state.size(-1);
-    torch::Tensor h =
-        out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device_));
     torch::Tensor kl;
-    auto [loss, nll] = label_smoothed_nll(model_->mlm_logits(h), b.labels.to(device_),
+    auto [loss, nll] = label_smoothed_nll(scores(b, out), b.labels.to(device_),
                                           opts_.label_smoothing, &kl, opts_.smoothing);
     const double w = double(b.labels.size(0)) / double(masked_total);
     return {loss, w, b.tokens, {{"nll", nll}, {"loss_unilm", kl}}};
@@ -182,10 +179,19 @@ class UnilmObjective final : public Seq2SeqObjective {
     const TrainBatch& b = micro_[static_cast<size_t>(j)];
     BertOutput out = model_->forward(b.input_ids.to(device_), b.token_type_ids.to(device_),
                                      b.attention_mask.to(device_));
+    return label_smoothed_nll(scores(b, out), b.labels.to(device_), 0.0).second;
+  }
+  // The masked positions' scores: MLM logits, or with the copy head (config unieval_copy) the
+  // log-probabilities of the copy mixture (log_softmax, inside the loss, leaves them as they are).
+  torch::Tensor scores(const TrainBatch& b, const BertOutput& out) {
+    const torch::Tensor index = b.masked_index.to(device_);
+    if (model_->copy) {
+      const CopySource src =
+          packed_copy_source(out.last_hidden_state, b.input_ids.to(device_), b.source_len);
+      return model_->next_token_log_probs(out.last_hidden_state, index, &src);
+    }
     const int64_t H = out.last_hidden_state.size(-1);
-    torch::Tensor h =
-        out.last_hidden_state.reshape({-1, H}).index_select(0, b.masked_index.to(device_));
-    return label_smoothed_nll(model_->mlm_logits(h), b.labels.to(device_), 0.0).second;
+    return model_->mlm_logits(out.last_hidden_state.reshape({-1, H}).index_select(0, index));
   }
   void log(const StepValues& values, StepReport& r) const override {
     // The value run_seq2seq.py shows (KL-form label smoothing; unilm_smoothed_kl).
