@@ -80,7 +80,8 @@ torch::Tensor UnilmStepScorer::step_cached(const StepRequest& req) {
     if (model_->copy) {
       std::vector<int64_t> words(B);
       for (int64_t b = 0; b < B; ++b) words[b] = src_len_[b] - 2;
-      copy_source_ = packed_copy_source(out.hidden, ids.to(device_), words);
+      copy_source_ =
+          model_->copy->with_keys(packed_copy_source(out.hidden, ids.to(device_), words));
     }
     // Rows of step 0 = the requested examples.
     cache_ = source_cache_;

@@ -9,7 +9,8 @@
 namespace unieval::models {
 
 CopySource CopySource::select(const torch::Tensor& rows) const {
-  return {hidden.index_select(0, rows), ids.index_select(0, rows), valid.index_select(0, rows)};
+  return {hidden.index_select(0, rows), ids.index_select(0, rows), valid.index_select(0, rows),
+          keys.defined() ? keys.index_select(0, rows) : torch::Tensor()};
 }
 
 CopySource packed_copy_source(const torch::Tensor& hidden, const torch::Tensor& ids,
@@ -25,7 +26,7 @@ CopySource packed_copy_source(const torch::Tensor& hidden, const torch::Tensor& 
   auto v = valid.accessor<bool, 2>();
   for (int64_t b = 0; b < B; ++b)
     for (int64_t j = 1; j <= source_len[b] && j < S; ++j) v[b][j] = true;
-  return {hidden.narrow(1, 0, S), ids.narrow(1, 0, S), valid.to(hidden.device())};
+  return {hidden.narrow(1, 0, S), ids.narrow(1, 0, S), valid.to(hidden.device()), torch::Tensor()};
 }
 
 CopyHeadImpl::CopyHeadImpl(const BertConfig& cfg) {
@@ -38,8 +39,8 @@ CopyHeadImpl::CopyHeadImpl(const BertConfig& cfg) {
 std::pair<torch::Tensor, torch::Tensor> CopyHeadImpl::forward(const torch::Tensor& q,
                                                               const CopySource& src) {
   const int64_t H = q.size(-1);
-  const torch::Tensor qf = query(q).to(torch::kFloat);         // [B,Tq,H]
-  const torch::Tensor kf = key(src.hidden).to(torch::kFloat);  // [B,S,H]
+  const torch::Tensor qf = query(q).to(torch::kFloat);  // [B,Tq,H]
+  const torch::Tensor kf = src.keys.defined() ? src.keys : key(src.hidden).to(torch::kFloat);
   torch::Tensor scores = torch::matmul(qf, kf.transpose(1, 2)) / std::sqrt(double(H));
   const torch::Tensor valid = src.valid.unsqueeze(1);  // [B,1,S]
   scores = scores.masked_fill(valid.logical_not(), -std::numeric_limits<float>::infinity());
@@ -51,6 +52,11 @@ std::pair<torch::Tensor, torch::Tensor> CopyHeadImpl::forward(const torch::Tenso
   torch::Tensor z = gate(torch::cat({q, context}, -1)).squeeze(-1).to(torch::kFloat);  // [B,Tq]
   z = torch::where(has, z, torch::full_like(z, std::numeric_limits<float>::infinity()));
   return {attn, z};
+}
+
+CopySource CopyHeadImpl::with_keys(CopySource src) {
+  src.keys = key(src.hidden).to(torch::kFloat);  // [B,S,H]
+  return src;
 }
 
 torch::Tensor mix_copy_log_probs(const torch::Tensor& logits, const torch::Tensor& attn,

@@ -34,6 +34,9 @@ struct CopySource {
   torch::Tensor hidden;  // [B,S,H] last-layer states of the source positions
   torch::Tensor ids;     // [B,S] int64 token ids at those positions
   torch::Tensor valid;   // [B,S] bool: positions that may be copied
+  // Optional [B,S,H] float: the key projection of hidden (CopyHeadImpl::with_keys). Decoding
+  // projects each source once instead of at every step; undefined = projected in forward.
+  torch::Tensor keys;
   // The rows `rows` ([R] int64 indices into B), e.g. each beam's example.
   CopySource select(const torch::Tensor& rows) const;
 };
@@ -48,6 +51,8 @@ struct CopyHeadImpl : torch::nn::Module {
   // Query states q [B,Tq,H] against src (B rows) → {a [B,Tq,S] float (0 on positions that may not
   // be copied), gate logit z [B,Tq] float (g = σ(z); +inf where the row has nothing to copy)}.
   std::pair<torch::Tensor, torch::Tensor> forward(const torch::Tensor& q, const CopySource& src);
+  // src with its keys projected (a decoder's sources, read at every step). Same results.
+  CopySource with_keys(CopySource src);
   torch::nn::Linear query{nullptr}, key{nullptr}, gate{nullptr};
 };
 TORCH_MODULE(CopyHead);

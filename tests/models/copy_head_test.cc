@@ -125,6 +125,32 @@ TEST(CopyHeadTest, MixtureIsADistributionBetweenItsTwoLimits) {
   EXPECT_LT((vocab - ref).abs().max().item<double>(), 1e-4);
 }
 
+TEST(CopyHeadTest, PrecomputedKeysGiveTheSameAttentionAndGate) {
+  // A decoder projects each source's keys once (with_keys) and selects rows per beam; the result
+  // must be the per-call projection's, for the rows in any order and repeated.
+  torch::NoGradGuard g;
+  UnilmModel m = copy_model(true);
+  const CopyPacked p = pack_copy_rows(kCopySources);
+  BertOutput out = m->forward(p.ids, p.types, p.mask);
+  const CopySource plain = packed_copy_source(out.last_hidden_state, p.ids, p.source_len);
+  const CopySource keyed = m->copy->with_keys(plain);
+  ASSERT_TRUE(keyed.keys.defined());
+  EXPECT_FALSE(plain.keys.defined());
+  EXPECT_EQ(keyed.keys.sizes(), plain.hidden.sizes());
+  const torch::Tensor rows = torch::tensor({2, 0, 2, 1}, torch::kInt64);
+  const torch::Tensor q = out.last_hidden_state.index_select(0, rows);
+  auto [a_ref, z_ref] = m->copy->forward(q, plain.select(rows));
+  auto [a, z] = m->copy->forward(q, keyed.select(rows));
+  EXPECT_LT((a - a_ref).abs().max().item<double>(), 1e-6);
+  EXPECT_LT((z - z_ref).abs().max().item<double>(), 1e-5);
+  // Changing the key weights after with_keys does not reach the stored keys: they are data.
+  m->copy->key->weight.mul_(0.0);
+  auto [a_stale, z_stale] = m->copy->forward(q, keyed.select(rows));
+  EXPECT_LT((a_stale - a_ref).abs().max().item<double>(), 1e-6);
+  auto [a_new, z_new] = m->copy->forward(q, plain.select(rows));
+  EXPECT_GT((a_new - a_ref).abs().max().item<double>(), 1e-3);
+}
+
 TEST(CopyHeadTest, WithoutTheConfigKeyTheModelIsUnchanged) {
   UnilmModel plain = copy_model(false, 5, 1.0), with = copy_model(true, 5, 1.0);
   EXPECT_FALSE(plain->copy);
