@@ -97,8 +97,8 @@ double expect_close(const std::vector<float>& got, const std::vector<double>& wa
   return scale > 0 ? diff / scale : diff;
 }
 
-// loss within 1e-5 relative; every HF gradient norm within 1e-5 relative (+1e-9 absolute: the
-// attention key biases' gradients are 0 up to rounding, ~1e-9 on both sides) of ours, and ours has
+// loss within 1e-5 relative; every HF gradient norm within 1e-5 relative (+ float32 epsilon times
+// the largest norm: the gradients that are 0 up to rounding, below) of ours, and ours has
 // no other gradient.
 void expect_loss_and_grads(UnilmModel& model, const NluBatch& b, NluHead head,
                            const nlohmann::json& want) {
@@ -108,14 +108,20 @@ void expect_loss_and_grads(UnilmModel& model, const NluBatch& b, NluHead head,
   EXPECT_NEAR(loss.item<double>(), l, 1e-5 * std::abs(l));
   loss.backward();
   auto params = model->named_parameters();
-  double worst = 0;
+  double worst = 0, largest = 0;
   size_t zero = 0;
+  for (const auto& [name, norm] : want["grad_norms"].items())
+    largest = std::max(largest, norm.get<double>());
+  // Gradients that are 0 in exact arithmetic (a bias added to every span logit, a key bias) are
+  // float32 rounding on both sides: ~1e-8 with OpenBLAS's Zen kernels, ~1e-9 with SkylakeX's. They
+  // are held to float32's epsilon times the largest gradient norm instead of a fixed 1e-9.
+  const double floor = 1.2e-7 * largest;
   for (const auto& [name, norm] : want["grad_norms"].items()) {
     ASSERT_TRUE(params.contains(name)) << name;
     const torch::Tensor& g = params[name].grad();
     ASSERT_TRUE(g.defined()) << name;
     const double n = norm.get<double>(), got = g.to(torch::kDouble).norm().item<double>();
-    EXPECT_NEAR(got, n, 1e-5 * n + 1e-9) << name;
+    EXPECT_NEAR(got, n, 1e-5 * n + floor) << name;
     if (n > 1e-6)
       worst = std::max(worst, std::abs(got - n) / n);
     else
