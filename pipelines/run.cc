@@ -184,6 +184,7 @@ ojson run_request(const RunOptions& o) {
     j["skip_metrics"] = o.skip_metrics;  // (absent: older runs' requests stay equal)
   if (!o.baselines)
     j["baselines"] = false;  // --no-baselines (absent = on: older runs' requests stay equal)
+  if (o.lexicon_train) j["lexicon"] = "train";  // (absent: older runs' requests stay equal)
   // Only when given, so that the request of a RUN started without it stays the same.
   if (o.segment_ids) j["segment_ids"] = {o.segment_ids->first, o.segment_ids->second};
   return j;
@@ -309,6 +310,8 @@ class Seq2SeqStages : public RunStages {
     d.clean_up = false;
     d.backend = o_.backend;
     d.tokenized_input = o_.tokenized_input;
+    if (o_.lexicon_train)
+      d.lexicon = {(paths.data / "train.src").string(), (paths.data / "train.tgt").string()};
     decoded_ = decode(d).hyps;  // sharded over the ranks; rank 0 holds the merged hypotheses
     return "decode";
   }
@@ -416,6 +419,9 @@ RunOutcome run_task(const RunOptions& in) {
         "--tokenized-input is for the UniLM/ERNIE-GEN generation tasks (WordPiece lines), not "
         "--task " +
         o.task + (o.arch == "gpt" ? " with --arch gpt" : ""));
+  if (o.lexicon_train && (o.arch == "gpt" || task.family != tasks::RunFamily::kGeneration))
+    throw InputError("--lexicon-train is for the UniLM/ERNIE-GEN generation tasks, not --task " +
+                     o.task + (o.arch == "gpt" ? " with --arch gpt" : ""));
   if (o.arch == "gpt") return run_gpt_task(in);
   if (!o.arch.empty() && o.arch != "unilm" && o.arch != "bert" && o.arch != "ernie-gen")
     throw InputError("--arch " + o.arch + ": expected gpt, ernie-gen, or unilm/bert (the default)");

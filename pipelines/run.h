@@ -132,14 +132,17 @@ struct RunOptions {
   int64_t stop_after = 0;                           // stop training after N steps of this call
   std::optional<std::pair<int64_t, int64_t>> segment_ids;  // source/target segment ids (unset: the
       // checkpoint family's); in request.json when set
-  bool progress = true;    // progress on stderr
-  NluRunOptions nlu;       // understanding tasks (pipelines/run_nlu.h)
-  std::string arch;        // "" (the preset's / checkpoint's), "unilm", "ernie-gen"
-                           // or "gpt" (run_gpt.h)
-  double lm_coef = 0.5;    // GPT: auxiliary LM weight λ (GPT §3.2 eq. 3)
-  bool zero_shot = false;  // GPT: §5 zero-shot heuristics, no training
-  bool baselines = true;   // score the suite's baselines after the model
-                           // (--no-baselines; request.json "baselines": false)
+  bool progress = true;        // progress on stderr
+  NluRunOptions nlu;           // understanding tasks (pipelines/run_nlu.h)
+  std::string arch;            // "" (the preset's / checkpoint's), "unilm", "ernie-gen"
+                               // or "gpt" (run_gpt.h)
+  double lm_coef = 0.5;        // GPT: auxiliary LM weight λ (GPT §3.2 eq. 3)
+  bool zero_shot = false;      // GPT: §5 zero-shot heuristics, no training
+  bool baselines = true;       // score the suite's baselines after the model
+                               // (--no-baselines; request.json "baselines": false)
+  bool lexicon_train = false;  // seq2seq: decode with the training pairs' words as the lexicon
+                               // (DecodeOptions::lexicon = RUN/data/train.src, train.tgt;
+                               // --lexicon-train; request.json "lexicon": "train")
 };
 
 struct RunOutcome {

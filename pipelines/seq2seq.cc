@@ -11,7 +11,9 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <string_view>
 #include <tuple>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "core/fs.h"
@@ -20,6 +22,7 @@
 #include "metrics/squad.h"
 #include "models/decoding/search_unilm.h"
 #include "models/decoding/vocab_limit.h"
+#include "models/decoding/word_lexicon.h"
 #include "models/dist/distributed.h"
 #include "models/io/checkpoint.h"
 #include "models/io/run_dir.h"
@@ -610,7 +613,7 @@ std::vector<int64_t> shard_examples(int64_t n, int64_t batch_size, int rank, int
 // OUT.partial.json: what a partial output is decoded with; a later call continues it only when its
 // own is equal.
 ojson partial_meta(const DecodeOptions& opts, const DecodeSetup& setup, const std::string& data_dir,
-                   int64_t n, bool tokenized_input, int rank, int world) {
+                   int64_t n, int64_t distinct, bool tokenized_input, int rank, int world) {
   const fs::path ckpt(setup.checkpoint);
   const TrainOptions& train = setup.train;
   ojson meta;
@@ -623,12 +626,17 @@ ojson partial_meta(const DecodeOptions& opts, const DecodeSetup& setup, const st
   meta["split"] = opts.split;
   meta["data"] = data_dir;
   meta["examples"] = n;
+  if (distinct != n) meta["distinct"] = distinct;  // OUT.partial holds the distinct sources' lines
   meta["search"] = search_to_json(opts.search);
   meta["checkpoint"] = ckpt.string();
   meta["clean_up"] = opts.clean_up;
   if (tokenized_input) meta["tokenized_input"] = true;
   if (opts.segment_ids) meta["segment_ids"] = {train.data.source_type, train.data.target_type};
   if (train.arch != "unilm") meta["arch"] = train.arch;
+  if (!opts.lexicon.empty()) {
+    meta["lexicon"] = nlohmann::json::array();
+    for (const auto& f : opts.lexicon) meta["lexicon"].push_back(fs::absolute(f).string());
+  }
   if (world > 1)
     meta["shard"] = {{"rank", rank}, {"world_size", world}, {"batch_size", opts.batch_size}};
   for (const char* state : {"trainer_state.json", "best.json"})
@@ -686,6 +694,7 @@ struct BatchDecoder {
   bool use_cache;
   bool tokenized_input;
   DetokenizeOptions detok;
+  std::shared_ptr<const WordLexicon> lexicon;  // null: none
 
   std::vector<std::string> lines(const std::vector<std::string>& src,
                                  const std::vector<int64_t>& example_ids) const {
@@ -705,7 +714,7 @@ struct BatchDecoder {
       AutocastScope amp(rt);
       UnilmStepScorer scorer(model, sources, ids, data, use_cache, setup.query_token);
       // config vocab_size may pad; --not-predict ids never come out either
-      const VocabMask vocab{static_cast<int64_t>(tok.vocab().size()), search.not_predict};
+      const VocabMask vocab{static_cast<int64_t>(tok.vocab().size()), search.not_predict, lexicon};
       nbest = generate(scorer, example_ids, ids.sep, search, ids.pad, vocab);
     }
     std::vector<std::string> out;
@@ -733,32 +742,77 @@ void report_progress(int64_t end, int64_t n_mine, int64_t decoded_now,
   std::fprintf(stderr, isatty(2) ? (end == n_mine ? "\x1b[K\n" : "\x1b[K") : "\n");
 }
 
-// Rank 0, once every shard is on disk: OUT from the shards in input order; the shards removed.
-void merge_shards(const DecodeOptions& opts, int64_t n, int world, DecodeResult& result) {
+// Rank 0, once every shard is on disk: the shards' lines in input order (n of them).
+std::vector<std::string> merge_shards(const DecodeOptions& opts, int64_t n, int world,
+                                      std::vector<std::string>& shard_paths) {
   std::vector<std::vector<std::string>> shards(world);
-  std::vector<std::string> shard_paths;
   for (int r = 0; r < world; ++r) {
     shard_paths.push_back(opts.out + ".shard-" + std::to_string(r) + "-of-" +
                           std::to_string(world));
     shards[r] = core::split_lines(core::read_file(shard_paths.back()), shard_paths.back());
   }
   std::vector<size_t> next(world, 0);
-  result.hyps.clear();
-  std::string all;
+  std::vector<std::string> lines;
   for (int64_t b = 0; b * opts.batch_size < n; ++b) {
     const int r = static_cast<int>(b % world);
     const int64_t count = std::min(n, (b + 1) * opts.batch_size) - b * opts.batch_size;
     for (int64_t k = 0; k < count; ++k) {
       if (next[r] >= shards[r].size())
         throw InputError(shard_paths[r], 0, "has fewer lines than its batches");
-      result.hyps.push_back(shards[r][next[r]++]);
-      all += result.hyps.back() + "\n";
+      lines.push_back(shards[r][next[r]++]);
     }
   }
-  core::write_file_atomic(opts.out, all);
-  std::error_code ec;
-  for (const auto& p : shard_paths) fs::remove(p, ec);
-  result.examples = static_cast<int64_t>(result.hyps.size());
+  return lines;
+}
+
+// The examples to decode: every one, or with `dedupe` the first of each distinct source line.
+// slot[i] is example i's position among them.
+struct DistinctSources {
+  std::vector<int64_t> first;
+  std::vector<int64_t> slot;
+};
+
+DistinctSources distinct_sources(const std::vector<std::string>& src, bool dedupe) {
+  DistinctSources d;
+  const int64_t n = static_cast<int64_t>(src.size());
+  d.slot.resize(src.size());
+  std::unordered_map<std::string_view, int64_t> seen;
+  for (int64_t i = 0; i < n; ++i) {
+    if (dedupe) {
+      const auto [it, fresh] = seen.emplace(src[i], static_cast<int64_t>(d.first.size()));
+      d.slot[i] = it->second;
+      if (!fresh) continue;
+    } else {
+      d.slot[i] = i;
+    }
+    d.first.push_back(i);
+  }
+  return d;
+}
+
+// The words of the lexicon files and of the source lines, as the tokenizer splits them.
+std::shared_ptr<const WordLexicon> build_lexicon(const WordPieceTokenizer& tok,
+                                                 const std::vector<std::string>& files,
+                                                 const std::vector<std::string>& src,
+                                                 bool tokenized_input) {
+  std::vector<std::string> tokens;
+  for (size_t i = 0; i < tok.vocab().size(); ++i)
+    tokens.push_back(tok.vocab().token(static_cast<int32_t>(i)));
+  auto lexicon = std::make_shared<WordLexicon>(WordLexicon::wordpiece_kinds(tokens));
+  std::unordered_map<std::string_view, bool> seen;
+  const auto add = [&](const std::vector<std::string>& lines) {
+    for (const std::string& line : lines)
+      if (seen.emplace(line, true).second) lexicon->add(encode_ids64(tok, line, tokenized_input));
+  };
+  add(src);
+  std::vector<std::vector<std::string>> texts;  // kept alive: `seen` views their lines
+  texts.reserve(files.size());
+  for (const std::string& f : files) {
+    if (!fs::exists(f)) throw InputError(f, 0, "lexicon file not found");
+    texts.push_back(core::read_lines(f));
+    add(texts.back());
+  }
+  return lexicon;
 }
 
 }  // namespace
@@ -788,7 +842,10 @@ DecodeResult decode(const DecodeOptions& opts) {
   read_split(data_dir, opts.split, false, src, tgt);
   if (opts.limit > 0 && static_cast<int64_t>(src.size()) > opts.limit) src.resize(opts.limit);
   const int64_t n = static_cast<int64_t>(src.size());
-  const std::vector<int64_t> mine = shard_examples(n, opts.batch_size, rank, world);
+  const DistinctSources distinct = distinct_sources(src, opts.dedupe && !opts.search.sample);
+  const int64_t n_distinct = static_cast<int64_t>(distinct.first.size());
+  std::vector<int64_t> mine = shard_examples(n_distinct, opts.batch_size, rank, world);
+  for (int64_t& i : mine) i = distinct.first[i];  // positions among the distinct -> examples
   const int64_t n_mine = static_cast<int64_t>(mine.size());
   const std::string stem =
       world > 1 ? opts.out + ".shard-" + std::to_string(rank) + "-of-" + std::to_string(world)
@@ -797,28 +854,35 @@ DecodeResult decode(const DecodeOptions& opts) {
   // The model before any output file: weights that do not fit the config are an InputError
   // that must leave no OUT.partial behind.
   UnilmModel model = load_decode_model(setup, rt.device);
+  // So is a missing lexicon file.
+  const std::shared_ptr<const WordLexicon> lexicon =
+      opts.lexicon.empty() ? nullptr
+                           : build_lexicon(*setup.tok, opts.lexicon, src, tokenized_input);
 
-  // Partial output from an interrupted call with the same options.
+  // Partial output from an interrupted call with the same options: one line per distinct source.
   const std::string partial = stem + ".partial";
   const std::string meta_path = stem + ".partial.json";
   DecodeResult result;
-  result.hyps = resume_partial(partial, meta_path,
-                               partial_meta(opts, setup, data_dir, n, tokenized_input, rank, world),
-                               n_mine, world, opts.batch_size);
+  result.distinct = n_distinct;
+  std::vector<std::string> lines = resume_partial(
+      partial, meta_path,
+      partial_meta(opts, setup, data_dir, n, n_distinct, tokenized_input, rank, world), n_mine,
+      world, opts.batch_size);
 
   BatchDecoder decoder{setup,          model,           rt, search, opts.search.max_len,
-                       opts.use_cache, tokenized_input, {}};
+                       opts.use_cache, tokenized_input, {}, lexicon};
   decoder.detok.skip_special = true;
   decoder.detok.clean_up_spaces = opts.clean_up;
   auto t0 = std::chrono::steady_clock::now();
   std::ofstream out(partial, std::ios::app | std::ios::binary);
   if (!out) throw InputError(partial, 0, "cannot write");
   int64_t batches = 0;
-  for (int64_t begin = static_cast<int64_t>(result.hyps.size()); begin < n_mine;
+  for (int64_t begin = static_cast<int64_t>(lines.size()); begin < n_mine;
        begin += opts.batch_size) {
     if (opts.stop_after > 0 && batches++ >= opts.stop_after) {
       result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      result.examples = static_cast<int64_t>(result.hyps.size());
+      result.examples = static_cast<int64_t>(lines.size());
+      result.hyps = std::move(lines);
       return result;  // OUT.partial and OUT.partial.json stay for the next call
     }
     const int64_t end = std::min<int64_t>(n_mine, begin + opts.batch_size);
@@ -826,7 +890,7 @@ DecodeResult decode(const DecodeOptions& opts) {
     for (std::string& line :
          decoder.lines(src, std::vector<int64_t>(mine.begin() + begin, mine.begin() + end))) {
       text += line + "\n";
-      result.hyps.push_back(std::move(line));
+      lines.push_back(std::move(line));
     }
     out << text << std::flush;
     result.decoded_now += end - begin;
@@ -834,22 +898,40 @@ DecodeResult decode(const DecodeOptions& opts) {
   }
   out.close();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  result.examples = static_cast<int64_t>(result.hyps.size());
-  std::string all;
-  for (const auto& h : result.hyps) all += h + "\n";
-  core::write_file_atomic(stem, all);
+  result.complete = true;
+  const auto expand = [&](const std::vector<std::string>& decoded) {
+    std::string all;
+    result.hyps.clear();
+    for (int64_t i = 0; i < n; ++i) {
+      result.hyps.push_back(decoded[distinct.slot[i]]);
+      all += result.hyps.back() + "\n";
+    }
+    result.examples = n;
+    return all;
+  };
   std::error_code ec;
+  if (!group) {
+    core::write_file_atomic(opts.out, expand(lines));
+    fs::remove(partial, ec);
+    fs::remove(meta_path, ec);
+    return result;
+  }
+  std::string shard_text;
+  for (const auto& l : lines) shard_text += l + "\n";
+  core::write_file_atomic(stem, shard_text);
   fs::remove(partial, ec);
   fs::remove(meta_path, ec);
-  result.complete = true;
-  if (group) {
-    // Every shard is on disk once the sum is through; rank 0 merges them in input order.
-    std::vector<double> decoded{static_cast<double>(result.decoded_now)};
-    dist::all_reduce_sum(*group, decoded);
-    if (rank != 0) return result;
-    result.decoded_now = static_cast<int64_t>(decoded[0]);
-    merge_shards(opts, n, world, result);
-  }
+  result.examples = n_mine;
+  result.hyps = std::move(lines);
+  // Every shard is on disk once the sum is through; rank 0 merges them in input order.
+  std::vector<double> decoded{static_cast<double>(result.decoded_now)};
+  dist::all_reduce_sum(*group, decoded);
+  if (rank != 0) return result;
+  result.decoded_now = static_cast<int64_t>(decoded[0]);
+  std::vector<std::string> shard_paths;
+  const std::vector<std::string> merged = merge_shards(opts, n_distinct, world, shard_paths);
+  core::write_file_atomic(opts.out, expand(merged));
+  for (const auto& p : shard_paths) fs::remove(p, ec);
   return result;
 }
 

@@ -113,19 +113,25 @@ struct DecodeOptions {
   bool use_cache = true;         // incremental decoding with cached keys/values
   bool progress = true;          // progress on stderr
   int64_t limit = 0;             // > 0: decode only the first N examples
-  int64_t stop_after = 0;        // > 0: stop after N batches of this call, leaving OUT.partial
-  std::string checkpoint;        // "" = RUN/checkpoint; else a checkpoint dir of the run (RUN/best)
-  bool clean_up = true;  // HF clean_up_tokenization on the output (false: pieces glued only)
+  bool dedupe = true;  // search decodes each distinct source line once and copies its output to
+                       // the repeats (Du's QG splits repeat a sentence for each of its questions);
+                       // sampling (seeded per example) decodes every line
+  int64_t stop_after = 0;  // > 0: stop after N batches of this call, leaving OUT.partial
+  std::string checkpoint;  // "" = RUN/checkpoint; else a checkpoint dir of the run (RUN/best)
+  bool clean_up = true;    // HF clean_up_tokenization on the output (false: pieces glued only)
   std::optional<std::pair<int64_t, int64_t>> segment_ids;  // unset: the run's (run.json train)
   std::string backend;  // process group backend with WORLD_SIZE > 1 ("" = auto)
   std::string arch;     // "" = the run's (run.json train.arch); "ernie-gen": infilling
                         // decoding with [ATTN] (models/decoding/search_unilm.h), "unilm": [MASK]
   std::optional<bool> tokenized_input;  // source lines are WordPiece pieces joined by spaces
       // (pretokenized_ids); unset = the run's (run.json tokenized_input)
+  std::vector<std::string> lexicon;  // text files (.gz ok): every word written is a word of these
+      // files or of the source lines decoded (models/decoding/word_lexicon.h); empty = no lexicon
 };
 
 struct DecodeResult {
   int64_t examples = 0;     // lines in the output
+  int64_t distinct = 0;     // source lines decoded (examples less repeated sources when deduped)
   int64_t decoded_now = 0;  // decoded by this call (the rest came from a partial output)
   double seconds = 0;       // decoding time of this call
   bool complete = false;    // OUT written (false: stopped by stop_after)

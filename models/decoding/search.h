@@ -77,6 +77,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -86,7 +87,8 @@
 
 namespace unieval::models {
 
-class Vocab;  // models/tokenizer/wordpiece.h
+class Vocab;        // models/tokenizer/wordpiece.h
+class WordLexicon;  // models/decoding/word_lexicon.h
 
 enum class SearchAlgorithm { kExact, kUnilm };  // SearchOptions::algorithm "exact" / "unilm"
 
@@ -177,9 +179,11 @@ SearchStrategy search_strategy(const SearchOptions& opts);
 // (models/decoding/search_constraints.h): ids >= entries (a config vocab_size padded past the vocabulary,
 // see models/decoding/vocab_limit.h) and the banned ids (SearchOptions::not_predict). entries 0: no limit
 // (banned must then be empty).
+// lexicon: when set, every word written is one of its words (models/decoding/word_lexicon.h).
 struct VocabMask {
   int64_t entries = 0;
   std::vector<int64_t> banned;
+  std::shared_ptr<const WordLexicon> lexicon;
 };
 
 // What decoding with opts ignores because it follows decode_seq2seq.py's greedy path (algorithm

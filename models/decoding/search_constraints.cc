@@ -5,13 +5,14 @@
 #include <stdexcept>
 #include <utility>
 
+#include "models/decoding/word_lexicon.h"
 #include "models/nn/row_ops.h"
 
 namespace unieval::models {
 
 bool StepEdits::empty() const {
-  return !nan_ && keep_columns_ < 0 && !ban_columns_.defined() && set_r_.empty() &&
-         add_r_.empty() && fill_columns_.empty();
+  return !nan_ && keep_columns_ < 0 && !ban_columns_.defined() && !mask_.defined() &&
+         set_r_.empty() && add_r_.empty() && fill_columns_.empty();
 }
 
 torch::Tensor StepEdits::apply(const torch::Tensor& scores) const {
@@ -28,6 +29,7 @@ torch::Tensor StepEdits::apply(const torch::Tensor& scores) const {
     torch::Tensor wi = torch::tensor(set_w_, torch::kInt64).to(lp.device());
     lp.index_put_({ri, wi}, kNegInf);
   }
+  if (mask_.defined()) lp.masked_fill_(mask_.to(lp.device()), kNegInf);
   if (!add_r_.empty()) {
     torch::Tensor ri = torch::tensor(add_r_, torch::kInt64).to(lp.device());
     torch::Tensor wi = torch::tensor(add_w_, torch::kInt64).to(lp.device());
@@ -107,6 +109,7 @@ StepConstraints step_constraints(const SearchOptions& opts, SearchStrategy strat
     throw std::invalid_argument("VocabMask: banned ids need entries >= 1");
   }
   if (strategy == SearchStrategy::kBeam) c.add(std::make_unique<NanToNegInf>());
+  if (vocab.lexicon) c.add(std::make_unique<LexiconConstraint>(vocab.lexicon, eos));
   // decode_seq2seq.py's greedy path applies neither min_len nor the n-gram ban.
   if (strategy == SearchStrategy::kUnilmGreedy) return c;
   const BanForm form = strategy == SearchStrategy::kUnilmBeam ? BanForm::kUnilm : BanForm::kNegInf;

@@ -21,11 +21,13 @@
 // |             | kUnilmGreedy                        | -inf; kUnilmBeam: += -10000, each once  |
 // | MinLength   | min_len > 0, not kUnilmGreedy       | rows shorter than min_len: EOS -inf;    |
 // |             |                                     | kUnilmBeam: EOS column = -10000 (fill)  |
+// | LexiconConstraint | VocabMask.lexicon set (every    | pieces that make no word of the lexicon |
+// |             | strategy)                           | (models/decoding/word_lexicon.h): -inf  |
 //
 // kUnilmBeam's form is UniLM's (modeling.py BertForSeq2SeqDecoder.beam_search: forbid_word_mask
 // * -10000 added, then the EOS column filled with -10000 before min_len); the others set -inf as
 // HF's logits processors do. StepEdits::apply writes in one fixed order, whatever the order of the
-// list: NaN -> -inf, the vocabulary columns, the -inf cells, the added cells, the filled columns
+// list: NaN -> -inf, the vocabulary columns, the -inf cells and the lexicon's mask, the added cells, the filled columns
 // (so an EOS that is also a not-predict id gets UniLM's -10000, as when the vocabulary was masked
 // by the scorer first). The arithmetic is in the scorer's dtype, exactly as each search did it.
 #include <torch/torch.h>
@@ -58,6 +60,7 @@ class StepEdits {
   void set_neg_inf(int64_t row, int64_t token) { set_r_.push_back(row), set_w_.push_back(token); }
   void add_unilm_ban(int64_t row, int64_t token) { add_r_.push_back(row), add_w_.push_back(token); }
   void fill_unilm_ban(int64_t column) { fill_columns_.push_back(column); }  // = -10000, every row
+  void ban_mask(torch::Tensor mask) { mask_ = std::move(mask); }  // [rows, V] bool (host): -inf
   bool empty() const;
   // The log-probabilities with the edits written (a copy; scores.detach() itself when empty).
   torch::Tensor apply(const torch::Tensor& scores) const;
@@ -66,6 +69,7 @@ class StepEdits {
   bool nan_ = false;
   int64_t keep_columns_ = -1;
   torch::Tensor ban_columns_;
+  torch::Tensor mask_;
   std::vector<int64_t> set_r_, set_w_, add_r_, add_w_, fill_columns_;
 };
 

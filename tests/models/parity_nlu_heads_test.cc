@@ -115,13 +115,13 @@ void expect_loss_and_grads(UnilmModel& model, const NluBatch& b, NluHead head,
   // Gradients that are 0 in exact arithmetic (a bias added to every span logit, a key bias) are
   // float32 rounding on both sides: ~1e-8 with OpenBLAS's Zen kernels, ~1e-9 with SkylakeX's. They
   // are held to float32's epsilon times the largest gradient norm instead of a fixed 1e-9.
-  const double floor = 1.2e-7 * largest;
+  const double rounding = 1.2e-7 * largest;
   for (const auto& [name, norm] : want["grad_norms"].items()) {
     ASSERT_TRUE(params.contains(name)) << name;
     const torch::Tensor& g = params[name].grad();
     ASSERT_TRUE(g.defined()) << name;
     const double n = norm.get<double>(), got = g.to(torch::kDouble).norm().item<double>();
-    EXPECT_NEAR(got, n, 1e-5 * n + floor) << name;
+    EXPECT_NEAR(got, n, 1e-5 * n + rounding) << name;
     if (n > 1e-6)
       worst = std::max(worst, std::abs(got - n) / n);
     else

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <map>
 #include <random>
+#include <set>
+#include <sstream>
 
 #include "core/io.h"
 #include "results/run_result.h"
@@ -450,6 +452,67 @@ TEST_F(RunCliTest, CoqaBudgetCountsWordPieces) {
   const auto manifest = nlohmann::json::parse(core::read_file(path("coqa_run/data/manifest.json")));
   EXPECT_NE(manifest["reader"].get<std::string>().find("WordPiece tokens"), std::string::npos)
       << manifest["reader"];
+}
+
+}  // namespace
+}  // namespace unieval
+
+namespace unieval {
+namespace {
+
+// --lexicon-train: decoding writes only words of the training pairs and the source (recorded in
+// the request). The data use 3 of the 8 nouns; the untrained model writes nouns of the vocabulary
+// that are words of neither without it. Refused for an understanding task.
+TEST_F(RunCliTest, LexiconTrainWritesOnlyWordsOfTheTrainingPairs) {
+  for (const std::string split : {"train", "dev", "test"}) {
+    std::string src, tgt;
+    const std::vector<std::string> nouns = {"dog", "king", "queen"};
+    for (int i = 0; i < 30; ++i) {
+      const std::string& n = nouns[i % 3];
+      src += "the " + n + (i % 2 ? " see" : " find") + " the house .\n";
+      tgt += "what did the " + n + (i % 2 ? " see" : " find") + " ?\n";
+    }
+    tmp.write("qgl/src-" + split + ".txt", src);
+    tmp.write("qgl/tgt-" + split + ".txt", tgt);
+  }
+  const auto cmd = [&](const std::string& out, const std::string& extra) {
+    return "run --task squad-qg --data " + shq(path("qgl")) + " --out " + shq(path(out)) +
+           " --model-config " + shq(path("config.json")) + " --vocab " + shq(path("vocab.txt")) +
+           " --no-baselines --no-train --max-src-len 12 --max-tgt-len 10 --max-len 10 "
+           "--threads 2 --no-progress --json --skip-metric meteor" +
+           extra;
+  };
+  auto plain = run_cli(cmd("lex0", ""));
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  auto lex = run_cli(cmd("lex1", " --lexicon-train"));
+  ASSERT_EQ(lex.exit_code, 0) << lex.err;
+  EXPECT_EQ(nlohmann::json::parse(core::read_file(path("lex1/request.json")))["lexicon"], "train");
+  EXPECT_FALSE(
+      nlohmann::json::parse(core::read_file(path("lex0/request.json"))).contains("lexicon"));
+  std::set<std::string> words;
+  for (const char* f : {"qgl/src-train.txt", "qgl/tgt-train.txt", "qgl/src-test.txt"})
+    for (const std::string& line : core::split_lines(core::read_file(path(f)), f)) {
+      std::istringstream in(line);
+      for (std::string w; in >> w;) words.insert(w);
+    }
+  const auto outside = [&](const std::string& run) {
+    int n = 0, total = 0;
+    for (const std::string& line :
+         core::split_lines(core::read_file(path(run + "/eval/hyp.txt")), run)) {
+      std::istringstream in(line);
+      for (std::string w; in >> w; ++total) n += words.count(w) == 0;
+    }
+    EXPECT_GT(total, 0) << run;
+    return n;
+  };
+  EXPECT_GT(outside("lex0"), 0) << core::read_file(path("lex0/eval/hyp.txt"));
+  EXPECT_EQ(outside("lex1"), 0) << core::read_file(path("lex1/eval/hyp.txt"));
+  auto nlu = run_cli("run --task glue-sst2 --data " + shq(path("qgl")) + " --out " +
+                     shq(path("lex_nlu")) + " --model-config " + shq(path("config.json")) +
+                     " --vocab " + shq(path("vocab.txt")) + " --lexicon-train --no-progress");
+  EXPECT_EQ(nlu.exit_code, 2) << nlu.err;
+  EXPECT_NE(nlu.err.find("--lexicon-train"), std::string::npos) << nlu.err;
+  EXPECT_FALSE(fs::exists(path("lex_nlu")));
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // generated task (reverse 3-6 pseudo-words), decodes the 200 held-out examples with beam search,
 // and must reach exact match >= 0.9 with a falling loss. Then finetune/decode on a small task:
 // a stopped run resumed gives the same parameters as an uninterrupted one, and decode is
-// resumable and batch-size invariant, and never emits an id the vocabulary has no line for.
+// resumable and batch-size invariant, decodes a repeated source once, and never emits an id the
+// vocabulary has no line for.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -149,6 +150,41 @@ TEST_F(FinetuneCliTest, KilledRunResumesToTheSameParameters) {
   EXPECT_EQ(summary("p.txt.summary.json")["summary"]["examples"], 12);
   EXPECT_EQ(core::read_file((tmp.path() / "p.txt").string()), t1);
   EXPECT_FALSE(std::filesystem::exists(tmp.path() / "p.txt.partial"));
+
+  // Repeated source lines are decoded once: the 12 test lines with 5 repeats give 17 lines, each
+  // its source's output from the run above, and only the 12 distinct sources are decoded (also
+  // across a stop and resume). --no-dedupe decodes all 17 and writes the same file.
+  const std::vector<std::string> src =
+      core::split_lines(core::read_file((tmp.path() / "data/test.src").string()), "test.src");
+  const std::vector<std::string> hyp1 = core::split_lines(t1, "b1");
+  ASSERT_EQ(src.size(), 12u);
+  const std::vector<size_t> order = {0, 1, 0, 2, 3, 4, 5, 11, 6, 7, 8, 9, 10, 11, 3, 3, 0};
+  std::string rep_src, expected;
+  for (const size_t i : order) {
+    rep_src += src[i] + "\n";
+    expected += hyp1[i] + "\n";
+  }
+  std::filesystem::create_directories(tmp.path() / "rep");
+  tmp.write("rep/test.src", rep_src);
+  const std::string rcmd = "decode --run " + run + " --data " + shq((tmp.path() / "rep").string()) +
+                           " --split test --beam 3 --max-len 8 --batch-size 5 --no-progress --json";
+  const std::string rout = shq((tmp.path() / "r.txt").string());
+  auto r1 = run_cli(rcmd + " --stop-after 1 --out " + rout);
+  ASSERT_EQ(r1.exit_code, 0) << r1.err;
+  EXPECT_EQ(core::split_lines(core::read_file((tmp.path() / "r.txt.partial").string()), "r").size(),
+            5u);
+  auto r2 = run_cli(rcmd + " --out " + rout);
+  ASSERT_EQ(r2.exit_code, 0) << r2.err;
+  const nlohmann::json j2 = last_json_line(r2.out);
+  EXPECT_EQ(j2["examples"].get<int>(), 17);
+  EXPECT_EQ(j2["distinct"].get<int>(), 12);
+  EXPECT_EQ(j2["decoded_now"].get<int>(), 7);
+  EXPECT_EQ(core::read_file((tmp.path() / "r.txt").string()), expected);
+  auto r3 = run_cli(rcmd + " --no-dedupe --out " + shq((tmp.path() / "r_all.txt").string()));
+  ASSERT_EQ(r3.exit_code, 0) << r3.err;
+  EXPECT_EQ(last_json_line(r3.out)["distinct"].get<int>(), 17);
+  EXPECT_EQ(last_json_line(r3.out)["decoded_now"].get<int>(), 17);
+  EXPECT_EQ(core::read_file((tmp.path() / "r_all.txt").string()), expected);
 }
 
 TEST_F(FinetuneCliTest, BadInputsAreClearErrors) {

@@ -147,6 +147,9 @@ void add_run_flags(po::options_description& desc) {
       "stop training after N steps of this call (run again to continue)")(
       "no-progress", po::bool_switch(), "no progress on stderr")(
       "json", po::bool_switch(), "print the result JSON as the last stdout line")(
+      "lexicon-train", po::bool_switch(),
+      "generation: every word decoded is a word of the training pairs or of its source (unieval "
+      "decode --lexicon RUN/data/train.src RUN/data/train.tgt; recorded in the request)")(
       "no-baselines", po::bool_switch(),
       "score no baselines (default: generation tasks constant + copy-source, GLUE majority, "
       "SQuAD/CoQA "
@@ -207,6 +210,7 @@ int cmd_run(const Args& args) {
   if (vm.count("lm-coef")) o.lm_coef = vm["lm-coef"].as<double>();
   o.zero_shot = vm["zero-shot"].as<bool>();
   o.baselines = !vm["no-baselines"].as<bool>();
+  o.lexicon_train = vm["lexicon-train"].as<bool>();
   if (vm.count("model")) o.model = vm["model"].as<std::string>();
   if (vm.count("model-config")) o.model_config = vm["model-config"].as<std::string>();
   if (vm.count("vocab")) o.vocab = vm["vocab"].as<std::string>();
