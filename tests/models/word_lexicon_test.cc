@@ -16,17 +16,17 @@ namespace unieval::models {
 namespace {
 
 //                                      0       1       2      3        4      5      6
-const std::vector<std::string> kTokens{"[PAD]", "[SEP]", "kro", "##roc", "##a", "new", "##ton",
-                                       "york",  "?",     "the"};
+const std::vector<std::string> kTokens{"[PAD]", "[SEP]", "kro",  "##roc", "##a",
+                                       "new",   "##ton", "york", "?",     "the"};
 //                                      7       8        9
 constexpr int64_t kEos = 1;
 
 std::shared_ptr<WordLexicon> lexicon() {
   auto lex = std::make_shared<WordLexicon>(WordLexicon::wordpiece_kinds(kTokens));
-  lex->add({5, 7, 8});   // new york ?
-  lex->add({2, 4, 1});   // kroa [SEP]
-  lex->add({5, 6, 5});   // newton new (again)
-  lex->add({3, 4, 0});   // "##roc ##a" with no word before it: not a word
+  lex->add({5, 7, 8});  // new york ?
+  lex->add({2, 4, 1});  // kroa [SEP]
+  lex->add({5, 6, 5});  // newton new (again)
+  lex->add({3, 4, 0});  // "##roc ##a" with no word before it: not a word
   return lex;
 }
 
