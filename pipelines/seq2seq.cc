@@ -14,6 +14,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "core/fs.h"
@@ -799,10 +800,10 @@ std::shared_ptr<const WordLexicon> build_lexicon(const WordPieceTokenizer& tok,
   for (size_t i = 0; i < tok.vocab().size(); ++i)
     tokens.push_back(tok.vocab().token(static_cast<int32_t>(i)));
   auto lexicon = std::make_shared<WordLexicon>(WordLexicon::wordpiece_kinds(tokens));
-  std::unordered_map<std::string_view, bool> seen;
+  std::unordered_set<std::string_view> seen;  // a line repeated is added once
   const auto add = [&](const std::vector<std::string>& lines) {
     for (const std::string& line : lines)
-      if (seen.emplace(line, true).second) lexicon->add(encode_ids64(tok, line, tokenized_input));
+      if (seen.insert(line).second) lexicon->add(encode_ids64(tok, line, tokenized_input));
   };
   add(src);
   std::vector<std::vector<std::string>> texts;  // kept alive: `seen` views their lines
