@@ -14,11 +14,14 @@ E=results/experiments/from-scratch/squad-qg-copy-1ep/lexicon
 "$U" decode --run $R --split eval --no-clean-up --threads 2 --no-progress --json \
   --lexicon $R/data/train.src $R/data/train.tgt --out $W/qg-copy1e-lex.txt
 zcat results/experiments/from-scratch/squad-qg-copy-1ep/hyp.txt.gz > $W/qg-copy1e-hyp.txt
-# The model with the lexicon against the same model without it, then against copy-source:
+# The model with the lexicon against the same model without it, then against copy-source and the
+# constant question:
 "$U" eval --task squad-qg --data $D --split test --pred $W/qg-copy1e-lex.txt --skip-metric meteor \
   --bootstrap 1000 --paired-pred $W/qg-copy1e-hyp.txt --json --out $E/result.json
 "$U" eval --task squad-qg --data $D --split test --pred $W/qg-copy1e-lex.txt --skip-metric meteor \
   --bootstrap 1000 --paired-pred $R/baselines/copy-source/pred.txt --json --out $E/result-copy-source.json
+"$U" eval --task squad-qg --data $D --split test --pred $W/qg-copy1e-lex.txt --skip-metric meteor \
+  --bootstrap 1000 --paired-pred $R/baselines/constant/pred.txt --json --out $E/result-constant.json
 gzip -9n < $W/qg-copy1e-lex.txt > $E/hyp.txt.gz
 python3 results/experiments/from-scratch/squad-qg/source_words.py $R/data/eval.src $R/data/eval.tgt \
   $W/qg-copy1e-lex.txt $R/baselines/copy-source/pred.txt
