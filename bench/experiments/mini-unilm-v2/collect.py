@@ -111,6 +111,15 @@ def main():
             for arm in a.arms:
                 key = "%s/p%s/f%s" % (arm, ps, fs)
                 run = os.path.join(w, "qg-%s-p%s-f%s" % (arm, ps, fs))
+                dev = [x for x in jsonl(os.path.join(run, "log.jsonl")) if "dev_loss" in x]
+                if dev and not os.path.exists(os.path.join(run, "result.json")):
+                    # Trained (dev losses logged) but no test decoding finished: the dev NLL counts,
+                    # the test scores do not exist.
+                    steps = [x for x in jsonl(os.path.join(run, "log.jsonl")) if "loss" in x]
+                    out["qg"][key] = {"status": "test decoding not finished", "dev_curve": dev,
+                                      "best_dev_loss": min(x["dev_loss"] for x in dev),
+                                      "last_step": steps[-1]["step"] if steps else None,
+                                      "train_seconds": steps[-1].get("elapsed_s") if steps else None}
                 if os.path.exists(os.path.join(run, "result.json")):
                     r = load(os.path.join(run, "result.json"))
                     qg_data = os.path.join(run, "eval", "src-eval.txt")
@@ -182,7 +191,7 @@ def main():
         row = {}
         for name, _ in QG_SCORES:
             vals = [score(e["eval"], name)["value"] * 100 for k, e in out["qg"].items()
-                    if k.startswith(arm + "/") and score(e["eval"], name)]
+                    if k.startswith(arm + "/") and "eval" in e and score(e["eval"], name)]
             row["qg_" + name] = mean_sd(vals)
         row["qg_dev_loss"] = mean_sd([e["best_dev_loss"] for k, e in out["qg"].items()
                                       if k.startswith(arm + "/") and e["best_dev_loss"] is not None])
@@ -232,10 +241,24 @@ def render(out):
         s = b.get("summary") or {}
         lines.append("| baseline: %s | – | – | – | – | %s |" % (
             name, "%.2f" % (s["accuracy"] * 100) if "accuracy" in s else "–"))
+    unfinished = sorted(k for k, e in out["qg"].items() if e.get("status"))
+    if unfinished:
+        lines += ["", "QG runs trained to the end whose test decoding did not finish (their dev NLL counts, "
+                  "they have no test scores): %s." % ", ".join(unfinished)]
+    lines += ["", "QG dev NLL (nats per target token, first 2,000 Du dev pairs) per fine-tuning run:", "",
+              "| pre-training | " + " | ".join("p%s f%s" % (ps, fs) for ps in out["pt_seeds"] for fs in out["ft_seeds"]) + " |",
+              "|---|" + "---:|" * (len(out["pt_seeds"]) * len(out["ft_seeds"]))]
+    for arm in out["arms"]:
+        cells = []
+        for ps in out["pt_seeds"]:
+            for fs in out["ft_seeds"]:
+                e = out["qg"].get("%s/p%s/f%s" % (arm, ps, fs))
+                cells.append("%.4f" % e["best_dev_loss"] if e and e.get("best_dev_loss") is not None else "–")
+        lines.append("| %s | %s |" % (arm, " | ".join(cells)))
     lines += ["", "Decisions (p < 0.05 with the same sign in every seed pair; otherwise not separated):", "",
               "| task | arms | score | deltas | p-values | verdict |", "|---|---|---|---|---|---|"]
     for d in out["decisions"]:
-        scale = 100.0 if d["task"] == "qg" else 1.0
+        scale = 100.0  # both tasks' scores are fractions; the table shows points
         lines.append("| %s | %s vs %s | %s | %s | %s | %s |" % (
             d["task"], d["a"], d["b"], d["score"], ", ".join("%+.2f" % (x * scale) for x in d["deltas"]),
             ", ".join("%.4f" % p for p in d["p_values"]), d["verdict"]))
