@@ -36,3 +36,9 @@ python3 results/experiments/from-scratch/samples.py $R/data/eval.src $R/data/eva
 cp $R/result.json $E/result.json
 gzip -9n < $R/eval/hyp.txt > $E/hyp.txt.gz
 "$U" plot --run $R --out $E/curves.svg
+# The issue's constant question (#36 quotes it: BLEU-4 0.89, ROUGE-L 26.49 on another slice), as a
+# paired baseline on the same test set:
+yes "what was the theme of super bowl 50 ?" | head -n 11877 > "$W/constant-question.txt"
+"$U" eval --task squad-qg --data $D --split test --pred $R/eval/hyp.txt --skip-metric meteor \
+  --bootstrap 1000 --paired-pred "$W/constant-question.txt" \
+  --paired-system "constant: what was the theme of super bowl 50 ?" --json --out $E/result-issue-constant.json
