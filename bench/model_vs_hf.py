@@ -12,6 +12,12 @@ sequences), then runs, one job at a time and in alternating rounds:
             --dec-src words, batch --dec-batch (fresh weights from a 1-step run: the speed of a
             beam step does not depend on the weights' values). HF: BertLMHeadModel(is_decoder)
             generate(num_beams=5, min_new_tokens=N, max_new_tokens=N) on "[CLS] source [SEP]".
+  pretrain  `unieval pretrain --objectives bidirectional --segments bert` (MLM + NSP, as BERT) for
+            --pt-steps steps of --pt-batch examples of --pt-len positions on a seeded random-word
+            corpus of long documents (--short-seq-prob 0: every example full), steady-state tokens/s
+            from log.jsonl as for finetune (#37). HF: BertForPreTraining, the same shape, AdamW,
+            15% of the positions (at most 20 per example, BERT's default) as MLM labels and a random
+            NSP label per example; tokens/s = batch x length per second after the first step.
 Each job runs in its own process; peak RSS is that process's (wait4 ru_maxrss).
 
 On a GPU (--device cuda [--precision bf16]) both sides run there: ours with `--device cuda
@@ -37,7 +43,7 @@ HF child fails) the JSON holds our numbers and "hf": {"skipped": why}.
 
 usage: bench/model_vs_hf.py [--binary build/unieval] [--threads 2] [--rounds 2]
                             [--hf-src transformers/] [--hf-python python3] [--env KEY=VALUE ...]
-                            [--out bench/results/DATE-model-vs-hf.json] [--jobs finetune,decode]
+                            [--out bench/results/DATE-model-vs-hf.json] [--jobs finetune,decode,pretrain]
 Shapes default to issue #24's jobs: fine-tuning a BERT-base shape (12 layers, hidden 768; batch 8
 of 94 + 31 words, 128 positions with [CLS]/[SEP]/[SEP]) and decoding with a 4-layer, hidden-256
 model (source 64, exactly 32 new tokens, batch 16; --dec-sentences 256 for the issue's count).
@@ -71,10 +77,12 @@ def write_inputs(d, a):
     with open(os.path.join(d, "vocab.txt"), "w") as f:
         f.write("\n".join(vocab) + "\n")
     cfgs = {}
-    for job, layers, hidden in (("finetune", a.ft_layers, a.ft_hidden), ("decode", a.layers, a.hidden)):
+    for job, layers, hidden in (("finetune", a.ft_layers, a.ft_hidden), ("decode", a.layers, a.hidden),
+                                ("pretrain", a.pt_layers, a.pt_hidden)):
         cfgs[job] = {"vocab_size": a.vocab, "hidden_size": hidden, "num_hidden_layers": layers,
                      "num_attention_heads": hidden // 64, "intermediate_size": 4 * hidden,
-                     "max_position_embeddings": positions(a, job), "type_vocab_size": 2, "hidden_dropout_prob": 0.1,
+                     "max_position_embeddings": positions(a, job) if job != "pretrain" else a.pt_len,
+                     "type_vocab_size": 2, "hidden_dropout_prob": 0.1,
                      "attention_probs_dropout_prob": 0.1, "initializer_range": 0.02}
         with open(os.path.join(d, f"config-{job}.json"), "w") as f:
             json.dump(cfgs[job], f)
@@ -88,6 +96,12 @@ def write_inputs(d, a):
             for _ in range(n):
                 fs.write(" ".join(rng.choice(words) for _ in range(ls)) + "\n")
                 ft.write(" ".join(rng.choice(words) for _ in range(lt)) + "\n")
+    # The pre-training corpus: documents of 60 sentences of 12 words, a blank line between them.
+    with open(os.path.join(d, "corpus.txt"), "w") as f:
+        for _ in range(max(40, a.pt_batch * (a.pt_steps + 2) * a.pt_len // 720 * 2)):
+            for _ in range(60):
+                f.write(" ".join(rng.choice(words) for _ in range(12)) + "\n")
+            f.write("\n")
     return cfgs, data
 
 
@@ -142,6 +156,23 @@ def ours_finetune(a, d, data, env, tag):
     # Steady state: from the end of the first step to the end of the last (no start-up, no first
     # step, no checkpoint write). Tokens are the packed sequence positions of those steps.
     tok = sum(s.get("tokens", 0) for s in steps[1:])
+    secs = steps[-1]["elapsed_s"] - steps[0]["elapsed_s"]
+    shutil.rmtree(out)
+    return {"tokens_per_s": tok / secs, "steps_timed": len(steps) - 1, "tokens_timed": tok,
+            "wall_s": wall, "peak_rss_bytes": rss}
+
+
+def ours_pretrain(a, d, env, tag):
+    out = os.path.join(d, "pt-" + tag)
+    cmd = [a.binary, "pretrain", "--corpus", os.path.join(d, "corpus.txt"), "--shard", os.path.join(d, "corpus.shard"),
+           "--model-config", os.path.join(d, "config-pretrain.json"), "--vocab", os.path.join(d, "vocab.txt"),
+           "--out", out, "--objectives", "bidirectional", "--segments", "bert", "--steps", str(a.pt_steps),
+           "--batch-size", str(a.pt_batch), "--max-len", str(a.pt_len), "--short-seq-prob", "0", "--lr", "1e-4",
+           "--warmup", "0", "--save-every", str(a.pt_steps), "--threads", str(a.threads), "--no-progress"] + device_flags(a)
+    wall, rss, _ = measured(cmd, env)
+    steps = [json.loads(l) for l in open(os.path.join(out, "log.jsonl")) if l.strip()]
+    steps = [s for s in steps if "elapsed_s" in s and "tokens" in s]
+    tok = sum(s["tokens"] for s in steps[1:])  # non-padding input tokens of the timed steps
     secs = steps[-1]["elapsed_s"] - steps[0]["elapsed_s"]
     shutil.rmtree(out)
     return {"tokens_per_s": tok / secs, "steps_timed": len(steps) - 1, "tokens_timed": tok,
@@ -206,7 +237,7 @@ if missing:
 import contextlib
 import torch
 torch.set_num_threads(spec["threads"])
-from transformers import BertConfig, BertForMaskedLM, BertLMHeadModel
+from transformers import BertConfig, BertForMaskedLM, BertForPreTraining, BertLMHeadModel
 cfg = BertConfig(**spec["config"])
 torch.manual_seed(0)
 g = torch.Generator().manual_seed(7)
@@ -249,6 +280,35 @@ if spec["job"] == "finetune":
         times.append(time.perf_counter() - t0)
     secs = sum(times[1:])
     print(json.dumps({"tokens_per_s": B * L * (len(times) - 1) / secs, "steps_timed": len(times) - 1}))
+elif spec["job"] == "pretrain":
+    B, L = spec["batch"], spec["len"]
+    model = BertForPreTraining(cfg).to(dev).train()
+    opt = torch.optim.AdamW(model.parameters(), lr=1e-4, weight_decay=0.01)
+    ids = torch.randint(105, cfg.vocab_size, (B, L), generator=g)
+    half = L // 2
+    types = torch.cat([torch.zeros(B, half, dtype=torch.long), torch.ones(B, L - half, dtype=torch.long)], 1)
+    labels = torch.full((B, L), -100, dtype=torch.long)
+    for b in range(B):  # 15% of the positions, at most 20 (BERT's max_predictions_per_seq)
+        pos = torch.randperm(L - 2, generator=g)[:min(20, max(1, round(0.15 * (L - 3))))] + 1
+        labels[b, pos] = ids[b, pos]
+    nsp = torch.randint(0, 2, (B,), generator=g)
+    ids, types, labels, nsp = ids.to(dev), types.to(dev), labels.to(dev), nsp.to(dev)
+    mask = torch.ones(B, L, dtype=torch.long, device=dev)
+    times = []
+    for step in range(spec["steps"]):
+        sync()
+        t0 = time.perf_counter()
+        with autocast():
+            loss = model(input_ids=ids, token_type_ids=types, attention_mask=mask, labels=labels,
+                         next_sentence_label=nsp).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad()
+        loss.item()
+        times.append(time.perf_counter() - t0)
+    secs = sum(times[1:])
+    print(json.dumps({"tokens_per_s": B * L * (len(times) - 1) / secs, "steps_timed": len(times) - 1}))
 else:
     cfg.is_decoder = True
     model = BertLMHeadModel(cfg).to(dev).eval()
@@ -276,6 +336,8 @@ def hf_job(a, cfg, job, env):
             "precision": a.precision, "stub": a.hf_stub.split(",")}
     if job == "finetune":
         spec.update(batch=a.ft_batch, src=a.ft_src, tgt=a.ft_tgt, steps=a.ft_steps, mask_prob=MASK_PROB)
+    elif job == "pretrain":
+        spec.update(batch=a.pt_batch, len=a.pt_len, steps=a.pt_steps)
     else:
         spec.update(sentences=a.dec_sentences, batch=a.dec_batch, src=a.dec_src, new=a.dec_new)
     wall, rss, out = measured([a.hf_python, "-c", HF_CHILD, json.dumps(spec)], env)
@@ -307,6 +369,11 @@ def main():
     ap.add_argument("--hidden", type=int, default=256, help="decode job's model")
     ap.add_argument("--ft-layers", type=int, default=12, help="fine-tune job's model (BERT-base shape)")
     ap.add_argument("--ft-hidden", type=int, default=768, help="fine-tune job's model (BERT-base shape)")
+    ap.add_argument("--pt-layers", type=int, default=4, help="pretrain job's model (#37's mini-UniLM shape)")
+    ap.add_argument("--pt-hidden", type=int, default=256, help="pretrain job's model")
+    ap.add_argument("--pt-steps", type=int, default=12)
+    ap.add_argument("--pt-batch", type=int, default=48)
+    ap.add_argument("--pt-len", type=int, default=128)
     ap.add_argument("--vocab", type=int, default=30522)
     ap.add_argument("--ft-steps", type=int, default=6)
     ap.add_argument("--ft-batch", type=int, default=8)
@@ -374,6 +441,8 @@ def main():
                         continue
                     if job == "finetune":
                         ours[job].append(ours_finetune(a, d, data, env, str(r)))
+                    elif job == "pretrain":
+                        ours[job].append(ours_pretrain(a, d, env, str(r)))
                     else:
                         res, text = ours_decode(a, d, data, run, env, str(r))
                         ours[job].append(res)
@@ -381,11 +450,11 @@ def main():
                         if a.keep_hyp:
                             with open(a.keep_hyp, "w") as f:
                                 f.write(text)
-                    key = "tokens_per_s" if job == "finetune" else "sentences_per_s"
+                    key = "sentences_per_s" if job == "decode" else "tokens_per_s"
                     print(f"round {r + 1} {job} ours: {ours[job][-1][key]:.2f}", file=sys.stderr)
     summary = {}
     for job in jobs:
-        key = "tokens_per_s" if job == "finetune" else "sentences_per_s"
+        key = "sentences_per_s" if job == "decode" else "tokens_per_s"
         s = {"ours_median": median([x[key] for x in ours[job]]),
              "ours_peak_rss_bytes": max(x["peak_rss_bytes"] for x in ours[job])}
         if hf[job] and not hf_skip:
@@ -415,6 +484,7 @@ def main():
         "device": a.device,
         "precision": a.precision,
         "shapes": {k: getattr(a, k) for k in ("ft_layers", "ft_hidden", "layers", "hidden", "vocab", "ft_steps", "ft_batch", "ft_src", "ft_tgt",
+                                              "pt_layers", "pt_hidden", "pt_steps", "pt_batch", "pt_len",
                                               "dec_sentences", "dec_batch", "dec_src", "dec_new")},
         "binary": a.binary,
         "rounds": a.rounds,
