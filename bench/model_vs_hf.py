@@ -143,6 +143,19 @@ def flops_per_token(a):
     return 6 * dense + 12 * layers * h * length + 6 * h * a.vocab * masked_share
 
 
+def steady_state(out, wall, rss):
+    """Tokens/s of a training run from its log.jsonl, from the end of the first step to the end of
+    the last (no start-up, no first step, no checkpoint write); tokens are the steps' input
+    positions (non-padding). Removes the run directory."""
+    steps = [json.loads(l) for l in open(os.path.join(out, "log.jsonl")) if l.strip()]
+    steps = [s for s in steps if "elapsed_s" in s and "tokens" in s]
+    tok = sum(s["tokens"] for s in steps[1:])
+    secs = steps[-1]["elapsed_s"] - steps[0]["elapsed_s"]
+    shutil.rmtree(out)
+    return {"tokens_per_s": tok / secs, "steps_timed": len(steps) - 1, "tokens_timed": tok,
+            "wall_s": wall, "peak_rss_bytes": rss}
+
+
 def ours_finetune(a, d, data, env, tag):
     out = os.path.join(d, "ft-" + tag)
     cmd = [a.binary, "finetune", "--task", "bench", "--model-config", os.path.join(d, "config-finetune.json"),
@@ -150,16 +163,7 @@ def ours_finetune(a, d, data, env, tag):
            "--batch-size", str(a.ft_batch), "--batch-tokens", "1000000", "--max-src-len", str(a.ft_src),
            "--max-tgt-len", str(a.ft_tgt), "--mask-prob", str(MASK_PROB), "--warmup", "0", "--lr", "1e-4",
            "--threads", str(a.threads), "--no-progress"] + device_flags(a)
-    wall, rss, _ = measured(cmd, env)
-    steps = [json.loads(l) for l in open(os.path.join(out, "log.jsonl")) if l.strip()]
-    steps = [s for s in steps if "elapsed_s" in s]
-    # Steady state: from the end of the first step to the end of the last (no start-up, no first
-    # step, no checkpoint write). Tokens are the packed sequence positions of those steps.
-    tok = sum(s.get("tokens", 0) for s in steps[1:])
-    secs = steps[-1]["elapsed_s"] - steps[0]["elapsed_s"]
-    shutil.rmtree(out)
-    return {"tokens_per_s": tok / secs, "steps_timed": len(steps) - 1, "tokens_timed": tok,
-            "wall_s": wall, "peak_rss_bytes": rss}
+    return steady_state(out, *measured(cmd, env)[:2])
 
 
 def ours_pretrain(a, d, env, tag):
@@ -169,14 +173,7 @@ def ours_pretrain(a, d, env, tag):
            "--out", out, "--objectives", "bidirectional", "--segments", "bert", "--steps", str(a.pt_steps),
            "--batch-size", str(a.pt_batch), "--max-len", str(a.pt_len), "--short-seq-prob", "0", "--lr", "1e-4",
            "--warmup", "0", "--save-every", str(a.pt_steps), "--threads", str(a.threads), "--no-progress"] + device_flags(a)
-    wall, rss, _ = measured(cmd, env)
-    steps = [json.loads(l) for l in open(os.path.join(out, "log.jsonl")) if l.strip()]
-    steps = [s for s in steps if "elapsed_s" in s and "tokens" in s]
-    tok = sum(s["tokens"] for s in steps[1:])  # non-padding input tokens of the timed steps
-    secs = steps[-1]["elapsed_s"] - steps[0]["elapsed_s"]
-    shutil.rmtree(out)
-    return {"tokens_per_s": tok / secs, "steps_timed": len(steps) - 1, "tokens_timed": tok,
-            "wall_s": wall, "peak_rss_bytes": rss}
+    return steady_state(out, *measured(cmd, env)[:2])
 
 
 def ours_decode(a, d, data, run, env, tag):
@@ -249,6 +246,21 @@ def autocast():
 def sync():
     if dev.type == "cuda":
         torch.cuda.synchronize()
+def train_steps(model, opt, tokens, **inputs):
+    # spec["steps"] AdamW steps on one batch; prints tokens/s over every step but the first.
+    times = []
+    for step in range(spec["steps"]):
+        sync()
+        t0 = time.perf_counter()
+        with autocast():
+            loss = model(**inputs).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        opt.zero_grad()
+        loss.item()
+        times.append(time.perf_counter() - t0)
+    print(json.dumps({"tokens_per_s": tokens * (len(times) - 1) / sum(times[1:]), "steps_timed": len(times) - 1}))
 if spec["job"] == "finetune":
     B, S, T = spec["batch"], spec["src"] + 2, spec["tgt"] + 1
     L = S + T
@@ -266,20 +278,7 @@ if spec["job"] == "finetune":
     pick[:, -1] = True
     labels[:, S:][pick] = ids[:, S:][pick]
     ids, types, mask, labels = ids.to(dev), types.to(dev), mask.to(dev), labels.to(dev)
-    times = []
-    for step in range(spec["steps"]):
-        sync()
-        t0 = time.perf_counter()
-        with autocast():
-            loss = model(input_ids=ids, token_type_ids=types, attention_mask=mask, labels=labels).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad()
-        loss.item()
-        times.append(time.perf_counter() - t0)
-    secs = sum(times[1:])
-    print(json.dumps({"tokens_per_s": B * L * (len(times) - 1) / secs, "steps_timed": len(times) - 1}))
+    train_steps(model, opt, B * L, input_ids=ids, token_type_ids=types, attention_mask=mask, labels=labels)
 elif spec["job"] == "pretrain":
     B, L = spec["batch"], spec["len"]
     model = BertForPreTraining(cfg).to(dev).train()
@@ -294,21 +293,8 @@ elif spec["job"] == "pretrain":
     nsp = torch.randint(0, 2, (B,), generator=g)
     ids, types, labels, nsp = ids.to(dev), types.to(dev), labels.to(dev), nsp.to(dev)
     mask = torch.ones(B, L, dtype=torch.long, device=dev)
-    times = []
-    for step in range(spec["steps"]):
-        sync()
-        t0 = time.perf_counter()
-        with autocast():
-            loss = model(input_ids=ids, token_type_ids=types, attention_mask=mask, labels=labels,
-                         next_sentence_label=nsp).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        opt.zero_grad()
-        loss.item()
-        times.append(time.perf_counter() - t0)
-    secs = sum(times[1:])
-    print(json.dumps({"tokens_per_s": B * L * (len(times) - 1) / secs, "steps_timed": len(times) - 1}))
+    train_steps(model, opt, B * L, input_ids=ids, token_type_ids=types, attention_mask=mask, labels=labels,
+                next_sentence_label=nsp)
 else:
     cfg.is_decoder = True
     model = BertLMHeadModel(cfg).to(dev).eval()

@@ -124,7 +124,6 @@ def main():
                     r = load(os.path.join(run, "result.json"))
                     qg_data = os.path.join(run, "eval", "src-eval.txt")
                     qg_pred[key] = os.path.join(run, "eval", "pred.txt")
-                    dev = [x for x in jsonl(os.path.join(run, "log.jsonl")) if "dev_loss" in x]
                     e = {"run": {k: r.get(k) for k in ("scores", "summary", "notes")},
                          "diagnostics": {k: v for k, v in r.get("run", {}).items()
                                          if k in ("empty_hypotheses", "repeated_hypotheses", "mean_length",

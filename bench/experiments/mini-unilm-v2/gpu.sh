@@ -74,9 +74,9 @@ case "$mode" in
         python3 -c 'import lzma,shutil,sys; shutil.copyfileobj(lzma.open(sys.argv[1]), open(sys.argv[2] + ".tmp", "wb"))' \
           .gpu/v2/train.txt.xz "$WORK/corpus/train.txt"
         mv "$WORK/corpus/train.txt.tmp" "$WORK/corpus/train.txt"
-        cp -n .gpu/v2/work/corpus/stats.json "$WORK/corpus/"
+        cp .gpu/v2/work/corpus/stats.json "$WORK/corpus/"
         for f in vocab.txt vocab.json entropy.json config.json commands.json; do
-          [[ -f ".gpu/v2/work/$f" ]] && cp -n ".gpu/v2/work/$f" "$WORK/"
+          if [[ -f ".gpu/v2/work/$f" && ! -f "$WORK/$f" ]]; then cp ".gpu/v2/work/$f" "$WORK/"; fi
         done
       else
         cp -r "${CORPUS_FROM:-/work/mini-unilm-v2}/." "$WORK/"  # the CPU dry run: the work folder here
