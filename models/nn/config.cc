@@ -78,8 +78,8 @@ void BertConfig::validate(const std::string& source) const {
             std::to_string(id) + " is outside [0, type_vocab_size " +
                 std::to_string(type_vocab_size) + ")");
   }
-  if (pooling != "cls" && pooling != "mean")
-    bad(source, "unieval_pooling", "'" + pooling + "' is not a pooling (cls or mean)");
+  if (pooling != "cls" && pooling != "mean" && pooling != "max")
+    bad(source, "unieval_pooling", "'" + pooling + "' is not a pooling (cls, mean or max)");
   if (position_embedding_type != "absolute") {
     bad(source, "position_embedding_type",
         "'" + position_embedding_type + "' is not supported (only 'absolute')");
@@ -116,7 +116,7 @@ BertConfig BertConfig::from_json(const nlohmann::json& j, const std::string& sou
   }
   if (auto it = j.find("unieval_pooling"); it != j.end() && !it->is_null()) {
     if (!it->is_string())
-      bad(source, "unieval_pooling", "expected \"cls\" or \"mean\", got " + it->dump());
+      bad(source, "unieval_pooling", "expected \"cls\", \"mean\" or \"max\", got " + it->dump());
     c.pooling = it->get<std::string>();
   }
   if (auto it = j.find("unieval_copy"); it != j.end() && !it->is_null()) {

@@ -43,7 +43,7 @@
 // | position_embedding_type      | "absolute" | only "absolute" is supported (InputError otherwise)   |
 // | classifier_dropout           | null    | dropout before the classification head; null = hidden_dropout_prob |
 // | unilm_segment_ids            | absent  | [source, target] segment ids of seq2seq packing (ours)   |
-// | unieval_pooling              | "cls"   | pooler input: "cls" (BERT) or "mean" of the unmasked positions (ours) |
+// | unieval_pooling              | "cls"   | pooler input: "cls" (BERT), "mean" or "max" of the unmasked positions (ours) |
 // | unieval_copy                 | false   | true adds the copy (pointer) head, models/nn/copy_head.h (ours) |
 #include <cstdint>
 #include <nlohmann/json.hpp>
@@ -78,7 +78,8 @@ struct BertConfig {
   std::optional<double> classifier_dropout;          // null = hidden_dropout_prob
   std::optional<std::pair<int64_t, int64_t>> unilm_segment_ids;  // "unilm_segment_ids": [src, tgt]
   std::string pooling = "cls";  // "unieval_pooling": cls = BERT's tanh(dense(x[:, 0]));
-                                // mean = tanh(dense(mean of the unmasked positions))
+                                // mean = tanh(dense(mean of the unmasked positions));
+                                // max = tanh(dense(per-feature max of the unmasked positions))
   bool copy = false;  // "unieval_copy": the next-token distribution mixes in a copy of the source
   std::vector<std::string> unknown_fields;  // keys of the file not read (not serialised)
 

@@ -218,13 +218,24 @@ BertEncoderImpl::BertEncoderImpl(const BertConfig& cfg) {
   }
 }
 
-BertPoolerImpl::BertPoolerImpl(const BertConfig& cfg) : mean(cfg.pooling == "mean") {
+BertPoolerImpl::BertPoolerImpl(const BertConfig& cfg)
+    : mean(cfg.pooling == "mean"), max(cfg.pooling == "max") {
   dense = register_module("dense", torch::nn::Linear(cfg.hidden_size, cfg.hidden_size));
 }
 
 torch::Tensor BertPoolerImpl::forward(const torch::Tensor& hidden, const torch::Tensor& mask) {
-  if (!mean) return torch::tanh(dense(hidden.select(1, 0)));
-  if (!mask.defined() || mask.dim() != 2) return torch::tanh(dense(hidden.mean(1)));
+  if (!mean && !max) return torch::tanh(dense(hidden.select(1, 0)));
+  const bool masked = mask.defined() && mask.dim() == 2;
+  if (max) {
+    if (!masked) return torch::tanh(dense(std::get<0>(hidden.max(1))));
+    const auto keep = mask.to(hidden.device()).ne(0).unsqueeze(-1);  // [B,T,1]
+    // Masked positions read as the lowest value; a row without any position reads 0.
+    const auto lowest = std::numeric_limits<float>::lowest();
+    auto pooled = std::get<0>(hidden.masked_fill(keep.logical_not(), lowest).max(1));
+    pooled = pooled.masked_fill(keep.any(1).logical_not(), 0.0);
+    return torch::tanh(dense(pooled));
+  }
+  if (!masked) return torch::tanh(dense(hidden.mean(1)));
   const auto w = mask.to(hidden.device()).ne(0).to(hidden.scalar_type()).unsqueeze(-1);  // [B,T,1]
   return torch::tanh(dense((hidden * w).sum(1) / w.sum(1).clamp_min(1)));
 }

@@ -182,11 +182,13 @@ TORCH_MODULE(BertEncoder);
 
 struct BertPoolerImpl : torch::nn::Module {
   explicit BertPoolerImpl(const BertConfig& cfg);
-  // tanh(dense(hidden[:, 0])); with config unieval_pooling "mean", tanh(dense(the mean of the
-  // positions whose 2-D [B,T] `mask` is non-zero)) (all positions without such a mask).
+  // tanh(dense(hidden[:, 0])); with config unieval_pooling "mean" ("max"), tanh(dense(the mean
+  // (per-feature maximum) of the positions whose 2-D [B,T] `mask` is non-zero)) (all positions
+  // without such a mask).
   torch::Tensor forward(const torch::Tensor& hidden, const torch::Tensor& mask = {});
   torch::nn::Linear dense{nullptr};
   bool mean = false;
+  bool max = false;
 };
 TORCH_MODULE(BertPooler);
 

@@ -276,6 +276,50 @@ TEST(NluTest, MeanPoolingAveragesTheUnmaskedPositionsOnly) {
     for (size_t k = 0; k < 2; ++k) EXPECT_NEAR(a[i].logits[k], b[i].logits[k], 1e-4);
 }
 
+// unieval_pooling "max": the per-feature maximum over the unmasked positions only; padding a row
+// changes nothing, even where the padded positions' states are larger than every real one.
+TEST(NluTest, MaxPoolingTakesTheFeatureMaximumOfTheUnmaskedPositionsOnly) {
+  torch::manual_seed(6);
+  BertConfig cfg = BertConfig::tiny(kVocab, 0.0);
+  cfg.pooling = "max";
+  UnilmModel model(cfg, nlu_heads(NluHead::kClassify, 2));
+  model->eval();
+  torch::NoGradGuard ng;
+  auto ids = torch::tensor({2, 11, 12, 13, 3, 2, 14, 3, 0, 0}, torch::kInt64).view({2, 5});
+  auto mask = torch::tensor({1, 1, 1, 1, 1, 1, 1, 1, 0, 0}, torch::kInt64).view({2, 5});
+  auto types = torch::zeros_like(ids);
+  BertOutput o = model->forward(ids, types, mask);
+  auto h = o.last_hidden_state;
+  auto dense = model->bert->pooler->dense;
+  auto want0 = torch::tanh(dense(std::get<0>(h[0].max(0))));
+  auto want1 = torch::tanh(dense(std::get<0>(h[1].slice(0, 0, 3).max(0))));
+  EXPECT_TRUE(torch::allclose(o.pooler_output[0], want0, 1e-5, 1e-6));
+  EXPECT_TRUE(torch::allclose(o.pooler_output[1], want1, 1e-5, 1e-6));
+  // Not the maximum over all positions, padding included (it differs for row 1).
+  EXPECT_FALSE(torch::allclose(o.pooler_output[1], torch::tanh(dense(std::get<0>(h[1].max(0)))),
+                               1e-4, 1e-5));
+  // The pooler alone: padded states far above the real ones are ignored; an all-masked row is 0.
+  auto states = torch::tensor({1.0f, -2.0f, 3.0f, 0.5f, 100.0f, 100.0f}).view({1, 3, 2});
+  auto m = torch::tensor({1, 1, 0}, torch::kInt64).view({1, 3});
+  BertConfig two = cfg;
+  two.hidden_size = 2;
+  BertPooler pooler(two);
+  auto got = pooler->forward(states, m);
+  auto want = torch::tanh(pooler->dense(torch::tensor({3.0f, 0.5f}).view({1, 2})));
+  EXPECT_TRUE(torch::allclose(got, want, 1e-6, 1e-7));
+  auto none = pooler->forward(states, torch::zeros({1, 3}, torch::kInt64));
+  EXPECT_TRUE(torch::allclose(none, torch::tanh(pooler->dense(torch::zeros({1, 2}))), 1e-6, 1e-7));
+  // Padding-invariant predictions through predict_nlu's length batching.
+  auto rows = classification_data(29, 9);
+  PredictOptions one, many;
+  one.batch_size = 1;
+  many.batch_size = 8;
+  auto a = predict_nlu(model, rows, NluHead::kClassify, one),
+       b = predict_nlu(model, rows, NluHead::kClassify, many);
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (size_t k = 0; k < 2; ++k) EXPECT_NEAR(a[i].logits[k], b[i].logits[k], 1e-4);
+}
+
 TEST(NluTest, PoolingConfigRoundTripsAndRefusesOtherValues) {
   BertConfig cfg = BertConfig::tiny(kVocab, 0.0);
   EXPECT_FALSE(
@@ -285,8 +329,10 @@ TEST(NluTest, PoolingConfigRoundTripsAndRefusesOtherValues) {
   EXPECT_EQ(j.at("unieval_pooling"), "mean");
   EXPECT_EQ(BertConfig::from_json(j).pooling, "mean");
   EXPECT_TRUE(BertConfig::from_json(j).unknown_fields.empty());
+  cfg.pooling = "max";
+  EXPECT_EQ(BertConfig::from_json(cfg.to_json()).pooling, "max");
   auto bad = j;
-  bad["unieval_pooling"] = "max";
+  bad["unieval_pooling"] = "min";
   EXPECT_THROW(BertConfig::from_json(bad, "c.json"), InputError);
   bad["unieval_pooling"] = 3;
   EXPECT_THROW(BertConfig::from_json(bad, "c.json"), InputError);
