@@ -13,6 +13,8 @@
 // | history_turns       | 2       | CoQA: previous question/answer pairs before the question      |
 // | na_threshold        | unset   | SQuAD 2.0: fixed null-score threshold; unset = tuned on dev   |
 // | classifier_dropout  | unset   | dropout of the task layer (unset: the model's hidden dropout) |
+// | token_dropout       | 0       | training rows' tokens replaced by [MASK] with this probability |
+// |                     |         | (word dropout, models/training/nlu.h TokenDropout; 0 = off)   |
 // | predict_batch       | 64      | examples per inference batch                                  |
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -32,6 +34,7 @@ struct NluRunOptions {
   int history_turns = 2;                     // CoQA history
   std::optional<double> na_threshold;        // SQuAD 2.0 fixed threshold
   std::optional<double> classifier_dropout;  // task-layer dropout
+  double token_dropout = 0.0;                // word dropout in training
   int64_t predict_batch = 64;                // inference batch
 
   // The options' one declaration (core/fields.h): request keys, presets' keys and the flags of
@@ -55,6 +58,11 @@ struct NluRunOptions {
       s.na_threshold);
     v(Field("classifier_dropout", "understanding tasks: dropout of the task layer"),
       s.classifier_dropout);
+    v(Field("token_dropout",
+            "understanding tasks: word dropout, each training token other than [CLS]/[SEP] "
+            "replaced by [MASK] with this probability (default 0)")
+          .unless_default(),
+      s.token_dropout);
   }
   nlohmann::ordered_json to_json() const { return unieval::fields::to_json(*this); }
   // Keys of j (a preset's "train" object, which TrainOptions also reads: `also_allowed`) replace

@@ -585,6 +585,9 @@ class NluStages : public RunStages {
     // The split the SQuAD 2.0 threshold is tuned on: an explicit --dev-split only.
     dev_split_ = o.dev_split == "auto" || o.dev_split == "none" ? "" : o.dev_split;
     if (!tasks::run_task_spec(o.task).no_answer) dev_split_.clear();
+    if (!(no_.token_dropout >= 0.0 && no_.token_dropout < 1.0))
+      throw InputError("--token-dropout must be in [0, 1), got " +
+                       std::to_string(no_.token_dropout));
     request_ = run_request(o);
     request_.erase("decode");
     request_.erase("decode_batch");
@@ -688,7 +691,11 @@ class NluStages : public RunStages {
     }
     model->to(rt.device);
     models::AutocastScope amp(rt);
-    return models::train_nlu(model, features, shape_.head, topt, &rd, resume, sp_.pad).finished;
+    models::TokenDropout td;
+    td.prob = no_.token_dropout;
+    td.replacement = sp_.mask;
+    td.keep = {sp_.cls, sp_.sep, sp_.pad};
+    return models::train_nlu(model, features, shape_.head, topt, &rd, resume, sp_.pad, td).finished;
   }
 
   std::string predict(const RunPaths& paths, const RunRanks& ranks) override {

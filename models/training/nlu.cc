@@ -200,9 +200,32 @@ std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluF
   return out;
 }
 
+int64_t drop_tokens(NluBatch& batch, const TokenDropout& td, std::mt19937_64& rng) {
+  if (td.prob <= 0.0) return 0;
+  auto ids = batch.input_ids.contiguous();
+  auto mask = batch.attention_mask.contiguous();
+  int64_t* id = ids.data_ptr<int64_t>();
+  const int64_t* m = mask.data_ptr<int64_t>();
+  std::uniform_real_distribution<double> uni(0.0, 1.0);
+  int64_t dropped = 0;
+  for (int64_t i = 0, n = ids.numel(); i < n; ++i) {
+    if (m[i] == 0 || std::find(td.keep.begin(), td.keep.end(), id[i]) != td.keep.end()) continue;
+    if (uni(rng) < td.prob) id[i] = td.replacement, ++dropped;
+  }
+  batch.input_ids = ids;
+  return dropped;
+}
+
 TrainResult train_nlu(UnilmModel& model, const std::vector<NluFeature>& features, NluHead head,
-                      const TrainOptions& opts, RunDir* run, bool resume, int64_t pad_id) {
+                      const TrainOptions& opts, RunDir* run, bool resume, int64_t pad_id,
+                      const TokenDropout& token_dropout) {
   if (features.empty()) throw InputError("no training examples");
+  if (!(token_dropout.prob >= 0.0 && token_dropout.prob < 1.0))
+    throw InputError("--token-dropout must be in [0, 1), got " +
+                     std::to_string(token_dropout.prob));
+  if (token_dropout.prob > 0.0 && token_dropout.replacement < 0)
+    throw InputError(
+        "--token-dropout needs a replacement token ([MASK] or [UNK]) in the vocabulary");
   if (opts.accum < 1) throw InputError("--accum must be at least 1");
   for (const auto& f : features) {
     if (f.ids.empty()) throw InputError("an empty training feature");
@@ -231,9 +254,17 @@ TrainResult train_nlu(UnilmModel& model, const std::vector<NluFeature>& features
     for (const auto& m : micro) rows += static_cast<int64_t>(m.size());
     return static_cast<int64_t>(micro.size());
   };
-  hooks.micro_loss = [&](int64_t, int64_t j) {
+  hooks.micro_loss = [&](int64_t step, int64_t j) {
     const std::vector<size_t>& idx = micro[static_cast<size_t>(j)];
-    NluBatch b = to_device(make_nlu_batch(features, idx, pad_id), device);
+    NluBatch b = make_nlu_batch(features, idx, pad_id);
+    if (token_dropout.prob > 0.0) {
+      const uint64_t seed = opts.seed;
+      std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
+                        static_cast<uint32_t>(step), static_cast<uint32_t>(j), 0x776f7264u};
+      std::mt19937_64 rng(seq);
+      drop_tokens(b, token_dropout, rng);
+    }
+    b = to_device(std::move(b), device);
     return MicroLoss{nlu_loss(model, b, head), double(idx.size()) / double(rows), b.tokens, {}};
   };
   hooks.report = [&](int64_t, const StepValues&, StepReport& r) {

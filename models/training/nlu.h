@@ -50,6 +50,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -105,10 +106,24 @@ struct PredictOptions {
 std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluFeature>& features,
                                        NluHead head, const PredictOptions& opts);
 
+// Word dropout in training (ours; Iyyer et al. 2015 drop words from a bag-of-words average): each
+// token of a training row other than those in `keep` ([CLS], [SEP], padding) is replaced by
+// `replacement` ([MASK] or [UNK]) with probability `prob`, drawn per (seed, step, micro-batch), so a
+// resumed run draws the same. Positions do not move, so span targets stay valid. 0 = off.
+struct TokenDropout {
+  double prob = 0.0;          // in [0, 1)
+  int64_t replacement = -1;   // token id written in place of a dropped token
+  std::vector<int64_t> keep;  // token ids never dropped
+};
+// Applies `td` to the [B,T] ids of `batch` (on the CPU) with the given generator; returns the
+// number of tokens replaced.
+int64_t drop_tokens(NluBatch& batch, const TokenDropout& td, std::mt19937_64& rng);
+
 // Trains model on features (see above); run == nullptr writes nothing. Throws InputError on empty
-// input or targets outside the rows.
+// input, targets outside the rows or a token dropout outside [0, 1) / without a replacement id.
 TrainResult train_nlu(UnilmModel& model, const std::vector<NluFeature>& features, NluHead head,
-                      const TrainOptions& opts, RunDir* run, bool resume, int64_t pad_id = 0);
+                      const TrainOptions& opts, RunDir* run, bool resume, int64_t pad_id = 0,
+                      const TokenDropout& token_dropout = {});
 
 struct SpanCandidate {
   int64_t start = 0, end = 0;  // token positions (inclusive)

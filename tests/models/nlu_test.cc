@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <numeric>
 #include <random>
 
 #include "core/error.h"
@@ -186,31 +187,101 @@ TEST(NluTest, BestSpansFollowBertsFilter) {
   EXPECT_DOUBLE_EQ(null_score(p), 10.0);
 }
 
+// With and without word dropout (its draws come from (seed, step, micro-batch), not a stream).
 TEST(NluTest, ResumeContinuesLikeAnUninterruptedRun) {
-  testing::TempDir tmp;
-  auto data = classification_data(64, 9);
-  TrainOptions o = fast_train(8);
-  o.optim.lr = 1e-3;
-  auto make = [&]() {
-    torch::manual_seed(5);
-    return UnilmModel(BertConfig::tiny(kVocab, 0.1), nlu_heads(NluHead::kClassify, 2));
+  TokenDropout word_dropout;
+  word_dropout.prob = 0.3;
+  word_dropout.replacement = kMark;
+  word_dropout.keep = {kCls, kSep, 0};
+  for (const TokenDropout& td : {TokenDropout{}, word_dropout}) {
+    SCOPED_TRACE(td.prob);
+    testing::TempDir tmp;
+    auto data = classification_data(64, 9);
+    TrainOptions o = fast_train(8);
+    o.optim.lr = 1e-3;
+    auto make = [&]() {
+      torch::manual_seed(5);
+      return UnilmModel(BertConfig::tiny(kVocab, 0.1), nlu_heads(NluHead::kClassify, 2));
+    };
+    UnilmModel full = make();
+    RunDir rf((tmp.path() / "full").string());
+    rf.create(o.to_json(), BertConfig::tiny(kVocab, 0.1), "v\n");
+    train_nlu(full, data, NluHead::kClassify, o, &rf, false, 0, td);
+    UnilmModel part = make();
+    RunDir rp((tmp.path() / "part").string());
+    rp.create(o.to_json(), BertConfig::tiny(kVocab, 0.1), "v\n");
+    TrainOptions first = o;
+    first.stop_after = 3;
+    auto r1 = train_nlu(part, data, NluHead::kClassify, first, &rp, false, 0, td);
+    EXPECT_FALSE(r1.finished);
+    UnilmModel resumed = make();
+    auto r2 = train_nlu(resumed, data, NluHead::kClassify, o, &rp, true, 0, td);
+    EXPECT_TRUE(r2.finished);
+    auto a = full->named_parameters(), b = resumed->named_parameters();
+    for (const auto& item : a) EXPECT_TRUE(torch::equal(item.value(), b[item.key()])) << item.key();
+  }
+}
+
+// Word dropout replaces about prob of the droppable tokens, never a kept id or a padding position,
+// draws the same from the same generator state, and changes training (same seed, other weights).
+TEST(NluTest, TokenDropoutReplacesOnlyDroppableTokensAtItsRate) {
+  auto rows = classification_data(400, 3);
+  std::vector<size_t> idx(rows.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  const NluBatch base = make_nlu_batch(rows, idx, /*pad_id=*/0);
+  TokenDropout td;
+  td.prob = 0.25;
+  td.replacement = kMark;
+  td.keep = {kCls, kSep, 0};
+  NluBatch a = make_nlu_batch(rows, idx, 0), b = make_nlu_batch(rows, idx, 0);
+  std::mt19937_64 r1(7), r2(7);
+  const int64_t dropped = drop_tokens(a, td, r1);
+  EXPECT_EQ(drop_tokens(b, td, r2), dropped);
+  EXPECT_TRUE(torch::equal(a.input_ids, b.input_ids));
+  int64_t droppable = 0, changed = 0;
+  auto before = base.input_ids.contiguous(), after = a.input_ids.contiguous();
+  auto mask = base.attention_mask.contiguous();
+  for (int64_t i = 0; i < before.numel(); ++i) {
+    const int64_t x = before.data_ptr<int64_t>()[i], y = after.data_ptr<int64_t>()[i];
+    const bool kept = mask.data_ptr<int64_t>()[i] == 0 || x == kCls || x == kSep;
+    if (kept) {
+      EXPECT_EQ(x, y) << "position " << i;
+      continue;
+    }
+    ++droppable;
+    if (x != y) {
+      ++changed;
+      EXPECT_EQ(y, kMark);
+    }
+  }
+  EXPECT_EQ(changed, dropped);
+  ASSERT_GT(droppable, 2000);
+  // Binomial(droppable, 0.25): 5 standard deviations either side.
+  const double mean = 0.25 * droppable, sd = std::sqrt(droppable * 0.25 * 0.75);
+  EXPECT_NEAR(double(dropped), mean, 5 * sd);
+  TokenDropout off;
+  NluBatch c = make_nlu_batch(rows, idx, 0);
+  std::mt19937_64 r3(7);
+  EXPECT_EQ(drop_tokens(c, off, r3), 0);
+  EXPECT_TRUE(torch::equal(c.input_ids, base.input_ids));
+
+  auto train_with = [&](const TokenDropout& t) {
+    torch::manual_seed(2);
+    UnilmModel m(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kClassify, 2));
+    train_nlu(m, rows, NluHead::kClassify, fast_train(6), nullptr, false, 0, t);
+    return m->named_parameters()["classifier.weight"].clone();
   };
-  UnilmModel full = make();
-  RunDir rf((tmp.path() / "full").string());
-  rf.create(o.to_json(), BertConfig::tiny(kVocab, 0.1), "v\n");
-  train_nlu(full, data, NluHead::kClassify, o, &rf, false);
-  UnilmModel part = make();
-  RunDir rp((tmp.path() / "part").string());
-  rp.create(o.to_json(), BertConfig::tiny(kVocab, 0.1), "v\n");
-  TrainOptions first = o;
-  first.stop_after = 3;
-  auto r1 = train_nlu(part, data, NluHead::kClassify, first, &rp, false);
-  EXPECT_FALSE(r1.finished);
-  UnilmModel resumed = make();
-  auto r2 = train_nlu(resumed, data, NluHead::kClassify, o, &rp, true);
-  EXPECT_TRUE(r2.finished);
-  auto a = full->named_parameters(), b = resumed->named_parameters();
-  for (const auto& item : a) EXPECT_TRUE(torch::equal(item.value(), b[item.key()])) << item.key();
+  EXPECT_TRUE(torch::equal(train_with(td), train_with(td)));
+  EXPECT_FALSE(torch::equal(train_with(td), train_with(off)));
+  TokenDropout bad = td;
+  bad.prob = 1.0;
+  UnilmModel m(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kClassify, 2));
+  EXPECT_THROW(train_nlu(m, rows, NluHead::kClassify, fast_train(1), nullptr, false, 0, bad),
+               InputError);
+  bad.prob = 0.1;
+  bad.replacement = -1;
+  EXPECT_THROW(train_nlu(m, rows, NluHead::kClassify, fast_train(1), nullptr, false, 0, bad),
+               InputError);
 }
 
 TEST(NluTest, BadTargetsAreInputErrors) {

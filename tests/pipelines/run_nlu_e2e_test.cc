@@ -165,6 +165,34 @@ TEST_F(RunNluTest, NoTrainAndStepsZeroPredictWithTheInitialModel) {
   EXPECT_EQ(core::read_file(path("NT/eval/pred.tsv")), core::read_file(path("S0/eval/pred.tsv")));
 }
 
+// Word dropout (--token-dropout): recorded in the request as nlu.token_dropout (absent when off,
+// so earlier runs' request.json stay the same), it changes training (other training losses from
+// the same seed), and a rate outside [0, 1) exits 2 before a RUN is made.
+TEST_F(RunNluTest, TokenDropoutIsRecordedChangesTrainingAndIsChecked) {
+  std::string tsv = "sentence\tlabel\n";
+  for (int i = 0; i < 60; ++i) tsv += words(3) + " good \t1\n" + words(2) + " bad \t0\n";
+  tmp.write("SST-2/dev.tsv", tsv);
+  const std::string base = "run --task glue-sst2 --data " + shq(path("SST-2")) +
+                           " --train-split 'dev[:80]' --eval-split 'dev[80:]'" +
+                           " --steps 10 --batch-size 16 --lr 2e-3 --max-seq-len 32" + model_flags();
+  auto off = run_cli(base + " --out " + shq(path("OFF")));
+  ASSERT_EQ(off.exit_code, 0) << off.err << off.out;
+  auto on = run_cli(base + " --out " + shq(path("ON")) + " --token-dropout 0.4");
+  ASSERT_EQ(on.exit_code, 0) << on.err << on.out;
+  const auto j_off = last_json_line(off.out), j_on = last_json_line(on.out);
+  EXPECT_FALSE(j_off["run"]["request"]["nlu"].contains("token_dropout"));
+  EXPECT_DOUBLE_EQ(j_on["run"]["request"]["nlu"]["token_dropout"].get<double>(), 0.4);
+  const auto run_on = nlohmann::json::parse(core::read_file(path("ON/run.json")));
+  EXPECT_DOUBLE_EQ(run_on["nlu"]["token_dropout"].get<double>(), 0.4) << run_on.dump();
+  EXPECT_NE(core::read_file(path("ON/log.jsonl")), core::read_file(path("OFF/log.jsonl")));
+  for (const std::string bad : {"1", "-0.1"}) {
+    auto r = run_cli(base + " --out " + shq(path("BADTD")) + " --token-dropout " + bad);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("--token-dropout must be in [0, 1)"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("BADTD")));
+  }
+}
+
 TEST_F(RunNluTest, TwoRanksEqualOneProcess) {
   std::string tsv = "sentence\tlabel\n";
   for (int i = 0; i < 200; ++i) {
