@@ -258,10 +258,8 @@ TrainResult train_nlu(UnilmModel& model, const std::vector<NluFeature>& features
     const std::vector<size_t>& idx = micro[static_cast<size_t>(j)];
     NluBatch b = make_nlu_batch(features, idx, pad_id);
     if (token_dropout.prob > 0.0) {
-      const uint64_t seed = opts.seed;
-      std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
-                        static_cast<uint32_t>(step), static_cast<uint32_t>(j), 0x776f7264u};
-      std::mt19937_64 rng(seq);
+      std::mt19937_64 rng(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)),
+                                   kMicroBatchDataStream + static_cast<uint64_t>(j)));
       drop_tokens(b, token_dropout, rng);
     }
     b = to_device(std::move(b), device);

@@ -297,6 +297,18 @@ TEST(NluTest, BadTargetsAreInputErrors) {
   EXPECT_THROW(nlu_heads(NluHead::kClassify, 1), InputError);
 }
 
+// predict_nlu at batch 1 (no padding) and batch 8 (length-sorted, padded) gives the same logits.
+void expect_same_logits_at_batch_1_and_8(UnilmModel& model) {
+  auto rows = classification_data(29, 9);
+  PredictOptions one, many;
+  one.batch_size = 1;
+  many.batch_size = 8;
+  auto a = predict_nlu(model, rows, NluHead::kClassify, one),
+       b = predict_nlu(model, rows, NluHead::kClassify, many);
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (size_t k = 0; k < 2; ++k) EXPECT_NEAR(a[i].logits[k], b[i].logits[k], 1e-4);
+}
+
 // unieval_pooling "mean" (models/nn/config.h): the pooler reads the mean of the unmasked positions,
 // so padding a row changes nothing; "cls" is BERT's x[:, 0]. The config round-trips and refuses
 // other values.
@@ -337,14 +349,7 @@ TEST(NluTest, MeanPoolingAveragesTheUnmaskedPositionsOnly) {
       1e-5, 1e-6));
   EXPECT_FALSE(torch::allclose(c.pooler_output, o.pooler_output, 1e-3, 1e-3));
   // Padding-invariant predictions through predict_nlu's length batching.
-  auto rows = classification_data(29, 9);
-  PredictOptions one, many;
-  one.batch_size = 1;
-  many.batch_size = 8;
-  auto a = predict_nlu(model, rows, NluHead::kClassify, one),
-       b = predict_nlu(model, rows, NluHead::kClassify, many);
-  for (size_t i = 0; i < rows.size(); ++i)
-    for (size_t k = 0; k < 2; ++k) EXPECT_NEAR(a[i].logits[k], b[i].logits[k], 1e-4);
+  expect_same_logits_at_batch_1_and_8(model);
 }
 
 // unieval_pooling "max": the per-feature maximum over the unmasked positions only; padding a row
@@ -381,14 +386,7 @@ TEST(NluTest, MaxPoolingTakesTheFeatureMaximumOfTheUnmaskedPositionsOnly) {
   auto none = pooler->forward(states, torch::zeros({1, 3}, torch::kInt64));
   EXPECT_TRUE(torch::allclose(none, torch::tanh(pooler->dense(torch::zeros({1, 2}))), 1e-6, 1e-7));
   // Padding-invariant predictions through predict_nlu's length batching.
-  auto rows = classification_data(29, 9);
-  PredictOptions one, many;
-  one.batch_size = 1;
-  many.batch_size = 8;
-  auto a = predict_nlu(model, rows, NluHead::kClassify, one),
-       b = predict_nlu(model, rows, NluHead::kClassify, many);
-  for (size_t i = 0; i < rows.size(); ++i)
-    for (size_t k = 0; k < 2; ++k) EXPECT_NEAR(a[i].logits[k], b[i].logits[k], 1e-4);
+  expect_same_logits_at_batch_1_and_8(model);
 }
 
 TEST(NluTest, PoolingConfigRoundTripsAndRefusesOtherValues) {
