@@ -109,7 +109,8 @@ std::vector<NluPrediction> predict_nlu(UnilmModel& model, const std::vector<NluF
 // Word dropout in training (ours; Iyyer et al. 2015 drop words from a bag-of-words average): each
 // token of a training row other than those in `keep` ([CLS], [SEP], padding) is replaced by
 // `replacement` ([MASK] or [UNK]) with probability `prob`, drawn from the run's fine-tuning data
-// stream (models/training/train_util.h: seed, step, micro-batch), so a resumed run draws the same. Positions do not move, so span targets stay valid. 0 = off.
+// stream (models/training/train_util.h: seed, step, micro-batch), so a resumed run draws the same.
+// Positions do not move, so span targets stay valid. 0 = off.
 struct TokenDropout {
   double prob = 0.0;          // in [0, 1)
   int64_t replacement = -1;   // token id written in place of a dropped token
