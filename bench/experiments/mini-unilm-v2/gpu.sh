@@ -24,7 +24,9 @@
 # side by side, 250-269 k positions/s each); 12 QG + 4 SST-2 runs at once: QG training 1,184 steps
 # in ~205 s each, SST-2 3 epochs in 205 s; the 12 QG test decodings (11,877 questions each) were
 # still running 95 s later, at the deadline. Fewer runs per call (FT_SEEDS=42, SST_ARMS="" to
-# leave SST-2 out) leave the decoding its time. A dry run on the CPU:
+# leave SST-2 out) leave the decoding its time. Call 2 (2026-11-30): TOKENS=48000000 FT_SEEDS=42
+# SST_ARMS="" DECODE_BATCH=512: build 92 s, pre-training 168 s (277-300 k positions/s per arm),
+# 4 QG runs with their full test decodings 187 s; 448 s in all. A dry run on the CPU:
 #
 #   DEVICE=cpu UNIEVAL=build/unieval OUT=/tmp/v2out WORK=/tmp/v2dry TOKENS=20000 BATCH=12 \
 #     QG_EXTRA="--train-limit 64 --eval-limit 20" QG_DEV_LIMIT=20 \
