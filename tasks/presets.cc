@@ -294,6 +294,29 @@ void add_glue(std::vector<Preset>& v) {
         "vocab --base bert-uncased-vocab.txt --corpus <the train.tsv sentences> --size 8000)";
     v.push_back(std::move(g));
   }
+  {
+    // Issue #36's SST-2 recipe that reached 83: the 2 x 256 model of the config is first
+    // pre-trained (masked LM + NSP) on the training sentences alone, then fine-tuned from that
+    // checkpoint with these values (results/experiments/from-scratch/glue-sst2/sweep.md, p29-p36).
+    Preset g = glue("glue-sst2-selfpt", "glue-sst2", 0.3);
+    g.source = "unieval from-scratch recipe (issue #36; not a paper's)";
+    g.train.update(nlohmann::ordered_json{{"optimizer", "adamw"},
+                                          {"lr", 3e-4},
+                                          {"weight_decay", 0.01},
+                                          {"epochs", 1},
+                                          {"batch_size", 64},
+                                          {"batch_tokens", 64 * 64},
+                                          {"max_seq_len", 64}});
+    g.dropout = 0.3;
+    g.unstated = {"every value (a from-scratch recipe of this suite, not a paper's)"};
+    g.note =
+        "fine-tunes a --model pre-trained on the train.tsv sentences alone: unieval vocab --base "
+        "bert-uncased-vocab.txt --corpus S --size 8000 --out V; unieval pretrain --corpus S "
+        "--vocab V --model-config tasks/scratch/glue-sst2-selfpt.config.json (2 layers x 256, max "
+        "pooling) --objectives bidirectional --segments bert --steps 18000 --batch-size 64 "
+        "--max-len 64 --lr 5e-4 --warmup 0.05 --out PT; then --model PT/checkpoint";
+    v.push_back(std::move(g));
+  }
 }
 
 // One extractive QA recipe (UniLM §3.2 / BERT run_squad.py).

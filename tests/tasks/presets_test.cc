@@ -96,7 +96,7 @@ TEST(PresetTest, FromScratchRecipesAndTheirModelConfigs) {
   EXPECT_FALSE(g->seq2seq);
   EXPECT_EQ(g->task, "glue-sst2");
   // The model configs the notes name exist, and their vocabulary size is the vocab command's 8,000.
-  for (const char* name : {"squad-qg-scratch", "glue-sst2-scratch"}) {
+  for (const char* name : {"squad-qg-scratch", "glue-sst2-scratch", "glue-sst2-selfpt"}) {
     const std::string path =
         std::string(UNIEVAL_SOURCE_DIR) + "/tasks/scratch/" + name + ".config.json";
     std::ifstream in(path);
