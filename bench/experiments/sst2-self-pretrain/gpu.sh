@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# SST-2 self-pre-training (issue #36) on a lent GPU machine (the `device` tool), one call: the 2 x 256
-# model is pre-trained (masked LM + NSP) on the SST-2 training sentences alone, then fine-tuned on
-# SST-2 with three seeds; the same commands as the CPU runs of
+# SST-2 self-pre-training (issue #36) on a lent GPU machine (the `device` tool), one call: the
+# 2 x 256 model is pre-trained (masked LM + NSP) on the SST-2 training sentences alone, then
+# fine-tuned on SST-2 with three seeds; the same commands as the CPU runs of
 # results/experiments/from-scratch/glue-sst2/sweep.md (pt256, p29-p31) with --device cuda (bf16
 # autocast) and more pre-training steps. Prepare here, run there, read the results here:
 #
@@ -12,11 +12,11 @@
 #
 # `pack` needs, in SRC: sst2-train.txt (the sentence column of SST-2.train.tsv.gz, one per line),
 # sst2-8k.txt (`unieval vocab` on it) and c2x256-max.json (the model config). `run` pre-trains
-# STEPS (default 18000) and, side by side, SHORT_STEPS (default 6000, the CPU run's length; 0: none),
-# then fine-tunes each with seeds 42, 43, 44 as soon as its pre-training ends. DEADLINE (epoch
-# seconds; default start + 300 s) ends what still runs 15 s before it; the logs, summaries and
-# dev predictions are packed into $OUT/sst2-gpu.tar.gz, the long run's last checkpoint (weights and
-# trainer_state.json) beside it.
+# STEPS (default 18000) and, side by side, SHORT_STEPS (default 6000, the CPU run's length; 0:
+# none), then fine-tunes each with seeds 42, 43, 44 as soon as its pre-training ends. DEADLINE
+# (epoch seconds; default start + 300 s) ends what still runs 15 s before it; the logs,
+# summaries and dev predictions are packed into $OUT/sst2-gpu.tar.gz, the long run's last
+# checkpoint (weights and trainer_state.json) beside it.
 #
 # Session 28 (2026-11-30, H200): build 84 s; the 18,000-step pre-training was stopped at its
 # deadline at step 17,000 (150 s); three fine-tunes 21 s each, side by side. Results:
@@ -66,13 +66,15 @@ case "$mode" in
       set +e
       log "packing (rc $rc, $(($(date +%s) - T0)) s in)"
       nvidia-smi --query-gpu=name,driver_version --format=csv > "$WORK/gpu.txt" 2>/dev/null
-      echo "{\"started\": $T0, \"packed\": $(date +%s), \"deadline\": $DEADLINE, \"rc\": $rc}" > "$WORK/gpu-call.json"
+      echo "{\"started\": $T0, \"packed\": $(date +%s), \"deadline\": $DEADLINE, \"rc\": $rc}" \
+        > "$WORK/gpu-call.json"
       tar czf "$OUT/sst2-gpu.tar.gz" -C "$WORK" --exclude='checkpoint' --exclude='corpus.shard' \
         --exclude='*.safetensors' --exclude='*.pt' --exclude='data' --exclude='*.partial*' .
       # The long run's last checkpoint: its weights, and trainer_state.json (which step it holds).
       local c="$WORK/pt-$STEPS/checkpoint"
       [[ -f "$c/model.safetensors" ]] && cp "$c/model.safetensors" "$OUT/pt-$STEPS.safetensors"
-      [[ -f "$c/trainer_state.json" ]] && cp "$c/trainer_state.json" "$OUT/pt-$STEPS.trainer_state.json"
+      [[ -f "$c/trainer_state.json" ]] &&
+        cp "$c/trainer_state.json" "$OUT/pt-$STEPS.trainer_state.json"
       ls -la "$OUT"
     }
     trap pack EXIT
@@ -84,21 +86,26 @@ case "$mode" in
       # The pre-training stops FT_RESERVE s (default 50) before the fine-tuning must end; a run
       # cut there is fine-tuned from its last checkpoint (every SAVE_EVERY steps, default 1,000).
       local cut=$(($(left) - ${FT_RESERVE:-50}))
-      timeout "$((cut > 1 ? cut : 1))" "$UNIEVAL" pretrain --corpus "$src/sst2-train.txt" --model-config "$src/c2x256-max.json" \
-        --vocab "$src/sst2-8k.txt" --out "$pt" --objectives bidirectional --segments bert --steps "$steps" \
+      timeout "$((cut > 1 ? cut : 1))" "$UNIEVAL" pretrain --corpus "$src/sst2-train.txt" \
+        --model-config "$src/c2x256-max.json" --vocab "$src/sst2-8k.txt" --out "$pt" \
+        --objectives bidirectional --segments bert --steps "$steps" \
         --batch-size 64 --max-len 64 --lr 5e-4 --warmup 0.05 --threads 4 --device "$DEVICE" \
         --save-every "${SAVE_EVERY:-1000}" --json > "$pt.out" 2> "$pt.err" || {
         local prc=$?
-        [[ $prc == 124 && -f "$pt/checkpoint/model.safetensors" ]] || { log "pre-training $steps failed (rc $prc)"; return 1; }
+        if [[ $prc != 124 || ! -f "$pt/checkpoint/model.safetensors" ]]; then
+          log "pre-training $steps failed (rc $prc)"
+          return 1
+        fi
         log "pre-training $steps cut at its deadline; fine-tuning its last checkpoint"
       }
       log "pre-training $steps done ($(($(date +%s) - T0)) s in)"
       local pids=() seed
       for seed in "$@"; do
-        timeout "$(left)" "$UNIEVAL" run --task glue-sst2 --data "$src/SST-2" --train-split train --eval-split dev \
-          --model "$pt/checkpoint" --out "$WORK/ft-$steps-s$seed" --optimizer adamw --weight-decay 0.01 \
-          --warmup 0.1 --batch-size 64 --max-seq-len 64 --threads 1 --json --lr 3e-4 --seed "$seed" --epochs 1 \
-          --dropout 0.3 --classifier-dropout 0.3 --device "$DEVICE" --no-progress ${FT_EXTRA:-} \
+        timeout "$(left)" "$UNIEVAL" run --task glue-sst2 --data "$src/SST-2" --train-split train \
+          --eval-split dev --model "$pt/checkpoint" --out "$WORK/ft-$steps-s$seed" \
+          --optimizer adamw --weight-decay 0.01 --warmup 0.1 --batch-size 64 --max-seq-len 64 \
+          --threads 1 --json --lr 3e-4 --seed "$seed" --epochs 1 --dropout 0.3 \
+          --classifier-dropout 0.3 --device "$DEVICE" --no-progress ${FT_EXTRA:-} \
           > "$WORK/ft-$steps-s$seed.out" 2> "$WORK/ft-$steps-s$seed.err" &
         pids+=($!)
       done
