@@ -36,7 +36,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
 cd "$repo"
 mode="${1:?usage: gpu.sh pack|run|unpack}"
-log() { echo "[gpu.sh $(date -u +%H:%M:%S)] $*" >&2; }
+source "$repo/ci/gpu/call-lib.sh"
+GPU_TAG=gpu.sh
+log() { gpu_log "$@"; }
 
 case "$mode" in
   pack)
@@ -63,13 +65,7 @@ case "$mode" in
     OUT="${OUT:-/tmp/out}"
     WORK="${WORK:-/tmp/mini-unilm-v2}"
     mkdir -p "$OUT" "$WORK"
-    if [[ -z "${UNIEVAL:-}" ]]; then
-      log "building (ci/gpu/build unieval unieval-model)"
-      ci/gpu/build unieval unieval-model > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
-      UNIEVAL="$repo/build-gpu/unieval"
-      log "built in $(($(date +%s) - T0)) s"
-    fi
-    [[ -x "$UNIEVAL" ]] || { echo "gpu.sh: no unieval at $UNIEVAL" >&2; exit 2; }
+    gpu_build "$OUT" unieval unieval-model
     mkdir -p "$WORK/corpus"
     if [[ ! -f "$WORK/corpus/train.txt" ]]; then
       if [[ -f .gpu/v2/train.txt.xz ]]; then
@@ -92,8 +88,7 @@ case "$mode" in
       local rc=$?
       set +e
       log "packing (rc $rc, $(($(date +%s) - T0)) s in)"
-      nvidia-smi --query-gpu=name,driver_version,memory.used --format=csv > "$WORK/gpu.txt" 2>/dev/null
-      echo "{\"started\": $T0, \"packed\": $(date +%s), \"deadline\": $DEADLINE, \"rc\": $rc}" > "$WORK/gpu-call.json"
+      gpu_stamp "$WORK" "$rc"
       # The Du test files every QG run wrote (the same in each) once, in qg-eval/.
       local e
       e=$(ls -d "$WORK"/qg-*-p*-f*/eval 2>/dev/null | head -1)
@@ -107,24 +102,15 @@ case "$mode" in
         --exclude='./*/vocab.txt' --exclude='*.partial*' .
       # Pre-trained weights of the trained arms while the device tool's limits allow (8 files,
       # 16 MiB each, 64 MiB together).
-      local used files
-      used=$(stat -c %s "$OUT/mini-unilm-v2-gpu.tar.gz")
-      files=1
-      [[ -f "$OUT/build.log" ]] && { used=$((used + $(stat -c %s "$OUT/build.log"))); files=2; }
       for arm in unified bidirectional seq2seq; do
         local m="$WORK/pt-$arm-p42/checkpoint/model.safetensors"
         [[ -f "$m" ]] || continue
-        local size parts
-        size=$(stat -c %s "$m")
-        parts=$(((size + 16000000 - 1) / 16000000))
-        if ((used + size > 66000000 || files + parts > 8)); then log "no room for $arm's weights"; continue; fi
-        split -b 16000000 -d "$m" "$OUT/pt-$arm.safetensors.part"
-        used=$((used + size)); files=$((files + parts))
+        gpu_split_within "$m" "$OUT/pt-$arm.safetensors" || log "no room for $arm's weights"
       done
       ls -la "$OUT"
     }
     trap pack EXIT
-    left() { local s=$((DEADLINE - $(date +%s) - 20)); echo $((s > 1 ? s : 1)); }
+    left() { gpu_left 20; }
     # The shard and the untrained arm first, then the trained arms side by side.
     ARMS=none STAGES=pretrain THREADS="${PT_THREADS:-4}" "$here/run.sh"
     pids=()

@@ -30,7 +30,9 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
 cd "$repo"
 mode="${1:?usage: gpu.sh pack|run}"
-log() { echo "[sst2-gpu $(date -u +%H:%M:%S)] $*" >&2; }
+source "$repo/ci/gpu/call-lib.sh"
+GPU_TAG=sst2-gpu
+log() { gpu_log "$@"; }
 
 case "$mode" in
   pack)
@@ -55,19 +57,12 @@ case "$mode" in
     SHORT_STEPS="${SHORT_STEPS:-6000}"
     src=.gpu/sst
     mkdir -p "$OUT" "$WORK"
-    if [[ -z "${UNIEVAL:-}" ]]; then
-      log "building (ci/gpu/build unieval)"
-      ci/gpu/build unieval > "$OUT/build.log" 2>&1 || { tail -40 "$OUT/build.log"; exit 1; }
-      UNIEVAL="$repo/build-gpu/unieval"
-      log "built in $(($(date +%s) - T0)) s"
-    fi
+    gpu_build "$OUT" unieval
     pack() {
       local rc=$?
       set +e
       log "packing (rc $rc, $(($(date +%s) - T0)) s in)"
-      nvidia-smi --query-gpu=name,driver_version --format=csv > "$WORK/gpu.txt" 2>/dev/null
-      echo "{\"started\": $T0, \"packed\": $(date +%s), \"deadline\": $DEADLINE, \"rc\": $rc}" \
-        > "$WORK/gpu-call.json"
+      gpu_stamp "$WORK" "$rc"
       tar czf "$OUT/sst2-gpu.tar.gz" -C "$WORK" --exclude='checkpoint' --exclude='corpus.shard' \
         --exclude='*.safetensors' --exclude='*.pt' --exclude='data' --exclude='*.partial*' .
       # The long run's last checkpoint: its weights, and trainer_state.json (which step it holds).
@@ -78,7 +73,7 @@ case "$mode" in
       ls -la "$OUT"
     }
     trap pack EXIT
-    left() { local s=$((DEADLINE - $(date +%s) - 15)); echo $((s > 1 ? s : 1)); }
+    left() { gpu_left 15; }
     # pretrain STEPS SEED...: the pre-training, then the fine-tuning runs side by side.
     arm() {
       local steps=$1 pt="$WORK/pt-$1"
