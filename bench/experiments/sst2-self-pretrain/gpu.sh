@@ -39,11 +39,11 @@ case "$mode" in
     src="${SRC:?SRC: the folder with sst2-train.txt, sst2-8k.txt, c2x256-max.json}"
     shared="${SHARED:-$repo/../shared/data}"
     dest=.gpu/sst
-    rm -rf "$dest" && mkdir -p "$dest"
     for f in sst2-train.txt sst2-8k.txt c2x256-max.json; do
       [[ -f "$src/$f" ]] || { echo "gpu.sh pack: $src/$f missing" >&2; exit 2; }
-      cp "$src/$f" "$dest/"
     done
+    rm -rf "$dest" && mkdir -p "$dest"
+    for f in sst2-train.txt sst2-8k.txt c2x256-max.json; do cp "$src/$f" "$dest/"; done
     cp "$shared/glue/SST-2.train.tsv.gz" "$shared/glue/SST-2.dev.tsv.gz" "$dest/"
     du -sh "$dest" .gpu
     ;;
