@@ -75,14 +75,21 @@ def paired(a, b):
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    a = [float(x) for x in sys.argv[1].split(",")]
-    b = [float(x) for x in sys.argv[2].split(",")]
-    if len(a) < 2 or len(b) < 2:
-        sys.exit("seed_stats.py: each list needs at least two values")
+    lists = []
+    for no, arg in enumerate(sys.argv[1:3], start=1):
+        try:
+            lists.append([float(x) for x in arg.split(",")])
+        except ValueError:
+            sys.exit(f"seed_stats.py: argument {no}: '{arg}' is not a comma-separated list of numbers")
+        if len(lists[-1]) < 2:
+            sys.exit(f"seed_stats.py: argument {no}: needs at least two values, got {len(lists[-1])}")
+    a, b = lists
+    if sd(a) == 0 and sd(b) == 0:
+        sys.exit("seed_stats.py: both lists have zero spread; a t-test is undefined")
     print(f"A {mean(a):.2f} ± {sd(a):.2f}   B {mean(b):.2f} ± {sd(b):.2f}")
     diff, t, df, p = welch(a, b)
     print(f"Welch: {diff:+.2f}, t = {t:.2f}, df {df:.1f}, p = {p:.3f}")
-    if len(a) == len(b):
+    if len(a) == len(b) and sd([x - y for x, y in zip(a, b)]) > 0:
         d, t, df, p = paired(a, b)
         print(f"paired: {' / '.join(f'{x:+.2f}' for x in d)}, t = {t:.2f}, df {df}, p = {p:.3f}")
 
