@@ -90,6 +90,8 @@ RunOutcome drive_run(RunStages& family, const RunOptions& o, const RunRanks& ran
   } else if (!fs::exists(paths.request)) {
     throw InputError(o.out, 0, "holds data/ but no request.json");
   }
+  // RUN/eval holds outputs only, so a user may delete it to score a finished run again.
+  if (ranks.writer()) fs::create_directories(paths.eval);
   family.write_references(paths, ranks.writer());
   ranks.sync();
   const ojson written = ojson::parse(core::read_file(paths.manifest.string()));

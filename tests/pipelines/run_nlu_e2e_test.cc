@@ -4,9 +4,10 @@
 // and document windows (span extraction, HasAns EM >= 0.9, the no-answer threshold chosen on dev,
 // applied to the predictions and written),
 // CoQA (span + yes/no/unknown); the predictions are accepted by `unieval eval` for the same task;
-// a finished run prints the same result again; the majority (GLUE) and first-window (SQuAD)
-// baselines are scored under the model's row; bad input (unknown label, answer offsets outside
-// the context, CoQA turn without an answer) exits 2 naming file and line/id without a RUN.
+// a finished run prints the same result again, and scores again once its eval/ is deleted; the
+// majority (GLUE) and first-window (SQuAD) baselines are scored under the model's row; bad input
+// (unknown label, answer offsets outside the context, CoQA turn without an answer) exits 2 naming
+// file and line/id without a RUN.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -134,6 +135,14 @@ TEST_F(RunNluTest, Sst2FromOneDevFileInTwoHalves) {
   auto again = run_cli(cmd);
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(last_json_line(again.out)["summary"], j["summary"]);
+  // Its eval/ folder deleted, a finished run predicts and scores again from its checkpoint.
+  const std::string pred_before = core::read_file(path("R/eval/pred.tsv"));
+  fs::remove_all(path("R/eval"));
+  fs::remove(path("R/result.json"));
+  auto rescored = run_cli(cmd);
+  ASSERT_EQ(rescored.exit_code, 0) << rescored.err;
+  EXPECT_EQ(last_json_line(rescored.out)["summary"], j["summary"]);
+  EXPECT_EQ(core::read_file(path("R/eval/pred.tsv")), pred_before);
   auto other =
       run_cli("run --task glue-sst2 --data " + shq(path("SST-2")) +
               " --train-split 'dev[:300]' --eval-split 'dev[400:]'" + " --out " + shq(path("R")) +
