@@ -18,8 +18,11 @@ from array import array
 
 
 def load(path):
-    with open(path, "rb") as f:
-        raw = f.read()
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        sys.exit(f"soup.py: {path}: cannot read: {e.strerror}")
     if len(raw) < 8:
         sys.exit(f"soup.py: {path}: not a safetensors file (shorter than its 8-byte header size)")
     n = struct.unpack("<Q", raw[:8])[0]
@@ -27,8 +30,15 @@ def load(path):
         head = json.loads(raw[8:8 + n])
     except ValueError as e:
         sys.exit(f"soup.py: {path}: bad safetensors header: {e}")
+    if not isinstance(head, dict):
+        sys.exit(f"soup.py: {path}: bad safetensors header: not a JSON object")
     head.pop("__metadata__", None)
-    return head, raw[8 + n:]
+    body = raw[8 + n:]
+    for name, e in head.items():
+        begin, end = e.get("data_offsets", [0, -1]) if isinstance(e, dict) else (0, -1)
+        if not 0 <= begin <= end <= len(body):
+            sys.exit(f"soup.py: {path}: tensor {name}: data_offsets outside the file")
+    return head, body
 
 
 def main():
@@ -64,12 +74,17 @@ def main():
         offset += len(data)
     header = json.dumps(new_head, separators=(",", ":")).encode()
     header += b" " * ((8 - len(header) % 8) % 8)
-    with open(out + ".tmp", "wb") as f:
-        f.write(struct.pack("<Q", len(header)))
-        f.write(header)
-        for c in chunks:
-            f.write(c)
-    os.replace(out + ".tmp", out)
+    try:
+        with open(out + ".tmp", "wb") as f:
+            f.write(struct.pack("<Q", len(header)))
+            f.write(header)
+            for c in chunks:
+                f.write(c)
+        os.replace(out + ".tmp", out)
+    except OSError as e:
+        if os.path.exists(out + ".tmp"):
+            os.remove(out + ".tmp")
+        sys.exit(f"soup.py: {out}: cannot write: {e.strerror}")
 
 
 if __name__ == "__main__":
