@@ -649,6 +649,7 @@ RunOutcome run_gpt_task(const RunOptions& in) {
   if (o.eval_split.empty()) o.eval_split = task->default_eval_split;
   if (o.nlu.max_seq_len < 8) throw InputError("--max-seq-len must be at least 8");
   if (o.nlu.predict_batch < 1) throw InputError("--predict-batch must be at least 1");
+  if (o.finetune.length_groups < 1) throw InputError("--length-groups must be at least 1");
   if (!(o.lm_coef >= 0)) throw InputError("--lm-coef must be >= 0");
   // Data parallel: rank 0 writes RUN, predicts and scores; zero-shot has no training to split.
   if (o.zero_shot && models::dist::env_from_environment().world_size > 1)

@@ -949,6 +949,7 @@ RunOutcome run_nlu_task(const RunOptions& in) {
     throw InputError(
         "--doc-stride, --max-query-len, --max-answer-len and --n-best must be at least 1");
   if (no.predict_batch < 1) throw InputError("--predict-batch must be at least 1");
+  if (o.finetune.length_groups < 1) throw InputError("--length-groups must be at least 1");
   const RunRanks ranks =
       join_run_ranks(o);  // data parallel: rank 0 writes RUN, predicts and scores
   NluStages family(o);

@@ -327,8 +327,34 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
 
 // ---- epoch-ordered batches ---------------------------------------------------------------------
 
-EpochBatches::EpochBatches(Make make, int64_t accum) : make_(std::move(make)), accum_(accum) {
+std::vector<std::vector<size_t>> split_by_length(const std::vector<size_t>& batch,
+                                                 const std::vector<int64_t>& lengths,
+                                                 int64_t groups) {
+  const int64_t n = static_cast<int64_t>(batch.size());
+  if (groups <= 1 || n <= 1) return {batch};
+  std::vector<size_t> sorted = batch;
+  std::sort(sorted.begin(), sorted.end(), [&](size_t a, size_t b) {
+    return lengths.at(a) != lengths.at(b) ? lengths.at(a) < lengths.at(b) : a < b;
+  });
+  const int64_t g = std::min(groups, n);
+  std::vector<std::vector<size_t>> out;
+  int64_t begin = 0;
+  for (int64_t k = 0; k < g; ++k) {
+    const int64_t size = n / g + (k < n % g ? 1 : 0);
+    out.emplace_back(sorted.begin() + begin, sorted.begin() + begin + size);
+    begin += size;
+  }
+  return out;
+}
+
+EpochBatches::EpochBatches(Make make, int64_t accum, std::vector<int64_t> lengths,
+                           int64_t length_groups)
+    : make_(std::move(make)),
+      accum_(accum),
+      lengths_(std::move(lengths)),
+      length_groups_(length_groups) {
   if (accum_ < 1) throw InputError("--accum must be at least 1");
+  if (length_groups_ < 1) throw InputError("--length-groups must be at least 1");
 }
 
 int64_t EpochBatches::steps_of(int64_t epoch) const {
@@ -359,7 +385,12 @@ std::vector<std::vector<size_t>> EpochBatches::next() {
   const int64_t n = std::min<int64_t>(accum_, static_cast<int64_t>(batches_.size()) - cursor_);
   std::vector<std::vector<size_t>> out(batches_.begin() + cursor_, batches_.begin() + cursor_ + n);
   cursor_ += n;
-  return out;
+  if (length_groups_ <= 1) return out;
+  std::vector<std::vector<size_t>> split;
+  for (const auto& batch : out)
+    for (auto& part : split_by_length(batch, lengths_, length_groups_))
+      split.push_back(std::move(part));
+  return split;
 }
 
 void EpochBatches::save(ojson& state) const {
@@ -376,13 +407,14 @@ void EpochBatches::load(const nlohmann::json& state) {
 // ---- fine-tuning runs ---------------------------------------------------------------------------
 
 EpochBatches fine_tuning_batches(std::vector<int64_t> lengths, const TrainOptions& opts) {
+  std::vector<int64_t> grouped = opts.length_groups > 1 ? lengths : std::vector<int64_t>{};
   return EpochBatches(
       [lengths = std::move(lengths), seed = opts.seed, tokens = opts.batch_tokens,
        size = opts.batch_size](int64_t epoch) {
         std::mt19937_64 rng(seed_mix(seed, kEpochOrderStream + epoch));
         return make_batches(lengths, tokens, size, rng);
       },
-      opts.accum);
+      opts.accum, std::move(grouped), opts.length_groups);
 }
 
 LoopOptions loop_options(const TrainOptions& opts, const EpochBatches& batches) {

@@ -186,10 +186,21 @@ int64_t resolve_warmup(int64_t warmup_steps, double warmup_ratio, int64_t total)
 // Epoch-ordered batches of the fine-tuning loops: epoch e's batch lists are make(e) (a function
 // of the seed and e), an optimizer step takes up to `accum` consecutive batches of one epoch, and
 // the position (epoch, next batch) is part of the checkpoint.
+// The examples of one batch as up to `groups` micro-batches: sorted by length (ties by index),
+// cut into runs of near-equal size (the first ones one longer), so each is padded to its own
+// longest. groups <= 1 or a batch of one example: the batch itself.
+std::vector<std::vector<size_t>> split_by_length(const std::vector<size_t>& batch,
+                                                 const std::vector<int64_t>& lengths,
+                                                 int64_t groups);
+
 class EpochBatches {
  public:
   using Make = std::function<std::vector<std::vector<size_t>>(int64_t epoch)>;
-  EpochBatches(Make make, int64_t accum);
+  // A step is `accum` batches of make(epoch). With length_groups > 1 next() returns each of them
+  // as split_by_length(batch, lengths, length_groups): the same examples in more micro-batches
+  // (the caller weights each by its share of the step), the same steps and epochs.
+  EpochBatches(Make make, int64_t accum, std::vector<int64_t> lengths = {},
+               int64_t length_groups = 1);
   // Steps of the first epoch.
   int64_t steps_in_first_epoch() const;
   // The schedule's total: max_steps when > 0 (cycling over as many epochs as it takes), else the
@@ -205,6 +216,8 @@ class EpochBatches {
   int64_t steps_of(int64_t epoch) const;
   Make make_;
   int64_t accum_;
+  std::vector<int64_t> lengths_;
+  int64_t length_groups_;
   int64_t epoch_ = 0;
   int64_t cursor_ = 0;
   bool ready_ = false;
@@ -244,7 +257,8 @@ void copy_loop_result(const LoopResult& r, Result& out) {
 
 // The fine-tuning loops' batches: epoch e shuffles the examples (by their lengths) with a
 // generator seeded by (opts.seed, kEpochOrderStream + e) into batches of opts.batch_tokens /
-// batch_size (models/training/seq2seq_data.h make_batches).
+// batch_size (models/training/seq2seq_data.h make_batches); opts.length_groups > 1 splits each
+// by length (split_by_length).
 EpochBatches fine_tuning_batches(std::vector<int64_t> lengths, const TrainOptions& opts);
 // The loop options of a fine-tuning run.
 LoopOptions loop_options(const TrainOptions& opts, const EpochBatches& batches);

@@ -43,6 +43,7 @@ void TrainOptions::update_from_json(const nlohmann::json& j, const std::string& 
 
 void TrainOptions::validate() const {
   if (accum < 1) throw InputError("--accum must be at least 1");
+  if (length_groups < 1) throw InputError("--length-groups must be at least 1");
   const bool ernie_gen = arch == "ernie-gen";
   if (!ernie_gen && arch != "unilm")
     throw InputError("--arch: unknown architecture '" + arch + "' (expected unilm or ernie-gen)");

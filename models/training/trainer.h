@@ -50,6 +50,8 @@
 // | accum              | 1       | micro-batches per optimizer step                              |
 // | batch_tokens       | 4096    | token budget of a micro-batch (examples × longest)            |
 // | batch_size         | 0       | > 0: at most this many examples per micro-batch               |
+// | length_groups      | 1       | > 1: each batch computed as that many micro-batches of its    |
+// |                    |         | examples sorted by length (train_loop.h split_by_length)      |
 // | label_smoothing    | 0.1     | eps above (UniLM §3.1)                                        |
 // | smoothing          | uniform | the smoothed loss's form: uniform (eps/V, the formula above) |
 // |                    |         | or unilm (UniLM v1's KL form, LabelSmoothing below)           |
@@ -116,6 +118,7 @@ struct TrainOptions {
   int64_t accum = 1;             // gradient accumulation
   int64_t batch_tokens = 4096;   // micro-batch token budget
   int64_t batch_size = 0;        // micro-batch example cap (0 = none)
+  int64_t length_groups = 1;     // > 1: each batch as that many length-sorted micro-batches
   double label_smoothing = 0.1;  // label smoothing eps
   // The smoothed loss's form (above) and gradient clipping (models/training/optim.h).
   LabelSmoothing smoothing = LabelSmoothing::kUniform;
@@ -156,6 +159,12 @@ struct TrainOptions {
     v(Field("accum", "micro-batches per optimizer step"), s.accum);
     v(Field("batch_tokens", "token budget per micro-batch"), s.batch_tokens);
     v(Field("batch_size", "examples per micro-batch cap (0 = none)"), s.batch_size);
+    v(Field("length_groups",
+            "compute each batch as up to N micro-batches of its examples sorted by length, each "
+            "padded to its own longest: the same examples, loss and update with fewer padded "
+            "positions; random draws (dropout, masks) come from each micro-batch's own stream")
+          .unless_default(),
+      s.length_groups);
     v(Field("label_smoothing", "label smoothing eps"), s.label_smoothing);
     v(Field("smoothing",
             "label smoothing form: uniform (eps/V, torch CrossEntropyLoss) | unilm (UniLM v1's KL, "

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <map>
 #include <numeric>
 #include <random>
 
@@ -188,6 +189,28 @@ TEST(NluTest, BestSpansFollowBertsFilter) {
 }
 
 // With and without word dropout (its draws come from (seed, step, micro-batch), not a stream).
+// --length-groups: each batch as length-sorted micro-batches weighted by their rows gives, without
+// dropout, the weights of the whole batches (rows of 3-10 words, so the split has something to sort).
+TEST(NluTest, LengthGroupsGiveTheUpdatesOfTheWholeBatches) {
+  const auto data = classification_data(96, 4);
+  std::map<int64_t, UnilmModel> trained;
+  for (const int64_t groups : {1, 3}) {
+    torch::manual_seed(5);
+    UnilmModel m(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kClassify, 2));
+    TrainOptions o = fast_train(6);
+    o.length_groups = groups;
+    ASSERT_TRUE(train_nlu(m, data, NluHead::kClassify, o, nullptr, false).finished);
+    trained.emplace(groups, m);
+  }
+  auto a = trained.at(1)->named_parameters(), b = trained.at(3)->named_parameters();
+  for (const auto& item : a)
+    EXPECT_TRUE(torch::allclose(item.value(), b[item.key()], 1e-4, 1e-6)) << item.key();
+  TrainOptions bad = fast_train(1);
+  bad.length_groups = 0;
+  UnilmModel m(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kClassify, 2));
+  EXPECT_THROW(train_nlu(m, data, NluHead::kClassify, bad, nullptr, false), InputError);
+}
+
 TEST(NluTest, ResumeContinuesLikeAnUninterruptedRun) {
   TokenDropout word_dropout;
   word_dropout.prob = 0.3;

@@ -34,6 +34,7 @@
 # | STAGES      | corpus vocab config pretrain qg sst2 collect | stages to run                     |
 # | RESAMPLES   | 1000                             | bootstrap resamples of CIs and paired tests   |
 # | RESULTS     | results/experiments/mini-unilm-v2 | where collect writes                         |
+# | LENGTH_GROUPS | 4                              | --length-groups of every fine-tuning run      |
 # | QG_EXTRA    | (none)                           | more `unieval run` flags for QG (smoke tests) |
 # | QG_DEV_LIMIT, QG_EVAL, SST_EVAL | 2000, test, dev      | dev pairs, QG and SST-2 eval splits           |
 # | SST_EXTRA   | (none)                           | more `unieval run` flags for SST-2            |
@@ -58,6 +59,7 @@ ARMS="${ARMS:-none bidirectional unified seq2seq}"
 STAGES="${STAGES:-corpus vocab config pretrain qg sst2 collect}"
 RESAMPLES="${RESAMPLES:-1000}"
 RESULTS="${RESULTS:-$repo/results/experiments/mini-unilm-v2}"
+LENGTH_GROUPS="${LENGTH_GROUPS:-4}"
 QG_EXTRA="${QG_EXTRA:-}"
 SST_EXTRA="${SST_EXTRA:-}"
 export SHARED
@@ -152,6 +154,9 @@ if has_stage pretrain; then
 fi
 
 # ---- fine-tuning -----------------------------------------------------------------------------------
+# Every run computes each batch as LENGTH_GROUPS micro-batches of its examples sorted by length
+# (--length-groups): the recipe's examples, loss and updates with ~40% fewer padded positions on
+# the QG pairs (bench/length_groups_bench.py); only dropout draws and summation order differ.
 # Segment ids of the fine-tuning pair: those the arm's pre-training gave a segment pair (UniLM v1:
 # 0/1 for bidirectional pairs, 4/5 for seq2seq pairs); 'none' takes the checkpoint family's
 # default (4/5), whose embeddings are as untrained as every other weight of that arm.
@@ -166,7 +171,7 @@ fine_tune() {  # fine_tune NAME TASK FLAGS... -> WORK/NAME-ARM-pP-fF for every a
         if [[ -f "$out/result.json" ]]; then log "$task $arm p$pseed f$fseed: done"; continue; fi
         log "$task $arm p$pseed f$fseed: $out"
         local -a cmd=(run --task "$task" --out "$out" --model "$WORK/pt-$arm-p$pseed/checkpoint" --seed "$fseed"
-          --threads "$THREADS" --device "$DEVICE" --json "$@")
+          --threads "$THREADS" --device "$DEVICE" --length-groups "$LENGTH_GROUPS" --json "$@")
         [[ "$task" == squad-qg ]] && cmd+=(--segment-ids "$(segments_of "$arm")")
         record "$task $arm p$pseed f$fseed" unieval "${cmd[@]}"
         "$UNIEVAL" "${cmd[@]}" | tail -1 > "$out.summary.json"
