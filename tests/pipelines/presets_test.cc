@@ -149,9 +149,11 @@ TEST(ResolvePresetTest, TrainOptionsWriteRunJsonKeysInTheirOrder) {
   t.smoothing = models::LabelSmoothing::kUnilm;
   t.clip = models::ClipMode::kPerParameter;
   t.ernie.noise_rule = models::NoiseRule::kPerPosition;
+  t.length_groups = 4;
   std::vector<std::string> all = base;
   all.insert(all.begin() + 9, "no_train");
-  all.insert(all.begin() + 17, {"smoothing", "clip"});  // after label_smoothing
+  all.insert(all.begin() + 16, "length_groups");        // after batch_size
+  all.insert(all.begin() + 18, {"smoothing", "clip"});  // after label_smoothing
   for (const char* k : {"skip_nonfinite", "arch", "span_lambda", "noise_rule", "span_bigrams",
                         "span_trigrams", "target_bos"})
     all.push_back(k);
@@ -182,6 +184,7 @@ TEST(ResolvePresetTest, TrainOptionsRoundTrip) {
   t.arch = "ernie-gen";
   t.ernie.lambda = 0.5;
   t.ernie.top_bigrams = 10;
+  t.length_groups = 3;
   const nlohmann::ordered_json j = t.to_json();
   models::TrainOptions back;
   back.update_from_json(nlohmann::json::parse(j.dump()), "run.json");
@@ -189,6 +192,7 @@ TEST(ResolvePresetTest, TrainOptionsRoundTrip) {
   EXPECT_EQ(back.optim.kind, models::OptimizerKind::kAdamax);
   EXPECT_EQ(back.seed, t.seed);
   EXPECT_EQ(back.ernie.top_bigrams, 10);
+  EXPECT_EQ(back.length_groups, 3);
   EXPECT_EQ(j.dump(), back.to_json().dump());
   // Strict: an unknown key or a wrong type names the source and the key; an unknown arch too.
   try {
