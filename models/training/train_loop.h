@@ -183,9 +183,6 @@ inline LoopResult run_train_loop(UnilmModel& model, const LoopOptions& opts, Run
 // Warm-up steps: warmup_steps when ≥ 0, else round(warmup_ratio · total).
 int64_t resolve_warmup(int64_t warmup_steps, double warmup_ratio, int64_t total);
 
-// Epoch-ordered batches of the fine-tuning loops: epoch e's batch lists are make(e) (a function
-// of the seed and e), an optimizer step takes up to `accum` consecutive batches of one epoch, and
-// the position (epoch, next batch) is part of the checkpoint.
 // The examples of one batch as up to `groups` micro-batches: sorted by length (ties by index),
 // cut into runs of near-equal size (the first ones one longer), so each is padded to its own
 // longest. groups <= 1 or a batch of one example: the batch itself.
@@ -193,6 +190,9 @@ std::vector<std::vector<size_t>> split_by_length(const std::vector<size_t>& batc
                                                  const std::vector<int64_t>& lengths,
                                                  int64_t groups);
 
+// Epoch-ordered batches of the fine-tuning loops: epoch e's batch lists are make(e) (a function
+// of the seed and e), an optimizer step takes up to `accum` consecutive batches of one epoch, and
+// the position (epoch, next batch) is part of the checkpoint.
 class EpochBatches {
  public:
   using Make = std::function<std::vector<std::vector<size_t>>(int64_t epoch)>;

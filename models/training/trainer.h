@@ -161,8 +161,10 @@ struct TrainOptions {
     v(Field("batch_size", "examples per micro-batch cap (0 = none)"), s.batch_size);
     v(Field("length_groups",
             "compute each batch as up to N micro-batches of its examples sorted by length, each "
-            "padded to its own longest: the same examples, loss and update with fewer padded "
-            "positions; random draws (dropout, masks) come from each micro-batch's own stream")
+            "padded to its own longest and weighted as --accum weights micro-batches: the same "
+            "examples and update with fewer padded positions (docs/training.md: two losses "
+            "change slightly); random draws (dropout, masks) come from each micro-batch's own "
+            "stream")
           .unless_default(),
       s.length_groups);
     v(Field("label_smoothing", "label smoothing eps"), s.label_smoothing);
