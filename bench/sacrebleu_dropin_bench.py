@@ -101,7 +101,7 @@ def main():
            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(),
            "host": platform.node(), "cpus": os.cpu_count(), "load_avg_start": os.getloadavg(),
            "python": sys.version.split()[0], "numpy": numpy.__version__, "unieval": unieval.__version__,
-           "unieval_git_commit": getattr(unieval._core, "git_commit", ""),  # as of the build's configure
+           "unieval_git_commit": getattr(unieval._core, "git_commit", ""),  # the build stamp (core/build_info.h)
            "repo_head": subprocess.run(["git", "-C", REPO, "rev-parse", "--short", "HEAD"], capture_output=True,
                                        text=True).stdout.strip(),
            "sacrebleu": sacrebleu.__version__, "sacrebleu_src": os.path.abspath(args.sacrebleu_src),

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <thread>
 
+#include "core/build_info.h"
 #include "core/error.h"
 #include "core/io.h"
 #include "unieval_version.h"
@@ -111,7 +112,7 @@ class Reader {
 
 void stamp_provenance(RunResult& r) {
   r.tool_version = UNIEVAL_VERSION;
-  r.tool_commit = UNIEVAL_GIT_COMMIT;
+  r.tool_commit = core::build_commit();
   std::time_t now = std::time(nullptr);
   char buf[32];
   std::tm tm{};

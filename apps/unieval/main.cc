@@ -14,6 +14,7 @@
 
 #include "apps/unieval/commands.h"
 #include "core/blas_core.h"
+#include "core/build_info.h"
 #include "core/heap.h"
 #include "unieval_version.h"
 
@@ -65,7 +66,7 @@ const std::vector<Command>& commands() {
 }
 
 void usage(std::ostream& os) {
-  os << "unieval " << UNIEVAL_VERSION << " (" << UNIEVAL_GIT_COMMIT << ")\n"
+  os << "unieval " << UNIEVAL_VERSION << " (" << unieval::core::build_commit() << ")\n"
      << "usage: unieval COMMAND [options]   (unieval COMMAND --help for the "
         "options)\n\ncommands:\n";
   for (const auto& c : commands()) {
@@ -117,6 +118,7 @@ int exec_model_binary(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  unieval::core::set_build_commit(unieval::build_stamp::commit());
   unieval::core::tune_heap_for_scoring();  // core/heap.h
   if (argc < 2) {
     usage(std::cerr);
@@ -128,7 +130,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (name == "--version") {
-    std::cout << "unieval " << UNIEVAL_VERSION << " (" << UNIEVAL_GIT_COMMIT << ")\n";
+    std::cout << "unieval " << UNIEVAL_VERSION << " (" << unieval::core::build_commit() << ")\n";
     return 0;
   }
   for (const auto& c : commands()) {

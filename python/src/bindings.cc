@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/build_info.h"
 #include "core/error.h"
 #include "core/heap.h"
 #include "metrics/bleu.h"
@@ -1016,7 +1017,8 @@ PYBIND11_MODULE(_core, mod) {
   if (const char* tune = std::getenv("UNIEVAL_MALLOC_TUNING"); !tune || std::string(tune) != "0")
     unieval::core::tune_heap_for_scoring();
   mod.attr("__version__") = UNIEVAL_VERSION;
-  mod.attr("git_commit") = UNIEVAL_GIT_COMMIT;
+  unieval::core::set_build_commit(unieval::build_stamp::commit());
+  mod.attr("git_commit") = unieval::core::build_commit();
 
   py::register_exception_translator([](std::exception_ptr p) {
     try {

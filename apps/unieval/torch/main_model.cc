@@ -5,6 +5,7 @@
 #include <string>
 
 #include "apps/unieval/commands.h"
+#include "core/build_info.h"
 #include "core/heap.h"
 #include "unieval_version.h"
 
@@ -22,7 +23,7 @@ constexpr Command kCommands[] = {
 };
 
 void usage(std::ostream& os) {
-  os << "unieval-model " << UNIEVAL_VERSION << " (" << UNIEVAL_GIT_COMMIT << ")\n"
+  os << "unieval-model " << UNIEVAL_VERSION << " (" << unieval::core::build_commit() << ")\n"
      << "usage: unieval {encode|finetune|pretrain|decode|demo|run} [options]   (see unieval "
         "--help)\n";
 }
@@ -30,6 +31,7 @@ void usage(std::ostream& os) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  unieval::core::set_build_commit(unieval::build_stamp::commit());
   unieval::core::tune_heap_for_models();  // core/heap.h
   if (argc < 2) {
     usage(std::cerr);
