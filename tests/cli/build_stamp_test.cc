@@ -6,10 +6,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "tests/test_util.h"
 
@@ -48,8 +47,8 @@ std::string read_file(const fs::path& p) {
 // The commit the stamp script writes for SOURCE_DIR `dir`, read back from the generated source.
 std::string stamp(const fs::path& dir, const fs::path& out) {
   std::string script = std::string(UNIEVAL_SOURCE_DIR) + "/cmake/build_stamp.cmake";
-  Shell r = sh("cmake -DSOURCE_DIR=" + shq(dir.string()) + " -DOUT=" + shq(out.string()) +
-               " -P " + shq(script));
+  Shell r = sh("cmake -DSOURCE_DIR=" + shq(dir.string()) + " -DOUT=" + shq(out.string()) + " -P " +
+               shq(script));
   EXPECT_TRUE(r.ok) << "cmake -P " << script;
   std::string text = read_file(out);
   auto at = text.find("return \"");
