@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/io.h"
+#include "core/utf8.h"
 #include "results/html_report.h"
 
 namespace unieval::results {
@@ -130,7 +131,24 @@ std::vector<CurveSeries> read_training_log(const std::string& path) {
 
 std::string render_curves_svg(const std::vector<CurveSeries>& series, const std::string& title) {
   const std::vector<std::string> panels = {"loss", "learning rate", "tokens/s"};
-  const double width = 760, panel_h = 230, top = 44, left = 78, right = 170, gap = 40;
+  // Each legend entry is "NAME (N pts[, K non-finite left out])"; the legend column is as wide as
+  // the longest, at kCharWidth per character (an upper bound for 11 px sans-serif text), so no
+  // entry is cut at the right edge. The plot area keeps its width.
+  auto legend_label = [](const CurveSeries& s) {
+    return s.name + " (" + std::to_string(s.points.size()) + " pts" +
+           (s.skipped ? ", " + std::to_string(s.skipped) + " non-finite left out" : "") + ")";
+  };
+  const double kCharWidth = 7, panel_w = 512, legend_x = 35;
+  size_t longest = 0;
+  for (const auto& s : series)
+    if (!s.points.empty()) {
+      const std::string label = legend_label(s);
+      size_t chars = 0;
+      for (size_t i = 0; i < label.size(); ++chars) core::next_code_point(label, i);
+      longest = std::max(longest, chars);
+    }
+  const double right = std::max(170.0, legend_x + kCharWidth * static_cast<double>(longest) + 10);
+  const double panel_h = 230, top = 44, left = 78, gap = 40, width = left + panel_w + right;
   std::vector<std::string> shown;
   for (const auto& p : panels)
     if (std::any_of(series.begin(), series.end(),
@@ -174,7 +192,7 @@ std::string render_curves_svg(const std::vector<CurveSeries>& series, const std:
       ymin -= pad;
       ymax += pad;
     }
-    const double pw = width - left - right, ph = panel_h - 30;
+    const double pw = panel_w, ph = panel_h - 30;
     auto X = [&](double x) { return left + (x - xmin) / (xmax - xmin) * pw; };
     auto Y = [&](double y) { return y0 + 10 + ph - (y - ymin) / (ymax - ymin) * ph; };
     os << "<g class=\"panel\" data-panel=\"" << xml_escape(panel) << "\">\n"
@@ -205,10 +223,8 @@ std::string render_curves_svg(const std::vector<CurveSeries>& series, const std:
          << "\" stroke-width=\"1.6\" stroke-linejoin=\"round\" stroke-linecap=\"round\"/>\n";
       os << "<line x1=\"" << num(left + pw + 12) << "\" x2=\"" << num(left + pw + 30) << "\" y1=\""
          << num(ly) << "\" y2=\"" << num(ly) << "\" stroke=\"" << c
-         << "\" stroke-width=\"2\"/>\n<text x=\"" << num(left + pw + 35) << "\" y=\"" << num(ly + 4)
-         << "\">" << xml_escape(s->name) << " (" << s->points.size() << " pts"
-         << (s->skipped ? ", " + std::to_string(s->skipped) + " non-finite left out" : "")
-         << ")</text>\n";
+         << "\" stroke-width=\"2\"/>\n<text x=\"" << num(left + pw + legend_x) << "\" y=\""
+         << num(ly + 4) << "\">" << xml_escape(legend_label(*s)) << "</text>\n";
       ly += 16;
     }
     os << "</g>\n";

@@ -193,6 +193,44 @@ TEST(CurvesTest, FinetuneLogWithResumeAndNonFiniteValues) {
   EXPECT_NE(svg.find("1 non-finite left out"), std::string::npos);
 }
 
+TEST(CurvesTest, LegendEntriesFitInsideTheDocument) {
+  // A pre-training log's legend ("loss bidirectional (6500 pts)") was cut at the right edge of a
+  // fixed 760-unit-wide document. Every entry must end inside the document at 6.5 units per
+  // character (DejaVu Sans at 11 px averages below that), and the plot area keeps its width.
+  std::vector<CurveSeries> series(3);
+  series[0] = {"loss", "loss", {}, 0};
+  series[1] = {"loss", "loss bidirectional", {}, 3};
+  series[2] = {"learning rate", "lr", {}, 0};
+  for (int step = 1; step <= 6500; ++step) {
+    series[0].points.push_back({step, 7.0 - step * 1e-4});
+    series[1].points.push_back({step, 6.5 - step * 1e-4});
+    series[2].points.push_back({step, 1e-3});
+  }
+  const std::string svg = render_curves_svg(series, "pt-bidirectional-p42");
+  std::vector<Element> els;
+  ASSERT_EQ(check_xml(svg, &els), "");
+  const double width = std::stod(els.at(0).attrs.at("width"));
+  EXPECT_EQ(els.at(0).attrs.at("viewBox"),
+            "0 0 " + els.at(0).attrs.at("width") + " " + els.at(0).attrs.at("height"));
+  for (const std::string label :
+       {"loss (6500 pts)", "loss bidirectional (6500 pts, 3 non-finite left out)",
+        "lr (6500 pts)"}) {
+    const size_t at = svg.find(">" + label + "</text>");
+    ASSERT_NE(at, std::string::npos) << label;
+    const size_t x = svg.rfind("<text x=\"", at);
+    ASSERT_NE(x, std::string::npos);
+    const double left = std::stod(svg.substr(x + 9));
+    EXPECT_LE(left + 6.5 * static_cast<double>(label.size()), width) << label;
+  }
+  int panels = 0;
+  for (const auto& e : els)
+    if (e.name == "rect" && e.attrs.count("stroke")) {
+      EXPECT_EQ(e.attrs.at("width"), "512");
+      ++panels;
+    }
+  EXPECT_EQ(panels, 2);
+}
+
 TEST(CurvesTest, MalformedLogNamesTheLine) {
   TempDir tmp;
   try {

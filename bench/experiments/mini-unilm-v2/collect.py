@@ -9,7 +9,8 @@ own files or from `unieval eval` on their predictions (95% percentile-bootstrap 
 The decision rule, fixed in the design before the runs: arm A is called better than arm B on a
 score only if A's value is higher and the paired bootstrap p < 0.05 in every (pre-training,
 fine-tuning) seed pair; worse likewise; otherwise "not separated" (never "equal").
-Writes DEST/mini-unilm-v2.json and DEST/table.md.
+Writes DEST/mini-unilm-v2.json, DEST/table.md and, with `unieval plot`, one SVG of loss curves per run
+found: DEST/pretrain-ARM-pPS.svg, DEST/qg-ARM-pPS-fFS.svg and DEST/sst2-ARM-pPS-fFS.svg.
 """
 import argparse
 import json
@@ -17,6 +18,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 
 QG_SCORES = [("bleu4", "BLEU-4"), ("rougeL", "ROUGE-L")]
 
@@ -37,6 +39,26 @@ def run_eval(unieval, task, data, pred, resamples, seed, paired=None, split=None
         cmd += ["--paired-pred", paired[0], "--paired-system", paired[1]]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out.strip().splitlines()[-1]), " ".join(cmd)
+
+
+def plot(unieval, run, dest, name):
+    """Draws RUN/log.jsonl with `unieval plot` as DEST/NAME; returns NAME, or None without a log.
+
+    A run may still be appending to its log, so only its complete lines are drawn (from a copy)."""
+    log = os.path.join(run, "log.jsonl")
+    if not os.path.exists(log):
+        return None
+    with open(log, "rb") as f:
+        text = f.read()
+    text = text[:text.rfind(b"\n") + 1]
+    if not text:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        with open(os.path.join(tmp, "log.jsonl"), "wb") as f:
+            f.write(text)
+        subprocess.run([unieval, "plot", "--run", tmp, "--out", os.path.join(dest, name), "--title",
+                        os.path.basename(os.path.normpath(run))], check=True, capture_output=True)
+    return name
 
 
 def score(result, name):
@@ -198,7 +220,19 @@ def main():
                                         if k.startswith(arm + "/") and e.get("summary")])
         out["across_seeds"][arm] = row
 
+    # Loss curves, one SVG per run folder that has a log.
     os.makedirs(a.dest, exist_ok=True)
+    out["curves"] = {}
+    for ps in a.pt_seeds:
+        for arm in a.arms:
+            runs = [("pretrain", "pt-%s-p%s" % (arm, ps), "pretrain-%s-p%s.svg" % (arm, ps))]
+            runs += [(kind, "%s-%s-p%s-f%s" % (kind, arm, ps, fs), "%s-%s-p%s-f%s.svg" % (kind, arm, ps, fs))
+                     for kind in ("qg", "sst2") for fs in a.ft_seeds]
+            for kind, folder, name in runs:
+                drawn = plot(a.unieval, os.path.join(w, folder), a.dest, name)
+                if drawn:
+                    out["curves"][folder] = drawn
+
     tmp = os.path.join(a.dest, "mini-unilm-v2.json.tmp")
     with open(tmp, "w") as f:
         json.dump(out, f, indent=1)
@@ -261,6 +295,9 @@ def render(out):
         lines.append("| %s | %s vs %s | %s | %s | %s | %s |" % (
             d["task"], d["a"], d["b"], d["score"], ", ".join("%+.2f" % (x * scale) for x in d["deltas"]),
             ", ".join("%.4f" % p for p in d["p_values"]), d["verdict"]))
+    if out.get("curves"):
+        lines += ["", "Loss curves (`unieval plot` of each run's log.jsonl): " +
+                  ", ".join("[%s](%s)" % (k, v) for k, v in sorted(out["curves"].items())) + "."]
     return "\n".join(lines) + "\n"
 
 
