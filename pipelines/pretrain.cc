@@ -17,6 +17,61 @@
 namespace unieval::pipelines {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// --resume with --steps / --tokens: the raised budget in train (and, on the writing rank, in
+// run.json with a "budget_changes" entry); InputError when it would lower the budget.
+void raise_budget(const models::RunDir& run, models::PretrainOptions& train,
+                  const std::optional<int64_t>& steps, const std::optional<int64_t>& tokens,
+                  bool writer) {
+  if (!steps && !tokens) return;
+  const std::string run_json = run.file("run.json");
+  models::PretrainOptions raised = train;
+  if (tokens) {
+    if (*tokens <= 0) throw InputError("--tokens must be > 0");
+    raised.tokens = *tokens;
+  } else {
+    raised.tokens = 0;
+    raised.max_steps = *steps;
+  }
+  const int64_t before = train.total_steps(), after = raised.total_steps();
+  const nlohmann::json state = run.trainer_state();
+  const int64_t done = state.is_null() ? 0 : state.value("step", int64_t{0});
+  if (after < before)
+    throw InputError(run_json, 0,
+                     "--resume with " + std::string(tokens ? "--tokens " : "--steps ") +
+                         std::to_string(tokens ? *tokens : *steps) + " gives " +
+                         std::to_string(after) + " steps, fewer than the run's " +
+                         std::to_string(before) +
+                         ": a resumed run's budget can be raised, not lowered (--stop-after "
+                         "stops a call sooner)");
+  if (after == before) return;
+  if (writer) {
+    nlohmann::ordered_json info;
+    try {
+      info = nlohmann::ordered_json::parse(core::read_file(run_json));
+    } catch (const nlohmann::json::exception& e) {
+      throw InputError(run_json, 0, std::string("not valid JSON: ") + e.what());
+    }
+    info["train"] = raised.to_json();
+    info["total_steps"] = after;
+    nlohmann::ordered_json change;
+    change["at_step"] = done;
+    change["total_steps_before"] = before;
+    change["total_steps_after"] = after;
+    if (tokens)
+      change["tokens"] = *tokens;
+    else
+      change["steps"] = *steps;
+    if (!info.contains("budget_changes")) info["budget_changes"] = nlohmann::ordered_json::array();
+    info["budget_changes"].push_back(change);
+    core::write_file_atomic(run_json, info.dump(2) + "\n");
+  }
+  train = raised;
+}
+
+}  // namespace
 using ojson = nlohmann::ordered_json;
 using namespace unieval::models;
 
@@ -43,6 +98,7 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
     opts.train.update_from_json(info.at("train"), run.file("run.json"));
     opts.train.stop_after = in.train.stop_after;
     opts.train.progress = in.train.progress;
+    raise_budget(run, opts.train, in.resume_steps, in.resume_tokens, writer);
     opts.corpus = info.at("corpus").get<std::vector<std::string>>();
     opts.shard = info.at("shard").get<std::string>();
     opts.lowercase = info.value("lowercase", true);

@@ -33,6 +33,16 @@
 // | dropout                 | unset   | overrides hidden/attention dropout of the config       |
 // | device                  | cpu     | device, threads (models/nn/device.h)                      |
 // | resume                  | false   | continue RUN from its checkpoint (its run.json options) |
+// | resume_steps,           | unset   | with resume: a new budget in steps, or in input        |
+// | resume_tokens           |         | positions (at most one). It may only raise the budget  |
+// |                         |         | (InputError otherwise): from the checkpoint's step on, |
+// |                         |         | the run follows the schedule of the raised budget      |
+// |                         |         | (warm-up resolved against the new total as --warmup    |
+// |                         |         | says), also after it had finished; run.json gets the   |
+// |                         |         | new train options and total_steps, and one             |
+// |                         |         | "budget_changes" entry {at_step, total_steps_before,   |
+// |                         |         | total_steps_after, steps | tokens}. The same budget is |
+// |                         |         | a plain resume                                         |
 // | backend                 | ""      | process group with WORLD_SIZE > 1 (models/dist/distributed.h):|
 // |                         |         | gloo / nccl; "" = nccl on CUDA, else gloo                |
 //
@@ -62,6 +72,8 @@ struct PretrainPipelineOptions {
   std::optional<double> dropout;             // overrides the config's dropout
   models::DeviceOptions device;              // device, threads
   bool resume = false;                       // continue RUN
+  std::optional<int64_t> resume_steps;       // with resume: raise the budget to N steps
+  std::optional<int64_t> resume_tokens;      // with resume: raise it to N input positions
   std::string backend;                       // process group backend ("" = auto)
 };
 

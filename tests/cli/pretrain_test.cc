@@ -127,6 +127,80 @@ TEST(PretrainCliTest, RunsToTheStepBudgetAndItsCheckpointFineTunes) {
   EXPECT_EQ(last_json_line(ft.out)["steps"], 3);
 }
 
+std::vector<nlohmann::json> log_lines(const std::string& run) {
+  std::ifstream in(std::filesystem::path(run) / "log.jsonl");
+  std::vector<nlohmann::json> out;
+  for (std::string l; std::getline(in, l);)
+    if (!l.empty()) out.push_back(nlohmann::json::parse(l));
+  return out;
+}
+
+nlohmann::json run_json(const std::string& run) {
+  std::ifstream in(std::filesystem::path(run) / "run.json");
+  return nlohmann::json::parse(in);
+}
+
+// --resume with --steps / --tokens raises a run's budget, also after it finished: the run goes on
+// with the learning rate a run of the raised budget has at those steps, and run.json says so. A
+// lower budget is refused (exit 2, run.json untouched); the same budget is a plain resume.
+TEST(PretrainCliTest, ResumeWithALargerBudgetFollowsTheRaisedSchedule) {
+  SKIP_WITHOUT_PRETRAIN();
+  Fixture f;
+  const std::string a = f.run("a"), b = f.run("b");
+  const std::string common = " --warmup 0.1 --save-every 5 --objectives bidirectional --json";
+  ASSERT_EQ(run_cli(f.args(f.corpus, a) + common + " --steps 20").exit_code, 0);
+  auto raised = run_cli("pretrain --out " + shq(a) + " --resume --steps 30 --threads 1 --json");
+  ASSERT_EQ(raised.exit_code, 0) << raised.err;
+  EXPECT_EQ(last_json_line(raised.out)["steps"], 30);
+  EXPECT_TRUE(last_json_line(raised.out)["finished"].get<bool>());
+  ASSERT_EQ(run_cli(f.args(f.corpus, b) + common + " --steps 30").exit_code, 0);
+  const auto la = log_lines(a), lb = log_lines(b);
+  ASSERT_EQ(la.size(), 30u);
+  ASSERT_EQ(lb.size(), 30u);
+  bool before_differs = false;
+  for (size_t i = 0; i < 30; ++i) {
+    ASSERT_EQ(la[i]["step"], static_cast<int>(i) + 1);
+    if (i < 20)
+      before_differs = before_differs || la[i]["lr"] != lb[i]["lr"];
+    else
+      EXPECT_EQ(la[i]["lr"].get<double>(), lb[i]["lr"].get<double>()) << "step " << i + 1;
+  }
+  EXPECT_TRUE(before_differs) << "the first 20 steps ran on the 20-step schedule";
+  EXPECT_GT(la[20]["lr"].get<double>(), la[19]["lr"].get<double>());  // 0 at the old end
+  auto info = run_json(a);
+  EXPECT_EQ(info["total_steps"], 30);
+  EXPECT_EQ(info["train"]["max_steps"], 30);
+  ASSERT_EQ(info["budget_changes"].size(), 1u);
+  EXPECT_EQ(
+      info["budget_changes"][0],
+      (nlohmann::json{
+          {"at_step", 20}, {"total_steps_before", 20}, {"total_steps_after", 30}, {"steps", 30}}));
+
+  // Lower: refused, naming run.json and both budgets; nothing changes.
+  auto lower = run_cli("pretrain --out " + shq(a) + " --resume --steps 25 --threads 1");
+  EXPECT_EQ(lower.exit_code, 2);
+  EXPECT_NE(lower.err.find("run.json"), std::string::npos) << lower.err;
+  EXPECT_NE(lower.err.find("25 steps, fewer than the run's 30"), std::string::npos) << lower.err;
+  EXPECT_EQ(run_json(a), info);
+  EXPECT_EQ(log_lines(a).size(), 30u);
+  // The same budget: a plain resume of a finished run.
+  auto same = run_cli("pretrain --out " + shq(a) + " --resume --steps 30 --threads 1 --json");
+  ASSERT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(last_json_line(same.out)["steps"], 30);
+  EXPECT_EQ(run_json(a), info);
+  // In input positions: 12 examples x 32 tokens a step, so 15,360 positions are 40 steps.
+  auto tokens = run_cli("pretrain --out " + shq(a) + " --resume --tokens 15360 --threads 1 --json");
+  ASSERT_EQ(tokens.exit_code, 0) << tokens.err;
+  EXPECT_EQ(last_json_line(tokens.out)["steps"], 40);
+  info = run_json(a);
+  EXPECT_EQ(info["total_steps"], 40);
+  EXPECT_EQ(info["train"]["tokens"], 15360);
+  ASSERT_EQ(info["budget_changes"].size(), 2u);
+  EXPECT_EQ(info["budget_changes"][1]["at_step"], 30);
+  EXPECT_EQ(info["budget_changes"][1]["tokens"], 15360);
+  EXPECT_EQ(log_lines(a).size(), 40u);
+}
+
 // ERNIE-GEN pre-training (--objectives ernie-gen): fragments + multi-flow loss, resumable to the same
 // weights, and its checkpoint carries the architecture into fine-tuning and decoding.
 TEST(PretrainCliTest, ErnieGenObjectiveTrainsResumesAndCarriesItsArchitecture) {

@@ -55,6 +55,13 @@ std::string pretrain_usage() {
          "--model\n"
          "directory for `unieval finetune`. --resume continues a stopped run exactly.\n"
          "--tokens N sets steps = ceil(N / (batch-size * accum * max-len)).\n"
+         "--resume with --steps N or --tokens N raises the run's budget (never lowers it): from "
+         "its\n"
+         "checkpoint's step on, also after it had finished, the run follows the learning-rate "
+         "schedule of\n"
+         "the raised budget (its --warmup resolved against the new total), and run.json records "
+         "the\n"
+         "change under \"budget_changes\". Its other training flags stay run.json's.\n"
          "--nproc N pre-trains data parallel in N local processes (Gloo on CPU, NCCL on CUDA; a "
          "step's\n"
          "--accum micro-batches are split across the ranks, so give --accum >= N; N ranks "
@@ -82,7 +89,8 @@ int cmd_pretrain(const Args& args) {
       "stop-after", po::value<int64_t>()->default_value(0),
       "checkpoint and stop after N steps of this call")(
       "resume", po::bool_switch(),
-      "continue RUN from its checkpoint (other training flags are ignored)")(
+      "continue RUN from its checkpoint (other training flags are ignored, except --steps / "
+      "--tokens, which raise the budget)")(
       "lowercase", po::bool_switch(),
       "uncased tokenizer (default: as the vocabulary: upper-case pieces mean cased)")(
       "no-lowercase", po::bool_switch(), "cased tokenizer (default: as the vocabulary)")(
@@ -112,6 +120,10 @@ int cmd_pretrain(const Args& args) {
   apply_option_flags(vm, t);
   apply_warmup_flag(vm, t.warmup_steps, t.warmup_ratio);
   if (vm.count("dropout")) p.dropout = vm["dropout"].as<double>();
+  if (p.resume && vm.count("tokens"))
+    p.resume_tokens = t.tokens;  // a raised budget; other training flags keep run.json's
+  else if (p.resume && vm.count("steps"))
+    p.resume_steps = t.max_steps;
   t.stop_after = vm["stop-after"].as<int64_t>();
   t.progress = !vm["no-progress"].as<bool>() && main_rank;
   // A resumed run keeps run.json's casing; a new one follows --vocab unless a flag says.

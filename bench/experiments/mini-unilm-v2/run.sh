@@ -65,6 +65,8 @@ SST_EXTRA="${SST_EXTRA:-}"
 export SHARED
 mkdir -p "$WORK"
 record() { python3 "$repo/bench/experiments/mini-unilm/record.py" "$WORK/commands.json" "$@"; }
+# The budget (input positions) in a pre-training run's run.json.
+run_tokens() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1] + "/run.json"))["train"]["tokens"])' "$1"; }
 log() { echo "[mini-unilm-v2 $(date -u +%H:%M:%S)] $*" >&2; }
 has_stage() { [[ " $STAGES " == *" $1 "* ]]; }
 [[ -x "$UNIEVAL" ]] || { echo "run.sh: no unieval binary at $UNIEVAL (set UNIEVAL)" >&2; exit 2; }
@@ -125,8 +127,13 @@ pretrain_arm() {
   local arm="$1" seed="$2" out="$WORK/pt-$1-p$2"
   local -a common=(--threads "$THREADS" --device "$DEVICE" --json)
   if [[ -f "$out/checkpoint/trainer_state.json" ]]; then
-    log "pretrain $arm seed $seed: resuming $out"
-    "$UNIEVAL" pretrain --out "$out" --resume "${common[@]}" | tail -1 > "$out/summary.json.tmp"
+    # A trained arm resumes with --tokens TOKENS: the same budget continues it; a raised one (the
+    # design's "another 24 M positions") raises it, also after it finished; a lower one is refused.
+    local -a raise=()
+    [[ "$arm" != none ]] && raise=(--tokens "$TOKENS")
+    log "pretrain $arm seed $seed: resuming $out ${raise[*]}"
+    record "pretrain $arm p$seed resume" unieval pretrain --out "$out" --resume "${raise[@]}" "${common[@]}"
+    "$UNIEVAL" pretrain --out "$out" --resume "${raise[@]}" "${common[@]}" | tail -1 > "$out/summary.json.tmp"
   else
     local -a budget=(--tokens "$TOKENS" --objectives "$arm")
     [[ "$arm" == none ]] && budget=(--steps 0 --objectives unified)
@@ -144,7 +151,8 @@ pretrain_arm() {
 if has_stage pretrain; then
   for seed in $PT_SEEDS; do
     for arm in $ARMS; do
-      if [[ -f "$WORK/pt-$arm-p$seed/summary.json" ]] && grep -q '"finished":true' "$WORK/pt-$arm-p$seed/summary.json"; then
+      if [[ -f "$WORK/pt-$arm-p$seed/summary.json" ]] && grep -q '"finished":true' "$WORK/pt-$arm-p$seed/summary.json" &&
+        { [[ "$arm" == none ]] || [[ "$(run_tokens "$WORK/pt-$arm-p$seed")" == "$TOKENS" ]]; }; then
         log "pretrain $arm seed $seed: done"
       else
         pretrain_arm "$arm" "$seed"
