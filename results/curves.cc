@@ -9,7 +9,6 @@
 
 #include "core/error.h"
 #include "core/io.h"
-#include "core/utf8.h"
 #include "results/html_report.h"
 
 namespace unieval::results {
@@ -132,8 +131,9 @@ std::vector<CurveSeries> read_training_log(const std::string& path) {
 std::string render_curves_svg(const std::vector<CurveSeries>& series, const std::string& title) {
   const std::vector<std::string> panels = {"loss", "learning rate", "tokens/s"};
   // Each legend entry is "NAME (N pts[, K non-finite left out])"; the legend column is as wide as
-  // the longest, at kCharWidth per character (an upper bound for 11 px sans-serif text), so no
-  // entry is cut at the right edge. The plot area keeps its width.
+  // the longest, at kCharWidth per byte (an upper bound for a character of 11 px sans-serif text;
+  // a UTF-8 character has at least one byte), so no entry is cut at the right edge. The plot area
+  // keeps its width.
   auto legend_label = [](const CurveSeries& s) {
     return s.name + " (" + std::to_string(s.points.size()) + " pts" +
            (s.skipped ? ", " + std::to_string(s.skipped) + " non-finite left out" : "") + ")";
@@ -141,12 +141,7 @@ std::string render_curves_svg(const std::vector<CurveSeries>& series, const std:
   const double kCharWidth = 7, panel_w = 512, legend_x = 35;
   size_t longest = 0;
   for (const auto& s : series)
-    if (!s.points.empty()) {
-      const std::string label = legend_label(s);
-      size_t chars = 0;
-      for (size_t i = 0; i < label.size(); ++chars) core::next_code_point(label, i);
-      longest = std::max(longest, chars);
-    }
+    if (!s.points.empty()) longest = std::max(longest, legend_label(s).size());
   const double right = std::max(170.0, legend_x + kCharWidth * static_cast<double>(longest) + 10);
   const double panel_h = 230, top = 44, left = 78, gap = 40, width = left + panel_w + right;
   std::vector<std::string> shown;
