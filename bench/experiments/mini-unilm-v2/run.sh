@@ -133,7 +133,8 @@ pretrain_arm() {
     [[ "$arm" != none ]] && raise=(--tokens "$TOKENS")
     log "pretrain $arm seed $seed: resuming $out ${raise[*]}"
     record "pretrain $arm p$seed resume" unieval pretrain --out "$out" --resume "${raise[@]}" "${common[@]}"
-    "$UNIEVAL" pretrain --out "$out" --resume "${raise[@]}" "${common[@]}" | tail -1 > "$out/summary.json.tmp"
+    "$UNIEVAL" pretrain --out "$out" --resume "${raise[@]}" "${common[@]}" | tail -1 > "$out/summary.json.tmp" ||
+      { rc=$?; rm -f "$out/summary.json.tmp"; exit "$rc"; }  # a refused or failed call leaves no temp file
   else
     local -a budget=(--tokens "$TOKENS" --objectives "$arm")
     [[ "$arm" == none ]] && budget=(--steps 0 --objectives unified)
@@ -143,7 +144,7 @@ pretrain_arm() {
       "${common[@]}")
     log "pretrain $arm seed $seed: $out"
     record "pretrain $arm p$seed" unieval "${cmd[@]}"
-    "$UNIEVAL" "${cmd[@]}" | tail -1 > "$out.summary.json.tmp"
+    "$UNIEVAL" "${cmd[@]}" | tail -1 > "$out.summary.json.tmp" || { rc=$?; rm -f "$out.summary.json.tmp"; exit "$rc"; }
     mv "$out.summary.json.tmp" "$out/summary.json.tmp"
   fi
   mv "$out/summary.json.tmp" "$out/summary.json"
