@@ -124,7 +124,15 @@ def main():
                 # The masked-token cross-entropy alone (no NSP): the quantity the plateau is about.
                 e["final_mlm_mean_last50"] = sum(mlm) / len(mlm) if mlm else None
                 e["last_step"] = log[-1].get("step")
+            if os.path.exists(os.path.join(pt, "run.json")):
+                rj = load(os.path.join(pt, "run.json"))
+                e["tokens"] = rj.get("train", {}).get("tokens")  # the budget (input positions)
+                e["budget_changes"] = rj.get("budget_changes", [])
             out["pretrain"]["%s/p%s" % (arm, ps)] = e
+        # gate.py's decision before fine-tuning (run.sh's qg and sst2 stages).
+        g = os.path.join(w, "gate-p%s.json" % ps)
+        if os.path.exists(g):
+            out.setdefault("gate", {})["p%s" % ps] = load(g)
 
     # Fine-tuning runs.
     qg_pred, qg_data, sst_pred, sst_data = {}, None, {}, None
@@ -134,7 +142,15 @@ def main():
                 key = "%s/p%s/f%s" % (arm, ps, fs)
                 run = os.path.join(w, "qg-%s-p%s-f%s" % (arm, ps, fs))
                 dev = [x for x in jsonl(os.path.join(run, "log.jsonl")) if "dev_loss" in x]
-                if dev and not os.path.exists(os.path.join(run, "result.json")):
+                marker = os.path.join(w, "qg-%s-p%s-f%s.pretrain.json" % (arm, ps, fs))
+                budget = out["pretrain"].get("%s/p%s" % (arm, ps), {}).get("tokens")
+                done = os.path.exists(os.path.join(run, "result.json"))
+                if os.path.exists(marker) and load(marker).get("tokens") != budget:
+                    # Fine-tuned from a pre-training budget the design's rule has since raised.
+                    out.setdefault("stale", []).append({"run": run, "pretrained_from": load(marker),
+                                                        "pretrain_tokens_now": budget})
+                    dev, done = [], False
+                if dev and not done:
                     # Trained (dev losses logged) but no test decoding finished: the dev NLL counts,
                     # the test scores do not exist.
                     steps = [x for x in jsonl(os.path.join(run, "log.jsonl")) if "loss" in x]
@@ -142,7 +158,7 @@ def main():
                                       "best_dev_loss": min(x["dev_loss"] for x in dev),
                                       "last_step": steps[-1]["step"] if steps else None,
                                       "train_seconds": steps[-1].get("elapsed_s") if steps else None}
-                if os.path.exists(os.path.join(run, "result.json")):
+                if done:
                     r = load(os.path.join(run, "result.json"))
                     qg_data = os.path.join(run, "eval", "src-eval.txt")
                     qg_pred[key] = os.path.join(run, "eval", "pred.txt")
@@ -155,16 +171,24 @@ def main():
                     e["eval"], e["eval_command"] = run_eval(a.unieval, "squad-qg", qg_data, qg_pred[key],
                                                             a.resamples, a.seed, split="test")
                     out["qg"][key] = e
+                    if os.path.exists(marker):  # the pre-training budget and step it started from (run.sh)
+                        e["pretrained_from"] = load(marker)
                     for b in r.get("baselines", []):
                         if b["name"] not in out["qg_baselines"]:
                             out["qg_baselines"][b["name"]] = {"description": b.get("description"),
                                                               "summary": b.get("summary"), "pred": b.get("pred")}
                 run = os.path.join(w, "sst2-%s-p%s-f%s" % (arm, ps, fs))
-                if os.path.exists(os.path.join(run, "result.json")):
+                marker = os.path.join(w, "sst2-%s-p%s-f%s.pretrain.json" % (arm, ps, fs))
+                if os.path.exists(marker) and load(marker).get("tokens") != budget:
+                    out.setdefault("stale", []).append({"run": run, "pretrained_from": load(marker),
+                                                        "pretrain_tokens_now": budget})
+                elif os.path.exists(os.path.join(run, "result.json")):
                     r = load(os.path.join(run, "result.json"))
                     sst_pred[key] = os.path.join(run, "eval", "pred.tsv")
                     sst_data = os.path.join(run, "eval", "gold.tsv")  # the evaluated rows, as the run wrote them
                     out["sst2"][key] = {"summary": r.get("summary"), "scores": r.get("scores")}
+                    if os.path.exists(marker):
+                        out["sst2"][key]["pretrained_from"] = load(marker)
                     for b in r.get("baselines", []):
                         out["sst2_baselines"].setdefault(b["name"], {"description": b.get("description"),
                                                                      "summary": b.get("summary")})
@@ -258,6 +282,9 @@ def render(out):
     lines = ["Unigram plateau of the corpus: %s nats." % ("%.3f" % ent if ent else "–"), "",
              "| pre-training | masked-token loss, last 50 steps (nats) | QG dev NLL (best) | QG BLEU-4 | QG ROUGE-L | SST-2 acc. |",
              "|---|---:|---:|---:|---:|---:|"]
+    for ps, g in sorted(out.get("gate", {}).items()):
+        lines[2:2] = ["Pre-training gate (%s): bar %.3f nats, budget %d positions per trained arm (cap %d): %s." % (
+            ps, g["bar"], g["tokens"], g["cap"], g["decision"]), ""]
     for arm in out["arms"]:
         losses = [e.get("final_mlm_mean_last50") for k, e in out["pretrain"].items() if k.startswith(arm + "/")]
         losses = [x for x in losses if x is not None]
@@ -274,6 +301,10 @@ def render(out):
         s = b.get("summary") or {}
         lines.append("| baseline: %s | – | – | – | – | %s |" % (
             name, "%.2f" % (s["accuracy"] * 100) if "accuracy" in s else "–"))
+    if out.get("stale"):
+        lines += ["", "Left out, fine-tuned from a pre-training budget since raised: %s." % ", ".join(
+            "%s (%s positions, the arm now %s)" % (os.path.basename(x["run"]), x["pretrained_from"].get("tokens"),
+                                                   x["pretrain_tokens_now"]) for x in out["stale"])]
     unfinished = sorted(k for k, e in out["qg"].items() if e.get("status"))
     if unfinished:
         lines += ["", "QG runs trained to the end whose test decoding did not finish (their dev NLL counts, "

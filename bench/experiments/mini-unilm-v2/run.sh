@@ -38,6 +38,8 @@
 # | QG_EXTRA    | (none)                           | more `unieval run` flags for QG (smoke tests) |
 # | QG_DEV_LIMIT, QG_EVAL, SST_EVAL | 2000, test, dev      | dev pairs, QG and SST-2 eval splits           |
 # | SST_EXTRA   | (none)                           | more `unieval run` flags for SST-2            |
+# | BUDGET_CAP  | 96000000                         | the design's budget rule raises no further    |
+# | BAR_GATE    | on                               | off: fine-tune without gate.py (GPU calls)    |
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -62,11 +64,19 @@ RESULTS="${RESULTS:-$repo/results/experiments/mini-unilm-v2}"
 LENGTH_GROUPS="${LENGTH_GROUPS:-4}"
 QG_EXTRA="${QG_EXTRA:-}"
 SST_EXTRA="${SST_EXTRA:-}"
+BUDGET_CAP="${BUDGET_CAP:-96000000}"
+BAR_GATE="${BAR_GATE:-on}"
 export SHARED
 mkdir -p "$WORK"
 record() { python3 "$repo/bench/experiments/mini-unilm/record.py" "$WORK/commands.json" "$@"; }
 # The budget (input positions) in a pre-training run's run.json.
 run_tokens() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1] + "/run.json"))["train"]["tokens"])' "$1"; }
+# What a fine-tuning run starts from: the pre-training run's budget and checkpoint step, as JSON.
+pretrained_from() {
+  python3 -c 'import json, sys
+r = json.load(open(sys.argv[1] + "/run.json")); s = json.load(open(sys.argv[1] + "/checkpoint/trainer_state.json"))
+print(json.dumps({"pretrain": sys.argv[1], "tokens": r.get("train", {}).get("tokens"), "step": s.get("step")}))' "$1"
+}
 log() { echo "[mini-unilm-v2 $(date -u +%H:%M:%S)] $*" >&2; }
 has_stage() { [[ " $STAGES " == *" $1 "* ]]; }
 [[ -x "$UNIEVAL" ]] || { echo "run.sh: no unieval binary at $UNIEVAL (set UNIEVAL)" >&2; exit 2; }
@@ -176,8 +186,16 @@ fine_tune() {  # fine_tune NAME TASK FLAGS... -> WORK/NAME-ARM-pP-fF for every a
   for pseed in $PT_SEEDS; do
     for fseed in $FT_SEEDS; do
       for arm in $ARMS; do
-        local out="$WORK/$name-$arm-p$pseed-f$fseed"
+        local out="$WORK/$name-$arm-p$pseed-f$fseed" from
+        from="$(pretrained_from "$WORK/pt-$arm-p$pseed")"
+        # A run started from another pre-training budget is stale (the design's rule raised it):
+        # refuse it rather than count it or continue it.
+        if [[ -e "$out" && -f "$out.pretrain.json" && "$(cat "$out.pretrain.json")" != "$from" ]]; then
+          log "$task $arm p$pseed f$fseed: $out was fine-tuned from $(cat "$out.pretrain.json"), not from $from: move it aside"
+          exit 2
+        fi
         if [[ -f "$out/result.json" ]]; then log "$task $arm p$pseed f$fseed: done"; continue; fi
+        [[ -f "$out.pretrain.json" ]] || echo "$from" > "$out.pretrain.json"
         log "$task $arm p$pseed f$fseed: $out"
         local -a cmd=(run --task "$task" --out "$out" --model "$WORK/pt-$arm-p$pseed/checkpoint" --seed "$fseed"
           --threads "$THREADS" --device "$DEVICE" --length-groups "$LENGTH_GROUPS" --json "$@")
@@ -188,6 +206,19 @@ fine_tune() {  # fine_tune NAME TASK FLAGS... -> WORK/NAME-ARM-pP-fF for every a
     done
   done
 }
+# The design's gate, before any trained arm is fine-tuned: every trained arm finished at TOKENS and
+# past the bar, or the budget cap reached (gate.py; exit 3 = pre-training unfinished, 4 = raise TOKENS).
+gate() {
+  [[ "$BAR_GATE" == on ]] || return 0
+  local arm seed trained=0
+  for arm in $ARMS; do if [[ "$arm" != none ]]; then trained=1; fi; done
+  [[ $trained == 1 ]] || return 0
+  for seed in $PT_SEEDS; do
+    python3 "$here/gate.py" --work "$WORK" --tokens "$TOKENS" --cap "$BUDGET_CAP" --pt-seed "$seed" ||
+      { rc=$?; log "fine-tuning not started (gate.py exit $rc)"; exit "$rc"; }
+  done
+}
+if has_stage qg || has_stage sst2; then gate; fi
 if has_stage qg; then
   # shellcheck disable=SC2086
   fine_tune qg squad-qg --preset squad-qg-scratch --data "$SHARED/squad_qg" --train-split train \
