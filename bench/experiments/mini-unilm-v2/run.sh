@@ -141,6 +141,23 @@ pretrain_arm() {
     # design's "another 24 M positions") raises it, also after it finished; a lower one is refused.
     local -a raise=()
     [[ "$arm" != none ]] && raise=(--tokens "$TOKENS")
+    local had step total
+    if [[ "$arm" != none && "$(run_tokens "$out")" != "$TOKENS" ]]; then
+      # The design raises the budget of finished arms only, so that every arm follows the same
+      # schedule: a run still short of its own budget finishes it first. The finished run's
+      # checkpoint is kept as checkpoint-BUDGET before the raise continues it.
+      read -r had step total < <(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1] + "/run.json")); s = json.load(open(sys.argv[1] + "/checkpoint/trainer_state.json"))
+print(r["train"]["tokens"], s["step"], r["total_steps"])' "$out")
+      if ((TOKENS < had)); then
+        :  # a lower budget: unieval pretrain refuses it and says why
+      elif ((step < total)); then
+        log "pretrain $arm seed $seed: $out is at step $step of $total of its budget $had; finish it with TOKENS=$had before raising it to $TOKENS"
+        exit 2
+      elif [[ ! -e "$out/checkpoint-$had" ]]; then
+        cp -r "$out/checkpoint" "$out/checkpoint-$had.tmp" && mv "$out/checkpoint-$had.tmp" "$out/checkpoint-$had"
+      fi
+    fi
     log "pretrain $arm seed $seed: resuming $out ${raise[*]}"
     record "pretrain $arm p$seed resume" unieval pretrain --out "$out" --resume "${raise[@]}" "${common[@]}"
     "$UNIEVAL" pretrain --out "$out" --resume "${raise[@]}" "${common[@]}" | tail -1 > "$out/summary.json.tmp" ||
