@@ -226,9 +226,11 @@ def main():
             verdict = "%s better" % sb
         else:
             verdict = "not separated"
+        # An arm the gate fine-tuned above the bar (at the budget cap) qualifies every verdict it is in.
+        above = sorted({x for g in out.get("gate", {}).values() for x in g.get("above_bar", [])} & {sa, sb})
         out["decisions"].append({"task": task, "a": sa, "b": sb, "score": name, "seed_pairs": len(ss),
                                  "deltas": [s["delta"] for s in ss], "p_values": [s["p_value"] for s in ss],
-                                 "verdict": verdict})
+                                 "verdict": verdict, "above_bar": above})
 
     # Across seeds: mean +- sd per arm.
     out["across_seeds"] = {}
@@ -325,7 +327,9 @@ def render(out):
         scale = 100.0  # both tasks' scores are fractions; the table shows points
         lines.append("| %s | %s vs %s | %s | %s | %s | %s |" % (
             d["task"], d["a"], d["b"], d["score"], ", ".join("%+.2f" % (x * scale) for x in d["deltas"]),
-            ", ".join("%.4f" % p for p in d["p_values"]), d["verdict"]))
+            ", ".join("%.4f" % p for p in d["p_values"]),
+            d["verdict"] + ("" if not d.get("above_bar") else
+                            " (%s pre-trained above the bar)" % " and ".join(d["above_bar"]))))
     if out.get("curves"):
         lines += ["", "Loss curves (`unieval plot` of each run's log.jsonl): " +
                   ", ".join("[%s](%s)" % (k, v) for k, v in sorted(out["curves"].items())) + "."]
