@@ -123,6 +123,13 @@ def main():
                 mlm = [r["mlm"] for r in tail if "mlm" in r]
                 # The masked-token cross-entropy alone (no NSP): the quantity the plateau is about.
                 e["final_mlm_mean_last50"] = sum(mlm) / len(mlm) if mlm else None
+                # Per objective (the unified arm mixes four masks; each step logs the ones it drew).
+                per = {}
+                for r in log[-200:]:
+                    for k, v in r.items():
+                        if k.startswith("loss_"):
+                            per.setdefault(k[5:], []).append(v)
+                e["final_objective_loss_mean_last200"] = {k: sum(v) / len(v) for k, v in sorted(per.items())}
                 e["last_step"] = log[-1].get("step")
             if os.path.exists(os.path.join(pt, "run.json")):
                 rj = load(os.path.join(pt, "run.json"))
