@@ -73,6 +73,8 @@ record() { python3 "$repo/bench/experiments/mini-unilm/record.py" "$WORK/command
 run_tokens() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1] + "/run.json"))["train"]["tokens"])' "$1"; }
 # What a fine-tuning run starts from: the pre-training run's budget and checkpoint step, as JSON.
 pretrained_from() {
+  [[ -f "$1/run.json" && -f "$1/checkpoint/trainer_state.json" ]] ||
+    { log "$1: no pre-training run with a checkpoint (run the pretrain stage for it first)"; exit 2; }
   python3 -c 'import json, sys
 r = json.load(open(sys.argv[1] + "/run.json")); s = json.load(open(sys.argv[1] + "/checkpoint/trainer_state.json"))
 print(json.dumps({"pretrain": sys.argv[1], "tokens": r.get("train", {}).get("tokens"), "step": s.get("step")}))' "$1"
