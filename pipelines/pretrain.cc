@@ -20,13 +20,13 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// --resume with --steps / --tokens: the raised budget in train (and, on the writing rank, in
-// run.json with a "budget_changes" entry); InputError when it would lower the budget.
-void raise_budget(const models::RunDir& run, models::PretrainOptions& train,
-                  const std::optional<int64_t>& steps, const std::optional<int64_t>& tokens,
-                  bool writer) {
-  if (!steps && !tokens) return;
-  const std::string run_json = run.file("run.json");
+// --resume with --steps / --tokens: the raised budget in train, and the "budget_changes" entry for
+// run.json (null when the budget is unchanged); InputError when it would lower the budget. Nothing
+// is written here: record_budget_change writes the entry once every input check has passed.
+nlohmann::ordered_json raise_budget(const models::RunDir& run, models::PretrainOptions& train,
+                                    const std::optional<int64_t>& steps,
+                                    const std::optional<int64_t>& tokens) {
+  if (!steps && !tokens) return nullptr;
   models::PretrainOptions raised = train;
   if (tokens) {
     if (*tokens <= 0) throw InputError("--tokens must be > 0");
@@ -39,36 +39,41 @@ void raise_budget(const models::RunDir& run, models::PretrainOptions& train,
   const nlohmann::json state = run.trainer_state();
   const int64_t done = state.is_null() ? 0 : state.value("step", int64_t{0});
   if (after < before)
-    throw InputError(run_json, 0,
+    throw InputError(run.file("run.json"), 0,
                      "--resume with " + std::string(tokens ? "--tokens " : "--steps ") +
                          std::to_string(tokens ? *tokens : *steps) + " gives " +
                          std::to_string(after) + " steps, fewer than the run's " +
                          std::to_string(before) +
                          ": a resumed run's budget can be raised, not lowered (--stop-after "
                          "stops a call sooner)");
-  if (after == before) return;
-  if (writer) {
-    nlohmann::ordered_json info;
-    try {
-      info = nlohmann::ordered_json::parse(core::read_file(run_json));
-    } catch (const nlohmann::json::exception& e) {
-      throw InputError(run_json, 0, std::string("not valid JSON: ") + e.what());
-    }
-    info["train"] = raised.to_json();
-    info["total_steps"] = after;
-    nlohmann::ordered_json change;
-    change["at_step"] = done;
-    change["total_steps_before"] = before;
-    change["total_steps_after"] = after;
-    if (tokens)
-      change["tokens"] = *tokens;
-    else
-      change["steps"] = *steps;
-    if (!info.contains("budget_changes")) info["budget_changes"] = nlohmann::ordered_json::array();
-    info["budget_changes"].push_back(change);
-    core::write_file_atomic(run_json, info.dump(2) + "\n");
-  }
+  if (after == before) return nullptr;
+  nlohmann::ordered_json change;
+  change["at_step"] = done;
+  change["total_steps_before"] = before;
+  change["total_steps_after"] = after;
+  if (tokens)
+    change["tokens"] = *tokens;
+  else
+    change["steps"] = *steps;
   train = raised;
+  return change;
+}
+
+// The raised budget (train) and its change entry into run.json, atomically.
+void record_budget_change(const models::RunDir& run, const models::PretrainOptions& train,
+                          const nlohmann::ordered_json& change) {
+  const std::string run_json = run.file("run.json");
+  nlohmann::ordered_json info;
+  try {
+    info = nlohmann::ordered_json::parse(core::read_file(run_json));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(run_json, 0, std::string("not valid JSON: ") + e.what());
+  }
+  info["train"] = train.to_json();
+  info["total_steps"] = train.total_steps();
+  if (!info.contains("budget_changes")) info["budget_changes"] = nlohmann::ordered_json::array();
+  info["budget_changes"].push_back(change);
+  core::write_file_atomic(run_json, info.dump(2) + "\n");
 }
 
 }  // namespace
@@ -85,6 +90,7 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
 
   BertConfig cfg;
   std::string vocab_path;
+  nlohmann::ordered_json budget_change;  // a raised budget on --resume, written after the checks
   std::string config_path =
       opts.config_path.empty() ? "model config" : opts.config_path;  // for errors
   if (opts.resume) {
@@ -98,7 +104,7 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
     opts.train.update_from_json(info.at("train"), run.file("run.json"));
     opts.train.stop_after = in.train.stop_after;
     opts.train.progress = in.train.progress;
-    raise_budget(run, opts.train, in.resume_steps, in.resume_tokens, writer);
+    budget_change = raise_budget(run, opts.train, in.resume_steps, in.resume_tokens);
     opts.corpus = info.at("corpus").get<std::vector<std::string>>();
     opts.shard = info.at("shard").get<std::string>();
     opts.lowercase = info.value("lowercase", true);
@@ -200,6 +206,8 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
       run.create(info, cfg, vocab_text);
     }
   }
+  if (opts.resume && writer && !budget_change.is_null())
+    record_budget_change(run, opts.train, budget_change);
   model->to(rt.device);
   result.run_dir = opts.out_dir;
   {

@@ -41,7 +41,8 @@
 // |                         |         | says), also after it had finished; run.json gets the   |
 // |                         |         | new train options and total_steps, and one             |
 // |                         |         | "budget_changes" entry {at_step, total_steps_before,   |
-// |                         |         | total_steps_after, steps | tokens}. The same budget is |
+// |                         |         | total_steps_after, steps | tokens}, written only once  |
+// |                         |         | the resumed run's input checks pass. The same budget is|
 // |                         |         | a plain resume                                         |
 // | backend                 | ""      | process group with WORLD_SIZE > 1 (models/dist/distributed.h):|
 // |                         |         | gloo / nccl; "" = nccl on CUDA, else gloo                |

@@ -201,6 +201,31 @@ TEST(PretrainCliTest, ResumeWithALargerBudgetFollowsTheRaisedSchedule) {
   EXPECT_EQ(log_lines(a).size(), 40u);
 }
 
+// A raised budget reaches run.json only once every input check of the resumed run has passed: a
+// resume that fails later (here its vocabulary) leaves run.json as it was, byte for byte.
+TEST(PretrainCliTest, ARaiseWhoseLaterChecksFailLeavesRunJsonAsItWas) {
+  SKIP_WITHOUT_PRETRAIN();
+  Fixture f;
+  const std::string a = f.run("a");
+  ASSERT_EQ(run_cli(f.args(f.corpus, a) + " --objectives bidirectional --steps 10").exit_code, 0);
+  const std::string run_json_path = a + "/run.json", before = core::read_file(run_json_path);
+  const std::string vocab_path = a + "/vocab.txt", vocab = core::read_file(vocab_path);
+  core::write_file_atomic(vocab_path, "w1\nw2\n");  // no [CLS], [SEP], [MASK]
+  auto r = run_cli("pretrain --out " + shq(a) + " --resume --steps 20 --threads 1");
+  EXPECT_EQ(r.exit_code, 2) << r.err;
+  EXPECT_NE(r.err.find("vocab.txt"), std::string::npos) << r.err;
+  EXPECT_EQ(core::read_file(run_json_path), before);
+  // With the vocabulary back, the same call raises the run and records it.
+  core::write_file_atomic(vocab_path, vocab);
+  auto ok = run_cli("pretrain --out " + shq(a) + " --resume --steps 20 --threads 1 --json");
+  ASSERT_EQ(ok.exit_code, 0) << ok.err;
+  EXPECT_EQ(last_json_line(ok.out)["steps"], 20);
+  const auto info = nlohmann::json::parse(core::read_file(run_json_path));
+  EXPECT_EQ(info["total_steps"], 20);
+  ASSERT_EQ(info["budget_changes"].size(), 1u);
+  EXPECT_EQ(info["budget_changes"][0]["at_step"], 10);
+}
+
 // ERNIE-GEN pre-training (--objectives ernie-gen): fragments + multi-flow loss, resumable to the same
 // weights, and its checkpoint carries the architecture into fine-tuning and decoding.
 TEST(PretrainCliTest, ErnieGenObjectiveTrainsResumesAndCarriesItsArchitecture) {
