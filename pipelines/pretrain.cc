@@ -210,6 +210,7 @@ PretrainPipelineResult run_pretrain(const PretrainPipelineOptions& in) {
     record_budget_change(run, opts.train, budget_change);
   model->to(rt.device);
   result.run_dir = opts.out_dir;
+  result.objectives = opts.train.objectives;
   {
     AutocastScope amp(rt);
     result.train = pretrain(model, shard, ids, opts.train, &run, opts.resume);

@@ -81,6 +81,7 @@ struct PretrainPipelineOptions {
 struct PretrainPipelineResult {
   models::PretrainResult train;
   std::string run_dir;
+  std::string objectives;     // the run's (on --resume: run.json's, not the flag's default)
   std::string shard;          // the shard used
   int64_t corpus_tokens = 0;  // tokens in the shard
   int64_t corpus_documents = 0;

@@ -152,6 +152,7 @@ TEST(PretrainCliTest, ResumeWithALargerBudgetFollowsTheRaisedSchedule) {
   auto raised = run_cli("pretrain --out " + shq(a) + " --resume --steps 30 --threads 1 --json");
   ASSERT_EQ(raised.exit_code, 0) << raised.err;
   EXPECT_EQ(last_json_line(raised.out)["steps"], 30);
+  EXPECT_EQ(last_json_line(raised.out)["objectives"], "bidirectional");  // run.json's, not null
   EXPECT_TRUE(last_json_line(raised.out)["finished"].get<bool>());
   ASSERT_EQ(run_cli(f.args(f.corpus, b) + common + " --steps 30").exit_code, 0);
   const auto la = log_lines(a), lb = log_lines(b);

@@ -137,7 +137,7 @@ int cmd_pretrain(const Args& args) {
   nlohmann::ordered_json j;
   j["run"] = r.run_dir;
   j["checkpoint"] = r.run_dir + "/checkpoint";
-  j["objectives"] = p.resume ? nlohmann::ordered_json() : nlohmann::ordered_json(t.objectives);
+  j["objectives"] = r.objectives;
   j["steps"] = r.train.steps_done;
   j["total_steps"] = r.train.total_steps;
   j["finished"] = r.train.finished;
