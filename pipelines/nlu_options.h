@@ -15,6 +15,8 @@
 // | classifier_dropout  | unset   | dropout of the task layer (unset: the model's hidden dropout) |
 // | token_dropout       | 0       | training rows' tokens replaced by [MASK] with this probability |
 // |                     |         | (word dropout, models/training/nlu.h TokenDropout; 0 = off)   |
+// | mlm_aux             | 0       | weight of a masked-LM loss on the training rows added to the  |
+// |                     |         | task loss (models/training/nlu.h MlmAux; 0 = off)             |
 // | predict_batch       | 64      | examples per inference batch                                  |
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -35,6 +37,7 @@ struct NluRunOptions {
   std::optional<double> na_threshold;        // SQuAD 2.0 fixed threshold
   std::optional<double> classifier_dropout;  // task-layer dropout
   double token_dropout = 0.0;                // word dropout in training
+  double mlm_aux = 0.0;                      // masked-LM auxiliary loss weight in training
   int64_t predict_batch = 64;                // inference batch
 
   // The options' one declaration (core/fields.h): request keys, presets' keys and the flags of
@@ -63,6 +66,11 @@ struct NluRunOptions {
             "replaced by [MASK] with this probability (default 0)")
           .unless_default(),
       s.token_dropout);
+    v(Field("mlm_aux",
+            "understanding tasks: weight of a masked-LM loss on the training rows (15% cloze "
+            "masking, a second encoder pass) added to the task loss, after TLM (default 0 = off)")
+          .unless_default(),
+      s.mlm_aux);
   }
   nlohmann::ordered_json to_json() const { return unieval::fields::to_json(*this); }
   // Keys of j (a preset's "train" object, which TrainOptions also reads: `also_allowed`) replace

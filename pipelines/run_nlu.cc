@@ -588,6 +588,9 @@ class NluStages : public RunStages {
     if (!(no_.token_dropout >= 0.0 && no_.token_dropout < 1.0))
       throw InputError("--token-dropout must be in [0, 1), got " +
                        std::to_string(no_.token_dropout));
+    if (!(std::isfinite(no_.mlm_aux) && no_.mlm_aux >= 0.0))
+      throw InputError("--mlm-aux must be a finite weight >= 0, got " +
+                       std::to_string(no_.mlm_aux));
     request_ = run_request(o);
     request_.erase("decode");
     request_.erase("decode_batch");
@@ -659,7 +662,8 @@ class NluStages : public RunStages {
     models::TrainOptions topt = o_.finetune;
     topt.stop_after = o_.stop_after;
     topt.progress = o_.progress;
-    models::UnilmModel model(m_.cfg, models::nlu_heads(shape_.head, shape_.num_labels));
+    models::UnilmModel model(m_.cfg,
+                             models::nlu_heads(shape_.head, shape_.num_labels, no_.mlm_aux > 0.0));
     const bool resume = rd.has_checkpoint();
     torch::manual_seed(topt.seed);
     model->init_weights();
@@ -695,7 +699,12 @@ class NluStages : public RunStages {
     td.prob = no_.token_dropout;
     td.replacement = sp_.mask;
     td.keep = {sp_.cls, sp_.sep, sp_.pad};
-    return models::train_nlu(model, features, shape_.head, topt, &rd, resume, sp_.pad, td).finished;
+    models::MlmAux aux;
+    aux.weight = no_.mlm_aux;
+    aux.ids = sp_;
+    aux.keep = {sp_.cls, sp_.sep, sp_.pad};
+    return models::train_nlu(model, features, shape_.head, topt, &rd, resume, sp_.pad, td, aux)
+        .finished;
   }
 
   std::string predict(const RunPaths& paths, const RunRanks& ranks) override {

@@ -34,10 +34,10 @@ const char* to_string(NluHead head) {
   return "?";
 }
 
-UnilmHeads nlu_heads(NluHead head, int64_t num_labels) {
+UnilmHeads nlu_heads(NluHead head, int64_t num_labels, bool mlm) {
   UnilmHeads h;
   h.pooler = true;
-  h.mlm = false;
+  h.mlm = mlm;
   h.num_labels = 0;
   h.span = false;
   switch (head) {
@@ -216,9 +216,39 @@ int64_t drop_tokens(NluBatch& batch, const TokenDropout& td, std::mt19937_64& rn
   return dropped;
 }
 
+torch::Tensor mlm_aux_inputs(const NluBatch& batch, const MlmAux& aux, std::mt19937_64& rng,
+                             torch::Tensor& masked_index, torch::Tensor& labels) {
+  torch::Tensor ids = batch.input_ids.to(torch::kCPU).contiguous().clone();
+  const torch::Tensor mask = batch.attention_mask.to(torch::kCPU).contiguous();
+  const int64_t B = ids.size(0), T = ids.size(1);
+  int64_t* id = ids.data_ptr<int64_t>();
+  const int64_t* m = mask.data_ptr<int64_t>();
+  std::vector<int64_t> flat, gold;
+  std::vector<int64_t> row(static_cast<size_t>(T));
+  std::vector<char> candidate(static_cast<size_t>(T));
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t t = 0; t < T; ++t) {
+      row[t] = id[b * T + t];
+      candidate[t] = m[b * T + t] != 0 &&
+                     std::find(aux.keep.begin(), aux.keep.end(), row[t]) == aux.keep.end();
+    }
+    std::vector<int64_t> positions, originals;
+    cloze_mask(row, candidate, aux.masking, aux.ids, rng, positions, originals);
+    for (int64_t t = 0; t < T; ++t) id[b * T + t] = row[t];
+    for (size_t k = 0; k < positions.size(); ++k) {
+      flat.push_back(b * T + positions[k]);
+      gold.push_back(originals[k]);
+    }
+  }
+  auto i64 = torch::TensorOptions().dtype(torch::kInt64);
+  masked_index = torch::tensor(flat, i64);
+  labels = torch::tensor(gold, i64);
+  return ids;
+}
+
 TrainResult train_nlu(UnilmModel& model, const std::vector<NluFeature>& features, NluHead head,
                       const TrainOptions& opts, RunDir* run, bool resume, int64_t pad_id,
-                      const TokenDropout& token_dropout) {
+                      const TokenDropout& token_dropout, const MlmAux& mlm_aux) {
   if (features.empty()) throw InputError("no training examples");
   if (!(token_dropout.prob >= 0.0 && token_dropout.prob < 1.0))
     throw InputError("--token-dropout must be in [0, 1), got " +
@@ -226,6 +256,13 @@ TrainResult train_nlu(UnilmModel& model, const std::vector<NluFeature>& features
   if (token_dropout.prob > 0.0 && token_dropout.replacement < 0)
     throw InputError(
         "--token-dropout needs a replacement token ([MASK] or [UNK]) in the vocabulary");
+  if (!(std::isfinite(mlm_aux.weight) && mlm_aux.weight >= 0.0))
+    throw InputError("--mlm-aux must be a finite weight >= 0, got " +
+                     std::to_string(mlm_aux.weight));
+  const bool aux = mlm_aux.weight > 0.0;
+  if (aux && !model->heads().mlm)
+    throw InputError("--mlm-aux needs the model's MLM head (nlu_heads(..., mlm = true))");
+  if (aux) mlm_aux.masking.validate();
   if (opts.accum < 1) throw InputError("--accum must be at least 1");
   for (const auto& f : features) {
     if (f.ids.empty()) throw InputError("an empty training feature");
@@ -257,20 +294,49 @@ TrainResult train_nlu(UnilmModel& model, const std::vector<NluFeature>& features
   hooks.micro_loss = [&](int64_t step, int64_t j) {
     const std::vector<size_t>& idx = micro[static_cast<size_t>(j)];
     NluBatch b = make_nlu_batch(features, idx, pad_id);
-    if (token_dropout.prob > 0.0) {
-      std::mt19937_64 rng(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)),
-                                   kMicroBatchDataStream + static_cast<uint64_t>(j)));
+    std::mt19937_64 rng(seed_mix(seed_mix(opts.seed, static_cast<uint64_t>(step)),
+                                 kMicroBatchDataStream + static_cast<uint64_t>(j)));
+    torch::Tensor aux_ids, aux_index, aux_labels;
+    if (aux) {
+      // Masked from the rows as they are (before word dropout), drawn after word dropout's draws.
+      NluBatch clean = b;
+      clean.input_ids = b.input_ids.clone();
+      drop_tokens(b, token_dropout, rng);
+      aux_ids = mlm_aux_inputs(clean, mlm_aux, rng, aux_index, aux_labels);
+    } else {
       drop_tokens(b, token_dropout, rng);
     }
     b = to_device(std::move(b), device);
-    return MicroLoss{nlu_loss(model, b, head), double(idx.size()) / double(rows), b.tokens, {}};
+    MicroLoss m{nlu_loss(model, b, head), double(idx.size()) / double(rows), b.tokens, {}};
+    if (aux && aux_labels.size(0) > 0) {
+      namespace F = torch::nn::functional;
+      BertOutput out = model->forward(aux_ids.to(device), b.token_type_ids, b.attention_mask);
+      const int64_t H = out.last_hidden_state.size(-1);
+      torch::Tensor h =
+          out.last_hidden_state.reshape({-1, H}).index_select(0, aux_index.to(device));
+      torch::Tensor nll =
+          F::cross_entropy(model->mlm_logits(h).to(torch::kFloat), aux_labels.to(device),
+                           F::CrossEntropyFuncOptions().reduction(torch::kNone));
+      torch::Tensor mlm = nll.mean();
+      m.values.emplace_back("task", m.loss);
+      m.values.emplace_back("mlm", mlm);
+      m.loss = m.loss + mlm_aux.weight * mlm;
+    } else if (aux) {
+      m.values.emplace_back("task", m.loss);
+    }
+    return m;
   };
-  hooks.report = [&](int64_t, const StepValues&, StepReport& r) {
+  hooks.report = [&](int64_t, const StepValues& v, StepReport& r) {
     r.log["epoch"] = batches.epoch();
     r.log["loss"] = r.loss;
+    if (aux) {  // each the micro-batches' row-share-weighted sum, as "loss"
+      r.log["task_loss"] = v.weighted_sum("task");
+      r.log["mlm_loss"] = v.weighted_sum("mlm");
+    }
     r.log_tail["tokens"] = r.tokens;
     r.log_tail["examples"] = rows;
     r.summed = {"loss", "tokens"};
+    if (aux) r.summed.insert(r.summed.end(), {"task_loss", "mlm_loss"});
   };
   hooks.save_state = [&](ojson& s) {
     batches.save(s);

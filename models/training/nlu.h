@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "models/nn/transformer.h"
+#include "models/training/pretrain_data.h"
 #include "models/training/trainer.h"
 
 namespace unieval::models {
@@ -62,9 +63,9 @@ namespace unieval::models {
 enum class NluHead { kClassify, kRegress, kSpan, kSpanClass };
 const char* to_string(NluHead head);
 
-// The model parts a head needs: pooler, no MLM head; classifier with num_labels (kRegress: 1);
-// qa_outputs for the span heads.
-UnilmHeads nlu_heads(NluHead head, int64_t num_labels);
+// The model parts a head needs: pooler; classifier with num_labels (kRegress: 1); qa_outputs for
+// the span heads; the MLM head only with `mlm` (the masked-LM auxiliary loss, MlmAux below).
+UnilmHeads nlu_heads(NluHead head, int64_t num_labels, bool mlm = false);
 
 // One model input row. ids start with [CLS]; types are the segment ids.
 struct NluFeature {
@@ -120,11 +121,32 @@ struct TokenDropout {
 // number of tokens replaced.
 int64_t drop_tokens(NluBatch& batch, const TokenDropout& td, std::mt19937_64& rng);
 
+// Masked-LM auxiliary loss in fine-tuning (ours; after TLM, Yao et al. 2021, "NLP From Scratch
+// Without Large-Scale Pretraining", which trains the task loss jointly with a masked-LM loss on the
+// task's own text): each micro-batch's rows are cloze-masked again (models/training/pretrain_data.h
+// cloze_mask: `masking`'s mask_prob, max_pred, spans and 80/10/10; positions holding a `keep` id
+// never masked) and run through the encoder a second time; the micro-batch's loss is the head's
+// loss + weight x the mean NLL of the masked tokens. The masks are drawn from the run's
+// fine-tuning data stream after word dropout's draws, so a resumed run draws the same. The model
+// needs the MLM head (nlu_heads(..., mlm = true)). weight 0 = off: no second pass, no draw.
+struct MlmAux {
+  double weight = 0.0;          // >= 0
+  PretrainDataOptions masking;  // mask_prob, max_pred, span_prob, max_span
+  SpecialIds ids;               // [MASK] and the range of random replacements
+  std::vector<int64_t> keep;    // token ids never masked ([CLS], [SEP], padding)
+};
+// Cloze-masks the non-padding positions of `batch` (CPU) that hold no `aux.keep` id: returns the
+// masked copy of the ids, and sets masked_index (flat b*T + t) and labels (original ids).
+torch::Tensor mlm_aux_inputs(const NluBatch& batch, const MlmAux& aux, std::mt19937_64& rng,
+                             torch::Tensor& masked_index, torch::Tensor& labels);
+
 // Trains model on features (see above); run == nullptr writes nothing. Throws InputError on empty
-// input, targets outside the rows or a token dropout outside [0, 1) / without a replacement id.
+// input, targets outside the rows, a token dropout outside [0, 1) / without a replacement id, or a
+// negative or non-finite MLM weight / one on a model without the MLM head. With the auxiliary loss
+// the log has "task_loss" and "mlm_loss" (mean NLL per masked token) besides "loss".
 TrainResult train_nlu(UnilmModel& model, const std::vector<NluFeature>& features, NluHead head,
                       const TrainOptions& opts, RunDir* run, bool resume, int64_t pad_id = 0,
-                      const TokenDropout& token_dropout = {});
+                      const TokenDropout& token_dropout = {}, const MlmAux& mlm_aux = {});
 
 struct SpanCandidate {
   int64_t start = 0, end = 0;  // token positions (inclusive)

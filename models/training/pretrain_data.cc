@@ -122,6 +122,49 @@ void truncate_pair(std::vector<int64_t>& a, std::vector<int64_t>& b, int64_t bud
 
 }  // namespace
 
+void cloze_mask(std::vector<int64_t>& input_ids, const std::vector<char>& candidate,
+                const PretrainDataOptions& opts, const SpecialIds& ids, std::mt19937_64& rng,
+                std::vector<int64_t>& positions, std::vector<int64_t>& labels) {
+  const int64_t T = static_cast<int64_t>(input_ids.size());
+  if (static_cast<int64_t>(candidate.size()) != T)
+    throw InputError("cloze masking: " + std::to_string(candidate.size()) +
+                     " candidate flags for " + std::to_string(T) + " tokens");
+  std::vector<int64_t> cand;
+  for (int64_t t = 0; t < T; ++t)
+    if (candidate[t]) cand.push_back(t);
+  if (cand.empty()) return;
+  const int64_t n_pred = std::min<int64_t>(
+      opts.max_pred,
+      std::max<int64_t>(1, std::llround(opts.mask_prob * static_cast<double>(cand.size()))));
+  std::shuffle(cand.begin(), cand.end(), rng);
+  std::vector<char> chosen(T, 0);
+  int64_t n_chosen = 0;
+  for (int64_t pos : cand) {
+    if (n_chosen >= n_pred) break;
+    if (chosen[pos]) continue;
+    int64_t span = 1;
+    if (opts.max_span >= 2 && uniform01(rng) < opts.span_prob)
+      span = uniform_int(rng, 2, opts.max_span);
+    for (int64_t p = pos; p < pos + span && n_chosen < n_pred; ++p) {
+      if (p >= T || !candidate[p]) break;
+      if (!chosen[p]) {
+        chosen[p] = 1;
+        ++n_chosen;
+      }
+    }
+  }
+  for (int64_t t = 0; t < T; ++t) {
+    if (!chosen[t]) continue;
+    positions.push_back(t);
+    labels.push_back(input_ids[t]);
+    const double u = uniform01(rng);
+    if (u < 0.8)
+      input_ids[t] = ids.mask;
+    else if (u < 0.9)
+      input_ids[t] = uniform_int(rng, ids.first_regular, ids.vocab_size - 1);
+  }
+}
+
 PretrainInstance make_instance(const TokenShard& shard, MaskKind objective,
                                const PretrainDataOptions& opts, const SpecialIds& ids,
                                std::mt19937_64& rng) {
@@ -201,40 +244,7 @@ PretrainInstance make_instance(const TokenShard& shard, MaskKind objective,
   candidate[0] = 0;
   candidate[T - 1] = 0;
   if (pair) candidate[inst.source_length - 1] = 0;
-  std::vector<int64_t> cand;
-  for (int64_t t = 0; t < T; ++t)
-    if (candidate[t]) cand.push_back(t);
-  if (cand.empty()) return inst;
-  const int64_t n_pred = std::min<int64_t>(
-      opts.max_pred,
-      std::max<int64_t>(1, std::llround(opts.mask_prob * static_cast<double>(cand.size()))));
-  std::shuffle(cand.begin(), cand.end(), rng);
-  std::vector<char> chosen(T, 0);
-  int64_t n_chosen = 0;
-  for (int64_t pos : cand) {
-    if (n_chosen >= n_pred) break;
-    if (chosen[pos]) continue;
-    int64_t span = 1;
-    if (opts.max_span >= 2 && uniform01(rng) < opts.span_prob)
-      span = uniform_int(rng, 2, opts.max_span);
-    for (int64_t p = pos; p < pos + span && n_chosen < n_pred; ++p) {
-      if (p >= T || !candidate[p]) break;
-      if (!chosen[p]) {
-        chosen[p] = 1;
-        ++n_chosen;
-      }
-    }
-  }
-  for (int64_t t = 0; t < T; ++t) {
-    if (!chosen[t]) continue;
-    inst.masked_positions.push_back(t);
-    inst.labels.push_back(inst.input_ids[t]);
-    const double u = uniform01(rng);
-    if (u < 0.8)
-      inst.input_ids[t] = ids.mask;
-    else if (u < 0.9)
-      inst.input_ids[t] = uniform_int(rng, ids.first_regular, ids.vocab_size - 1);
-  }
+  cloze_mask(inst.input_ids, candidate, opts, ids, rng, inst.masked_positions, inst.labels);
   return inst;
 }
 

@@ -92,6 +92,14 @@ struct PretrainInstance {
   int64_t nsp_label = -1;                 // bidirectional: 0 is-next, 1 random; else -1
 };
 
+// The cloze masking of the header comment over the positions where candidate[t] is set (the same
+// length as input_ids): input_ids are masked in place (80/10/10); the chosen positions (ascending)
+// and their original tokens are appended to positions and labels. No candidate: nothing is drawn.
+// Also the masked-LM auxiliary loss of fine-tuning (models/training/nlu.h MlmAux).
+void cloze_mask(std::vector<int64_t>& input_ids, const std::vector<char>& candidate,
+                const PretrainDataOptions& opts, const SpecialIds& ids, std::mt19937_64& rng,
+                std::vector<int64_t>& positions, std::vector<int64_t>& labels);
+
 PretrainInstance make_instance(const TokenShard& shard, MaskKind objective,
                                const PretrainDataOptions& opts, const SpecialIds& ids,
                                std::mt19937_64& rng);

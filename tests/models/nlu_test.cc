@@ -1,6 +1,7 @@
 // Understanding heads (models/training/nlu.h): tiny models from scratch learn a separable classification
 // rule, a monotone regression target and a marked span; batching by length does not change a
-// prediction; BERT's best-span search; resume == uninterrupted training.
+// prediction; BERT's best-span search; resume == uninterrupted training; the masked-LM auxiliary
+// loss (MlmAux).
 #include "models/training/nlu.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <map>
 #include <numeric>
 #include <random>
+#include <set>
 
 #include "core/error.h"
 #include "models/io/run_dir.h"
@@ -32,6 +34,17 @@ TrainOptions fast_train(int64_t steps) {
   o.log_every = 0;
   o.seed = 11;
   return o;
+}
+
+// The masked-LM auxiliary loss with the tiny vocabulary: [MARK] stands for [MASK].
+MlmAux aux_for_tests(double weight) {
+  MlmAux aux;
+  aux.weight = weight;
+  aux.ids.mask = kMark;
+  aux.ids.vocab_size = kVocab;
+  aux.ids.first_regular = kFirstWord;
+  aux.keep = {kCls, kSep, 0};
+  return aux;
 }
 
 // [CLS] w w ... [SEP] with random filler words; `fill` adds the task's signal.
@@ -216,29 +229,33 @@ TEST(NluTest, ResumeContinuesLikeAnUninterruptedRun) {
   word_dropout.prob = 0.3;
   word_dropout.replacement = kMark;
   word_dropout.keep = {kCls, kSep, 0};
-  for (const TokenDropout& td : {TokenDropout{}, word_dropout}) {
-    SCOPED_TRACE(td.prob);
+  // Word dropout and the masked-LM auxiliary loss: their draws are part of the data stream.
+  const std::vector<std::pair<TokenDropout, MlmAux>> settings = {
+      {TokenDropout{}, MlmAux{}}, {word_dropout, MlmAux{}}, {word_dropout, aux_for_tests(0.7)}};
+  for (const auto& [td, aux] : settings) {
+    SCOPED_TRACE(td.prob + aux.weight);
     testing::TempDir tmp;
     auto data = classification_data(64, 9);
     TrainOptions o = fast_train(8);
     o.optim.lr = 1e-3;
     auto make = [&]() {
       torch::manual_seed(5);
-      return UnilmModel(BertConfig::tiny(kVocab, 0.1), nlu_heads(NluHead::kClassify, 2));
+      return UnilmModel(BertConfig::tiny(kVocab, 0.1),
+                        nlu_heads(NluHead::kClassify, 2, aux.weight > 0));
     };
     UnilmModel full = make();
     RunDir rf((tmp.path() / "full").string());
     rf.create(o.to_json(), BertConfig::tiny(kVocab, 0.1), "v\n");
-    train_nlu(full, data, NluHead::kClassify, o, &rf, false, 0, td);
+    train_nlu(full, data, NluHead::kClassify, o, &rf, false, 0, td, aux);
     UnilmModel part = make();
     RunDir rp((tmp.path() / "part").string());
     rp.create(o.to_json(), BertConfig::tiny(kVocab, 0.1), "v\n");
     TrainOptions first = o;
     first.stop_after = 3;
-    auto r1 = train_nlu(part, data, NluHead::kClassify, first, &rp, false, 0, td);
+    auto r1 = train_nlu(part, data, NluHead::kClassify, first, &rp, false, 0, td, aux);
     EXPECT_FALSE(r1.finished);
     UnilmModel resumed = make();
-    auto r2 = train_nlu(resumed, data, NluHead::kClassify, o, &rp, true, 0, td);
+    auto r2 = train_nlu(resumed, data, NluHead::kClassify, o, &rp, true, 0, td, aux);
     EXPECT_TRUE(r2.finished);
     auto a = full->named_parameters(), b = resumed->named_parameters();
     for (const auto& item : a) EXPECT_TRUE(torch::equal(item.value(), b[item.key()])) << item.key();
@@ -305,6 +322,116 @@ TEST(NluTest, TokenDropoutReplacesOnlyDroppableTokensAtItsRate) {
   bad.replacement = -1;
   EXPECT_THROW(train_nlu(m, rows, NluHead::kClassify, fast_train(1), nullptr, false, 0, bad),
                InputError);
+}
+
+// The auxiliary loss's masks: only text positions (never [CLS], [SEP] or padding), per row
+// min(max_pred, max(1, round(0.15 x text tokens))) positions, labels the original ids, about 80%
+// of them [MASK]; the same generator state draws the same; the batch itself is left as it was.
+TEST(NluTest, MlmAuxMasksOnlyTextPositionsAtItsRate) {
+  auto rows = classification_data(400, 4);
+  std::vector<size_t> idx(rows.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  const NluBatch batch = make_nlu_batch(rows, idx, /*pad_id=*/0);
+  const torch::Tensor before = batch.input_ids.clone();
+  const MlmAux aux = aux_for_tests(1.0);
+  std::mt19937_64 r1(3), r2(3);
+  torch::Tensor index, labels, index2, labels2;
+  const torch::Tensor masked = mlm_aux_inputs(batch, aux, r1, index, labels);
+  const torch::Tensor masked2 = mlm_aux_inputs(batch, aux, r2, index2, labels2);
+  EXPECT_TRUE(torch::equal(masked, masked2));
+  EXPECT_TRUE(torch::equal(index, index2));
+  EXPECT_TRUE(torch::equal(batch.input_ids, before));
+  const int64_t T = batch.input_ids.size(1);
+  auto in = before.accessor<int64_t, 2>();
+  auto out = masked.accessor<int64_t, 2>();
+  auto ix = index.accessor<int64_t, 1>();
+  auto lb = labels.accessor<int64_t, 1>();
+  std::map<int64_t, int64_t> per_row;
+  std::set<int64_t> chosen;
+  int64_t as_mask = 0;
+  for (int64_t k = 0; k < index.size(0); ++k) {
+    const int64_t b = ix[k] / T, t = ix[k] % T;
+    ASSERT_LT(t, static_cast<int64_t>(rows[b].ids.size()));
+    EXPECT_NE(in[b][t], kCls);
+    EXPECT_NE(in[b][t], kSep);
+    EXPECT_EQ(lb[k], in[b][t]);
+    as_mask += out[b][t] == kMark;
+    ++per_row[b];
+    chosen.insert(ix[k]);
+  }
+  EXPECT_EQ(chosen.size(), static_cast<size_t>(index.size(0)));
+  for (int64_t b = 0; b < batch.input_ids.size(0); ++b) {
+    const int64_t text = static_cast<int64_t>(rows[b].ids.size()) - 2;
+    EXPECT_EQ(per_row[b], std::min<int64_t>(20, std::max<int64_t>(1, std::llround(0.15 * text))))
+        << "row " << b;
+    for (int64_t t = 0; t < T; ++t)
+      if (!chosen.count(b * T + t)) {
+        EXPECT_EQ(out[b][t], in[b][t]) << b << "," << t;
+      }
+  }
+  const double n = double(index.size(0));
+  ASSERT_GT(n, 300);
+  EXPECT_NEAR(as_mask / n, 0.8, 5 * std::sqrt(0.8 * 0.2 / n));
+}
+
+// With the auxiliary loss: the log's loss is task_loss + weight x mlm_loss, the MLM head trains,
+// the classifier still learns the rule; weight 0 trains exactly as without it; a bad weight or a
+// model without the MLM head is an InputError.
+TEST(NluTest, MlmAuxAddsAMaskedLmLossThatTrainsTheMlmHead) {
+  auto train = classification_data(400, 1), test = classification_data(200, 2);
+  testing::TempDir tmp;
+  torch::manual_seed(1);
+  UnilmModel model(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kClassify, 2, true));
+  const torch::Tensor head0 =
+      model->named_parameters()["cls.predictions.transform.dense.weight"].clone();
+  TrainOptions o = fast_train(150);
+  o.log_every = 1;
+  RunDir rd((tmp.path() / "aux").string());
+  rd.create(o.to_json(), BertConfig::tiny(kVocab, 0.0), "v\n");
+  TrainResult r =
+      train_nlu(model, train, NluHead::kClassify, o, &rd, false, 0, {}, aux_for_tests(0.5));
+  EXPECT_TRUE(r.finished);
+  EXPECT_FALSE(
+      torch::equal(model->named_parameters()["cls.predictions.transform.dense.weight"], head0));
+  std::vector<double> mlm;
+  for (const nlohmann::json& j : testing::read_jsonl(rd.file("log.jsonl"))) {
+    if (!j.contains("step")) continue;
+    ASSERT_TRUE(j.contains("task_loss") && j.contains("mlm_loss")) << j.dump();
+    EXPECT_NEAR(j["loss"].get<double>(),
+                j["task_loss"].get<double>() + 0.5 * j["mlm_loss"].get<double>(), 1e-4)
+        << j.dump();
+    mlm.push_back(j["mlm_loss"].get<double>());
+  }
+  ASSERT_EQ(mlm.size(), 150u);
+  // Filler words are uniform over 30 ids: the masked-LM loss falls from ~ln(40) towards ln(30).
+  const double first = std::accumulate(mlm.begin(), mlm.begin() + 10, 0.0) / 10;
+  const double last = std::accumulate(mlm.end() - 10, mlm.end(), 0.0) / 10;
+  EXPECT_LT(last, first - 0.1) << first << " " << last;
+  auto p = predict_nlu(model, test, NluHead::kClassify, {});
+  int correct = 0;
+  for (size_t i = 0; i < test.size(); ++i) correct += argmax(p[i].logits) == test[i].label;
+  EXPECT_GE(correct / double(test.size()), 0.95) << correct;
+
+  auto classifier_after = [&](const MlmAux& aux, bool mlm_head) {
+    torch::manual_seed(2);
+    UnilmModel m(BertConfig::tiny(kVocab, 0.1), nlu_heads(NluHead::kClassify, 2, mlm_head));
+    train_nlu(m, train, NluHead::kClassify, fast_train(6), nullptr, false, 0, {}, aux);
+    return m->named_parameters()["classifier.weight"].clone();
+  };
+  EXPECT_TRUE(
+      torch::equal(classifier_after(aux_for_tests(0.0), false), classifier_after({}, false)));
+  EXPECT_FALSE(
+      torch::equal(classifier_after(aux_for_tests(1.0), true), classifier_after({}, true)));
+  UnilmModel no_head(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kClassify, 2));
+  EXPECT_THROW(train_nlu(no_head, train, NluHead::kClassify, fast_train(1), nullptr, false, 0, {},
+                         aux_for_tests(1.0)),
+               InputError);
+  for (double bad : {-0.5, std::nan("")}) {
+    UnilmModel m(BertConfig::tiny(kVocab, 0.0), nlu_heads(NluHead::kClassify, 2, true));
+    EXPECT_THROW(train_nlu(m, train, NluHead::kClassify, fast_train(1), nullptr, false, 0, {},
+                           aux_for_tests(bad)),
+                 InputError);
+  }
 }
 
 TEST(NluTest, BadTargetsAreInputErrors) {

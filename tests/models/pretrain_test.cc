@@ -229,6 +229,33 @@ TEST(PretrainDataTest, MaskingRateSpansAndReplacement) {
   EXPECT_LT(double(adjacent) / double(total), 0.08);
 }
 
+// cloze_mask on its own (the masking of make_instance, and of fine-tuning's MlmAux): a span never
+// crosses a position that is not a candidate, no candidate draws nothing, and flags of the wrong
+// length are an InputError.
+TEST(PretrainDataTest, ClozeMaskKeepsToItsCandidates) {
+  PretrainDataOptions o;
+  o.mask_prob = 0.5;
+  o.span_prob = 1.0;  // every choice starts a bigram or trigram
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 200; ++i) {
+    std::vector<int64_t> ids(30, 11), positions, labels;
+    std::vector<char> candidate(30, 0);
+    for (int t = 0; t < 30; ++t) candidate[t] = t % 3 != 0;  // holes every third position
+    cloze_mask(ids, candidate, o, tiny_ids(), rng, positions, labels);
+    ASSERT_EQ(positions.size(), 10u);  // round(0.5 x 20)
+    for (int64_t p : positions) EXPECT_TRUE(candidate[p]) << p;
+    EXPECT_EQ(labels, std::vector<int64_t>(10, 11));
+    for (int t = 0; t < 30; t += 3) EXPECT_EQ(ids[t], 11);
+  }
+  std::vector<int64_t> ids(8, 11), positions, labels;
+  std::mt19937_64 a(9), b(9);
+  cloze_mask(ids, std::vector<char>(8, 0), o, tiny_ids(), a, positions, labels);
+  EXPECT_TRUE(positions.empty());
+  EXPECT_EQ(a(), b());  // nothing drawn
+  EXPECT_THROW(cloze_mask(ids, std::vector<char>(7, 1), o, tiny_ids(), a, positions, labels),
+               InputError);
+}
+
 TEST(PretrainDataTest, UnifiedBatchMixesObjectivesAndIsAFunctionOfTheStep) {
   TokenShard shard = counting_shard({{4, 3, 5}, {6, 2}, {3, 3, 3}});
   PretrainDataOptions o;

@@ -202,6 +202,43 @@ TEST_F(RunNluTest, TokenDropoutIsRecordedChangesTrainingAndIsChecked) {
   }
 }
 
+// The masked-LM auxiliary loss (--mlm-aux): recorded as nlu.mlm_aux (absent when off), the log
+// has task_loss and mlm_loss, the run's checkpoint (with the MLM head) predicts, and a negative or
+// non-numeric weight exits 2 before a RUN is made.
+TEST_F(RunNluTest, MlmAuxIsRecordedLoggedAndChecked) {
+  std::string tsv = "sentence\tlabel\n";
+  for (int i = 0; i < 60; ++i) tsv += words(3) + " good \t1\n" + words(2) + " bad \t0\n";
+  tmp.write("SST-2/dev.tsv", tsv);
+  const std::string base = "run --task glue-sst2 --data " + shq(path("SST-2")) +
+                           " --train-split 'dev[:80]' --eval-split 'dev[80:]'" +
+                           " --steps 10 --batch-size 16 --lr 2e-3 --max-seq-len 32" + model_flags();
+  auto off = run_cli(base + " --out " + shq(path("OFF")));
+  ASSERT_EQ(off.exit_code, 0) << off.err << off.out;
+  auto on = run_cli(base + " --out " + shq(path("ON")) + " --mlm-aux 0.5");
+  ASSERT_EQ(on.exit_code, 0) << on.err << on.out;
+  const auto j_off = last_json_line(off.out), j_on = last_json_line(on.out);
+  EXPECT_FALSE(j_off["run"]["request"]["nlu"].contains("mlm_aux"));
+  EXPECT_DOUBLE_EQ(j_on["run"]["request"]["nlu"]["mlm_aux"].get<double>(), 0.5);
+  const auto log = testing::read_jsonl(path("ON/log.jsonl"));
+  int steps = 0;
+  for (const auto& j : log) {
+    if (!j.contains("step")) continue;
+    ++steps;
+    ASSERT_TRUE(j.contains("mlm_loss") && j.contains("task_loss")) << j.dump();
+    EXPECT_GT(j["mlm_loss"].get<double>(), 0.0);
+  }
+  EXPECT_EQ(steps, 10);
+  for (const auto& j : testing::read_jsonl(path("OFF/log.jsonl")))
+    EXPECT_FALSE(j.contains("mlm_loss")) << j.dump();
+  EXPECT_EQ(core::read_file(path("ON/eval/pred.tsv")).empty(), false);
+  for (const std::string bad : {"-1", "nan", "x"}) {
+    auto r = run_cli(base + " --out " + shq(path("BADAUX")) + " --mlm-aux " + bad);
+    EXPECT_EQ(r.exit_code, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find("mlm-aux"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("BADAUX")));
+  }
+}
+
 TEST_F(RunNluTest, TwoRanksEqualOneProcess) {
   std::string tsv = "sentence\tlabel\n";
   for (int i = 0; i < 200; ++i) {
