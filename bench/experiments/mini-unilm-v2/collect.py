@@ -20,6 +20,8 @@ import subprocess
 import sys
 import tempfile
 
+from gate import mean_mlm_tail
+
 QG_SCORES = [("bleu4", "BLEU-4"), ("rougeL", "ROUGE-L")]
 
 
@@ -120,9 +122,9 @@ def main():
             if log:
                 tail = log[-50:]  # the last 50 steps' mean: one step's loss is noisy
                 e["final_loss_mean_last50"] = sum(r["loss"] for r in tail) / len(tail)
-                mlm = [r["mlm"] for r in tail if "mlm" in r]
-                # The masked-token cross-entropy alone (no NSP): the quantity the plateau is about.
-                e["final_mlm_mean_last50"] = sum(mlm) / len(mlm) if mlm else None
+                # The masked-token cross-entropy alone (no NSP): the quantity the plateau is about,
+                # as gate.py computes it.
+                e["final_mlm_mean_last50"] = mean_mlm_tail(log, 50)[0]
                 # Per objective (the unified arm mixes four masks; each step logs the ones it drew).
                 per = {}
                 for r in log[-200:]:

@@ -56,8 +56,15 @@ def last_mlm(log_path, n=50):
             if i == len(lines):  # the last line, still being written by a running arm
                 continue
             fail("%s:%d: not JSON" % (log_path, i))
-        if "step" in r and "mlm" in r:
-            rows.append(r)
+        rows.append(r)
+    return mean_mlm_tail(rows, n)
+
+
+def mean_mlm_tail(rows, n=50):
+    """Over the log rows of a pre-training run: the mean masked-token loss (`mlm`, no NSP) of the
+    last n steps, the number of steps it covers, and the last step (None, 0, 0 without any).
+    collect.py reports the same quantity."""
+    rows = [r for r in rows if "step" in r and "mlm" in r]
     if not rows:
         return None, 0, 0
     tail = rows[-n:]

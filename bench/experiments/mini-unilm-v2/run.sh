@@ -69,15 +69,22 @@ BAR_GATE="${BAR_GATE:-on}"
 export SHARED
 mkdir -p "$WORK"
 record() { python3 "$repo/bench/experiments/mini-unilm/record.py" "$WORK/commands.json" "$@"; }
-# The budget (input positions) in a pre-training run's run.json.
-run_tokens() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1] + "/run.json"))["train"]["tokens"])' "$1"; }
+# A pre-training run's state, on one line: its budget (run.json train.tokens, input positions;
+# "null" when it has none), its checkpoint's step and its total steps.
+run_state() {
+  python3 -c 'import json, sys
+r = json.load(open(sys.argv[1] + "/run.json")); s = json.load(open(sys.argv[1] + "/checkpoint/trainer_state.json"))
+print(json.dumps(r.get("train", {}).get("tokens")), s.get("step"), r.get("total_steps"))' "$1"
+}
+run_tokens() { local tokens _; read -r tokens _ < <(run_state "$1"); echo "$tokens"; }
 # What a fine-tuning run starts from: the pre-training run's budget and checkpoint step, as JSON.
 pretrained_from() {
   [[ -f "$1/run.json" && -f "$1/checkpoint/trainer_state.json" ]] ||
     { log "$1: no pre-training run with a checkpoint (run the pretrain stage for it first)"; exit 2; }
+  local tokens step _
+  read -r tokens step _ < <(run_state "$1")
   python3 -c 'import json, sys
-r = json.load(open(sys.argv[1] + "/run.json")); s = json.load(open(sys.argv[1] + "/checkpoint/trainer_state.json"))
-print(json.dumps({"pretrain": sys.argv[1], "tokens": r.get("train", {}).get("tokens"), "step": s.get("step")}))' "$1"
+print(json.dumps({"pretrain": sys.argv[1], "tokens": json.loads(sys.argv[2]), "step": int(sys.argv[3])}))' "$1" "$tokens" "$step"
 }
 log() { echo "[mini-unilm-v2 $(date -u +%H:%M:%S)] $*" >&2; }
 has_stage() { [[ " $STAGES " == *" $1 "* ]]; }
@@ -148,9 +155,7 @@ pretrain_arm() {
       # The design raises the budget of finished arms only, so that every arm follows the same
       # schedule: a run still short of its own budget finishes it first. The finished run's
       # checkpoint is kept as checkpoint-BUDGET before the raise continues it.
-      read -r had step total < <(python3 -c 'import json, sys
-r = json.load(open(sys.argv[1] + "/run.json")); s = json.load(open(sys.argv[1] + "/checkpoint/trainer_state.json"))
-print(r["train"]["tokens"], s["step"], r["total_steps"])' "$out")
+      read -r had step total < <(run_state "$out")
       if ((TOKENS < had)); then
         :  # a lower budget: unieval pretrain refuses it and says why
       elif ((step < total)); then
