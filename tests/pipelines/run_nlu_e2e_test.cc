@@ -61,6 +61,16 @@ class RunNluTest : public ::testing::Test {
     return s;
   }
   std::string path(const std::string& rel) const { return (tmp.path() / rel).string(); }
+  // Writes a 120-row SST-2 folder ("good" / "bad" decide the label) and returns the `unieval run`
+  // command that trains 10 steps on its first 80 rows and scores the rest (append --out, options).
+  std::string small_sst2_run() {
+    std::string tsv = "sentence\tlabel\n";
+    for (int i = 0; i < 60; ++i) tsv += words(3) + " good \t1\n" + words(2) + " bad \t0\n";
+    tmp.write("SST-2/dev.tsv", tsv);
+    return "run --task glue-sst2 --data " + shq(path("SST-2")) +
+           " --train-split 'dev[:80]' --eval-split 'dev[80:]'" +
+           " --steps 10 --batch-size 16 --lr 2e-3 --max-seq-len 32" + model_flags();
+  }
   std::string model_flags() const {
     return " --model-config " + shq(path("config.json")) + " --vocab " + shq(path("vocab.txt")) +
            " --dropout 0 --classifier-dropout 0 --threads 2 --no-progress --json";
@@ -178,12 +188,7 @@ TEST_F(RunNluTest, NoTrainAndStepsZeroPredictWithTheInitialModel) {
 // so earlier runs' request.json stay the same), it changes training (other training losses from
 // the same seed), and a rate outside [0, 1) exits 2 before a RUN is made.
 TEST_F(RunNluTest, TokenDropoutIsRecordedChangesTrainingAndIsChecked) {
-  std::string tsv = "sentence\tlabel\n";
-  for (int i = 0; i < 60; ++i) tsv += words(3) + " good \t1\n" + words(2) + " bad \t0\n";
-  tmp.write("SST-2/dev.tsv", tsv);
-  const std::string base = "run --task glue-sst2 --data " + shq(path("SST-2")) +
-                           " --train-split 'dev[:80]' --eval-split 'dev[80:]'" +
-                           " --steps 10 --batch-size 16 --lr 2e-3 --max-seq-len 32" + model_flags();
+  const std::string base = small_sst2_run();
   auto off = run_cli(base + " --out " + shq(path("OFF")));
   ASSERT_EQ(off.exit_code, 0) << off.err << off.out;
   auto on = run_cli(base + " --out " + shq(path("ON")) + " --token-dropout 0.4");
@@ -206,12 +211,7 @@ TEST_F(RunNluTest, TokenDropoutIsRecordedChangesTrainingAndIsChecked) {
 // has task_loss and mlm_loss, the run's checkpoint (with the MLM head) predicts, and a negative or
 // non-numeric weight exits 2 before a RUN is made.
 TEST_F(RunNluTest, MlmAuxIsRecordedLoggedAndChecked) {
-  std::string tsv = "sentence\tlabel\n";
-  for (int i = 0; i < 60; ++i) tsv += words(3) + " good \t1\n" + words(2) + " bad \t0\n";
-  tmp.write("SST-2/dev.tsv", tsv);
-  const std::string base = "run --task glue-sst2 --data " + shq(path("SST-2")) +
-                           " --train-split 'dev[:80]' --eval-split 'dev[80:]'" +
-                           " --steps 10 --batch-size 16 --lr 2e-3 --max-seq-len 32" + model_flags();
+  const std::string base = small_sst2_run();
   auto off = run_cli(base + " --out " + shq(path("OFF")));
   ASSERT_EQ(off.exit_code, 0) << off.err << off.out;
   auto on = run_cli(base + " --out " + shq(path("ON")) + " --mlm-aux 0.5");
