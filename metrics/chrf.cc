@@ -25,16 +25,20 @@ std::string ChrfOptions::signature(int nrefs) const {
 
 namespace {
 
-// CHRF._compute_f_score
-double chrf_f_score(const std::vector<double>& st, const ChrfOptions& o) {
+// CHRF._compute_f_score; float32_ratios: see chrf_from_stats in chrf.h.
+double chrf_f_score(const double* st, const ChrfOptions& o, bool float32_ratios = false) {
   const double eps = 1e-16, factor = o.beta * o.beta;
   double score = 0, avg_prec = 0, avg_rec = 0;
   int effective_order = 0;
   const int orders = o.char_order + o.word_order;
+  auto ratio = [float32_ratios](double x, double y) {
+    if (float32_ratios) return static_cast<double>(static_cast<float>(x) / static_cast<float>(y));
+    return x / y;
+  };
   for (int i = 0; i < orders; ++i) {
     double n_hyp = st[3 * i], n_ref = st[3 * i + 1], n_match = st[3 * i + 2];
-    double prec = n_hyp > 0 ? n_match / n_hyp : eps;
-    double rec = n_ref > 0 ? n_match / n_ref : eps;
+    double prec = n_hyp > 0 ? ratio(n_match, n_hyp) : eps;
+    double rec = n_ref > 0 ? ratio(n_match, n_ref) : eps;
     double denom = factor * prec + rec;
     score += denom > 0 ? (1 + factor) * prec * rec / denom : eps;
     if (n_hyp > 0 && n_ref > 0) {  // only orders present on both sides enter the averages
@@ -171,7 +175,7 @@ std::vector<std::vector<double>> segment_stats(const std::vector<std::string>& h
           for (size_t k = 0; k < refs.size(); ++k) {
             pair_stats(chars, k, h.size(), r[k].size(), N, 0, st);
             if (W > 0) pair_stats(words, k, hw.size(), rw[k].size(), W, N, st);
-            double f = chrf_f_score(st, o);
+            double f = chrf_f_score(st.data(), o);
             if (f > best_f) {
               best_f = f;
               best = st;
@@ -191,7 +195,7 @@ ChrfScore corpus_chrf(const std::vector<std::string>& hyps,
   s.stats.assign(3 * (opts.char_order + opts.word_order), 0.0);
   for (const auto& st : segment_stats(hyps, refs, opts))
     for (size_t j = 0; j < st.size(); ++j) s.stats[j] += st[j];
-  s.score = chrf_f_score(s.stats, opts);
+  s.score = chrf_f_score(s.stats.data(), opts);
   s.signature = opts.signature(static_cast<int>(refs.size()));
   return s;
 }
@@ -203,7 +207,7 @@ std::vector<ChrfScore> sentence_chrf(const std::vector<std::string>& hyps,
   for (auto& st : segment_stats(hyps, refs, opts)) {
     ChrfScore s;
     s.stats = st;
-    s.score = chrf_f_score(st, opts);
+    s.score = chrf_f_score(st.data(), opts);
     s.signature = opts.signature(static_cast<int>(refs.size()));
     out.push_back(std::move(s));
   }
@@ -217,7 +221,11 @@ std::vector<std::vector<double>> chrf_segment_stats(
 }
 
 double chrf_from_stats(const std::vector<double>& stats, const ChrfOptions& opts) {
-  return chrf_f_score(stats, opts);
+  return chrf_f_score(stats.data(), opts);
+}
+
+double chrf_from_stats(const double* stats, const ChrfOptions& opts, bool float32_ratios) {
+  return chrf_f_score(stats, opts, float32_ratios);
 }
 
 }  // namespace unieval::metrics

@@ -67,5 +67,9 @@ std::vector<std::vector<double>> chrf_segment_stats(
     const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs,
     const ChrfOptions& opts);
 double chrf_from_stats(const std::vector<double>& stats, const ChrfOptions& opts);
+// The same on 3 x (char_order + word_order) values. float32_ratios: each order's two divisions
+// in float32, as sacreBLEU's significance tests compute them (np.float32 / np.float32 on their
+// float32 sums); everything else is float64 either way.
+double chrf_from_stats(const double* stats, const ChrfOptions& opts, bool float32_ratios = false);
 
 }  // namespace unieval::metrics

@@ -69,45 +69,6 @@ double bleu_of_sums(const BleuOptions& o, const double* s, SumArithmetic a) {
   return bp * std::exp(sum / eff_order);
 }
 
-// sacrebleu/metrics/chrf.py CHRF._compute_f_score. Under kFloat32 the two divisions are float32
-// ones (np.float32 / np.float32); everything after them is float64.
-double chrf_of_sums(const ChrfOptions& o, const double* st, SumArithmetic a) {
-  const double eps = 1e-16, factor = o.beta * o.beta;
-  double score = 0, avg_prec = 0, avg_rec = 0;
-  int effective_order = 0;
-  const int orders = o.char_order + o.word_order;
-  auto ratio = [a](double x, double y) {
-    if (a == SumArithmetic::kFloat32)
-      return static_cast<double>(static_cast<float>(x) / static_cast<float>(y));
-    return x / y;
-  };
-  for (int i = 0; i < orders; ++i) {
-    const double n_hyp = st[3 * i], n_ref = st[3 * i + 1], n_match = st[3 * i + 2];
-    const double prec = n_hyp > 0 ? ratio(n_match, n_hyp) : eps;
-    const double rec = n_ref > 0 ? ratio(n_match, n_ref) : eps;
-    const double denom = factor * prec + rec;
-    score += denom > 0 ? (1 + factor) * prec * rec / denom : eps;
-    if (n_hyp > 0 && n_ref > 0) {
-      avg_prec += prec;
-      avg_rec += rec;
-      ++effective_order;
-    }
-  }
-  if (o.eps_smoothing) return 100 * score / orders;
-  if (effective_order == 0) {
-    avg_prec = avg_rec = 0;
-  } else {
-    avg_prec /= effective_order;
-    avg_rec /= effective_order;
-  }
-  if (avg_prec + avg_rec != 0) {
-    double s = (1 + factor) * avg_prec * avg_rec;
-    s /= factor * avg_prec + avg_rec;
-    return 100 * s;
-  }
-  return 0.0;
-}
-
 // sacrebleu/metrics/ter.py TER._compute_score_from_stats (edits / length is float32 under
 // kFloat32).
 double ter_of_sums(const double* st, SumArithmetic a) {
@@ -197,7 +158,7 @@ double score_of_sums(const ResampleMetric& m, const double* sums, size_t cols, S
     case StatsMetric::kBleu:
       return bleu_of_sums(m.bleu, sums, a);
     case StatsMetric::kChrf:
-      return chrf_of_sums(m.chrf, sums, a);
+      return chrf_from_stats(sums, m.chrf, a == SumArithmetic::kFloat32);
     case StatsMetric::kTer:
       return ter_of_sums(sums, a);
   }
