@@ -11,6 +11,11 @@ score only if A's value is higher and the paired bootstrap p < 0.05 in every (pr
 fine-tuning) seed pair; worse likewise; otherwise "not separated" (never "equal").
 Writes DEST/mini-unilm-v2.json, DEST/table.md and, with `unieval plot`, one SVG of loss curves per run
 found: DEST/pretrain-ARM-pPS.svg, DEST/qg-ARM-pPS-fFS.svg and DEST/sst2-ARM-pPS-fFS.svg.
+
+With --keep KEEP (run.sh passes it), a run gone with a replaced machine is read from what keep.py
+kept of it: a fine-tune is restored into WORK, a pre-training run is read in place; predictions
+without the run's copy of the evaluated data are scored against --shared (its split as the run's
+result.json names it).
 """
 import argparse
 import json
@@ -18,8 +23,10 @@ import math
 import os
 import subprocess
 import sys
+import gzip
 import tempfile
 
+import keep as kept_runs
 from gate import mean_mlm_tail
 
 QG_SCORES = [("bleu4", "BLEU-4"), ("rougeL", "ROUGE-L")]
@@ -39,19 +46,45 @@ def run_eval(unieval, task, data, pred, resamples, seed, paired=None, split=None
         cmd += ["--skip-metric", "meteor"]
     if paired:
         cmd += ["--paired-pred", paired[0], "--paired-system", paired[1]]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1]), " ".join(cmd)
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit("collect.py: `%s` failed (exit %d): %s" % (" ".join(cmd), p.returncode, p.stderr.strip()[-2000:]))
+    return json.loads(p.stdout.strip().splitlines()[-1]), " ".join(cmd)
+
+
+def log_path(run):
+    """RUN/log.jsonl, or the gzipped copy keep.py made of it (RUN/log.jsonl.gz)."""
+    for name in ("log.jsonl", "log.jsonl.gz"):
+        if os.path.exists(os.path.join(run, name)):
+            return os.path.join(run, name)
+    return os.path.join(run, "log.jsonl")
+
+
+def read_bytes(path):
+    with (gzip.open if path.endswith(".gz") else open)(path, "rb") as f:
+        return f.read()
+
+
+def eval_data(run, name, result, shared, task_dir, split="test"):
+    """(--data, --split) of a finished run's evaluation: the run's own copy of the evaluated data
+    (RUN/eval/NAME), else, for a run restored by keep.py, the shared data at the split its
+    result.json names (the same rows: the run evaluated the whole split)."""
+    own = os.path.join(run, "eval", name)
+    if os.path.exists(own):
+        return own, split
+    if not shared:
+        sys.exit("collect.py: %s: no %s (a kept run) and no --shared to score it against" % (run, own))
+    return os.path.join(shared, task_dir), result.get("split") or split
 
 
 def plot(unieval, run, dest, name):
     """Draws RUN/log.jsonl with `unieval plot` as DEST/NAME; returns NAME, or None without a log.
 
     A run may still be appending to its log, so only its complete lines are drawn (from a copy)."""
-    log = os.path.join(run, "log.jsonl")
+    log = log_path(run)
     if not os.path.exists(log):
         return None
-    with open(log, "rb") as f:
-        text = f.read()
+    text = read_bytes(log)
     text = text[:text.rfind(b"\n") + 1]
     if not text:
         return None
@@ -73,8 +106,7 @@ def score(result, name):
 def jsonl(path):
     if not os.path.exists(path):
         return []
-    with open(path) as f:
-        return [json.loads(l) for l in f if l.strip()]
+    return [json.loads(l) for l in read_bytes(path).decode("utf-8").splitlines() if l.strip()]
 
 
 def thin(rows, n=200):
@@ -100,6 +132,8 @@ def main():
     ap.add_argument("--ft-seeds", nargs="+", required=True)
     ap.add_argument("--resamples", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=12345, help="bootstrap seed")
+    ap.add_argument("--keep", help="what keep.py kept of finished runs (run.sh's KEEP)")
+    ap.add_argument("--shared", help="../shared/data: the evaluated data of restored predictions")
     a = ap.parse_args()
     w = a.work
     out = {"work": w, "resamples": a.resamples, "bootstrap_seed": a.seed, "arms": a.arms,
@@ -110,14 +144,20 @@ def main():
         if os.path.exists(p):
             out[name.split("/")[-1].split(".")[0]] = load(p)
 
-    # Pre-training: final losses against the unigram plateau, curves.
+    # Pre-training: final losses against the unigram plateau, curves; a run gone with its machine
+    # is read from its kept files.
+    pt_dirs = {}
     for ps in a.pt_seeds:
         for arm in a.arms:
             pt = os.path.join(w, "pt-%s-p%s" % (arm, ps))
-            e = {}
+            if a.keep and not os.path.exists(os.path.join(pt, "run.json")) and \
+                    os.path.exists(os.path.join(a.keep, os.path.basename(pt), "run.json")):
+                pt = os.path.join(a.keep, os.path.basename(pt))
+            pt_dirs[(arm, ps)] = pt
+            e = {"kept": True} if pt != os.path.join(w, "pt-%s-p%s" % (arm, ps)) else {}
             if os.path.exists(os.path.join(pt, "summary.json")):
                 e["summary"] = load(os.path.join(pt, "summary.json"))
-            log = [r for r in jsonl(os.path.join(pt, "log.jsonl")) if "loss" in r]
+            log = [r for r in jsonl(log_path(pt)) if "loss" in r]
             e["curve"] = thin(log)
             if log:
                 tail = log[-50:]  # the last 50 steps' mean: one step's loss is noisy
@@ -140,6 +180,8 @@ def main():
             out["pretrain"]["%s/p%s" % (arm, ps)] = e
         # gate.py's decision before fine-tuning (run.sh's qg and sst2 stages).
         g = os.path.join(w, "gate-p%s.json" % ps)
+        if a.keep and not os.path.exists(g):
+            g = os.path.join(a.keep, "gate-p%s.json" % ps)
         if os.path.exists(g):
             out.setdefault("gate", {})["p%s" % ps] = load(g)
 
@@ -150,12 +192,16 @@ def main():
             for arm in a.arms:
                 key = "%s/p%s/f%s" % (arm, ps, fs)
                 run = os.path.join(w, "qg-%s-p%s-f%s" % (arm, ps, fs))
+                if a.keep:
+                    for name in ("qg", "sst2"):
+                        kept_runs.restore(w, "%s-%s-p%s-f%s" % (name, arm, ps, fs), a.keep)
                 dev = [x for x in jsonl(os.path.join(run, "log.jsonl")) if "dev_loss" in x]
                 marker = os.path.join(w, "qg-%s-p%s-f%s.pretrain.json" % (arm, ps, fs))
                 budget = out["pretrain"].get("%s/p%s" % (arm, ps), {}).get("tokens")
                 done = os.path.exists(os.path.join(run, "result.json"))
                 if os.path.exists(marker) and load(marker).get("tokens") != budget:
                     # Fine-tuned from a pre-training budget the design's rule has since raised.
+                    # (A pre-training run neither in WORK nor kept has no budget: stale too.)
                     out.setdefault("stale", []).append({"run": run, "pretrained_from": load(marker),
                                                         "pretrain_tokens_now": budget})
                     dev, done = [], False
@@ -169,7 +215,7 @@ def main():
                                       "train_seconds": steps[-1].get("elapsed_s") if steps else None}
                 if done:
                     r = load(os.path.join(run, "result.json"))
-                    qg_data = os.path.join(run, "eval", "src-eval.txt")
+                    qg_data = eval_data(run, "src-eval.txt", r, a.shared, "squad_qg")
                     qg_pred[key] = os.path.join(run, "eval", "pred.txt")
                     e = {"run": {k: r.get(k) for k in ("scores", "summary", "notes")},
                          "diagnostics": {k: v for k, v in r.get("run", {}).items()
@@ -177,8 +223,13 @@ def main():
                                                   "reference_mean_length", "train", "train_examples")},
                          "dev_curve": dev, "best_dev_loss": min((x["dev_loss"] for x in dev), default=None),
                          "baseline_tests": {b["name"]: b.get("paired_bootstrap") for b in r.get("baselines", [])}}
-                    e["eval"], e["eval_command"] = run_eval(a.unieval, "squad-qg", qg_data, qg_pred[key],
-                                                            a.resamples, a.seed, split="test")
+                    e["eval"], e["eval_command"] = run_eval(a.unieval, "squad-qg", qg_data[0], qg_pred[key],
+                                                            a.resamples, a.seed, split=qg_data[1])
+                    if os.path.exists(os.path.join(run, kept_runs.MARK)):
+                        e["kept"] = True  # restored from KEEP: its machine is gone
+                        if e["eval"]["data"].get("examples") != r.get("data", {}).get("examples"):
+                            sys.exit("collect.py: %s: the shared split has %s examples, the run evaluated %s"
+                                     % (run, e["eval"]["data"].get("examples"), r.get("data", {}).get("examples")))
                     out["qg"][key] = e
                     if os.path.exists(marker):  # the pre-training budget and step it started from (run.sh)
                         e["pretrained_from"] = load(marker)
@@ -194,8 +245,11 @@ def main():
                 elif os.path.exists(os.path.join(run, "result.json")):
                     r = load(os.path.join(run, "result.json"))
                     sst_pred[key] = os.path.join(run, "eval", "pred.tsv")
-                    sst_data = os.path.join(run, "eval", "gold.tsv")  # the evaluated rows, as the run wrote them
+                    # The evaluated rows, as the run wrote them (or the shared split, restored).
+                    sst_data = eval_data(run, "gold.tsv", r, a.shared, "glue/SST-2", split=None)
                     out["sst2"][key] = {"summary": r.get("summary"), "scores": r.get("scores")}
+                    if os.path.exists(os.path.join(run, kept_runs.MARK)):
+                        out["sst2"][key]["kept"] = True
                     if os.path.exists(marker):
                         out["sst2"][key]["pretrained_from"] = load(marker)
                     for b in r.get("baselines", []):
@@ -209,16 +263,16 @@ def main():
             for i, sa in enumerate(arms):
                 for sb in arms[i + 1:]:
                     ka, kb = ("%s/p%s/f%s" % (x, ps, fs) for x in (sa, sb))
-                    r, cmd = run_eval(a.unieval, "squad-qg", qg_data, qg_pred[ka], a.resamples, a.seed,
-                                      paired=(qg_pred[kb], sb), split="test")
+                    r, cmd = run_eval(a.unieval, "squad-qg", qg_data[0], qg_pred[ka], a.resamples, a.seed,
+                                      paired=(qg_pred[kb], sb), split=qg_data[1])
                     out["paired"]["qg"].append({"system": sa, "baseline": sb, "pt_seed": ps, "ft_seed": fs,
                                                 "tests": r["paired_bootstrap"]["scores"], "command": cmd})
             arms = [x for x in a.arms if "%s/p%s/f%s" % (x, ps, fs) in sst_pred]
             for i, sa in enumerate(arms):
                 for sb in arms[i + 1:]:
                     ka, kb = ("%s/p%s/f%s" % (x, ps, fs) for x in (sa, sb))
-                    r, cmd = run_eval(a.unieval, "glue-sst2", sst_data, sst_pred[ka], a.resamples, a.seed,
-                                      paired=(sst_pred[kb], sb))
+                    r, cmd = run_eval(a.unieval, "glue-sst2", sst_data[0], sst_pred[ka], a.resamples, a.seed,
+                                      paired=(sst_pred[kb], sb), split=sst_data[1])
                     out["paired"]["sst2"].append({"system": sa, "baseline": sb, "pt_seed": ps, "ft_seed": fs,
                                                   "tests": r["paired_bootstrap"]["scores"], "command": cmd})
 
@@ -264,7 +318,8 @@ def main():
             runs += [(kind, "%s-%s-p%s-f%s" % (kind, arm, ps, fs), "%s-%s-p%s-f%s.svg" % (kind, arm, ps, fs))
                      for kind in ("qg", "sst2") for fs in a.ft_seeds]
             for kind, folder, name in runs:
-                drawn = plot(a.unieval, os.path.join(w, folder), a.dest, name)
+                drawn = plot(a.unieval, pt_dirs[(arm, ps)] if kind == "pretrain" else os.path.join(w, folder),
+                             a.dest, name)
                 if drawn:
                     out["curves"][folder] = drawn
 

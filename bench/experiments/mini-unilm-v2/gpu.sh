@@ -87,6 +87,8 @@ case "$mode" in
     # One call has no second chance to raise the budget: its QG runs go ahead whatever the losses
     # (the GPU design: arms above the bar are reported as such), so run.sh's gate is off here.
     export BAR_GATE=off
+    # What run.sh keeps of finished runs stays in the call's work folder (its files are packed).
+    export KEEP="$WORK/kept"
     pack() {
       local rc=$?
       set +e
@@ -102,7 +104,7 @@ case "$mode" in
         --exclude='corpus' --exclude='corpus.shard' --exclude='*.safetensors' --exclude='*.pt' \
         --exclude='./qg-*-p*-f*/data' --exclude='./qg-*-p*-f*/eval/src-eval.txt' \
         --exclude='./qg-*-p*-f*/eval/tgt-eval.txt' --exclude='./qg-*-p*-f*/eval/hyp.txt' \
-        --exclude='./*/vocab.txt' --exclude='*.partial*' .
+        --exclude='./*/vocab.txt' --exclude='*.partial*' --exclude='./kept' .
       # Pre-trained weights of the trained arms while the device tool's limits allow (8 files,
       # 16 MiB each, 64 MiB together).
       for arm in unified bidirectional seq2seq; do

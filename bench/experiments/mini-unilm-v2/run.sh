@@ -40,6 +40,7 @@
 # | SST_EXTRA   | (none)                           | more `unieval run` flags for SST-2            |
 # | BUDGET_CAP  | 96000000                         | the design's budget rule raises no further    |
 # | BAR_GATE    | on                               | off: fine-tune without gate.py (GPU calls)    |
+# | KEEP        | RESULTS/kept                     | finished runs' small files, kept (keep.py)    |
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -66,6 +67,7 @@ QG_EXTRA="${QG_EXTRA:-}"
 SST_EXTRA="${SST_EXTRA:-}"
 BUDGET_CAP="${BUDGET_CAP:-96000000}"
 BAR_GATE="${BAR_GATE:-on}"
+KEEP="${KEEP:-$RESULTS/kept}"
 export SHARED
 mkdir -p "$WORK"
 record() { python3 "$repo/bench/experiments/mini-unilm/record.py" "$WORK/commands.json" "$@"; }
@@ -77,15 +79,12 @@ r = json.load(open(sys.argv[1] + "/run.json")); s = json.load(open(sys.argv[1] +
 print(json.dumps(r.get("train", {}).get("tokens")), s.get("step"), r.get("total_steps"))' "$1"
 }
 run_tokens() { local tokens _; read -r tokens _ < <(run_state "$1"); echo "$tokens"; }
-# What a fine-tuning run starts from: the pre-training run's budget and checkpoint step, as JSON.
-pretrained_from() {
-  [[ -f "$1/run.json" && -f "$1/checkpoint/trainer_state.json" ]] ||
-    { log "$1: no pre-training run with a checkpoint (run the pretrain stage for it first)"; exit 2; }
-  local tokens step _
-  read -r tokens step _ < <(run_state "$1")
-  python3 -c 'import json, sys
-print(json.dumps({"pretrain": sys.argv[1], "tokens": json.loads(sys.argv[2]), "step": int(sys.argv[3])}))' "$1" "$tokens" "$step"
-}
+# What a fine-tuning run of pre-training run NAME starts from: its budget and checkpoint step, as
+# JSON; from KEEP's copy when the run is gone with a replaced machine (keep.py).
+pretrained_from() { python3 "$here/keep.py" pretrained-from "$WORK" "$1" "$KEEP"; }
+# A finished run's small files go to KEEP (committed with the results), so that they outlive the
+# machine; `keep_run NAME` keeps WORK/NAME again, `keep_run NAME once` only when KEEP lacks it.
+keep_run() { [[ "${2:-}" == once && -d "$KEEP/$1" ]] || python3 "$here/keep.py" save "$WORK" "$1" "$KEEP"; }
 log() { echo "[mini-unilm-v2 $(date -u +%H:%M:%S)] $*" >&2; }
 has_stage() { [[ " $STAGES " == *" $1 "* ]]; }
 [[ -x "$UNIEVAL" ]] || { echo "run.sh: no unieval binary at $UNIEVAL (set UNIEVAL)" >&2; exit 2; }
@@ -182,6 +181,7 @@ pretrain_arm() {
     mv "$out.summary.json.tmp" "$out/summary.json.tmp"
   fi
   mv "$out/summary.json.tmp" "$out/summary.json"
+  if grep -q '"finished":true' "$out/summary.json"; then keep_run "pt-$arm-p$seed"; fi
 }
 if has_stage pretrain; then
   for seed in $PT_SEEDS; do
@@ -189,6 +189,7 @@ if has_stage pretrain; then
       if [[ -f "$WORK/pt-$arm-p$seed/summary.json" ]] && grep -q '"finished":true' "$WORK/pt-$arm-p$seed/summary.json" &&
         { [[ "$arm" == none ]] || [[ "$(run_tokens "$WORK/pt-$arm-p$seed")" == "$TOKENS" ]]; }; then
         log "pretrain $arm seed $seed: done"
+        keep_run "pt-$arm-p$seed" once
       else
         pretrain_arm "$arm" "$seed"
       fi
@@ -211,14 +212,22 @@ fine_tune() {  # fine_tune NAME TASK FLAGS... -> WORK/NAME-ARM-pP-fF for every a
     for fseed in $FT_SEEDS; do
       for arm in $ARMS; do
         local out="$WORK/$name-$arm-p$pseed-f$fseed" from
-        from="$(pretrained_from "$WORK/pt-$arm-p$pseed")"
+        # A run kept from an earlier machine comes back first (result, log, predictions).
+        python3 "$here/keep.py" restore "$WORK" "$(basename "$out")" "$KEEP"
+        from="$(pretrained_from "pt-$arm-p$pseed")"
         # A run started from another pre-training budget is stale (the design's rule raised it):
         # refuse it rather than count it or continue it.
         if [[ -e "$out" && -f "$out.pretrain.json" && "$(cat "$out.pretrain.json")" != "$from" ]]; then
           log "$task $arm p$pseed f$fseed: $out was fine-tuned from $(cat "$out.pretrain.json"), not from $from: move it aside"
           exit 2
         fi
-        if [[ -f "$out/result.json" ]]; then log "$task $arm p$pseed f$fseed: done"; continue; fi
+        if [[ -f "$out/result.json" ]]; then
+          log "$task $arm p$pseed f$fseed: done"
+          keep_run "$(basename "$out")" once
+          continue
+        fi
+        [[ -f "$WORK/pt-$arm-p$pseed/checkpoint/model.safetensors" ]] ||
+          { log "$task $arm p$pseed f$fseed: the weights of $WORK/pt-$arm-p$pseed are gone (only its kept files are in $KEEP): pre-train it again first"; exit 2; }
         [[ -f "$out.pretrain.json" ]] || echo "$from" > "$out.pretrain.json"
         log "$task $arm p$pseed f$fseed: $out"
         local -a cmd=(run --task "$task" --out "$out" --model "$WORK/pt-$arm-p$pseed/checkpoint" --seed "$fseed"
@@ -226,6 +235,7 @@ fine_tune() {  # fine_tune NAME TASK FLAGS... -> WORK/NAME-ARM-pP-fF for every a
         [[ "$task" == squad-qg ]] && cmd+=(--segment-ids "$(segments_of "$arm")")
         record "$task $arm p$pseed f$fseed" unieval "${cmd[@]}"
         "$UNIEVAL" "${cmd[@]}" | tail -1 > "$out.summary.json"
+        keep_run "$(basename "$out")"
       done
     done
   done
@@ -240,6 +250,9 @@ gate() {
   for seed in $PT_SEEDS; do
     python3 "$here/gate.py" --work "$WORK" --tokens "$TOKENS" --cap "$BUDGET_CAP" --pt-seed "$seed" ||
       { rc=$?; log "fine-tuning not started (gate.py exit $rc)"; exit "$rc"; }
+    # The decision goes with the kept runs (collect reads it from KEEP when WORK is gone).
+    mkdir -p "$KEEP" && cp "$WORK/gate-p$seed.json" "$KEEP/gate-p$seed.json.tmp" &&
+      mv "$KEEP/gate-p$seed.json.tmp" "$KEEP/gate-p$seed.json"
   done
 }
 if has_stage qg || has_stage sst2; then gate; fi
@@ -259,6 +272,6 @@ fi
 # ---- collect: CIs, paired tests per seed, curves -> results/experiments/mini-unilm-v2 ---------------
 if has_stage collect; then
   # shellcheck disable=SC2086
-  python3 "$here/collect.py" --work "$WORK" --unieval "$UNIEVAL" --dest "$RESULTS" \
+  python3 "$here/collect.py" --work "$WORK" --unieval "$UNIEVAL" --dest "$RESULTS" --keep "$KEEP" --shared "$SHARED" \
     --arms $ARMS --pt-seeds $PT_SEEDS --ft-seeds $FT_SEEDS --resamples "$RESAMPLES"
 fi
