@@ -1,0 +1,140 @@
+#!/usr/bin/env python3
+"""bench/experiments/mini-unilm-v2/keep.py: what a finished run leaves in the repository, and how a
+new machine gets it back (save, restore, pretrained-from; exit 2 with the path on bad input).
+
+    python3 tests/bench/keep_test.py      # ctest: bench_keep
+"""
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+KEEP_PY = os.path.join(HERE, "..", "..", "bench", "experiments", "mini-unilm-v2", "keep.py")
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
+
+
+def keep(*args):
+    return subprocess.run([sys.executable, KEEP_PY] + list(args), capture_output=True, text=True)
+
+
+class KeepTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.work = os.path.join(self.tmp.name, "work")
+        self.kept = os.path.join(self.tmp.name, "kept")
+        # A finished pre-training run (budget 4800 positions, step 100) and a fine-tune of it.
+        pt = os.path.join(self.work, "pt-unified-p42")
+        write(os.path.join(pt, "run.json"), json.dumps({"train": {"tokens": 4800}, "total_steps": 100}))
+        write(os.path.join(pt, "summary.json"), json.dumps({"finished": True}))
+        write(os.path.join(pt, "checkpoint", "trainer_state.json"), json.dumps({"step": 100}))
+        write(os.path.join(pt, "checkpoint", "model.safetensors"), "weights")
+        write(os.path.join(pt, "log.jsonl"), "".join(json.dumps({"step": i, "loss": 9.0 - i / 100}) + "\n"
+                                                     for i in range(1, 101)))
+        ft = os.path.join(self.work, "qg-unified-p42-f42")
+        write(os.path.join(ft, "result.json"), json.dumps({"split": "test", "summary": {"bleu4": 0.05}}))
+        for name in ("run.json", "request.json"):
+            write(os.path.join(ft, name), "{}")
+        write(os.path.join(ft, "log.jsonl"), '{"step": 1, "loss": 8.5}\n')
+        write(os.path.join(ft, "eval", "pred.txt"), "what is it ?\nwho was he ?\n")
+        write(os.path.join(ft, "eval", "src-eval.txt"), "shared data: never kept\n")
+        write(os.path.join(ft, "checkpoint", "model.safetensors"), "weights")
+        write(ft + ".pretrain.json", '{"pretrain": "pt-unified-p42", "tokens": 4800, "step": 100}\n')
+        write(ft + ".summary.json", '{"finished": true}\n')
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_save_keeps_the_small_files_only(self):
+        for name in ("pt-unified-p42", "qg-unified-p42-f42"):
+            r = keep("save", self.work, name, self.kept)
+            self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.kept, "qg-unified-p42-f42"))),
+                         ["log.jsonl.gz", "pred.txt.gz", "pretrained_from.json", "request.json", "result.json",
+                          "run.json", "summary.json"])
+        self.assertEqual(sorted(os.listdir(os.path.join(self.kept, "pt-unified-p42"))),
+                         ["log.jsonl.gz", "run.json", "summary.json", "trainer_state.json"])
+        with gzip.open(os.path.join(self.kept, "qg-unified-p42-f42", "pred.txt.gz"), "rt") as f:
+            self.assertEqual(f.read(), "what is it ?\nwho was he ?\n")
+        # The same run saved twice gives the same bytes (gzip without a time stamp).
+        first = open(os.path.join(self.kept, "pt-unified-p42", "log.jsonl.gz"), "rb").read()
+        self.assertEqual(keep("save", self.work, "pt-unified-p42", self.kept).returncode, 0)
+        self.assertEqual(open(os.path.join(self.kept, "pt-unified-p42", "log.jsonl.gz"), "rb").read(), first)
+
+    def test_an_unfinished_run_is_refused(self):
+        os.remove(os.path.join(self.work, "qg-unified-p42-f42", "result.json"))
+        r = keep("save", self.work, "qg-unified-p42-f42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("qg-unified-p42-f42: not a finished run", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.kept, "qg-unified-p42-f42")))
+        write(os.path.join(self.work, "pt-unified-p42", "summary.json"), json.dumps({"finished": False}))
+        self.assertEqual(keep("save", self.work, "pt-unified-p42", self.kept).returncode, 2)
+        self.assertEqual(keep("save", self.work, "../x", self.kept).returncode, 2)
+
+    def test_a_new_machine_gets_the_fine_tune_back(self):
+        for name in ("pt-unified-p42", "qg-unified-p42-f42"):
+            self.assertEqual(keep("save", self.work, name, self.kept).returncode, 0)
+        new = os.path.join(self.tmp.name, "new-work")
+        os.makedirs(new)
+        # The pre-training run is gone: pretrained-from reads its kept copy, and names the run.
+        r = keep("pretrained-from", new, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(r.stdout), {"pretrain": "pt-unified-p42", "tokens": 4800, "step": 100})
+        self.assertEqual(r.stdout.strip(), read(os.path.join(self.work, "qg-unified-p42-f42.pretrain.json")).strip())
+        r = keep("restore", new, "qg-unified-p42-f42", self.kept)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        run = os.path.join(new, "qg-unified-p42-f42")
+        self.assertEqual(read(os.path.join(run, "eval", "pred.txt")), "what is it ?\nwho was he ?\n")
+        self.assertEqual(read(os.path.join(run, "result.json")),
+                         read(os.path.join(self.work, "qg-unified-p42-f42", "result.json")))
+        self.assertEqual(read(os.path.join(run, "log.jsonl")), '{"step": 1, "loss": 8.5}\n')
+        self.assertEqual(read(run + ".pretrain.json"), read(os.path.join(self.work, "qg-unified-p42-f42.pretrain.json")))
+        self.assertTrue(os.path.exists(os.path.join(run, "KEPT")))
+        self.assertFalse(os.path.exists(os.path.join(run, "eval", "src-eval.txt")))  # ../shared's, not kept
+        self.assertFalse(os.path.exists(os.path.join(run, "checkpoint")))
+        # Restoring again, or saving the restored run, changes nothing.
+        self.assertEqual(keep("restore", new, "qg-unified-p42-f42", self.kept).returncode, 0)
+        self.assertEqual(keep("save", new, "qg-unified-p42-f42", self.kept).returncode, 0)
+        self.assertEqual(read(os.path.join(self.kept, "qg-unified-p42-f42", "result.json")),
+                         read(os.path.join(run, "result.json")))
+        # A kept run with nothing kept of that name is a no-op; pre-training runs are not restored.
+        self.assertEqual(keep("restore", new, "qg-unified-p42-f43", self.kept).returncode, 0)
+        self.assertFalse(os.path.exists(os.path.join(new, "qg-unified-p42-f43")))
+        self.assertEqual(keep("restore", new, "pt-unified-p42", self.kept).returncode, 2)
+
+    def test_an_unfinished_run_of_the_same_name_is_not_overwritten(self):
+        self.assertEqual(keep("save", self.work, "qg-unified-p42-f42", self.kept).returncode, 0)
+        new = os.path.join(self.tmp.name, "new-work")
+        write(os.path.join(new, "qg-unified-p42-f42", "log.jsonl"), '{"step": 1}\n')
+        r = keep("restore", new, "qg-unified-p42-f42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("an unfinished run", r.stderr)
+        self.assertEqual(read(os.path.join(new, "qg-unified-p42-f42", "log.jsonl")), '{"step": 1}\n')
+
+    def test_pretrained_from_prefers_the_run_on_this_machine(self):
+        self.assertEqual(keep("save", self.work, "pt-unified-p42", self.kept).returncode, 0)
+        # The run here was raised since it was kept: its own checkpoint is what a fine-tune starts from.
+        write(os.path.join(self.work, "pt-unified-p42", "run.json"), json.dumps({"train": {"tokens": 9600}}))
+        write(os.path.join(self.work, "pt-unified-p42", "checkpoint", "trainer_state.json"), json.dumps({"step": 150}))
+        r = keep("pretrained-from", self.work, "pt-unified-p42", self.kept)
+        self.assertEqual(json.loads(r.stdout), {"pretrain": "pt-unified-p42", "tokens": 9600, "step": 150})
+        r = keep("pretrained-from", self.work, "pt-seq2seq-p42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("pt-seq2seq-p42: no pre-training run with a checkpoint", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
