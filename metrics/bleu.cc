@@ -113,22 +113,33 @@ std::string BleuScore::format() const {
 }
 
 BleuScore compute_bleu(const BleuStats& stats, const BleuOptions& opts) {
+  const int N = opts.max_order;
+  std::vector<double> correct(N, 0.0), total(N, 0.0);
+  for (int n = 0; n < N; ++n) {
+    if (n < static_cast<int>(stats.correct.size()))
+      correct[n] = static_cast<double>(stats.correct[n]);
+    if (n < static_cast<int>(stats.total.size())) total[n] = static_cast<double>(stats.total[n]);
+  }
+  return internal::compute_bleu_values(static_cast<double>(stats.sys_len),
+                                       static_cast<double>(stats.ref_len), correct.data(),
+                                       total.data(), opts);
+}
+
+namespace internal {
+
+BleuScore compute_bleu_values(double sys_len, double ref_len, const double* correct,
+                              const double* total, const BleuOptions& opts,
+                              double (*store)(double)) {
   // sacrebleu/metrics/bleu.py BLEU.compute_bleu
   const int N = opts.max_order;
   BleuScore r;
-  r.sys_len = stats.sys_len;
-  r.ref_len = stats.ref_len;
-  r.counts.assign(N, 0.0);
-  r.totals.assign(N, 0.0);
-  for (int n = 0; n < N; ++n) {
-    if (n < static_cast<int>(stats.correct.size()))
-      r.counts[n] = static_cast<double>(stats.correct[n]);
-    if (n < static_cast<int>(stats.total.size())) r.totals[n] = static_cast<double>(stats.total[n]);
-  }
+  r.sys_len = static_cast<int64_t>(sys_len);
+  r.ref_len = static_cast<int64_t>(ref_len);
+  r.counts.assign(correct, correct + N);
+  r.totals.assign(total, total + N);
   r.precisions.assign(N, 0.0);
-  const double sys = static_cast<double>(stats.sys_len), ref = static_cast<double>(stats.ref_len);
-  if (stats.sys_len < stats.ref_len)
-    r.bp = stats.sys_len > 0 ? std::exp(1.0 - ref / sys) : 0.0;
+  if (sys_len < ref_len)
+    r.bp = sys_len > 0 ? std::exp(1.0 - ref_len / sys_len) : 0.0;
   else
     r.bp = 1.0;
   bool any = false;
@@ -141,9 +152,13 @@ BleuScore compute_bleu(const BleuStats& stats, const BleuOptions& opts) {
   double smooth_mteval = 1.0;
   int eff_order = N;
   for (int n = 1; n <= N; ++n) {
-    if (opts.smooth == BleuSmooth::kAddK && n > 1) {
+    if (opts.smooth == BleuSmooth::kAddK && n > 1) {  // written back into the statistics array
       r.counts[n - 1] += sv;
       r.totals[n - 1] += sv;
+      if (store) {
+        r.counts[n - 1] = store(r.counts[n - 1]);
+        r.totals[n - 1] = store(r.totals[n - 1]);
+      }
     }
     if (r.totals[n - 1] == 0) break;
     if (opts.effective_order) eff_order = n;
@@ -164,8 +179,6 @@ BleuScore compute_bleu(const BleuStats& stats, const BleuOptions& opts) {
   r.score = r.bp * std::exp(sum / eff_order);
   return r;
 }
-
-namespace internal {
 
 std::string bleu_tokenize_line(const std::string& line, const BleuOptions& opts) {
   std::string low;

@@ -7,82 +7,27 @@
 
 #include "core/error.h"
 #include "core/parallel.h"
+#include "metrics/bleu_internal.h"
 
 namespace unieval::metrics {
 namespace {
 
-// A value as the given arithmetic stores it after `x + k` was written back into the array
-// (BLEU's add-k: `correct[n - 1] += smooth_value` on a float32 / int64 numpy array).
-double stored(double x, SumArithmetic a) {
-  switch (a) {
-    case SumArithmetic::kFloat32:
-      return static_cast<double>(static_cast<float>(x));
-    case SumArithmetic::kInt64:
-      return std::trunc(x);
-    case SumArithmetic::kPython:
-      break;
-  }
-  return x;
-}
+// What a numpy float32 / int64 statistics array holds after BLEU's add-k writes x back into it
+// (`correct[n - 1] += smooth_value`).
+double stored_float32(double x) { return static_cast<double>(static_cast<float>(x)); }
+double stored_int64(double x) { return std::trunc(x); }
 
 // sacrebleu/metrics/bleu.py BLEU.compute_bleu on [sys_len, ref_len, correct x N, total x N].
 // Apart from add-k's write-back the arithmetic is float64 under every typing (numpy 1.x promotes
-// float32 op Python float to float64, and the counts are integers), so this is metrics/bleu.cc
-// compute_bleu with the counts as given.
+// float32 op Python float to float64, and the counts are integers).
 double bleu_of_sums(const BleuOptions& o, const double* s, SumArithmetic a) {
+  double (*store)(double) = a == SumArithmetic::kFloat32 ? stored_float32
+                            : a == SumArithmetic::kInt64 ? stored_int64
+                                                         : nullptr;
   const int N = o.max_order;
-  const double sys_len = std::trunc(s[0]),
-               ref_len = std::trunc(s[1]);  // int(stats[0]), int(stats[1])
-  double bp = 1.0;
-  if (sys_len < ref_len) bp = sys_len > 0 ? std::exp(1.0 - ref_len / sys_len) : 0.0;
-  bool any = false;
-  for (int n = 0; n < N; ++n) any |= s[2 + n] != 0;
-  if (!any) return 0.0;  // sacrebleu #141
-  double sv = 0;
-  if (o.smooth == BleuSmooth::kFloor) sv = o.smooth_value.value_or(0.1);
-  if (o.smooth == BleuSmooth::kAddK) sv = o.smooth_value.value_or(1.0);
-  std::vector<double> precisions(static_cast<size_t>(N), 0.0);
-  double smooth_mteval = 1.0;
-  int eff_order = N;
-  for (int n = 1; n <= N; ++n) {
-    double correct = s[2 + n - 1], total = s[2 + N + n - 1];
-    if (o.smooth == BleuSmooth::kAddK && n > 1) {
-      correct = stored(correct + sv, a);
-      total = stored(total + sv, a);
-    }
-    if (total == 0) break;
-    if (o.effective_order) eff_order = n;
-    if (correct == 0) {
-      if (o.smooth == BleuSmooth::kExp) {
-        smooth_mteval *= 2;
-        precisions[n - 1] = 100.0 / (smooth_mteval * total);
-      } else if (o.smooth == BleuSmooth::kFloor) {
-        precisions[n - 1] = 100.0 * sv / total;
-      }
-    } else {
-      precisions[n - 1] = 100.0 * correct / total;
-    }
-  }
-  double sum = 0.0;
-  for (int n = 0; n < eff_order; ++n)
-    sum += precisions[n] == 0.0 ? -9999999999.0 : std::log(precisions[n]);
-  return bp * std::exp(sum / eff_order);
-}
-
-// sacrebleu/metrics/ter.py TER._compute_score_from_stats (edits / length is float32 under
-// kFloat32).
-double ter_of_sums(const double* st, SumArithmetic a) {
-  const double edits = st[0], length = st[1];
-  double rate;
-  if (length > 0)
-    rate = a == SumArithmetic::kFloat32
-               ? static_cast<double>(static_cast<float>(edits) / static_cast<float>(length))
-               : edits / length;
-  else if (edits > 0)
-    rate = 1.0;
-  else
-    rate = 0.0;
-  return 100 * rate;
+  return internal::compute_bleu_values(std::trunc(s[0]), std::trunc(s[1]),  // int(stats[0..1])
+                                       s + 2, s + 2 + N, o, store)
+      .score;
 }
 
 size_t expected_cols(const ResampleMetric& m) {
@@ -160,7 +105,7 @@ double score_of_sums(const ResampleMetric& m, const double* sums, size_t cols, S
     case StatsMetric::kChrf:
       return chrf_from_stats(sums, m.chrf, a == SumArithmetic::kFloat32);
     case StatsMetric::kTer:
-      return ter_of_sums(sums, a);
+      return ter_from_stats(sums, a == SumArithmetic::kFloat32);
   }
   return 0;
 }

@@ -582,10 +582,17 @@ TerEdits translation_edit_rate(const std::vector<uint32_t>& hyp, const std::vect
 }
 
 double ter_from_stats(const std::vector<double>& st) {
-  const double edits = st.at(0), length = st.at(1);
+  if (st.size() < 2) throw std::out_of_range("ter_from_stats: expected [edits, length]");
+  return ter_from_stats(st.data());
+}
+
+double ter_from_stats(const double* st, bool float32_ratio) {
+  const double edits = st[0], length = st[1];
   double rate;
   if (length > 0)
-    rate = edits / length;
+    rate = float32_ratio
+               ? static_cast<double>(static_cast<float>(edits) / static_cast<float>(length))
+               : edits / length;
   else if (edits > 0)
     rate = 1.0;  // empty references, non-empty hypotheses
   else

@@ -74,6 +74,9 @@ std::vector<std::vector<double>> ter_segment_stats(
     const std::vector<std::string>& hyps, const std::vector<std::vector<std::string>>& refs,
     const TerOptions& opts);
 double ter_from_stats(const std::vector<double>& stats);
+// The same on [edits, length]; float32_ratio: edits / length in float32, as sacreBLEU's
+// significance tests compute it on their float32 sums.
+double ter_from_stats(const double* stats, bool float32_ratio = false);
 
 // The tokens sacreBLEU's TER sees for one line: TercomTokenizer(line.rstrip()).split().
 std::vector<std::string> ter_tokenize(std::string_view line, const TerOptions& opts);
