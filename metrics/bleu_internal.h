@@ -1,6 +1,6 @@
 #pragma once
-// Internal helpers shared by bleu.cc, bleu_compat.cc, chrf.cc, nist.cc and sacrebleu_significance.cc
-// (not a public API).
+// Internal helpers shared by bleu.cc, bleu_compat.cc, chrf.cc, nist.cc and
+// sacrebleu_significance.cc (not a public API).
 #include <string>
 #include <string_view>
 #include <vector>

@@ -18,12 +18,12 @@ without the run's copy of the evaluated data are scored against --shared (its sp
 result.json names it).
 """
 import argparse
+import gzip
 import json
 import math
 import os
 import subprocess
 import sys
-import gzip
 import tempfile
 
 import keep as kept_runs
@@ -149,12 +149,12 @@ def main():
     pt_dirs = {}
     for ps in a.pt_seeds:
         for arm in a.arms:
-            pt = os.path.join(w, "pt-%s-p%s" % (arm, ps))
+            name = "pt-%s-p%s" % (arm, ps)
+            pt, e = os.path.join(w, name), {}
             if a.keep and not os.path.exists(os.path.join(pt, "run.json")) and \
-                    os.path.exists(os.path.join(a.keep, os.path.basename(pt), "run.json")):
-                pt = os.path.join(a.keep, os.path.basename(pt))
+                    os.path.exists(os.path.join(a.keep, name, "run.json")):
+                pt, e = os.path.join(a.keep, name), {"kept": True}
             pt_dirs[(arm, ps)] = pt
-            e = {"kept": True} if pt != os.path.join(w, "pt-%s-p%s" % (arm, ps)) else {}
             if os.path.exists(os.path.join(pt, "summary.json")):
                 e["summary"] = load(os.path.join(pt, "summary.json"))
             log = [r for r in jsonl(log_path(pt)) if "loss" in r]
