@@ -74,6 +74,14 @@ class KeepTest(unittest.TestCase):
         self.assertEqual(keep("save", self.work, "pt-unified-p42", self.kept).returncode, 0)
         self.assertEqual(open(os.path.join(self.kept, "pt-unified-p42", "log.jsonl.gz"), "rb").read(), first)
 
+    def test_help_and_usage(self):
+        r = keep("--help")
+        self.assertEqual(r.returncode, 0)
+        self.assertIn("keep.py save WORK NAME KEEP", r.stdout)
+        r = keep("save", self.work)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("usage: keep.py save|restore|pretrained-from WORK NAME KEEP", r.stderr)
+
     def test_an_unfinished_run_is_refused(self):
         os.remove(os.path.join(self.work, "qg-unified-p42-f42", "result.json"))
         r = keep("save", self.work, "qg-unified-p42-f42", self.kept)

@@ -146,6 +146,9 @@ def pretrained_from(work, name, keep):
 
 
 def main(argv):
+    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return
     if len(argv) != 5 or argv[1] not in ("save", "restore", "pretrained-from"):
         fail("usage: keep.py save|restore|pretrained-from WORK NAME KEEP")
     _, cmd, work, name, keep = argv
