@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "models/dist/distributed.h"
 #include "models/nn/attention.h"
+#include "models/nn/gemm.h"
 #include "models/nn/torch_compat.h"
 
 namespace unieval::models {
@@ -124,6 +125,7 @@ std::string Runtime::describe() const {
     if (const int b = blas_threads(); b > 0) s += ", OpenBLAS " + std::to_string(b);
     const char* policy = std::getenv("OMP_WAIT_POLICY");
     s += std::string(", OMP_WAIT_POLICY ") + (policy && *policy ? policy : "unset");
+    if (gemm_path() == GemmPath::kOneDnn) s += ", GEMM oneDNN";
   }
   s += ")";
   return s;
@@ -133,6 +135,11 @@ Runtime configure_runtime(const DeviceOptions& options) {
   Runtime rt;
   rt.device = parse_device(options.device);
   rt.precision = resolve_precision(parse_precision(options.precision), rt.device);
+  const GemmPath gemm = parse_gemm_path(options.gemm);
+  if (gemm == GemmPath::kOneDnn && !rt.device.is_cpu())
+    throw InputError("--gemm onednn runs on the CPU; --device " + options.device +
+                     " computes its products in LibTorch (use --gemm libtorch)");
+  set_gemm_path(gemm);
   set_threads(options.threads);
   rt.threads = options.threads;
   if (rt.device.is_cuda()) compat::set_allow_tf32(options.allow_tf32);

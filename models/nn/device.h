@@ -14,6 +14,7 @@
 // | threads    | 0       | CPU intra-op threads; 0 = LibTorch's default (one per core)             |
 // | precision  | "auto"  | "auto" (fp32 on CPU, bf16 autocast on CUDA), "fp32", "bf16", "fp16"     |
 // | allow_tf32 | false   | CUDA only: TF32 matmuls for fp32 (faster, ~1e-3 relative error)          |
+// | gemm       | "libtorch" | CPU fp32 linear layers: "libtorch" or "onednn" (models/nn/gemm.h)     |
 //
 // Precision: parameters stay fp32 (the master weights); bf16/fp16 are autocast regions
 // (AutocastScope), as torch.autocast in the Python recipes. Reduced precision is CUDA-only: on
@@ -51,6 +52,7 @@ struct DeviceOptions {
   int threads = 0;                 // CPU threads; 0 = default
   std::string precision = "auto";  // auto | fp32 | bf16 | fp16
   bool allow_tf32 = false;         // CUDA fp32 matmuls in TF32
+  std::string gemm = "libtorch";   // libtorch | onednn (CPU only; models/nn/gemm.h)
 };
 
 // Parses "cpu", "cuda" (cuda:LOCAL_RANK in a launched worker), "cuda:N". InputError for anything else, and for CUDA when this LibTorch
@@ -79,11 +81,12 @@ struct Runtime {
   // The autocast dtype (kBFloat16 / kHalf) or kFloat for fp32.
   torch::ScalarType compute_dtype() const;
   // "cpu fp32 (threads 2, LibTorch 1.13.0, attention explicit, intra-op 2, OpenBLAS 2,
-  // OMP_WAIT_POLICY PASSIVE)" for logs and result provenance (the last three on CPU only).
+  // OMP_WAIT_POLICY PASSIVE)" for logs and result provenance (the last three on CPU only;
+  // ", GEMM oneDNN" follows them when --gemm onednn is in force).
   std::string describe() const;
 };
 
-// Validates and applies DeviceOptions (threads, TF32). InputError on bad values.
+// Validates and applies DeviceOptions (threads, TF32, GEMM path). InputError on bad values.
 Runtime configure_runtime(const DeviceOptions& options);
 
 // RAII: CUDA autocast in rt.compute_dtype() for the calling thread while alive; no-op for fp32.

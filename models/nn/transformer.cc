@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "models/nn/attention.h"
+#include "models/nn/gemm.h"
 
 namespace unieval::models {
 
@@ -156,7 +157,7 @@ BertResidualOutputImpl::BertResidualOutputImpl(const BertConfig& cfg, int64_t in
 
 torch::Tensor BertResidualOutputImpl::forward(const torch::Tensor& x,
                                               const torch::Tensor& residual) {
-  return LayerNorm(dropout(dense(x)) + residual);
+  return LayerNorm(dropout(linear(dense, x)) + residual);
 }
 
 BertAttentionImpl::BertAttentionImpl(const BertConfig& cfg) {
@@ -169,7 +170,7 @@ BertIntermediateImpl::BertIntermediateImpl(const BertConfig& cfg) : act(cfg.acti
 }
 
 torch::Tensor BertIntermediateImpl::forward(const torch::Tensor& x) {
-  return activate(dense(x), act);
+  return activate(linear(dense, x), act);
 }
 
 BertLayerImpl::BertLayerImpl(const BertConfig& cfg) {
@@ -182,9 +183,9 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor& x, const torch::Tensor
                                      const torch::Tensor& past_k, const torch::Tensor& past_v,
                                      torch::Tensor* new_k, torch::Tensor* new_v, int64_t write_at) {
   auto& sa = attention->self_attn;
-  auto q = sa->split_heads(sa->query(x));
-  auto k = sa->split_heads(sa->key(x));
-  auto v = sa->split_heads(sa->value(x));
+  auto q = sa->split_heads(linear(sa->query, x));
+  auto k = sa->split_heads(linear(sa->key, x));
+  auto v = sa->split_heads(linear(sa->value, x));
   if (new_k) *new_k = k;
   if (new_v) *new_v = v;
   if (write_at >= 0) {
@@ -224,20 +225,20 @@ BertPoolerImpl::BertPoolerImpl(const BertConfig& cfg)
 }
 
 torch::Tensor BertPoolerImpl::forward(const torch::Tensor& hidden, const torch::Tensor& mask) {
-  if (!mean && !max) return torch::tanh(dense(hidden.select(1, 0)));
+  if (!mean && !max) return torch::tanh(linear(dense, hidden.select(1, 0)));
   const bool masked = mask.defined() && mask.dim() == 2;
   if (max) {
-    if (!masked) return torch::tanh(dense(std::get<0>(hidden.max(1))));
+    if (!masked) return torch::tanh(linear(dense, std::get<0>(hidden.max(1))));
     const auto keep = mask.to(hidden.device()).ne(0).unsqueeze(-1);  // [B,T,1]
     // Masked positions read as the lowest value; a row without any position reads 0.
     const auto lowest = std::numeric_limits<float>::lowest();
     auto pooled = std::get<0>(hidden.masked_fill(keep.logical_not(), lowest).max(1));
     pooled = pooled.masked_fill(keep.any(1).logical_not(), 0.0);
-    return torch::tanh(dense(pooled));
+    return torch::tanh(linear(dense, pooled));
   }
-  if (!masked) return torch::tanh(dense(hidden.mean(1)));
+  if (!masked) return torch::tanh(linear(dense, hidden.mean(1)));
   const auto w = mask.to(hidden.device()).ne(0).to(hidden.scalar_type()).unsqueeze(-1);  // [B,T,1]
-  return torch::tanh(dense((hidden * w).sum(1) / w.sum(1).clamp_min(1)));
+  return torch::tanh(linear(dense, (hidden * w).sum(1) / w.sum(1).clamp_min(1)));
 }
 
 BertModelImpl::BertModelImpl(const BertConfig& cfg, bool add_pooler) {
@@ -257,7 +258,7 @@ BertPredictionHeadTransformImpl::BertPredictionHeadTransformImpl(const BertConfi
 }
 
 torch::Tensor BertPredictionHeadTransformImpl::forward(const torch::Tensor& x) {
-  return LayerNorm(activate(dense(x), act));
+  return LayerNorm(activate(linear(dense, x), act));
 }
 
 BertLMPredictionHeadImpl::BertLMPredictionHeadImpl(const BertConfig& cfg) {
@@ -267,7 +268,7 @@ BertLMPredictionHeadImpl::BertLMPredictionHeadImpl(const BertConfig& cfg) {
 
 torch::Tensor BertLMPredictionHeadImpl::forward(const torch::Tensor& x,
                                                 const torch::Tensor& decoder_weight) {
-  return torch::nn::functional::linear(transform(x), decoder_weight, bias);
+  return linear(transform(x), decoder_weight, bias);
 }
 
 BertOnlyMLMHeadImpl::BertOnlyMLMHeadImpl(const BertConfig& cfg, bool add_nsp) {
@@ -399,17 +400,17 @@ torch::Tensor UnilmModelImpl::next_token_log_probs(const torch::Tensor& hidden,
 torch::Tensor UnilmModelImpl::nsp_logits(const torch::Tensor& pooled) {
   if (!cls || !cls->seq_relationship)
     throw InputError("this model has no next-sentence head (heads.nsp = false)");
-  return cls->seq_relationship(pooled);
+  return linear(cls->seq_relationship, pooled);
 }
 
 torch::Tensor UnilmModelImpl::classify(const torch::Tensor& pooled) {
   if (!classifier) throw InputError("this model has no classification head (heads.num_labels = 0)");
-  return classifier(classifier_dropout(pooled));
+  return linear(classifier, classifier_dropout(pooled));
 }
 
 std::pair<torch::Tensor, torch::Tensor> UnilmModelImpl::span_logits(const torch::Tensor& hidden) {
   if (!qa_outputs) throw InputError("this model has no span head (heads.span = false)");
-  auto logits = qa_outputs(hidden);  // [B,T,2]
+  auto logits = linear(qa_outputs, hidden);  // [B,T,2]
   return {logits.select(-1, 0).contiguous(), logits.select(-1, 1).contiguous()};
 }
 

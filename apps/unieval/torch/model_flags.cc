@@ -55,6 +55,10 @@ void add_device_flags(po::options_description& desc, const char* threads_help) {
   desc.add_options()("device", po::value<std::string>()->default_value("cpu"),
                      "cpu | cuda | cuda:N");
   add_threads_flag(desc, threads_help);
+  desc.add_options()("gemm", po::value<std::string>()->default_value("libtorch"),
+                     "linear-layer products on the CPU in fp32: libtorch (its BLAS) | onednn "
+                     "(oneDNN's sgemm; same results to rounding, faster where that BLAS lacks "
+                     "kernels for the CPU: docs/training.md)");
 }
 
 void add_precision_flag(po::options_description& desc) {
@@ -67,6 +71,7 @@ models::DeviceOptions device_flags(const po::variables_map& vm) {
   if (vm.count("device")) d.device = vm["device"].as<std::string>();
   if (vm.count("threads")) d.threads = vm["threads"].as<int>();
   if (vm.count("precision")) d.precision = vm["precision"].as<std::string>();
+  if (vm.count("gemm")) d.gemm = vm["gemm"].as<std::string>();
   return d;
 }
 

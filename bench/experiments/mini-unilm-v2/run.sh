@@ -22,6 +22,7 @@
 # | SHARED      | <repo>/../shared/data            | squad, squad_qg, glue, vocab                  |
 # | THREADS     | 2                                | CPU threads of every command                  |
 # | DEVICE      | cpu                              | --device of every model command               |
+# | GEMM        | libtorch                         | --gemm of every model command (onednn: CPU)   |
 # | TOKENS      | 24000000                         | pre-training budget per arm, input positions  |
 # | BATCH       | 48                               | pre-training examples per step (multiple of 6)|
 # | MAXLEN      | 128                              | pre-training sequence length                  |
@@ -50,6 +51,7 @@ UNIEVAL="${UNIEVAL:-$repo/build/unieval}"
 SHARED="${SHARED:-$repo/../shared/data}"
 THREADS="${THREADS:-2}"
 DEVICE="${DEVICE:-cpu}"
+GEMM="${GEMM:-libtorch}"
 TOKENS="${TOKENS:-24000000}"
 BATCH="${BATCH:-48}"
 MAXLEN="${MAXLEN:-128}"
@@ -143,7 +145,7 @@ fi
 # pt-ARM-pSEED; the 'none' arm is the same seeded initial weights saved without a step.
 pretrain_arm() {
   local arm="$1" seed="$2" out="$WORK/pt-$1-p$2"
-  local -a common=(--threads "$THREADS" --device "$DEVICE" --json)
+  local -a common=(--threads "$THREADS" --device "$DEVICE" --gemm "$GEMM" --json)
   if [[ -f "$out/checkpoint/trainer_state.json" ]]; then
     # A trained arm resumes with --tokens TOKENS: the same budget continues it; a raised one (the
     # design's "another 24 M positions") raises it, also after it finished; a lower one is refused.
@@ -231,7 +233,7 @@ fine_tune() {  # fine_tune NAME TASK FLAGS... -> WORK/NAME-ARM-pP-fF for every a
         [[ -f "$out.pretrain.json" ]] || echo "$from" > "$out.pretrain.json"
         log "$task $arm p$pseed f$fseed: $out"
         local -a cmd=(run --task "$task" --out "$out" --model "$WORK/pt-$arm-p$pseed/checkpoint" --seed "$fseed"
-          --threads "$THREADS" --device "$DEVICE" --length-groups "$LENGTH_GROUPS" --json "$@")
+          --threads "$THREADS" --device "$DEVICE" --gemm "$GEMM" --length-groups "$LENGTH_GROUPS" --json "$@")
         [[ "$task" == squad-qg ]] && cmd+=(--segment-ids "$(segments_of "$arm")")
         record "$task $arm p$pseed f$fseed" unieval "${cmd[@]}"
         "$UNIEVAL" "${cmd[@]}" | tail -1 > "$out.summary.json"
