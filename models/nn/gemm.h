@@ -1,6 +1,7 @@
 #pragma once
 // The matrix products of the transformer's linear layers (every nn::Linear of models/nn/
-// transformer.h and the tied LM head), computed by LibTorch or, on CPU in fp32, by oneDNN.
+// transformer.h and the tied LM head; not the copy head's or GPT's, which stay LibTorch's),
+// computed by LibTorch or, on CPU in fp32, by oneDNN.
 //
 //   set_gemm_path(parse_gemm_path("onednn"));   // what `--gemm onednn` does (configure_runtime)
 //   auto y = linear(dense, x);                   // = dense(x), either path
