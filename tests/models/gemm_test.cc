@@ -125,15 +125,7 @@ TEST(GemmTest, OtherTensorsKeepLibTorch) {
 TEST(GemmTest, ModelLossAndGradientsAgreeAcrossPaths) {
   SKIP_WITHOUT_ONEDNN();
   GemmPathGuard guard;
-  BertConfig cfg;
-  cfg.vocab_size = 300;
-  cfg.num_hidden_layers = 2;
-  cfg.hidden_size = 64;
-  cfg.num_attention_heads = 4;
-  cfg.intermediate_size = 128;
-  cfg.max_position_embeddings = 32;
-  cfg.hidden_dropout_prob = 0;
-  cfg.attention_probs_dropout_prob = 0;
+  const BertConfig cfg = BertConfig::tiny(300, /*dropout=*/0.0);
   torch::manual_seed(5);
   UnilmHeads heads;
   UnilmModel model(cfg, heads);
