@@ -22,6 +22,8 @@
 // | p == 1        | zeros (as torch)                                                            |
 // | other devices | CUDA tensors, other dtypes: torch::dropout                                   |
 // | gradient      | dx = dy · keep / (1 − p) (no double backward)                               |
+// | vector path   | with AVX2 (checked at run time), eight Philox blocks at a time and eight    |
+// |               | float elements per instruction: the same masks and values, bit for bit      |
 #include <torch/torch.h>
 
 #include <array>

@@ -1,12 +1,15 @@
-// models/nn/dropout.h: Philox4x32-10 against Random123's known-answer vectors; the mask's rate, lanes
-// and determinism (seed, thread count); values and gradient as torch's inverted dropout; the
-// fallbacks.
+// models/nn/dropout.h: Philox4x32-10 against Random123's known-answer vectors; each mask against
+// the scalar Philox of its blocks; the mask's rate, lanes and determinism (seed, thread count);
+// values and gradient as torch's inverted dropout; the fallbacks.
 #include "models/nn/dropout.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <mutex>
+#include <string>
 
 namespace unieval::models {
 namespace {
@@ -61,6 +64,60 @@ TEST(DropoutTest, MaskDependsOnSeedOnlyNotOnThreads) {
   auto d = apply_dropout(t, 0.5, true);
   torch::manual_seed(8);
   EXPECT_TRUE(torch::equal(d, apply_dropout(t.contiguous(), 0.5, true)));
+}
+
+TEST(DropoutTest, MaskIsPhiloxOfEachBlockUnderTheGeneratorKey) {
+  // Element 4b + j is kept when word j of Philox block {b, b >> 32, 0, 0} under the key (one
+  // 64-bit draw of the default generator) is below (1 - p) * 2^32: values and gradients checked
+  // against the scalar philox4x32_10 on sizes around the eight-block groups of the vector path,
+  // float and double, with NaN, infinities and negative values (a dropped NaN stays NaN), on one
+  // and on two threads (several parallel chunks).
+  const double p = 0.35;
+  const auto threshold = static_cast<uint64_t>((1.0 - p) * 4294967296.0);
+  const int threads = at::get_num_threads();
+  for (auto dtype : {torch::kFloat, torch::kDouble}) {
+    for (int nthreads : {1, 2}) {
+      at::set_num_threads(nthreads);
+      for (int64_t n : {1, 3, 4, 31, 32, 33, 61, 64, 95, 127, 128, 129, 1000, 70001}) {
+        const std::string where = std::string(c10::toString(dtype)) + ", n = " + std::to_string(n) +
+                                  ", threads = " + std::to_string(nthreads);
+        torch::manual_seed(17 + n);
+        const uint64_t key = [] {
+          at::Generator gen = at::detail::getDefaultCPUGenerator();
+          std::lock_guard<std::mutex> lock(gen.mutex());
+          return gen.get<at::CPUGeneratorImpl>()->random64();
+        }();
+        auto x = torch::randn({n}, dtype);
+        x[0] = std::nan("");
+        if (n > 40) {
+          x[33] = std::nan("");
+          x[34] = -INFINITY;
+          x[35] = INFINITY;
+        }
+        auto expected_keep = torch::empty({n}, torch::kBool);
+        auto* e = expected_keep.data_ptr<bool>();
+        for (int64_t b = 0; 4 * b < n; ++b) {
+          const auto words =
+              philox4x32_10({static_cast<uint32_t>(b),
+                             static_cast<uint32_t>(static_cast<uint64_t>(b) >> 32), 0, 0},
+                            {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)});
+          for (int64_t j = 0; j < 4 && 4 * b + j < n; ++j) e[4 * b + j] = words[j] < threshold;
+        }
+        const auto scale = torch::scalar_tensor(1.0, dtype) / torch::scalar_tensor(1.0 - p, dtype);
+        const auto factor = expected_keep.to(dtype) * scale;
+        x.requires_grad_(true);
+        torch::manual_seed(17 + n);
+        const auto y = apply_dropout(x, p, true);
+        y.backward(torch::ones_like(y));
+        EXPECT_TRUE(torch::allclose(y, x.detach() * factor, 0, 0, /*equal_nan=*/true)) << where;
+        EXPECT_EQ(y.isnan().sum().item<int64_t>(),
+                  x.isnan().sum().item<int64_t>() + (n > 40 ? 2 - e[34] - e[35] : 0))
+            << where;
+        EXPECT_TRUE(torch::equal(x.grad(), factor)) << where;
+      }
+    }
+  }
+  at::set_num_threads(threads);
 }
 
 TEST(DropoutTest, GradientIsTheSameMaskAndScale) {
