@@ -26,31 +26,30 @@ void use_threads() {
   set_threads(t ? std::atoi(t) : 1);
 }
 
-void BM_Dropout(benchmark::State& state) {
+// Forward and backward of `drop` on n = state.range(0) elements, per iteration.
+template <typename Drop>
+void dropout_forward_backward(benchmark::State& state, Drop drop) {
   use_threads();
   torch::manual_seed(1);
   auto x = torch::rand({state.range(0)}).requires_grad_(true);
   const auto g = torch::ones({state.range(0)});
   for (auto _ : state) {
     x.mutable_grad() = torch::Tensor();
-    apply_dropout(x, kP, /*training=*/true).backward(g);
+    drop(x).backward(g);
     benchmark::DoNotOptimize(x.grad().data_ptr());
   }
   state.SetItemsProcessed(state.iterations() * state.range(0));
 }
+
+void BM_Dropout(benchmark::State& state) {
+  dropout_forward_backward(state,
+                           [](const torch::Tensor& x) { return apply_dropout(x, kP, true); });
+}
 BENCHMARK(BM_Dropout)->Arg(3145728)->Arg(1572864)->Unit(benchmark::kMillisecond);
 
 void BM_TorchDropout(benchmark::State& state) {
-  use_threads();
-  torch::manual_seed(1);
-  auto x = torch::rand({state.range(0)}).requires_grad_(true);
-  const auto g = torch::ones({state.range(0)});
-  for (auto _ : state) {
-    x.mutable_grad() = torch::Tensor();
-    torch::dropout(x, kP, /*train=*/true).backward(g);
-    benchmark::DoNotOptimize(x.grad().data_ptr());
-  }
-  state.SetItemsProcessed(state.iterations() * state.range(0));
+  dropout_forward_backward(state,
+                           [](const torch::Tensor& x) { return torch::dropout(x, kP, true); });
 }
 BENCHMARK(BM_TorchDropout)->Arg(3145728)->Arg(1572864)->Unit(benchmark::kMillisecond);
 
