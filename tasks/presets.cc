@@ -298,8 +298,10 @@ void add_glue(std::vector<Preset>& v) {
     // Issue #36's self-pre-training recipe for SST-2: the 2 x 256 model of the config is first
     // pre-trained (masked LM + NSP) on the training sentences alone, then fine-tuned from that
     // checkpoint with these values. On the CPU, 6,000 pre-training steps give 81.68 +- 0.69 over
-    // three pre-training seeds and 18,000 give 81.61 +- 0.18 (one); 83 was reached only from
-    // weights pre-trained on a GPU (results/experiments/from-scratch/glue-sst2/sweep.md).
+    // three pre-training seeds (82.17 +- 0.71 over nine runs with --gemm onednn) and 18,000 give
+    // 81.61 +- 0.18 (one); one of the nine single models is above 83, their majority vote is
+    // 83.72 (bench/experiments/sst2-self-pretrain/vote.sh; results/experiments/from-scratch/
+    // glue-sst2/sweep.md).
     Preset g = glue("glue-sst2-selfpt", "glue-sst2", 0.3);
     g.source = "unieval from-scratch recipe (issue #36; not a paper's)";
     g.train.update(nlohmann::ordered_json{{"optimizer", "adamw"},
