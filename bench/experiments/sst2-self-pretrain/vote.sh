@@ -30,6 +30,13 @@
 # A dry run (minutes):
 #   WORK=/tmp/vote-dry STEPS=20 FT_EXTRA="--train-limit 256" bench/experiments/sst2-self-pretrain/vote.sh
 set -euo pipefail
+if [[ $# -gt 0 ]]; then
+  # Settings are environment variables; any argument gets this header (-h, --help) or an error.
+  sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "${BASH_SOURCE[0]}"
+  [[ "$1" == -h || "$1" == --help ]] && exit 0
+  echo "vote.sh: no arguments (settings are environment variables): $*" >&2
+  exit 2
+fi
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 repo="$(cd "$here/../../.." && pwd)"
 WORK="${WORK:-/work/sst2-vote}"
@@ -131,7 +138,6 @@ done
 
 # ---- vote: nine members, each pre-training seed's three, paired bootstraps, wall time --------------
 if has_stage vote; then
-  mkdir -p vote
   members=()
   for pseed in $PT_SEEDS; do
     for fseed in $FT_SEEDS; do
@@ -139,6 +145,7 @@ if has_stage vote; then
       members+=("ft-p$pseed-f$fseed")
     done
   done
+  mkdir -p vote
   first="${members[0]}"
   gold="$first/eval/gold.tsv"
   preds=()
