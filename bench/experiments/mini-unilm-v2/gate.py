@@ -10,6 +10,11 @@ the arms above the bar are reported as such.
 
     gate.py --work WORK --tokens TOKENS --cap CAP [--pt-seed 42] [--out WORK/gate-p42.json]
 
+An arm already raised past TOKENS (run.sh keeps the checkpoint it finished TOKENS with as
+checkpoint-TOKENS) is judged as it stood there: its step is that checkpoint's, its loss the mean of
+the last 50 logged steps up to it. So the decision at TOKENS can be recorded after one arm has
+moved on, which lets a free core raise it while another arm is still short of TOKENS.
+
 Exit status: 0 fine-tuning may start; 3 a trained arm has not finished its pre-training at
 TOKENS (run the pretrain stage for it); 4 an arm is above the bar below the cap (raise TOKENS for
 every trained arm); 2 bad input. Every case prints one line per arm on stderr; 0 and 4 write the
@@ -39,8 +44,9 @@ def load_json(path):
         fail("%s: not JSON (%s)" % (path, e))
 
 
-def last_mlm(log_path, n=50):
-    """The mean `mlm` of the last n logged steps, the number of steps it covers, and the last step."""
+def last_mlm(log_path, n=50, upto=None):
+    """The mean `mlm` of the last n logged steps (up to step `upto` when given), the number of steps
+    it covers, and the last step."""
     try:
         with open(log_path) as f:
             lines = f.read().split("\n")
@@ -57,14 +63,14 @@ def last_mlm(log_path, n=50):
                 continue
             fail("%s:%d: not JSON" % (log_path, i))
         rows.append(r)
-    return mean_mlm_tail(rows, n)
+    return mean_mlm_tail(rows, n, upto)
 
 
-def mean_mlm_tail(rows, n=50):
+def mean_mlm_tail(rows, n=50, upto=None):
     """Over the log rows of a pre-training run: the mean masked-token loss (`mlm`, no NSP) of the
-    last n steps, the number of steps it covers, and the last step (None, 0, 0 without any).
-    collect.py reports the same quantity."""
-    rows = [r for r in rows if "step" in r and "mlm" in r]
+    last n steps (of those up to step `upto` when given), the number of steps it covers, and the
+    last step (None, 0, 0 without any). collect.py reports the same quantity."""
+    rows = [r for r in rows if "step" in r and "mlm" in r and (upto is None or r["step"] <= upto)]
     if not rows:
         return None, 0, 0
     tail = rows[-n:]
@@ -102,6 +108,21 @@ def main():
         state = load_json(os.path.join(run, "checkpoint", "trainer_state.json")) \
             if os.path.exists(os.path.join(run, "checkpoint", "trainer_state.json")) else {}
         step = state.get("step", 0)
+        at = os.path.join(run, "checkpoint-%d" % a.tokens, "trainer_state.json")
+        if isinstance(budget, int) and budget > a.tokens and os.path.exists(at):
+            # Raised past TOKENS after finishing it: judged as it stood at checkpoint-TOKENS.
+            cut = load_json(at).get("step")
+            if not isinstance(cut, int) or cut <= 0:
+                fail("%s: no step" % at)
+            log_path = os.path.join(run, "log.jsonl")
+            mlm, n, last = last_mlm(log_path, upto=cut)
+            if last != cut:
+                fail("%s: no logged step %d, the step of %s" % (log_path, cut, at))
+            e.update({"tokens": a.tokens, "raised_to": budget, "step": cut, "total_steps": cut,
+                      "mlm_mean_last50": mlm, "mlm_steps": n, "state": "finished at %d (checkpoint-%d; "
+                      "since raised to %d)" % (a.tokens, a.tokens, budget), "past_bar": mlm is not None and mlm <= bar})
+            arms[arm] = e
+            continue
         mlm, n, _ = last_mlm(os.path.join(run, "log.jsonl"))
         e.update({"tokens": budget, "step": step, "total_steps": total, "mlm_mean_last50": mlm,
                   "mlm_steps": n})
