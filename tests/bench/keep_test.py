@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """bench/experiments/mini-unilm-v2/keep.py: what a finished run leaves in the repository, and how a
-new machine gets it back (save, restore, pretrained-from; exit 2 with the path on bad input).
+new machine gets it back (save, save-weights, restore, pretrained-from; exit 2 with the path on bad
+input).
 
     python3 tests/bench/keep_test.py      # ctest: bench_keep
 """
 import gzip
+import hashlib
 import json
 import os
 import subprocess
@@ -42,6 +44,9 @@ class KeepTest(unittest.TestCase):
         write(os.path.join(pt, "summary.json"), json.dumps({"finished": True}))
         write(os.path.join(pt, "checkpoint", "trainer_state.json"), json.dumps({"step": 100}))
         write(os.path.join(pt, "checkpoint", "model.safetensors"), "weights")
+        write(os.path.join(pt, "checkpoint", "config.json"), '{"hidden_size": 256}')
+        write(os.path.join(pt, "checkpoint", "vocab.txt"), "[PAD]\n[UNK]\n")
+        write(os.path.join(pt, "checkpoint", "optimizer.safetensors"), "moments")
         write(os.path.join(pt, "log.jsonl"), "".join(json.dumps({"step": i, "loss": 9.0 - i / 100}) + "\n"
                                                      for i in range(1, 101)))
         ft = os.path.join(self.work, "qg-unified-p42-f42")
@@ -80,7 +85,7 @@ class KeepTest(unittest.TestCase):
         self.assertIn("keep.py save WORK NAME KEEP", r.stdout)
         r = keep("save", self.work)
         self.assertEqual(r.returncode, 2)
-        self.assertIn("usage: keep.py save|restore|pretrained-from WORK NAME KEEP", r.stderr)
+        self.assertIn("usage: keep.py save|save-weights|restore|pretrained-from WORK NAME KEEP", r.stderr)
 
     def test_an_unfinished_run_is_refused(self):
         os.remove(os.path.join(self.work, "qg-unified-p42-f42", "result.json"))
@@ -121,7 +126,96 @@ class KeepTest(unittest.TestCase):
         # A kept run with nothing kept of that name is a no-op; pre-training runs are not restored.
         self.assertEqual(keep("restore", new, "qg-unified-p42-f43", self.kept).returncode, 0)
         self.assertFalse(os.path.exists(os.path.join(new, "qg-unified-p42-f43")))
-        self.assertEqual(keep("restore", new, "pt-unified-p42", self.kept).returncode, 2)
+        r = keep("restore", new, "pt-unified-p42", self.kept)  # its weights are not kept
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("pt-unified-p42/weights: no kept weights", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(new, "pt-unified-p42")))
+
+    def test_the_gates_weights_are_kept_with_their_sums(self):
+        r = keep("save-weights", self.work, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("(step 100)", r.stderr)
+        weights = os.path.join(self.kept, "pt-unified-p42", "weights")
+        # The run's small files are kept with them; never the optimizer state.
+        self.assertEqual(sorted(os.listdir(os.path.join(self.kept, "pt-unified-p42"))),
+                         ["log.jsonl.gz", "run.json", "summary.json", "trainer_state.json", "weights"])
+        self.assertEqual(sorted(os.listdir(weights)),
+                         ["SHA256SUMS", "config.json", "model.safetensors", "trainer_state.json", "vocab.txt"])
+        sums = read(os.path.join(weights, "SHA256SUMS")).splitlines()
+        self.assertEqual(len(sums), 4)
+        self.assertIn(hashlib.sha256(b"weights").hexdigest() + "  model.safetensors", sums)
+        # The same weights again: nothing is rewritten. Saving the run again keeps its weights.
+        before = os.stat(os.path.join(weights, "model.safetensors")).st_mtime_ns
+        r = keep("save-weights", self.work, "pt-unified-p42", self.kept)
+        self.assertIn("already kept", r.stderr)
+        self.assertEqual(os.stat(os.path.join(weights, "model.safetensors")).st_mtime_ns, before)
+        self.assertEqual(keep("save", self.work, "pt-unified-p42", self.kept).returncode, 0)
+        self.assertEqual(read(os.path.join(weights, "model.safetensors")), "weights")
+        # Other weights (a run trained again) replace them.
+        write(os.path.join(self.work, "pt-unified-p42", "checkpoint", "model.safetensors"), "weights 2")
+        self.assertEqual(keep("save-weights", self.work, "pt-unified-p42", self.kept).returncode, 0)
+        self.assertEqual(read(os.path.join(weights, "model.safetensors")), "weights 2")
+        self.assertFalse(os.path.exists(weights + ".tmp") or os.path.exists(weights + ".old"))
+
+    def test_save_weights_refuses_what_is_not_a_finished_pretraining_checkpoint(self):
+        r = keep("save-weights", self.work, "qg-unified-p42-f42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("not a fine-tune's", r.stderr)
+        os.remove(os.path.join(self.work, "pt-unified-p42", "checkpoint", "vocab.txt"))
+        r = keep("save-weights", self.work, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("checkpoint/vocab.txt: missing", r.stderr)
+        write(os.path.join(self.work, "pt-unified-p42", "summary.json"), json.dumps({"finished": False}))
+        r = keep("save-weights", self.work, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("not a finished pre-training run", r.stderr)
+        self.assertFalse(os.path.exists(self.kept))
+
+    def test_a_new_machine_gets_the_pretrained_weights_back(self):
+        self.assertEqual(keep("save-weights", self.work, "pt-unified-p42", self.kept).returncode, 0)
+        new = os.path.join(self.tmp.name, "new-work")
+        os.makedirs(new)
+        r = keep("restore", new, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        run, old = os.path.join(new, "pt-unified-p42"), os.path.join(self.work, "pt-unified-p42")
+        for f in ("config.json", "vocab.txt", "model.safetensors", "trainer_state.json"):
+            self.assertEqual(read(os.path.join(run, "checkpoint", f)), read(os.path.join(old, "checkpoint", f)))
+        self.assertFalse(os.path.exists(os.path.join(run, "checkpoint", "optimizer.safetensors")))
+        for f in ("run.json", "summary.json", "log.jsonl"):
+            self.assertEqual(read(os.path.join(run, f)), read(os.path.join(old, f)))
+        self.assertIn("no optimizer state", read(os.path.join(run, "KEPT")))
+        # A fine-tune records the same start as on the machine that trained it.
+        self.assertEqual(keep("pretrained-from", new, "pt-unified-p42", self.kept).stdout,
+                         keep("pretrained-from", self.work, "pt-unified-p42", self.kept).stdout)
+        # Restoring again changes nothing; saving the restored run keeps the same files.
+        self.assertEqual(keep("restore", new, "pt-unified-p42", self.kept).returncode, 0)
+        self.assertEqual(keep("save-weights", new, "pt-unified-p42", self.kept).returncode, 0)
+
+    def test_damaged_kept_weights_are_refused(self):
+        self.assertEqual(keep("save-weights", self.work, "pt-unified-p42", self.kept).returncode, 0)
+        weights = os.path.join(self.kept, "pt-unified-p42", "weights")
+        new = os.path.join(self.tmp.name, "new-work")
+        write(os.path.join(weights, "model.safetensors"), "version https://git-lfs.github.com/spec/v1\n")
+        r = keep("restore", new, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("weights/model.safetensors: missing, or not the file its sha256", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(new, "pt-unified-p42")))
+        write(os.path.join(weights, "SHA256SUMS"), "abc model.safetensors\n")
+        r = keep("restore", new, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("SHA256SUMS:1: not a 'SHA256  FILE' line", r.stderr)
+        # A run of the same name without weights on the new machine is not overwritten.
+        self.assertEqual(keep("save-weights", self.work, "pt-unified-p42", self.kept).returncode, 0)
+        write(os.path.join(new, "pt-unified-p42", "log.jsonl"), '{"step": 1}\n')
+        r = keep("restore", new, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("a run without weights", r.stderr)
+        # Weights kept at another step than the kept run's files are refused.
+        self.assertEqual(keep("restore", os.path.join(self.tmp.name, "third"), "pt-unified-p42", self.kept).returncode, 0)
+        write(os.path.join(self.kept, "pt-unified-p42", "trainer_state.json"), json.dumps({"step": 50}))
+        r = keep("restore", os.path.join(self.tmp.name, "fourth"), "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("kept at another step", r.stderr)
 
     def test_an_unfinished_run_of_the_same_name_is_not_overwritten(self):
         self.assertEqual(keep("save", self.work, "qg-unified-p42-f42", self.kept).returncode, 0)

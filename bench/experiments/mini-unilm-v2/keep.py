@@ -1,13 +1,20 @@
 #!/usr/bin/env python3
 """Keeps the small files of the mini-UniLM v2 experiment's finished runs in the repository, so that
-they outlive the machine (run.sh; results/experiments/mini-unilm-v2/README.md, session 39).
+they outlive the machine (run.sh; results/experiments/mini-unilm-v2/README.md, sessions 39 and 44).
 
-A replaced machine keeps only the repository: twice (sessions 31 and 39) it took the work folder
-with every checkpoint and every finished run. The weights are too large to keep, but a finished
-run's result, log, predictions and provenance are small, and they are all the collect stage reads.
+A replaced machine keeps only the repository: three times (sessions 31, 39 and 44) it took the work
+folder with every checkpoint and every finished run. A finished run's result, log, predictions and
+provenance are small, and they are all the collect stage reads. The weights a fine-tune starts
+from are kept too, once the design's gate has chosen them (21.6 MB per arm, fp32 as trained;
+never an optimizer state or a checkpoint of an unfinished run): they cost 5 hours of a core each.
 
-    keep.py save WORK NAME KEEP       # WORK/NAME finished -> KEEP/NAME (replaced as a whole)
-    keep.py restore WORK NAME KEEP    # KEEP/NAME -> WORK/NAME when WORK has no finished NAME
+    keep.py save WORK NAME KEEP       # WORK/NAME finished -> KEEP/NAME (replaced as a whole; kept
+                                      # weights stay)
+    keep.py save-weights WORK NAME KEEP
+                                      # finished pre-training run WORK/NAME's checkpoint weights ->
+                                      # KEEP/NAME/weights (config, vocabulary, weights, state, sha256)
+    keep.py restore WORK NAME KEEP    # KEEP/NAME -> WORK/NAME when WORK has no finished NAME; a
+                                      # pre-training run only when its weights are kept
     keep.py pretrained-from WORK NAME KEEP
                                       # the budget and step a fine-tune of pre-training run NAME
                                       # starts from, as JSON: WORK's checkpoint, else KEEP's copy
@@ -15,12 +22,14 @@ run's result, log, predictions and provenance are small, and they are all the co
 NAME is a fine-tuning run (qg-ARM-pP-fF, sst2-ARM-pP-fF: result.json, run.json, request.json,
 log.jsonl, eval/pred.*, and run.sh's NAME.pretrain.json and NAME.summary.json beside it) or a
 finished pre-training run (pt-ARM-pP: run.json, summary.json, checkpoint/trainer_state.json,
-log.jsonl). Logs and predictions are kept gzipped; nothing of ../shared (the evaluated sources and
-references) is kept: collect scores restored predictions against the shared data
-(collect.py --shared). A restored run says so in WORK/NAME/KEPT. Exit status 2 on bad input, with
-the path and the problem.
+log.jsonl; weights/ when save-weights kept them). Logs and predictions are kept gzipped; nothing of
+../shared (the evaluated sources and references) is kept: collect scores restored predictions
+against the shared data (collect.py --shared). A restored run says so in WORK/NAME/KEPT; restored
+weights are checked against their kept sha256 first. Exit status 2 on bad input, with the path and
+the problem.
 """
 import gzip
+import hashlib
 import json
 import os
 import shutil
@@ -32,6 +41,9 @@ FINETUNE = [("result.json", "result.json"), ("run.json", "run.json"), ("request.
             ("../{name}.pretrain.json", "pretrained_from.json"), ("../{name}.summary.json", "summary.json")]
 PRETRAIN = [("run.json", "run.json"), ("summary.json", "summary.json"),
             ("checkpoint/trainer_state.json", "trainer_state.json"), ("log.jsonl", "log.jsonl.gz")]
+# What a fine-tune reads of a pre-training checkpoint (unieval run --model DIR), and its step.
+WEIGHTS = ["config.json", "vocab.txt", "model.safetensors", "trainer_state.json"]
+SUMS = "SHA256SUMS"
 MARK = "KEPT"
 
 
@@ -84,6 +96,8 @@ def save(work, name, keep):
         if os.path.exists(path):
             copy(path, os.path.join(tmp, dst))
     final = os.path.join(keep, name)
+    if os.path.isdir(os.path.join(final, "weights")):
+        os.rename(os.path.join(final, "weights"), os.path.join(tmp, "weights"))
     old = final + ".old"
     shutil.rmtree(old, ignore_errors=True)
     if os.path.exists(final):
@@ -93,11 +107,115 @@ def save(work, name, keep):
     print("keep.py: kept %s in %s" % (run, final), file=sys.stderr)
 
 
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_sums(path):
+    sums = {}
+    with open(path) as f:
+        for n, line in enumerate(f, 1):
+            parts = line.split()
+            if len(parts) != 2 or len(parts[0]) != 64:
+                fail("%s:%d: not a 'SHA256  FILE' line" % (path, n))
+            sums[parts[1]] = parts[0]
+    return sums
+
+
+def replace_dir(tmp, final):
+    old = final + ".old"
+    shutil.rmtree(old, ignore_errors=True)
+    if os.path.exists(final):
+        os.rename(final, old)
+    os.rename(tmp, final)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def save_weights(work, name, keep):
+    """Keeps the checkpoint weights of a finished pre-training run, with their sha256; weights kept
+    with the same sums are left alone (no 21 MB rewrite), others are replaced as a whole."""
+    run = os.path.join(work, name)
+    if not name.startswith("pt-"):
+        fail("%s: save-weights keeps a pre-training run's weights (pt-ARM-pP), not a fine-tune's" % run)
+    if not finished(work, name):
+        fail("%s: not a finished pre-training run (summary.json without \"finished\": true)" % run)
+    ckpt = os.path.join(run, "checkpoint")
+    for f in WEIGHTS:
+        if not os.path.exists(os.path.join(ckpt, f)):
+            fail("%s: missing (the checkpoint's weights are gone; only a run on this machine can be "
+                 "kept)" % os.path.join(ckpt, f))
+    sums = {f: sha256(os.path.join(ckpt, f)) for f in WEIGHTS}
+    kept = os.path.join(keep, name)
+    final = os.path.join(kept, "weights")
+    text = "".join("%s  %s\n" % (sums[f], f) for f in WEIGHTS)
+    if (os.path.exists(os.path.join(final, SUMS)) and open(os.path.join(final, SUMS)).read() == text and
+            all(os.path.exists(os.path.join(final, f)) and sha256(os.path.join(final, f)) == sums[f] for f in WEIGHTS)):
+        print("keep.py: %s: weights already kept in %s" % (run, final), file=sys.stderr)
+        return
+    save(work, name, keep)  # the run's small files at the same step as its weights
+    tmp = final + ".tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(tmp)
+    for f in WEIGHTS:
+        copy(os.path.join(ckpt, f), os.path.join(tmp, f))
+    with open(os.path.join(tmp, SUMS), "w") as out:
+        out.write(text)
+    if read_sums(os.path.join(tmp, SUMS)) != {f: sha256(os.path.join(tmp, f)) for f in WEIGHTS}:
+        fail("%s: the copy differs from %s (disk full?)" % (tmp, ckpt))
+    replace_dir(tmp, final)
+    with open(os.path.join(ckpt, "trainer_state.json")) as f:
+        step = json.load(f).get("step")
+    print("keep.py: kept the weights of %s (step %s) in %s" % (run, step, final), file=sys.stderr)
+
+
+def restore_pretrain(work, name, keep):
+    """A pre-training run back from its kept files and weights, ready for fine-tuning (no
+    optimizer state: it cannot be resumed or raised)."""
+    kept = os.path.join(keep, name)
+    weights = os.path.join(kept, "weights")
+    run = os.path.join(work, name)
+    if os.path.exists(os.path.join(run, "checkpoint", "model.safetensors")):
+        return
+    if not os.path.exists(os.path.join(weights, SUMS)):
+        fail("%s: no kept weights (keep.py save-weights keeps them once the design's gate chose "
+             "them); pre-train %s again" % (weights, run))
+    if os.path.exists(run):
+        fail("%s: a run without weights, and %s holds kept weights of the same name: move it aside"
+             % (run, weights))
+    sums = read_sums(os.path.join(weights, SUMS))
+    for f in WEIGHTS:
+        if f not in sums:
+            fail("%s: names no sha256 of %s" % (os.path.join(weights, SUMS), f))
+        if not os.path.exists(os.path.join(weights, f)) or sha256(os.path.join(weights, f)) != sums[f]:
+            fail("%s: missing, or not the file its sha256 in %s names (a Git LFS pointer?)"
+                 % (os.path.join(weights, f), SUMS))
+    with open(os.path.join(kept, "trainer_state.json")) as a, open(os.path.join(weights, "trainer_state.json")) as b:
+        if json.load(a) != json.load(b):
+            fail("%s: its weights' trainer_state.json is not the kept run's (kept at another step)" % kept)
+    tmp = run + ".restore.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.makedirs(os.path.join(tmp, "checkpoint"))
+    for src, dst in PRETRAIN:
+        if os.path.exists(os.path.join(kept, dst)):
+            copy(os.path.join(kept, dst), os.path.join(tmp, src))
+    for f in WEIGHTS:
+        copy(os.path.join(weights, f), os.path.join(tmp, "checkpoint", f))
+    with open(os.path.join(tmp, MARK), "w") as f:
+        f.write("restored from %s by keep.py: weights (sha256 checked), run files and log; no optimizer "
+                "state, so it is not resumed or raised\n" % kept)
+    os.rename(tmp, run)
+    print("keep.py: restored %s from %s" % (run, kept), file=sys.stderr)
+
+
 def restore(work, name, keep):
     kept = os.path.join(keep, name)
     if name.startswith("pt-"):
-        fail("%s: a pre-training run is not restored (its weights are not kept); "
-             "pretrained-from and collect read its kept files in place" % kept)
+        restore_pretrain(work, name, keep)
+        return
     if finished(work, name) or not os.path.isdir(kept):
         return
     run = os.path.join(work, name)
@@ -149,13 +267,15 @@ def main(argv):
     if len(argv) == 2 and argv[1] in ("-h", "--help"):
         print(__doc__.strip())
         return
-    if len(argv) != 5 or argv[1] not in ("save", "restore", "pretrained-from"):
-        fail("usage: keep.py save|restore|pretrained-from WORK NAME KEEP")
+    if len(argv) != 5 or argv[1] not in ("save", "save-weights", "restore", "pretrained-from"):
+        fail("usage: keep.py save|save-weights|restore|pretrained-from WORK NAME KEEP")
     _, cmd, work, name, keep = argv
     if "/" in name or name in ("", ".", ".."):
         fail("%r: NAME is a run folder's name, not a path" % name)
     if cmd == "save":
         save(work, name, keep)
+    elif cmd == "save-weights":
+        save_weights(work, name, keep)
     elif cmd == "restore":
         restore(work, name, keep)
     else:

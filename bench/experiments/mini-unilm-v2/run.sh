@@ -41,7 +41,8 @@
 # | SST_EXTRA   | (none)                           | more `unieval run` flags for SST-2            |
 # | BUDGET_CAP  | 96000000                         | the design's budget rule raises no further    |
 # | BAR_GATE    | on                               | off: fine-tune without gate.py (GPU calls)    |
-# | KEEP        | RESULTS/kept                     | finished runs' small files, kept (keep.py)    |
+# | KEEP        | RESULTS/kept                     | finished runs' small files and the gate's     |
+# |             |                                  | weights, kept (keep.py)                       |
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -206,6 +207,11 @@ fi
 # Segment ids of the fine-tuning pair: those the arm's pre-training gave a segment pair (UniLM v1:
 # 0/1 for bidirectional pairs, 4/5 for seq2seq pairs); 'none' takes the checkpoint family's
 # default (4/5), whose embeddings are as untrained as every other weight of that arm.
+# Weights kept at the gate come back to a machine that lost them (keep.py restore checks their sha256).
+restore_weights() {
+  [[ -f "$WORK/pt-$1-p$2/checkpoint/model.safetensors" || ! -d "$KEEP/pt-$1-p$2/weights" ]] ||
+    python3 "$here/keep.py" restore "$WORK" "pt-$1-p$2" "$KEEP"
+}
 segments_of() { case "$1" in bidirectional) echo 0,1 ;; *) echo 4,5 ;; esac; }
 fine_tune() {  # fine_tune NAME TASK FLAGS... -> WORK/NAME-ARM-pP-fF for every arm and seed pair
   local name="$1" task="$2"
@@ -228,6 +234,7 @@ fine_tune() {  # fine_tune NAME TASK FLAGS... -> WORK/NAME-ARM-pP-fF for every a
           keep_run "$(basename "$out")" once
           continue
         fi
+        restore_weights "$arm" "$pseed"
         [[ -f "$WORK/pt-$arm-p$pseed/checkpoint/model.safetensors" ]] ||
           { log "$task $arm p$pseed f$fseed: the weights of $WORK/pt-$arm-p$pseed are gone (only its kept files are in $KEEP): pre-train it again first"; exit 2; }
         [[ -f "$out.pretrain.json" ]] || echo "$from" > "$out.pretrain.json"
@@ -250,11 +257,17 @@ gate() {
   for arm in $ARMS; do if [[ "$arm" != none ]]; then trained=1; fi; done
   [[ $trained == 1 ]] || return 0
   for seed in $PT_SEEDS; do
+    for arm in bidirectional unified seq2seq; do restore_weights "$arm" "$seed"; done
     python3 "$here/gate.py" --work "$WORK" --tokens "$TOKENS" --cap "$BUDGET_CAP" --pt-seed "$seed" ||
       { rc=$?; log "fine-tuning not started (gate.py exit $rc)"; exit "$rc"; }
     # The decision goes with the kept runs (collect reads it from KEEP when WORK is gone).
     mkdir -p "$KEEP" && cp "$WORK/gate-p$seed.json" "$KEEP/gate-p$seed.json.tmp" &&
       mv "$KEEP/gate-p$seed.json.tmp" "$KEEP/gate-p$seed.json"
+    # So are the weights it chose, of every trained arm it judged: the fine-tunes can start from
+    # them on a replaced machine.
+    for arm in bidirectional unified seq2seq; do
+      python3 "$here/keep.py" save-weights "$WORK" "pt-$arm-p$seed" "$KEEP"
+    done
   done
 }
 if has_stage qg || has_stage sst2; then gate; fi
