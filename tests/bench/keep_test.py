@@ -216,6 +216,10 @@ class KeepTest(unittest.TestCase):
         r = keep("restore", os.path.join(self.tmp.name, "fourth"), "pt-unified-p42", self.kept)
         self.assertEqual(r.returncode, 2)
         self.assertIn("kept at another step", r.stderr)
+        os.remove(os.path.join(self.kept, "pt-unified-p42", "trainer_state.json"))
+        r = keep("restore", os.path.join(self.tmp.name, "fifth"), "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("pt-unified-p42/trainer_state.json: missing beside the kept weights", r.stderr)
 
     def test_an_unfinished_run_of_the_same_name_is_not_overwritten(self):
         self.assertEqual(keep("save", self.work, "qg-unified-p42-f42", self.kept).returncode, 0)

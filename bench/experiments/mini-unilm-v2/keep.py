@@ -81,6 +81,15 @@ def copy(src, dst):
         shutil.copyfile(src, dst)
 
 
+def replace_dir(tmp, final):
+    old = final + ".old"
+    shutil.rmtree(old, ignore_errors=True)
+    if os.path.exists(final):
+        os.rename(final, old)
+    os.rename(tmp, final)
+    shutil.rmtree(old, ignore_errors=True)
+
+
 def save(work, name, keep):
     if not finished(work, name):
         fail("%s: not a finished run (no result.json, or a pre-training summary.json without "
@@ -97,13 +106,9 @@ def save(work, name, keep):
             copy(path, os.path.join(tmp, dst))
     final = os.path.join(keep, name)
     if os.path.isdir(os.path.join(final, "weights")):
-        os.rename(os.path.join(final, "weights"), os.path.join(tmp, "weights"))
-    old = final + ".old"
-    shutil.rmtree(old, ignore_errors=True)
-    if os.path.exists(final):
-        os.rename(final, old)
-    os.rename(tmp, final)
-    shutil.rmtree(old, ignore_errors=True)
+        # Kept weights stay: hard links, so that no moment leaves them only in a folder about to go.
+        shutil.copytree(os.path.join(final, "weights"), os.path.join(tmp, "weights"), copy_function=os.link)
+    replace_dir(tmp, final)
     print("keep.py: kept %s in %s" % (run, final), file=sys.stderr)
 
 
@@ -124,15 +129,6 @@ def read_sums(path):
                 fail("%s:%d: not a 'SHA256  FILE' line" % (path, n))
             sums[parts[1]] = parts[0]
     return sums
-
-
-def replace_dir(tmp, final):
-    old = final + ".old"
-    shutil.rmtree(old, ignore_errors=True)
-    if os.path.exists(final):
-        os.rename(final, old)
-    os.rename(tmp, final)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def save_weights(work, name, keep):
@@ -193,6 +189,9 @@ def restore_pretrain(work, name, keep):
         if not os.path.exists(os.path.join(weights, f)) or sha256(os.path.join(weights, f)) != sums[f]:
             fail("%s: missing, or not the file its sha256 in %s names (a Git LFS pointer?)"
                  % (os.path.join(weights, f), SUMS))
+    if not os.path.exists(os.path.join(kept, "trainer_state.json")):
+        fail("%s: missing beside the kept weights (keep.py save-weights keeps both)"
+             % os.path.join(kept, "trainer_state.json"))
     with open(os.path.join(kept, "trainer_state.json")) as a, open(os.path.join(weights, "trainer_state.json")) as b:
         if json.load(a) != json.load(b):
             fail("%s: its weights' trainer_state.json is not the kept run's (kept at another step)" % kept)
