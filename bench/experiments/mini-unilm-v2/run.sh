@@ -32,7 +32,8 @@
 # | QG_EPOCHS   | 1                                | QG fine-tuning epochs (the preset says 10)    |
 # | SST_EPOCHS  | 3                                | SST-2 fine-tuning epochs (the preset's)       |
 # | ARMS        | none bidirectional unified seq2seq | arms to run                                 |
-# | STAGES      | corpus vocab config pretrain qg sst2 collect | stages to run                     |
+# | STAGES      | corpus vocab config pretrain qg sst2 collect | stages to run; `gate` runs    |
+# |             |                                  | only the gate (qg and sst2 run it first)      |
 # | RESAMPLES   | 1000                             | bootstrap resamples of CIs and paired tests   |
 # | RESULTS     | results/experiments/mini-unilm-v2 | where collect writes                         |
 # | LENGTH_GROUPS | 4                              | --length-groups of every fine-tuning run      |
@@ -270,7 +271,7 @@ gate() {
     done
   done
 }
-if has_stage qg || has_stage sst2; then gate; fi
+if has_stage gate || has_stage qg || has_stage sst2; then gate; fi
 if has_stage qg; then
   # shellcheck disable=SC2086
   fine_tune qg squad-qg --preset squad-qg-scratch --data "$SHARED/squad_qg" --train-split train \
