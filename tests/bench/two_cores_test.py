@@ -139,6 +139,13 @@ class TwoCoresTest(unittest.TestCase):
         self.assertTrue(os.path.isfile(os.path.join(self.results, "table.md")))
         self.assertTrue(os.path.isfile(os.path.join(self.results, "mini-unilm-v2.json")))
         self.assertEqual((err_a + err_b).count("collected into"), 1)
+        # A verdict that calls a winner shows a non-zero difference, however small.
+        with open(os.path.join(self.results, "table.md")) as f:
+            rows = [r.split(" | ") for r in f.read().split("\n") if r.startswith("| qg |") or r.startswith("| sst2 |")]
+        self.assertTrue(rows)
+        for r in rows:
+            if "better" in r[5]:
+                self.assertNotIn(r[3].split(", ")[0], ("+0.00", "-0.00"), r)
 
         # A re-run of both chains: every leg is done, nothing is trained, fine-tuned or collected again.
         stamps = {n: os.stat(os.path.join(self.work, n, "result.json")).st_mtime_ns for n in self.finetunes()}
@@ -176,6 +183,15 @@ class TwoCoresTest(unittest.TestCase):
         commands = load(path)
         self.assertEqual(len(commands), 40)
         self.assertEqual(commands["step 7"], "unieval run --seed 7")
+
+    def test_collect_prints_small_deltas(self):
+        sys.path.insert(0, os.path.dirname(RUN_SH))
+        import collect  # noqa: E402 (bench/experiments/mini-unilm-v2/collect.py)
+        self.assertEqual(collect.fmt_delta(-4.6e-07), "-4.6e-07")
+        self.assertEqual(collect.fmt_delta(0.0041), "+0.0041")
+        self.assertEqual(collect.fmt_delta(0.0), "+0.00")
+        self.assertEqual(collect.fmt_delta(-1.234), "-1.23")
+        self.assertEqual(collect.fmt_delta(12.0), "+12.00")
 
     def test_bad_usage(self):
         p = subprocess.run([SCRIPT, "c"], env=self.env(), capture_output=True, text=True)

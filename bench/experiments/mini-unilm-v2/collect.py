@@ -335,6 +335,14 @@ def main():
     print(table)
 
 
+def fmt_delta(points):
+    """A paired difference in points: two decimals, or two significant digits when it would print
+    as +0.00 or -0.00 (a verdict can rest on a difference that small; the table must show it)."""
+    if points != 0 and abs(points) < 0.005:
+        return "%+.2g" % points
+    return "%+.2f" % points
+
+
 def fmt(ms, digits=2):
     if not ms:
         return "–"
@@ -390,7 +398,7 @@ def render(out):
     for d in out["decisions"]:
         scale = 100.0  # both tasks' scores are fractions; the table shows points
         lines.append("| %s | %s vs %s | %s | %s | %s | %s |" % (
-            d["task"], d["a"], d["b"], d["score"], ", ".join("%+.2f" % (x * scale) for x in d["deltas"]),
+            d["task"], d["a"], d["b"], d["score"], ", ".join(fmt_delta(x * scale) for x in d["deltas"]),
             ", ".join("%.4f" % p for p in d["p_values"]),
             d["verdict"] + ("" if not d.get("above_bar") else
                             " (%s pre-trained above the bar)" % " and ".join(d["above_bar"]))))
