@@ -85,7 +85,8 @@ class KeepTest(unittest.TestCase):
         self.assertIn("keep.py save WORK NAME KEEP", r.stdout)
         r = keep("save", self.work)
         self.assertEqual(r.returncode, 2)
-        self.assertIn("usage: keep.py save|save-weights|restore|pretrained-from WORK NAME KEEP", r.stderr)
+        self.assertIn("usage: keep.py save|save-weights|restore|pretrained-from|save-resume|restore-resume "
+                      "WORK NAME KEEP", r.stderr)
 
     def test_an_unfinished_run_is_refused(self):
         os.remove(os.path.join(self.work, "qg-unified-p42-f42", "result.json"))
@@ -229,6 +230,121 @@ class KeepTest(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("an unfinished run", r.stderr)
         self.assertEqual(read(os.path.join(new, "qg-unified-p42-f42", "log.jsonl")), '{"step": 1}\n')
+
+    def unfinished(self):
+        """pt-unified-p42 in the middle of a raise: checkpoint at step 60 of 150, the log ahead of it
+        (written between checkpoints), the checkpoint kept before the raise, a stale summary."""
+        pt = os.path.join(self.work, "pt-unified-p42")
+        write(os.path.join(pt, "run.json"), json.dumps({"train": {"tokens": 9600}, "total_steps": 150}))
+        write(os.path.join(pt, "checkpoint-4800", "trainer_state.json"), json.dumps({"step": 40}))
+        write(os.path.join(pt, "checkpoint-4800", "optimizer.safetensors"), "moments at 40")
+        write(os.path.join(pt, "checkpoint", "trainer_state.json"), json.dumps({"step": 60}))
+        write(os.path.join(pt, "checkpoint", "rng.pt"), "rng")
+        write(os.path.join(pt, "config.json"), '{"hidden_size": 256}')
+        write(os.path.join(pt, "vocab.txt"), "[PAD]\n[UNK]\n")
+        write(os.path.join(pt, "log.jsonl"), "".join(json.dumps({"step": i, "loss": 9.0 - i / 100}) + "\n"
+                                                     for i in range(1, 71)))
+        return pt
+
+    def test_an_unfinished_run_is_kept_whole_and_comes_back_on_a_new_machine(self):
+        pt = self.unfinished()
+        r = keep("save-resume", self.work, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("at step 60", r.stderr)
+        resume = os.path.join(self.kept, "pt-unified-p42", "resume")
+        files = sorted(os.path.relpath(os.path.join(d, n), resume) for d, _, ns in os.walk(resume) for n in ns)
+        # Everything it resumes from; of the checkpoint kept before the raise, its step only; no
+        # summary (the run is not finished), no staging folder left in the run.
+        self.assertEqual(files, ["SHA256SUMS", "checkpoint-4800/trainer_state.json", "checkpoint/config.json",
+                                 "checkpoint/model.safetensors", "checkpoint/optimizer.safetensors",
+                                 "checkpoint/rng.pt", "checkpoint/trainer_state.json", "checkpoint/vocab.txt",
+                                 "config.json", "log.jsonl.gz", "run.json", "vocab.txt"])
+        self.assertFalse(os.path.exists(os.path.join(pt, ".keep-resume.tmp")))
+        sums = read(os.path.join(resume, "SHA256SUMS")).splitlines()
+        self.assertIn(hashlib.sha256(b"moments").hexdigest() + "  checkpoint/optimizer.safetensors", sums)
+        self.assertEqual(len(sums), len(files) - 1)
+        # The log is cut at the checkpoint's step, as a resumed run cuts it.
+        with gzip.open(os.path.join(resume, "log.jsonl.gz"), "rt") as f:
+            self.assertEqual([json.loads(l)["step"] for l in f], list(range(1, 61)))
+        # Again at the same step: nothing rewritten.
+        before = os.stat(os.path.join(resume, "checkpoint", "model.safetensors")).st_mtime_ns
+        r = keep("save-resume", self.work, "pt-unified-p42", self.kept)
+        self.assertIn("already kept", r.stderr)
+        self.assertEqual(os.stat(os.path.join(resume, "checkpoint", "model.safetensors")).st_mtime_ns, before)
+
+        # A new machine: the run comes back as it stood at its checkpoint.
+        new = os.path.join(self.tmp.name, "new-work")
+        r = keep("restore-resume", new, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        back = os.path.join(new, "pt-unified-p42")
+        for f in ("run.json", "config.json", "vocab.txt", "checkpoint/model.safetensors",
+                  "checkpoint/optimizer.safetensors", "checkpoint/rng.pt", "checkpoint/trainer_state.json",
+                  "checkpoint-4800/trainer_state.json"):
+            self.assertEqual(read(os.path.join(back, f)), read(os.path.join(pt, f)), f)
+        self.assertEqual([json.loads(l)["step"] for l in read(os.path.join(back, "log.jsonl")).splitlines()],
+                         list(range(1, 61)))
+        self.assertFalse(os.path.exists(os.path.join(back, "summary.json")))
+        self.assertFalse(os.path.exists(os.path.join(back, "checkpoint-4800", "optimizer.safetensors")))
+        self.assertIn("step 60 restored from", read(os.path.join(back, "RESUMED_FROM_KEPT")))
+        # A checkpoint here at the kept step or later stays as it is.
+        write(os.path.join(back, "checkpoint", "trainer_state.json"), json.dumps({"step": 80}))
+        self.assertEqual(keep("restore-resume", new, "pt-unified-p42", self.kept).returncode, 0)
+        self.assertEqual(json.loads(read(os.path.join(back, "checkpoint", "trainer_state.json")))["step"], 80)
+        # An older one (or one only in checkpoint.old, as the trainer leaves it mid-swap) is replaced.
+        os.rename(os.path.join(back, "checkpoint"), os.path.join(back, "checkpoint.old"))
+        write(os.path.join(back, "checkpoint.old", "trainer_state.json"), json.dumps({"step": 20}))
+        r = keep("restore-resume", new, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(read(os.path.join(back, "checkpoint", "trainer_state.json")))["step"], 60)
+        self.assertFalse(os.path.exists(os.path.join(back, "checkpoint.old")))
+        self.assertIn("over this folder's checkpoint at step 20", read(os.path.join(back, "RESUMED_FROM_KEPT")))
+        # Nothing kept: nothing to do.
+        self.assertEqual(keep("restore-resume", new, "pt-seq2seq-p42", self.kept).returncode, 0)
+        self.assertFalse(os.path.exists(os.path.join(new, "pt-seq2seq-p42")))
+
+    def test_a_kept_resume_state_outlives_saves_until_the_gate_keeps_the_weights(self):
+        self.unfinished()
+        self.assertEqual(keep("save-resume", self.work, "pt-unified-p42", self.kept).returncode, 0)
+        resume = os.path.join(self.kept, "pt-unified-p42", "resume")
+        # The run finishes at step 150 and is kept (save): the resume state stays beside it.
+        pt = os.path.join(self.work, "pt-unified-p42")
+        write(os.path.join(pt, "summary.json"), json.dumps({"finished": True}))
+        write(os.path.join(pt, "checkpoint", "trainer_state.json"), json.dumps({"step": 150}))
+        self.assertEqual(keep("save", self.work, "pt-unified-p42", self.kept).returncode, 0)
+        self.assertTrue(os.path.isfile(os.path.join(resume, "checkpoint", "optimizer.safetensors")))
+        # The gate keeps its weights: the earlier resume state goes.
+        r = keep("save-weights", self.work, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("removed", r.stderr)
+        self.assertFalse(os.path.exists(resume))
+        self.assertTrue(os.path.isdir(os.path.join(self.kept, "pt-unified-p42", "weights")))
+
+    def test_damaged_or_unusable_resume_states_are_refused(self):
+        r = keep("save-resume", self.work, "qg-unified-p42-f42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("not a fine-tune", r.stderr)
+        r = keep("save-resume", self.work, "pt-seq2seq-p42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("pt-seq2seq-p42: no checkpoint", r.stderr)
+        self.unfinished()
+        self.assertEqual(keep("save-resume", self.work, "pt-unified-p42", self.kept).returncode, 0)
+        resume = os.path.join(self.kept, "pt-unified-p42", "resume")
+        new = os.path.join(self.tmp.name, "new-work")
+        write(os.path.join(resume, "checkpoint", "optimizer.safetensors"),
+              "version https://git-lfs.github.com/spec/v1\n")
+        r = keep("restore-resume", new, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("resume/checkpoint/optimizer.safetensors: missing, or not the file its sha256", r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(new, "pt-unified-p42")))
+        os.remove(os.path.join(resume, "SHA256SUMS"))
+        r = keep("restore-resume", new, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("resume/SHA256SUMS: missing", r.stderr)
+        # A run restored from kept weights has no optimizer state: it cannot be kept to resume.
+        write(os.path.join(self.work, "pt-unified-p42", "KEPT"), "restored\n")
+        r = keep("save-resume", self.work, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("without an optimizer state", r.stderr)
 
     def test_pretrained_from_prefers_the_run_on_this_machine(self):
         self.assertEqual(keep("save", self.work, "pt-unified-p42", self.kept).returncode, 0)

@@ -3,7 +3,8 @@
 2-layer, 32-wide model with budgets of 3 and 6 steps (T1, T2): both chains pre-train the three
 trained arms, chain a records the decision at T1 and runs the gate at T2, the chains fine-tune their
 shares (QG on 64 Du pairs, SST-2 on 64 sentences) and the last one collects. Then: a re-run of both
-chains does nothing again, and a chain that fails stops the other instead of leaving it waiting.
+chains does nothing again, a chain that fails stops the other instead of leaving it waiting, and a
+run kept with keep.py save-resume continues on a new machine bit for bit.
 
     python3 tests/bench/two_cores_test.py --binary build/unieval   # ctest: bench_two_cores
 
@@ -13,6 +14,7 @@ import argparse
 import gzip
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -160,6 +162,54 @@ class TwoCoresTest(unittest.TestCase):
             self.assertEqual(os.stat(os.path.join(self.work, "pt-%s-p42" % a, "checkpoint",
                                                   "trainer_state.json")).st_mtime_ns, t, a)
         self.assertNotIn("collected into", err_a + err_b)
+
+    def test_a_new_machine_resumes_a_kept_run_bit_for_bit(self):
+        # unified finishes T1, then its raise to T2 is interrupted after one step (a session ends).
+        env = self.env(STAGES="pretrain", ARMS="unified", TOKENS=str(T1), GEMM="onednn")
+        subprocess.run([RUN_SH], env=env, check=True, capture_output=True)
+        run = os.path.join(self.work, "pt-unified-p42")
+        shutil.copytree(os.path.join(run, "checkpoint"), os.path.join(run, "checkpoint-%d" % T1))  # as run.sh
+        with open(os.path.join(run, "summary.json")) as f:
+            at_t1 = f.read()
+        subprocess.run([BINARY, "pretrain", "--out", run, "--resume", "--tokens", str(T2), "--stop-after", "1",
+                        "--threads", "1", "--gemm", "onednn", "--json"], check=True, capture_output=True)
+        with open(os.path.join(run, "summary.json"), "w") as f:
+            f.write(at_t1)  # as a call killed at the session's end leaves it (a call writes it when it returns)
+        self.assertEqual(load(os.path.join(run, "checkpoint", "trainer_state.json"))["step"], 4)
+        # The session keeps it before it ends: weights, moments, RNG state and log, at step 4.
+        keep_py = os.path.join(os.path.dirname(RUN_SH), "keep.py")
+        p = subprocess.run([sys.executable, keep_py, "save-resume", self.work, "pt-unified-p42", self.keep],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # This machine finishes the raise: run.sh resumes it (the summary of T1 says finished, and
+        # run.json already has T2's budget: the checkpoint's step tells it is not done).
+        env = self.env(STAGES="pretrain", ARMS="unified", TOKENS=str(T2), GEMM="onednn")
+        p = subprocess.run([RUN_SH], env=env, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+        self.assertEqual(load(os.path.join(run, "checkpoint", "trainer_state.json"))["step"], 6)
+        self.assertTrue(load(os.path.join(run, "summary.json"))["finished"])
+        here = os.path.join(self.tmp.name, "here")
+        os.rename(self.work, here)
+        # A new machine: the same WORK path, built again, and the kept state; run.sh restores it
+        # and finishes the raise.
+        make_work(self.work)
+        p = subprocess.run([RUN_SH], env=env, capture_output=True, text=True)
+        self.assertEqual(p.returncode, 0, p.stderr[-3000:])
+        self.assertIn("restored %s at step 4" % run, p.stderr)
+        with open(os.path.join(run, "RESUMED_FROM_KEPT")) as f:
+            self.assertIn("step 4 restored from", f.read())
+
+        def steps(path):  # every logged field but the clock's
+            with open(path) as f:
+                rows = [json.loads(l) for l in f if l.strip()]
+            return [{k: v for k, v in r.items() if k != "elapsed_s"} for r in rows]
+        self.assertEqual(len(steps(os.path.join(run, "log.jsonl"))), 6)
+        self.assertEqual(steps(os.path.join(run, "log.jsonl")), steps(os.path.join(here, "pt-unified-p42", "log.jsonl")))
+        for f in ("model.safetensors", "optimizer.safetensors"):
+            with open(os.path.join(run, "checkpoint", f), "rb") as a, \
+                    open(os.path.join(here, "pt-unified-p42", "checkpoint", f), "rb") as b:
+                self.assertEqual(a.read(), b.read(), f)
+        self.assertEqual(load(os.path.join(run, "checkpoint-%d" % T1, "trainer_state.json"))["step"], 3)
 
     def test_a_failed_chain_stops_the_other(self):
         # Chain a cannot run (no binary); chain b does its pre-training, then would wait for chain a's

@@ -144,10 +144,30 @@ EOF
 fi
 
 # ---- pre-training ----------------------------------------------------------------------------------
+# A run's resume state kept from another machine (keep.py save-resume, committed before a session
+# ends) comes back first when this machine's checkpoint of it is older or gone; one call at a time.
+restore_resume() {
+  [[ "$1" == none ]] && return 0
+  (
+    flock 8
+    python3 "$here/keep.py" restore-resume "$WORK" "pt-$1-p$2" "$KEEP"
+  ) 8> "$WORK/.restore.lock"
+}
+# Finished at its budget: a summary that says so, and its checkpoint at its last step (a raise
+# interrupted before its first checkpoint has the raised budget in run.json, the finished summary
+# of the budget before, and its checkpoint at that budget's end).
+finished_at() {  # finished_at RUN TOKENS ('none': any budget)
+  local tokens step total
+  [[ -f "$1/summary.json" ]] && grep -q '"finished":true' "$1/summary.json" || return 1
+  [[ "$2" == none ]] && return 0
+  read -r tokens step total < <(run_state "$1") || return 1
+  [[ "$tokens" == "$2" && -n "$step" ]] && ((step == total))
+}
 # pt-ARM-pSEED; the 'none' arm is the same seeded initial weights saved without a step.
 pretrain_arm() {
   local arm="$1" seed="$2" out="$WORK/pt-$1-p$2"
   local -a common=(--threads "$THREADS" --device "$DEVICE" --gemm "$GEMM" --json)
+  restore_resume "$arm" "$seed"
   if [[ -f "$out/checkpoint/trainer_state.json" ]]; then
     # A trained arm resumes with --tokens TOKENS: the same budget continues it; a raised one (the
     # design's "another 24 M positions") raises it, also after it finished; a lower one is refused.
@@ -190,8 +210,7 @@ pretrain_arm() {
 if has_stage pretrain; then
   for seed in $PT_SEEDS; do
     for arm in $ARMS; do
-      if [[ -f "$WORK/pt-$arm-p$seed/summary.json" ]] && grep -q '"finished":true' "$WORK/pt-$arm-p$seed/summary.json" &&
-        { [[ "$arm" == none ]] || [[ "$(run_tokens "$WORK/pt-$arm-p$seed")" == "$TOKENS" ]]; }; then
+      if finished_at "$WORK/pt-$arm-p$seed" "$([[ "$arm" == none ]] && echo none || echo "$TOKENS")"; then
         log "pretrain $arm seed $seed: done"
         keep_run "pt-$arm-p$seed" once
       else

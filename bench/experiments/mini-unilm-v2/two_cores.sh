@@ -21,7 +21,8 @@
 # (every trained arm) and 43 (seq2seq), then SST-2 (seed 42, every trained arm); chain b also runs
 # the `none` arm (restored from KEEP when kept). The chain that finishes last collects every arm
 # (run.sh STAGES=collect).
-# Every run resumes from its checkpoint: re-run both chains after an interruption. A chain that
+# Every run resumes from its checkpoint: re-run both chains after an interruption. On a new machine
+# the runs kept with `keep.py save-resume` before the last session ended come back first. A chain that
 # fails writes WORK/chain-X.failed, and the other chain stops instead of waiting for it.
 # WORK, UNIEVAL, GEMM (default onednn), THREADS (default 1), KEEP and RESULTS go to run.sh; T1, T2
 # (default 72000000 and 96000000 positions, the design's budget and cap), SWITCH and WAIT_S (the
@@ -99,6 +100,14 @@ ft() {  # ft STAGE FT_SEEDS ARMS
 }
 
 # ---- pre-training ----------------------------------------------------------------------------------
+# Runs kept with keep.py save-resume on a machine since replaced come back before any step is read
+# (run.sh restores them too; a checkpoint on this machine at the same step or later stays).
+for arm in $TRAINED; do
+  (
+    flock 8
+    python3 "$here/keep.py" restore-resume "$WORK" "pt-$arm-p42" "$KEEP"
+  ) 8> "$WORK/.restore.lock"
+done
 case "$chain" in
   a)
     pretrain "$T1" bidirectional
