@@ -228,6 +228,26 @@ void RunDir::truncate_log(int64_t last_step) {
   core::write_file_atomic(p, kept);
 }
 
+nlohmann::ordered_json RunDir::log_line(int64_t step) const {
+  const std::string p = file("log.jsonl");
+  if (!fs::exists(p)) return nullptr;
+  nlohmann::ordered_json found;
+  std::istringstream in(core::read_file(p));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    try {
+      auto j = nlohmann::ordered_json::parse(line);
+      if (j.is_object() && j.contains("step") && j["step"].is_number_integer() &&
+          j["step"].get<int64_t>() == step)
+        found = std::move(j);
+    } catch (const nlohmann::json::exception&) {
+      continue;  // as truncate_log: a torn line is not a record
+    }
+  }
+  return found;
+}
+
 nlohmann::json RunDir::trainer_state() const {
   const fs::path st = fs::path(checkpoint_dir()) / "trainer_state.json";
   if (!fs::exists(st)) return nlohmann::json();

@@ -73,6 +73,8 @@ class RunDir {
   // log.jsonl: append lines; on resume, drop lines whose step is beyond the checkpoint's.
   void append_log(const std::vector<nlohmann::ordered_json>& lines);
   void truncate_log(int64_t last_step);
+  // The last line of log.jsonl whose step is `step`; null when there is none.
+  nlohmann::ordered_json log_line(int64_t step) const;
 
  private:
   std::string path_;

@@ -367,7 +367,18 @@ PretrainResult pretrain(UnilmModel& model, const TokenShard& shard, const Specia
     tokens_seen = s.value("tokens_seen", int64_t{0});
     return false;
   };
-  copy_loop_result(run_train_loop(model, loop, run, resume, hooks), result);
+  const LoopResult done = run_train_loop(model, loop, run, resume, hooks);
+  if (done.resumed_line.is_object()) {
+    // A finished run resumed: its last losses per objective are the logged ones of its last step.
+    StepReport last;
+    last.log = done.resumed_line;
+    try {
+      objective->reduced(last, result);
+    } catch (const nlohmann::json::exception&) {
+      result.last_objective_loss.clear();  // a line without them (another objective's run)
+    }
+  }
+  copy_loop_result(done, result);
   result.tokens_seen = tokens_seen;
   return result;
 }

@@ -321,6 +321,13 @@ LoopResult run_train_loop(torch::nn::Module& model, const LoopOptions& opts, Run
   result.steps_done = step;
   result.stopped_early = stopped;
   result.finished = step >= total || stopped;
+  if (resume && run && steps_this_call == 0) {
+    ojson line = run->log_line(step);
+    if (line.is_object() && line.contains("loss") && line["loss"].is_number()) {
+      result.first_loss = result.last_loss = line["loss"].get<double>();
+      result.resumed_line = std::move(line);
+    }
+  }
   model.eval();
   return result;
 }

@@ -167,6 +167,9 @@ struct LoopResult {
   int64_t tokens = 0;              // input positions of this call
   int64_t skipped_steps = 0;       // steps of this call not applied (skip_nonfinite)
   std::vector<double> losses;      // every step's loss in this call
+  // A resumed call that ran no step (its run was finished): the logged line of the step it resumed
+  // at, whose loss is then first_loss and last_loss (0 would read as a measured loss); else null.
+  nlohmann::ordered_json resumed_line;
 };
 
 // Runs the loop on `model` (train() mode inside, eval() on return). With a run directory,

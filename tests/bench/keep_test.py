@@ -308,10 +308,20 @@ class KeepTest(unittest.TestCase):
         resume = os.path.join(self.kept, "pt-unified-p42", "resume")
         # The run finishes at step 150 and is kept (save): the resume state stays beside it.
         pt = os.path.join(self.work, "pt-unified-p42")
-        write(os.path.join(pt, "summary.json"), json.dumps({"finished": True}))
+        write(os.path.join(pt, "summary.json"), json.dumps({"finished": True, "steps": 150}))
         write(os.path.join(pt, "checkpoint", "trainer_state.json"), json.dumps({"step": 150}))
+        write(os.path.join(pt, "log.jsonl"), "".join(json.dumps({"step": i, "loss": 9.0 - i / 100}) + "\n"
+                                                     for i in range(1, 151)))
         self.assertEqual(keep("save", self.work, "pt-unified-p42", self.kept).returncode, 0)
         self.assertTrue(os.path.isfile(os.path.join(resume, "checkpoint", "optimizer.safetensors")))
+        self.assertFalse(os.path.exists(os.path.join(resume, "summary.json")))  # kept at step 60
+        # Kept again, finished: its summary goes with it (a new machine takes it as done).
+        r = keep("save-resume", self.work, "pt-unified-p42", self.kept)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(json.loads(read(os.path.join(resume, "summary.json"))), {"finished": True, "steps": 150})
+        new = os.path.join(self.tmp.name, "new-work")
+        self.assertEqual(keep("restore-resume", new, "pt-unified-p42", self.kept).returncode, 0)
+        self.assertEqual(read(os.path.join(new, "pt-unified-p42", "summary.json")), read(os.path.join(pt, "summary.json")))
         # The gate keeps its weights: the earlier resume state goes.
         r = keep("save-weights", self.work, "pt-unified-p42", self.kept)
         self.assertEqual(r.returncode, 0, r.stderr)

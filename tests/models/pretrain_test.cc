@@ -385,6 +385,21 @@ TEST(PretrainerTest, ResumeEqualsUninterruptedRun) {
     EXPECT_TRUE(j.contains("loss_seq2seq") && j.contains("nsp"));
   }
   EXPECT_EQ(expect, 7);
+
+  // Resumed once more, the finished run runs no step: its last losses are its last step's logged
+  // ones (they were 0, read as measured), and its log and weights stay as they were.
+  UnilmModel d = fresh(o, 0.1);
+  PretrainResult rd = pretrain(d, shard, tiny_ids(), o, &part, true);
+  EXPECT_TRUE(rd.finished);
+  EXPECT_TRUE(rd.losses.empty());
+  EXPECT_EQ(rd.last_loss, ra.losses.back());
+  EXPECT_EQ(rd.first_loss, ra.losses.back());
+  EXPECT_EQ(rd.last_objective_loss, rc.last_objective_loss);
+  EXPECT_TRUE(rd.last_objective_loss.count("seq2seq") && rd.last_objective_loss.count("nsp"));
+  auto pd = d->named_parameters();
+  for (const auto& item : pa) EXPECT_TRUE(torch::equal(item.value(), pd[item.key()])) << item.key();
+  EXPECT_EQ(part.log_line(6)["loss"].get<double>(), ra.losses.back());
+  EXPECT_TRUE(part.log_line(7).is_null());
 }
 
 TEST(PretrainerTest, SegmentIdsNeedTheTypeVocabulary) {

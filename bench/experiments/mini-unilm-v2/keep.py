@@ -40,8 +40,9 @@ three runs 0.3-1.1 h short of the gate with it. `save-resume` keeps an unfinishe
 checkpoint (21.6 MB of weights and 43.1 MB of Adam moments an arm, fp32 as trained: a resumed run
 continues bit for bit) so that a session can commit it before it ends; `restore-resume` brings it
 back on a new machine (sha256 checked; the run's log cut at the checkpoint's step, as `unieval
-pretrain --resume` cuts it). A checkpoint kept before a raise (checkpoint-TOKENS) keeps its
-trainer_state.json only: the gate reads its step, nothing its weights. The copy is taken from hard
+pretrain --resume` cuts it; its summary only when it finished at that step). A checkpoint kept
+before a raise (checkpoint-TOKENS) keeps its trainer_state.json only: the gate reads its step,
+nothing its weights. The copy is taken from hard
 links of the checkpoint's files, checked to be one checkpoint (the trainer replaces the folder as a
 whole), so a running run can be kept. Once the gate keeps an arm's weights, its resume state goes.
 """
@@ -314,6 +315,17 @@ def log_upto(path, step):
     return "".join(lines), last
 
 
+def summary_at(run, step):
+    """Whether RUN/summary.json is the summary of a run finished at STEP (not one of the budget
+    before a raise)."""
+    try:
+        with open(os.path.join(run, "summary.json")) as f:
+            s = json.load(f)
+    except (OSError, ValueError):
+        return False
+    return isinstance(s, dict) and s.get("finished") is True and s.get("steps") == step
+
+
 def link_checkpoint(src, dst):
     """Hard links of src's files in dst, or False when the trainer replaced src meanwhile (it swaps
     the folder as a whole and never rewrites a file in place, so same inodes = one checkpoint)."""
@@ -365,6 +377,8 @@ def save_resume(work, name, keep):
             p = os.path.join(run, n)
             if os.path.isfile(p) and n not in ("log.jsonl", "summary.json", RESTORED) and not n.endswith(".tmp"):
                 copy(p, os.path.join(tmp, n))
+        if summary_at(run, step):  # finished there: run.sh reads it as done, and resumes nothing
+            copy(os.path.join(run, "summary.json"), os.path.join(tmp, "summary.json"))
         with gzip.GzipFile(os.path.join(tmp, "log.jsonl.gz"), "wb", mtime=0) as o:
             o.write(log.encode())
         shutil.copytree(os.path.join(stage, "checkpoint"), os.path.join(tmp, "checkpoint"))
