@@ -36,7 +36,7 @@ weights are checked against their kept sha256 first. Exit status 2 on bad input,
 the problem.
 
 A pre-training run takes longer than a session, and a fourth replaced machine (session 46) took
-three runs 0.3-1.1 h short of the gate with it. `save-resume` keeps an unfinished run's whole
+two runs 1.1 h short of the gate with it. `save-resume` keeps an unfinished run's whole
 checkpoint (21.6 MB of weights and 43.1 MB of Adam moments an arm, fp32 as trained: a resumed run
 continues bit for bit) so that a session can commit it before it ends; `restore-resume` brings it
 back on a new machine (sha256 checked; the run's log cut at the checkpoint's step, as `unieval
