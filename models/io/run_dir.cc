@@ -52,6 +52,24 @@ std::string RunDir::best_dir() const { return file("best"); }
 
 namespace {
 
+// f(text, record) for each line of the log at `path` that parses (empty lines skipped; a torn line,
+// which atomic writes never leave, dropped).
+void for_each_log_line(const std::string& path,
+                       const std::function<void(const std::string&, const ojson&)>& f) {
+  std::istringstream in(core::read_file(path));
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty()) continue;
+    ojson j;
+    try {
+      j = ojson::parse(line);
+    } catch (const nlohmann::json::exception&) {
+      continue;
+    }
+    f(line, j);
+  }
+}
+
 std::string raw_bytes(const std::string& path) {
   std::string bytes;
   core::read_raw_file(path, bytes);
@@ -213,38 +231,24 @@ void RunDir::truncate_log(int64_t last_step) {
   const std::string p = file("log.jsonl");
   if (!fs::exists(p)) return;
   std::string kept;
-  std::istringstream in(core::read_file(p));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    try {
-      auto j = nlohmann::json::parse(line);
-      if (j.contains("step") && j["step"].get<int64_t>() > last_step) continue;
-    } catch (const nlohmann::json::exception&) {
-      continue;  // a torn line cannot happen with atomic writes; drop it if it does
-    }
+  for_each_log_line(p, [&](const std::string& line, const ojson& j) {
+    if (j.is_object() && j.contains("step") &&
+        (!j["step"].is_number() || j["step"].get<int64_t>() > last_step))
+      return;  // a later step (or a step that is not a number)
     kept += line + "\n";
-  }
+  });
   core::write_file_atomic(p, kept);
 }
 
 nlohmann::ordered_json RunDir::log_line(int64_t step) const {
   const std::string p = file("log.jsonl");
-  if (!fs::exists(p)) return nullptr;
   nlohmann::ordered_json found;
-  std::istringstream in(core::read_file(p));
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    try {
-      auto j = nlohmann::ordered_json::parse(line);
-      if (j.is_object() && j.contains("step") && j["step"].is_number_integer() &&
-          j["step"].get<int64_t>() == step)
-        found = std::move(j);
-    } catch (const nlohmann::json::exception&) {
-      continue;  // as truncate_log: a torn line is not a record
-    }
-  }
+  if (!fs::exists(p)) return found;
+  for_each_log_line(p, [&](const std::string&, const ojson& j) {
+    if (j.is_object() && j.contains("step") && j["step"].is_number_integer() &&
+        j["step"].get<int64_t>() == step)
+      found = j;
+  });
   return found;
 }
 
